@@ -1,0 +1,137 @@
+//! The read-only view of the repository that adapters may consult.
+//!
+//! Adapters receive a `&dyn Files` so they can follow includes and look for lockfiles
+//! without doing I/O themselves; tests pass a [`MemFiles`], the `agg` crate passes the
+//! real file system confined to the scan root.
+
+use std::collections::BTreeMap;
+
+/// Read-only access to files under the scan root, by root-relative `/`-separated path.
+pub trait Files: Sync {
+    /// The text of a file, or a one-line reason why it cannot be read.
+    fn read(&self, path: &str) -> Result<String, String>;
+    /// Whether a file (not a directory) exists at `path`.
+    fn exists(&self, path: &str) -> bool;
+    /// The names of the entries of a directory (`"."` is the root); empty when it is unreadable.
+    fn read_dir(&self, dir: &str) -> Vec<String>;
+}
+
+/// An in-memory [`Files`], for tests and fuzzing.
+#[derive(Debug, Clone, Default)]
+pub struct MemFiles {
+    files: BTreeMap<String, String>,
+}
+
+impl MemFiles {
+    /// An empty tree.
+    pub fn new() -> MemFiles {
+        MemFiles::default()
+    }
+
+    /// Adds a file, builder style.
+    #[must_use]
+    pub fn with(mut self, path: &str, text: &str) -> MemFiles {
+        self.files.insert(path.to_owned(), text.to_owned());
+        self
+    }
+}
+
+impl Files for MemFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        self.files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| "no such file".to_owned())
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    fn read_dir(&self, dir: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .files
+            .keys()
+            .filter_map(|p| {
+                let rest = if dir == "." {
+                    p.as_str()
+                } else {
+                    p.strip_prefix(dir)?.strip_prefix('/')?
+                };
+                Some(rest.split('/').next().unwrap_or(rest).to_owned())
+            })
+            .collect();
+        names.dedup();
+        names
+    }
+}
+
+/// The directory of a root-relative path (`"."` for a file at the root).
+pub fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(i) => &path[..i],
+        None => ".",
+    }
+}
+
+/// Joins `rel` onto directory `dir` and normalizes `.` and `..`.
+///
+/// Returns `None` when the result would leave the root, or when `rel` is absolute:
+/// adapters never follow a file outside the repository.
+pub fn join(dir: &str, rel: &str) -> Option<String> {
+    if rel.starts_with('/') || rel.starts_with('~') {
+        return None;
+    }
+    let mut parts: Vec<&str> = if dir == "." || dir.is_empty() {
+        Vec::new()
+    } else {
+        dir.split('/').collect()
+    };
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        Some(".".to_owned())
+    } else {
+        Some(parts.join("/"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn join_normalizes_and_stays_inside() {
+        assert_eq!(join(".", "a/b.mk").as_deref(), Some("a/b.mk"));
+        assert_eq!(join("a/b", "../c.mk").as_deref(), Some("a/c.mk"));
+        assert_eq!(join("a", "./x/./y").as_deref(), Some("a/x/y"));
+        assert_eq!(join("a", "..").as_deref(), Some("."));
+        assert_eq!(join(".", "../etc/passwd"), None);
+        assert_eq!(join("a", "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn parent_of_root_file_is_root() {
+        assert_eq!(parent("Makefile"), ".");
+        assert_eq!(parent("apps/web/package.json"), "apps/web");
+    }
+
+    #[test]
+    fn mem_files_lists_directories() {
+        let files = MemFiles::new()
+            .with("Makefile", "")
+            .with("apps/web/package.json", "{}")
+            .with("apps/api/Justfile", "");
+        assert_eq!(files.read_dir("apps"), vec!["api", "web"]);
+        assert_eq!(files.read_dir("."), vec!["Makefile", "apps"]);
+        assert!(files.exists("apps/api/Justfile"));
+        assert!(!files.exists("apps/api"));
+    }
+}

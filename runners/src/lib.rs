@@ -1,0 +1,25 @@
+//! Pure adapters from task files to task rows.
+//!
+//! Each adapter is a function from one task file (its root-relative path and text) to the
+//! tasks it defines plus diagnostics. Adapters never spawn processes or touch the network;
+//! the only outside world they see is the read-only [`Files`] view, used to follow
+//! includes (Make `include`, just `import`/`mod`, Taskfile `includes`) and to find a
+//! package's lockfile. [`ADAPTERS`] lists every adapter; the `agg` crate walks the repo,
+//! offers each file to the registry and builds the unified table from what comes back.
+#![deny(missing_docs)]
+
+pub mod cargo;
+mod files;
+pub mod just;
+pub mod make;
+mod model;
+pub mod package_json;
+mod registry;
+pub mod taskfile;
+mod text;
+pub mod xc;
+
+pub use files::{Files, MemFiles, join, parent};
+pub use model::{Diagnostic, Param, Parsed, RawTask, Runner, Variadic, XcSpec};
+pub use registry::{ADAPTERS, Adapter, Source};
+pub use text::{LineIndex, quote_command};

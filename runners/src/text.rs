@@ -1,0 +1,67 @@
+//! Small text helpers shared by the adapters: byte offsets to line numbers, and argv to a
+//! copy-pasteable shell command.
+
+/// Maps byte offsets in a text to 1-based line numbers.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the line starts of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The 1-based line that holds byte `offset`.
+    pub fn line(&self, offset: usize) -> u32 {
+        let idx = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        u32::try_from(idx + 1).unwrap_or(u32::MAX)
+    }
+}
+
+/// Renders an argv as one shell command a person can paste: words that need quoting get
+/// POSIX single quotes.
+pub fn quote_command<S: AsRef<str>>(argv: &[S]) -> String {
+    argv.iter()
+        .map(|w| {
+            let w = w.as_ref();
+            shlex::try_quote(w).map_or_else(
+                // Only a NUL byte makes quoting fail; show it escaped rather than lose it.
+                |_| format!("'{}'", w.replace('\0', "\\0").replace('\'', r"'\''")),
+                std::borrow::Cow::into_owned,
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_one_based() {
+        let idx = LineIndex::new("a\nbb\n\nc");
+        assert_eq!(idx.line(0), 1);
+        assert_eq!(idx.line(2), 2);
+        assert_eq!(idx.line(5), 3);
+        assert_eq!(idx.line(6), 4);
+        assert_eq!(idx.line(100), 4);
+    }
+
+    #[test]
+    fn commands_quote_only_what_needs_it() {
+        assert_eq!(quote_command(&["npm", "run", "build"]), "npm run build");
+        assert_eq!(
+            quote_command(&["npm", "run", "test:e2e watch"]),
+            "npm run 'test:e2e watch'"
+        );
+        assert_eq!(quote_command(&["make", "it's"]), r#"make "it's""#);
+    }
+}

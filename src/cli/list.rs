@@ -1,0 +1,168 @@
+//! `agg list`: the table for people (grouped, aligned, coloured on a terminal) or as JSON.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use agg_runners::{Diagnostic, Runner};
+use anstyle::{AnsiColor, Style};
+
+use super::ListArgs;
+use crate::availability::install_hint;
+use crate::error::Error;
+use crate::table::{Filter, Table, Task};
+
+const DIR: Style = Style::new().bold();
+const NAME: Style = AnsiColor::Cyan.on_default().bold();
+const DIM: Style = Style::new().dimmed();
+const MISSING: Style = AnsiColor::Red.on_default();
+const WARN: Style = AnsiColor::Yellow.on_default().bold();
+
+pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
+    let root = &args.path;
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(Error::BadRoot {
+                path: root.clone(),
+                reason: "not a directory".to_owned(),
+            });
+        }
+        Err(err) => {
+            return Err(Error::BadRoot {
+                path: root.clone(),
+                reason: crate::repo_files::io_reason(&err),
+            });
+        }
+    }
+    let mut table = Table::load(root);
+    let filter = Filter {
+        runners: args.runner.clone(),
+        dir: args.dir.clone(),
+        query: args.query.clone(),
+    };
+    table.tasks.retain(|t| filter.matches(t));
+    print_diagnostics(&table.diagnostics)?;
+    if args.json {
+        let mut out = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &table).map_err(io::Error::from)?;
+        writeln!(out)?;
+        out.flush()?;
+    } else {
+        let mut out = anstream::stdout().lock();
+        write_table(&mut out, &table.tasks)?;
+        out.flush()?;
+        print_hints(&table.tasks)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the human table: one block per directory, tasks aligned within it.
+pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
+    if tasks.is_empty() {
+        writeln!(out, "no tasks found")?;
+        return Ok(());
+    }
+    let mut by_dir: Vec<(&str, Vec<&Task>)> = Vec::new();
+    for t in tasks {
+        match by_dir.last_mut() {
+            Some((dir, group)) if *dir == t.dir => group.push(t),
+            _ => by_dir.push((&t.dir, vec![t])),
+        }
+    }
+    for (i, (dir, group)) in by_dir.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let files: Vec<&str> = dedup(group.iter().map(|t| file_name(&t.file_path)));
+        writeln!(
+            out,
+            "{DIR}{}{DIR:#} {DIM}({}){DIM:#}",
+            if *dir == "." { "./" } else { dir },
+            files.join(", ")
+        )?;
+        let name_w = group.iter().map(|t| t.unique_name.chars().count()).max().unwrap_or(0);
+        let runner_w = group.iter().map(|t| runner_label(t).chars().count()).max().unwrap_or(0);
+        for t in group {
+            let label = runner_label(t);
+            let runner_style = if t.runner_available { DIM } else { MISSING };
+            write!(
+                out,
+                "  {NAME}{}{NAME:#}{}  {runner_style}{label}{runner_style:#}{}  ",
+                t.unique_name,
+                pad(&t.unique_name, name_w),
+                pad(&label, runner_w),
+            )?;
+            match t.description.as_deref().and_then(|d| d.lines().next()) {
+                Some(desc) => write!(out, "{desc}")?,
+                None => write!(out, "{DIM}$ {}{DIM:#}", t.command)?,
+            }
+            if t.is_suffixed() {
+                write!(out, "  {DIM}[{} {}]{DIM:#}", t.runner, t.source_name)?;
+            }
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn runner_label(t: &Task) -> String {
+    if t.runner_available {
+        t.runner.name().to_owned()
+    } else {
+        format!("{} ✗", t.runner)
+    }
+}
+
+fn pad(s: &str, width: usize) -> String {
+    " ".repeat(width.saturating_sub(s.chars().count()))
+}
+
+fn file_name(path: &str) -> &str {
+    let mut parts = path.rsplitn(3, '/');
+    let name = parts.next().unwrap_or(path);
+    match parts.next() {
+        // `.cargo/config.toml` says more than `config.toml`.
+        Some(".cargo") => &path[path.len() - name.len() - ".cargo/".len()..],
+        _ => name,
+    }
+}
+
+fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
+    let mut err = anstream::stderr().lock();
+    for d in diagnostics {
+        match d.line {
+            Some(line) => writeln!(err, "{WARN}warning:{WARN:#} {}:{line}: {}", d.file_path, d.message)?,
+            None => writeln!(err, "{WARN}warning:{WARN:#} {}: {}", d.file_path, d.message)?,
+        }
+    }
+    Ok(())
+}
+
+/// One line per missing runner, however many tasks use it.
+fn print_hints(tasks: &[Task]) -> io::Result<()> {
+    let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
+    for t in tasks.iter().filter(|t| !t.runner_available) {
+        *missing.entry(t.runner).or_default() += 1;
+    }
+    let mut err = anstream::stderr().lock();
+    for (runner, count) in missing {
+        let tasks = if count == 1 { "task" } else { "tasks" };
+        writeln!(
+            err,
+            "{DIM}note:{DIM:#} {runner} is not installed ({count} {tasks} marked ✗): {}",
+            install_hint(runner)
+        )?;
+    }
+    Ok(())
+}

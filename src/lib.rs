@@ -1,0 +1,16 @@
+//! agg: find and run every task in a polyglot repository.
+//!
+//! Data flows one way: [`scan`] walks the repo and hands task files to the pure adapters of
+//! the `agg-runners` crate; [`table`] names the tasks ([`naming`]) and marks which runners
+//! are installed ([`availability`]); the [`cli`] shows the table.
+#![deny(missing_docs)]
+
+pub mod availability;
+pub mod cli;
+pub mod error;
+pub mod naming;
+pub mod repo_files;
+pub mod scan;
+pub mod table;
+
+pub use agg_runners as runners;

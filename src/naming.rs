@@ -1,0 +1,224 @@
+//! The naming contract: every task gets a short, stable, unique name.
+//!
+//! The base is the runner's own name for the task; a task outside the root gets its
+//! directory in front (`apps/web/build`); when several runners define the same name in one
+//! directory each gets a runner suffix (`build-m`, `build-n`). Names depend only on the
+//! task files, never on discovery order or on what is installed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use agg_runners::RawTask;
+
+/// Returns one unique name per task, index-aligned with `tasks`.
+///
+/// `tasks` must already be in canonical order (see [`canonical_order`]) so that the rare
+/// `-2` tie-breaks are stable too.
+pub fn unique_names(tasks: &[RawTask]) -> Vec<String> {
+    let mut names = vec![String::new(); tasks.len()];
+    let mut by_dir: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        by_dir.entry(t.dir.as_str()).or_default().push(i);
+    }
+    let mut taken_global: HashSet<String> = HashSet::new();
+    for (dir, members) in by_dir {
+        for (i, local) in names_in_dir(tasks, &members) {
+            let mut full = prefixed(dir, &local);
+            // Different directories can still meet: a Taskfile task literally named
+            // `web/build` at the root and `build` in `web/`. The later one gets a counter.
+            let mut n = 2;
+            while taken_global.contains(&full) {
+                full = prefixed(dir, &format!("{local}-{n}"));
+                n += 1;
+            }
+            taken_global.insert(full.clone());
+            names[i] = full;
+        }
+    }
+    names
+}
+
+/// Sorts tasks into the order every table shows and every name is assigned in: by
+/// directory (root first), then runner, then file and line.
+pub fn canonical_order(a: &RawTask, b: &RawTask) -> std::cmp::Ordering {
+    let dir_key = |t: &RawTask| (t.dir != ".", t.dir.clone());
+    (dir_key(a), a.runner, &a.file_path, a.line, &a.source_name).cmp(&(
+        dir_key(b),
+        b.runner,
+        &b.file_path,
+        b.line,
+        &b.source_name,
+    ))
+}
+
+fn prefixed(dir: &str, name: &str) -> String {
+    if dir == "." {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// Names within one directory, before the directory prefix.
+fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
+    let real: HashSet<&str> = members
+        .iter()
+        .map(|&i| tasks[i].source_name.as_str())
+        .collect();
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in members {
+        groups
+            .entry(tasks[i].source_name.as_str())
+            .or_default()
+            .push(i);
+    }
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(members.len());
+    let mut clashing = Vec::new();
+    for (name, group) in &groups {
+        if group.len() == 1 {
+            taken.insert((*name).to_owned());
+            out.push((group[0], (*name).to_owned()));
+        } else {
+            clashing.push(group);
+        }
+    }
+    for group in clashing {
+        let mut runner_count: HashMap<_, usize> = HashMap::new();
+        for &i in group {
+            *runner_count.entry(tasks[i].runner).or_default() += 1;
+        }
+        let several_runners = runner_count.len() > 1;
+        for &i in group {
+            let t = &tasks[i];
+            let mut candidates = Vec::new();
+            if several_runners {
+                candidates.push(format!("{}-{}", t.source_name, t.runner.letter()));
+                candidates.push(format!("{}-{}", t.source_name, t.runner.name()));
+            } else {
+                // One runner defining a name twice in one directory: the first keeps it.
+                candidates.push(t.source_name.clone());
+            }
+            let base = candidates.last().cloned().unwrap_or_default();
+            let chosen = candidates
+                .into_iter()
+                .find(|c| {
+                    !taken.contains(c) && (!real.contains(c.as_str()) || *c == t.source_name)
+                })
+                .unwrap_or_else(|| {
+                    (2..)
+                        .map(|n| format!("{base}-{n}"))
+                        .find(|c| !taken.contains(c) && !real.contains(c.as_str()))
+                        .unwrap_or_default()
+                });
+            taken.insert(chosen.clone());
+            out.push((i, chosen));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agg_runners::Runner;
+
+    fn task(runner: Runner, dir: &str, name: &str) -> RawTask {
+        RawTask::new(
+            runner,
+            name,
+            dir,
+            format!("{dir}/file"),
+            vec![runner.name().to_owned(), name.to_owned()],
+        )
+    }
+
+    fn named(mut tasks: Vec<RawTask>) -> Vec<(String, String)> {
+        tasks.sort_by(canonical_order);
+        let names = unique_names(&tasks);
+        tasks
+            .iter()
+            .zip(names)
+            .map(|(t, n)| (format!("{}:{}", t.runner, t.source_name), n))
+            .collect()
+    }
+
+    fn lookup(pairs: &[(String, String)], key: &str) -> String {
+        pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn root_tasks_keep_their_names_and_subdirs_get_a_prefix() {
+        let n = named(vec![
+            task(Runner::Make, ".", "build"),
+            task(Runner::Pnpm, "apps/web", "dev"),
+        ]);
+        assert_eq!(lookup(&n, "make:build"), "build");
+        assert_eq!(lookup(&n, "pnpm:dev"), "apps/web/dev");
+    }
+
+    #[test]
+    fn same_name_from_two_runners_gets_runner_letters() {
+        let n = named(vec![
+            task(Runner::Make, ".", "build"),
+            task(Runner::Npm, ".", "build"),
+            task(Runner::Make, "web", "build"),
+        ]);
+        assert_eq!(lookup(&n, "make:build"), "build-m");
+        assert_eq!(lookup(&n, "npm:build"), "build-n");
+        assert!(n.iter().any(|(_, name)| name == "web/build"));
+    }
+
+    #[test]
+    fn a_real_name_beats_a_suffix_which_falls_back_to_the_runner_name() {
+        let n = named(vec![
+            task(Runner::Make, ".", "build"),
+            task(Runner::Npm, ".", "build"),
+            task(Runner::Just, ".", "build-m"),
+        ]);
+        assert_eq!(lookup(&n, "just:build-m"), "build-m");
+        assert_eq!(lookup(&n, "make:build"), "build-make");
+        assert_eq!(lookup(&n, "npm:build"), "build-n");
+    }
+
+    #[test]
+    fn last_resort_is_a_counter() {
+        let n = named(vec![
+            task(Runner::Make, ".", "build"),
+            task(Runner::Npm, ".", "build"),
+            task(Runner::Just, ".", "build-m"),
+            task(Runner::Task, ".", "build-make"),
+        ]);
+        assert_eq!(lookup(&n, "make:build"), "build-make-2");
+        let all: HashSet<_> = n.iter().map(|(_, name)| name.clone()).collect();
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
+    fn names_meeting_across_directories_stay_unique() {
+        let n = named(vec![
+            task(Runner::Task, ".", "web/build"),
+            task(Runner::Npm, "web", "build"),
+        ]);
+        let all: HashSet<_> = n.iter().map(|(_, name)| name.clone()).collect();
+        assert_eq!(all.len(), 2);
+        assert_eq!(lookup(&n, "task:web/build"), "web/build");
+        assert_eq!(lookup(&n, "npm:build"), "web/build-2");
+    }
+
+    #[test]
+    fn discovery_order_does_not_matter() {
+        let tasks = vec![
+            task(Runner::Make, ".", "build"),
+            task(Runner::Npm, ".", "build"),
+            task(Runner::Just, ".", "build-m"),
+            task(Runner::Task, "a", "x"),
+        ];
+        let mut reversed = tasks.clone();
+        reversed.reverse();
+        assert_eq!(named(tasks), named(reversed));
+    }
+}

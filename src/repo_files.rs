@@ -1,0 +1,177 @@
+//! The real file system behind the adapters' read-only [`Files`] view.
+//!
+//! Every path is root-relative and confined to the root: a `..` that would leave it, or a
+//! symlink that points outside it, reads as missing. Reads are size-capped and cached,
+//! because many packages walk up to the same parent `package.json`.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use agg_runners::Files;
+
+/// Task files larger than this are reported and skipped: no real task file comes close,
+/// and it keeps a hostile 1 GB file from being read into memory.
+pub const MAX_TASK_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Root-confined, cached, size-capped file access.
+#[derive(Debug)]
+pub struct RepoFiles {
+    root: PathBuf,
+    canonical_root: PathBuf,
+    cache: Mutex<HashMap<String, Result<Arc<str>, String>>>,
+}
+
+/// What reading a task file gave.
+#[derive(Debug)]
+pub struct Text {
+    /// The decoded text; undecodable bytes are replaced with U+FFFD.
+    pub text: String,
+    /// The 1-based line of the first undecodable byte, when there was one.
+    pub invalid_utf8_line: Option<u32>,
+}
+
+impl RepoFiles {
+    /// A view of the tree under `root`.
+    pub fn new(root: &Path) -> RepoFiles {
+        RepoFiles {
+            root: root.to_path_buf(),
+            canonical_root: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The absolute path of a root-relative path.
+    pub fn abs(&self, rel: &str) -> PathBuf {
+        if rel == "." {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
+    /// Reads a task file, size-capped, decoding lossily so one bad byte loses no task.
+    pub fn read_task_file(&self, rel: &str) -> Result<Text, String> {
+        let bytes = self.read_bytes(rel)?;
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Text {
+                text,
+                invalid_utf8_line: None,
+            }),
+            Err(err) => {
+                let valid = err.utf8_error().valid_up_to();
+                let bytes = err.into_bytes();
+                let line = bytecount_newlines(&bytes[..valid]) + 1;
+                Ok(Text {
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                    invalid_utf8_line: Some(u32::try_from(line).unwrap_or(u32::MAX)),
+                })
+            }
+        }
+    }
+
+    fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
+        let path = self.abs(rel);
+        let meta = fs::metadata(&path).map_err(|e| io_reason(&e))?;
+        if !meta.is_file() {
+            return Err("not a regular file".to_owned());
+        }
+        if meta.len() > MAX_TASK_FILE_BYTES {
+            return Err(format!(
+                "file is {:.1} MiB, over the {} MiB limit for task files; skipped",
+                mib(meta.len()),
+                MAX_TASK_FILE_BYTES / 1024 / 1024
+            ));
+        }
+        if !self.inside_root(&path) {
+            return Err("symlink points outside the repository; not followed".to_owned());
+        }
+        fs::read(&path).map_err(|e| io_reason(&e))
+    }
+
+    fn inside_root(&self, path: &Path) -> bool {
+        // Only symlinks can lead out; plain paths were built from root-relative parts.
+        if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+            && path.parent().is_none_or(|p| !has_symlink_ancestor(p, &self.root))
+        {
+            return true;
+        }
+        fs::canonicalize(path).is_ok_and(|p| p.starts_with(&self.canonical_root))
+    }
+}
+
+fn has_symlink_ancestor(dir: &Path, root: &Path) -> bool {
+    let mut cur = dir;
+    while cur != root {
+        if fs::symlink_metadata(cur).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+        match cur.parent() {
+            Some(p) => cur = p,
+            None => return false,
+        }
+    }
+    false
+}
+
+impl Files for RepoFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        let cache = |m: &Mutex<HashMap<_, _>>| {
+            m.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(path)
+                .cloned()
+        };
+        let hit: Option<Result<Arc<str>, String>> = cache(&self.cache);
+        let result = hit.unwrap_or_else(|| {
+            let read = self
+                .read_task_file(path)
+                .map(|t| Arc::<str>::from(t.text.as_str()));
+            self.cache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.to_owned(), read.clone());
+            read
+        });
+        result.map(|t| t.to_string())
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        let abs = self.abs(path);
+        abs.is_file() && self.inside_root(&abs)
+    }
+
+    fn read_dir(&self, dir: &str) -> Vec<String> {
+        let Ok(entries) = fs::read_dir(self.abs(dir)) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A short reason for an I/O error, without the OS error number noise.
+pub fn io_reason(err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match err.kind() {
+        ErrorKind::NotFound => "no such file".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => {
+            let text = err.to_string();
+            text.split(" (os error").next().unwrap_or(&text).to_owned()
+        }
+    }
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / 1024.0 / 1024.0
+}
+
+fn bytecount_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}

@@ -1,0 +1,202 @@
+//! The unified task table: one row per task, with its unique name, the exact command, its
+//! directory and whether its runner is installed.
+//!
+//! The JSON field names of [`Task`] and [`Table`] are a contract shared by `agg list
+//! --json`, the MCP `list_tasks` tool and editor integrations; `schema/table.schema.json`
+//! is generated from these types.
+
+use std::path::{Path, PathBuf};
+
+use agg_runners::{Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::availability::Availability;
+use crate::naming::{canonical_order, unique_names};
+use crate::scan::{Scan, scan};
+
+/// One task in the table.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Task {
+    /// Short unique name: what `agg run` and the MCP tools take.
+    pub unique_name: String,
+    /// The runner's own name for the task.
+    pub source_name: String,
+    /// Which runner runs it.
+    pub runner: Runner,
+    /// What agg executes, as a copy-pasteable shell command.
+    pub command: String,
+    /// The directory the task runs in, relative to the root (`"."` for the root).
+    pub dir: String,
+    /// The task file, relative to the root.
+    pub file_path: String,
+    /// The line of the definition, when known.
+    pub line: Option<u32>,
+    /// The description the file gives, or `null`.
+    pub description: Option<String>,
+    /// Whether the runner is installed (always true for xc: agg runs those itself).
+    pub runner_available: bool,
+    /// Parameters (just parameters, xc inputs, Taskfile required vars).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<Param>,
+    /// Tasks this one depends on, by source name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deps: Vec<String>,
+    /// Other names the runner accepts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    /// just `[group]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// The argv agg executes, program first.
+    #[serde(skip)]
+    pub argv: Vec<String>,
+    /// What the task does, as written in its file.
+    #[serde(skip)]
+    pub script: Option<String>,
+    /// Environment the task sets.
+    #[serde(skip)]
+    pub env: Vec<(String, String)>,
+    /// xc execution details.
+    #[serde(skip)]
+    pub xc: Option<XcSpec>,
+}
+
+impl Task {
+    /// Whether the unique name differs from the source name for a reason other than the
+    /// directory prefix (a runner suffix or a counter).
+    pub fn is_suffixed(&self) -> bool {
+        let local = if self.dir == "." {
+            self.unique_name.as_str()
+        } else {
+            self.unique_name
+                .strip_prefix(&self.dir)
+                .and_then(|s| s.strip_prefix('/'))
+                .unwrap_or(&self.unique_name)
+        };
+        local != self.source_name
+    }
+}
+
+/// The whole table, as `agg list --json` prints it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Table {
+    /// The absolute root that was scanned.
+    #[schemars(with = "String")]
+    pub root: PathBuf,
+    /// Every task, grouped by directory (root first), then runner.
+    pub tasks: Vec<Task>,
+    /// Files that could not be read or understood; every other file's tasks are listed.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Table {
+    /// Scans `root` and builds its table.
+    pub fn load(root: &Path) -> Table {
+        Table::from_scan(scan(root))
+    }
+
+    /// Builds the table from a finished scan.
+    pub fn from_scan(scan: Scan) -> Table {
+        let mut raw = scan.tasks;
+        raw.sort_by(canonical_order);
+        let names = unique_names(&raw);
+        let availability = Availability::detect(raw.iter().map(|t| t.runner));
+        let tasks = raw
+            .into_iter()
+            .zip(names)
+            .map(|(t, unique_name)| row(t, unique_name, &availability))
+            .collect();
+        Table {
+            root: scan.root,
+            tasks,
+            diagnostics: scan.diagnostics,
+        }
+    }
+
+    /// The task with this unique name.
+    pub fn get(&self, unique_name: &str) -> Option<&Task> {
+        self.tasks.iter().find(|t| t.unique_name == unique_name)
+    }
+
+    /// The JSON Schema of [`Table`], as published in `schema/table.schema.json`.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(Table)).unwrap_or_default()
+    }
+}
+
+fn row(t: RawTask, unique_name: String, availability: &Availability) -> Task {
+    let mut argv = t.argv;
+    // Some distributions install go-task as `go-task`.
+    if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner)) {
+        if t.runner == Runner::Task {
+            bin.clone_into(first);
+        }
+    }
+    Task {
+        unique_name,
+        command: quote_command(&argv),
+        source_name: t.source_name,
+        runner: t.runner,
+        dir: t.dir,
+        file_path: t.file_path,
+        line: t.line,
+        description: t.description,
+        runner_available: availability.available(t.runner),
+        params: t.params,
+        deps: t.deps,
+        aliases: t.aliases,
+        group: t.group,
+        argv,
+        script: t.script,
+        env: t.env,
+        xc: t.xc,
+    }
+}
+
+/// Narrows a table the way `agg list` options and the MCP `list_tasks` arguments do.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only these runners (empty: all).
+    pub runners: Vec<Runner>,
+    /// Only tasks whose directory is this one or below it.
+    pub dir: Option<String>,
+    /// Only tasks whose names or description contain this, case-insensitively.
+    pub query: Option<String>,
+}
+
+impl Filter {
+    /// Whether `task` passes.
+    pub fn matches(&self, task: &Task) -> bool {
+        if !self.runners.is_empty() && !self.runners.contains(&task.runner) {
+            return false;
+        }
+        if let Some(dir) = self.dir.as_deref() {
+            let dir = dir.trim_start_matches("./").trim_end_matches('/');
+            if !(dir.is_empty()
+                || dir == "."
+                || task.dir == dir
+                || task
+                    .dir
+                    .strip_prefix(dir)
+                    .is_some_and(|rest| rest.starts_with('/')))
+            {
+                return false;
+            }
+        }
+        if let Some(q) = self.query.as_deref() {
+            let q = q.to_lowercase();
+            let hay = [
+                Some(task.unique_name.as_str()),
+                Some(task.source_name.as_str()),
+                task.description.as_deref(),
+            ];
+            if !hay.iter().flatten().any(|h| h.to_lowercase().contains(&q))
+                && !task.aliases.iter().any(|a| a.to_lowercase().contains(&q))
+            {
+                return false;
+            }
+        }
+        true
+    }
+}
