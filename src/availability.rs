@@ -46,14 +46,22 @@ impl Availability {
 /// How a person installs a runner.
 pub fn install_hint(runner: Runner) -> &'static str {
     match runner {
-        Runner::Make => "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
-        Runner::Npm => "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
+        Runner::Make => {
+            "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`"
+        }
+        Runner::Npm => {
+            "install Node.js, which ships npm: https://nodejs.org or `brew install node`"
+        }
         Runner::Pnpm => "`npm install -g pnpm` or `corepack enable pnpm`",
         Runner::Yarn => "`npm install -g yarn` or `corepack enable yarn`",
         Runner::Bun => "`npm install -g bun` or `brew install oven-sh/bun/bun`",
         Runner::Cargo => "install Rust with rustup: https://rustup.rs",
         Runner::Just => "`cargo install just`, `brew install just` or `pipx install rust-just`",
-        Runner::Task => "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
-        Runner::Xc => "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
+        Runner::Task => {
+            "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`"
+        }
+        Runner::Xc => {
+            "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)"
+        }
     }
 }

@@ -15,14 +15,49 @@ pub enum Error {
     },
     /// Writing the output failed for a reason other than a closed pipe.
     Output(std::io::Error),
+    /// No task has this name.
+    UnknownTask {
+        /// The name given.
+        name: String,
+        /// The closest names.
+        suggestions: Vec<String>,
+    },
+    /// A source name that several tasks share.
+    Ambiguous {
+        /// The name given.
+        name: String,
+        /// `(unique name, runner, file)` of each candidate.
+        candidates: Vec<(String, String, String)>,
+    },
+    /// The task cannot be turned into a process (missing runner, bad input).
+    Invocation {
+        /// The task.
+        task: String,
+        /// Why.
+        source: crate::invocation::InvocationError,
+    },
+    /// The engine refused to start another job.
+    Start(String),
+    /// The task's process could not be started.
+    FailedToStart {
+        /// The task.
+        task: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::BadRoot { .. } => 2,
-            Error::Output(_) => 1,
+            Error::BadRoot { .. } | Error::UnknownTask { .. } | Error::Ambiguous { .. } => 2,
+            Error::Output(_) | Error::Start(_) => 1,
+            Error::Invocation { source, .. } => match source {
+                crate::invocation::InvocationError::RunnerMissing { .. } => 127,
+                _ => 2,
+            },
+            Error::FailedToStart { .. } => 126,
         }
     }
 }
@@ -34,6 +69,29 @@ impl std::fmt::Display for Error {
                 write!(f, "cannot scan `{}`: {reason}", path.display())
             }
             Error::Output(err) => write!(f, "cannot write output: {err}"),
+            Error::UnknownTask { name, suggestions } => {
+                write!(f, "no task named `{name}`")?;
+                if !suggestions.is_empty() {
+                    write!(f, "\n  did you mean: {}?", suggestions.join(", "))?;
+                }
+                write!(f, "\n  `agg list` shows every task")
+            }
+            Error::Ambiguous { name, candidates } => {
+                write!(f, "`{name}` names {} tasks; use one of:", candidates.len())?;
+                for (unique, runner, file) in candidates {
+                    write!(f, "\n  {unique:<24} {runner:<6} {file}")?;
+                }
+                Ok(())
+            }
+            Error::Invocation { task, source } => match source {
+                crate::invocation::InvocationError::RunnerMissing { runner, hint } => write!(
+                    f,
+                    "`{task}` needs {runner}, which is not installed\n  install it: {hint}"
+                ),
+                other => write!(f, "cannot run `{task}`: {other}"),
+            },
+            Error::Start(reason) => f.write_str(reason),
+            Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
         }
     }
 }

@@ -7,10 +7,14 @@
 
 pub mod availability;
 pub mod cli;
+pub mod engine;
 pub mod error;
+pub mod invocation;
 pub mod naming;
 pub mod repo_files;
+pub mod resolve;
 pub mod scan;
 pub mod table;
+pub mod xc_exec;
 
 pub use agg_runners as runners;

@@ -101,9 +101,7 @@ fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
             let base = candidates.last().cloned().unwrap_or_default();
             let chosen = candidates
                 .into_iter()
-                .find(|c| {
-                    !taken.contains(c) && (!real.contains(c.as_str()) || *c == t.source_name)
-                })
+                .find(|c| !taken.contains(c) && (!real.contains(c.as_str()) || *c == t.source_name))
                 .unwrap_or_else(|| {
                     (2..)
                         .map(|n| format!("{base}-{n}"))

@@ -93,7 +93,9 @@ impl RepoFiles {
     fn inside_root(&self, path: &Path) -> bool {
         // Only symlinks can lead out; plain paths were built from root-relative parts.
         if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-            && path.parent().is_none_or(|p| !has_symlink_ancestor(p, &self.root))
+            && path
+                .parent()
+                .is_none_or(|p| !has_symlink_ancestor(p, &self.root))
         {
             return true;
         }

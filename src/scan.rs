@@ -47,7 +47,12 @@ pub fn scan(root: &Path) -> Scan {
     let files = RepoFiles::new(&root);
     let results: Vec<(String, Parsed)> = candidates
         .par_iter()
-        .map(|c| (c.rel.clone(), parse_file(&ADAPTERS[c.adapter], &c.rel, &files)))
+        .map(|c| {
+            (
+                c.rel.clone(),
+                parse_file(&ADAPTERS[c.adapter], &c.rel, &files),
+            )
+        })
         .collect();
     let (tasks, more, task_files) = merge(results);
     diagnostics.extend(more);

@@ -81,8 +81,16 @@ pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
             if *dir == "." { "./" } else { dir },
             files.join(", ")
         )?;
-        let name_w = group.iter().map(|t| t.unique_name.chars().count()).max().unwrap_or(0);
-        let runner_w = group.iter().map(|t| runner_label(t).chars().count()).max().unwrap_or(0);
+        let name_w = group
+            .iter()
+            .map(|t| t.unique_name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let runner_w = group
+            .iter()
+            .map(|t| runner_label(t).chars().count())
+            .max()
+            .unwrap_or(0);
         for t in group {
             let label = runner_label(t);
             let runner_style = if t.runner_available { DIM } else { MISSING };
@@ -142,7 +150,11 @@ fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
     let mut err = anstream::stderr().lock();
     for d in diagnostics {
         match d.line {
-            Some(line) => writeln!(err, "{WARN}warning:{WARN:#} {}:{line}: {}", d.file_path, d.message)?,
+            Some(line) => writeln!(
+                err,
+                "{WARN}warning:{WARN:#} {}:{line}: {}",
+                d.file_path, d.message
+            )?,
             None => writeln!(err, "{WARN}warning:{WARN:#} {}: {}", d.file_path, d.message)?,
         }
     }

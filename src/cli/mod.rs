@@ -3,7 +3,9 @@
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success.
 
+mod describe;
 mod list;
+mod run;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -29,6 +31,10 @@ pub enum Command {
     /// List every task under PATH (default: the current directory).
     #[command(visible_alias = "ls")]
     List(ListArgs),
+    /// Run a task in the foreground: `agg run NAME [-- ARGS…]`.
+    Run(run::RunArgs),
+    /// Show everything known about one task.
+    Describe(describe::DescribeArgs),
     /// Print the JSON Schema of `agg list --json`.
     #[command(hide = true)]
     Schema,
@@ -57,7 +63,10 @@ pub struct ListArgs {
 fn parse_runner(s: &str) -> Result<Runner, String> {
     Runner::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = Runner::ALL.iter().map(|r| r.name()).collect();
-        format!("unknown runner `{s}`; expected one of: {}", names.join(", "))
+        format!(
+            "unknown runner `{s}`; expected one of: {}",
+            names.join(", ")
+        )
     })
 }
 
@@ -66,6 +75,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List(args) => list::run(&args),
+        Command::Run(args) => run::run(args),
+        Command::Describe(args) => describe::run(&args),
         Command::Schema => print_json(&crate::table::Table::json_schema()),
     };
     match result {
@@ -73,9 +84,59 @@ pub fn main() -> ExitCode {
         Err(Error::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(err) => {
             let mut stderr = anstream::stderr();
-            let _ = writeln!(stderr, "{}error:{} {err}", ERROR.render(), ERROR.render_reset());
+            let _ = writeln!(
+                stderr,
+                "{}error:{} {err}",
+                ERROR.render(),
+                ERROR.render_reset()
+            );
             ExitCode::from(err.exit_code())
         }
+    }
+}
+
+/// Parses `KEY=VALUE`.
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if crate::invocation::is_env_name(k) => Ok((k.to_owned(), v.to_owned())),
+        Some((k, _)) => Err(format!("`{k}` is not a valid environment variable name")),
+        None => Err("expected KEY=VALUE".to_owned()),
+    }
+}
+
+/// Scans `root` after checking it is a directory.
+fn load_table(root: &std::path::Path) -> Result<crate::table::Table, Error> {
+    match std::fs::metadata(root) {
+        Ok(meta) if meta.is_dir() => Ok(crate::table::Table::load(root)),
+        Ok(_) => Err(Error::BadRoot {
+            path: root.to_path_buf(),
+            reason: "not a directory".to_owned(),
+        }),
+        Err(err) => Err(Error::BadRoot {
+            path: root.to_path_buf(),
+            reason: crate::repo_files::io_reason(&err),
+        }),
+    }
+}
+
+/// Finds a task for a person: exact, alias or unambiguous source name.
+fn find_task<'a>(
+    table: &'a crate::table::Table,
+    name: &str,
+) -> Result<&'a crate::table::Task, Error> {
+    match crate::resolve::lenient(table, name) {
+        crate::resolve::Lookup::Found(task) => Ok(task),
+        crate::resolve::Lookup::Ambiguous(tasks) => Err(Error::Ambiguous {
+            name: name.to_owned(),
+            candidates: tasks
+                .iter()
+                .map(|t| (t.unique_name.clone(), t.runner.to_string(), t.file_path.clone()))
+                .collect(),
+        }),
+        crate::resolve::Lookup::NotFound(suggestions) => Err(Error::UnknownTask {
+            name: name.to_owned(),
+            suggestions,
+        }),
     }
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun) into
+# .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
+# Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
+# make, npm and cargo come from the machine.
+
+agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
+mkdir -p "$agg_tools"
+
+agg_need() { ! command -v "$1" >/dev/null 2>&1 && [ ! -x "$2" ]; }
+
+if agg_need just "$agg_tools/venv/bin/just" || agg_need task "$agg_tools/venv/bin/task"; then
+  echo "installing just and go-task into .tools/venv (PyPI: rust-just, go-task-bin)" >&2
+  python3 -m venv "$agg_tools/venv" >&2 &&
+    "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check rust-just go-task-bin >&2
+fi
+if [ -x "$agg_tools/venv/bin/just" ]; then
+  PATH="$agg_tools/venv/bin:$PATH"
+fi
+
+if agg_need pnpm "$agg_tools/npm/node_modules/.bin/pnpm" ||
+  agg_need yarn "$agg_tools/npm/node_modules/.bin/yarn" ||
+  agg_need bun "$agg_tools/npm/node_modules/.bin/bun"; then
+  echo "installing pnpm, yarn and bun into .tools/npm (npm registry)" >&2
+  mkdir -p "$agg_tools/npm" &&
+    npm install --prefix "$agg_tools/npm" --no-audit --no-fund --silent pnpm yarn bun >&2
+fi
+if [ -d "$agg_tools/npm/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm/node_modules/.bin:$PATH"
+fi
+export PATH
+unset agg_tools

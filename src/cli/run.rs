@@ -1,0 +1,111 @@
+//! `agg run`: a task in the foreground, for a person.
+//!
+//! Output streams live and stdin is inherited, so interactive tasks work. At a terminal the
+//! task stays in agg's process group, so Ctrl-C and Ctrl-Z reach the whole tree just as if
+//! the command had been typed; elsewhere it leads its own group and agg forwards SIGINT,
+//! SIGTERM and SIGHUP to it. agg exits with the task's code, or 128+signal.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::engine::{Engine, JobState, StdioMode};
+use crate::error::Error;
+use crate::invocation::{RunOptions, invocation};
+
+/// Options of `agg run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The task: a unique name from `agg list` (an alias or an unambiguous source name
+    /// works too).
+    pub name: String,
+    /// Arguments passed to the task (put them after `--` when they start with `-`).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+    /// The repository root.
+    #[arg(long, short = 'C', default_value = ".")]
+    pub root: PathBuf,
+    /// Set an environment variable for the task (repeatable).
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE", value_parser = super::parse_env)]
+    pub env: Vec<(String, String)>,
+    /// xc tasks: do not run the `Requires` dependencies.
+    #[arg(long)]
+    pub skip_deps: bool,
+}
+
+pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
+    let table = super::load_table(&args.root)?;
+    let task = super::find_task(&table, &args.name)?;
+    let opts = RunOptions {
+        args: args.args,
+        env: args.env,
+        skip_deps: args.skip_deps,
+    };
+    let inv = invocation(&table, task, &opts).map_err(|e| Error::Invocation {
+        task: task.unique_name.clone(),
+        source: e,
+    })?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(foreground(inv))
+}
+
+async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
+    let at_terminal = std::io::stdin().is_terminal();
+    let mode = if at_terminal {
+        StdioMode::Foreground
+    } else {
+        StdioMode::Inherit
+    };
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let engine = Engine::default();
+    let unique_name = inv.unique_name.clone();
+    let job = engine
+        .start(inv, mode, true)
+        .map_err(|e| Error::Start(e.to_string()))?
+        .job;
+    if job.state() == JobState::FailedToStart {
+        return Err(Error::FailedToStart {
+            task: unique_name,
+            reason: job.snapshot().error.unwrap_or_default(),
+        });
+    }
+    let mut received: Option<Signal> = None;
+    loop {
+        tokio::select! {
+            () = job.wait() => break,
+            _ = sigint.recv() => {
+                // At a terminal the task got Ctrl-C itself; a second one, or one sent to agg
+                // alone, is passed on.
+                if !at_terminal || received == Some(Signal::SIGINT) {
+                    job.signal(Signal::SIGINT);
+                }
+                received = Some(Signal::SIGINT);
+            }
+            _ = sighup.recv() => {
+                received = Some(Signal::SIGHUP);
+                job.signal(Signal::SIGHUP);
+            }
+            _ = sigterm.recv() => {
+                received = Some(Signal::SIGTERM);
+                engine.stop(&job, Duration::from_secs(5)).await;
+                break;
+            }
+        }
+    }
+    let snapshot = job.snapshot();
+    let code = match (received, snapshot.state, snapshot.exit_code) {
+        (Some(sig), _, _) => 128 + sig as i32,
+        (None, JobState::Exited, Some(code)) => code,
+        (None, JobState::Signaled, _) => 128 + job.signal_number().unwrap_or(0),
+        _ => 1,
+    };
+    Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}

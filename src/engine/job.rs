@@ -1,0 +1,236 @@
+//! One job: a running or finished task process, its state and its captured output.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tokio::sync::watch;
+
+use super::output::{OutputBuffer, Page, ReadRequest};
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobState {
+    /// The task's process is running.
+    Running,
+    /// It exited on its own with an exit code.
+    Exited,
+    /// A signal ended it.
+    Signaled,
+    /// Its process could not be started.
+    FailedToStart,
+}
+
+impl JobState {
+    /// The state's name as used in JSON (`failed-to-start`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Running => "running",
+            JobState::Exited => "exited",
+            JobState::Signaled => "signaled",
+            JobState::FailedToStart => "failed-to-start",
+        }
+    }
+}
+
+/// Everything about a job at one moment, ready to serialize.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct JobSnapshot {
+    /// The run id (`build-m-3f9c`): unique for the server's lifetime.
+    pub run_id: String,
+    /// The task's unique name.
+    pub unique_name: String,
+    /// The arguments it was started with.
+    pub args: Vec<String>,
+    /// The process id of the task (also its process group id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Its state.
+    pub state: JobState,
+    /// The exit code, once it exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, by name (`SIGTERM`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// When it finished (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    /// Milliseconds from start to finish, or to now while running.
+    pub elapsed_ms: u64,
+    /// Why it failed to start, or how agg stopped it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug)]
+pub(super) struct Status {
+    pub state: JobState,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub finished: Option<(SystemTime, Instant)>,
+    pub error: Option<String>,
+}
+
+/// A job the engine started.
+#[derive(Debug)]
+pub struct Job {
+    /// Unique for the engine's lifetime.
+    pub run_id: String,
+    /// The task's unique name.
+    pub unique_name: String,
+    /// The arguments given.
+    pub args: Vec<String>,
+    /// The environment overrides given (part of the identity for duplicate detection).
+    pub(super) env: Vec<(String, String)>,
+    /// The task's pid.
+    pub pid: Option<u32>,
+    /// Its process group id (the pid), unless it shares agg's group (foreground runs).
+    pub pgid: Option<u32>,
+    started: (SystemTime, Instant),
+    pub(super) status: Mutex<Status>,
+    pub(super) output: Mutex<OutputBuffer>,
+    /// Bumped on every output chunk and at the end, for live readers.
+    pub(super) progress: watch::Sender<u64>,
+    pub(super) done: watch::Sender<bool>,
+    pub(super) stop_requested: AtomicBool,
+    pub(super) temp: Mutex<Option<tempfile::TempDir>>,
+}
+
+impl Job {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        run_id: String,
+        unique_name: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        pid: Option<u32>,
+        pgid: Option<u32>,
+        output: OutputBuffer,
+        status: Status,
+        temp: Option<tempfile::TempDir>,
+    ) -> Job {
+        let finished = status.state != JobState::Running;
+        Job {
+            run_id,
+            unique_name,
+            args,
+            env,
+            pid,
+            pgid,
+            started: (SystemTime::now(), Instant::now()),
+            status: Mutex::new(status),
+            output: Mutex::new(output),
+            progress: watch::channel(0).0,
+            done: watch::channel(finished).0,
+            stop_requested: AtomicBool::new(false),
+            temp: Mutex::new(temp),
+        }
+    }
+
+    pub(super) fn status(&self) -> MutexGuard<'_, Status> {
+        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn output(&self) -> MutexGuard<'_, OutputBuffer> {
+        self.output.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sends `signal` to the job's process group, or, for a job sharing agg's group, to
+    /// its process and every descendant.
+    pub fn signal(&self, signal: nix::sys::signal::Signal) {
+        if let Some(pgid) = self.pgid {
+            super::process::signal_group(pgid, signal);
+        } else if let Some(pid) = self.pid {
+            super::process::signal_tree(pid, signal);
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> JobState {
+        self.status().state
+    }
+
+    /// The number of the signal that ended the job, if one did.
+    pub fn signal_number(&self) -> Option<i32> {
+        self.status().signal
+    }
+
+    /// Whether the job is still running.
+    pub fn is_running(&self) -> bool {
+        self.state() == JobState::Running
+    }
+
+    /// Whether agg was asked to stop it.
+    pub fn stop_requested(&self) -> bool {
+        self.stop_requested.load(Ordering::Relaxed)
+    }
+
+    /// When the job finished, for retention order.
+    pub(super) fn finished_at(&self) -> Option<Instant> {
+        self.status().finished.map(|(_, i)| i)
+    }
+
+    /// Time since start, or the run time once finished.
+    pub fn elapsed(&self) -> Duration {
+        match self.status().finished {
+            Some((_, end)) => end.duration_since(self.started.1),
+            None => self.started.1.elapsed(),
+        }
+    }
+
+    /// A snapshot of the job's state.
+    pub fn snapshot(&self) -> JobSnapshot {
+        let status = self.status();
+        let elapsed = match status.finished {
+            Some((_, end)) => end.duration_since(self.started.1),
+            None => self.started.1.elapsed(),
+        };
+        JobSnapshot {
+            run_id: self.run_id.clone(),
+            unique_name: self.unique_name.clone(),
+            args: self.args.clone(),
+            pid: self.pid,
+            state: status.state,
+            exit_code: status.exit_code,
+            signal: status.signal.map(|s| {
+                super::process::signal_name(s).map_or_else(|| format!("signal {s}"), str::to_owned)
+            }),
+            started_at: rfc3339(self.started.0),
+            finished_at: status.finished.map(|(t, _)| rfc3339(t)),
+            elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            error: status.error.clone(),
+        }
+    }
+
+    /// Reads captured output.
+    pub fn read(&self, req: &ReadRequest) -> Page {
+        self.output().read(req)
+    }
+
+    /// A receiver that changes whenever output arrives or the job ends.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.progress.subscribe()
+    }
+
+    /// Waits until the job has finished (its process exited and its output was drained).
+    pub async fn wait(&self) {
+        let mut done = self.done.subscribe();
+        // An error means the sender is gone, which only happens once the job is finished.
+        let _ = done.wait_for(|d| *d).await;
+    }
+
+    /// Waits at most `window`; returns whether the job finished.
+    pub async fn wait_for(&self, window: Duration) -> bool {
+        tokio::time::timeout(window, self.wait()).await.is_ok()
+    }
+}
+
+fn rfc3339(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}

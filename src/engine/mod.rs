@@ -1,0 +1,525 @@
+//! The job engine: starts tasks as process groups, captures their output in bounded
+//! memory, and stops them, for both `agg run` and the MCP server.
+//!
+//! # Theory of operation
+//!
+//! [`Engine::start`] spawns an [`Invocation`] as the leader of a new process group, with
+//! stdin on `/dev/null` and stdout/stderr piped ([`StdioMode::Capture`]) or, for a person
+//! at a terminal, inherited ([`StdioMode::Inherit`]). A supervisor task per job reads both
+//! pipes concurrently into the job's [`output::OutputBuffer`] (so the child never blocks
+//! on a full pipe), waits for the leader, and then:
+//!
+//! 1. terminates whatever the task left behind in its group (TERM, a short grace, KILL):
+//!    a job is its whole process tree, and nothing outlives it;
+//! 2. drains the pipes for a moment and then lets go of them, so a process that escaped
+//!    the group (a daemon in its own session) cannot keep the job open by holding them;
+//! 3. records the exit code or signal and wakes every waiter.
+//!
+//! [`Engine::stop`] sends SIGTERM to the group, waits the grace period, then SIGKILL.
+//! [`Engine::shutdown`] does that for every job; dropping the engine SIGKILLs any group
+//! still running, so even an abrupt exit of agg's own runtime leaks no process.
+//!
+//! The engine knows nothing about task files: callers resolve a table row into an
+//! [`Invocation`] (see [`crate::invocation`]).
+
+pub mod job;
+pub mod output;
+pub mod process;
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::hash::{BuildHasher, Hasher};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use nix::sys::signal::Signal;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, Command};
+
+pub use job::{Job, JobSnapshot, JobState};
+use job::Status;
+pub use output::{Line, OutputLimits, Page, ReadRequest, Stream};
+
+/// Limits and defaults of an engine.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Running jobs allowed at once (default 32).
+    pub max_running: usize,
+    /// Finished jobs kept for reading (default 20); older ones are evicted first.
+    pub retain_finished: usize,
+    /// Output caps per job.
+    pub output: OutputLimits,
+    /// How long a stopped job gets between SIGTERM and SIGKILL by default (5 s).
+    pub default_grace: Duration,
+    /// The grace for processes a task leaves behind in its group when it exits (1 s).
+    pub leftover_grace: Duration,
+    /// How long the pipes are drained after the task exits (300 ms).
+    pub drain: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            max_running: 32,
+            retain_finished: 20,
+            output: OutputLimits::default(),
+            default_grace: Duration::from_secs(5),
+            leftover_grace: Duration::from_secs(1),
+            drain: Duration::from_millis(300),
+        }
+    }
+}
+
+/// How a job's standard streams are wired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdioMode {
+    /// stdin is `/dev/null`; stdout and stderr are captured; the job leads its own group.
+    Capture,
+    /// All three are inherited from agg; the job leads its own group (agg not at a terminal).
+    Inherit,
+    /// All three are inherited and the job stays in agg's process group, so the terminal's
+    /// job control (Ctrl-C, Ctrl-Z) reaches it exactly as if it had been typed at the shell.
+    Foreground,
+}
+
+/// Exactly what to execute: resolved program, arguments, directory and environment.
+#[derive(Debug)]
+pub struct Invocation {
+    /// The task's unique name.
+    pub unique_name: String,
+    /// The program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// The working directory.
+    pub cwd: PathBuf,
+    /// Environment overrides.
+    pub env: Vec<(OsString, OsString)>,
+    /// The arguments as the caller gave them (identity and display).
+    pub user_args: Vec<String>,
+    /// The environment overrides as the caller gave them (identity).
+    pub user_env: Vec<(String, String)>,
+    /// Files the job needs while it runs (generated scripts); removed when it is dropped.
+    pub temp: Option<tempfile::TempDir>,
+}
+
+/// Why a job could not be started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartError {
+    /// The running-jobs cap is reached.
+    TooManyJobs {
+        /// The cap.
+        max: usize,
+    },
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::TooManyJobs { max } => write!(
+                f,
+                "{max} jobs are already running, the most agg runs at once; stop one or wait for one to finish"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// The result of a start.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The job.
+    pub job: Arc<Job>,
+    /// True when the same task with the same arguments was already running and that job
+    /// is returned instead of a second copy.
+    pub reused: bool,
+}
+
+/// Starts, tracks and stops jobs.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: EngineConfig,
+    jobs: Mutex<Vec<Arc<Job>>>,
+    issued: Mutex<HashSet<String>>,
+    counter: AtomicU64,
+    seed: std::hash::RandomState,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let jobs = self.jobs.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for job in jobs.iter().filter(|j| j.is_running()) {
+            job.signal(Signal::SIGKILL);
+        }
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(EngineConfig::default())
+    }
+}
+
+impl Engine {
+    /// An engine with the given limits.
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            inner: Arc::new(Inner {
+                config,
+                jobs: Mutex::new(Vec::new()),
+                issued: Mutex::new(HashSet::new()),
+                counter: AtomicU64::new(0),
+                seed: std::hash::RandomState::new(),
+            }),
+        }
+    }
+
+    /// The engine's limits.
+    pub fn config(&self) -> &EngineConfig {
+        &self.inner.config
+    }
+
+    fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
+        self.inner.jobs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts `inv`. Unless `allow_parallel`, a running job of the same task with the same
+    /// arguments and environment is returned instead of starting a second copy. A program
+    /// that cannot be spawned gives a job in state `failed-to-start`, not an error.
+    pub fn start(
+        &self,
+        inv: Invocation,
+        mode: StdioMode,
+        allow_parallel: bool,
+    ) -> Result<Started, StartError> {
+        let mut jobs = self.jobs();
+        if !allow_parallel {
+            if let Some(job) = jobs.iter().find(|j| {
+                j.is_running()
+                    && j.unique_name == inv.unique_name
+                    && j.args == inv.user_args
+                    && j.env == inv.user_env
+            }) {
+                return Ok(Started {
+                    job: Arc::clone(job),
+                    reused: true,
+                });
+            }
+        }
+        let running = jobs.iter().filter(|j| j.is_running()).count();
+        if running >= self.inner.config.max_running {
+            return Err(StartError::TooManyJobs {
+                max: self.inner.config.max_running,
+            });
+        }
+        let run_id = self.new_run_id(&inv.unique_name);
+        let mut cmd = Command::new(&inv.program);
+        cmd.args(&inv.args)
+            .current_dir(&inv.cwd)
+            .envs(inv.env.iter().map(|(k, v)| (k, v)))
+            .kill_on_drop(false);
+        if mode != StdioMode::Foreground {
+            cmd.process_group(0);
+        }
+        match mode {
+            StdioMode::Capture => {
+                cmd.stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+            }
+            StdioMode::Inherit | StdioMode::Foreground => {
+                cmd.stdin(Stdio::inherit())
+                    .stdout(Stdio::inherit())
+                    .stderr(Stdio::inherit());
+            }
+        }
+        let output = output::OutputBuffer::new(self.inner.config.output);
+        let spawned = if inv.cwd.is_dir() {
+            cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
+        } else {
+            Err(format!(
+                "the task's directory {} no longer exists",
+                inv.cwd.display()
+            ))
+        };
+        let job = match spawned {
+            Ok(mut child) => {
+                let pid = child.id();
+                let stdout = child.stdout.take();
+                let stderr = child.stderr.take();
+                let job = Arc::new(Job::new(
+                    run_id,
+                    inv.unique_name,
+                    inv.user_args,
+                    inv.user_env,
+                    pid,
+                    pid.filter(|_| mode != StdioMode::Foreground),
+                    output,
+                    running_status(),
+                    inv.temp,
+                ));
+                tokio::spawn(supervise(
+                    Arc::clone(&job),
+                    child,
+                    stdout,
+                    stderr,
+                    self.inner.config.clone(),
+                    Arc::downgrade(&self.inner),
+                ));
+                job
+            }
+            Err(reason) => Arc::new(Job::new(
+                run_id,
+                inv.unique_name,
+                inv.user_args,
+                inv.user_env,
+                None,
+                None,
+                output,
+                Status {
+                    state: JobState::FailedToStart,
+                    exit_code: None,
+                    signal: None,
+                    finished: Some((SystemTime::now(), Instant::now())),
+                    error: Some(reason),
+                },
+                None,
+            )),
+        };
+        jobs.push(Arc::clone(&job));
+        prune(&mut jobs, self.inner.config.retain_finished);
+        Ok(Started { job, reused: false })
+    }
+
+    /// Starts `inv` and waits up to `window` for it to finish. Returns the job either way:
+    /// finished with its exit code and output, or still running with the output so far.
+    pub async fn start_and_wait(
+        &self,
+        inv: Invocation,
+        window: Duration,
+        allow_parallel: bool,
+    ) -> Result<(Started, bool), StartError> {
+        let started = self.start(inv, StdioMode::Capture, allow_parallel)?;
+        let finished = started.job.wait_for(window).await;
+        Ok((started, finished))
+    }
+
+    /// Every job the engine holds (running, and the retained finished ones), oldest first.
+    pub fn list(&self) -> Vec<Arc<Job>> {
+        self.jobs().clone()
+    }
+
+    /// The job with this run id.
+    pub fn get(&self, run_id: &str) -> Option<Arc<Job>> {
+        self.jobs().iter().find(|j| j.run_id == run_id).cloned()
+    }
+
+    /// The newest job with this pid.
+    pub fn by_pid(&self, pid: u32) -> Option<Arc<Job>> {
+        self.jobs().iter().rev().find(|j| j.pid == Some(pid)).cloned()
+    }
+
+    /// The newest job of this task (a running one first).
+    pub fn by_task(&self, unique_name: &str) -> Option<Arc<Job>> {
+        let jobs = self.jobs();
+        let mut of_task = jobs.iter().rev().filter(|j| j.unique_name == unique_name);
+        let newest = of_task.clone().next().cloned();
+        of_task.find(|j| j.is_running()).cloned().or(newest)
+    }
+
+    /// Run ids issued so far (for suggestions).
+    pub fn run_ids(&self) -> Vec<String> {
+        self.jobs().iter().map(|j| j.run_id.clone()).collect()
+    }
+
+    /// Stops a job: SIGTERM to its group, `grace`, then SIGKILL. Returns once it ended.
+    pub async fn stop(&self, job: &Arc<Job>, grace: Duration) {
+        stop_job(job, grace).await;
+    }
+
+    /// Stops every running job (in parallel), each with `grace`.
+    pub async fn shutdown(&self, grace: Duration) {
+        let running: Vec<Arc<Job>> = self.jobs().iter().filter(|j| j.is_running()).cloned().collect();
+        let mut stops = tokio::task::JoinSet::new();
+        for job in running {
+            stops.spawn(async move { stop_job(&job, grace).await });
+        }
+        while stops.join_next().await.is_some() {}
+    }
+
+    fn new_run_id(&self, unique_name: &str) -> String {
+        let base: String = unique_name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '-' })
+            .collect();
+        let base = base.trim_matches('-');
+        let base = if base.is_empty() { "task" } else { base };
+        let mut issued = self.inner.issued.lock().unwrap_or_else(PoisonError::into_inner);
+        for attempt in 0u32.. {
+            let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
+            let mut h = self.inner.seed.build_hasher();
+            h.write_u64(n);
+            let hash = h.finish();
+            let id = if attempt < 8 {
+                format!("{base}-{:04x}", hash & 0xffff)
+            } else {
+                format!("{base}-{hash:016x}")
+            };
+            if issued.insert(id.clone()) {
+                return id;
+            }
+        }
+        unreachable!("the loop above only ends by returning")
+    }
+}
+
+fn running_status() -> Status {
+    Status {
+        state: JobState::Running,
+        exit_code: None,
+        signal: None,
+        finished: None,
+        error: None,
+    }
+}
+
+fn spawn_reason(inv: &Invocation, err: &std::io::Error) -> String {
+    let program = PathBuf::from(&inv.program);
+    match err.kind() {
+        std::io::ErrorKind::NotFound => {
+            format!("`{}` was not found", program.display())
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("`{}` is not executable (permission denied)", program.display())
+        }
+        _ => format!("cannot start `{}`: {err}", program.display()),
+    }
+}
+
+/// Keeps every running job and the newest `retain` finished ones.
+fn prune(jobs: &mut Vec<Arc<Job>>, retain: usize) {
+    let mut finished: Vec<(Instant, usize)> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, j)| j.finished_at().map(|t| (t, i)))
+        .collect();
+    if finished.len() <= retain {
+        return;
+    }
+    finished.sort();
+    let evict: HashSet<usize> = finished[..finished.len() - retain].iter().map(|(_, i)| *i).collect();
+    let mut i = 0;
+    jobs.retain(|_| {
+        let keep = !evict.contains(&i);
+        i += 1;
+        keep
+    });
+}
+
+async fn stop_job(job: &Arc<Job>, grace: Duration) {
+    if !job.is_running() {
+        return;
+    }
+    job.stop_requested.store(true, Ordering::Relaxed);
+    job.signal(Signal::SIGTERM);
+    if !job.wait_for(grace).await {
+        job.signal(Signal::SIGKILL);
+        // SIGKILL cannot be ignored; the supervisor records the end right after.
+        job.wait_for(Duration::from_secs(5)).await;
+    }
+}
+
+async fn read_pipe(job: Arc<Job>, stream: Stream, mut pipe: impl AsyncRead + Unpin) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                job.output().push(stream, &buf[..n]);
+                job.progress.send_modify(|n| *n += 1);
+            }
+        }
+    }
+    job.output().finish(stream);
+    job.progress.send_modify(|n| *n += 1);
+}
+
+async fn supervise(
+    job: Arc<Job>,
+    mut child: Child,
+    stdout: Option<tokio::process::ChildStdout>,
+    stderr: Option<tokio::process::ChildStderr>,
+    config: EngineConfig,
+    engine: std::sync::Weak<Inner>,
+) {
+    let mut readers = tokio::task::JoinSet::new();
+    if let Some(out) = stdout {
+        readers.spawn(read_pipe(Arc::clone(&job), Stream::Stdout, out));
+    }
+    if let Some(err) = stderr {
+        readers.spawn(read_pipe(Arc::clone(&job), Stream::Stderr, err));
+    }
+    let status = child.wait().await;
+    let pgid = job.pgid;
+    // Whatever the task left in its group goes with it.
+    if let Some(pgid) = pgid {
+        if process::group_alive(pgid) {
+            process::signal_group(pgid, Signal::SIGTERM);
+            let deadline = Instant::now() + config.leftover_grace;
+            while process::group_alive(pgid) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            process::signal_group(pgid, Signal::SIGKILL);
+        }
+    }
+    // Drain what is left in the pipes, but never wait on a process outside the group.
+    let drained = tokio::time::timeout(config.drain, async {
+        while readers.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        readers.abort_all();
+        let mut out = job.output();
+        out.finish(Stream::Stdout);
+        out.finish(Stream::Stderr);
+    }
+    {
+        use std::os::unix::process::ExitStatusExt;
+        let mut st = job.status();
+        match status {
+            Ok(status) => {
+                if let Some(code) = status.code() {
+                    st.state = JobState::Exited;
+                    st.exit_code = Some(code);
+                } else {
+                    st.state = JobState::Signaled;
+                    st.signal = status.signal();
+                }
+            }
+            Err(err) => {
+                st.state = JobState::Exited;
+                st.error = Some(format!("lost track of the process: {err}"));
+            }
+        }
+        if job.stop_requested() {
+            st.error.get_or_insert_with(|| "stopped by agg".to_owned());
+        }
+        st.finished = Some((SystemTime::now(), Instant::now()));
+    }
+    job.temp.lock().unwrap_or_else(PoisonError::into_inner).take();
+    job.progress.send_modify(|n| *n += 1);
+    job.done.send_replace(true);
+    if let Some(engine) = engine.upgrade() {
+        let mut jobs = engine.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        prune(&mut jobs, engine.config.retain_finished);
+    }
+}

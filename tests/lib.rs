@@ -1,0 +1,5 @@
+//! End-to-end tests of the built `agg` binary: one test binary, one small builder
+//! ([`test::Test`]), one module per command.
+
+mod list;
+mod test;

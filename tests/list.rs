@@ -1,0 +1,283 @@
+//! `agg list`: discovery over the fixtures, naming, filters, diagnostics and output hygiene.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use crate::test::{Test, fixtures, names};
+
+/// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
+/// machine, so it is checked by its own tests instead.
+#[test]
+fn fixture_tables_match_their_snapshots() {
+    let mut dirs: Vec<_> = std::fs::read_dir(fixtures())
+        .expect("fixtures")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "hostile")
+        .collect();
+    dirs.sort();
+    assert!(dirs.contains(&"polyglot".to_owned()));
+    for name in dirs {
+        let out = Test::fixture(&name)
+            .args(["list", "--json"])
+            .run()
+            .success();
+        insta::assert_json_snapshot!(name.clone(), out.json(), {
+            ".root" => "[root]",
+            ".tasks[].runner_available" => "[machine-dependent]",
+            ".tasks[].command" => insta::dynamic_redaction(|value, _| {
+                // go-task is installed as `go-task` on some distributions.
+                value.as_str().map_or(value.clone(), |c| {
+                    c.strip_prefix("go-task ").map_or(value.clone(), |rest| format!("task {rest}").into())
+                })
+            }),
+        });
+    }
+}
+
+#[test]
+fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
+    let json = Test::fixture("polyglot")
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let names = names(&json);
+    for expected in [
+        "build-m",
+        "build-p",
+        "build-j",
+        "build-t",
+        "test-m",
+        "test-p",
+        "lint",
+        "clean",
+        "help",
+        "dev",
+        "format",
+        "deploy",
+        "xtask",
+        "lint-rs",
+        "ci",
+        "docs:serve",
+        "release",
+        "changelog",
+        "apps/api/build",
+        "apps/api/run",
+        "apps/web/dev",
+        "apps/web/build",
+        "services/worker/start",
+        "tools/proto",
+    ] {
+        assert!(
+            names.contains(&expected.to_owned()),
+            "missing {expected} in {names:?}"
+        );
+    }
+    let runners: std::collections::BTreeSet<_> = json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["runner"].as_str())
+        .collect();
+    assert_eq!(
+        runners.into_iter().collect::<Vec<_>>(),
+        ["cargo", "just", "make", "npm", "pnpm", "task", "xc"]
+    );
+}
+
+#[test]
+fn ignored_files_node_modules_and_included_files_are_not_listed() {
+    let json = Test::fixture("polyglot")
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let names = names(&json);
+    assert!(
+        !names.iter().any(|n| n.contains("should-not-appear")),
+        "{names:?}"
+    );
+    // docs/Taskfile.yml is included by the root Taskfile: listed as docs:serve only.
+    assert!(!names.iter().any(|n| n.starts_with("docs/")), "{names:?}");
+    // Hidden pre-script.
+    assert!(
+        !names.iter().any(|n| n.starts_with("prebuild")),
+        "{names:?}"
+    );
+    // Private just recipe.
+    assert!(
+        !names.iter().any(|n| n.contains("bump-version")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn rows_carry_the_contract_fields() {
+    let json = Test::fixture("polyglot")
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let build = json["tasks"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["unique_name"] == "apps/api/build"))
+        .cloned()
+        .expect("apps/api/build");
+    assert_eq!(build["source_name"], "build");
+    assert_eq!(build["runner"], "make");
+    assert_eq!(build["command"], "make build");
+    assert_eq!(build["dir"], "apps/api");
+    assert_eq!(build["file_path"], "apps/api/Makefile");
+    assert_eq!(build["line"], 1);
+    assert_eq!(build["description"], "Compile the API server");
+    assert!(build["runner_available"].is_boolean());
+    assert!(json["root"].as_str().is_some_and(|r| r.starts_with('/')));
+    assert!(json["diagnostics"].is_array());
+}
+
+#[test]
+fn a_malformed_file_is_a_diagnostic_and_other_tasks_still_list() {
+    let out = Test::new()
+        .write("Makefile", "build:\n\techo hi\n")
+        .write(
+            "web/package.json",
+            "{\n  \"scripts\": {\n    \"dev\": vite\n  }\n}\n",
+        )
+        .args(["list", "--json"])
+        .run()
+        .success();
+    let json = out.json();
+    assert_eq!(names(&json), ["build"]);
+    let diags = json["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["file_path"], "web/package.json");
+    assert_eq!(diags[0]["line"], 3);
+    assert!(out.stderr.contains("web/package.json:3:"), "{}", out.stderr);
+}
+
+#[test]
+fn human_output_groups_by_directory_and_explains_suffixes() {
+    let out = Test::fixture("polyglot").args(["list"]).run().success();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(lines[0].starts_with("./"), "{}", out.stdout);
+    let build_m = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("build-m "))
+        .expect("build-m row");
+    assert!(build_m.contains("make"), "{build_m}");
+    assert!(build_m.contains("Build every service"), "{build_m}");
+    assert!(build_m.contains("[make build]"), "{build_m}");
+    assert!(out.stdout.contains("\napps/api "), "{}", out.stdout);
+    assert!(!out.stdout.contains('\u{1b}'), "colour when piped");
+}
+
+#[test]
+fn missing_runners_are_marked_with_one_install_hint_each() {
+    let empty = tempfile::tempdir().expect("tmp");
+    let out = Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["list"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stderr.matches("pnpm is not installed").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("npm install -g pnpm"), "{}", out.stderr);
+    assert!(out.stdout.contains("pnpm ✗"), "{}", out.stdout);
+    let json = Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    for task in json["tasks"].as_array().into_iter().flatten() {
+        let xc = task["runner"] == "xc";
+        assert_eq!(task["runner_available"], xc, "{task}");
+    }
+}
+
+#[test]
+fn filters_narrow_by_runner_dir_and_query() {
+    let by_runner = Test::fixture("polyglot")
+        .args(["list", "--json", "--runner", "make,just"])
+        .run()
+        .success()
+        .json();
+    assert!(
+        by_runner["tasks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|t| t["runner"] == "make" || t["runner"] == "just")
+    );
+    let by_dir = Test::fixture("polyglot")
+        .args(["list", "--json", "--dir", "apps"])
+        .run()
+        .success()
+        .json();
+    assert!(names(&by_dir).iter().all(|n| n.starts_with("apps/")));
+    assert!(!names(&by_dir).is_empty());
+    let by_query = Test::fixture("polyglot")
+        .args(["list", "--json", "--query", "DOCS"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(names(&by_query), ["docs:serve"]);
+    Test::fixture("polyglot")
+        .args(["list", "--runner", "gradle"])
+        .run()
+        .code(2);
+}
+
+#[test]
+fn a_missing_root_is_an_error() {
+    let out = Test::new().args(["list", "does/not/exist"]).run().code(2);
+    assert!(
+        out.stderr
+            .contains("cannot scan `does/not/exist`: no such file"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_closed_pipe_is_success() {
+    let mut test = Test::new();
+    let mut makefile = String::new();
+    for i in 0..5000 {
+        makefile.push_str(&format!("target-{i}: ## Target number {i}\n\t@true\n"));
+    }
+    test = test.write("Makefile", makefile);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
+        .arg("list")
+        .current_dir(test.root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).expect("some output");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn published_schema_is_up_to_date() {
+    let out = Test::new().args(["schema"]).run().success();
+    let published = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/table.schema.json"),
+    )
+    .expect("schema/table.schema.json exists");
+    assert_eq!(
+        out.stdout, published,
+        "run `cargo run -- schema > schema/table.schema.json`"
+    );
+}

@@ -1,0 +1,183 @@
+//! The test builder: a repository (a bundled fixture or a fresh temp dir), arguments,
+//! environment, then the real `agg` binary run on it.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use tempfile::TempDir;
+
+/// The bundled fixtures.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// One invocation of `agg`.
+pub struct Test {
+    root: PathBuf,
+    tmp: Option<TempDir>,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    cwd_root: bool,
+}
+
+impl Test {
+    /// An empty temporary repository.
+    pub fn new() -> Test {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        Test {
+            root: tmp.path().to_path_buf(),
+            tmp: Some(tmp),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd_root: true,
+        }
+    }
+
+    /// A bundled fixture, used in place (read-only tests).
+    pub fn fixture(name: &str) -> Test {
+        Test {
+            root: fixtures().join(name),
+            tmp: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd_root: true,
+        }
+    }
+
+    /// A private copy of a bundled fixture (tests that run tasks or edit files).
+    pub fn fixture_copy(name: &str) -> Test {
+        let test = Test::new();
+        copy_dir(&fixtures().join(name), test.root());
+        test
+    }
+
+    /// The repository root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes a file under the root, creating directories.
+    pub fn write(self, path: &str, contents: impl AsRef<[u8]>) -> Test {
+        let full = self.root.join(path);
+        if let Some(parent) = full.parent() {
+            fs::create_dir_all(parent).expect("mkdir");
+        }
+        fs::write(full, contents).expect("write");
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Test
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets an environment variable for agg.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Test {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Runs agg from the root directory.
+    pub fn run(self) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
+        cmd.args(&self.args)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if self.cwd_root {
+            cmd.current_dir(&self.root);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run agg");
+        Output {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            _tmp: self.tmp,
+        }
+    }
+}
+
+/// What one agg run printed.
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    _tmp: Option<TempDir>,
+}
+
+impl Output {
+    /// Asserts exit code 0.
+    #[track_caller]
+    pub fn success(self) -> Output {
+        assert_eq!(
+            self.code,
+            Some(0),
+            "agg failed\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts a given exit code.
+    #[track_caller]
+    pub fn code(self, code: i32) -> Output {
+        assert_eq!(
+            self.code,
+            Some(code),
+            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// stdout parsed as JSON.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+/// Copies a directory tree, hidden files and ignored folders included.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for entry in fs::read_dir(from).expect("read fixture") {
+        let entry = entry.expect("entry");
+        let ty = entry.file_type().expect("type");
+        let dest = to.join(entry.file_name());
+        if ty.is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else if ty.is_symlink() {
+            let target = fs::read_link(entry.path()).expect("readlink");
+            std::os::unix::fs::symlink(target, dest).expect("symlink");
+        } else {
+            fs::copy(entry.path(), dest).expect("copy");
+        }
+    }
+}
+
+/// The task names of an `agg list --json` document.
+pub fn names(json: &serde_json::Value) -> Vec<String> {
+    json["tasks"]
+        .as_array()
+        .map(|tasks| {
+            tasks
+                .iter()
+                .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
