@@ -36,6 +36,8 @@ pub enum Error {
         /// Why.
         source: crate::invocation::InvocationError,
     },
+    /// The allowlist cannot be read or written.
+    Allowlist(String),
     /// The engine refused to start another job.
     Start(String),
     /// The task's process could not be started.
@@ -52,7 +54,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::BadRoot { .. } | Error::UnknownTask { .. } | Error::Ambiguous { .. } => 2,
-            Error::Output(_) | Error::Start(_) => 1,
+            Error::Output(_) | Error::Start(_) | Error::Allowlist(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -91,6 +93,7 @@ impl std::fmt::Display for Error {
                 other => write!(f, "cannot run `{task}`: {other}"),
             },
             Error::Start(reason) => f.write_str(reason),
+            Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
         }
     }

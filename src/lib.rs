@@ -5,11 +5,13 @@
 //! are installed ([`availability`]); the [`cli`] shows the table.
 #![deny(missing_docs)]
 
+pub mod allowlist;
 pub mod availability;
 pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod invocation;
+pub mod mcp;
 pub mod naming;
 pub mod repo_files;
 pub mod resolve;

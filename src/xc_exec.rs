@@ -67,8 +67,16 @@ pub fn compile(table: &Table, task: &Task, opts: &RunOptions) -> Result<Plan, In
     })
 }
 
+/// Splits a `Requires` entry into the task name and the inputs given to it (`greet Joe`).
+fn split_dep(dep: &str) -> (&str, Vec<String>) {
+    let mut words = dep.split_whitespace();
+    let name = words.next().unwrap_or(dep);
+    (name, words.map(str::to_owned).collect())
+}
+
 /// The task's xc dependency of name `dep`, defined in the same README.
 fn find_dep<'a>(table: &'a Table, task: &Task, dep: &str) -> Option<&'a Task> {
+    let dep = split_dep(dep).0;
     let same_file = |t: &&Task| t.runner == Runner::Xc && t.file_path == task.file_path;
     table
         .tasks
@@ -98,8 +106,10 @@ fn check_graph(table: &Table, task: &Task, stack: &mut Vec<String>) -> Result<()
     for dep in &task.deps {
         let Some(d) = find_dep(table, task, dep) else {
             return Err(InvocationError::Xc(format!(
-                "task `{}` requires `{dep}`, which {} does not define",
-                task.source_name, task.file_path
+                "task `{}` requires `{}`, which {} does not define",
+                task.source_name,
+                split_dep(dep).0,
+                task.file_path
             )));
         };
         check_graph(table, d, stack)?;
@@ -136,29 +146,29 @@ fn inputs(task: &Task, opts: &RunOptions) -> Result<Vec<(String, String)>, Invoc
 
 impl Compiler<'_> {
     fn emit_deps(&mut self, task: &Task, out: &mut String) -> std::io::Result<()> {
-        let deps: Vec<&Task> = task
+        let deps: Vec<(&Task, Vec<String>)> = task
             .deps
             .iter()
-            .filter_map(|d| find_dep(self.table, task, d))
+            .filter_map(|d| Some((find_dep(self.table, task, d)?, split_dep(d).1)))
             .collect();
         let run_async = task.xc.as_ref().is_some_and(|x| x.run_deps_async) && deps.len() > 1;
         if run_async {
             self.groups += 1;
             let var = format!("agg_pids_{}", self.groups);
             let _ = writeln!(out, "{var}=");
-            for dep in deps {
+            for (dep, args) in deps {
                 let mut body = String::new();
                 self.emit_deps(dep, &mut body)?;
-                if let Some(step) = self.once_step(dep)? {
+                if let Some(step) = self.once_step(dep, &args)? {
                     body.push_str(&step);
                 }
                 let _ = writeln!(out, "(\n{body}) &\n{var}=\"${var} $!\"");
             }
             let _ = writeln!(out, "for agg_pid in ${var}; do wait \"$agg_pid\" || exit $?; done");
         } else {
-            for dep in deps {
+            for (dep, args) in deps {
                 self.emit_deps(dep, out)?;
-                if let Some(step) = self.once_step(dep)? {
+                if let Some(step) = self.once_step(dep, &args)? {
                     out.push_str(&step);
                 }
             }
@@ -166,12 +176,20 @@ impl Compiler<'_> {
         Ok(())
     }
 
-    fn once_step(&mut self, task: &Task) -> std::io::Result<Option<String>> {
+    /// A dependency's step, or nothing when it is `Run: once` and already ran. Inputs the
+    /// `Requires` entry gives (`greet Joe`) come first, then the usual sources.
+    fn once_step(&mut self, task: &Task, args: &[String]) -> std::io::Result<Option<String>> {
         let once = task.xc.as_ref().is_some_and(|x| x.run_once);
         if once && !self.ran_once.insert(task.source_name.clone()) {
             return Ok(None);
         }
-        self.step(task, &[], false).map(Some)
+        let opts = RunOptions {
+            args: args.to_vec(),
+            ..RunOptions::default()
+        };
+        // A dependency missing an input runs without it, as xc runs it with an empty value.
+        let inputs = inputs(task, &opts).unwrap_or_default();
+        self.step(task, &inputs, false).map(Some)
     }
 
     /// One task's own script, in a subshell with its directory and environment.

@@ -1,5 +1,7 @@
 //! End-to-end tests of the built `agg` binary: one test binary, one small builder
 //! ([`test::Test`]), one module per command.
 
+mod engine;
 mod list;
+mod run;
 mod test;

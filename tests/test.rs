@@ -19,6 +19,7 @@ pub struct Test {
     tmp: Option<TempDir>,
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
+    remove: Vec<OsString>,
     cwd_root: bool,
 }
 
@@ -31,6 +32,7 @@ impl Test {
             tmp: Some(tmp),
             args: Vec::new(),
             env: Vec::new(),
+            remove: Vec::new(),
             cwd_root: true,
         }
     }
@@ -42,6 +44,19 @@ impl Test {
             tmp: None,
             args: Vec::new(),
             env: Vec::new(),
+            remove: Vec::new(),
+            cwd_root: true,
+        }
+    }
+
+    /// An existing directory (the caller owns it).
+    pub fn at(root: &Path) -> Test {
+        Test {
+            root: root.to_path_buf(),
+            tmp: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            remove: Vec::new(),
             cwd_root: true,
         }
     }
@@ -84,6 +99,12 @@ impl Test {
         self
     }
 
+    /// Removes the xc input variables the tests use from agg's environment.
+    pub fn env_remove_name(mut self) -> Test {
+        self.remove.extend(["NAME".into(), "GREETING".into()]);
+        self
+    }
+
     /// Runs agg from the root directory.
     pub fn run(self) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
@@ -94,6 +115,9 @@ impl Test {
             .stderr(Stdio::piped());
         if self.cwd_root {
             cmd.current_dir(&self.root);
+        }
+        for k in &self.remove {
+            cmd.env_remove(k);
         }
         for (k, v) in &self.env {
             cmd.env(k, v);

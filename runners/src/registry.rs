@@ -29,7 +29,9 @@ pub struct Adapter {
 
 impl std::fmt::Debug for Adapter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Adapter").field("name", &self.name).finish()
+        f.debug_struct("Adapter")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 

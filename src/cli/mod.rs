@@ -3,9 +3,13 @@
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success.
 
+mod allow;
 mod describe;
 mod list;
+mod mcp;
 mod run;
+
+pub use describe::write_detail;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -35,6 +39,14 @@ pub enum Command {
     Run(run::RunArgs),
     /// Show everything known about one task.
     Describe(describe::DescribeArgs),
+    /// Serve every task over MCP on stdio (add `agg mcp` to your agent's MCP servers).
+    Mcp(mcp::McpArgs),
+    /// Let agents run a task, every task of a file, or every task under a directory.
+    Allow(allow::RuleArgs),
+    /// Never let agents run a task, file or directory (deny wins over allow).
+    Deny(allow::RuleArgs),
+    /// Show the allowlist.
+    Allowlist(allow::ShowArgs),
     /// Print the JSON Schema of `agg list --json`.
     #[command(hide = true)]
     Schema,
@@ -77,6 +89,10 @@ pub fn main() -> ExitCode {
         Command::List(args) => list::run(&args),
         Command::Run(args) => run::run(args),
         Command::Describe(args) => describe::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
+        Command::Allow(args) => allow::change(&args, true),
+        Command::Deny(args) => allow::change(&args, false),
+        Command::Allowlist(args) => allow::show(&args),
         Command::Schema => print_json(&crate::table::Table::json_schema()),
     };
     match result {
@@ -106,8 +122,14 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
 
 /// Scans `root` after checking it is a directory.
 fn load_table(root: &std::path::Path) -> Result<crate::table::Table, Error> {
+    load_root(root)?;
+    Ok(crate::table::Table::load(root))
+}
+
+/// Checks that `root` is a directory.
+fn load_root(root: &std::path::Path) -> Result<(), Error> {
     match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => Ok(crate::table::Table::load(root)),
+        Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(Error::BadRoot {
             path: root.to_path_buf(),
             reason: "not a directory".to_owned(),

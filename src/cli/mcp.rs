@@ -1,0 +1,59 @@
+//! `agg mcp`: starts the MCP server, or prints a client's configuration.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::error::Error;
+use crate::mcp::{Client, Options, config_snippet, serve};
+
+/// Options of `agg mcp`.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// The repository root (default: the current directory).
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+    /// How long `task_start` waits for a task to finish before returning a run id.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    pub wait_ms: u64,
+    /// Lines of output results carry by default.
+    #[arg(long, default_value_t = 50)]
+    pub tail_lines: usize,
+    /// Jobs that may run at once.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub max_runs: u64,
+    /// Print the configuration snippet for an MCP client and exit.
+    #[arg(long, value_enum, value_name = "CLIENT")]
+    pub print_config: Option<Client>,
+}
+
+pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
+    if let Some(client) = args.print_config {
+        let mut out = std::io::stdout().lock();
+        out.write_all(config_snippet(client).as_bytes())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    super::load_root(&args.root)?;
+    // stdout belongs to the protocol: every log line goes to stderr.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("AGG_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .try_init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let opts = Options {
+        root: args.root.clone(),
+        wait_ms: args.wait_ms,
+        tail_lines: args.tail_lines,
+        max_runs: usize::try_from(args.max_runs).unwrap_or(32),
+    };
+    runtime.block_on(serve(opts))?;
+    // Do not wait for stdin reader threads blocked on a read that will never return.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(ExitCode::SUCCESS)
+}

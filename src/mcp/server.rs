@@ -1,0 +1,680 @@
+//! The MCP request handler: the tool list, and one function per tool.
+//!
+//! Read-only tools always work; execution tools consult the user's allowlist first. Every
+//! result carries `structuredContent` (matching the tool's published `outputSchema`) and a
+//! compact text copy. Failures the model should read are `isError` results with a machine
+//! code and a hint; malformed requests and unknown tools stay JSON-RPC errors.
+#![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use agg_runners::Runner;
+use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::render::{self, RESULT_CAP};
+use super::stream;
+use super::types::{
+    AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, JobResult, ListTasksArgs,
+    ListTasksResult, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow,
+    TaskStartArgs, TaskStatusArgs, TaskStopArgs, ToolError,
+};
+use crate::allowlist::{Decision, LiveAllowlist};
+use crate::engine::{Engine, Job};
+use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::table::{Filter, Table, Task};
+
+/// Error codes of `isError` results.
+pub mod code {
+    /// The user's allowlist does not allow the task.
+    pub const NOT_ALLOWLISTED: i32 = -32010;
+    /// The task's runner is not installed.
+    pub const RUNNER_UNAVAILABLE: i32 = -32011;
+    /// No such task or job.
+    pub const NOT_FOUND: i32 = -32012;
+    /// The running-jobs cap is reached.
+    pub const TOO_MANY_JOBS: i32 = -32013;
+    /// The arguments are invalid.
+    pub const INVALID_ARGS: i32 = -32602;
+}
+
+/// Server-wide settings from the command line.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Default `wait_ms` of `task_start`.
+    pub wait_ms: u64,
+    /// Default `tail_lines`.
+    pub tail_lines: usize,
+    /// The allowlist file.
+    pub allowlist: Option<PathBuf>,
+}
+
+/// Shared state of one server.
+#[derive(Debug)]
+pub struct State {
+    pub(super) root: PathBuf,
+    table: RwLock<Arc<Table>>,
+    pub(super) engine: Engine,
+    allowlist: Mutex<LiveAllowlist>,
+    pub(super) level: Mutex<Option<LoggingLevel>>,
+    settings: Settings,
+    pub(super) peer: Mutex<Option<Peer<RoleServer>>>,
+    sinks: Mutex<Vec<SubscriptionSink>>,
+    modern: AtomicBool,
+}
+
+/// The `agg mcp` handler.
+#[derive(Debug, Clone)]
+pub struct Server(pub(super) Arc<State>);
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+type ToolResult = Result<CallToolResult, ToolError>;
+
+fn tool_error(code: i32, error: impl Into<String>, hint: Option<String>) -> ToolError {
+    ToolError {
+        code,
+        error: error.into(),
+        hint,
+        suggestions: Vec::new(),
+    }
+}
+
+fn success<T: Serialize>(value: &T, text: String) -> CallToolResult {
+    let mut result = CallToolResult::structured(serde_json::to_value(value).unwrap_or_default());
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+fn failure(err: &ToolError) -> CallToolResult {
+    let mut text = format!("error {}: {}", err.code, err.error);
+    if !err.suggestions.is_empty() {
+        text.push_str(&format!("\ndid you mean: {}?", err.suggestions.join(", ")));
+    }
+    if let Some(hint) = &err.hint {
+        text.push_str(&format!("\nhint: {hint}"));
+    }
+    let mut result = CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default());
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+fn parse<T: DeserializeOwned>(args: Option<rmcp::model::JsonObject>) -> Result<T, ToolError> {
+    let value = serde_json::Value::Object(args.unwrap_or_default());
+    serde_json::from_value(value).map_err(|e| tool_error(code::INVALID_ARGS, format!("invalid arguments: {e}"), None))
+}
+
+fn input_schema<T: JsonSchema + 'static>() -> Arc<rmcp::model::JsonObject> {
+    schema_for_input::<T>().unwrap_or_default()
+}
+
+fn tool<I: JsonSchema + 'static, O: JsonSchema + 'static>(
+    name: &'static str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+) -> Tool {
+    Tool::new(name, description, input_schema::<I>())
+        .with_raw_output_schema(schema_for_output::<O>())
+        .with_annotations(annotations)
+}
+
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
+}
+
+/// The fixed tools.
+pub fn tools() -> Vec<Tool> {
+    vec![
+        tool::<ListTasksArgs, ListTasksResult>(
+            "list_tasks",
+            "List the repository's tasks (Make, npm/pnpm/yarn/bun scripts, Cargo aliases, just, go-task, xc) with their unique names, commands, directories, descriptions and whether agents may run them. Filter with runner, dir and query to fetch little.",
+            read_only(),
+        ),
+        tool::<DescribeTaskArgs, DescribeResult>(
+            "describe_task",
+            "Everything known about one task: command, dir, file:line, description, params, deps, env and the script it runs.",
+            read_only(),
+        ),
+        tool::<TaskStartArgs, JobResult>(
+            "task_start",
+            "Run a task. Returns its exit code and output if it ends within wait_ms (default 1000); otherwise returns state running with a run_id while it continues in the background. Only tasks the user allowlisted run.",
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(true)
+                .idempotent(false)
+                .open_world(true),
+        ),
+        tool::<StatusArgs, StatusResult>(
+            "status",
+            "Every running and recently finished job: run_id, pid, task, args, state and elapsed time.",
+            read_only(),
+        ),
+        tool::<TaskStatusArgs, JobResult>(
+            "task_status",
+            "State, exit code or signal, times and recent output of one job, by run_id, pid or unique_name.",
+            read_only(),
+        ),
+        tool::<TaskOutputArgs, JobResult>(
+            "task_output",
+            "A job's output: a tail, stderr only, or a page from an offset (next_offset continues it).",
+            read_only(),
+        ),
+        tool::<TaskStopArgs, JobResult>(
+            "task_stop",
+            "Stop a job: SIGTERM to its whole process group, then SIGKILL after grace_ms (default 5000). Returns its final state and last output.",
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(true)
+                .idempotent(true)
+                .open_world(false),
+        ),
+    ]
+}
+
+impl Server {
+    /// A server for the repository at `root` (canonical).
+    pub fn new(root: PathBuf, table: Table, engine: Engine, settings: Settings) -> Server {
+        let allowlist = LiveAllowlist::new(settings.allowlist.clone(), &root);
+        if let Some(problem) = allowlist.problem() {
+            tracing::warn!("allowlist: {problem}");
+        }
+        Server(Arc::new(State {
+            root,
+            table: RwLock::new(Arc::new(table)),
+            engine,
+            allowlist: Mutex::new(allowlist),
+            level: Mutex::new(None),
+            settings,
+            peer: Mutex::new(None),
+            sinks: Mutex::new(Vec::new()),
+            modern: AtomicBool::new(false),
+        }))
+    }
+
+    /// The engine, for shutdown.
+    pub fn engine(&self) -> &Engine {
+        &self.0.engine
+    }
+
+    /// Remembers the session's peer for notifications sent outside a request.
+    pub fn set_peer(&self, peer: Peer<RoleServer>) {
+        *lock(&self.0.peer) = Some(peer);
+    }
+
+    fn table(&self) -> Arc<Table> {
+        Arc::clone(&self.0.table.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Scans the repository again and returns the new table.
+    async fn rescan(&self) -> Arc<Table> {
+        let root = self.0.root.clone();
+        let table = tokio::task::spawn_blocking(move || Table::load(&root))
+            .await
+            .map(Arc::new)
+            .unwrap_or_else(|_| self.table());
+        *self.0.table.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&table);
+        table
+    }
+
+    /// The task named `name`; a task file may have changed since the last scan, so a miss
+    /// scans again before answering with suggestions.
+    async fn find(&self, name: &str) -> Result<(Arc<Table>, usize), ToolError> {
+        let position = |t: &Table| t.tasks.iter().position(|task| task.unique_name == name);
+        let table = self.table();
+        if let Some(i) = position(&table) {
+            return Ok((table, i));
+        }
+        let table = self.rescan().await;
+        match position(&table) {
+            Some(i) => Ok((table, i)),
+            None => {
+                let mut err = tool_error(
+                    code::NOT_FOUND,
+                    format!("no task named `{name}`"),
+                    Some("list_tasks shows every task; pass its unique_name".to_owned()),
+                );
+                err.suggestions = crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name);
+                Err(err)
+            }
+        }
+    }
+
+    fn decide(&self, task: &Task) -> Decision {
+        lock(&self.0.allowlist).decide(task)
+    }
+
+    fn allowlist_info(&self) -> AllowlistInfo {
+        let list = lock(&self.0.allowlist);
+        AllowlistInfo {
+            path: list.path().map(|p| p.display().to_string()),
+            problem: list.problem().map(str::to_owned),
+        }
+    }
+
+    async fn list_tasks(&self, args: ListTasksArgs) -> ToolResult {
+        let runners = match args.runner.as_deref() {
+            None | Some("") => Vec::new(),
+            Some(name) => vec![Runner::from_name(name).ok_or_else(|| {
+                tool_error(
+                    code::INVALID_ARGS,
+                    format!("unknown runner `{name}`"),
+                    Some("one of: make, npm, pnpm, yarn, bun, cargo, just, task, xc".to_owned()),
+                )
+            })?],
+        };
+        let dir = match args.dir.as_deref() {
+            None => None,
+            Some(d) => Some(inside_root(&self.0.root, d)?),
+        };
+        let filter = Filter {
+            runners,
+            dir,
+            query: args.query.clone(),
+        };
+        let table = self.rescan().await;
+        let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
+        let offset = args.offset.unwrap_or(0);
+        let limit = args.limit.unwrap_or(200).max(1);
+        let rows: Vec<TaskRow> = matching
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|t| TaskRow {
+                allowlisted: self.decide(t).allowed(),
+                task: (*t).clone(),
+            })
+            .collect();
+        let next = offset + rows.len();
+        let result = ListTasksResult {
+            root: table.root.display().to_string(),
+            total: matching.len(),
+            next_offset: (next < matching.len()).then_some(next),
+            tasks: rows,
+            diagnostics: table.diagnostics.clone(),
+            allowlist: self.allowlist_info(),
+        };
+        let text = list_text(&result);
+        Ok(success(&result, text))
+    }
+
+    async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
+        let (table, i) = self.find(&args.unique_name).await?;
+        let task = &table.tasks[i];
+        let decision = self.decide(task);
+        let result = DescribeResult {
+            detail: task.detail(),
+            allowlisted: decision.allowed(),
+            allowlist_rule: match decision {
+                Decision::Allowed(r) | Decision::Denied(r) => Some(r),
+                Decision::NotListed => None,
+            },
+        };
+        let mut text = Vec::new();
+        let _ = crate::cli::write_detail(&mut text, &result.detail);
+        let mut text = String::from_utf8_lossy(&text).into_owned();
+        text.push_str(if result.allowlisted {
+            "  agents may run it (allowlisted)\n"
+        } else {
+            "  agents may not run it yet (not allowlisted)\n"
+        });
+        Ok(success(&result, text))
+    }
+
+    async fn task_start(&self, args: TaskStartArgs, ctx: RequestContext<RoleServer>) -> ToolResult {
+        let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
+        if wait_ms > 600_000 {
+            return Err(tool_error(code::INVALID_ARGS, "wait_ms is at most 600000 (10 minutes)", None));
+        }
+        let mode = args.output.unwrap_or_default();
+        let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let (table, i) = self.find(&args.unique_name).await?;
+        let task = &table.tasks[i];
+        match self.decide(task) {
+            Decision::Allowed(_) => {}
+            Decision::Denied(rule) => {
+                return Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!("`{}` is denied by the user's allowlist ({rule})", task.unique_name),
+                    Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
+                ));
+            }
+            Decision::NotListed => {
+                return Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!("`{}` is not allowlisted, so agents may not run it", task.unique_name),
+                    Some(format!(
+                        "ask the user to run `agg allow {}` (or `agg allow --file {}` for every task in that file) in {}",
+                        task.unique_name,
+                        task.file_path,
+                        table.root.display()
+                    )),
+                ));
+            }
+        }
+        let opts = RunOptions {
+            args: args.args,
+            env: args.env.into_iter().collect(),
+            skip_deps: args.skip_deps,
+        };
+        let inv = invocation(&table, task, &opts).map_err(|e| match e {
+            InvocationError::RunnerMissing { runner, hint } => tool_error(
+                code::RUNNER_UNAVAILABLE,
+                format!("`{}` needs {runner}, which is not installed", task.unique_name),
+                Some(format!("install it: {hint}")),
+            ),
+            other => tool_error(code::INVALID_ARGS, other.to_string(), None),
+        })?;
+        let started = self
+            .0
+            .engine
+            .start(inv, crate::engine::StdioMode::Capture, args.allow_parallel)
+            .map_err(|e| {
+                tool_error(
+                    code::TOO_MANY_JOBS,
+                    e.to_string(),
+                    Some("status lists the running jobs; task_stop ends one".to_owned()),
+                )
+            })?;
+        let job = Arc::clone(&started.job);
+        let levels = stream::Levels {
+            request: ctx.meta.log_level(),
+        };
+        let settled = Arc::new(AtomicBool::new(false));
+        stream::follow(
+            Arc::clone(&self.0),
+            Arc::clone(&job),
+            ctx.peer.clone(),
+            levels,
+            Arc::clone(&settled),
+        );
+        let progress = ctx.meta.get_progress_token();
+        let waited = tokio::select! {
+            finished = job.wait_for(Duration::from_millis(wait_ms)) => Some(finished),
+            () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
+            () = ctx.ct.cancelled() => {
+                // The client gave up on this call: the job goes with it.
+                self.0.engine.stop(&job, Duration::from_secs(5)).await;
+                stream::final_words(&self.0, &job, &ctx.peer).await;
+                None
+            }
+        };
+        if waited == Some(true) {
+            settled.store(true, Ordering::Release);
+        }
+        let block = render::output(&job, mode, tail_lines, RESULT_CAP);
+        let result = render::job_result(&job, mode, tail_lines, block, started.reused);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    fn status(&self) -> CallToolResult {
+        let jobs: Vec<_> = self.0.engine.list().iter().map(|j| j.snapshot()).collect();
+        let running = jobs.iter().filter(|j| j.state == crate::engine::JobState::Running).count();
+        let result = StatusResult {
+            jobs,
+            running,
+            max_running: self.0.engine.config().max_running,
+        };
+        let mut text = format!("{} jobs, {} running (at most {})", result.jobs.len(), running, result.max_running);
+        for j in &result.jobs {
+            text.push_str(&format!(
+                "\n{}  {}  {}  pid {}  {}ms{}",
+                j.run_id,
+                j.unique_name,
+                j.state.as_str(),
+                j.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
+                j.elapsed_ms,
+                j.exit_code.map_or_else(String::new, |c| format!("  exit {c}"))
+            ));
+        }
+        success(&result, text)
+    }
+
+    fn job(&self, r: &JobRef) -> Result<Arc<Job>, ToolError> {
+        let given = usize::from(r.run_id.is_some()) + usize::from(r.pid.is_some()) + usize::from(r.unique_name.is_some());
+        if given != 1 {
+            return Err(tool_error(code::INVALID_ARGS, "give exactly one of run_id, pid or unique_name", None));
+        }
+        let found = if let Some(id) = &r.run_id {
+            self.0.engine.get(id)
+        } else if let Some(pid) = r.pid {
+            self.0.engine.by_pid(pid)
+        } else {
+            r.unique_name.as_deref().and_then(|n| self.0.engine.by_task(n))
+        };
+        found.ok_or_else(|| {
+            let wanted = r
+                .run_id
+                .clone()
+                .or_else(|| r.pid.map(|p| format!("pid {p}")))
+                .or_else(|| r.unique_name.clone())
+                .unwrap_or_default();
+            let mut err = tool_error(
+                code::NOT_FOUND,
+                format!("no job {wanted}"),
+                Some("status lists the running and recently finished jobs (the 20 newest finished ones are kept)".to_owned()),
+            );
+            let ids = self.0.engine.run_ids();
+            err.suggestions = crate::resolve::suggest(ids.iter().map(String::as_str), &wanted);
+            err
+        })
+    }
+
+    fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
+        let job = self.job(&args.job)?;
+        let tail = args.tail_lines.unwrap_or(20);
+        let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
+        let result = render::job_result(&job, OutputMode::Tail, tail, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
+        let job = self.job(&JobRef {
+            run_id: args.run_id.clone(),
+            pid: args.pid,
+            unique_name: None,
+        })?;
+        let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(256, 256 * 1024);
+        let mode = args.output.unwrap_or_default();
+        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let block = match args.offset {
+            Some(offset) => Some(render::page(&job, offset, max_bytes)),
+            None => render::output(&job, mode, tail, max_bytes),
+        };
+        let result = render::job_result(&job, mode, tail, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
+        let job = self.job(&JobRef {
+            run_id: args.run_id.clone(),
+            pid: args.pid,
+            unique_name: None,
+        })?;
+        let grace = Duration::from_millis(args.grace_ms.unwrap_or(5000).min(60_000));
+        self.0.engine.stop(&job, grace).await;
+        let mode = args.output.unwrap_or_default();
+        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let block = render::output(&job, mode, tail, RESULT_CAP);
+        let result = render::job_result(&job, mode, tail, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    /// Tells every session that the tool list changed.
+    pub fn notify_tools_changed(&self) {
+        let peer = lock(&self.0.peer).clone();
+        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
+        let modern = self.0.modern.load(Ordering::Relaxed);
+        tokio::spawn(async move {
+            if modern {
+                for sink in sinks {
+                    let _ = sink.notify_tool_list_changed().await;
+                }
+            } else if let Some(peer) = peer {
+                let _ = peer.notify_tool_list_changed().await;
+            }
+        });
+    }
+}
+
+/// Normalizes a root-relative directory, refusing anything that resolves outside the
+/// root (`..`, absolute paths, symlinks leading out).
+fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
+    let out = || {
+        tool_error(
+            code::INVALID_ARGS,
+            format!("dir `{dir}` is outside the repository"),
+            Some("dir is relative to the repository root".to_owned()),
+        )
+    };
+    let joined = agg_runners::join(".", dir.trim_end_matches('/')).ok_or_else(out)?;
+    if let Ok(real) = std::fs::canonicalize(root.join(&joined)) {
+        if !real.starts_with(root) {
+            return Err(out());
+        }
+    }
+    Ok(joined)
+}
+
+fn list_text(r: &ListTasksResult) -> String {
+    let mut s = format!(
+        "{} of {} tasks in {} (✓ = agents may run it)\n",
+        r.tasks.len(),
+        r.total,
+        r.root
+    );
+    for row in &r.tasks {
+        let t = &row.task;
+        s.push_str(&format!(
+            "{} {} [{}{}] {}\n",
+            if row.allowlisted { "✓" } else { "·" },
+            t.unique_name,
+            t.runner,
+            if t.runner_available { "" } else { ", not installed" },
+            t.description.as_deref().map_or_else(|| format!("$ {}", t.command), |d| d.lines().next().unwrap_or("").to_owned())
+        ));
+    }
+    if let Some(next) = r.next_offset {
+        s.push_str(&format!("[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]\n", r.total - next));
+    }
+    if !r.diagnostics.is_empty() {
+        s.push_str(&format!("{} files had problems (see diagnostics)\n", r.diagnostics.len()));
+    }
+    if let Some(problem) = &r.allowlist.problem {
+        s.push_str(&format!("allowlist: {problem}\n"));
+    }
+    s
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("agg", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. Only tasks the user allowlisted (`agg allow`) can run.",
+        )
+    }
+
+    async fn set_level(&self, req: SetLevelRequestParams, _ctx: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        *lock(&self.0.level) = Some(req.level);
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        _req: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.mark_session(&ctx);
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        req: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.mark_session(&ctx);
+        let args = req.arguments.clone();
+        let result = match req.name.as_ref() {
+            "list_tasks" => match parse(args) {
+                Ok(a) => self.list_tasks(a).await,
+                Err(e) => Err(e),
+            },
+            "describe_task" => match parse(args) {
+                Ok(a) => self.describe_task(a).await,
+                Err(e) => Err(e),
+            },
+            "task_start" => match parse(args) {
+                Ok(a) => self.task_start(a, ctx).await,
+                Err(e) => Err(e),
+            },
+            "status" => Ok(self.status()),
+            "task_status" => parse(args).and_then(|a| self.task_status(&a)),
+            "task_output" => parse(args).and_then(|a| self.task_output(&a)),
+            "task_stop" => match parse(args) {
+                Ok(a) => self.task_stop(a).await,
+                Err(e) => Err(e),
+            },
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool `{other}`"),
+                    None,
+                ));
+            }
+        };
+        Ok(result.unwrap_or_else(|e| failure(&e)).into())
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, ctx: SubscriptionContext) -> Result<(), ErrorData> {
+        self.0.modern.store(true, Ordering::Relaxed);
+        lock(&self.0.sinks).push(ctx.sink().clone());
+        ctx.cancelled().await;
+        let id = ctx.sink().id().clone();
+        lock(&self.0.sinks).retain(|s| s.id() != &id);
+        Ok(())
+    }
+}
+
+impl Server {
+    fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
+        if ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+            self.0.modern.store(true, Ordering::Relaxed);
+        }
+        let mut peer = lock(&self.0.peer);
+        if peer.is_none() {
+            *peer = Some(ctx.peer.clone());
+        }
+    }
+}

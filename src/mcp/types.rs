@@ -1,0 +1,257 @@
+//! The MCP tools' arguments and results. Tool names and these field names are a contract;
+//! input and output schemas are generated from these types with schemars.
+
+use std::collections::BTreeMap;
+
+use agg_runners::Diagnostic;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::JobSnapshot;
+use crate::table::{Task, TaskDetail};
+
+/// How much output a result carries (the xc model).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputMode {
+    /// The last `tail_lines` lines (default 50).
+    #[default]
+    Tail,
+    /// All retained output, from the start, up to the size cap.
+    Full,
+    /// stderr only (its last `tail_lines` lines).
+    Stderr,
+    /// Exit code and pass/fail only.
+    Silent,
+}
+
+/// Arguments of `list_tasks`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct ListTasksArgs {
+    /// Only this runner: make, npm, pnpm, yarn, bun, cargo, just, task or xc.
+    pub runner: Option<String>,
+    /// Only tasks in this directory (relative to the root) or below it.
+    pub dir: Option<String>,
+    /// Only tasks whose name, alias or description contains this text (case-insensitive).
+    pub query: Option<String>,
+    /// At most this many tasks (default 200).
+    pub limit: Option<usize>,
+    /// Skip this many tasks first (paging).
+    pub offset: Option<usize>,
+}
+
+/// Arguments of `describe_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DescribeTaskArgs {
+    /// The task's unique name, as `list_tasks` gives it.
+    pub unique_name: String,
+}
+
+/// Arguments of `task_start`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TaskStartArgs {
+    /// The task's unique name, as `list_tasks` gives it.
+    pub unique_name: String,
+    /// Arguments for the task (passed as argv, never through a shell).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment overrides for this run.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long to wait for the task to finish before returning a run_id (default 1000,
+    /// at most 600000; 0 starts it in the background and returns at once).
+    pub wait_ms: Option<u64>,
+    /// Output mode of the result.
+    pub output: Option<OutputMode>,
+    /// Lines of output for the `tail` and `stderr` modes (default 50).
+    pub tail_lines: Option<usize>,
+    /// xc tasks: skip the `Requires` dependencies.
+    #[serde(default)]
+    pub skip_deps: bool,
+    /// Start a second copy even when the same task with the same args is running.
+    #[serde(default)]
+    pub allow_parallel: bool,
+}
+
+/// Arguments of `status` (none).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct StatusArgs {}
+
+/// Which job a tool is about: exactly one of `run_id`, `pid` or `unique_name`.
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+pub struct JobRef {
+    /// The run id `task_start` returned.
+    pub run_id: Option<String>,
+    /// The task's pid.
+    pub pid: Option<u32>,
+    /// A task's unique name: its newest (running first) job.
+    pub unique_name: Option<String>,
+}
+
+/// Arguments of `task_status`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TaskStatusArgs {
+    /// Which job.
+    #[serde(flatten)]
+    pub job: JobRef,
+    /// Lines of recent output to include (default 20).
+    pub tail_lines: Option<usize>,
+}
+
+/// Arguments of `task_output`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TaskOutputArgs {
+    /// The run id `task_start` returned.
+    pub run_id: Option<String>,
+    /// The task's pid.
+    pub pid: Option<u32>,
+    /// Output mode (default `tail`; an `offset` pages forward instead).
+    pub output: Option<OutputMode>,
+    /// Lines for the `tail` and `stderr` modes (default 50).
+    pub tail_lines: Option<usize>,
+    /// Read forward from this line number (1-based; a previous `next_offset`).
+    pub offset: Option<u64>,
+    /// Most bytes of output text to return (default 16384, at most 262144).
+    pub max_bytes: Option<usize>,
+}
+
+/// Arguments of `task_stop`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TaskStopArgs {
+    /// The run id `task_start` returned.
+    pub run_id: Option<String>,
+    /// The task's pid.
+    pub pid: Option<u32>,
+    /// Milliseconds between SIGTERM and SIGKILL (default 5000, at most 60000).
+    pub grace_ms: Option<u64>,
+    /// Output mode of the result.
+    pub output: Option<OutputMode>,
+    /// Lines for the `tail` and `stderr` modes (default 50).
+    pub tail_lines: Option<usize>,
+}
+
+/// A table row as `list_tasks` returns it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TaskRow {
+    /// The row.
+    #[serde(flatten)]
+    pub task: Task,
+    /// Whether the user's allowlist lets agents run it.
+    pub allowlisted: bool,
+}
+
+/// Where the allowlist is and whether it could be read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AllowlistInfo {
+    /// The allowlist file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Why it could not be used, if it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// Result of `list_tasks`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListTasksResult {
+    /// The repository root.
+    pub root: String,
+    /// The tasks (one page).
+    pub tasks: Vec<TaskRow>,
+    /// Tasks matching the filters, in all pages.
+    pub total: usize,
+    /// Pass as `offset` for the next page, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<usize>,
+    /// Files that could not be read or understood.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The allowlist in force.
+    pub allowlist: AllowlistInfo,
+}
+
+/// Result of `describe_task`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DescribeResult {
+    /// Everything known about the task.
+    #[serde(flatten)]
+    pub detail: TaskDetail,
+    /// Whether agents may run it.
+    pub allowlisted: bool,
+    /// The allowlist rule that decided, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowlist_rule: Option<String>,
+}
+
+/// A slice of a job's output.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OutputBlock {
+    /// The lines, joined with newlines (ANSI colours removed).
+    pub text: String,
+    /// Line number of the first line shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_line: Option<u64>,
+    /// Pass as `offset` to `task_output` to read on from here.
+    pub next_offset: u64,
+    /// Lines written so far (both streams).
+    pub total_lines: u64,
+    /// Lines before the first shown one that this result leaves out (still readable).
+    pub omitted_before: u64,
+    /// Lines after the last shown one that this result leaves out (still readable).
+    pub omitted_after: u64,
+    /// Lines no longer held (the buffer keeps about the last 5 MiB).
+    pub dropped: u64,
+    /// How to read what was left out, when something was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<String>,
+}
+
+/// A job and its output, as `task_start`, `task_status`, `task_output` and `task_stop`
+/// return it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct JobResult {
+    /// The job.
+    #[serde(flatten)]
+    pub job: JobSnapshot,
+    /// Set when `task_start` found the same task already running and returned that job.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reused: bool,
+    /// Once finished: whether it succeeded (exit code 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    /// Output in the requested mode (absent in `silent` mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputBlock>,
+    /// On failure, the end of stderr, whatever the mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<OutputBlock>,
+    /// What to do next.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Result of `status`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct StatusResult {
+    /// Every running and retained job, oldest first.
+    pub jobs: Vec<JobSnapshot>,
+    /// How many are running.
+    pub running: usize,
+    /// How many may run at once.
+    pub max_running: usize,
+}
+
+/// The structured body of an `isError` result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ToolError {
+    /// Machine code: -32010 not allowlisted, -32011 runner unavailable, -32012 task or job
+    /// not found, -32013 too many jobs, -32602 invalid arguments.
+    pub code: i32,
+    /// What went wrong.
+    pub error: String,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The closest names, for a name that was not found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+}

@@ -1,0 +1,317 @@
+//! `agg run` and `agg describe` with the real runners: argv passing per runner, exit codes,
+//! signals forwarded to the whole tree, and the errors a person meets.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::engine::{alive, read_pid};
+use crate::test::Test;
+
+/// Whether `program` is installed. In CI (`AGG_REQUIRE_RUNNERS=1`) a missing runner fails
+/// the test; locally the test says so loudly and skips.
+pub fn have(program: &str) -> bool {
+    if which::which(program).is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
+        "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
+    );
+    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
+    false
+}
+
+/// The arguments every runner test passes: shell metacharacters must arrive verbatim.
+const TRICKY: [&str; 6] = ["a b", "$(echo pwned)", "semi;colon", "it's \"quoted\"", "-leading", "new\nline"];
+
+fn argv_json(stdout: &str) -> Vec<String> {
+    let line = stdout.lines().find(|l| l.starts_with('[')).unwrap_or_else(|| panic!("no JSON line in {stdout:?}"));
+    serde_json::from_str(line).expect("argv JSON")
+}
+
+const PRINT_ARGS_JS: &str = r#"node -e \"console.log(JSON.stringify(process.argv.slice(1)))\""#;
+
+fn package_json(script: &str) -> String {
+    format!("{{\n  \"name\": \"t\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {{\n    \"args\": \"{script}\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n")
+}
+
+fn check_package_manager(pm: &str, lockfile: Option<(&str, &str)>, install: bool) {
+    if !have(pm) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("package.json"), package_json(PRINT_ARGS_JS)).expect("write");
+    if let Some((name, text)) = lockfile {
+        std::fs::write(dir.path().join(name), text).expect("write lockfile");
+    }
+    if install {
+        let status = Command::new(pm).arg("install").current_dir(dir.path()).stdout(Stdio::null()).status();
+        assert!(status.is_ok_and(|s| s.success()), "{pm} install failed");
+    }
+    let listed = Test::at(dir.path()).args(["list", "--json"]).run().success().json();
+    assert_eq!(listed["tasks"][0]["runner"], pm, "{listed}");
+    let out = Test::at(dir.path()).args(["run", "args", "--"]).args(TRICKY).run().success();
+    assert_eq!(argv_json(&out.stdout), TRICKY, "{pm}: {}", out.stderr);
+    Test::at(dir.path()).args(["run", "fail"]).run().code(7);
+}
+
+#[test]
+fn npm_scripts_get_their_args_verbatim_after_a_separator() {
+    check_package_manager("npm", None, false);
+}
+
+#[test]
+fn pnpm_scripts_run_with_pnpm() {
+    check_package_manager("pnpm", Some(("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")), false);
+}
+
+#[test]
+fn yarn_scripts_run_with_yarn() {
+    // The registry's `yarn` is Yarn 2 (berry), which wants `yarn install` first, as a
+    // person would run it.
+    check_package_manager("yarn", Some(("yarn.lock", "")), true);
+}
+
+#[test]
+fn bun_scripts_run_with_bun() {
+    check_package_manager("bun", Some(("bun.lock", "{\"lockfileVersion\": 1, \"workspaces\": {\"\": {\"name\": \"t\"}}}\n")), false);
+}
+
+#[test]
+fn make_targets_take_variable_assignments_and_keep_exit_codes() {
+    if !have("make") {
+        return;
+    }
+    let makefile = "greet: ## Say hello\n\t@echo \"hello $(NAME)\"\n\nfail:\n\t@exit 4\n";
+    let out = Test::new()
+        .write("Makefile", makefile)
+        .args(["run", "greet", "NAME=big world"])
+        .run()
+        .success();
+    assert_eq!(out.stdout.trim(), "hello big world");
+    Test::new().write("Makefile", makefile).args(["run", "fail"]).run().code(2);
+}
+
+#[test]
+fn make_runs_in_the_makefile_directory() {
+    if !have("make") {
+        return;
+    }
+    let out = Test::new()
+        .write("sub/dir/Makefile", "where:\n\t@pwd\n")
+        .args(["run", "sub/dir/where"])
+        .run()
+        .success();
+    assert!(out.stdout.trim().ends_with("/sub/dir"), "{}", out.stdout);
+}
+
+#[test]
+fn just_recipes_get_positional_arguments() {
+    if !have("just") {
+        return;
+    }
+    let justfile = "set positional-arguments\n\n# Print the args\nargs *rest:\n    @python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n\nfail:\n    @exit 5\n";
+    let out = Test::new().write("justfile", justfile).args(["run", "args", "--"]).args(TRICKY).run().success();
+    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
+    Test::new().write("justfile", justfile).args(["run", "fail"]).run().code(5);
+}
+
+#[test]
+fn go_task_receives_args_as_cli_args() {
+    if !have("task") {
+        return;
+    }
+    let taskfile = "version: '3'\n\ntasks:\n  echo:\n    desc: Echo the args\n    cmds:\n      - echo \"args={{.CLI_ARGS}}\"\n  fail:\n    cmds:\n      - exit 6\n";
+    let out = Test::new()
+        .write("Taskfile.yml", taskfile)
+        .args(["run", "echo", "--", "one", "two"])
+        .run()
+        .success();
+    assert!(out.stdout.contains("args=one two"), "{}\n{}", out.stdout, out.stderr);
+    let failed = Test::new().write("Taskfile.yml", taskfile).args(["run", "fail"]).run();
+    assert_ne!(failed.code, Some(0));
+}
+
+#[test]
+fn cargo_aliases_run_through_cargo() {
+    if !have("cargo") {
+        return;
+    }
+    let out = Test::new()
+        .write(".cargo/config.toml", "[alias]\nv = \"version\"\n")
+        .args(["run", "v", "--", "--verbose"])
+        .run()
+        .success();
+    assert!(out.stdout.starts_with("cargo "), "{}", out.stdout);
+    assert!(out.stdout.contains("release:"), "--verbose reached cargo: {}", out.stdout);
+}
+
+const XC_README: &str = r#"# Demo
+
+## Tasks
+
+### greet
+
+Say hello.
+
+Inputs: NAME, GREETING
+Env: GREETING=hello
+
+```sh
+echo "$GREETING $NAME from $(basename "$PWD")"
+```
+
+### prepare
+
+```sh
+echo prepare >> log.txt
+```
+
+### build
+
+Requires: prepare, prepare-more
+Run: once
+
+```sh
+echo build >> log.txt
+cat log.txt
+```
+
+### prepare-more
+
+Requires: prepare
+
+```sh
+echo more >> log.txt
+```
+
+### py
+
+```python
+#!/usr/bin/env python3
+import sys
+print("python says", sys.argv[1:])
+```
+
+### loop-a
+
+Requires: loop-b
+
+```sh
+true
+```
+
+### loop-b
+
+Requires: loop-a
+
+```sh
+true
+```
+
+### sub
+
+Dir: web
+
+```sh
+pwd
+```
+"#;
+
+#[test]
+fn xc_tasks_run_with_the_built_in_executor() {
+    let test = Test::new().write("README.md", XC_README).write("web/.keep", "");
+    let out = test.args(["run", "greet", "--", "world"]).run().success();
+    assert!(out.stdout.contains("hello world from "), "{}\n{}", out.stdout, out.stderr);
+    let out = Test::new()
+        .write("README.md", XC_README)
+        .env("NAME", "env")
+        .env("GREETING", "hi")
+        .args(["run", "greet"])
+        .run()
+        .success();
+    assert!(out.stdout.contains("hi env"), "{}", out.stdout);
+    let missing = Test::new().write("README.md", XC_README).args(["run", "greet"]).env_remove_name().run().code(2);
+    assert!(missing.stderr.contains("needs input `NAME`"), "{}", missing.stderr);
+}
+
+#[test]
+fn xc_dependencies_run_first_and_cycles_are_refused() {
+    let out = Test::new().write("README.md", XC_README).args(["run", "build"]).run().success();
+    assert_eq!(out.stdout.lines().collect::<Vec<_>>(), ["prepare", "prepare", "more", "build"]);
+    let skipped = Test::new().write("README.md", XC_README).write("log.txt", "").args(["run", "--skip-deps", "build"]).run().success();
+    assert_eq!(skipped.stdout.trim(), "build");
+    let cycle = Test::new().write("README.md", XC_README).args(["run", "loop-a"]).run().code(2);
+    assert!(cycle.stderr.contains("dependency cycle"), "{}", cycle.stderr);
+    let sub = Test::new().write("README.md", XC_README).write("web/.keep", "").args(["run", "sub"]).run().success();
+    assert!(sub.stdout.trim().ends_with("/web"), "{}", sub.stdout);
+    if have("python3") {
+        let py = Test::new().write("README.md", XC_README).args(["run", "py", "--", "x"]).run().success();
+        assert!(py.stdout.contains("python says ['x']"), "{}", py.stdout);
+    }
+}
+
+#[test]
+fn unknown_and_ambiguous_names_get_help() {
+    let test = || {
+        Test::new()
+            .write("Makefile", "build:\n\t@true\n")
+            .write("justfile", "build:\n    @true\n")
+            .write("web/Makefile", "build:\n\t@true\n")
+    };
+    let unknown = test().args(["run", "biuld"]).run().code(2);
+    assert!(unknown.stderr.contains("no task named `biuld`"), "{}", unknown.stderr);
+    assert!(unknown.stderr.contains("did you mean: build-j, build-m"), "{}", unknown.stderr);
+    let ambiguous = test().args(["run", "build"]).run().code(2);
+    assert!(ambiguous.stderr.contains("`build` names 2 tasks"), "{}", ambiguous.stderr);
+    assert!(ambiguous.stderr.contains("build-j") && ambiguous.stderr.contains("build-m"));
+}
+
+#[test]
+fn a_missing_runner_gets_an_install_hint() {
+    let empty = tempfile::tempdir().expect("tmp");
+    let out = Test::new()
+        .write("justfile", "build:\n    @true\n")
+        .env("PATH", empty.path())
+        .args(["run", "build"])
+        .run()
+        .code(127);
+    assert!(out.stderr.contains("`build` needs just, which is not installed"), "{}", out.stderr);
+    assert!(out.stderr.contains("cargo install just"), "{}", out.stderr);
+}
+
+#[test]
+fn describe_shows_everything_known() {
+    let out = Test::new()
+        .write("README.md", XC_README)
+        .args(["describe", "greet"])
+        .run()
+        .success();
+    for want in ["greet", "Say hello.", "README.md:", "NAME (required)", "GREETING=hello", "script", "echo \"$GREETING"] {
+        assert!(out.stdout.contains(want), "missing {want:?} in\n{}", out.stdout);
+    }
+    let json = Test::new().write("README.md", XC_README).args(["describe", "greet", "--json"]).run().success().json();
+    assert_eq!(json["unique_name"], "greet");
+    assert_eq!(json["runner"], "xc");
+    assert!(json["script"].as_str().is_some_and(|s| s.contains("$GREETING")));
+}
+
+#[tokio::test]
+async fn sigterm_to_agg_stops_the_whole_task_tree() {
+    let test = Test::new().write(
+        "README.md",
+        "## Tasks\n\n### serve\n\n```sh\nsh -c 'echo $$ > gc.pid; exec sleep 300' &\nwait\n```\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["run", "serve"])
+        .current_dir(test.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn agg");
+    let gc = read_pid(&test.root().join("gc.pid")).await;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM).expect("kill");
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("wait");
+    assert_eq!(status.code(), Some(143));
+    crate::engine::eventually(Duration::from_secs(5), "grandchild gone", || !alive(gc)).await;
+}
