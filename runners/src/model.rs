@@ -242,7 +242,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic for `file_path`, optionally at `line`.
-    pub fn new(file_path: impl Into<String>, line: Option<u32>, message: impl Into<String>) -> Self {
+    pub fn new(
+        file_path: impl Into<String>,
+        line: Option<u32>,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             file_path: file_path.into(),
             line,

@@ -1,0 +1,228 @@
+//! One entry of a Taskfile's `includes:` mapping: where it points and how its tasks are
+//! renamed, hidden or excluded.
+//!
+//! Paths may use go-task templates; only what is knowable without running anything is
+//! resolved (`{{.TASKFILE_DIR}}`, `{{.ROOT_DIR}}` and the including file's plain `vars`).
+
+use std::collections::HashMap;
+
+use super::node::Node;
+
+/// What an include says, before its path is resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(super) struct Include {
+    /// The path as written (a file or a directory, relative to the including file).
+    pub taskfile: String,
+    /// `optional: true`: a missing file is not an error.
+    pub optional: bool,
+    /// `internal: true`: none of its tasks are listed.
+    pub internal: bool,
+    /// `flatten: true`: its tasks keep their own names, without the namespace.
+    pub flatten: bool,
+    /// Other namespaces its tasks answer to.
+    pub aliases: Vec<String>,
+    /// Its task names (relative to it) that are left out.
+    pub excludes: Vec<String>,
+}
+
+/// Reads an include's value: a path, or a mapping with `taskfile:` and options.
+pub(super) fn read(value: &Node) -> Result<Include, String> {
+    match value {
+        Node::Map(_) => {
+            let taskfile = value
+                .get("taskfile")
+                .and_then(Node::scalar)
+                .ok_or("has no `taskfile` path")?;
+            let flag = |key| value.get(key).is_some_and(Node::is_true);
+            let names = |key| match value.get(key) {
+                Some(Node::Seq(items)) => items
+                    .iter()
+                    .filter_map(|n| n.scalar().map(str::to_owned))
+                    .collect(),
+                Some(other) => other.scalar().map(str::to_owned).into_iter().collect(),
+                None => Vec::new(),
+            };
+            Ok(Include {
+                taskfile: taskfile.to_owned(),
+                optional: flag("optional"),
+                internal: flag("internal"),
+                flatten: flag("flatten"),
+                aliases: names("aliases"),
+                excludes: names("excludes"),
+            })
+        }
+        other => match other.scalar() {
+            Some(path) => Ok(Include {
+                taskfile: path.to_owned(),
+                ..Include::default()
+            }),
+            None => Err(format!(
+                "should be a path or a mapping, not {}",
+                other.kind()
+            )),
+        },
+    }
+}
+
+/// Whether go-task would fetch this include over the network (remote Taskfiles).
+pub(super) fn is_remote(path: &str) -> bool {
+    path.contains("://") || path.starts_with("git@")
+}
+
+/// The variables an include path may use: the including file's top-level `vars` that are
+/// plain values (a `sh:` var or one built from other templates needs go-task to compute).
+pub(super) fn static_vars(file: &Node) -> HashMap<String, String> {
+    let Some(Node::Map(vars)) = file.get("vars") else {
+        return HashMap::new();
+    };
+    vars.iter()
+        .filter_map(|v| {
+            let text = v.value.scalar()?;
+            (!text.contains("{{")).then(|| (v.key.clone(), text.to_owned()))
+        })
+        .collect()
+}
+
+/// Expands the `{{.NAME}}` templates of an include path.
+///
+/// `dir` is the including file's directory and `root_dir` the root Taskfile's, both
+/// root-relative. go-task's `TASKFILE_DIR` and `ROOT_DIR` are absolute; here they become
+/// paths relative to `dir`, so the result can still go through [`crate::join`]. Returns
+/// the first template that cannot be resolved as the error.
+pub(super) fn expand(
+    path: &str,
+    vars: &HashMap<String, String>,
+    dir: &str,
+    root_dir: &str,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            return Err(rest[start..].to_owned());
+        };
+        let inner = after[..end].trim();
+        let value = match inner.strip_prefix('.') {
+            Some("TASKFILE_DIR") => ".".to_owned(),
+            Some("ROOT_DIR") => relative(dir, root_dir),
+            Some(name) => vars
+                .get(name)
+                .cloned()
+                .ok_or_else(|| format!("{{{{{}}}}}", after[..end].trim()))?,
+            None => return Err(format!("{{{{{}}}}}", after[..end].trim())),
+        };
+        out.push_str(&value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The path from directory `from` to directory `to`, both root-relative and normalized.
+fn relative(from: &str, to: &str) -> String {
+    let parts = |d: &str| -> Vec<String> {
+        if d == "." {
+            Vec::new()
+        } else {
+            d.split('/').map(str::to_owned).collect()
+        }
+    };
+    let (from, to) = (parts(from), parts(to));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut steps: Vec<&str> = vec![".."; from.len() - common];
+    steps.extend(to[common..].iter().map(String::as_str));
+    if steps.is_empty() {
+        ".".to_owned()
+    } else {
+        steps.join("/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::node;
+    use super::*;
+
+    #[test]
+    fn short_and_long_forms() {
+        assert_eq!(
+            read(&Node::Str("./docs".into())),
+            Ok(Include {
+                taskfile: "./docs".into(),
+                ..Include::default()
+            })
+        );
+        let long = node::parse(
+            "taskfile: ./lib/Taskfile.yml\ndir: ./lib\noptional: true\ninternal: true\nflatten: true\naliases: [l, li]\nexcludes: [secret]\nvars: {X: 1}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            read(&long),
+            Ok(Include {
+                taskfile: "./lib/Taskfile.yml".into(),
+                optional: true,
+                internal: true,
+                flatten: true,
+                aliases: vec!["l".into(), "li".into()],
+                excludes: vec!["secret".into()],
+            })
+        );
+        assert_eq!(
+            read(&node::parse("dir: ./x\n").unwrap()),
+            Err("has no `taskfile` path".to_owned())
+        );
+        assert_eq!(
+            read(&Node::Seq(vec![])),
+            Err("should be a path or a mapping, not a list".to_owned())
+        );
+    }
+
+    #[test]
+    fn remote_includes_are_recognized() {
+        assert!(is_remote("https://taskfile.dev/Taskfile.yml"));
+        assert!(is_remote(
+            "https://github.com/go-task/task.git//taskfile/testdata?ref=main"
+        ));
+        assert!(is_remote(
+            "git@github.com:go-task/task.git//Taskfile.yml?ref=v3"
+        ));
+        assert!(!is_remote("./docs/Taskfile.yml"));
+    }
+
+    #[test]
+    fn templates_resolve_what_is_static() {
+        let file = node::parse(
+            "vars:\n  DOCS: ./docs\n  GIT: {sh: git rev-parse HEAD}\n  BUILT: '{{.DOCS}}/x'\n",
+        )
+        .unwrap();
+        let vars = static_vars(&file);
+        assert_eq!(vars.len(), 1);
+        assert_eq!(
+            expand("{{.DOCS}}/Taskfile.yml", &vars, ".", "."),
+            Ok("./docs/Taskfile.yml".into())
+        );
+        assert_eq!(
+            expand("{{ .TASKFILE_DIR }}/lib", &vars, "a/b", "."),
+            Ok("./lib".into())
+        );
+        assert_eq!(
+            expand("{{.ROOT_DIR}}/shared", &vars, "a/b", "."),
+            Ok("../../shared".into())
+        );
+        assert_eq!(
+            expand("{{.ROOT_DIR}}/shared", &vars, "a/b", "a/c"),
+            Ok("../c/shared".into())
+        );
+        assert_eq!(
+            expand("./{{.GIT}}/x", &vars, ".", "."),
+            Err("{{.GIT}}".into())
+        );
+        assert_eq!(
+            expand("./{{OS}}.yml", &vars, ".", "."),
+            Err("{{OS}}".into())
+        );
+        assert_eq!(expand("./{{.X", &vars, ".", "."), Err("{{.X".into()));
+    }
+}

@@ -1,0 +1,342 @@
+//! One entry of a Taskfile's `tasks:` mapping, read into the fields agg lists.
+//!
+//! A task is a mapping, or one of go-task's short forms: a single command (`build: go
+//! build ./...`) or a list of commands. A badly typed field is reported and left out; the
+//! task itself is still listed.
+
+use super::node::{Entry, Node};
+use crate::{Diagnostic, Param};
+
+/// A task as one Taskfile defines it, its name still relative to that file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct TaskDef {
+    /// The key under `tasks:`.
+    pub name: String,
+    /// The key's line.
+    pub line: u32,
+    /// `internal: true`: callable from other tasks, never listed.
+    pub internal: bool,
+    /// `desc`, or the first paragraph of `summary`.
+    pub description: Option<String>,
+    /// `aliases`, as written.
+    pub aliases: Vec<String>,
+    /// `deps` task names, as written (relative to this file; a leading `:` means the root).
+    pub deps: Vec<String>,
+    /// The commands, one per line (`task: x` and `defer: ...` for the non-shell kinds).
+    pub script: Option<String>,
+    /// `requires: {vars: [...]}`.
+    pub params: Vec<Param>,
+    /// The task's own `env`.
+    pub env: Vec<(String, String)>,
+}
+
+/// Reads one `tasks:` entry. Problems go to `diags`, named after `file`.
+pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> TaskDef {
+    let mut def = TaskDef {
+        name: entry.key.clone(),
+        line: entry.line,
+        internal: false,
+        description: None,
+        aliases: Vec::new(),
+        deps: Vec::new(),
+        script: None,
+        params: Vec::new(),
+        env: Vec::new(),
+    };
+    let mut bad = |field: &str, want: &str, got: &Node| {
+        diags.push(Diagnostic::new(
+            file,
+            Some(entry.line),
+            format!(
+                "task `{}`: `{field}` should be {want}, not {}",
+                entry.key,
+                got.kind()
+            ),
+        ));
+    };
+    let fields = match &entry.value {
+        Node::Map(_) => &entry.value,
+        Node::Seq(items) => {
+            def.script = join_cmds(items.iter().filter_map(command));
+            return def;
+        }
+        // `build: go build ./...`; go-task reads any scalar as that one command.
+        other => {
+            def.script = other.scalar().map(|s| s.trim_end_matches('\n').to_owned());
+            return def;
+        }
+    };
+
+    def.internal = fields.get("internal").is_some_and(Node::is_true);
+    def.description = text_field(fields, "desc", &mut bad)
+        .or_else(|| text_field(fields, "summary", &mut bad).and_then(|s| first_paragraph(&s)));
+
+    match fields.get("aliases") {
+        None | Some(Node::Null) => {}
+        Some(Node::Seq(items)) => def.aliases = items.iter().filter_map(scalar_string).collect(),
+        Some(other) => bad("aliases", "a list", other),
+    }
+
+    match fields.get("deps") {
+        None | Some(Node::Null) => {}
+        Some(Node::Seq(items)) => {
+            def.deps = items
+                .iter()
+                .filter_map(|dep| match dep {
+                    Node::Map(_) => dep.get("task").and_then(scalar_string),
+                    other => scalar_string(other),
+                })
+                .collect();
+        }
+        Some(other) => bad("deps", "a list", other),
+    }
+
+    match fields.get("cmds") {
+        None | Some(Node::Null) => {
+            def.script = fields
+                .get("cmd")
+                .and_then(command)
+                .filter(|s| !s.is_empty());
+        }
+        Some(Node::Seq(items)) => def.script = join_cmds(items.iter().filter_map(command)),
+        Some(other) => bad("cmds", "a list", other),
+    }
+
+    match fields.get("requires").map(|r| (r, r.get("vars"))) {
+        None | Some((Node::Null, _) | (Node::Map(_), None | Some(Node::Null))) => {}
+        Some((Node::Map(_), Some(Node::Seq(vars)))) => {
+            def.params = vars
+                .iter()
+                .filter_map(|var| match var {
+                    Node::Map(_) => var.get("name").and_then(scalar_string),
+                    other => scalar_string(other),
+                })
+                .map(Param::required)
+                .collect();
+        }
+        Some((Node::Map(_), Some(other))) => bad("requires.vars", "a list", other),
+        Some((other, _)) => bad("requires", "a mapping", other),
+    }
+
+    match fields.get("env") {
+        None | Some(Node::Null) => {}
+        Some(Node::Map(vars)) => {
+            def.env = vars
+                .iter()
+                .filter_map(|var| Some((var.key.clone(), env_value(&var.value)?)))
+                .collect();
+        }
+        Some(other) => bad("env", "a mapping", other),
+    }
+    def
+}
+
+/// A scalar field as trimmed text; `None` when absent or empty.
+fn text_field(fields: &Node, key: &str, bad: &mut impl FnMut(&str, &str, &Node)) -> Option<String> {
+    match fields.get(key)? {
+        Node::Null => None,
+        node @ (Node::Seq(_) | Node::Map(_)) => {
+            bad(key, "text", node);
+            None
+        }
+        node => Some(node.scalar()?.trim().to_owned()).filter(|s| !s.is_empty()),
+    }
+}
+
+/// The first paragraph of a `summary`, its lines joined by spaces: the short form a table
+/// row can show.
+fn first_paragraph(summary: &str) -> Option<String> {
+    let lines: Vec<&str> = summary
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    Some(lines.join(" ")).filter(|s| !s.is_empty())
+}
+
+fn scalar_string(node: &Node) -> Option<String> {
+    node.scalar().map(str::to_owned)
+}
+
+/// One entry of `cmds` as a line of text: a shell command as written, `task: name` for a
+/// call to another task, `defer: ...` for a deferred one.
+fn command(node: &Node) -> Option<String> {
+    let text = match node {
+        Node::Map(_) => {
+            if let Some(cmd) = node.get("cmd") {
+                cmd.scalar()?.to_owned()
+            } else if let Some(task) = node.get("task") {
+                format!("task: {}", task.scalar()?)
+            } else if let Some(deferred) = node.get("defer") {
+                let inner = match deferred {
+                    Node::Map(_) => match (deferred.get("cmd"), deferred.get("task")) {
+                        (Some(cmd), _) => cmd.scalar()?.to_owned(),
+                        (None, Some(task)) => format!("task: {}", task.scalar()?),
+                        (None, None) => return None,
+                    },
+                    other => other.scalar()?.to_owned(),
+                };
+                format!("defer: {inner}")
+            } else {
+                return None;
+            }
+        }
+        other => other.scalar()?.to_owned(),
+    };
+    Some(text.trim_end_matches('\n').to_owned())
+}
+
+fn join_cmds(cmds: impl Iterator<Item = String>) -> Option<String> {
+    let lines: Vec<String> = cmds.collect();
+    Some(lines.join("\n")).filter(|s| !s.is_empty())
+}
+
+/// An `env` value as text: scalars as written, `{sh: cmd}` as `$(cmd)`, null as empty.
+fn env_value(node: &Node) -> Option<String> {
+    match node {
+        Node::Null => Some(String::new()),
+        Node::Map(_) => Some(format!("$({})", node.get("sh")?.scalar()?)),
+        Node::Seq(_) => None,
+        other => scalar_string(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::node;
+    use super::*;
+
+    /// Reads every task of a `tasks:` mapping.
+    fn tasks(yaml: &str) -> (Vec<TaskDef>, Vec<Diagnostic>) {
+        let root = node::parse(yaml).expect("valid YAML");
+        let Some(Node::Map(entries)) = root.get("tasks") else {
+            panic!("no tasks")
+        };
+        let mut diags = Vec::new();
+        let defs = entries
+            .iter()
+            .map(|e| read("Taskfile.yml", e, &mut diags))
+            .collect();
+        (defs, diags)
+    }
+
+    #[test]
+    fn short_forms_are_commands() {
+        let (defs, diags) = tasks(
+            "version: '3'\ntasks:\n  build: go build ./...\n  lint:\n    - golangci-lint run\n    - go vet ./...\n  noop: ~\n  five: 5\n",
+        );
+        assert!(diags.is_empty());
+        assert_eq!(defs[0].script.as_deref(), Some("go build ./..."));
+        assert_eq!(defs[0].line, 3);
+        assert_eq!(
+            defs[1].script.as_deref(),
+            Some("golangci-lint run\ngo vet ./...")
+        );
+        assert_eq!(defs[2].script, None);
+        assert_eq!(defs[3].script.as_deref(), Some("5"));
+    }
+
+    #[test]
+    fn go_task_style_task() {
+        let yaml = r#"
+version: '3'
+tasks:
+  test:
+    desc: Runs test suite
+    aliases: [t]
+    deps: [install, {task: generate, vars: {X: 1}}]
+    cmds:
+      - go test {{catLines .GO_PACKAGES}}
+      - cmd: echo done
+        silent: true
+      - task: lint
+        vars: {FIX: true}
+      - defer: rm -rf tmp
+      - defer: {task: cleanup}
+      - |
+        if [ -n "$CI" ]; then
+          echo ci
+        fi
+    requires:
+      vars: [GOOS, {name: ENV, enum: [dev, prod]}]
+    env:
+      CGO_ENABLED: 0
+      VERSION: {sh: git describe --tags}
+      EMPTY:
+    internal: false
+"#;
+        let (defs, diags) = tasks(yaml);
+        assert!(diags.is_empty(), "{diags:?}");
+        let t = &defs[0];
+        assert_eq!(t.description.as_deref(), Some("Runs test suite"));
+        assert_eq!(t.aliases, ["t"]);
+        assert_eq!(t.deps, ["install", "generate"]);
+        assert_eq!(
+            t.script.as_deref(),
+            Some(
+                "go test {{catLines .GO_PACKAGES}}\necho done\ntask: lint\ndefer: rm -rf tmp\ndefer: task: cleanup\nif [ -n \"$CI\" ]; then\n  echo ci\nfi"
+            )
+        );
+        assert_eq!(t.params, [Param::required("GOOS"), Param::required("ENV")]);
+        assert_eq!(
+            t.env,
+            [
+                ("CGO_ENABLED".to_owned(), "0".to_owned()),
+                ("VERSION".to_owned(), "$(git describe --tags)".to_owned()),
+                ("EMPTY".to_owned(), String::new()),
+            ]
+        );
+        assert!(!t.internal);
+    }
+
+    #[test]
+    fn summary_is_the_fallback_description() {
+        let yaml = "tasks:\n  release:\n    summary: |\n      Cut a release\n      and tag it.\n\n      Needs GITHUB_TOKEN.\n  both:\n    desc: '  Short  '\n    summary: Long\n  blank:\n    desc: ''\n";
+        let (defs, _) = tasks(yaml);
+        assert_eq!(
+            defs[0].description.as_deref(),
+            Some("Cut a release and tag it.")
+        );
+        assert_eq!(defs[1].description.as_deref(), Some("Short"));
+        assert_eq!(defs[2].description, None);
+    }
+
+    #[test]
+    fn single_cmd_field_and_internal() {
+        let (defs, _) = tasks("tasks:\n  helper:\n    internal: true\n    cmd: echo helping\n");
+        assert!(defs[0].internal);
+        assert_eq!(defs[0].script.as_deref(), Some("echo helping"));
+    }
+
+    #[test]
+    fn wrong_field_types_are_reported_and_skipped() {
+        let (defs, diags) = tasks(
+            "tasks:\n  a:\n    desc: [not, text]\n    deps: 5\n    cmds: 3\n    aliases: {x: y}\n    env: [A]\n    requires: {vars: X}\n  b: echo fine\n",
+        );
+        assert_eq!(defs.len(), 2);
+        assert_eq!(defs[1].script.as_deref(), Some("echo fine"));
+        let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "task `a`: `desc` should be text, not a list",
+                "task `a`: `aliases` should be a list, not a mapping",
+                "task `a`: `deps` should be a list, not a number",
+                "task `a`: `cmds` should be a list, not a number",
+                "task `a`: `requires.vars` should be a list, not a string",
+                "task `a`: `env` should be a mapping, not a list",
+            ]
+        );
+        assert!(diags.iter().all(|d| d.line == Some(2)));
+    }
+
+    #[test]
+    fn merged_defaults_apply() {
+        let yaml = "x-defaults: &defaults\n  desc: Shared description\n  deps: [setup]\ntasks:\n  one:\n    <<: *defaults\n    cmds: [echo one]\n  two:\n    <<: *defaults\n    desc: Own\n";
+        let (defs, _) = tasks(yaml);
+        assert_eq!(defs[0].description.as_deref(), Some("Shared description"));
+        assert_eq!(defs[0].deps, ["setup"]);
+        assert_eq!(defs[1].description.as_deref(), Some("Own"));
+    }
+}
