@@ -3,5 +3,6 @@
 
 mod engine;
 mod list;
+mod mcp;
 mod run;
 mod test;

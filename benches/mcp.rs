@@ -1,0 +1,2 @@
+//! Benchmark placeholder, filled in by the benchmark work.
+fn main() {}
