@@ -11,6 +11,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod invocation;
+pub mod live;
 pub mod mcp;
 pub mod naming;
 pub mod repo_files;

@@ -4,8 +4,12 @@
 //! The walk includes hidden files (so `.cargo/` and `.justfile` are seen) but never enters
 //! `.git` or `node_modules`. Files pulled in by another file (Make `include`, just `mod`,
 //! Taskfile `includes`) are listed only through the file that pulls them in.
+//!
+//! [`Index`] keeps what the scan found so a file watcher can update it cheaply: a changed
+//! task file is parsed again on its own, a directory is walked again only when something
+//! appears in it, and a change to any other file costs nothing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,6 +22,18 @@ use crate::repo_files::RepoFiles;
 
 /// Directories never entered, whatever the ignore files say.
 const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
+
+/// Files whose appearance changes which package manager runs the scripts below them.
+const PACKAGE_MANAGER_MARKERS: &[&str] = &[
+    "package.json",
+    "bun.lock",
+    "bun.lockb",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "yarn.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+];
 
 /// What one scan of a repository found.
 #[derive(Debug)]
@@ -32,38 +48,9 @@ pub struct Scan {
     pub task_files: Vec<String>,
 }
 
-#[derive(Debug)]
-struct Candidate {
-    adapter: usize,
-    rank: u8,
-    rel: String,
-}
-
 /// Scans the tree under `root`.
 pub fn scan(root: &Path) -> Scan {
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let (mut candidates, mut diagnostics) = walk(&root);
-    candidates = pick_per_dir(candidates);
-    let files = RepoFiles::new(&root);
-    let results: Vec<(String, Parsed)> = candidates
-        .par_iter()
-        .map(|c| {
-            (
-                c.rel.clone(),
-                parse_file(&ADAPTERS[c.adapter], &c.rel, &files),
-            )
-        })
-        .collect();
-    let (tasks, more, task_files) = merge(results);
-    diagnostics.extend(more);
-    diagnostics.sort_by(|a, b| (&a.file_path, a.line).cmp(&(&b.file_path, b.line)));
-    diagnostics.dedup();
-    Scan {
-        root,
-        tasks,
-        diagnostics,
-        task_files,
-    }
+    Index::build(root).snapshot()
 }
 
 /// Tells whether `rel` (root-relative) is a file some adapter reads, and which.
@@ -74,10 +61,227 @@ pub fn candidate_of(rel: &str) -> Option<(usize, u8)> {
         .find_map(|(i, a)| (a.candidate)(rel).map(|rank| (i, rank)))
 }
 
-fn walk(root: &Path) -> (Vec<Candidate>, Vec<Diagnostic>) {
+/// Candidate files of one adapter in one directory, by path, with their rank.
+type Group = BTreeMap<String, u8>;
+
+/// What the scan knows about a repository, kept up to date by [`Index::apply`].
+#[derive(Debug)]
+pub struct Index {
+    root: PathBuf,
+    /// Every candidate task file the walk saw, by (adapter, directory).
+    candidates: BTreeMap<(usize, String), Group>,
+    /// The parse result of every chosen candidate.
+    parsed: BTreeMap<String, Parsed>,
+    /// Directories the walk entered.
+    dirs: BTreeSet<String>,
+    /// Problems of the walk itself (unreadable directories, loops).
+    walk_diagnostics: Vec<Diagnostic>,
+}
+
+impl Index {
+    /// Walks and parses the whole tree.
+    pub fn build(root: &Path) -> Index {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let mut index = Index {
+            root,
+            candidates: BTreeMap::new(),
+            parsed: BTreeMap::new(),
+            dirs: BTreeSet::new(),
+            walk_diagnostics: Vec::new(),
+        };
+        let walked = walk(&index.root, &index.root);
+        index.walk_diagnostics = walked.diagnostics;
+        index.dirs = walked.dirs;
+        for (adapter, rank, rel) in walked.candidates {
+            index.add_candidate(adapter, rank, rel);
+        }
+        let chosen: Vec<(usize, String)> = index.chosen().collect();
+        index.parse(chosen);
+        index
+    }
+
+    /// The absolute root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The tasks and diagnostics as they stand.
+    pub fn snapshot(&self) -> Scan {
+        let results: Vec<(&str, &Parsed)> = self.parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let (tasks, more, task_files) = merge(&results);
+        let mut diagnostics = self.walk_diagnostics.clone();
+        diagnostics.extend(more);
+        diagnostics.sort_by(|a, b| (&a.file_path, a.line).cmp(&(&b.file_path, b.line)));
+        diagnostics.dedup();
+        Scan {
+            root: self.root.clone(),
+            tasks,
+            diagnostics,
+            task_files,
+        }
+    }
+
+    /// Takes changed paths (absolute, as a file watcher reports them) into account.
+    /// Returns whether any task file was parsed again, appeared or disappeared.
+    pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
+        let mut dirty_groups: BTreeSet<(usize, String)> = BTreeSet::new();
+        let mut reparse: BTreeSet<String> = BTreeSet::new();
+        let mut touched = false;
+        for path in changed {
+            let Some(rel) = self.relative(path) else {
+                continue;
+            };
+            if rel.split('/').any(|part| NEVER_ENTER.contains(&part)) {
+                continue;
+            }
+            let name = rel.rsplit('/').next().unwrap_or(&rel);
+            if name == ".gitignore" || name == ".ignore" {
+                // What the walk may enter changed: start over (rare).
+                *self = Index::build(&self.root.clone());
+                return true;
+            }
+            let meta = std::fs::symlink_metadata(path).ok();
+            let dir = parent(&rel).to_owned();
+            if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
+                if !self.dirs.contains(&rel) && self.dirs.contains(&dir) {
+                    touched |= self.walk_new_dir(path, &mut dirty_groups);
+                }
+                continue;
+            }
+            if meta.is_none() && self.dirs.contains(&rel) {
+                touched |= self.forget_dir(&rel, &mut dirty_groups);
+                continue;
+            }
+            if let Some((adapter, rank)) = candidate_of(&rel) {
+                if self.dirs.contains(&dir) {
+                    let group = (adapter, dir.clone());
+                    if meta.is_some() {
+                        self.add_candidate(adapter, rank, rel.clone());
+                    } else if let Some(g) = self.candidates.get_mut(&group) {
+                        g.remove(&rel);
+                    }
+                    dirty_groups.insert(group);
+                }
+            }
+            for (file, parsed) in &self.parsed {
+                if parsed.consumed.iter().any(|c| *c == rel) {
+                    reparse.insert(file.clone());
+                }
+            }
+            if PACKAGE_MANAGER_MARKERS.contains(&name) {
+                let prefix = if dir == "." { String::new() } else { format!("{dir}/") };
+                for file in self.parsed.keys() {
+                    if file.ends_with("package.json") && file.starts_with(&prefix) {
+                        reparse.insert(file.clone());
+                    }
+                }
+            }
+        }
+        for group in &dirty_groups {
+            let members: Vec<String> = self.candidates.get(group).map(|g| g.keys().cloned().collect()).unwrap_or_default();
+            // Every candidate of the group was possibly the chosen one; drop them all and
+            // parse whichever is best now.
+            for m in &members {
+                touched |= self.parsed.remove(m).is_some();
+            }
+            if let Some(rel) = self.best(group) {
+                reparse.insert(rel);
+            }
+            if members.is_empty() {
+                self.candidates.remove(group);
+            }
+        }
+        let jobs: Vec<(usize, String)> = reparse
+            .into_iter()
+            .filter_map(|rel| candidate_of(&rel).map(|(a, _)| (a, rel)))
+            .collect();
+        touched |= !jobs.is_empty();
+        self.parse(jobs);
+        touched
+    }
+
+    fn relative(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.root).ok()?;
+        let rel = rel.to_str()?;
+        Some(if rel.is_empty() { ".".to_owned() } else { rel.to_owned() })
+    }
+
+    fn add_candidate(&mut self, adapter: usize, rank: u8, rel: String) {
+        let dir = parent(&rel).to_owned();
+        self.candidates.entry((adapter, dir)).or_default().insert(rel, rank);
+    }
+
+    fn best(&self, group: &(usize, String)) -> Option<String> {
+        let members = self.candidates.get(group)?;
+        members
+            .iter()
+            .min_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)))
+            .map(|(rel, _)| rel.clone())
+    }
+
+    /// The file each group parses: the best-ranked one for adapters that read one file per
+    /// directory, every one for the others.
+    fn chosen(&self) -> impl Iterator<Item = (usize, String)> + '_ {
+        self.candidates.iter().flat_map(move |(group, members)| {
+            let adapter: &Adapter = &ADAPTERS[group.0];
+            let picked: Vec<String> = if adapter.one_per_dir {
+                self.best(group).into_iter().collect()
+            } else {
+                members.keys().cloned().collect()
+            };
+            picked.into_iter().map(move |rel| (group.0, rel))
+        })
+    }
+
+    fn parse(&mut self, jobs: Vec<(usize, String)>) {
+        let files = RepoFiles::new(&self.root);
+        let results: Vec<(String, Parsed)> = jobs
+            .par_iter()
+            .map(|(adapter, rel)| (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files)))
+            .collect();
+        self.parsed.extend(results);
+    }
+
+    fn walk_new_dir(&mut self, abs: &Path, dirty: &mut BTreeSet<(usize, String)>) -> bool {
+        let walked = walk(&self.root, abs);
+        self.dirs.extend(walked.dirs);
+        self.walk_diagnostics.extend(walked.diagnostics);
+        let any = !walked.candidates.is_empty();
+        for (adapter, rank, rel) in walked.candidates {
+            dirty.insert((adapter, parent(&rel).to_owned()));
+            self.add_candidate(adapter, rank, rel);
+        }
+        any
+    }
+
+    fn forget_dir(&mut self, rel: &str, dirty: &mut BTreeSet<(usize, String)>) -> bool {
+        let prefix = format!("{rel}/");
+        let under = |p: &str| p == rel || p.starts_with(&prefix);
+        self.dirs.retain(|d| !under(d));
+        let before = self.parsed.len();
+        self.parsed.retain(|p, _| !under(p));
+        let gone: Vec<(usize, String)> = self.candidates.keys().filter(|(_, d)| under(d)).cloned().collect();
+        for g in gone {
+            self.candidates.remove(&g);
+            dirty.remove(&g);
+        }
+        self.walk_diagnostics.retain(|d| !under(&d.file_path));
+        before != self.parsed.len()
+    }
+}
+
+struct Walked {
+    candidates: Vec<(usize, u8, String)>,
+    dirs: BTreeSet<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks `start` (the root or a directory under it) and collects candidate task files.
+fn walk(root: &Path, start: &Path) -> Walked {
     let found = Mutex::new(Vec::new());
+    let dirs = Mutex::new(BTreeSet::new());
     let diags = Mutex::new(Vec::new());
-    WalkBuilder::new(root)
+    WalkBuilder::new(start)
         .hidden(false)
         .git_ignore(true)
         .git_exclude(true)
@@ -92,42 +296,38 @@ fn walk(root: &Path) -> (Vec<Candidate>, Vec<Diagnostic>) {
         })
         .build_parallel()
         .run(|| {
-            let found = &found;
-            let diags = &diags;
+            let (found, dirs, diags) = (&found, &dirs, &diags);
             Box::new(move |entry| {
                 match entry {
                     Ok(entry) => {
-                        if entry.depth() == 0 || entry.file_type().is_some_and(|t| t.is_dir()) {
+                        let Ok(rel) = entry.path().strip_prefix(root) else {
                             return WalkState::Continue;
+                        };
+                        if entry.file_type().is_some_and(|t| t.is_dir()) {
+                            let rel = rel.to_string_lossy();
+                            let rel = if rel.is_empty() { ".".to_owned() } else { rel.into_owned() };
+                            push_set(dirs, rel);
+                        } else {
+                            visit(rel, found, diags);
                         }
-                        visit(root, entry.path(), found, diags);
                     }
                     Err(err) => push(diags, walk_error(root, &err)),
                 }
                 WalkState::Continue
             })
         });
-    (
-        found.into_inner().unwrap_or_default(),
-        diags.into_inner().unwrap_or_default(),
-    )
+    Walked {
+        candidates: found.into_inner().unwrap_or_default(),
+        dirs: dirs.into_inner().unwrap_or_default(),
+        diagnostics: diags.into_inner().unwrap_or_default(),
+    }
 }
 
-fn visit(root: &Path, path: &Path, found: &Mutex<Vec<Candidate>>, diags: &Mutex<Vec<Diagnostic>>) {
-    let Ok(rel) = path.strip_prefix(root) else {
-        return;
-    };
+fn visit(rel: &Path, found: &Mutex<Vec<(usize, u8, String)>>, diags: &Mutex<Vec<Diagnostic>>) {
     match rel.to_str() {
         Some(rel) => {
             if let Some((adapter, rank)) = candidate_of(rel) {
-                push(
-                    found,
-                    Candidate {
-                        adapter,
-                        rank,
-                        rel: rel.to_owned(),
-                    },
-                );
+                push(found, (adapter, rank, rel.to_owned()));
             }
         }
         None => {
@@ -149,6 +349,12 @@ fn visit(root: &Path, path: &Path, found: &Mutex<Vec<Candidate>>, diags: &Mutex<
 fn push<T>(list: &Mutex<Vec<T>>, item: T) {
     if let Ok(mut list) = list.lock() {
         list.push(item);
+    }
+}
+
+fn push_set(set: &Mutex<BTreeSet<String>>, item: String) {
+    if let Ok(mut set) = set.lock() {
+        set.insert(item);
     }
 }
 
@@ -190,30 +396,6 @@ fn walk_error(root: &Path, err: &ignore::Error) -> Diagnostic {
         },
     );
     Diagnostic::new(file, None, format!("skipped: {message}"))
-}
-
-/// Keeps only the best-ranked candidate per (adapter, directory) for adapters that read
-/// one file per directory, and sorts the rest for a deterministic order.
-fn pick_per_dir(candidates: Vec<Candidate>) -> Vec<Candidate> {
-    let mut best: BTreeMap<(usize, String), Candidate> = BTreeMap::new();
-    let mut all = Vec::new();
-    for c in candidates {
-        let adapter: &Adapter = &ADAPTERS[c.adapter];
-        if !adapter.one_per_dir {
-            all.push(c);
-            continue;
-        }
-        let key = (c.adapter, parent(&c.rel).to_owned());
-        match best.get(&key) {
-            Some(b) if (b.rank, &b.rel) <= (c.rank, &c.rel) => {}
-            _ => {
-                best.insert(key, c);
-            }
-        }
-    }
-    all.extend(best.into_values());
-    all.sort_by(|a, b| a.rel.cmp(&b.rel));
-    all
 }
 
 fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
@@ -258,31 +440,34 @@ fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
 /// Drops the results of files that another file pulled in. Files nobody pulls in are kept,
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
-fn merge(mut results: Vec<(String, Parsed)>) -> (Vec<RawTask>, Vec<Diagnostic>, Vec<String>) {
-    results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
+fn merge(results: &[(&str, &Parsed)]) -> (Vec<RawTask>, Vec<Diagnostic>, Vec<String>) {
+    let mut results: Vec<&(&str, &Parsed)> = results.iter().collect();
+    results.sort_by(|(a, _), (b, _)| {
+        (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b))
+    });
     let pulled_in: HashSet<&str> = results
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
     let mut dropped: HashSet<String> = results
         .iter()
-        .filter(|(rel, _)| !pulled_in.contains(rel.as_str()))
+        .filter(|(rel, _)| !pulled_in.contains(rel))
         .flat_map(|(_, p)| p.consumed.iter().cloned())
         .collect();
     let mut tasks = Vec::new();
     let mut diagnostics = Vec::new();
     let mut task_files = Vec::new();
     for (rel, parsed) in results {
-        if dropped.contains(&rel) {
+        if dropped.contains(*rel) {
             continue;
         }
-        task_files.push(rel);
-        for c in parsed.consumed {
+        task_files.push((*rel).to_owned());
+        for c in &parsed.consumed {
             task_files.push(c.clone());
-            dropped.insert(c);
+            dropped.insert(c.clone());
         }
-        tasks.extend(parsed.tasks);
-        diagnostics.extend(parsed.diagnostics);
+        tasks.extend(parsed.tasks.iter().cloned());
+        diagnostics.extend(parsed.diagnostics.iter().cloned());
     }
     task_files.sort();
     task_files.dedup();

@@ -114,6 +114,19 @@ impl Table {
         }
     }
 
+    /// What agents see of the tasks: every field but line numbers, so an edit that only
+    /// moves a task within its file is not a change of the task list.
+    pub fn signature(&self) -> Vec<String> {
+        self.tasks
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t.line = None;
+                serde_json::to_string(&(&t, &t.script, &t.env)).unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// The task with this unique name.
     pub fn get(&self, unique_name: &str) -> Option<&Task> {
         self.tasks.iter().find(|t| t.unique_name == unique_name)

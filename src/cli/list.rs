@@ -35,12 +35,15 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
             });
         }
     }
-    let mut table = Table::load(root);
     let filter = Filter {
         runners: args.runner.clone(),
         dir: args.dir.clone(),
         query: args.query.clone(),
     };
+    if args.watch {
+        return watch(root, filter, args.json);
+    }
+    let mut table = Table::load(root);
     table.tasks.retain(|t| filter.matches(t));
     print_diagnostics(&table.diagnostics)?;
     if args.json {
@@ -55,6 +58,52 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         print_hints(&table.tasks)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `agg list --watch`: the table, then again after every change, until interrupted.
+fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode, Error> {
+    let print = move |table: &Table| {
+        let mut shown = table.clone();
+        shown.tasks.retain(|t| filter.matches(t));
+        let result = (|| -> io::Result<()> {
+            if json {
+                let mut out = io::stdout().lock();
+                serde_json::to_writer(&mut out, &shown).map_err(io::Error::from)?;
+                writeln!(out)?;
+                out.flush()
+            } else {
+                let mut out = anstream::stdout().lock();
+                if io::IsTerminal::is_terminal(&io::stdout()) {
+                    // Clear the screen and home the cursor: the table replaces itself.
+                    write!(out, "\x1b[2J\x1b[H")?;
+                }
+                write_table(&mut out, &shown.tasks)?;
+                writeln!(
+                    out,
+                    "{DIM}watching {} · {} tasks · {}{DIM:#}",
+                    shown.root.display(),
+                    shown.tasks.len(),
+                    humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                )?;
+                out.flush()
+            }
+        })();
+        if result.is_err() {
+            // The reader went away (`agg list --watch | head`): that is the end.
+            std::process::exit(0);
+        }
+    };
+    let print = std::sync::Arc::new(print);
+    let on_change = std::sync::Arc::clone(&print);
+    let live = crate::live::LiveTable::start(root, Box::new(move |_, new| on_change(new)));
+    if let Some(problem) = live.problem() {
+        return Err(Error::Start(problem.to_owned()));
+    }
+    print_diagnostics(&live.table().diagnostics)?;
+    print(&live.table());
+    loop {
+        std::thread::park();
+    }
 }
 
 /// Writes the human table: one block per directory, tasks aligned within it.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::error::Error;
-use crate::mcp::{Client, Options, config_snippet, serve};
+use crate::mcp::{Client, Options, TaskTools, config_snippet, serve};
 
 /// Options of `agg mcp`.
 #[derive(Debug, clap::Args)]
@@ -22,6 +22,13 @@ pub struct McpArgs {
     /// Jobs that may run at once.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub max_runs: u64,
+    /// Also serve one tool per task (`run_<name>`), for the tasks matching GLOB (default:
+    /// all), at most --task-tools-cap of them.
+    #[arg(long, value_name = "GLOB", num_args = 0..=1, default_missing_value = "*", require_equals = true)]
+    pub task_tools: Option<String>,
+    /// Most per-task tools served.
+    #[arg(long, default_value_t = crate::mcp::DEFAULT_CAP)]
+    pub task_tools_cap: usize,
     /// Print the configuration snippet for an MCP client and exit.
     #[arg(long, value_enum, value_name = "CLIENT")]
     pub print_config: Option<Client>,
@@ -51,8 +58,14 @@ pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
         wait_ms: args.wait_ms,
         tail_lines: args.tail_lines,
         max_runs: usize::try_from(args.max_runs).unwrap_or(32),
+        task_tools: match &args.task_tools {
+            Some(glob) => Some(TaskTools::new(glob, args.task_tools_cap).map_err(Error::Start)?),
+            None => None,
+        },
     };
-    runtime.block_on(serve(opts))?;
+    runtime
+        .block_on(serve(opts))
+        .map_err(|e| Error::Start(format!("agg mcp: {e}")))?;
     // Do not wait for stdin reader threads blocked on a read that will never return.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)

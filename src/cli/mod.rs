@@ -70,6 +70,9 @@ pub struct ListArgs {
     /// Print the table as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Keep running and print the table again whenever the tasks change.
+    #[arg(long, short)]
+    pub watch: bool,
 }
 
 fn parse_runner(s: &str) -> Result<Runner, String> {

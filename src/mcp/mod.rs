@@ -9,6 +9,7 @@ mod clients;
 mod render;
 mod server;
 mod stream;
+mod task_tools;
 mod types;
 
 use std::path::PathBuf;
@@ -19,9 +20,10 @@ use tokio::signal::unix::{SignalKind, signal};
 
 pub use clients::{Client, config_snippet};
 pub use server::{Server, Settings, code, tools};
+pub use task_tools::{DEFAULT_CAP, TaskTools, annotations, tool_names};
 
 use crate::engine::{Engine, EngineConfig};
-use crate::table::Table;
+use crate::live::LiveTable;
 
 /// Options of `agg mcp`.
 #[derive(Debug, Clone)]
@@ -34,32 +36,55 @@ pub struct Options {
     pub tail_lines: usize,
     /// Running jobs allowed at once.
     pub max_runs: usize,
+    /// Per-task tools, when asked for.
+    pub task_tools: Option<TaskTools>,
 }
 
 /// Serves MCP on stdin/stdout until the client goes away or agg is told to stop.
 pub async fn serve(opts: Options) -> std::io::Result<()> {
     let root = std::fs::canonicalize(&opts.root)?;
-    let table = {
+    let (changed_tx, mut changed_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let live = {
         let root = root.clone();
-        tokio::task::spawn_blocking(move || Table::load(&root))
-            .await
-            .map_err(std::io::Error::other)?
+        tokio::task::spawn_blocking(move || {
+            LiveTable::start(
+                &root,
+                Box::new(move |_, _| {
+                    let _ = changed_tx.send(());
+                }),
+            )
+        })
+        .await
+        .map_err(std::io::Error::other)?
     };
-    tracing::info!(root = %root.display(), tasks = table.tasks.len(), "serving");
+    let table = live.table();
+    tracing::info!(root = %root.display(), tasks = table.tasks.len(), watching = live.watching(), "serving");
+    if let Some(tt) = &opts.task_tools {
+        tt.select(&table).map_err(std::io::Error::other)?;
+    }
     let engine = Engine::new(EngineConfig {
         max_running: opts.max_runs,
         ..EngineConfig::default()
     });
     let server = Server::new(
         root,
-        table,
+        live,
         engine.clone(),
         Settings {
             wait_ms: opts.wait_ms,
             tail_lines: opts.tail_lines,
             allowlist: crate::allowlist::default_path(),
+            task_tools: opts.task_tools.clone(),
         },
     );
+    {
+        let server = server.clone();
+        tokio::spawn(async move {
+            while changed_rx.recv().await.is_some() {
+                server.table_changed();
+            }
+        });
+    }
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let serving = async {

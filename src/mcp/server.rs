@@ -34,7 +34,10 @@ use super::types::{
 use crate::allowlist::{Decision, LiveAllowlist};
 use crate::engine::{Engine, Job};
 use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::live::LiveTable;
 use crate::table::{Filter, Table, Task};
+
+use super::task_tools::{self, TaskTool, TaskTools};
 
 /// Error codes of `isError` results.
 pub mod code {
@@ -59,13 +62,16 @@ pub struct Settings {
     pub tail_lines: usize,
     /// The allowlist file.
     pub allowlist: Option<PathBuf>,
+    /// Per-task tools, when asked for.
+    pub task_tools: Option<TaskTools>,
 }
 
 /// Shared state of one server.
 #[derive(Debug)]
 pub struct State {
     pub(super) root: PathBuf,
-    table: RwLock<Arc<Table>>,
+    live: LiveTable,
+    task_tools: RwLock<Vec<TaskTool>>,
     pub(super) engine: Engine,
     allowlist: Mutex<LiveAllowlist>,
     pub(super) level: Mutex<Option<LoggingLevel>>,
@@ -190,15 +196,24 @@ pub fn tools() -> Vec<Tool> {
 }
 
 impl Server {
-    /// A server for the repository at `root` (canonical).
-    pub fn new(root: PathBuf, table: Table, engine: Engine, settings: Settings) -> Server {
+    /// A server for the repository at `root` (canonical), whose table `live` keeps current.
+    pub fn new(root: PathBuf, live: LiveTable, engine: Engine, settings: Settings) -> Server {
         let allowlist = LiveAllowlist::new(settings.allowlist.clone(), &root);
         if let Some(problem) = allowlist.problem() {
             tracing::warn!("allowlist: {problem}");
         }
+        if let Some(problem) = live.problem() {
+            tracing::warn!("{problem}");
+        }
+        let per_task = settings
+            .task_tools
+            .as_ref()
+            .map(|t| t.tools(&live.table()))
+            .unwrap_or_default();
         Server(Arc::new(State {
             root,
-            table: RwLock::new(Arc::new(table)),
+            live,
+            task_tools: RwLock::new(per_task),
             engine,
             allowlist: Mutex::new(allowlist),
             level: Mutex::new(None),
@@ -220,18 +235,38 @@ impl Server {
     }
 
     fn table(&self) -> Arc<Table> {
-        Arc::clone(&self.0.table.read().unwrap_or_else(PoisonError::into_inner))
+        self.0.live.table()
     }
 
-    /// Scans the repository again and returns the new table.
+    /// The current table: kept fresh by the file watch, or scanned again when no watch
+    /// runs.
+    async fn fresh(&self) -> Arc<Table> {
+        if self.0.live.watching() {
+            return self.table();
+        }
+        self.rescan().await
+    }
+
+    /// Scans the whole repository again and returns the new table.
     async fn rescan(&self) -> Arc<Table> {
-        let root = self.0.root.clone();
-        let table = tokio::task::spawn_blocking(move || Table::load(&root))
+        let state = Arc::clone(&self.0);
+        tokio::task::spawn_blocking(move || state.live.refresh())
             .await
-            .map(Arc::new)
-            .unwrap_or_else(|_| self.table());
-        *self.0.table.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&table);
-        table
+            .unwrap_or_else(|_| self.table())
+    }
+
+    /// Recomputes the per-task tools after the table changed; tells the client when the
+    /// task list or the tools changed.
+    pub fn table_changed(&self) {
+        if let Some(tt) = &self.0.settings.task_tools {
+            let tools = tt.tools(&self.table());
+            *self.0.task_tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+        }
+        self.notify_tools_changed();
+    }
+
+    fn per_task_tools(&self) -> Vec<TaskTool> {
+        self.0.task_tools.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The task named `name`; a task file may have changed since the last scan, so a miss
@@ -289,7 +324,7 @@ impl Server {
             dir,
             query: args.query.clone(),
         };
-        let table = self.rescan().await;
+        let table = self.fresh().await;
         let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
         let offset = args.offset.unwrap_or(0);
         let limit = args.limit.unwrap_or(200).max(1);
@@ -336,6 +371,32 @@ impl Server {
             "  agents may not run it yet (not allowlisted)\n"
         });
         Ok(success(&result, text))
+    }
+
+    /// A per-task tool call: its parameters become the task's arguments and environment.
+    async fn run_task_tool(&self, unique_name: String, args: rmcp::model::JsonObject, ctx: RequestContext<RoleServer>) -> ToolResult {
+        let table = self.table();
+        let Some(task) = table.get(&unique_name) else {
+            return Err(tool_error(code::NOT_FOUND, format!("the task `{unique_name}` is gone from the repository"), Some("list_tasks shows the current tasks".to_owned())));
+        };
+        let (positional, env) = task_tools::task_arguments(task, &args).map_err(|e| tool_error(code::INVALID_ARGS, e, None))?;
+        let get_u64 = |k: &str| args.get(k).and_then(serde_json::Value::as_u64);
+        let background = args.get("async").and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let output = match args.get("output") {
+            None => None,
+            Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| tool_error(code::INVALID_ARGS, format!("output: {e}"), None))?),
+        };
+        let start = TaskStartArgs {
+            unique_name,
+            args: positional,
+            env: env.into_iter().collect(),
+            wait_ms: if background { Some(0) } else { get_u64("wait_ms") },
+            output,
+            tail_lines: get_u64("tail_lines").and_then(|n| usize::try_from(n).ok()),
+            skip_deps: args.get("skip_deps").and_then(serde_json::Value::as_bool).unwrap_or(false),
+            allow_parallel: false,
+        };
+        self.task_start(start, ctx).await
     }
 
     async fn task_start(&self, args: TaskStartArgs, ctx: RequestContext<RoleServer>) -> ToolResult {
@@ -609,11 +670,16 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.mark_session(&ctx);
-        Ok(ListToolsResult::with_all_items(tools()))
+        let mut all = tools();
+        all.extend(self.per_task_tools().into_iter().map(|t| t.tool));
+        Ok(ListToolsResult::with_all_items(all))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools().into_iter().find(|t| t.name == name)
+        tools()
+            .into_iter()
+            .chain(self.per_task_tools().into_iter().map(|t| t.tool))
+            .find(|t| t.name == name)
     }
 
     async fn call_tool(
@@ -644,10 +710,16 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             other => {
-                return Err(ErrorData::invalid_params(
-                    format!("unknown tool `{other}`"),
-                    None,
-                ));
+                let per_task = self.per_task_tools().into_iter().find(|t| t.tool.name == other);
+                match per_task {
+                    Some(t) => self.run_task_tool(t.unique_name, args.unwrap_or_default(), ctx).await,
+                    None => {
+                        return Err(ErrorData::invalid_params(
+                            format!("unknown tool `{other}`"),
+                            None,
+                        ));
+                    }
+                }
             }
         };
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
