@@ -19,15 +19,27 @@ pub fn unique_names(tasks: &[RawTask]) -> Vec<String> {
     for (i, t) in tasks.iter().enumerate() {
         by_dir.entry(t.dir.as_str()).or_default().push(i);
     }
+    let local: Vec<(&str, Vec<(usize, String)>)> = by_dir
+        .into_iter()
+        .map(|(dir, members)| (dir, names_in_dir(tasks, &members)))
+        .collect();
+    // Every name some task would take first; a counter suffix never takes one of these.
+    let claimed: HashSet<String> = local
+        .iter()
+        .flat_map(|(dir, names)| names.iter().map(move |(_, n)| prefixed(dir, n)))
+        .collect();
     let mut taken_global: HashSet<String> = HashSet::new();
-    for (dir, members) in by_dir {
-        for (i, local) in names_in_dir(tasks, &members) {
+    for (dir, assigned) in local {
+        for (i, local) in assigned {
             let mut full = prefixed(dir, &local);
             // Different directories can still meet: a Taskfile task literally named
             // `web/build` at the root and `build` in `web/`. The later one gets a counter.
             let mut n = 2;
             while taken_global.contains(&full) {
                 full = prefixed(dir, &format!("{local}-{n}"));
+                if claimed.contains(&full) {
+                    full = prefixed(dir, &local);
+                }
                 n += 1;
             }
             taken_global.insert(full.clone());
@@ -218,5 +230,86 @@ mod tests {
         let mut reversed = tasks.clone();
         reversed.reverse();
         assert_eq!(named(tasks), named(reversed));
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use std::collections::HashSet;
+
+    use agg_runners::{RawTask, Runner};
+    use proptest::prelude::*;
+
+    use super::{canonical_order, unique_names};
+
+    fn arb_task() -> impl Strategy<Value = RawTask> {
+        let runners = proptest::sample::select(Runner::ALL.to_vec());
+        let dirs = proptest::sample::select(vec![".", "a", "a/b", "web"]);
+        // Names that collide often, including ones that look like suffixed names.
+        let names = proptest::sample::select(vec![
+            "build", "build-m", "build-n", "build-make", "build-m-2", "test", "a/build", "b/build", "web/build", "x",
+        ]);
+        (runners, dirs, names, 0u32..5).prop_map(|(runner, dir, name, line)| {
+            let mut t = RawTask::new(runner, name, dir, format!("{dir}/{}", runner.name()), vec![]);
+            t.line = Some(line);
+            t
+        })
+    }
+
+    fn named(mut tasks: Vec<RawTask>) -> Vec<(String, String)> {
+        tasks.sort_by(canonical_order);
+        let names = unique_names(&tasks);
+        let mut pairs: Vec<(String, String)> = tasks
+            .iter()
+            .zip(names)
+            .map(|(t, n)| (format!("{}|{}|{}|{:?}", t.dir, t.runner, t.source_name, t.line), n))
+            .collect();
+        pairs.sort();
+        pairs
+    }
+
+    proptest! {
+        #[test]
+        fn names_are_unique(tasks in proptest::collection::vec(arb_task(), 0..40)) {
+            let mut sorted = tasks.clone();
+            sorted.sort_by(canonical_order);
+            let names = unique_names(&sorted);
+            let distinct: HashSet<&String> = names.iter().collect();
+            prop_assert_eq!(distinct.len(), names.len(), "{:?}", names);
+        }
+
+        #[test]
+        fn names_do_not_depend_on_discovery_order(
+            tasks in proptest::collection::vec(arb_task(), 0..40),
+            seed in any::<u64>(),
+        ) {
+            let mut shuffled = tasks.clone();
+            // A deterministic permutation from the seed.
+            let n = shuffled.len();
+            let mut s = seed;
+            for i in (1..n).rev() {
+                s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let j = usize::try_from(s >> 33).unwrap_or(0) % (i + 1);
+                shuffled.swap(i, j);
+            }
+            prop_assert_eq!(named(tasks), named(shuffled));
+        }
+
+        #[test]
+        fn a_task_whose_name_is_unique_in_its_directory_keeps_it(tasks in proptest::collection::vec(arb_task(), 0..40)) {
+            let mut sorted = tasks.clone();
+            sorted.sort_by(canonical_order);
+            let names = unique_names(&sorted);
+            for (i, t) in sorted.iter().enumerate() {
+                let same = sorted.iter().filter(|o| o.dir == t.dir && o.source_name == t.source_name).count();
+                let expected = if t.dir == "." { t.source_name.clone() } else { format!("{}/{}", t.dir, t.source_name) };
+                let clash_elsewhere = sorted.iter().enumerate().any(|(j, o)| {
+                    j < i && o.dir != t.dir && names[j] == expected
+                });
+                if same == 1 && !clash_elsewhere {
+                    prop_assert_eq!(&names[i], &expected);
+                }
+            }
+        }
     }
 }

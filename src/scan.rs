@@ -157,8 +157,11 @@ impl Index {
                     let group = (adapter, dir.clone());
                     if meta.is_some() {
                         self.add_candidate(adapter, rank, rel.clone());
-                    } else if let Some(g) = self.candidates.get_mut(&group) {
-                        g.remove(&rel);
+                    } else {
+                        if let Some(g) = self.candidates.get_mut(&group) {
+                            g.remove(&rel);
+                        }
+                        touched |= self.parsed.remove(&rel).is_some();
                     }
                     dirty_groups.insert(group);
                 }

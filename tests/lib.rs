@@ -2,7 +2,9 @@
 //! ([`test::Test`]), one module per command.
 
 mod engine;
+mod hostile;
 mod list;
+mod live;
 mod mcp;
 mod run;
 mod test;

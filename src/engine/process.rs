@@ -38,21 +38,42 @@ fn process_table() -> Vec<(u32, u32)> {
     };
     dir.filter_map(|e| {
         let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name may hold spaces and parentheses; fields resume after the last `)`.
-        let rest = &stat[stat.rfind(')')? + 1..];
-        let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
-        Some((pid, ppid))
+        proc_stat(pid).map(|(_, ppid, _)| (pid, ppid))
     })
     .collect()
 }
 
-/// Whether any process of the group is still alive (zombies of reaped leaders excluded).
+/// Whether any process of the group is still alive. Zombies do not count: an orphan that
+/// died waits for init to reap it, which some container inits do late or never.
 pub fn group_alive(pgid: u32) -> bool {
-    match i32::try_from(pgid) {
-        Ok(pgid) if pgid > 1 => killpg(Pid::from_raw(pgid), None).is_ok(),
+    let exists = match i32::try_from(pgid) {
+        Ok(p) if p > 1 => killpg(Pid::from_raw(p), None).is_ok(),
         _ => false,
+    };
+    if !exists {
+        return false;
     }
+    match std::fs::read_dir("/proc") {
+        Ok(dir) => dir.filter_map(Result::ok).any(|e| {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                return false;
+            };
+            proc_stat(pid).is_some_and(|(state, _, group)| group == pgid && state != 'Z' && state != 'X')
+        }),
+        // No /proc (macOS): trust the kernel's answer, zombies included.
+        Err(_) => true,
+    }
+}
+
+/// `(state, ppid, pgrp)` of a process, from `/proc/PID/stat`.
+fn proc_stat(pid: u32) -> Option<(char, u32, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses; fields resume after the last `)`.
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, ppid, pgrp))
 }
 
 /// The conventional name of a signal number (`SIGTERM`), when it has one.

@@ -1,0 +1,102 @@
+//! Hostile inputs: a YAML alias bomb, 100k-deep nesting, invalid UTF-8, CRLF, symlink
+//! loops, a 20 MB single line. `agg list` must answer with a diagnostic for each and still
+//! list every other file's tasks. A run that takes more than a minute counts as a hang.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::test::{copy_dir, fixtures};
+
+/// Runs `agg list --json` on `root`, failing if it hangs; returns the JSON and the time.
+fn list(root: &std::path::Path) -> (Value, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["list", "--json"])
+        .arg(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut { stdout }, &mut s);
+        s
+    });
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            assert!(status.success(), "agg list failed: {status:?}");
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("agg list hung on hostile input");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = reader.join().expect("reader");
+    (serde_json::from_str(&out).expect("JSON"), started.elapsed())
+}
+
+fn diag_for<'a>(json: &'a Value, file: &str) -> Vec<&'a str> {
+    json["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["file_path"] == file)
+        .filter_map(|d| d["message"].as_str())
+        .collect()
+}
+
+fn names(json: &Value) -> Vec<&str> {
+    json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["unique_name"].as_str())
+        .collect()
+}
+
+#[test]
+fn hostile_inputs_become_diagnostics_and_lose_nothing_else() {
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("hostile"), dir.path());
+    std::fs::create_dir_all(dir.path().join("wide")).expect("mkdir");
+    std::fs::create_dir_all(dir.path().join("wide-under-cap")).expect("mkdir");
+    // 20 MB on one line: over the task-file cap.
+    std::fs::write(dir.path().join("wide/justfile"), "a".repeat(20 << 20)).expect("write");
+    // 7 MB single lines under the cap reach the parsers themselves.
+    std::fs::write(dir.path().join("wide-under-cap/justfile"), format!("x := '{}", "y".repeat(7 << 20))).expect("write");
+    std::fs::write(dir.path().join("wide-under-cap/Makefile"), format!("target: {}", "dep ".repeat(7 << 18))).expect("write");
+    std::fs::write(dir.path().join("wide-under-cap/README.md"), format!("# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n", "z".repeat(7 << 20))).expect("write");
+    let (json, took) = list(dir.path());
+    eprintln!("agg list on the hostile tree took {took:?}");
+    let all = names(&json);
+    // Every good task survives.
+    for want in ["good/still-listed", "utf8/brew", "crlf/build", "crlf/test", "crlf/deploy"] {
+        assert!(all.contains(&want), "{want} missing from {all:?}");
+    }
+    // Each hostile file is a diagnostic naming it.
+    assert!(!diag_for(&json, "bomb/Taskfile.yml").is_empty(), "alias bomb: {json}");
+    assert!(!diag_for(&json, "deep-json/package.json").is_empty(), "deep JSON");
+    assert!(!diag_for(&json, "deep-yaml/Taskfile.yml").is_empty(), "deep YAML");
+    assert!(diag_for(&json, "utf8/justfile").iter().any(|m| m.contains("UTF-8")), "invalid UTF-8");
+    assert!(diag_for(&json, "wide/justfile").iter().any(|m| m.contains("limit")), "20 MB file");
+    let crlf = json["tasks"].as_array().into_iter().flatten().find(|t| t["unique_name"] == "crlf/build").expect("crlf/build");
+    assert_eq!(crlf["description"], "Build on Windows line endings");
+    assert_eq!(crlf["command"], "make build");
+}
+
+#[test]
+fn symlink_loops_are_not_followed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("hostile"), dir.path());
+    let (json, _) = list(dir.path());
+    // The self-referential Makefile symlink cannot be read: a diagnostic, nothing else.
+    let loop_diags = diag_for(&json, "loop/Makefile");
+    assert!(!loop_diags.is_empty(), "{json}");
+    assert!(!names(&json).iter().any(|n| n.starts_with("loop/")));
+}

@@ -1,0 +1,190 @@
+//! The live table over MCP: edits to task files of several runners reach the agent as
+//! `notifications/tools/list_changed` and fresh `list_tasks` results; bursts coalesce;
+//! edits that change no task stay quiet. Also the per-task tools (`--task-tools`).
+#![allow(deprecated)]
+
+use std::time::{Duration, Instant};
+
+use rmcp::ClientLifecycleMode;
+use rmcp::model::{ServerNotification, SubscriptionFilter};
+use serde_json::json;
+
+use crate::mcp::{Event, Mcp, repo};
+
+/// Waits up to `limit` for a list_changed notification; returns how many arrived by then
+/// (draining the rest of the quiet period too).
+async fn list_changes(mcp: &mut Mcp, limit: Duration) -> usize {
+    let deadline = Instant::now() + limit;
+    let mut count = 0;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, mcp.events.recv()).await {
+            Ok(Some(Event::ToolsChanged)) => count += 1,
+            Ok(Some(_)) => {}
+            _ => return count,
+        }
+    }
+}
+
+async fn names(mcp: &Mcp) -> Vec<String> {
+    let list = mcp.ok("list_tasks", json!({})).await;
+    list["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Waits for the first list_changed, at most 2 s after `since`.
+async fn changed_within_2s(mcp: &mut Mcp, what: &str) {
+    let t = Instant::now();
+    loop {
+        let left = Duration::from_secs(2).saturating_sub(t.elapsed());
+        match tokio::time::timeout(left, mcp.events.recv()).await {
+            Ok(Some(Event::ToolsChanged)) => return,
+            Ok(Some(_)) => {}
+            _ => panic!("no list_changed within 2 s after {what}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn task_file_edits_reach_the_agent_within_two_seconds() {
+    let dir = repo(&[
+        ("Makefile", "build:\n\t@echo build\n"),
+        ("README.md", "# Demo\n\nSome prose.\n\n## Tasks\n\n### greet\n\n```sh\necho hi\n```\n"),
+    ]);
+    let mut mcp = Mcp::start(dir, false).await;
+    let root = mcp.root.clone();
+    assert!(names(&mcp).await.contains(&"greet".to_owned()));
+
+    // A new justfile.
+    std::fs::write(root.join("justfile"), "# Lint everything\nlint:\n    @echo lint\n").expect("write");
+    changed_within_2s(&mut mcp, "adding a justfile").await;
+    assert!(names(&mcp).await.contains(&"lint".to_owned()));
+
+    // An edit to a Taskfile in a new directory.
+    std::fs::create_dir_all(root.join("svc")).expect("mkdir");
+    std::fs::write(root.join("svc/Taskfile.yml"), "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n").expect("write");
+    changed_within_2s(&mut mcp, "adding svc/Taskfile.yml").await;
+    assert!(names(&mcp).await.contains(&"svc/up".to_owned()));
+
+    // A package.json script added, then a Makefile target removed.
+    std::fs::write(root.join("svc/package.json"), "{\"scripts\": {\"dev\": \"vite\"}}\n").expect("write");
+    changed_within_2s(&mut mcp, "adding svc/package.json").await;
+    assert!(names(&mcp).await.contains(&"svc/dev".to_owned()));
+    std::fs::remove_file(root.join("Makefile")).expect("rm");
+    changed_within_2s(&mut mcp, "removing the Makefile").await;
+    let now = names(&mcp).await;
+    assert!(!now.contains(&"build".to_owned()), "{now:?}");
+
+    // Prose: no task changes, no notification.
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("read");
+    std::fs::write(root.join("README.md"), readme.replace("Some prose.", "Some better prose.")).expect("write");
+    std::fs::write(root.join("notes.txt"), "unrelated").expect("write");
+    assert_eq!(list_changes(&mut mcp, Duration::from_millis(1500)).await, 0, "a prose edit must not notify");
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_burst_of_edits_gives_few_notifications() {
+    let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
+    let mut mcp = Mcp::start(dir, false).await;
+    let root = mcp.root.clone();
+    for i in 0..50 {
+        std::fs::write(root.join("justfile"), format!("a:\n    @echo a\n\nb{i}:\n    @echo {i}\n")).expect("write");
+    }
+    let count = list_changes(&mut mcp, Duration::from_secs(2)).await;
+    assert!((1..=3).contains(&count), "50 rapid edits gave {count} notifications");
+    let now = names(&mcp).await;
+    assert!(now.contains(&"b49".to_owned()), "{now:?}");
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn list_changed_arrives_through_subscriptions_in_2026_sessions() {
+    let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
+    let mcp = Mcp::start_with(dir, false, None, ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    })
+    .await;
+    let mut sub = mcp
+        .client
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .expect("listen");
+    std::fs::write(mcp.root.join("justfile"), "a:\n    @echo a\nb:\n    @echo b\n").expect("write");
+    let note = tokio::time::timeout(Duration::from_secs(2), sub.next()).await.expect("within 2 s").expect("open");
+    assert!(matches!(note, Some(ServerNotification::ToolListChangedNotification(_))), "{note:?}");
+    let _ = sub.cancel().await;
+    mcp.client.cancel().await.expect("close");
+}
+
+fn spawn_with_task_tools(glob: &str) -> std::process::Output {
+    let dir = repo(&[("justfile", &"t:\n    @true\n".repeat(1))]);
+    let mut just = String::new();
+    for i in 0..45 {
+        just.push_str(&format!("task{i}:\n    @true\n"));
+    }
+    std::fs::write(dir.path().join("justfile"), just).expect("write");
+    std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["mcp", &format!("--task-tools={glob}"), "--root"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run")
+}
+
+#[test]
+fn too_many_per_task_tools_are_refused_with_a_clear_message() {
+    let out = spawn_with_task_tools("*");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("matches 45 tasks, more than the 40"), "{err}");
+    assert!(err.contains("narrow the glob"), "{err}");
+}
+
+#[tokio::test]
+async fn per_task_tools_run_tasks_with_their_parameters() {
+    let dir = repo(&[
+        (
+            "README.md",
+            "## Tasks\n\n### greet\n\nSay hello to someone.\n\nInputs: NAME\n\n```sh\necho \"hello $NAME\"\n```\n\n### all\n\nRequires: greet\n\n### deploy\n\n```sh\necho deploying\n```\n",
+        ),
+    ]);
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    crate::mcp::allow_all(&root, &allowlist);
+    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
+    let mut cmd = cmd;
+    cmd.args(["mcp", "--task-tools", "--root"]).arg(&root).env("AGG_ALLOWLIST", &allowlist);
+    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd).spawn().expect("spawn");
+    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
+    use rmcp::ServiceExt;
+    let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
+    let tools = client.list_all_tools().await.expect("tools");
+    let greet = tools.iter().find(|t| t.name == "run_greet").expect("run_greet");
+    assert!(greet.description.as_deref().is_some_and(|d| d.contains("Say hello") && d.contains("xc greet")));
+    let schema = serde_json::Value::Object((*greet.input_schema).clone());
+    assert_eq!(schema["required"], json!(["NAME"]));
+    assert!(schema["properties"]["wait_ms"].is_object());
+    let all = tools.iter().find(|t| t.name == "run_all").expect("run_all");
+    assert_eq!(all.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+    assert!(all.input_schema.get("properties").and_then(|p| p.get("skip_deps")).is_some());
+    let deploy = tools.iter().find(|t| t.name == "run_deploy").expect("run_deploy");
+    let hints = deploy.annotations.as_ref().expect("annotations");
+    assert_eq!((hints.destructive_hint, hints.open_world_hint), (Some(true), Some(true)));
+    let result = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("run_greet")
+                .with_arguments(json!({"NAME": "agents"}).as_object().cloned().unwrap_or_default()),
+        )
+        .await
+        .expect("call");
+    let body = result.structured_content.expect("structured");
+    assert_eq!(body["exit_code"], 0, "{body}");
+    assert_eq!(body["output"]["text"], "hello agents");
+    client.cancel().await.expect("close");
+}
