@@ -38,7 +38,9 @@ struct Compiler<'a> {
 /// Compiles `task` (and, unless skipped, its dependencies) into a driver script.
 pub fn compile(table: &Table, task: &Task, opts: &RunOptions) -> Result<Plan, InvocationError> {
     let err = |e: std::io::Error| InvocationError::Xc(format!("cannot write the task script: {e}"));
-    if !opts.skip_deps {
+    if opts.skip_deps {
+        run_dir(table, task)?;
+    } else {
         check_graph(table, task, &mut Vec::new())?;
     }
     let inputs = inputs(task, opts)?;
@@ -103,6 +105,7 @@ fn check_graph(table: &Table, task: &Task, stack: &mut Vec<String>) -> Result<()
         )));
     }
     stack.push(task.source_name.clone());
+    run_dir(table, task)?;
     for dep in &task.deps {
         let Some(d) = find_dep(table, task, dep) else {
             return Err(InvocationError::Xc(format!(
@@ -116,6 +119,26 @@ fn check_graph(table: &Table, task: &Task, stack: &mut Vec<String>) -> Result<()
     }
     stack.pop();
     Ok(())
+}
+
+/// Where a task runs: its README's directory, or `Dir:` relative to it, which may not leave
+/// the repository (`..` and symlinks are resolved before the check).
+fn run_dir(table: &Table, task: &Task) -> Result<std::path::PathBuf, InvocationError> {
+    let outside = |dir: &str| {
+        InvocationError::Xc(format!(
+            "task `{}` runs in `{dir}`, which is outside the repository",
+            task.source_name
+        ))
+    };
+    let Some(sub) = task.xc.as_ref().and_then(|x| x.dir.as_deref()) else {
+        return Ok(table.root.join(&task.dir));
+    };
+    let rel = agg_runners::join(&task.dir, sub).ok_or_else(|| outside(sub))?;
+    let dir = table.root.join(&rel);
+    match std::fs::canonicalize(&dir) {
+        Ok(real) if !real.starts_with(&table.root) => Err(outside(sub)),
+        _ => Ok(dir),
+    }
 }
 
 /// Input values: positional arguments first, then the environment, then `Env` defaults.
@@ -205,10 +228,7 @@ impl Compiler<'_> {
         let path = self.temp.path().join(format!("task-{}.sh", self.scripts));
         std::fs::write(&path, script)?;
         let path = path.to_string_lossy().into_owned();
-        let mut dir = self.table.root.join(&task.dir);
-        if let Some(sub) = spec.dir.as_deref() {
-            dir = dir.join(sub);
-        }
+        let dir = run_dir(self.table, task).unwrap_or_else(|_| self.table.root.join(&task.dir));
         let mut s = String::from("(\n");
         let _ = writeln!(s, "cd {}", quote_command(&[dir.to_string_lossy()]));
         for (k, v) in task.env.iter().chain(inputs) {

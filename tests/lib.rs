@@ -2,6 +2,7 @@
 //! ([`test::Test`]), one module per command.
 
 mod engine;
+mod faults;
 mod hostile;
 mod list;
 mod live;

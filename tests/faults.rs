@@ -1,0 +1,287 @@
+//! Faults and abuse: a SIGKILLed server, a 1 GB output flood read slowly, a burst of 200
+//! starts, malformed protocol input, hostile arguments and paths.
+#![allow(deprecated)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::engine::{alive, read_pid};
+use crate::mcp::{Mcp, allow_all, repo};
+
+/// A raw JSON-RPC session with `agg mcp`.
+struct Raw {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Raw {
+    fn start(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(["mcp", "--root"])
+            .arg(root)
+            .env("AGG_ALLOWLIST", allowlist)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut raw = Raw { child, stdin, lines };
+        raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
+        raw.response(0);
+        raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn send_value(&mut self, v: &Value) {
+        self.send_bytes(v.to_string().as_bytes());
+    }
+
+    /// The response with this id (notifications and other lines are checked and skipped).
+    fn response(&mut self, id: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|_| panic!("no response {id}"));
+            let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            if msg["id"].as_u64() == Some(id) {
+                return msg;
+            }
+        }
+    }
+
+    fn call(&mut self, id: u64, name: &str, args: &Value) -> Value {
+        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}));
+        self.response(id)
+    }
+
+    /// Peak resident memory of the server so far, in KiB.
+    fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const TASKS: &str = "## Tasks\n\n### forever\n\n```sh\nsh -c 'echo $$ > orphan.pid; exec sleep 300' &\nwait\n```\n\n### nap\n\n```sh\nsleep 30\n```\n\n### flood\n\n```sh\nyes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 1000000000\necho done\n```\n\n### show-args\n\n```sh\nprintf '%s\\n' \"$@\"\n```\n";
+
+fn setup() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
+    let dir = repo(&[("README.md", TASKS)]);
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    allow_all(dir.path(), &allowlist);
+    (dir, config, allowlist)
+}
+
+#[tokio::test]
+async fn a_restarted_server_after_sigkill_has_no_stale_state() {
+    let (dir, _config, allowlist) = setup();
+    let mut first = Raw::start(dir.path(), &allowlist);
+    let started = first.call(1, "task_start", &json!({"unique_name": "forever", "wait_ms": 0}));
+    assert_eq!(started["result"]["structuredContent"]["state"], "running");
+    let orphan = read_pid(&dir.path().join("orphan.pid")).await;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(first.child.id() as i32), nix::sys::signal::Signal::SIGKILL).expect("kill");
+    let _ = first.child.wait();
+    // A server killed with SIGKILL cannot stop its jobs (see the README); the new one
+    // starts clean and works.
+    let mut second = Raw::start(dir.path(), &allowlist);
+    let status = second.call(1, "status", &json!({}));
+    assert_eq!(status["result"]["structuredContent"]["jobs"], json!([]));
+    let again = second.call(2, "task_start", &json!({"unique_name": "show-args", "args": ["ok"]}));
+    assert_eq!(again["result"]["structuredContent"]["exit_code"], 0, "{again}");
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(orphan as i32), nix::sys::signal::Signal::SIGKILL);
+}
+
+#[test]
+fn a_gigabyte_of_output_read_slowly_stays_bounded_and_is_accounted_for() {
+    let (dir, _config, allowlist) = setup();
+    let mut raw = Raw::start(dir.path(), &allowlist);
+    let started = raw.call(1, "task_start", &json!({"unique_name": "flood", "wait_ms": 0}));
+    let run_id = started["result"]["structuredContent"]["run_id"].as_str().expect("run_id").to_owned();
+    let mut id = 2;
+    let final_status = loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let page = raw.call(id, "task_output", &json!({"run_id": run_id, "max_bytes": 2048}));
+        let body = &page["result"]["structuredContent"];
+        assert!(page["result"]["content"][0]["text"].as_str().is_some_and(|t| t.len() < 20_000), "results stay capped");
+        id += 1;
+        if body["state"] != "running" {
+            break body.clone();
+        }
+    };
+    assert_eq!(final_status["exit_code"], 0, "{final_status}");
+    let out = &final_status["output"];
+    // 1e9 bytes of 100-byte lines, then `done`.
+    assert_eq!(out["total_lines"], 10_000_001, "every line counted: {out}");
+    assert!(out["dropped"].as_u64().is_some_and(|d| d > 9_000_000), "{out}");
+    assert!(out["text"].as_str().is_some_and(|t| t.ends_with("done")), "the last line is kept: {out}");
+    let peak = raw.peak_rss_kib();
+    eprintln!("agg mcp peak RSS during a 1 GB flood: {} MiB", peak / 1024);
+    assert!(peak < 128 * 1024, "agg's memory grew with the output: {peak} KiB");
+}
+
+#[tokio::test]
+async fn a_burst_of_200_starts_is_capped_and_the_rest_clearly_refused() {
+    let (dir, _config, _allowlist) = setup();
+    let mcp = Mcp::start(dir, true).await;
+    let calls = (0..200).map(|_| mcp.call("task_start", json!({"unique_name": "nap", "wait_ms": 0, "allow_parallel": true})));
+    let results = futures_join(calls).await;
+    let running = results.iter().filter(|r| r.is_error != Some(true)).count();
+    let refused: Vec<_> = results.iter().filter(|r| r.is_error == Some(true)).collect();
+    assert_eq!(running, 32, "the cap is 32 running jobs");
+    assert_eq!(refused.len(), 168);
+    for r in refused {
+        let body = r.structured_content.as_ref().expect("structured");
+        assert_eq!(body["code"], -32013, "{body}");
+        assert!(body["error"].as_str().is_some_and(|e| e.contains("32 jobs are already running")));
+    }
+    let status = mcp.ok("status", json!({})).await;
+    assert_eq!(status["running"], 32);
+    mcp.client.cancel().await.expect("close");
+}
+
+async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut out = Vec::new();
+    let mut pending: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
+    let mut results: Vec<Option<F::Output>> = (0..pending.len()).map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut all = true;
+        for (i, f) in pending.iter_mut().enumerate() {
+            if results[i].is_none() {
+                match f.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => results[i] = Some(v),
+                    std::task::Poll::Pending => all = false,
+                }
+            }
+        }
+        if all { std::task::Poll::Ready(()) } else { std::task::Poll::Pending }
+    })
+    .await;
+    out.extend(results.into_iter().flatten());
+    out
+}
+
+#[test]
+fn bad_protocol_input_gets_errors_and_the_server_stays_up() {
+    let (dir, _config, allowlist) = setup();
+    let mut raw = Raw::start(dir.path(), &allowlist);
+    // Malformed JSON.
+    raw.send_bytes(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ");
+    // Invalid UTF-8 inside a string.
+    raw.send_bytes(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\": {\"name\": \"status\xff\xfe\"}}");
+    // Wrong types.
+    let wrong = raw.call(3, "task_start", &json!({"unique_name": ["not", "a", "string"]}));
+    assert_eq!(wrong["result"]["structuredContent"]["code"], -32602, "{wrong}");
+    let wrong = raw.call(4, "task_output", &json!({"run_id": "x", "offset": "ten"}));
+    assert_eq!(wrong["result"]["structuredContent"]["code"], -32602, "{wrong}");
+    // 10 MB of arguments: handled, answered, server alive.
+    let big: Vec<String> = (0..10).map(|_| "a".repeat(1 << 20)).collect();
+    let huge = raw.call(5, "task_start", &json!({"unique_name": "show-args", "args": big, "output": "silent"}));
+    assert!(huge.get("result").is_some() || huge.get("error").is_some(), "{}", &huge.to_string()[..200.min(huge.to_string().len())]);
+    // Unknown method, unknown tool: JSON-RPC errors.
+    raw.send_value(&json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/explode"}));
+    assert!(raw.response(6)["error"]["code"].is_i64());
+    raw.send_value(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm_rf"}}));
+    assert!(raw.response(7)["error"]["code"].is_i64());
+    // Still serving.
+    let ok = raw.call(8, "status", &json!({}));
+    assert!(ok["result"]["structuredContent"]["jobs"].is_array(), "{ok}");
+    assert!(raw.child.try_wait().expect("wait").is_none(), "the server must stay up");
+}
+
+#[tokio::test]
+async fn hostile_arguments_and_environment_never_reach_a_shell() {
+    let (dir, _config, _allowlist) = setup();
+    let mcp = Mcp::start(dir, true).await;
+    let tricky = ["a b", "$(touch pwned)", "`touch pwned`", "semi;colon", "it's \"quoted\"", "-leading", "new\nline"];
+    let out = mcp.ok("task_start", json!({"unique_name": "show-args", "args": tricky, "output": "full"})).await;
+    assert_eq!(out["exit_code"], 0, "{out}");
+    assert_eq!(out["output"]["text"], tricky.join("\n"));
+    assert!(!mcp.root.join("pwned").exists());
+    for bad in ["1ABC", "A-B", "A B", "", "X=Y"] {
+        let err = mcp.err("task_start", json!({"unique_name": "show-args", "env": {bad: "v"}}), -32602).await;
+        assert!(err["error"].as_str().is_some_and(|e| e.contains("invalid environment variable")), "{err}");
+    }
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn paths_cannot_leave_the_root() {
+    let outside = tempfile::tempdir().expect("outside");
+    let dir = repo(&[(
+        "README.md",
+        "## Tasks\n\n### escape\n\nDir: ../..\n\n```sh\npwd\n```\n\n### link\n\nDir: out\n\n```sh\npwd\n```\n",
+    )]);
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
+    let mcp = Mcp::start(dir, true).await;
+    for task in ["escape", "link"] {
+        let err = mcp.err("task_start", json!({"unique_name": task}), -32602).await;
+        assert!(err["error"].as_str().is_some_and(|e| e.contains("outside the repository")), "{err}");
+    }
+    mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
+    mcp.err("list_tasks", json!({"dir": "out"}), -32602).await;
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_file_inside_the_repository_can_never_allow_a_task() {
+    let dir = repo(&[("README.md", TASKS)]);
+    let inside = dir.path().join(".agg/allowlist.toml");
+    allow_all(dir.path(), &inside);
+    assert!(inside.exists());
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
+    cmd.args(["mcp", "--root"]).arg(&root).env("AGG_ALLOWLIST", &inside);
+    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    use rmcp::ServiceExt;
+    let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
+    let result = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("task_start").with_arguments(
+            json!({"unique_name": "show-args"}).as_object().cloned().unwrap_or_default(),
+        ))
+        .await
+        .expect("call");
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(result.structured_content.as_ref().map(|v| v["code"].clone()), Some(json!(-32010)));
+    let list = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("list_tasks"))
+        .await
+        .expect("list");
+    let body = list.structured_content.expect("structured");
+    assert!(body["allowlist"]["problem"].as_str().is_some_and(|p| p.contains("inside the repository")), "{body}");
+    let _ = alive;
+    client.cancel().await.expect("close");
+}
