@@ -169,13 +169,18 @@ pub fn load(path: &Path) -> Result<Allowlist, String> {
             }
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Allowlist::default()),
-        Err(e) => Err(format!("{}: {}", path.display(), crate::repo_files::io_reason(&e))),
+        Err(e) => Err(format!(
+            "{}: {}",
+            path.display(),
+            crate::repo_files::io_reason(&e)
+        )),
     }
 }
 
 /// Writes the allowlist atomically, creating its directory.
 pub fn save(path: &Path, list: &Allowlist) -> Result<(), String> {
-    let io = |e: std::io::Error| format!("{}: {}", path.display(), crate::repo_files::io_reason(&e));
+    let io =
+        |e: std::io::Error| format!("{}: {}", path.display(), crate::repo_files::io_reason(&e));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
@@ -290,13 +295,16 @@ mod tests {
             let whole_file = mask & 4 != 0;
             let task = mask & 8 != 0;
             if deny {
-                list.deny.push(rule(None, Some("/repo/web/Makefile"), Some("build")));
+                list.deny
+                    .push(rule(None, Some("/repo/web/Makefile"), Some("build")));
             }
             if task {
-                list.allow.push(rule(None, Some("/repo/web/Makefile"), Some("build")));
+                list.allow
+                    .push(rule(None, Some("/repo/web/Makefile"), Some("build")));
             }
             if whole_file {
-                list.allow.push(rule(None, Some("/repo/web/Makefile"), None));
+                list.allow
+                    .push(rule(None, Some("/repo/web/Makefile"), None));
             }
             if dir {
                 list.allow.push(rule(Some("/repo"), None, None));
@@ -327,9 +335,17 @@ mod tests {
         let mut list = Allowlist::default();
         list.allow(rule(Some("/repo/app"), None, None));
         assert!(list.decide(Path::new("/repo/app/Makefile"), "x").allowed());
-        assert!(!list.decide(Path::new("/repo/application/Makefile"), "x").allowed());
+        assert!(
+            !list
+                .decide(Path::new("/repo/application/Makefile"), "x")
+                .allowed()
+        );
         list.deny(rule(Some("/repo/app/secret"), None, None));
-        assert!(!list.decide(Path::new("/repo/app/secret/Makefile"), "x").allowed());
+        assert!(
+            !list
+                .decide(Path::new("/repo/app/secret/Makefile"), "x")
+                .allowed()
+        );
     }
 
     #[test]

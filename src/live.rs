@@ -3,7 +3,7 @@
 //! task files that changed. When the tasks themselves change — not merely a line number or
 //! an unrelated file — the new table replaces the old one and the caller is told.
 //!
-//! Idle cost: the watcher thread blocks on the kernel (inotify, FSEvents); the debouncer
+//! Idle cost: the watcher thread blocks on the kernel (inotify, `FSEvents`); the debouncer
 //! wakes every 100 ms to look at an empty queue. Nothing is scanned until a path changes.
 
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub type OnChange = Box<dyn Fn(&Table, &Table) + Send + Sync>;
 /// The table and the watch that keeps it current.
 pub struct LiveTable {
     shared: Arc<Shared>,
-    _watch: Option<Debouncer<RecommendedWatcher, NoCache>>,
+    watch_guard: Option<Debouncer<RecommendedWatcher, NoCache>>,
     problem: Option<String>,
 }
 
@@ -36,7 +36,7 @@ struct Shared {
 impl std::fmt::Debug for LiveTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveTable")
-            .field("watching", &self._watch.is_some())
+            .field("watching", &self.watch_guard.is_some())
             .field("problem", &self.problem)
             .finish_non_exhaustive()
     }
@@ -90,24 +90,33 @@ impl LiveTable {
             }
             Err(e) => (
                 None,
-                Some(format!("cannot watch {}: {e}; tasks are rescanned on each request", root.display())),
+                Some(format!(
+                    "cannot watch {}: {e}; tasks are rescanned on each request",
+                    root.display()
+                )),
             ),
         };
         LiveTable {
             shared,
-            _watch: watch,
+            watch_guard: watch,
             problem,
         }
     }
 
     /// The current table.
     pub fn table(&self) -> Arc<Table> {
-        Arc::clone(&self.shared.table.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(
+            &self
+                .shared
+                .table
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// Whether a watch keeps the table current.
     pub fn watching(&self) -> bool {
-        self._watch.is_some()
+        self.watch_guard.is_some()
     }
 
     /// Why the watch is not running, if it is not.

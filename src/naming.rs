@@ -115,7 +115,7 @@ fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
                 .into_iter()
                 .find(|c| !taken.contains(c) && (!real.contains(c.as_str()) || *c == t.source_name))
                 .unwrap_or_else(|| {
-                    (2..)
+                    (2..=tasks.len() + 2)
                         .map(|n| format!("{base}-{n}"))
                         .find(|c| !taken.contains(c) && !real.contains(c.as_str()))
                         .unwrap_or_default()
@@ -247,10 +247,25 @@ mod properties {
         let dirs = proptest::sample::select(vec![".", "a", "a/b", "web"]);
         // Names that collide often, including ones that look like suffixed names.
         let names = proptest::sample::select(vec![
-            "build", "build-m", "build-n", "build-make", "build-m-2", "test", "a/build", "b/build", "web/build", "x",
+            "build",
+            "build-m",
+            "build-n",
+            "build-make",
+            "build-m-2",
+            "test",
+            "a/build",
+            "b/build",
+            "web/build",
+            "x",
         ]);
         (runners, dirs, names, 0u32..5).prop_map(|(runner, dir, name, line)| {
-            let mut t = RawTask::new(runner, name, dir, format!("{dir}/{}", runner.name()), vec![]);
+            let mut t = RawTask::new(
+                runner,
+                name,
+                dir,
+                format!("{dir}/{}", runner.name()),
+                vec![],
+            );
             t.line = Some(line);
             t
         })
@@ -262,7 +277,12 @@ mod properties {
         let mut pairs: Vec<(String, String)> = tasks
             .iter()
             .zip(names)
-            .map(|(t, n)| (format!("{}|{}|{}|{:?}", t.dir, t.runner, t.source_name, t.line), n))
+            .map(|(t, n)| {
+                (
+                    format!("{}|{}|{}|{:?}", t.dir, t.runner, t.source_name, t.line),
+                    n,
+                )
+            })
             .collect();
         pairs.sort();
         pairs

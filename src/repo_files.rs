@@ -175,5 +175,5 @@ fn mib(bytes: u64) -> f64 {
 }
 
 fn bytecount_newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }

@@ -18,7 +18,10 @@ pub enum Lookup<'a> {
 pub fn exact<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
     match table.get(name) {
         Some(t) => Lookup::Found(t),
-        None => Lookup::NotFound(suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name)),
+        None => Lookup::NotFound(suggest(
+            table.tasks.iter().map(|t| t.unique_name.as_str()),
+            name,
+        )),
     }
 }
 
@@ -53,7 +56,10 @@ pub fn lenient<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
     match by_source.len() {
         1 => Lookup::Found(by_source[0]),
         0 if by_alias.len() > 1 => Lookup::Ambiguous(by_alias),
-        0 => Lookup::NotFound(suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name)),
+        0 => Lookup::NotFound(suggest(
+            table.tasks.iter().map(|t| t.unique_name.as_str()),
+            name,
+        )),
         _ => Lookup::Ambiguous(by_source),
     }
 }
@@ -71,13 +77,19 @@ pub fn suggest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<St
             // `build-m` should come up for `biuld` as readily as `build` does.
             let unsuffixed = local
                 .rsplit_once('-')
-                .filter(|(_, suffix)| suffix.len() <= 5 && suffix.chars().all(|c| c.is_ascii_lowercase()))
-                .map_or(usize::MAX, |(base, _)| strsim::damerau_levenshtein(base, &wanted_lc));
+                .filter(|(_, suffix)| {
+                    suffix.len() <= 5 && suffix.chars().all(|c| c.is_ascii_lowercase())
+                })
+                .map_or(usize::MAX, |(base, _)| {
+                    strsim::damerau_levenshtein(base, &wanted_lc)
+                });
             let best = distance.min(local_distance).min(unsuffixed);
             let limit = (wanted.chars().count() / 3).max(2);
             if lc == wanted_lc {
                 Some((0, 0, n))
-            } else if !wanted_lc.is_empty() && (lc.contains(&wanted_lc) || wanted_lc.contains(local)) {
+            } else if !wanted_lc.is_empty()
+                && (lc.contains(&wanted_lc) || wanted_lc.contains(local))
+            {
                 Some((1, best, n))
             } else if best <= limit {
                 Some((2, best, n))
@@ -86,9 +98,13 @@ pub fn suggest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<St
             }
         })
         .collect();
-    scored.sort();
+    scored.sort_unstable();
     scored.dedup_by(|a, b| a.2 == b.2);
-    scored.into_iter().take(5).map(|(_, _, n)| n.to_owned()).collect()
+    scored
+        .into_iter()
+        .take(5)
+        .map(|(_, _, n)| n.to_owned())
+        .collect()
 }
 
 #[cfg(test)]

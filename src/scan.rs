@@ -96,7 +96,7 @@ impl Index {
             index.add_candidate(adapter, rank, rel);
         }
         let chosen: Vec<(usize, String)> = index.chosen().collect();
-        index.parse(chosen);
+        index.parse(&chosen);
         index
     }
 
@@ -107,7 +107,8 @@ impl Index {
 
     /// The tasks and diagnostics as they stand.
     pub fn snapshot(&self) -> Scan {
-        let results: Vec<(&str, &Parsed)> = self.parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let results: Vec<(&str, &Parsed)> =
+            self.parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let (tasks, more, task_files) = merge(&results);
         let mut diagnostics = self.walk_diagnostics.clone();
         diagnostics.extend(more);
@@ -152,27 +153,31 @@ impl Index {
                 touched |= self.forget_dir(&rel, &mut dirty_groups);
                 continue;
             }
-            if let Some((adapter, rank)) = candidate_of(&rel) {
-                if self.dirs.contains(&dir) {
-                    let group = (adapter, dir.clone());
-                    if meta.is_some() {
-                        self.add_candidate(adapter, rank, rel.clone());
-                    } else {
-                        if let Some(g) = self.candidates.get_mut(&group) {
-                            g.remove(&rel);
-                        }
-                        touched |= self.parsed.remove(&rel).is_some();
+            if let Some((adapter, rank)) = candidate_of(&rel)
+                && self.dirs.contains(&dir)
+            {
+                let group = (adapter, dir.clone());
+                if meta.is_some() {
+                    self.add_candidate(adapter, rank, rel.clone());
+                } else {
+                    if let Some(g) = self.candidates.get_mut(&group) {
+                        g.remove(&rel);
                     }
-                    dirty_groups.insert(group);
+                    touched |= self.parsed.remove(&rel).is_some();
                 }
+                dirty_groups.insert(group);
             }
             for (file, parsed) in &self.parsed {
-                if parsed.consumed.iter().any(|c| *c == rel) {
+                if parsed.consumed.contains(&rel) {
                     reparse.insert(file.clone());
                 }
             }
             if PACKAGE_MANAGER_MARKERS.contains(&name) {
-                let prefix = if dir == "." { String::new() } else { format!("{dir}/") };
+                let prefix = if dir == "." {
+                    String::new()
+                } else {
+                    format!("{dir}/")
+                };
                 for file in self.parsed.keys() {
                     if file.ends_with("package.json") && file.starts_with(&prefix) {
                         reparse.insert(file.clone());
@@ -181,7 +186,11 @@ impl Index {
             }
         }
         for group in &dirty_groups {
-            let members: Vec<String> = self.candidates.get(group).map(|g| g.keys().cloned().collect()).unwrap_or_default();
+            let members: Vec<String> = self
+                .candidates
+                .get(group)
+                .map(|g| g.keys().cloned().collect())
+                .unwrap_or_default();
             // Every candidate of the group was possibly the chosen one; drop them all and
             // parse whichever is best now.
             for m in &members {
@@ -199,19 +208,26 @@ impl Index {
             .filter_map(|rel| candidate_of(&rel).map(|(a, _)| (a, rel)))
             .collect();
         touched |= !jobs.is_empty();
-        self.parse(jobs);
+        self.parse(&jobs);
         touched
     }
 
     fn relative(&self, path: &Path) -> Option<String> {
         let rel = path.strip_prefix(&self.root).ok()?;
         let rel = rel.to_str()?;
-        Some(if rel.is_empty() { ".".to_owned() } else { rel.to_owned() })
+        Some(if rel.is_empty() {
+            ".".to_owned()
+        } else {
+            rel.to_owned()
+        })
     }
 
     fn add_candidate(&mut self, adapter: usize, rank: u8, rel: String) {
         let dir = parent(&rel).to_owned();
-        self.candidates.entry((adapter, dir)).or_default().insert(rel, rank);
+        self.candidates
+            .entry((adapter, dir))
+            .or_default()
+            .insert(rel, rank);
     }
 
     fn best(&self, group: &(usize, String)) -> Option<String> {
@@ -236,7 +252,7 @@ impl Index {
         })
     }
 
-    fn parse(&mut self, jobs: Vec<(usize, String)>) {
+    fn parse(&mut self, jobs: &[(usize, String)]) {
         let files = RepoFiles::new(&self.root);
         let results: Vec<(String, Parsed)> = jobs
             .par_iter()
@@ -263,7 +279,12 @@ impl Index {
         self.dirs.retain(|d| !under(d));
         let before = self.parsed.len();
         self.parsed.retain(|p, _| !under(p));
-        let gone: Vec<(usize, String)> = self.candidates.keys().filter(|(_, d)| under(d)).cloned().collect();
+        let gone: Vec<(usize, String)> = self
+            .candidates
+            .keys()
+            .filter(|(_, d)| under(d))
+            .cloned()
+            .collect();
         for g in gone {
             self.candidates.remove(&g);
             dirty.remove(&g);
@@ -308,7 +329,11 @@ fn walk(root: &Path, start: &Path) -> Walked {
                         };
                         if entry.file_type().is_some_and(|t| t.is_dir()) {
                             let rel = rel.to_string_lossy();
-                            let rel = if rel.is_empty() { ".".to_owned() } else { rel.into_owned() };
+                            let rel = if rel.is_empty() {
+                                ".".to_owned()
+                            } else {
+                                rel.into_owned()
+                            };
                             push_set(dirs, rel);
                         } else {
                             visit(rel, found, diags);
@@ -327,24 +352,21 @@ fn walk(root: &Path, start: &Path) -> Walked {
 }
 
 fn visit(rel: &Path, found: &Mutex<Vec<(usize, u8, String)>>, diags: &Mutex<Vec<Diagnostic>>) {
-    match rel.to_str() {
-        Some(rel) => {
-            if let Some((adapter, rank)) = candidate_of(rel) {
-                push(found, (adapter, rank, rel.to_owned()));
-            }
+    if let Some(rel) = rel.to_str() {
+        if let Some((adapter, rank)) = candidate_of(rel) {
+            push(found, (adapter, rank, rel.to_owned()));
         }
-        None => {
-            let lossy = rel.to_string_lossy();
-            if candidate_of(&lossy).is_some() {
-                push(
-                    diags,
-                    Diagnostic::new(
-                        lossy.into_owned(),
-                        None,
-                        "path is not valid UTF-8; its tasks are skipped",
-                    ),
-                );
-            }
+    } else {
+        let lossy = rel.to_string_lossy();
+        if candidate_of(&lossy).is_some() {
+            push(
+                diags,
+                Diagnostic::new(
+                    lossy.into_owned(),
+                    None,
+                    "path is not valid UTF-8; its tasks are skipped",
+                ),
+            );
         }
     }
 }
@@ -424,19 +446,16 @@ fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     };
     // Adapters are fuzzed not to panic; should one still do so, one file's diagnostic is
     // better than losing every other file's tasks.
-    match catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
-        Ok(mut found) => {
-            found.diagnostics.splice(0..0, parsed.diagnostics);
-            found
-        }
-        Err(_) => {
-            parsed.diag(
-                rel,
-                None,
-                format!("internal error while reading this {} file", adapter.name),
-            );
-            parsed
-        }
+    if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
+        found.diagnostics.splice(0..0, parsed.diagnostics);
+        found
+    } else {
+        parsed.diag(
+            rel,
+            None,
+            format!("internal error while reading this {} file", adapter.name),
+        );
+        parsed
     }
 }
 
@@ -445,9 +464,7 @@ fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
 /// shallowest side.
 fn merge(results: &[(&str, &Parsed)]) -> (Vec<RawTask>, Vec<Diagnostic>, Vec<String>) {
     let mut results: Vec<&(&str, &Parsed)> = results.iter().collect();
-    results.sort_by(|(a, _), (b, _)| {
-        (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b))
-    });
+    results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
     let pulled_in: HashSet<&str> = results
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))

@@ -141,10 +141,10 @@ impl Table {
 fn row(t: RawTask, unique_name: String, availability: &Availability) -> Task {
     let mut argv = t.argv;
     // Some distributions install go-task as `go-task`.
-    if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner)) {
-        if t.runner == Runner::Task {
-            bin.clone_into(first);
-        }
+    if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner))
+        && t.runner == Runner::Task
+    {
+        bin.clone_into(first);
     }
     Task {
         unique_name,

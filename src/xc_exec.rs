@@ -44,7 +44,10 @@ pub fn compile(table: &Table, task: &Task, opts: &RunOptions) -> Result<Plan, In
         check_graph(table, task, &mut Vec::new())?;
     }
     let inputs = inputs(task, opts)?;
-    let temp = tempfile::Builder::new().prefix("agg-xc-").tempdir().map_err(err)?;
+    let temp = tempfile::Builder::new()
+        .prefix("agg-xc-")
+        .tempdir()
+        .map_err(err)?;
     let mut c = Compiler {
         table,
         temp,
@@ -143,16 +146,30 @@ fn run_dir(table: &Table, task: &Task) -> Result<std::path::PathBuf, InvocationE
 
 /// Input values: positional arguments first, then the environment, then `Env` defaults.
 fn inputs(task: &Task, opts: &RunOptions) -> Result<Vec<(String, String)>, InvocationError> {
-    let names = task.xc.as_ref().map(|x| x.inputs.clone()).unwrap_or_default();
+    let names = task
+        .xc
+        .as_ref()
+        .map(|x| x.inputs.clone())
+        .unwrap_or_default();
     let mut values = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let value = opts
             .args
             .get(i)
             .cloned()
-            .or_else(|| opts.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+            .or_else(|| {
+                opts.env
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            })
             .or_else(|| std::env::var(name).ok())
-            .or_else(|| task.env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
+            .or_else(|| {
+                task.env
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            });
         match value {
             Some(v) => values.push((name.clone(), v)),
             None => {
@@ -187,7 +204,10 @@ impl Compiler<'_> {
                 }
                 let _ = writeln!(out, "(\n{body}) &\n{var}=\"${var} $!\"");
             }
-            let _ = writeln!(out, "for agg_pid in ${var}; do wait \"$agg_pid\" || exit $?; done");
+            let _ = writeln!(
+                out,
+                "for agg_pid in ${var}; do wait \"$agg_pid\" || exit $?; done"
+            );
         } else {
             for (dep, args) in deps {
                 self.emit_deps(dep, out)?;
@@ -216,7 +236,12 @@ impl Compiler<'_> {
     }
 
     /// One task's own script, in a subshell with its directory and environment.
-    fn step(&mut self, task: &Task, inputs: &[(String, String)], main: bool) -> std::io::Result<String> {
+    fn step(
+        &mut self,
+        task: &Task,
+        inputs: &[(String, String)],
+        main: bool,
+    ) -> std::io::Result<String> {
         let Some(spec) = task.xc.as_ref() else {
             return Ok(String::new());
         };
@@ -238,7 +263,10 @@ impl Compiler<'_> {
         }
         let mut cmd: Vec<String> = match spec.interpreter.as_deref() {
             Some(interp) => interp.split_whitespace().map(str::to_owned).collect(),
-            None if script.trim_start().starts_with("#!") && script.contains("bash") && first_line_has_bash(script) => {
+            None if script.trim_start().starts_with("#!")
+                && script.contains("bash")
+                && first_line_has_bash(script) =>
+            {
                 vec!["bash".into(), "-e".into()]
             }
             None => vec!["sh".into(), "-e".into()],
@@ -254,9 +282,8 @@ impl Compiler<'_> {
 }
 
 fn first_line_has_bash(script: &str) -> bool {
-    script
-        .trim_start()
-        .lines()
-        .next()
-        .is_some_and(|l| l.split(|c: char| c == '/' || c.is_whitespace()).any(|w| w == "bash"))
+    script.trim_start().lines().next().is_some_and(|l| {
+        l.split(|c: char| c == '/' || c.is_whitespace())
+            .any(|w| w == "bash")
+    })
 }

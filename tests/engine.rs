@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use agg::engine::{Engine, EngineConfig, Invocation, JobState, OutputLimits, ReadRequest, StdioMode, Stream};
+use agg::engine::{
+    Engine, EngineConfig, Invocation, JobState, OutputLimits, ReadRequest, StdioMode, Stream,
+};
 
 /// A shell-script invocation named `name`, run in `dir`.
 pub fn sh(name: &str, dir: &Path, script: &str) -> Invocation {
@@ -66,7 +68,11 @@ async fn a_fast_task_returns_its_exit_code_and_output_within_the_window() {
     let dir = tmp();
     let engine = Engine::default();
     let (started, finished) = engine
-        .start_and_wait(sh("t", dir.path(), "echo out; echo err >&2; exit 3"), Duration::from_secs(10), false)
+        .start_and_wait(
+            sh("t", dir.path(), "echo out; echo err >&2; exit 3"),
+            Duration::from_secs(10),
+            false,
+        )
         .await
         .expect("start");
     assert!(finished);
@@ -74,9 +80,19 @@ async fn a_fast_task_returns_its_exit_code_and_output_within_the_window() {
     assert_eq!(snap.state, JobState::Exited);
     assert_eq!(snap.exit_code, Some(3));
     let page = started.job.read(&ReadRequest::default());
-    let mut lines: Vec<(Stream, String)> = page.lines.iter().map(|l| (l.stream, l.text.clone())).collect();
+    let mut lines: Vec<(Stream, String)> = page
+        .lines
+        .iter()
+        .map(|l| (l.stream, l.text.clone()))
+        .collect();
     lines.sort_by_key(|(s, _)| *s == Stream::Stderr);
-    assert_eq!(lines, [(Stream::Stdout, "out".to_owned()), (Stream::Stderr, "err".to_owned())]);
+    assert_eq!(
+        lines,
+        [
+            (Stream::Stdout, "out".to_owned()),
+            (Stream::Stderr, "err".to_owned())
+        ]
+    );
     assert!(snap.run_id.starts_with("t-"), "{}", snap.run_id);
     assert!(snap.finished_at.is_some());
 }
@@ -87,7 +103,11 @@ async fn a_slow_task_keeps_running_and_its_output_arrives_later() {
     let engine = Engine::default();
     let (started, finished) = engine
         .start_and_wait(
-            sh("slow", dir.path(), "echo first; while [ ! -f go ]; do sleep 0.02; done; echo second"),
+            sh(
+                "slow",
+                dir.path(),
+                "echo first; while [ ! -f go ]; do sleep 0.02; done; echo second",
+            ),
             Duration::from_millis(300),
             false,
         )
@@ -96,10 +116,16 @@ async fn a_slow_task_keeps_running_and_its_output_arrives_later() {
     assert!(!finished);
     let job = started.job;
     assert_eq!(job.state(), JobState::Running);
-    eventually(Duration::from_secs(5), "first line", || text(&job.read(&ReadRequest::default())) == ["first"]).await;
+    eventually(Duration::from_secs(5), "first line", || {
+        text(&job.read(&ReadRequest::default())) == ["first"]
+    })
+    .await;
     std::fs::write(dir.path().join("go"), "").expect("go");
     assert!(job.wait_for(Duration::from_secs(10)).await);
-    assert_eq!(text(&job.read(&ReadRequest::default())), ["first", "second"]);
+    assert_eq!(
+        text(&job.read(&ReadRequest::default())),
+        ["first", "second"]
+    );
     assert_eq!(job.snapshot().exit_code, Some(0));
 }
 
@@ -109,7 +135,11 @@ async fn stop_kills_the_whole_tree_grandchildren_included() {
     let engine = Engine::default();
     let started = engine
         .start(
-            sh("tree", dir.path(), "sh -c 'echo $$ > grandchild.pid; exec sleep 300' & wait"),
+            sh(
+                "tree",
+                dir.path(),
+                "sh -c 'echo $$ > grandchild.pid; exec sleep 300' & wait",
+            ),
             StdioMode::Capture,
             false,
         )
@@ -120,7 +150,10 @@ async fn stop_kills_the_whole_tree_grandchildren_included() {
     let snap = started.job.snapshot();
     assert_eq!(snap.state, JobState::Signaled);
     assert_eq!(snap.signal.as_deref(), Some("SIGTERM"));
-    eventually(Duration::from_secs(5), "grandchild gone", || !alive(grandchild)).await;
+    eventually(Duration::from_secs(5), "grandchild gone", || {
+        !alive(grandchild)
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -129,13 +162,20 @@ async fn a_task_that_ignores_sigterm_is_killed_after_the_grace_period() {
     let engine = Engine::default();
     let started = engine
         .start(
-            sh("stubborn", dir.path(), "trap '' TERM; echo ready; while :; do sleep 0.05; done"),
+            sh(
+                "stubborn",
+                dir.path(),
+                "trap '' TERM; echo ready; while :; do sleep 0.05; done",
+            ),
             StdioMode::Capture,
             false,
         )
         .expect("start");
     let job = started.job;
-    eventually(Duration::from_secs(5), "ready", || text(&job.read(&ReadRequest::default())) == ["ready"]).await;
+    eventually(Duration::from_secs(5), "ready", || {
+        text(&job.read(&ReadRequest::default())) == ["ready"]
+    })
+    .await;
     let t = Instant::now();
     engine.stop(&job, Duration::from_millis(300)).await;
     assert!(t.elapsed() >= Duration::from_millis(300));
@@ -150,7 +190,11 @@ async fn processes_left_in_the_group_end_with_the_task() {
     let engine = Engine::default();
     let (started, finished) = engine
         .start_and_wait(
-            sh("leaver", dir.path(), "sleep 300 & echo $! > bg.pid; echo done"),
+            sh(
+                "leaver",
+                dir.path(),
+                "sleep 300 & echo $! > bg.pid; echo done",
+            ),
             Duration::from_secs(10),
             false,
         )
@@ -158,7 +202,10 @@ async fn processes_left_in_the_group_end_with_the_task() {
         .expect("start");
     assert!(finished);
     let bg = read_pid(&dir.path().join("bg.pid")).await;
-    eventually(Duration::from_secs(5), "background sleep gone", || !alive(bg)).await;
+    eventually(Duration::from_secs(5), "background sleep gone", || {
+        !alive(bg)
+    })
+    .await;
     assert_eq!(started.job.snapshot().exit_code, Some(0));
 }
 
@@ -175,10 +222,16 @@ async fn a_daemon_in_its_own_session_holding_the_pipes_does_not_keep_the_job_ope
         .await
         .expect("start");
     let daemon = read_pid(&dir.path().join("daemon.pid")).await;
-    assert!(finished, "the job must finish although the daemon holds its stdout");
+    assert!(
+        finished,
+        "the job must finish although the daemon holds its stdout"
+    );
     assert!(text(&started.job.read(&ReadRequest::default())).contains(&"started".to_owned()));
     // The daemon escaped the group by design (see the README); clean it up here.
-    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(daemon as i32), nix::sys::signal::Signal::SIGKILL);
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(daemon.cast_signed()),
+        nix::sys::signal::Signal::SIGKILL,
+    );
 }
 
 #[tokio::test]
@@ -187,7 +240,11 @@ async fn a_task_that_closes_stdout_keeps_running_until_it_exits() {
     let engine = Engine::default();
     let (started, finished) = engine
         .start_and_wait(
-            sh("closer", dir.path(), "echo before; exec 1>&-; while [ ! -f go ]; do sleep 0.02; done; echo after >&2"),
+            sh(
+                "closer",
+                dir.path(),
+                "echo before; exec 1>&-; while [ ! -f go ]; do sleep 0.02; done; echo after >&2",
+            ),
             Duration::from_millis(300),
             false,
         )
@@ -196,7 +253,10 @@ async fn a_task_that_closes_stdout_keeps_running_until_it_exits() {
     assert!(!finished);
     std::fs::write(dir.path().join("go"), "").expect("go");
     assert!(started.job.wait_for(Duration::from_secs(10)).await);
-    assert_eq!(text(&started.job.read(&ReadRequest::default())), ["before", "after"]);
+    assert_eq!(
+        text(&started.job.read(&ReadRequest::default())),
+        ["before", "after"]
+    );
 }
 
 #[tokio::test]
@@ -204,10 +264,17 @@ async fn invalid_utf8_output_is_kept_with_replacement_characters() {
     let dir = tmp();
     let engine = Engine::default();
     let (started, _) = engine
-        .start_and_wait(sh("bytes", dir.path(), r"printf 'a\377b\n'"), Duration::from_secs(10), false)
+        .start_and_wait(
+            sh("bytes", dir.path(), r"printf 'a\377b\n'"),
+            Duration::from_secs(10),
+            false,
+        )
         .await
         .expect("start");
-    assert_eq!(text(&started.job.read(&ReadRequest::default())), ["a\u{fffd}b"]);
+    assert_eq!(
+        text(&started.job.read(&ReadRequest::default())),
+        ["a\u{fffd}b"]
+    );
 }
 
 #[tokio::test]
@@ -216,14 +283,28 @@ async fn a_missing_program_and_a_vanished_directory_fail_to_start_clearly() {
     let engine = Engine::default();
     let mut inv = sh("missing", dir.path(), "true");
     inv.program = "agg-no-such-program".into();
-    let job = engine.start(inv, StdioMode::Capture, false).expect("start").job;
+    let job = engine
+        .start(inv, StdioMode::Capture, false)
+        .expect("start")
+        .job;
     let snap = job.snapshot();
     assert_eq!(snap.state, JobState::FailedToStart);
-    assert_eq!(snap.error.as_deref(), Some("`agg-no-such-program` was not found"));
+    assert_eq!(
+        snap.error.as_deref(),
+        Some("`agg-no-such-program` was not found")
+    );
     let gone: PathBuf = dir.path().join("gone");
-    let job = engine.start(sh("gone", &gone, "true"), StdioMode::Capture, false).expect("start").job;
+    let job = engine
+        .start(sh("gone", &gone, "true"), StdioMode::Capture, false)
+        .expect("start")
+        .job;
     assert_eq!(job.state(), JobState::FailedToStart);
-    assert!(job.snapshot().error.unwrap_or_default().contains("no longer exists"));
+    assert!(
+        job.snapshot()
+            .error
+            .unwrap_or_default()
+            .contains("no longer exists")
+    );
 }
 
 #[tokio::test]
@@ -233,17 +314,26 @@ async fn the_running_cap_refuses_clearly_and_duplicates_return_the_running_job()
         max_running: 2,
         ..EngineConfig::default()
     });
-    let a = engine.start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false).expect("a");
-    let again = engine.start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false).expect("a again");
+    let a = engine
+        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false)
+        .expect("a");
+    let again = engine
+        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false)
+        .expect("a again");
     assert!(again.reused);
     assert_eq!(again.job.run_id, a.job.run_id);
-    let b = engine.start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, true).expect("parallel copy");
+    let b = engine
+        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, true)
+        .expect("parallel copy");
     assert!(!b.reused);
     assert_ne!(b.job.run_id, a.job.run_id);
     let err = engine
         .start(sh("c", dir.path(), "sleep 300"), StdioMode::Capture, false)
         .expect_err("over the cap");
-    assert!(err.to_string().contains("2 jobs are already running"), "{err}");
+    assert!(
+        err.to_string().contains("2 jobs are already running"),
+        "{err}"
+    );
     engine.shutdown(Duration::from_secs(2)).await;
     assert!(engine.list().iter().all(|j| !j.is_running()));
 }
@@ -255,11 +345,21 @@ async fn only_the_newest_finished_jobs_are_retained() {
         retain_finished: 2,
         ..EngineConfig::default()
     });
-    let running = engine.start(sh("long", dir.path(), "sleep 300"), StdioMode::Capture, false).expect("long");
+    let running = engine
+        .start(
+            sh("long", dir.path(), "sleep 300"),
+            StdioMode::Capture,
+            false,
+        )
+        .expect("long");
     let mut ids = Vec::new();
     for i in 0..4 {
         let (s, finished) = engine
-            .start_and_wait(sh(&format!("quick{i}"), dir.path(), "true"), Duration::from_secs(10), false)
+            .start_and_wait(
+                sh(&format!("quick{i}"), dir.path(), "true"),
+                Duration::from_secs(10),
+                false,
+            )
             .await
             .expect("quick");
         assert!(finished);
@@ -277,11 +377,22 @@ async fn dropping_the_engine_kills_every_running_group() {
     let dir = tmp();
     let engine = Engine::default();
     engine
-        .start(sh("orphan", dir.path(), "sh -c 'echo $$ > gc.pid; exec sleep 300' & wait"), StdioMode::Capture, false)
+        .start(
+            sh(
+                "orphan",
+                dir.path(),
+                "sh -c 'echo $$ > gc.pid; exec sleep 300' & wait",
+            ),
+            StdioMode::Capture,
+            false,
+        )
         .expect("start");
     let gc = read_pid(&dir.path().join("gc.pid")).await;
     drop(engine);
-    eventually(Duration::from_secs(5), "grandchild killed on drop", || !alive(gc)).await;
+    eventually(Duration::from_secs(5), "grandchild killed on drop", || {
+        !alive(gc)
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -297,7 +408,11 @@ async fn a_huge_line_without_newline_costs_only_the_caps() {
     });
     let (started, finished) = engine
         .start_and_wait(
-            sh("wide", dir.path(), "head -c 10000000 /dev/zero | tr '\\0' x; echo; echo tail"),
+            sh(
+                "wide",
+                dir.path(),
+                "head -c 10000000 /dev/zero | tr '\\0' x; echo; echo tail",
+            ),
             Duration::from_secs(30),
             false,
         )
@@ -325,7 +440,11 @@ async fn run_ids_are_never_reused() {
             .await
             .expect("start");
         assert!(finished);
-        assert!(seen.insert(started.job.run_id.clone()), "reused {}", started.job.run_id);
+        assert!(
+            seen.insert(started.job.run_id.clone()),
+            "reused {}",
+            started.job.run_id
+        );
     }
     engine.shutdown(Duration::from_secs(2)).await;
 }

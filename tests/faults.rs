@@ -1,4 +1,4 @@
-//! Faults and abuse: a SIGKILLed server, a 1 GB output flood read slowly, a burst of 200
+//! Faults and abuse: a `SIGKILLed` server, a 1 GB output flood read slowly, a burst of 200
 //! starts, malformed protocol input, hostile arguments and paths.
 #![allow(deprecated)]
 
@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rmcp::ServiceExt;
 use serde_json::{Value, json};
 
 use crate::engine::{alive, read_pid};
@@ -40,7 +41,11 @@ impl Raw {
                 }
             }
         });
-        let mut raw = Raw { child, stdin, lines };
+        let mut raw = Raw {
+            child,
+            stdin,
+            lines,
+        };
         raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
         raw.response(0);
         raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -65,7 +70,8 @@ impl Raw {
                 .lines
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
                 .unwrap_or_else(|_| panic!("no response {id}"));
-            let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            let msg: Value =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
             if msg["id"].as_u64() == Some(id) {
                 return msg;
             }
@@ -79,7 +85,8 @@ impl Raw {
 
     /// Peak resident memory of the server so far, in KiB.
     fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmHWM:"))
@@ -109,33 +116,67 @@ fn setup() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
 async fn a_restarted_server_after_sigkill_has_no_stale_state() {
     let (dir, _config, allowlist) = setup();
     let mut first = Raw::start(dir.path(), &allowlist);
-    let started = first.call(1, "task_start", &json!({"unique_name": "forever", "wait_ms": 0}));
+    let started = first.call(
+        1,
+        "task_start",
+        &json!({"unique_name": "forever", "wait_ms": 0}),
+    );
     assert_eq!(started["result"]["structuredContent"]["state"], "running");
     let orphan = read_pid(&dir.path().join("orphan.pid")).await;
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(first.child.id() as i32), nix::sys::signal::Signal::SIGKILL).expect("kill");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(first.child.id().cast_signed()),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill");
     let _ = first.child.wait();
     // A server killed with SIGKILL cannot stop its jobs (see the README); the new one
     // starts clean and works.
     let mut second = Raw::start(dir.path(), &allowlist);
     let status = second.call(1, "status", &json!({}));
     assert_eq!(status["result"]["structuredContent"]["jobs"], json!([]));
-    let again = second.call(2, "task_start", &json!({"unique_name": "show-args", "args": ["ok"]}));
-    assert_eq!(again["result"]["structuredContent"]["exit_code"], 0, "{again}");
-    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(orphan as i32), nix::sys::signal::Signal::SIGKILL);
+    let again = second.call(
+        2,
+        "task_start",
+        &json!({"unique_name": "show-args", "args": ["ok"]}),
+    );
+    assert_eq!(
+        again["result"]["structuredContent"]["exit_code"], 0,
+        "{again}"
+    );
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(orphan.cast_signed()),
+        nix::sys::signal::Signal::SIGKILL,
+    );
 }
 
 #[test]
 fn a_gigabyte_of_output_read_slowly_stays_bounded_and_is_accounted_for() {
     let (dir, _config, allowlist) = setup();
     let mut raw = Raw::start(dir.path(), &allowlist);
-    let started = raw.call(1, "task_start", &json!({"unique_name": "flood", "wait_ms": 0}));
-    let run_id = started["result"]["structuredContent"]["run_id"].as_str().expect("run_id").to_owned();
+    let started = raw.call(
+        1,
+        "task_start",
+        &json!({"unique_name": "flood", "wait_ms": 0}),
+    );
+    let run_id = started["result"]["structuredContent"]["run_id"]
+        .as_str()
+        .expect("run_id")
+        .to_owned();
     let mut id = 2;
     let final_status = loop {
         std::thread::sleep(Duration::from_millis(300));
-        let page = raw.call(id, "task_output", &json!({"run_id": run_id, "max_bytes": 2048}));
+        let page = raw.call(
+            id,
+            "task_output",
+            &json!({"run_id": run_id, "max_bytes": 2048}),
+        );
         let body = &page["result"]["structuredContent"];
-        assert!(page["result"]["content"][0]["text"].as_str().is_some_and(|t| t.len() < 20_000), "results stay capped");
+        assert!(
+            page["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.len() < 20_000),
+            "results stay capped"
+        );
         id += 1;
         if body["state"] != "running" {
             break body.clone();
@@ -145,27 +186,48 @@ fn a_gigabyte_of_output_read_slowly_stays_bounded_and_is_accounted_for() {
     let out = &final_status["output"];
     // 1e9 bytes of 100-byte lines, then `done`.
     assert_eq!(out["total_lines"], 10_000_001, "every line counted: {out}");
-    assert!(out["dropped"].as_u64().is_some_and(|d| d > 9_000_000), "{out}");
-    assert!(out["text"].as_str().is_some_and(|t| t.ends_with("done")), "the last line is kept: {out}");
+    assert!(
+        out["dropped"].as_u64().is_some_and(|d| d > 9_000_000),
+        "{out}"
+    );
+    assert!(
+        out["text"].as_str().is_some_and(|t| t.ends_with("done")),
+        "the last line is kept: {out}"
+    );
     let peak = raw.peak_rss_kib();
     eprintln!("agg mcp peak RSS during a 1 GB flood: {} MiB", peak / 1024);
-    assert!(peak < 128 * 1024, "agg's memory grew with the output: {peak} KiB");
+    assert!(
+        peak < 128 * 1024,
+        "agg's memory grew with the output: {peak} KiB"
+    );
 }
 
 #[tokio::test]
 async fn a_burst_of_200_starts_is_capped_and_the_rest_clearly_refused() {
     let (dir, _config, _allowlist) = setup();
     let mcp = Mcp::start(dir, true).await;
-    let calls = (0..200).map(|_| mcp.call("task_start", json!({"unique_name": "nap", "wait_ms": 0, "allow_parallel": true})));
+    let calls = (0..200).map(|_| {
+        mcp.call(
+            "task_start",
+            json!({"unique_name": "nap", "wait_ms": 0, "allow_parallel": true}),
+        )
+    });
     let results = futures_join(calls).await;
     let running = results.iter().filter(|r| r.is_error != Some(true)).count();
-    let refused: Vec<_> = results.iter().filter(|r| r.is_error == Some(true)).collect();
+    let refused: Vec<_> = results
+        .iter()
+        .filter(|r| r.is_error == Some(true))
+        .collect();
     assert_eq!(running, 32, "the cap is 32 running jobs");
     assert_eq!(refused.len(), 168);
     for r in refused {
         let body = r.structured_content.as_ref().expect("structured");
         assert_eq!(body["code"], -32013, "{body}");
-        assert!(body["error"].as_str().is_some_and(|e| e.contains("32 jobs are already running")));
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("32 jobs are already running"))
+        );
     }
     let status = mcp.ok("status", json!({})).await;
     assert_eq!(status["running"], 32);
@@ -186,7 +248,11 @@ async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) 
                 }
             }
         }
-        if all { std::task::Poll::Ready(()) } else { std::task::Poll::Pending }
+        if all {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
     })
     .await;
     out.extend(results.into_iter().flatten());
@@ -202,37 +268,84 @@ fn bad_protocol_input_gets_errors_and_the_server_stays_up() {
     // Invalid UTF-8 inside a string.
     raw.send_bytes(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/call\", \"params\": {\"name\": \"status\xff\xfe\"}}");
     // Wrong types.
-    let wrong = raw.call(3, "task_start", &json!({"unique_name": ["not", "a", "string"]}));
-    assert_eq!(wrong["result"]["structuredContent"]["code"], -32602, "{wrong}");
+    let wrong = raw.call(
+        3,
+        "task_start",
+        &json!({"unique_name": ["not", "a", "string"]}),
+    );
+    assert_eq!(
+        wrong["result"]["structuredContent"]["code"], -32602,
+        "{wrong}"
+    );
     let wrong = raw.call(4, "task_output", &json!({"run_id": "x", "offset": "ten"}));
-    assert_eq!(wrong["result"]["structuredContent"]["code"], -32602, "{wrong}");
+    assert_eq!(
+        wrong["result"]["structuredContent"]["code"], -32602,
+        "{wrong}"
+    );
     // 10 MB of arguments: handled, answered, server alive.
     let big: Vec<String> = (0..10).map(|_| "a".repeat(1 << 20)).collect();
-    let huge = raw.call(5, "task_start", &json!({"unique_name": "show-args", "args": big, "output": "silent"}));
-    assert!(huge.get("result").is_some() || huge.get("error").is_some(), "{}", &huge.to_string()[..200.min(huge.to_string().len())]);
+    let huge = raw.call(
+        5,
+        "task_start",
+        &json!({"unique_name": "show-args", "args": big, "output": "silent"}),
+    );
+    assert!(
+        huge.get("result").is_some() || huge.get("error").is_some(),
+        "{}",
+        &huge.to_string()[..200.min(huge.to_string().len())]
+    );
     // Unknown method, unknown tool: JSON-RPC errors.
     raw.send_value(&json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/explode"}));
     assert!(raw.response(6)["error"]["code"].is_i64());
-    raw.send_value(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm_rf"}}));
+    raw.send_value(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "rm_rf"}}),
+    );
     assert!(raw.response(7)["error"]["code"].is_i64());
     // Still serving.
     let ok = raw.call(8, "status", &json!({}));
     assert!(ok["result"]["structuredContent"]["jobs"].is_array(), "{ok}");
-    assert!(raw.child.try_wait().expect("wait").is_none(), "the server must stay up");
+    assert!(
+        raw.child.try_wait().expect("wait").is_none(),
+        "the server must stay up"
+    );
 }
 
 #[tokio::test]
 async fn hostile_arguments_and_environment_never_reach_a_shell() {
     let (dir, _config, _allowlist) = setup();
     let mcp = Mcp::start(dir, true).await;
-    let tricky = ["a b", "$(touch pwned)", "`touch pwned`", "semi;colon", "it's \"quoted\"", "-leading", "new\nline"];
-    let out = mcp.ok("task_start", json!({"unique_name": "show-args", "args": tricky, "output": "full"})).await;
+    let tricky = [
+        "a b",
+        "$(touch pwned)",
+        "`touch pwned`",
+        "semi;colon",
+        "it's \"quoted\"",
+        "-leading",
+        "new\nline",
+    ];
+    let out = mcp
+        .ok(
+            "task_start",
+            json!({"unique_name": "show-args", "args": tricky, "output": "full"}),
+        )
+        .await;
     assert_eq!(out["exit_code"], 0, "{out}");
     assert_eq!(out["output"]["text"], tricky.join("\n"));
     assert!(!mcp.root.join("pwned").exists());
     for bad in ["1ABC", "A-B", "A B", "", "X=Y"] {
-        let err = mcp.err("task_start", json!({"unique_name": "show-args", "env": {bad: "v"}}), -32602).await;
-        assert!(err["error"].as_str().is_some_and(|e| e.contains("invalid environment variable")), "{err}");
+        let err = mcp
+            .err(
+                "task_start",
+                json!({"unique_name": "show-args", "env": {bad: "v"}}),
+                -32602,
+            )
+            .await;
+        assert!(
+            err["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("invalid environment variable")),
+            "{err}"
+        );
     }
     mcp.client.cancel().await.expect("close");
 }
@@ -247,8 +360,15 @@ async fn paths_cannot_leave_the_root() {
     std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
     let mcp = Mcp::start(dir, true).await;
     for task in ["escape", "link"] {
-        let err = mcp.err("task_start", json!({"unique_name": task}), -32602).await;
-        assert!(err["error"].as_str().is_some_and(|e| e.contains("outside the repository")), "{err}");
+        let err = mcp
+            .err("task_start", json!({"unique_name": task}), -32602)
+            .await;
+        assert!(
+            err["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("outside the repository")),
+            "{err}"
+        );
     }
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
     mcp.err("list_tasks", json!({"dir": "out"}), -32602).await;
@@ -263,25 +383,45 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
     assert!(inside.exists());
     let root = std::fs::canonicalize(dir.path()).expect("root");
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
-    cmd.args(["mcp", "--root"]).arg(&root).env("AGG_ALLOWLIST", &inside);
-    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn");
+    cmd.args(["mcp", "--root"])
+        .arg(&root)
+        .env("AGG_ALLOWLIST", &inside);
+    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    use rmcp::ServiceExt;
     let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
     let result = client
-        .call_tool(rmcp::model::CallToolRequestParams::new("task_start").with_arguments(
-            json!({"unique_name": "show-args"}).as_object().cloned().unwrap_or_default(),
-        ))
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("task_start").with_arguments(
+                json!({"unique_name": "show-args"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
         .await
         .expect("call");
     assert_eq!(result.is_error, Some(true));
-    assert_eq!(result.structured_content.as_ref().map(|v| v["code"].clone()), Some(json!(-32010)));
+    assert_eq!(
+        result
+            .structured_content
+            .as_ref()
+            .map(|v| v["code"].clone()),
+        Some(json!(-32010))
+    );
     let list = client
         .call_tool(rmcp::model::CallToolRequestParams::new("list_tasks"))
         .await
         .expect("list");
     let body = list.structured_content.expect("structured");
-    assert!(body["allowlist"]["problem"].as_str().is_some_and(|p| p.contains("inside the repository")), "{body}");
+    assert!(
+        body["allowlist"]["problem"]
+            .as_str()
+            .is_some_and(|p| p.contains("inside the repository")),
+        "{body}"
+    );
     let _ = alive;
     client.cancel().await.expect("close");
 }

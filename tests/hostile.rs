@@ -69,23 +69,68 @@ fn hostile_inputs_become_diagnostics_and_lose_nothing_else() {
     // 20 MB on one line: over the task-file cap.
     std::fs::write(dir.path().join("wide/justfile"), "a".repeat(20 << 20)).expect("write");
     // 7 MB single lines under the cap reach the parsers themselves.
-    std::fs::write(dir.path().join("wide-under-cap/justfile"), format!("x := '{}", "y".repeat(7 << 20))).expect("write");
-    std::fs::write(dir.path().join("wide-under-cap/Makefile"), format!("target: {}", "dep ".repeat(7 << 18))).expect("write");
-    std::fs::write(dir.path().join("wide-under-cap/README.md"), format!("# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n", "z".repeat(7 << 20))).expect("write");
+    std::fs::write(
+        dir.path().join("wide-under-cap/justfile"),
+        format!("x := '{}", "y".repeat(7 << 20)),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("wide-under-cap/Makefile"),
+        format!("target: {}", "dep ".repeat(7 << 18)),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("wide-under-cap/README.md"),
+        format!(
+            "# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n",
+            "z".repeat(7 << 20)
+        ),
+    )
+    .expect("write");
     let (json, took) = list(dir.path());
     eprintln!("agg list on the hostile tree took {took:?}");
     let all = names(&json);
     // Every good task survives.
-    for want in ["good/still-listed", "utf8/brew", "crlf/build", "crlf/test", "crlf/deploy"] {
+    for want in [
+        "good/still-listed",
+        "utf8/brew",
+        "crlf/build",
+        "crlf/test",
+        "crlf/deploy",
+    ] {
         assert!(all.contains(&want), "{want} missing from {all:?}");
     }
     // Each hostile file is a diagnostic naming it.
-    assert!(!diag_for(&json, "bomb/Taskfile.yml").is_empty(), "alias bomb: {json}");
-    assert!(!diag_for(&json, "deep-json/package.json").is_empty(), "deep JSON");
-    assert!(!diag_for(&json, "deep-yaml/Taskfile.yml").is_empty(), "deep YAML");
-    assert!(diag_for(&json, "utf8/justfile").iter().any(|m| m.contains("UTF-8")), "invalid UTF-8");
-    assert!(diag_for(&json, "wide/justfile").iter().any(|m| m.contains("limit")), "20 MB file");
-    let crlf = json["tasks"].as_array().into_iter().flatten().find(|t| t["unique_name"] == "crlf/build").expect("crlf/build");
+    assert!(
+        !diag_for(&json, "bomb/Taskfile.yml").is_empty(),
+        "alias bomb: {json}"
+    );
+    assert!(
+        !diag_for(&json, "deep-json/package.json").is_empty(),
+        "deep JSON"
+    );
+    assert!(
+        !diag_for(&json, "deep-yaml/Taskfile.yml").is_empty(),
+        "deep YAML"
+    );
+    assert!(
+        diag_for(&json, "utf8/justfile")
+            .iter()
+            .any(|m| m.contains("UTF-8")),
+        "invalid UTF-8"
+    );
+    assert!(
+        diag_for(&json, "wide/justfile")
+            .iter()
+            .any(|m| m.contains("limit")),
+        "20 MB file"
+    );
+    let crlf = json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["unique_name"] == "crlf/build")
+        .expect("crlf/build");
     assert_eq!(crlf["description"], "Build on Windows line endings");
     assert_eq!(crlf["command"], "make build");
 }

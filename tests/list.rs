@@ -1,5 +1,6 @@
 //! `agg list`: discovery over the fixtures, naming, filters, diagnostics and output hygiene.
 
+use std::fmt::Write as _;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
@@ -250,7 +251,7 @@ fn a_closed_pipe_is_success() {
     let mut test = Test::new();
     let mut makefile = String::new();
     for i in 0..5000 {
-        makefile.push_str(&format!("target-{i}: ## Target number {i}\n\t@true\n"));
+        let _ = writeln!(makefile, "target-{i}: ## Target number {i}\n\t@true");
     }
     test = test.write("Makefile", makefile);
     let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))

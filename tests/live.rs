@@ -5,13 +5,15 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::ClientLifecycleMode;
+use std::fmt::Write as _;
+
 use rmcp::model::{ServerNotification, SubscriptionFilter};
+use rmcp::{ClientLifecycleMode, ServiceExt};
 use serde_json::json;
 
 use crate::mcp::{Event, Mcp, repo};
 
-/// Waits up to `limit` for a list_changed notification; returns how many arrived by then
+/// Waits up to `limit` for a `list_changed` notification; returns how many arrived by then
 /// (draining the rest of the quiet period too).
 async fn list_changes(mcp: &mut Mcp, limit: Duration) -> usize {
     let deadline = Instant::now() + limit;
@@ -36,7 +38,7 @@ async fn names(mcp: &Mcp) -> Vec<String> {
         .collect()
 }
 
-/// Waits for the first list_changed, at most 2 s after `since`.
+/// Waits for the first `list_changed`, at most 2 s after `since`.
 async fn changed_within_2s(mcp: &mut Mcp, what: &str) {
     let t = Instant::now();
     loop {
@@ -53,25 +55,40 @@ async fn changed_within_2s(mcp: &mut Mcp, what: &str) {
 async fn task_file_edits_reach_the_agent_within_two_seconds() {
     let dir = repo(&[
         ("Makefile", "build:\n\t@echo build\n"),
-        ("README.md", "# Demo\n\nSome prose.\n\n## Tasks\n\n### greet\n\n```sh\necho hi\n```\n"),
+        (
+            "README.md",
+            "# Demo\n\nSome prose.\n\n## Tasks\n\n### greet\n\n```sh\necho hi\n```\n",
+        ),
     ]);
     let mut mcp = Mcp::start(dir, false).await;
     let root = mcp.root.clone();
     assert!(names(&mcp).await.contains(&"greet".to_owned()));
 
     // A new justfile.
-    std::fs::write(root.join("justfile"), "# Lint everything\nlint:\n    @echo lint\n").expect("write");
+    std::fs::write(
+        root.join("justfile"),
+        "# Lint everything\nlint:\n    @echo lint\n",
+    )
+    .expect("write");
     changed_within_2s(&mut mcp, "adding a justfile").await;
     assert!(names(&mcp).await.contains(&"lint".to_owned()));
 
     // An edit to a Taskfile in a new directory.
     std::fs::create_dir_all(root.join("svc")).expect("mkdir");
-    std::fs::write(root.join("svc/Taskfile.yml"), "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n").expect("write");
+    std::fs::write(
+        root.join("svc/Taskfile.yml"),
+        "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n",
+    )
+    .expect("write");
     changed_within_2s(&mut mcp, "adding svc/Taskfile.yml").await;
     assert!(names(&mcp).await.contains(&"svc/up".to_owned()));
 
     // A package.json script added, then a Makefile target removed.
-    std::fs::write(root.join("svc/package.json"), "{\"scripts\": {\"dev\": \"vite\"}}\n").expect("write");
+    std::fs::write(
+        root.join("svc/package.json"),
+        "{\"scripts\": {\"dev\": \"vite\"}}\n",
+    )
+    .expect("write");
     changed_within_2s(&mut mcp, "adding svc/package.json").await;
     assert!(names(&mcp).await.contains(&"svc/dev".to_owned()));
     std::fs::remove_file(root.join("Makefile")).expect("rm");
@@ -81,9 +98,17 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
 
     // Prose: no task changes, no notification.
     let readme = std::fs::read_to_string(root.join("README.md")).expect("read");
-    std::fs::write(root.join("README.md"), readme.replace("Some prose.", "Some better prose.")).expect("write");
+    std::fs::write(
+        root.join("README.md"),
+        readme.replace("Some prose.", "Some better prose."),
+    )
+    .expect("write");
     std::fs::write(root.join("notes.txt"), "unrelated").expect("write");
-    assert_eq!(list_changes(&mut mcp, Duration::from_millis(1500)).await, 0, "a prose edit must not notify");
+    assert_eq!(
+        list_changes(&mut mcp, Duration::from_millis(1500)).await,
+        0,
+        "a prose edit must not notify"
+    );
     mcp.client.cancel().await.expect("close");
 }
 
@@ -93,10 +118,17 @@ async fn a_burst_of_edits_gives_few_notifications() {
     let mut mcp = Mcp::start(dir, false).await;
     let root = mcp.root.clone();
     for i in 0..50 {
-        std::fs::write(root.join("justfile"), format!("a:\n    @echo a\n\nb{i}:\n    @echo {i}\n")).expect("write");
+        std::fs::write(
+            root.join("justfile"),
+            format!("a:\n    @echo a\n\nb{i}:\n    @echo {i}\n"),
+        )
+        .expect("write");
     }
     let count = list_changes(&mut mcp, Duration::from_secs(2)).await;
-    assert!((1..=3).contains(&count), "50 rapid edits gave {count} notifications");
+    assert!(
+        (1..=3).contains(&count),
+        "50 rapid edits gave {count} notifications"
+    );
     let now = names(&mcp).await;
     assert!(now.contains(&"b49".to_owned()), "{now:?}");
     mcp.client.cancel().await.expect("close");
@@ -105,27 +137,45 @@ async fn a_burst_of_edits_gives_few_notifications() {
 #[tokio::test]
 async fn list_changed_arrives_through_subscriptions_in_2026_sessions() {
     let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
-    let mcp = Mcp::start_with(dir, false, None, ClientLifecycleMode::Discover {
-        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
-    })
+    let mcp = Mcp::start_with(
+        dir,
+        false,
+        None,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
     .await;
     let mut sub = mcp
         .client
         .listen(SubscriptionFilter::builder().tools_list_changed().build())
         .await
         .expect("listen");
-    std::fs::write(mcp.root.join("justfile"), "a:\n    @echo a\nb:\n    @echo b\n").expect("write");
-    let note = tokio::time::timeout(Duration::from_secs(2), sub.next()).await.expect("within 2 s").expect("open");
-    assert!(matches!(note, Some(ServerNotification::ToolListChangedNotification(_))), "{note:?}");
+    std::fs::write(
+        mcp.root.join("justfile"),
+        "a:\n    @echo a\nb:\n    @echo b\n",
+    )
+    .expect("write");
+    let note = tokio::time::timeout(Duration::from_secs(2), sub.next())
+        .await
+        .expect("within 2 s")
+        .expect("open");
+    assert!(
+        matches!(
+            note,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{note:?}"
+    );
     let _ = sub.cancel().await;
     mcp.client.cancel().await.expect("close");
 }
 
 fn spawn_with_task_tools(glob: &str) -> std::process::Output {
-    let dir = repo(&[("justfile", &"t:\n    @true\n".repeat(1))]);
+    let dir = repo(&[("justfile", "t:\n    @true\n")]);
     let mut just = String::new();
     for i in 0..45 {
-        just.push_str(&format!("task{i}:\n    @true\n"));
+        let _ = writeln!(just, "task{i}:\n    @true");
     }
     std::fs::write(dir.path().join("justfile"), just).expect("write");
     std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
@@ -147,39 +197,66 @@ fn too_many_per_task_tools_are_refused_with_a_clear_message() {
 
 #[tokio::test]
 async fn per_task_tools_run_tasks_with_their_parameters() {
-    let dir = repo(&[
-        (
-            "README.md",
-            "## Tasks\n\n### greet\n\nSay hello to someone.\n\nInputs: NAME\n\n```sh\necho \"hello $NAME\"\n```\n\n### all\n\nRequires: greet\n\n### deploy\n\n```sh\necho deploying\n```\n",
-        ),
-    ]);
+    let dir = repo(&[(
+        "README.md",
+        "## Tasks\n\n### greet\n\nSay hello to someone.\n\nInputs: NAME\n\n```sh\necho \"hello $NAME\"\n```\n\n### all\n\nRequires: greet\n\n### deploy\n\n```sh\necho deploying\n```\n",
+    )]);
     let config = tempfile::tempdir().expect("tmp");
     let allowlist = config.path().join("allowlist.toml");
     let root = std::fs::canonicalize(dir.path()).expect("root");
     crate::mcp::allow_all(&root, &allowlist);
     let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
     let mut cmd = cmd;
-    cmd.args(["mcp", "--task-tools", "--root"]).arg(&root).env("AGG_ALLOWLIST", &allowlist);
-    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd).spawn().expect("spawn");
+    cmd.args(["mcp", "--task-tools", "--root"])
+        .arg(&root)
+        .env("AGG_ALLOWLIST", &allowlist);
+    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .spawn()
+        .expect("spawn");
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    use rmcp::ServiceExt;
     let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
     let tools = client.list_all_tools().await.expect("tools");
-    let greet = tools.iter().find(|t| t.name == "run_greet").expect("run_greet");
-    assert!(greet.description.as_deref().is_some_and(|d| d.contains("Say hello") && d.contains("xc greet")));
+    let greet = tools
+        .iter()
+        .find(|t| t.name == "run_greet")
+        .expect("run_greet");
+    assert!(
+        greet
+            .description
+            .as_deref()
+            .is_some_and(|d| d.contains("Say hello") && d.contains("xc greet"))
+    );
     let schema = serde_json::Value::Object((*greet.input_schema).clone());
     assert_eq!(schema["required"], json!(["NAME"]));
     assert!(schema["properties"]["wait_ms"].is_object());
     let all = tools.iter().find(|t| t.name == "run_all").expect("run_all");
-    assert_eq!(all.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
-    assert!(all.input_schema.get("properties").and_then(|p| p.get("skip_deps")).is_some());
-    let deploy = tools.iter().find(|t| t.name == "run_deploy").expect("run_deploy");
+    assert_eq!(
+        all.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+    assert!(
+        all.input_schema
+            .get("properties")
+            .and_then(|p| p.get("skip_deps"))
+            .is_some()
+    );
+    let deploy = tools
+        .iter()
+        .find(|t| t.name == "run_deploy")
+        .expect("run_deploy");
     let hints = deploy.annotations.as_ref().expect("annotations");
-    assert_eq!((hints.destructive_hint, hints.open_world_hint), (Some(true), Some(true)));
+    assert_eq!(
+        (hints.destructive_hint, hints.open_world_hint),
+        (Some(true), Some(true))
+    );
     let result = client
         .call_tool(
-            rmcp::model::CallToolRequestParams::new("run_greet")
-                .with_arguments(json!({"NAME": "agents"}).as_object().cloned().unwrap_or_default()),
+            rmcp::model::CallToolRequestParams::new("run_greet").with_arguments(
+                json!({"NAME": "agents"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
         )
         .await
         .expect("call");

@@ -24,7 +24,7 @@ use crate::engine::{alive, eventually, read_pid};
 #[derive(Debug)]
 pub enum Event {
     Log(LoggingMessageNotificationParam),
-    Progress(ProgressNotificationParam),
+    Progress(#[allow(dead_code)] ProgressNotificationParam),
     ToolsChanged,
 }
 
@@ -33,7 +33,11 @@ pub enum Event {
 pub struct Recorder(pub mpsc::UnboundedSender<Event>);
 
 impl ClientHandler for Recorder {
-    async fn on_logging_message(&self, p: LoggingMessageNotificationParam, _: NotificationContext<RoleClient>) {
+    async fn on_logging_message(
+        &self,
+        p: LoggingMessageNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
         let _ = self.0.send(Event::Log(p));
     }
     async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
@@ -43,8 +47,11 @@ impl ClientHandler for Recorder {
         let _ = self.0.send(Event::ToolsChanged);
     }
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(ClientCapabilities::default(), Implementation::new("agg-tests", "0.0.0"))
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("agg-tests", "0.0.0"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 }
 
@@ -69,7 +76,10 @@ pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 fn agg_command(root: &Path, allowlist: &Path, path_env: Option<&str>) -> tokio::process::Command {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_agg")).configure(|c| {
-        c.args(["mcp", "--root"]).arg(root).env("AGG_ALLOWLIST", allowlist).env("NO_COLOR", "1");
+        c.args(["mcp", "--root"])
+            .arg(root)
+            .env("AGG_ALLOWLIST", allowlist)
+            .env("NO_COLOR", "1");
         if let Some(path) = path_env {
             c.env("PATH", path);
         }
@@ -84,7 +94,11 @@ pub fn allow_all(root: &Path, allowlist: &Path) {
         .env("AGG_ALLOWLIST", allowlist)
         .output()
         .expect("agg allow");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 impl Mcp {
@@ -93,7 +107,12 @@ impl Mcp {
         Mcp::start_with(repo, allow, None, ClientLifecycleMode::Initialize).await
     }
 
-    pub async fn start_with(repo: tempfile::TempDir, allow: bool, path_env: Option<&str>, mode: ClientLifecycleMode) -> Mcp {
+    pub async fn start_with(
+        repo: tempfile::TempDir,
+        allow: bool,
+        path_env: Option<&str>,
+        mode: ClientLifecycleMode,
+    ) -> Mcp {
         let config = tempfile::tempdir().expect("config dir");
         let allowlist = config.path().join("allowlist.toml");
         let root = std::fs::canonicalize(repo.path()).expect("root");
@@ -105,7 +124,10 @@ impl Mcp {
             .spawn()
             .expect("spawn agg mcp");
         let (tx, events) = mpsc::unbounded_channel();
-        let client = Recorder(tx).serve_with_lifecycle(proc, mode).await.expect("connect");
+        let client = Recorder(tx)
+            .serve_with_lifecycle(proc, mode)
+            .await
+            .expect("connect");
         Mcp {
             client,
             events,
@@ -126,19 +148,33 @@ impl Mcp {
     /// Calls a tool that must succeed and returns its structured content.
     pub async fn ok(&self, name: &str, args: Value) -> Value {
         let result = self.call(name, args).await;
-        assert_ne!(result.is_error, Some(true), "{name} returned an error: {result:?}");
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "{name} returned an error: {result:?}"
+        );
         let text = text(&result);
         assert!(!text.is_empty(), "{name} has no text content");
-        result.structured_content.unwrap_or_else(|| panic!("{name} has no structuredContent"))
+        result
+            .structured_content
+            .unwrap_or_else(|| panic!("{name} has no structuredContent"))
     }
 
     /// Calls a tool that must fail with `code` and returns the structured error.
     pub async fn err(&self, name: &str, args: Value, code: i64) -> Value {
         let result = self.call(name, args).await;
-        assert_eq!(result.is_error, Some(true), "{name} should fail: {result:?}");
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{name} should fail: {result:?}"
+        );
         let body = result.structured_content.clone().expect("structured error");
         assert_eq!(body["code"], code, "{body}");
-        assert!(text(&result).contains(&format!("error {code}")), "{}", text(&result));
+        assert!(
+            text(&result).contains(&format!("error {code}")),
+            "{}",
+            text(&result)
+        );
         body
     }
 }
@@ -158,7 +194,10 @@ const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ##
 fn make_repo() -> tempfile::TempDir {
     repo(&[
         ("Makefile", MAKEFILE),
-        ("README.md", "# Demo\n\n## Tasks\n\n### greet\n\nSay hi.\n\n```sh\necho hi from xc\n```\n"),
+        (
+            "README.md",
+            "# Demo\n\n## Tasks\n\n### greet\n\nSay hi.\n\n```sh\necho hi from xc\n```\n",
+        ),
         ("web/package.json", "{\"scripts\": {\"dev\": \"vite\"}}\n"),
     ])
 }
@@ -169,36 +208,78 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
     crate::test::copy_dir(&crate::test::fixtures().join("polyglot"), dir.path());
     let mcp = Mcp::start(dir, false).await;
     let info = mcp.client.peer_info().expect("peer info");
-    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("agg"));
+    assert_eq!(
+        info.server_info.as_ref().map(|s| s.name.as_str()),
+        Some("agg")
+    );
     let tools = mcp.client.list_all_tools().await.expect("tools");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["list_tasks", "describe_task", "task_start", "status", "task_status", "task_output", "task_stop"]);
-    assert!(tools.iter().all(|t| t.output_schema.is_some()), "every tool publishes an outputSchema");
+    assert_eq!(
+        names,
+        [
+            "list_tasks",
+            "describe_task",
+            "task_start",
+            "status",
+            "task_status",
+            "task_output",
+            "task_stop"
+        ]
+    );
+    assert!(
+        tools.iter().all(|t| t.output_schema.is_some()),
+        "every tool publishes an outputSchema"
+    );
     let list = mcp.ok("list_tasks", json!({})).await;
-    let names: Vec<&str> = list["tasks"].as_array().expect("tasks").iter().filter_map(|t| t["unique_name"].as_str()).collect();
+    let names: Vec<&str> = list["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(|t| t["unique_name"].as_str())
+        .collect();
     for want in ["build-j", "release", "apps/web/dev", "docs:serve"] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    assert!(list["tasks"].as_array().expect("tasks").iter().all(|t| t["allowlisted"] == false));
+    assert!(
+        list["tasks"]
+            .as_array()
+            .expect("tasks")
+            .iter()
+            .all(|t| t["allowlisted"] == false)
+    );
     let query = mcp.ok("list_tasks", json!({"query": "docs"})).await;
     assert_eq!(query["total"], 1);
     let paged = mcp.ok("list_tasks", json!({"limit": 2})).await;
     assert_eq!(paged["tasks"].as_array().map(Vec::len), Some(2));
     assert_eq!(paged["next_offset"], 2);
-    let desc = mcp.ok("describe_task", json!({"unique_name": "release"})).await;
+    let desc = mcp
+        .ok("describe_task", json!({"unique_name": "release"}))
+        .await;
     assert_eq!(desc["runner"], "xc");
-    assert!(desc["script"].as_str().is_some_and(|s| s.contains("releasing")));
+    assert!(
+        desc["script"]
+            .as_str()
+            .is_some_and(|s| s.contains("releasing"))
+    );
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
     mcp.client.cancel().await.expect("close");
 }
 
 #[tokio::test]
 async fn the_2026_lifecycle_is_served_too() {
-    let mcp = Mcp::start_with(make_repo(), true, None, ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    })
+    let mcp = Mcp::start_with(
+        make_repo(),
+        true,
+        None,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
     .await;
-    assert_eq!(mcp.client.peer_info().map(|p| p.protocol_version.clone()), Some(ProtocolVersion::V_2026_07_28));
+    assert_eq!(
+        mcp.client.peer_info().map(|p| p.protocol_version.clone()),
+        Some(ProtocolVersion::V_2026_07_28)
+    );
     let run = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
     assert_eq!(run["exit_code"], 0);
     assert_eq!(run["output"]["text"], "hi from xc");
@@ -216,12 +297,22 @@ async fn a_fast_task_returns_its_exit_code_and_output() {
     assert_eq!(ok["exit_code"], 0);
     assert_eq!(ok["passed"], true);
     assert_eq!(ok["output"]["text"], "hello from make");
-    let failed = mcp.ok("task_start", json!({"unique_name": "fail", "output": "silent"})).await;
+    let failed = mcp
+        .ok(
+            "task_start",
+            json!({"unique_name": "fail", "output": "silent"}),
+        )
+        .await;
     assert_eq!(failed["exit_code"], 2, "make reports a failed recipe as 2");
     assert_eq!(failed["passed"], false);
-    assert!(failed.get("output").is_none(), "silent mode carries no output");
     assert!(
-        failed["stderr_tail"]["text"].as_str().is_some_and(|t| t.contains("broken")),
+        failed.get("output").is_none(),
+        "silent mode carries no output"
+    );
+    assert!(
+        failed["stderr_tail"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("broken")),
         "a failure always carries the stderr tail: {failed}"
     );
     mcp.client.cancel().await.expect("close");
@@ -235,30 +326,44 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     let mcp = Mcp::start(make_repo(), true).await;
     let t = Instant::now();
     let started = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
-    assert!(t.elapsed() < Duration::from_secs(5), "returned after about the 1 s window");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "returned after about the 1 s window"
+    );
     assert_eq!(started["state"], "running");
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let pid = started["pid"].as_u64().expect("pid");
     let grandchild = read_pid(&mcp.root.join("grandchild.pid")).await;
     let again = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
-    assert_eq!(again["run_id"], run_id.as_str(), "a running duplicate is returned, not restarted");
+    assert_eq!(
+        again["run_id"],
+        run_id.as_str(),
+        "a running duplicate is returned, not restarted"
+    );
     assert_eq!(again["reused"], true);
     let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
     assert_eq!(status["state"], "running");
     let by_name = mcp.ok("task_status", json!({"unique_name": "slow"})).await;
     assert_eq!(by_name["run_id"], run_id.as_str());
-    let out = mcp.ok("task_output", json!({"run_id": run_id, "offset": 1})).await;
+    let out = mcp
+        .ok("task_output", json!({"run_id": run_id, "offset": 1}))
+        .await;
     assert_eq!(out["output"]["text"], "started");
     assert_eq!(out["output"]["next_offset"], 2);
     let all = mcp.ok("status", json!({})).await;
     assert_eq!(all["running"], 1);
-    let stopped = mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 2000})).await;
+    let stopped = mcp
+        .ok("task_stop", json!({"run_id": run_id, "grace_ms": 2000}))
+        .await;
     // make may die of the SIGTERM or exit 2 after its recipe shell did: either way it ended.
     assert_ne!(stopped["state"], "running", "{stopped}");
     assert_eq!(stopped["error"], "stopped by agg", "{stopped}");
     assert_eq!(stopped["passed"], false, "{stopped}");
     assert!(!alive(u32::try_from(pid).unwrap_or(0)));
-    eventually(Duration::from_secs(5), "grandchild gone", || !alive(grandchild)).await;
+    eventually(Duration::from_secs(5), "grandchild gone", || {
+        !alive(grandchild)
+    })
+    .await;
     mcp.client.cancel().await.expect("close");
 }
 
@@ -270,7 +375,10 @@ async fn cancelling_task_start_stops_the_process_tree() {
     let mcp = Mcp::start(make_repo(), true).await;
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new("task_start").with_arguments(
-            json!({"unique_name": "slow", "wait_ms": 60000}).as_object().cloned().unwrap_or_default(),
+            json!({"unique_name": "slow", "wait_ms": 60000})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
         ),
     ));
     let handle = mcp
@@ -280,7 +388,12 @@ async fn cancelling_task_start_stops_the_process_tree() {
         .expect("send");
     let grandchild = read_pid(&mcp.root.join("grandchild.pid")).await;
     handle.cancel(Some("test".into())).await.expect("cancel");
-    eventually(Duration::from_secs(10), "grandchild gone after cancel", || !alive(grandchild)).await;
+    eventually(
+        Duration::from_secs(10),
+        "grandchild gone after cancel",
+        || !alive(grandchild),
+    )
+    .await;
     // The cancelled call gets no response; the job's end shows in `status`.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -289,7 +402,10 @@ async fn cancelling_task_start_stops_the_process_tree() {
             assert_eq!(status["jobs"][0]["error"], "stopped by agg", "{status}");
             break;
         }
-        assert!(Instant::now() < deadline, "the job still runs after the cancel: {status}");
+        assert!(
+            Instant::now() < deadline,
+            "the job still runs after the cancel: {status}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     mcp.client.cancel().await.expect("close");
@@ -298,16 +414,40 @@ async fn cancelling_task_start_stops_the_process_tree() {
 #[tokio::test]
 async fn errors_carry_codes_hints_and_suggestions() {
     let mcp = Mcp::start(make_repo(), false).await;
-    let denied = mcp.err("task_start", json!({"unique_name": "hello"}), -32010).await;
-    assert!(denied["hint"].as_str().is_some_and(|h| h.contains("agg allow hello")), "{denied}");
-    let unknown = mcp.err("task_start", json!({"unique_name": "helo"}), -32012).await;
+    let denied = mcp
+        .err("task_start", json!({"unique_name": "hello"}), -32010)
+        .await;
+    assert!(
+        denied["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("agg allow hello")),
+        "{denied}"
+    );
+    let unknown = mcp
+        .err("task_start", json!({"unique_name": "helo"}), -32012)
+        .await;
     assert_eq!(unknown["suggestions"][0], "hello");
-    mcp.err("describe_task", json!({"unique_name": "nope-nope-nope"}), -32012).await;
-    mcp.err("task_start", json!({"unique_name": 42}), -32602).await;
-    mcp.err("task_start", json!({"unique_name": "hello", "wait_ms": 700_000}), -32602).await;
-    mcp.err("task_status", json!({"run_id": "nope-1234"}), -32012).await;
+    mcp.err(
+        "describe_task",
+        json!({"unique_name": "nope-nope-nope"}),
+        -32012,
+    )
+    .await;
+    mcp.err("task_start", json!({"unique_name": 42}), -32602)
+        .await;
+    mcp.err(
+        "task_start",
+        json!({"unique_name": "hello", "wait_ms": 700_000}),
+        -32602,
+    )
+    .await;
+    mcp.err("task_status", json!({"run_id": "nope-1234"}), -32012)
+        .await;
     mcp.err("task_status", json!({}), -32602).await;
-    let unknown_tool = mcp.client.call_tool(CallToolRequestParams::new("no_such_tool")).await;
+    let unknown_tool = mcp
+        .client
+        .call_tool(CallToolRequestParams::new("no_such_tool"))
+        .await;
     assert!(unknown_tool.is_err(), "an unknown tool is a protocol error");
     mcp.client.cancel().await.expect("close");
 }
@@ -322,8 +462,15 @@ async fn a_missing_runner_is_reported_with_an_install_hint() {
         eprintln!("SKIPPED: just is in /bin here");
         return;
     }
-    let err = mcp.err("task_start", json!({"unique_name": "build"}), -32011).await;
-    assert!(err["hint"].as_str().is_some_and(|h| h.contains("cargo install just")), "{err}");
+    let err = mcp
+        .err("task_start", json!({"unique_name": "build"}), -32011)
+        .await;
+    assert!(
+        err["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("cargo install just")),
+        "{err}"
+    );
     mcp.client.cancel().await.expect("close");
 }
 
@@ -333,7 +480,10 @@ async fn calls_run_concurrently() {
         return;
     }
     let mcp = Mcp::start(make_repo(), true).await;
-    let slow = mcp.call("task_start", json!({"unique_name": "slow", "wait_ms": 5000}));
+    let slow = mcp.call(
+        "task_start",
+        json!({"unique_name": "slow", "wait_ms": 5000}),
+    );
     let quick = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let t = Instant::now();
@@ -342,9 +492,17 @@ async fn calls_run_concurrently() {
         t.elapsed()
     };
     let (slow_result, quick_elapsed) = tokio::join!(slow, quick);
-    assert!(quick_elapsed < Duration::from_secs(4), "list_tasks waited for the slow task: {quick_elapsed:?}");
-    let run_id = slow_result.structured_content.as_ref().and_then(|v| v["run_id"].as_str()).map(str::to_owned);
-    mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 500})).await;
+    assert!(
+        quick_elapsed < Duration::from_secs(4),
+        "list_tasks waited for the slow task: {quick_elapsed:?}"
+    );
+    let run_id = slow_result
+        .structured_content
+        .as_ref()
+        .and_then(|v| v["run_id"].as_str())
+        .map(str::to_owned);
+    mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 500}))
+        .await;
     mcp.client.cancel().await.expect("close");
 }
 
@@ -354,7 +512,9 @@ async fn background_output_streams_as_log_notifications() {
         return;
     }
     let mut mcp = Mcp::start(make_repo(), true).await;
-    let started = mcp.ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0})).await;
+    let started = mcp
+        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
+        .await;
     assert_eq!(started["state"], "running");
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -407,17 +567,26 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
         }
     });
     let mut send = |v: Value| writeln!(stdin, "{v}").expect("write");
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_start", "arguments": {"unique_name": "noisy"}}}));
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "task_start", "arguments": {"unique_name": "forever", "wait_ms": 0}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_start", "arguments": {"unique_name": "noisy"}}}),
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "task_start", "arguments": {"unique_name": "forever", "wait_ms": 0}}}),
+    );
     send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
     send(json!({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}));
     let mut responses = std::collections::BTreeMap::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     while responses.len() < 5 {
-        let line = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("a response");
-        let msg: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("a response");
+        let msg: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
         assert_eq!(msg["jsonrpc"], "2.0", "{line}");
         if let Some(id) = msg["id"].as_u64() {
             responses.insert(id, msg);
@@ -425,28 +594,40 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
     }
     let noisy = &responses[&2]["result"]["structuredContent"];
     assert_eq!(noisy["exit_code"], 0, "{noisy}");
-    assert!(noisy["output"]["text"].as_str().is_some_and(|t| t.contains("to stdout") && t.contains("read done")));
-    assert_eq!(responses[&3]["result"]["structuredContent"]["state"], "running");
+    assert!(
+        noisy["output"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("to stdout") && t.contains("read done"))
+    );
+    assert_eq!(
+        responses[&3]["result"]["structuredContent"]["state"],
+        "running"
+    );
     assert_eq!(responses[&5]["error"]["code"], -32601);
     let gc = {
         let file = dir.path().join("gc.pid");
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Some(pid) = std::fs::read_to_string(&file).ok().and_then(|s| s.trim().parse::<u32>().ok()) {
+            if let Some(pid) = std::fs::read_to_string(&file)
+                .ok()
+                .and_then(|s| s.trim().parse::<u32>().ok())
+            {
                 break pid;
             }
             assert!(Instant::now() < deadline, "no pid file");
             std::thread::sleep(Duration::from_millis(20));
         }
     };
-    drop(send);
     drop(stdin);
     let deadline = Instant::now() + Duration::from_secs(15);
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        assert!(Instant::now() < deadline, "agg mcp did not exit on stdin EOF");
+        assert!(
+            Instant::now() < deadline,
+            "agg mcp did not exit on stdin EOF"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status:?}");
@@ -456,6 +637,9 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
         std::thread::sleep(Duration::from_millis(20));
     }
     for line in rx.try_iter() {
-        assert!(serde_json::from_str::<Value>(&line).is_ok(), "stdout line is not JSON: {line}");
+        assert!(
+            serde_json::from_str::<Value>(&line).is_ok(),
+            "stdout line is not JSON: {line}"
+        );
     }
 }

@@ -22,17 +22,29 @@ pub fn have(program: &str) -> bool {
 }
 
 /// The arguments every runner test passes: shell metacharacters must arrive verbatim.
-const TRICKY: [&str; 6] = ["a b", "$(echo pwned)", "semi;colon", "it's \"quoted\"", "-leading", "new\nline"];
+const TRICKY: [&str; 6] = [
+    "a b",
+    "$(echo pwned)",
+    "semi;colon",
+    "it's \"quoted\"",
+    "-leading",
+    "new\nline",
+];
 
 fn argv_json(stdout: &str) -> Vec<String> {
-    let line = stdout.lines().find(|l| l.starts_with('[')).unwrap_or_else(|| panic!("no JSON line in {stdout:?}"));
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with('['))
+        .unwrap_or_else(|| panic!("no JSON line in {stdout:?}"));
     serde_json::from_str(line).expect("argv JSON")
 }
 
 const PRINT_ARGS_JS: &str = r#"node -e \"console.log(JSON.stringify(process.argv.slice(1)))\""#;
 
 fn package_json(script: &str) -> String {
-    format!("{{\n  \"name\": \"t\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {{\n    \"args\": \"{script}\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n")
+    format!(
+        "{{\n  \"name\": \"t\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {{\n    \"args\": \"{script}\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n"
+    )
 }
 
 fn check_package_manager(pm: &str, lockfile: Option<(&str, &str)>, install: bool) {
@@ -45,12 +57,24 @@ fn check_package_manager(pm: &str, lockfile: Option<(&str, &str)>, install: bool
         std::fs::write(dir.path().join(name), text).expect("write lockfile");
     }
     if install {
-        let status = Command::new(pm).arg("install").current_dir(dir.path()).stdout(Stdio::null()).status();
+        let status = Command::new(pm)
+            .arg("install")
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .status();
         assert!(status.is_ok_and(|s| s.success()), "{pm} install failed");
     }
-    let listed = Test::at(dir.path()).args(["list", "--json"]).run().success().json();
+    let listed = Test::at(dir.path())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
     assert_eq!(listed["tasks"][0]["runner"], pm, "{listed}");
-    let out = Test::at(dir.path()).args(["run", "args", "--"]).args(TRICKY).run().success();
+    let out = Test::at(dir.path())
+        .args(["run", "args", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
     assert_eq!(argv_json(&out.stdout), TRICKY, "{pm}: {}", out.stderr);
     Test::at(dir.path()).args(["run", "fail"]).run().code(7);
 }
@@ -62,7 +86,11 @@ fn npm_scripts_get_their_args_verbatim_after_a_separator() {
 
 #[test]
 fn pnpm_scripts_run_with_pnpm() {
-    check_package_manager("pnpm", Some(("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")), false);
+    check_package_manager(
+        "pnpm",
+        Some(("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")),
+        false,
+    );
 }
 
 #[test]
@@ -74,7 +102,14 @@ fn yarn_scripts_run_with_yarn() {
 
 #[test]
 fn bun_scripts_run_with_bun() {
-    check_package_manager("bun", Some(("bun.lock", "{\"lockfileVersion\": 1, \"workspaces\": {\"\": {\"name\": \"t\"}}}\n")), false);
+    check_package_manager(
+        "bun",
+        Some((
+            "bun.lock",
+            "{\"lockfileVersion\": 1, \"workspaces\": {\"\": {\"name\": \"t\"}}}\n",
+        )),
+        false,
+    );
 }
 
 #[test]
@@ -89,7 +124,11 @@ fn make_targets_take_variable_assignments_and_keep_exit_codes() {
         .run()
         .success();
     assert_eq!(out.stdout.trim(), "hello big world");
-    Test::new().write("Makefile", makefile).args(["run", "fail"]).run().code(2);
+    Test::new()
+        .write("Makefile", makefile)
+        .args(["run", "fail"])
+        .run()
+        .code(2);
 }
 
 #[test]
@@ -111,9 +150,18 @@ fn just_recipes_get_positional_arguments() {
         return;
     }
     let justfile = "set positional-arguments\n\n# Print the args\nargs *rest:\n    @python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n\nfail:\n    @exit 5\n";
-    let out = Test::new().write("justfile", justfile).args(["run", "args", "--"]).args(TRICKY).run().success();
+    let out = Test::new()
+        .write("justfile", justfile)
+        .args(["run", "args", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
     assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
-    Test::new().write("justfile", justfile).args(["run", "fail"]).run().code(5);
+    Test::new()
+        .write("justfile", justfile)
+        .args(["run", "fail"])
+        .run()
+        .code(5);
 }
 
 #[test]
@@ -127,8 +175,16 @@ fn go_task_receives_args_as_cli_args() {
         .args(["run", "echo", "--", "one", "two"])
         .run()
         .success();
-    assert!(out.stdout.contains("args=one two"), "{}\n{}", out.stdout, out.stderr);
-    let failed = Test::new().write("Taskfile.yml", taskfile).args(["run", "fail"]).run();
+    assert!(
+        out.stdout.contains("args=one two"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let failed = Test::new()
+        .write("Taskfile.yml", taskfile)
+        .args(["run", "fail"])
+        .run();
     assert_ne!(failed.code, Some(0));
 }
 
@@ -143,7 +199,11 @@ fn cargo_aliases_run_through_cargo() {
         .run()
         .success();
     assert!(out.stdout.starts_with("cargo "), "{}", out.stdout);
-    assert!(out.stdout.contains("release:"), "--verbose reached cargo: {}", out.stdout);
+    assert!(
+        out.stdout.contains("release:"),
+        "--verbose reached cargo: {}",
+        out.stdout
+    );
 }
 
 const XC_README: &str = r#"# Demo
@@ -220,9 +280,16 @@ pwd
 
 #[test]
 fn xc_tasks_run_with_the_built_in_executor() {
-    let test = Test::new().write("README.md", XC_README).write("web/.keep", "");
+    let test = Test::new()
+        .write("README.md", XC_README)
+        .write("web/.keep", "");
     let out = test.args(["run", "greet", "--", "world"]).run().success();
-    assert!(out.stdout.contains("hello world from "), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("hello world from "),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
     let out = Test::new()
         .write("README.md", XC_README)
         .env("NAME", "env")
@@ -231,22 +298,60 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .run()
         .success();
     assert!(out.stdout.contains("hi env"), "{}", out.stdout);
-    let missing = Test::new().write("README.md", XC_README).args(["run", "greet"]).env_remove_name().run().code(2);
-    assert!(missing.stderr.contains("needs input `NAME`"), "{}", missing.stderr);
+    let missing = Test::new()
+        .write("README.md", XC_README)
+        .args(["run", "greet"])
+        .env_remove_name()
+        .run()
+        .code(2);
+    assert!(
+        missing.stderr.contains("needs input `NAME`"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
 fn xc_dependencies_run_first_and_cycles_are_refused() {
-    let out = Test::new().write("README.md", XC_README).args(["run", "build"]).run().success();
-    assert_eq!(out.stdout.lines().collect::<Vec<_>>(), ["prepare", "prepare", "more", "build"]);
-    let skipped = Test::new().write("README.md", XC_README).write("log.txt", "").args(["run", "--skip-deps", "build"]).run().success();
+    let out = Test::new()
+        .write("README.md", XC_README)
+        .args(["run", "build"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout.lines().collect::<Vec<_>>(),
+        ["prepare", "prepare", "more", "build"]
+    );
+    let skipped = Test::new()
+        .write("README.md", XC_README)
+        .write("log.txt", "")
+        .args(["run", "--skip-deps", "build"])
+        .run()
+        .success();
     assert_eq!(skipped.stdout.trim(), "build");
-    let cycle = Test::new().write("README.md", XC_README).args(["run", "loop-a"]).run().code(2);
-    assert!(cycle.stderr.contains("dependency cycle"), "{}", cycle.stderr);
-    let sub = Test::new().write("README.md", XC_README).write("web/.keep", "").args(["run", "sub"]).run().success();
+    let cycle = Test::new()
+        .write("README.md", XC_README)
+        .args(["run", "loop-a"])
+        .run()
+        .code(2);
+    assert!(
+        cycle.stderr.contains("dependency cycle"),
+        "{}",
+        cycle.stderr
+    );
+    let sub = Test::new()
+        .write("README.md", XC_README)
+        .write("web/.keep", "")
+        .args(["run", "sub"])
+        .run()
+        .success();
     assert!(sub.stdout.trim().ends_with("/web"), "{}", sub.stdout);
     if have("python3") {
-        let py = Test::new().write("README.md", XC_README).args(["run", "py", "--", "x"]).run().success();
+        let py = Test::new()
+            .write("README.md", XC_README)
+            .args(["run", "py", "--", "x"])
+            .run()
+            .success();
         assert!(py.stdout.contains("python says ['x']"), "{}", py.stdout);
     }
 }
@@ -260,10 +365,22 @@ fn unknown_and_ambiguous_names_get_help() {
             .write("web/Makefile", "build:\n\t@true\n")
     };
     let unknown = test().args(["run", "biuld"]).run().code(2);
-    assert!(unknown.stderr.contains("no task named `biuld`"), "{}", unknown.stderr);
-    assert!(unknown.stderr.contains("did you mean: build-j, build-m"), "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no task named `biuld`"),
+        "{}",
+        unknown.stderr
+    );
+    assert!(
+        unknown.stderr.contains("did you mean: build-j, build-m"),
+        "{}",
+        unknown.stderr
+    );
     let ambiguous = test().args(["run", "build"]).run().code(2);
-    assert!(ambiguous.stderr.contains("`build` names 2 tasks"), "{}", ambiguous.stderr);
+    assert!(
+        ambiguous.stderr.contains("`build` names 2 tasks"),
+        "{}",
+        ambiguous.stderr
+    );
     assert!(ambiguous.stderr.contains("build-j") && ambiguous.stderr.contains("build-m"));
 }
 
@@ -276,7 +393,12 @@ fn a_missing_runner_gets_an_install_hint() {
         .args(["run", "build"])
         .run()
         .code(127);
-    assert!(out.stderr.contains("`build` needs just, which is not installed"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`build` needs just, which is not installed"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stderr.contains("cargo install just"), "{}", out.stderr);
 }
 
@@ -287,13 +409,34 @@ fn describe_shows_everything_known() {
         .args(["describe", "greet"])
         .run()
         .success();
-    for want in ["greet", "Say hello.", "README.md:", "NAME (required)", "GREETING=hello", "script", "echo \"$GREETING"] {
-        assert!(out.stdout.contains(want), "missing {want:?} in\n{}", out.stdout);
+    for want in [
+        "greet",
+        "Say hello.",
+        "README.md:",
+        "NAME (required)",
+        "GREETING=hello",
+        "script",
+        "echo \"$GREETING",
+    ] {
+        assert!(
+            out.stdout.contains(want),
+            "missing {want:?} in\n{}",
+            out.stdout
+        );
     }
-    let json = Test::new().write("README.md", XC_README).args(["describe", "greet", "--json"]).run().success().json();
+    let json = Test::new()
+        .write("README.md", XC_README)
+        .args(["describe", "greet", "--json"])
+        .run()
+        .success()
+        .json();
     assert_eq!(json["unique_name"], "greet");
     assert_eq!(json["runner"], "xc");
-    assert!(json["script"].as_str().is_some_and(|s| s.contains("$GREETING")));
+    assert!(
+        json["script"]
+            .as_str()
+            .is_some_and(|s| s.contains("$GREETING"))
+    );
 }
 
 #[tokio::test]
@@ -310,8 +453,15 @@ async fn sigterm_to_agg_stops_the_whole_task_tree() {
         .spawn()
         .expect("spawn agg");
     let gc = read_pid(&test.root().join("gc.pid")).await;
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM).expect("kill");
-    let status = tokio::task::spawn_blocking(move || child.wait()).await.expect("join").expect("wait");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id().cast_signed()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .expect("kill");
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .expect("join")
+        .expect("wait");
     assert_eq!(status.code(), Some(143));
     crate::engine::eventually(Duration::from_secs(5), "grandchild gone", || !alive(gc)).await;
 }

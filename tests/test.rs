@@ -61,13 +61,6 @@ impl Test {
         }
     }
 
-    /// A private copy of a bundled fixture (tests that run tasks or edit files).
-    pub fn fixture_copy(name: &str) -> Test {
-        let test = Test::new();
-        copy_dir(&fixtures().join(name), test.root());
-        test
-    }
-
     /// The repository root.
     pub fn root(&self) -> &Path {
         &self.root

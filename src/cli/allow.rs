@@ -61,7 +61,10 @@ fn rule(args: &RuleArgs) -> Result<Rule, Error> {
     if let Some(file) = &args.file {
         let file = canonical(file)?;
         if !file.is_file() {
-            return Err(Error::Allowlist(format!("{} is not a file", file.display())));
+            return Err(Error::Allowlist(format!(
+                "{} is not a file",
+                file.display()
+            )));
         }
         return Ok(Rule {
             dir: None,
@@ -104,10 +107,10 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     }
     if allow {
         // A broader deny still wins; say so rather than let the user wonder.
-        if let (Some(file), task) = (&rule.file, rule.task.as_deref()) {
-            if let allowlist::Decision::Denied(by) = list.decide(file, task.unwrap_or("")) {
-                writeln!(out, "note: still denied by {by} (deny wins over allow)")?;
-            }
+        if let (Some(file), task) = (&rule.file, rule.task.as_deref())
+            && let allowlist::Decision::Denied(by) = list.decide(file, task.unwrap_or(""))
+        {
+            writeln!(out, "note: still denied by {by} (deny wins over allow)")?;
         }
     }
     writeln!(out, "allowlist: {}", path.display())?;

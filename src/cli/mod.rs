@@ -155,7 +155,13 @@ fn find_task<'a>(
             name: name.to_owned(),
             candidates: tasks
                 .iter()
-                .map(|t| (t.unique_name.clone(), t.runner.to_string(), t.file_path.clone()))
+                .map(|t| {
+                    (
+                        t.unique_name.clone(),
+                        t.runner.to_string(),
+                        t.file_path.clone(),
+                    )
+                })
                 .collect(),
         }),
         crate::resolve::Lookup::NotFound(suggestions) => Err(Error::UnknownTask {

@@ -39,8 +39,8 @@ use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 
-pub use job::{Job, JobSnapshot, JobState};
 use job::Status;
+pub use job::{Job, JobSnapshot, JobState};
 pub use output::{Line, OutputLimits, Page, ReadRequest, Stream};
 
 /// Limits and defaults of an engine.
@@ -189,7 +189,10 @@ impl Engine {
     }
 
     fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
-        self.inner.jobs.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner
+            .jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Starts `inv`. Unless `allow_parallel`, a running job of the same task with the same
@@ -202,18 +205,18 @@ impl Engine {
         allow_parallel: bool,
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
-        if !allow_parallel {
-            if let Some(job) = jobs.iter().find(|j| {
+        if !allow_parallel
+            && let Some(job) = jobs.iter().find(|j| {
                 j.is_running()
                     && j.unique_name == inv.unique_name
                     && j.args == inv.user_args
                     && j.env == inv.user_env
-            }) {
-                return Ok(Started {
-                    job: Arc::clone(job),
-                    reused: true,
-                });
-            }
+            })
+        {
+            return Ok(Started {
+                job: Arc::clone(job),
+                reused: true,
+            });
         }
         let running = jobs.iter().filter(|j| j.is_running()).count();
         if running >= self.inner.config.max_running {
@@ -325,7 +328,11 @@ impl Engine {
 
     /// The newest job with this pid.
     pub fn by_pid(&self, pid: u32) -> Option<Arc<Job>> {
-        self.jobs().iter().rev().find(|j| j.pid == Some(pid)).cloned()
+        self.jobs()
+            .iter()
+            .rev()
+            .find(|j| j.pid == Some(pid))
+            .cloned()
     }
 
     /// The newest job of this task (a running one first).
@@ -348,7 +355,12 @@ impl Engine {
 
     /// Stops every running job (in parallel), each with `grace`.
     pub async fn shutdown(&self, grace: Duration) {
-        let running: Vec<Arc<Job>> = self.jobs().iter().filter(|j| j.is_running()).cloned().collect();
+        let running: Vec<Arc<Job>> = self
+            .jobs()
+            .iter()
+            .filter(|j| j.is_running())
+            .cloned()
+            .collect();
         let mut stops = tokio::task::JoinSet::new();
         for job in running {
             stops.spawn(async move { stop_job(&job, grace).await });
@@ -359,11 +371,21 @@ impl Engine {
     fn new_run_id(&self, unique_name: &str) -> String {
         let base: String = unique_name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect();
         let base = base.trim_matches('-');
         let base = if base.is_empty() { "task" } else { base };
-        let mut issued = self.inner.issued.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut issued = self
+            .inner
+            .issued
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
             let mut h = self.inner.seed.build_hasher();
@@ -399,7 +421,10 @@ fn spawn_reason(inv: &Invocation, err: &std::io::Error) -> String {
             format!("`{}` was not found", program.display())
         }
         std::io::ErrorKind::PermissionDenied => {
-            format!("`{}` is not executable (permission denied)", program.display())
+            format!(
+                "`{}` is not executable (permission denied)",
+                program.display()
+            )
         }
         _ => format!("cannot start `{}`: {err}", program.display()),
     }
@@ -416,7 +441,10 @@ fn prune(jobs: &mut Vec<Arc<Job>>, retain: usize) {
         return;
     }
     finished.sort();
-    let evict: HashSet<usize> = finished[..finished.len() - retain].iter().map(|(_, i)| *i).collect();
+    let evict: HashSet<usize> = finished[..finished.len() - retain]
+        .iter()
+        .map(|(_, i)| *i)
+        .collect();
     let mut i = 0;
     jobs.retain(|_| {
         let keep = !evict.contains(&i);
@@ -471,15 +499,15 @@ async fn supervise(
     let status = child.wait().await;
     let pgid = job.pgid;
     // Whatever the task left in its group goes with it.
-    if let Some(pgid) = pgid {
-        if process::group_alive(pgid) {
-            process::signal_group(pgid, Signal::SIGTERM);
-            let deadline = Instant::now() + config.leftover_grace;
-            while process::group_alive(pgid) && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            process::signal_group(pgid, Signal::SIGKILL);
+    if let Some(pgid) = pgid
+        && process::group_alive(pgid)
+    {
+        process::signal_group(pgid, Signal::SIGTERM);
+        let deadline = Instant::now() + config.leftover_grace;
+        while process::group_alive(pgid) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        process::signal_group(pgid, Signal::SIGKILL);
     }
     // Drain what is left in the pipes, but never wait on a process outside the group.
     let drained = tokio::time::timeout(config.drain, async {
@@ -515,7 +543,10 @@ async fn supervise(
         }
         st.finished = Some((SystemTime::now(), Instant::now()));
     }
-    job.temp.lock().unwrap_or_else(PoisonError::into_inner).take();
+    job.temp
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
     job.progress.send_modify(|n| *n += 1);
     job.done.send_replace(true);
     if let Some(engine) = engine.upgrade() {

@@ -21,7 +21,12 @@ pub fn signal_tree(pid: u32, signal: Signal) {
     let table = process_table();
     while i < tree.len() {
         let parent = tree[i];
-        tree.extend(table.iter().filter(|(_, ppid)| *ppid == parent).map(|(p, _)| *p));
+        tree.extend(
+            table
+                .iter()
+                .filter(|(_, ppid)| *ppid == parent)
+                .map(|(p, _)| *p),
+        );
         i += 1;
     }
     for p in tree {
@@ -58,7 +63,8 @@ pub fn group_alive(pgid: u32) -> bool {
             let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
                 return false;
             };
-            proc_stat(pid).is_some_and(|(state, _, group)| group == pgid && state != 'Z' && state != 'X')
+            proc_stat(pid)
+                .is_some_and(|(state, _, group)| group == pgid && state != 'Z' && state != 'X')
         }),
         // No /proc (macOS): trust the kernel's answer, zombies included.
         Err(_) => true,

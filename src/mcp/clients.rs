@@ -11,7 +11,7 @@ pub enum Client {
     Cursor,
     /// VS Code (`.vscode/mcp.json`).
     Vscode,
-    /// OpenAI Codex CLI (`~/.codex/config.toml`).
+    /// `OpenAI` Codex CLI (`~/.codex/config.toml`).
     Codex,
 }
 
@@ -21,7 +21,9 @@ fn program() -> String {
     let me = std::env::current_exe().ok();
     let on_path = which::which("agg").ok();
     match (me, on_path) {
-        (Some(me), Some(found)) if std::fs::canonicalize(&found).ok() == std::fs::canonicalize(&me).ok() => {
+        (Some(me), Some(found))
+            if std::fs::canonicalize(&found).ok() == std::fs::canonicalize(&me).ok() =>
+        {
             "agg".to_owned()
         }
         (Some(me), _) => me.display().to_string(),

@@ -18,11 +18,7 @@ const STDERR_TAIL_LINES: usize = 20;
 /// A line as an agent should read it: no ANSI colours, and for a progress bar redrawn with
 /// `\r`, only what a terminal would finally show.
 fn clean(line: &Line) -> String {
-    let last = line
-        .text
-        .rsplit('\r')
-        .find(|s| !s.is_empty())
-        .unwrap_or("");
+    let last = line.text.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("");
     let mut text = anstream::adapter::strip_str(last).to_string();
     if line.cut > 0 {
         let _ = write!(text, " [… {} more bytes of this line cut]", line.cut);
@@ -69,7 +65,12 @@ fn block(page: &Page, run_id: &str, tail: bool) -> OutputBlock {
 }
 
 /// Reads the output block of `mode` from `job`.
-pub fn output(job: &Job, mode: OutputMode, tail_lines: usize, max_bytes: usize) -> Option<OutputBlock> {
+pub fn output(
+    job: &Job,
+    mode: OutputMode,
+    tail_lines: usize,
+    max_bytes: usize,
+) -> Option<OutputBlock> {
     let req = match mode {
         OutputMode::Silent => return None,
         OutputMode::Tail => ReadRequest {
@@ -103,7 +104,13 @@ pub fn page(job: &Job, offset: u64, max_bytes: usize) -> OutputBlock {
 }
 
 /// The full result for a job: state, output in `mode`, and the stderr tail on failure.
-pub fn job_result(job: &Job, mode: OutputMode, tail_lines: usize, block: Option<OutputBlock>, reused: bool) -> JobResult {
+pub fn job_result(
+    job: &Job,
+    mode: OutputMode,
+    tail_lines: usize,
+    block: Option<OutputBlock>,
+    reused: bool,
+) -> JobResult {
     let snapshot = job.snapshot();
     let failed = matches!(snapshot.state, JobState::Signaled | JobState::FailedToStart)
         || snapshot.exit_code.is_some_and(|c| c != 0);
@@ -122,8 +129,14 @@ pub fn job_result(job: &Job, mode: OutputMode, tail_lines: usize, block: Option<
             // In tail/full mode the same lines may already be in the output; repeat only
             // what the output block does not show.
             let shown = block.as_ref().map_or(0, |b| b.next_offset);
-            let first_shown = block.as_ref().and_then(|b| b.first_line).unwrap_or(u64::MAX);
-            let missing = page.lines.iter().any(|l| l.no < first_shown || l.no >= shown);
+            let first_shown = block
+                .as_ref()
+                .and_then(|b| b.first_line)
+                .unwrap_or(u64::MAX);
+            let missing = page
+                .lines
+                .iter()
+                .any(|l| l.no < first_shown || l.no >= shown);
             (missing && !page.lines.is_empty()).then(|| self::block(&page, &job.run_id, true))
         })
         .flatten();
@@ -160,7 +173,11 @@ pub fn job_text(r: &JobResult) -> String {
             "{}: exited {} ({}) in {secs} · run_id {}",
             j.unique_name,
             j.exit_code.unwrap_or(-1),
-            if r.passed == Some(true) { "passed" } else { "failed" },
+            if r.passed == Some(true) {
+                "passed"
+            } else {
+                "failed"
+            },
             j.run_id
         ),
         JobState::Signaled => format!(
@@ -179,7 +196,11 @@ pub fn job_text(r: &JobResult) -> String {
     if r.reused {
         s.push_str(" (already running; this is that job)");
     }
-    if let Some(error) = j.error.as_deref().filter(|_| j.state != JobState::FailedToStart) {
+    if let Some(error) = j
+        .error
+        .as_deref()
+        .filter(|_| j.state != JobState::FailedToStart)
+    {
         let _ = write!(s, " ({error})");
     }
     for (title, b) in [("output", &r.output), ("stderr tail", &r.stderr_tail)] {

@@ -6,6 +6,7 @@
 //! code and a hint; malformed requests and unknown tools stay JSON-RPC errors.
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -28,8 +29,8 @@ use super::render::{self, RESULT_CAP};
 use super::stream;
 use super::types::{
     AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, JobResult, ListTasksArgs,
-    ListTasksResult, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow,
-    TaskStartArgs, TaskStatusArgs, TaskStopArgs, ToolError,
+    ListTasksResult, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow, TaskStartArgs,
+    TaskStatusArgs, TaskStopArgs, ToolError,
 };
 use crate::allowlist::{Decision, LiveAllowlist};
 use crate::engine::{Engine, Job};
@@ -109,19 +110,21 @@ fn success<T: Serialize>(value: &T, text: String) -> CallToolResult {
 fn failure(err: &ToolError) -> CallToolResult {
     let mut text = format!("error {}: {}", err.code, err.error);
     if !err.suggestions.is_empty() {
-        text.push_str(&format!("\ndid you mean: {}?", err.suggestions.join(", ")));
+        let _ = write!(text, "\ndid you mean: {}?", err.suggestions.join(", "));
     }
     if let Some(hint) = &err.hint {
-        text.push_str(&format!("\nhint: {hint}"));
+        let _ = write!(text, "\nhint: {hint}");
     }
-    let mut result = CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default());
+    let mut result =
+        CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default());
     result.content = vec![ContentBlock::text(text)];
     result
 }
 
 fn parse<T: DeserializeOwned>(args: Option<rmcp::model::JsonObject>) -> Result<T, ToolError> {
     let value = serde_json::Value::Object(args.unwrap_or_default());
-    serde_json::from_value(value).map_err(|e| tool_error(code::INVALID_ARGS, format!("invalid arguments: {e}"), None))
+    serde_json::from_value(value)
+        .map_err(|e| tool_error(code::INVALID_ARGS, format!("invalid arguments: {e}"), None))
 }
 
 fn input_schema<T: JsonSchema + 'static>() -> Arc<rmcp::model::JsonObject> {
@@ -260,13 +263,21 @@ impl Server {
     pub fn table_changed(&self) {
         if let Some(tt) = &self.0.settings.task_tools {
             let tools = tt.tools(&self.table());
-            *self.0.task_tools.write().unwrap_or_else(PoisonError::into_inner) = tools;
+            *self
+                .0
+                .task_tools
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = tools;
         }
         self.notify_tools_changed();
     }
 
     fn per_task_tools(&self) -> Vec<TaskTool> {
-        self.0.task_tools.read().unwrap_or_else(PoisonError::into_inner).clone()
+        self.0
+            .task_tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The task named `name`; a task file may have changed since the last scan, so a miss
@@ -278,17 +289,17 @@ impl Server {
             return Ok((table, i));
         }
         let table = self.rescan().await;
-        match position(&table) {
-            Some(i) => Ok((table, i)),
-            None => {
-                let mut err = tool_error(
-                    code::NOT_FOUND,
-                    format!("no task named `{name}`"),
-                    Some("list_tasks shows every task; pass its unique_name".to_owned()),
-                );
-                err.suggestions = crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name);
-                Err(err)
-            }
+        if let Some(i) = position(&table) {
+            Ok((table, i))
+        } else {
+            let mut err = tool_error(
+                code::NOT_FOUND,
+                format!("no task named `{name}`"),
+                Some("list_tasks shows every task; pass its unique_name".to_owned()),
+            );
+            err.suggestions =
+                crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name);
+            Err(err)
         }
     }
 
@@ -374,26 +385,49 @@ impl Server {
     }
 
     /// A per-task tool call: its parameters become the task's arguments and environment.
-    async fn run_task_tool(&self, unique_name: String, args: rmcp::model::JsonObject, ctx: RequestContext<RoleServer>) -> ToolResult {
+    async fn run_task_tool(
+        &self,
+        unique_name: String,
+        args: rmcp::model::JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> ToolResult {
         let table = self.table();
         let Some(task) = table.get(&unique_name) else {
-            return Err(tool_error(code::NOT_FOUND, format!("the task `{unique_name}` is gone from the repository"), Some("list_tasks shows the current tasks".to_owned())));
+            return Err(tool_error(
+                code::NOT_FOUND,
+                format!("the task `{unique_name}` is gone from the repository"),
+                Some("list_tasks shows the current tasks".to_owned()),
+            ));
         };
-        let (positional, env) = task_tools::task_arguments(task, &args).map_err(|e| tool_error(code::INVALID_ARGS, e, None))?;
+        let (positional, env) = task_tools::task_arguments(task, &args)
+            .map_err(|e| tool_error(code::INVALID_ARGS, e, None))?;
         let get_u64 = |k: &str| args.get(k).and_then(serde_json::Value::as_u64);
-        let background = args.get("async").and_then(serde_json::Value::as_bool).unwrap_or(false);
+        let background = args
+            .get("async")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
         let output = match args.get("output") {
             None => None,
-            Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| tool_error(code::INVALID_ARGS, format!("output: {e}"), None))?),
+            Some(v) => Some(
+                serde_json::from_value(v.clone())
+                    .map_err(|e| tool_error(code::INVALID_ARGS, format!("output: {e}"), None))?,
+            ),
         };
         let start = TaskStartArgs {
             unique_name,
             args: positional,
             env: env.into_iter().collect(),
-            wait_ms: if background { Some(0) } else { get_u64("wait_ms") },
+            wait_ms: if background {
+                Some(0)
+            } else {
+                get_u64("wait_ms")
+            },
             output,
             tail_lines: get_u64("tail_lines").and_then(|n| usize::try_from(n).ok()),
-            skip_deps: args.get("skip_deps").and_then(serde_json::Value::as_bool).unwrap_or(false),
+            skip_deps: args
+                .get("skip_deps")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
             allow_parallel: false,
         };
         self.task_start(start, ctx).await
@@ -402,7 +436,11 @@ impl Server {
     async fn task_start(&self, args: TaskStartArgs, ctx: RequestContext<RoleServer>) -> ToolResult {
         let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
         if wait_ms > 600_000 {
-            return Err(tool_error(code::INVALID_ARGS, "wait_ms is at most 600000 (10 minutes)", None));
+            return Err(tool_error(
+                code::INVALID_ARGS,
+                "wait_ms is at most 600000 (10 minutes)",
+                None,
+            ));
         }
         let mode = args.output.unwrap_or_default();
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
@@ -420,7 +458,10 @@ impl Server {
             Decision::NotListed => {
                 return Err(tool_error(
                     code::NOT_ALLOWLISTED,
-                    format!("`{}` is not allowlisted, so agents may not run it", task.unique_name),
+                    format!(
+                        "`{}` is not allowlisted, so agents may not run it",
+                        task.unique_name
+                    ),
                     Some(format!(
                         "ask the user to run `agg allow {}` (or `agg allow --file {}` for every task in that file) in {}",
                         task.unique_name,
@@ -438,7 +479,10 @@ impl Server {
         let inv = invocation(&table, task, &opts).map_err(|e| match e {
             InvocationError::RunnerMissing { runner, hint } => tool_error(
                 code::RUNNER_UNAVAILABLE,
-                format!("`{}` needs {runner}, which is not installed", task.unique_name),
+                format!(
+                    "`{}` needs {runner}, which is not installed",
+                    task.unique_name
+                ),
                 Some(format!("install it: {hint}")),
             ),
             other => tool_error(code::INVALID_ARGS, other.to_string(), None),
@@ -487,38 +531,56 @@ impl Server {
 
     fn status(&self) -> CallToolResult {
         let jobs: Vec<_> = self.0.engine.list().iter().map(|j| j.snapshot()).collect();
-        let running = jobs.iter().filter(|j| j.state == crate::engine::JobState::Running).count();
+        let running = jobs
+            .iter()
+            .filter(|j| j.state == crate::engine::JobState::Running)
+            .count();
         let result = StatusResult {
             jobs,
             running,
             max_running: self.0.engine.config().max_running,
         };
-        let mut text = format!("{} jobs, {} running (at most {})", result.jobs.len(), running, result.max_running);
+        let mut text = format!(
+            "{} jobs, {} running (at most {})",
+            result.jobs.len(),
+            running,
+            result.max_running
+        );
         for j in &result.jobs {
-            text.push_str(&format!(
+            let _ = write!(
+                text,
                 "\n{}  {}  {}  pid {}  {}ms{}",
                 j.run_id,
                 j.unique_name,
                 j.state.as_str(),
                 j.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
                 j.elapsed_ms,
-                j.exit_code.map_or_else(String::new, |c| format!("  exit {c}"))
-            ));
+                j.exit_code
+                    .map_or_else(String::new, |c| format!("  exit {c}"))
+            );
         }
         success(&result, text)
     }
 
     fn job(&self, r: &JobRef) -> Result<Arc<Job>, ToolError> {
-        let given = usize::from(r.run_id.is_some()) + usize::from(r.pid.is_some()) + usize::from(r.unique_name.is_some());
+        let given = usize::from(r.run_id.is_some())
+            + usize::from(r.pid.is_some())
+            + usize::from(r.unique_name.is_some());
         if given != 1 {
-            return Err(tool_error(code::INVALID_ARGS, "give exactly one of run_id, pid or unique_name", None));
+            return Err(tool_error(
+                code::INVALID_ARGS,
+                "give exactly one of run_id, pid or unique_name",
+                None,
+            ));
         }
         let found = if let Some(id) = &r.run_id {
             self.0.engine.get(id)
         } else if let Some(pid) = r.pid {
             self.0.engine.by_pid(pid)
         } else {
-            r.unique_name.as_deref().and_then(|n| self.0.engine.by_task(n))
+            r.unique_name
+                .as_deref()
+                .and_then(|n| self.0.engine.by_task(n))
         };
         found.ok_or_else(|| {
             let wanted = r
@@ -606,10 +668,10 @@ fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
         )
     };
     let joined = agg_runners::join(".", dir.trim_end_matches('/')).ok_or_else(out)?;
-    if let Ok(real) = std::fs::canonicalize(root.join(&joined)) {
-        if !real.starts_with(root) {
-            return Err(out());
-        }
+    if let Ok(real) = std::fs::canonicalize(root.join(&joined))
+        && !real.starts_with(root)
+    {
+        return Err(out());
     }
     Ok(joined)
 }
@@ -623,23 +685,39 @@ fn list_text(r: &ListTasksResult) -> String {
     );
     for row in &r.tasks {
         let t = &row.task;
-        s.push_str(&format!(
-            "{} {} [{}{}] {}\n",
+        let _ = writeln!(
+            s,
+            "{} {} [{}{}] {}",
             if row.allowlisted { "✓" } else { "·" },
             t.unique_name,
             t.runner,
-            if t.runner_available { "" } else { ", not installed" },
-            t.description.as_deref().map_or_else(|| format!("$ {}", t.command), |d| d.lines().next().unwrap_or("").to_owned())
-        ));
+            if t.runner_available {
+                ""
+            } else {
+                ", not installed"
+            },
+            t.description.as_deref().map_or_else(
+                || format!("$ {}", t.command),
+                |d| d.lines().next().unwrap_or("").to_owned()
+            )
+        );
     }
     if let Some(next) = r.next_offset {
-        s.push_str(&format!("[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]\n", r.total - next));
+        let _ = writeln!(
+            s,
+            "[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]",
+            r.total - next
+        );
     }
     if !r.diagnostics.is_empty() {
-        s.push_str(&format!("{} files had problems (see diagnostics)\n", r.diagnostics.len()));
+        let _ = writeln!(
+            s,
+            "{} files had problems (see diagnostics)",
+            r.diagnostics.len()
+        );
     }
     if let Some(problem) = &r.allowlist.problem {
-        s.push_str(&format!("allowlist: {problem}\n"));
+        let _ = writeln!(s, "allowlist: {problem}");
     }
     s
 }
@@ -659,7 +737,11 @@ impl ServerHandler for Server {
         )
     }
 
-    async fn set_level(&self, req: SetLevelRequestParams, _ctx: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn set_level(
+        &self,
+        req: SetLevelRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         *lock(&self.0.level) = Some(req.level);
         Ok(())
     }
@@ -710,9 +792,15 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             other => {
-                let per_task = self.per_task_tools().into_iter().find(|t| t.tool.name == other);
+                let per_task = self
+                    .per_task_tools()
+                    .into_iter()
+                    .find(|t| t.tool.name == other);
                 match per_task {
-                    Some(t) => self.run_task_tool(t.unique_name, args.unwrap_or_default(), ctx).await,
+                    Some(t) => {
+                        self.run_task_tool(t.unique_name, args.unwrap_or_default(), ctx)
+                            .await
+                    }
                     None => {
                         return Err(ErrorData::invalid_params(
                             format!("unknown tool `{other}`"),
@@ -725,7 +813,10 @@ impl ServerHandler for Server {
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
     }
 
-    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
         Some(requested.supported_by(&self.get_info().capabilities))
     }
 
@@ -741,7 +832,10 @@ impl ServerHandler for Server {
 
 impl Server {
     fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
-        if ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28) {
+        if ctx
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+        {
             self.0.modern.store(true, Ordering::Relaxed);
         }
         let mut peer = lock(&self.0.peer);

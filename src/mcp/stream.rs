@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+};
 use rmcp::{Peer, RoleServer};
 
 use super::server::State;
@@ -42,7 +44,10 @@ fn rank(level: LoggingLevel) -> u8 {
 
 fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
     let session = *state.level.lock().unwrap_or_else(PoisonError::into_inner);
-    levels.request.or(session).is_none_or(|min| rank(level) >= rank(min))
+    levels
+        .request
+        .or(session)
+        .is_none_or(|min| rank(level) >= rank(min))
 }
 
 /// Streams the job's output lines to the client until the job ends. Stops early once
@@ -64,9 +69,7 @@ pub fn follow(
                 return;
             }
             let running = job.is_running();
-            if !wanted(&state, levels, LoggingLevel::Warning) {
-                // Nobody wants output at these levels now; check again later.
-            } else {
+            if wanted(&state, levels, LoggingLevel::Warning) {
                 let page = job.read(&ReadRequest {
                     from: Some(cursor),
                     ..ReadRequest::default()
@@ -99,15 +102,23 @@ pub fn follow(
                         if !wanted(&state, levels, level) {
                             continue;
                         }
-                        let text: Vec<String> = lines.iter().map(|l| anstream::adapter::strip_str(l).to_string()).collect();
-                        let param = LoggingMessageNotificationParam::new(level, serde_json::Value::String(text.join("\n")))
-                            .with_logger(job.unique_name.clone());
+                        let text: Vec<String> = lines
+                            .iter()
+                            .map(|l| anstream::adapter::strip_str(l).to_string())
+                            .collect();
+                        let param = LoggingMessageNotificationParam::new(
+                            level,
+                            serde_json::Value::String(text.join("\n")),
+                        )
+                        .with_logger(job.unique_name.clone());
                         if peer.notify_logging_message(param).await.is_err() {
                             return;
                         }
                     }
                     cursor = complete.last().map_or(cursor, |l| l.no + 1);
                 }
+            } else {
+                // Nobody wants output at these levels now; check again later.
             }
             if !running {
                 return;
@@ -137,7 +148,10 @@ pub async fn progress(peer: Peer<RoleServer>, token: Option<ProgressToken>, job:
         });
         if page.total_lines > sent {
             sent = page.total_lines;
-            let message = page.lines.last().map(|l| anstream::adapter::strip_str(&l.text).to_string());
+            let message = page
+                .lines
+                .last()
+                .map(|l| anstream::adapter::strip_str(&l.text).to_string());
             #[allow(clippy::cast_precision_loss)]
             let mut param = ProgressNotificationParam::new(token.clone(), sent as f64);
             if let Some(message) = message {
@@ -165,7 +179,11 @@ pub async fn final_words(state: &State, job: &Job, peer: &Peer<RoleServer>) {
         max_bytes: Some(4096),
         ..ReadRequest::default()
     });
-    let lines: Vec<String> = tail.lines.iter().map(|l| anstream::adapter::strip_str(&l.text).to_string()).collect();
+    let lines: Vec<String> = tail
+        .lines
+        .iter()
+        .map(|l| anstream::adapter::strip_str(&l.text).to_string())
+        .collect();
     let data = serde_json::json!({
         "cancelled": true,
         "run_id": snap.run_id,
@@ -173,6 +191,7 @@ pub async fn final_words(state: &State, job: &Job, peer: &Peer<RoleServer>) {
         "signal": snap.signal,
         "output_tail": lines.join("\n"),
     });
-    let param = LoggingMessageNotificationParam::new(LoggingLevel::Warning, data).with_logger(job.unique_name.clone());
+    let param = LoggingMessageNotificationParam::new(LoggingLevel::Warning, data)
+        .with_logger(job.unique_name.clone());
     let _ = peer.notify_logging_message(param).await;
 }

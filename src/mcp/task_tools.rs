@@ -6,6 +6,7 @@
 //! character outside `[a-z_]` into `_`.
 
 use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use agg_runners::{Param, Runner, Variadic};
@@ -61,7 +62,11 @@ impl TaskTools {
         let tasks: Vec<&Task> = table
             .tasks
             .iter()
-            .filter(|t| self.glob.as_ref().is_none_or(|g| g.is_match(&t.unique_name)))
+            .filter(|t| {
+                self.glob
+                    .as_ref()
+                    .is_none_or(|g| g.is_match(&t.unique_name))
+            })
             .collect();
         if tasks.len() > self.cap {
             return Err(format!(
@@ -84,12 +89,21 @@ impl TaskTools {
                 table
                     .tasks
                     .iter()
-                    .filter(|t| self.glob.as_ref().is_none_or(|g| g.is_match(&t.unique_name)))
+                    .filter(|t| {
+                        self.glob
+                            .as_ref()
+                            .is_none_or(|g| g.is_match(&t.unique_name))
+                    })
                     .take(self.cap)
                     .collect()
             }
         };
-        let names = tool_names(&tasks.iter().map(|t| t.unique_name.as_str()).collect::<Vec<_>>());
+        let names = tool_names(
+            &tasks
+                .iter()
+                .map(|t| t.unique_name.as_str())
+                .collect::<Vec<_>>(),
+        );
         tasks
             .iter()
             .zip(names)
@@ -111,7 +125,13 @@ pub fn tool_names(unique_names: &[&str]) -> Vec<String> {
             let clean: String = name
                 .to_lowercase()
                 .chars()
-                .map(|c| if c.is_ascii_lowercase() || c.is_ascii_digit() { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             let mut candidate = fit(&format!("run_{clean}"), name, false);
             if taken.contains(&client_form(&candidate)) {
@@ -164,8 +184,20 @@ fn letters_hash(key: &str) -> String {
 }
 
 fn description(task: &Task) -> String {
-    let mut s = task.description.clone().unwrap_or_else(|| format!("Run the {} task `{}`.", task.runner, task.source_name));
-    s.push_str(&format!("\nRuns `{}` in {}.", task.command, if task.dir == "." { "the repository root" } else { &task.dir }));
+    let mut s = task
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("Run the {} task `{}`.", task.runner, task.source_name));
+    let _ = write!(
+        s,
+        "\nRuns `{}` in {}.",
+        task.command,
+        if task.dir == "." {
+            "the repository root"
+        } else {
+            &task.dir
+        }
+    );
     s
 }
 
@@ -182,12 +214,15 @@ fn words(name: &str) -> Vec<String> {
 }
 
 fn has_word(name: &str, keys: &[&str]) -> bool {
-    words(name)
-        .iter()
-        .any(|w| keys.iter().any(|k| w == k || (k.len() >= 4 && w.starts_with(k))))
+    words(name).iter().any(|w| {
+        keys.iter()
+            .any(|k| w == k || (k.len() >= 4 && w.starts_with(k)))
+    })
 }
 
-const DESTRUCTIVE: &[&str] = &["deploy", "push", "delete", "clean", "drop", "rm", "reset", "publish", "release"];
+const DESTRUCTIVE: &[&str] = &[
+    "deploy", "push", "delete", "clean", "drop", "rm", "reset", "publish", "release",
+];
 const OPEN_WORLD: &[&str] = &["deploy", "publish", "push"];
 const SAFE: &[&str] = &["test", "lint", "check", "fmt", "vet"];
 
@@ -207,9 +242,16 @@ pub fn annotations(task: &Task) -> ToolAnnotations {
             .open_world(has_word(name, OPEN_WORLD));
     }
     if has_word(name, SAFE) {
-        return base.read_only(false).destructive(false).idempotent(true).open_world(false);
+        return base
+            .read_only(false)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false);
     }
-    base.read_only(false).destructive(false).idempotent(false).open_world(false)
+    base.read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(false)
 }
 
 /// A JSON-Schema property name for a parameter.
@@ -220,7 +262,7 @@ fn prop_name(param: &Param) -> String {
 fn input_schema(task: &Task) -> JsonObject {
     let mut props: BTreeMap<String, Value> = BTreeMap::new();
     let mut required = Vec::new();
-    props.insert("wait_ms".into(), json!({"type": "integer", "minimum": 0, "maximum": 600000, "description": "How long to wait for the task to finish before returning a run_id (default 1000)."}));
+    props.insert("wait_ms".into(), json!({"type": "integer", "minimum": 0, "maximum": 600_000, "description": "How long to wait for the task to finish before returning a run_id (default 1000)."}));
     props.insert("async".into(), json!({"type": "boolean", "description": "Start in the background and return at once (wait_ms 0)."}));
     props.insert("output".into(), json!({"type": "string", "enum": ["tail", "full", "stderr", "silent"], "description": "Output mode of the result (default tail)."}));
     props.insert("tail_lines".into(), json!({"type": "integer", "minimum": 1, "description": "Lines for the tail and stderr modes (default 50)."}));
@@ -234,7 +276,7 @@ fn input_schema(task: &Task) -> JsonObject {
         };
         let mut desc = format!("Task parameter `{}`", p.name);
         if let Some(d) = &p.default {
-            desc.push_str(&format!(" (default: {d})"));
+            let _ = write!(desc, " (default: {d})");
         }
         schema["description"] = Value::String(desc);
         if p.variadic == Some(Variadic::OneOrMore) {
@@ -255,10 +297,13 @@ fn input_schema(task: &Task) -> JsonObject {
     schema
 }
 
+/// Positional arguments and environment variables for a task run.
+pub type TaskArguments = (Vec<String>, Vec<(String, String)>);
+
 /// Turns a per-task tool call's parameter values into the task's arguments and
 /// environment: just parameters are positional, in order (a parameter after an omitted one
 /// cannot be given); xc inputs and Taskfile variables go through the environment.
-pub fn task_arguments(task: &Task, args: &JsonObject) -> Result<(Vec<String>, Vec<(String, String)>), String> {
+pub fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, String> {
     let mut positional = Vec::new();
     let mut env = Vec::new();
     let mut gap: Option<&str> = None;
@@ -317,13 +362,20 @@ mod tests {
         assert_eq!(names[5], "run_apps_web_dev");
         for n in &names {
             assert!(n.len() <= MAX_NAME, "{n}");
-            assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{n}");
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{n}"
+            );
         }
         let forms: HashSet<String> = names.iter().map(|n| client_form(n)).collect();
         assert_eq!(forms.len(), names.len(), "{names:?}");
         assert!(names[4].starts_with("run_apps_web_very"));
         // Stable: the same input gives the same names.
-        assert_eq!(names, tool_names(&["build-m", "Build.M", "test1", "test2", long, "apps/web/dev"]));
+        assert_eq!(
+            names,
+            tool_names(&["build-m", "Build.M", "test1", "test2", long, "apps/web/dev"])
+        );
     }
 
     fn task(name: &str, script: Option<&str>, deps: &[&str]) -> Task {
@@ -353,17 +405,29 @@ mod tests {
         let a = annotations(&task("all", None, &["build", "test"]));
         assert_eq!(a.read_only_hint, Some(true));
         let a = annotations(&task("test-unit", Some("cargo test"), &[]));
-        assert_eq!((a.destructive_hint, a.idempotent_hint), (Some(false), Some(true)));
+        assert_eq!(
+            (a.destructive_hint, a.idempotent_hint),
+            (Some(false), Some(true))
+        );
         let a = annotations(&task("fmt", Some("x"), &[]));
         assert_eq!(a.idempotent_hint, Some(true));
         let a = annotations(&task("deploy-prod", Some("x"), &[]));
-        assert_eq!((a.destructive_hint, a.open_world_hint), (Some(true), Some(true)));
+        assert_eq!(
+            (a.destructive_hint, a.open_world_hint),
+            (Some(true), Some(true))
+        );
         let a = annotations(&task("clean", Some("rm -rf dist"), &[]));
-        assert_eq!((a.destructive_hint, a.open_world_hint), (Some(true), Some(false)));
+        assert_eq!(
+            (a.destructive_hint, a.open_world_hint),
+            (Some(true), Some(false))
+        );
         let a = annotations(&task("format", Some("x"), &[]));
         assert_eq!(a.destructive_hint, Some(false), "`format` is not `rm`");
         let a = annotations(&task("dev", Some("vite"), &[]));
-        assert_eq!((a.destructive_hint, a.idempotent_hint), (Some(false), Some(false)));
+        assert_eq!(
+            (a.destructive_hint, a.idempotent_hint),
+            (Some(false), Some(false))
+        );
     }
 
     #[test]
@@ -372,8 +436,16 @@ mod tests {
         t.runner = Runner::Just;
         t.params = vec![
             Param::required("env"),
-            Param { default: Some("1".into()), required: false, ..Param::required("replicas") },
-            Param { variadic: Some(Variadic::ZeroOrMore), required: false, ..Param::required("flags") },
+            Param {
+                default: Some("1".into()),
+                required: false,
+                ..Param::required("replicas")
+            },
+            Param {
+                variadic: Some(Variadic::ZeroOrMore),
+                required: false,
+                ..Param::required("flags")
+            },
         ];
         let args = json!({"env": "prod", "replicas": 3, "flags": ["-v", "--dry"]});
         let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");

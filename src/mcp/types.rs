@@ -58,7 +58,7 @@ pub struct TaskStartArgs {
     /// Environment overrides for this run.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// How long to wait for the task to finish before returning a run_id (default 1000,
+    /// How long to wait for the task to finish before returning a `run_id` (default 1000,
     /// at most 600000; 0 starts it in the background and returns at once).
     pub wait_ms: Option<u64>,
     /// Output mode of the result.
