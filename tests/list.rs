@@ -84,7 +84,9 @@ fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
         .collect();
     assert_eq!(
         runners.into_iter().collect::<Vec<_>>(),
-        ["cargo", "just", "make", "npm", "pnpm", "task", "xc"]
+        [
+            "bun", "cargo", "just", "make", "npm", "pnpm", "task", "xc", "yarn"
+        ]
     );
 }
 

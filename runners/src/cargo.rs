@@ -1,14 +1,17 @@
-//! Cargo aliases: the `[alias]` table of `.cargo/config.toml` (or the legacy
-//! `.cargo/config`, which cargo prefers when both exist).
+//! Cargo aliases: the `[alias]` table of `.cargo/config.toml` or the legacy `.cargo/config`,
+//! each alias a task run as `cargo <alias>` from the directory that holds `.cargo/`.
 //!
-//! An alias is a string (split on whitespace, as cargo does) or an array of words. One named
-//! like a built-in cargo command is ignored by cargo, so it is reported instead of listed.
-//! The alias belongs to the directory that holds `.cargo/`; the comment block directly
-//! above an alias is its description.
+//! toml's span-keeping `DeTable` gives every alias key its line, from which the comment block
+//! above it is read as a description. Aliases cargo would never run (shadowed by a built-in
+//! command, empty, mistyped) are reported instead of listed.
 
-use crate::{LineIndex, Parsed, RawTask, Runner, Source, registry::Adapter};
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
 
-/// The Cargo alias adapter.
+use crate::registry::{Adapter, file_name};
+use crate::{LineIndex, Parsed, RawTask, Runner, Source, parent, quote_command};
+
+/// The cargo adapter.
 pub const ADAPTER: Adapter = Adapter {
     name: "cargo config",
     candidate,
@@ -16,9 +19,14 @@ pub const ADAPTER: Adapter = Adapter {
     parse,
 };
 
-/// Built-in cargo commands; a user alias with one of these names is never used. (The
-/// built-in *aliases* `b`, `c`, `d`, `r`, `t` and `rm` may be redefined by users.)
-const BUILTIN: &[&str] = &[
+/// Cargo's built-in commands (`cargo --list`, cargo 1.95), which always win over a
+/// user-defined alias of the same name: cargo warns "user-defined alias `x` is ignored,
+/// because it is shadowed by a built-in command". The built-in *aliases* `b`, `c`, `d`, `r`,
+/// `t` and `rm` are not here: cargo looks up the user's `alias.<name>` first and only falls
+/// back to its own alias table, so a user alias `t = "nextest run"` replaces `cargo t`
+/// (cargo's `aliased_command`; checked with cargo 1.95: `b = "version"` makes `cargo b`
+/// print the version).
+const BUILTIN_COMMANDS: &[&str] = &[
     "add",
     "bench",
     "build",
@@ -50,6 +58,7 @@ const BUILTIN: &[&str] = &[
     "rustc",
     "rustdoc",
     "search",
+    "test",
     "tree",
     "uninstall",
     "update",
@@ -60,12 +69,11 @@ const BUILTIN: &[&str] = &[
 ];
 
 fn candidate(path: &str) -> Option<u8> {
-    let mut parts = path.rsplit('/');
-    let name = parts.next()?;
-    if parts.next()? != ".cargo" {
+    if file_name(parent(path)) != ".cargo" {
         return None;
     }
-    match name {
+    // When both exist cargo reads `config` and warns that `config.toml` is ignored.
+    match file_name(path) {
         "config" => Some(0),
         "config.toml" => Some(1),
         _ => None,
@@ -74,142 +82,176 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let lines = LineIndex::new(src.text);
-    let table: toml::Table = match toml::from_str(src.text) {
-        Ok(t) => t,
-        Err(e) => {
-            let line = e.span().map(|s| lines.line(s.start));
-            out.diag(src.path, line, format!("invalid TOML: {}", e.message().trim()));
+    let cargo_dir = parent(src.path);
+    let dir = parent(cargo_dir);
+    if file_name(src.path) == "config" {
+        let ignored = if cargo_dir == "." {
+            "config.toml".to_owned()
+        } else {
+            format!("{cargo_dir}/config.toml")
+        };
+        if src.files.exists(&ignored) {
+            out.diag(
+                &ignored,
+                None,
+                "cargo ignores this file because `.cargo/config` exists next to it",
+            );
+        }
+    }
+
+    let index = LineIndex::new(src.text);
+    let line_of = |offset: usize| index.line(offset);
+    let root = match DeTable::parse(src.text) {
+        Ok(root) => root.into_inner(),
+        Err(error) => {
+            out.diag(
+                src.path,
+                error.span().map(|span| line_of(span.start)),
+                format!("invalid TOML: {}", error.message().trim()),
+            );
             return out;
         }
     };
-    let Some(aliases) = table.get("alias") else {
+    let Some(alias) = root.get("alias") else {
         return out;
     };
-    let Some(aliases) = aliases.as_table() else {
-        out.diag(src.path, key_line(src.text, "alias"), "`alias` is not a table");
+    let DeValue::Table(table) = alias.get_ref() else {
+        out.diag(
+            src.path,
+            Some(line_of(alias.span().start)),
+            "`alias` must be a table of aliases",
+        );
         return out;
     };
-    // `.cargo/config.toml` in `web/` belongs to `web`.
-    let cargo_dir = crate::parent(src.path);
-    let dir = crate::parent(cargo_dir);
-    for (name, value) in aliases {
-        let line = alias_line(src.text, name);
-        let words: Vec<String> = match value {
-            toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
-            toml::Value::Array(items) => {
-                let words: Option<Vec<String>> = items
-                    .iter()
-                    .map(|v| v.as_str().map(str::to_owned))
-                    .collect();
-                if let Some(words) = words {
-                    words
-                } else {
-                    out.diag(
-                        src.path,
-                        line,
-                        format!("alias `{name}`: every word of an array alias must be a string"),
-                    );
-                    continue;
-                }
-            }
-            _ => {
-                out.diag(
-                    src.path,
-                    line,
-                    format!("alias `{name}` must be a string or an array of strings"),
-                );
+
+    // The map is sorted by name; list aliases in file order instead.
+    let mut entries: Vec<(&Spanned<_>, &Spanned<DeValue<'_>>)> = table.iter().collect();
+    entries.sort_by_key(|(key, _)| key.span().start);
+    let lines: Vec<&str> = src
+        .text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    for (key, value) in entries {
+        let name: &str = key.get_ref();
+        let line = line_of(key.span().start);
+        let words = match expansion(value.get_ref()) {
+            Ok(words) => words,
+            Err(problem) => {
+                out.diag(src.path, Some(line), format!("alias `{name}` {problem}"));
                 continue;
             }
         };
-        if BUILTIN.contains(&name.as_str()) {
+        if BUILTIN_COMMANDS.contains(&name) {
             out.diag(
                 src.path,
-                line,
+                Some(line),
                 format!(
                     "alias `{name}` is shadowed by the built-in cargo command and is never used"
                 ),
             );
             continue;
         }
-        if words.is_empty() {
-            out.diag(src.path, line, format!("alias `{name}` is empty"));
-            continue;
-        }
         let mut task = RawTask::new(
             Runner::Cargo,
-            name.clone(),
+            name,
             dir,
             src.path,
-            vec!["cargo".to_owned(), name.clone()],
+            vec!["cargo".to_owned(), name.to_owned()],
         );
-        task.line = line;
-        task.description = line.and_then(|l| comment_above(src.text, l));
-        task.script = Some(crate::quote_command(&words));
+        task.line = Some(line);
+        // Only a key that starts its line can have the comment block above it; this also
+        // keeps a one-line inline table of many aliases from rescanning that block.
+        task.description = starts_its_line(src.text, key.span().start)
+            .then(|| doc_above(&lines, line))
+            .flatten()
+            .or_else(|| trailing_comment(src.text, value.span().end));
+        task.script = Some(match value.get_ref() {
+            DeValue::String(_) => words.join(" "),
+            _ => quote_command(&words),
+        });
         out.tasks.push(task);
     }
     out
 }
 
-/// The 1-based line of a top-level key or table header named `key`.
-fn key_line(text: &str, key: &str) -> Option<u32> {
-    text.lines().position(|l| {
-        let l = l.trim_start();
-        l.strip_prefix('[')
-            .map_or(l, |r| r.trim_start())
-            .starts_with(key)
-    })
-    .and_then(|i| u32::try_from(i + 1).ok())
-}
-
-/// The line defining alias `name`: `name = …` inside `[alias]`, or `alias.name = …`.
-fn alias_line(text: &str, name: &str) -> Option<u32> {
-    let quoted = [
-        name.to_owned(),
-        format!("\"{name}\""),
-        format!("'{name}'"),
-    ];
-    let mut in_alias = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.starts_with('[') {
-            in_alias = line.trim_start_matches('[').trim_end_matches(']').trim() == "alias";
-            continue;
-        }
-        let Some((key, _)) = line.split_once('=') else {
-            continue;
-        };
-        let key = key.trim();
-        let key = if in_alias {
-            Some(key)
-        } else {
-            key.strip_prefix("alias")
-                .map(str::trim_start)
-                .and_then(|k| k.strip_prefix('.'))
-                .map(str::trim)
-        };
-        if key.is_some_and(|k| quoted.iter().any(|q| q == k)) {
-            return u32::try_from(i + 1).ok();
-        }
+/// The words an alias expands to, as cargo reads them: a string split on whitespace, or an
+/// array of strings taken as they are.
+fn expansion(value: &DeValue<'_>) -> Result<Vec<String>, &'static str> {
+    let words: Vec<String> = match value {
+        DeValue::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+        DeValue::Array(items) => items
+            .iter()
+            .map(|item| match item.get_ref() {
+                DeValue::String(s) => Ok(s.to_string()),
+                _ => Err("must be an array of strings only"),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err("must be a string or an array of strings"),
+    };
+    if words.is_empty() {
+        // cargo: "subcommand is required, but `alias.x` is empty".
+        return Err("is empty, so cargo cannot run it");
     }
-    None
+    Ok(words)
 }
 
-/// The `#` comment lines directly above `line` (1-based), joined with spaces.
-fn comment_above(text: &str, line: u32) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
+/// The `#` comment lines directly above 1-based line `line`, joined with spaces.
+fn doc_above(lines: &[&str], line: u32) -> Option<String> {
     let mut i = usize::try_from(line).ok()?.checked_sub(1)?;
     let mut block = Vec::new();
-    while i > 0 {
-        i -= 1;
-        let Some(comment) = lines.get(i).and_then(|l| l.trim().strip_prefix('#')) else {
-            break;
-        };
-        block.push(comment.trim());
+    while let Some(prev) = i.checked_sub(1) {
+        i = prev;
+        match lines.get(i).map(|l| l.trim_start()) {
+            Some(text) if text.starts_with('#') => block.push(text),
+            _ => break,
+        }
     }
-    block.reverse();
-    let text = block.join(" ").trim().to_owned();
-    (!text.is_empty()).then_some(text)
+    let words: Vec<&str> = block.iter().rev().filter_map(|l| comment_text(l)).collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Whether the key at `pos` starts its line: only indentation comes before it, or the
+/// `alias.` of a dotted key. The look-back is short, so many keys on one line stay cheap.
+fn starts_its_line(text: &str, pos: usize) -> bool {
+    let mut from = pos.saturating_sub(64);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let Some(window) = text.get(from..pos) else {
+        return false;
+    };
+    let before = match window.rfind('\n') {
+        Some(i) => window.get(i + 1..).unwrap_or_default(),
+        None if from == 0 => window,
+        None => return false,
+    };
+    let before: String = before.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(before.as_str(), "" | "alias." | "\"alias\"." | "'alias'.")
+}
+
+/// A `# comment` after the value, on the line where the value ends.
+fn trailing_comment(text: &str, value_end: usize) -> Option<String> {
+    // Look a short way only: a comment sits right after the value (and a `,` or `}`).
+    let mut end = (value_end + 256).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let rest = text.get(value_end..end)?;
+    let rest = rest.split('\n').next().unwrap_or(rest).trim();
+    let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    rest.strip_prefix('#')
+        .and_then(|_| comment_text(rest))
+        .map(str::to_owned)
+}
+
+/// One comment line without its `#`s and the space after them; `None` for empty lines and
+/// rulers such as `# -----`.
+fn comment_text(line: &str) -> Option<&str> {
+    let text = line.trim_start_matches('#');
+    let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
+    let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
+    (!ruler).then_some(text)
 }
 
 #[cfg(test)]
@@ -217,75 +259,211 @@ mod tests {
     use super::*;
     use crate::MemFiles;
 
-    fn run(path: &str, text: &str) -> Parsed {
-        let files = MemFiles::new();
+    fn run(files: &MemFiles, path: &str) -> Parsed {
+        let text = files.read(path).unwrap();
         parse(&Source {
             path,
-            text,
-            files: &files,
+            text: &text,
+            files,
         })
     }
 
+    fn one(text: &str) -> Parsed {
+        run(
+            &MemFiles::new().with(".cargo/config.toml", text),
+            ".cargo/config.toml",
+        )
+    }
+
+    fn names(parsed: &Parsed) -> Vec<&str> {
+        parsed
+            .tasks
+            .iter()
+            .map(|t| t.source_name.as_str())
+            .collect()
+    }
+
+    use crate::Files;
+
     #[test]
-    fn only_cargo_config_files_are_candidates() {
+    fn candidates_live_in_dot_cargo() {
         assert_eq!(candidate(".cargo/config"), Some(0));
-        assert_eq!(candidate("web/.cargo/config.toml"), Some(1));
+        assert_eq!(candidate(".cargo/config.toml"), Some(1));
+        assert_eq!(candidate("crates/x/.cargo/config.toml"), Some(1));
         assert_eq!(candidate("config.toml"), None);
         assert_eq!(candidate("cargo/config.toml"), None);
+        assert_eq!(candidate(".cargo/credentials.toml"), None);
+        assert_eq!(candidate("Cargo.toml"), None);
     }
 
     #[test]
-    fn string_and_array_aliases_with_comments() {
-        let text = "[build]\njobs = 4\n\n[alias]\n# Run the xtask helper\nxtask = \"run --package xtask --\"\nlint = [\"clippy\", \"--all-targets\", \"--\", \"-D\", \"warnings\"]\n\"quoted\" = \"test --doc\"\n";
-        let p = run(".cargo/config.toml", text);
-        assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
-        let names: Vec<&str> = p.tasks.iter().map(|t| t.source_name.as_str()).collect();
-        assert_eq!(names, ["xtask", "lint", "quoted"]);
-        let xtask = &p.tasks[0];
-        assert_eq!(xtask.dir, ".");
-        assert_eq!(xtask.line, Some(6));
-        assert_eq!(xtask.description.as_deref(), Some("Run the xtask helper"));
-        assert_eq!(xtask.argv, ["cargo", "xtask"]);
-        assert_eq!(xtask.script.as_deref(), Some("run --package xtask --"));
-        assert_eq!(p.tasks[1].script.as_deref(), Some("clippy --all-targets -- -D warnings"));
-        assert_eq!(p.tasks[1].description, None);
-        assert_eq!(p.tasks[2].line, Some(8));
+    fn string_and_array_aliases_in_file_order() {
+        let parsed = one(concat!(
+            "[build]\n",
+            "rustflags = [\"-D\", \"warnings\"]\n",
+            "\n",
+            "[alias]\n",
+            "# Lint everything, warnings are errors\n",
+            "lint = \"clippy --all-targets --  -D warnings\"\n",
+            "xtask = [\"run\", \"--package\", \"xtask\", \"--\"]\n",
+            "\"quoted-name\" = \"test --doc\"\n",
+            "cov = [\n",
+            "    \"llvm-cov\",\n",
+            "    \"--html\",\n",
+            "] # Coverage report\n",
+            "with-space = [\"run\", \"--\", \"two words\"]\n",
+        ));
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(
+            names(&parsed),
+            ["lint", "xtask", "quoted-name", "cov", "with-space"]
+        );
+        let lint = &parsed.tasks[0];
+        assert_eq!(lint.argv, ["cargo", "lint"]);
+        assert_eq!(lint.dir, ".");
+        assert_eq!(lint.file_path, ".cargo/config.toml");
+        assert_eq!(lint.line, Some(6));
+        assert_eq!(lint.runner, Runner::Cargo);
+        assert_eq!(
+            lint.script.as_deref(),
+            Some("clippy --all-targets -- -D warnings")
+        );
+        assert_eq!(
+            lint.description.as_deref(),
+            Some("Lint everything, warnings are errors")
+        );
+        assert_eq!(
+            parsed.tasks[1].script.as_deref(),
+            Some("run --package xtask --")
+        );
+        assert_eq!(parsed.tasks[1].description, None);
+        assert_eq!(parsed.tasks[2].line, Some(8));
+        assert_eq!(
+            parsed.tasks[3].description.as_deref(),
+            Some("Coverage report")
+        );
+        assert_eq!(parsed.tasks[3].line, Some(9));
+        assert_eq!(
+            parsed.tasks[4].script.as_deref(),
+            Some("run -- 'two words'")
+        );
     }
 
     #[test]
-    fn dotted_keys_and_the_owning_directory() {
-        let p = run("tools/.cargo/config", "alias.t2 = \"test --workspace\"\n");
-        assert_eq!(p.tasks[0].source_name, "t2");
-        assert_eq!(p.tasks[0].dir, "tools");
-        assert_eq!(p.tasks[0].line, Some(1));
+    fn dotted_and_inline_alias_tables() {
+        let parsed =
+            one("alias.ci = \"check --workspace\"\n# Tests\nalias . t = \"nextest run\"\n");
+        assert_eq!(names(&parsed), ["ci", "t"]);
+        assert_eq!(parsed.tasks[1].line, Some(3));
+        assert_eq!(parsed.tasks[1].description.as_deref(), Some("Tests"));
+        let parsed = one("# Not about br\nalias = { br = \"build --release\" } # Release build\n");
+        assert_eq!(names(&parsed), ["br"]);
+        assert_eq!(parsed.tasks[0].line, Some(2));
+        assert_eq!(parsed.tasks[0].description, None);
     }
 
     #[test]
-    fn a_builtin_name_is_reported_not_listed_but_builtin_aliases_may_be_redefined() {
-        let p = run(".cargo/config.toml", "[alias]\nbuild = \"check\"\nb = \"build --release\"\n");
-        let names: Vec<&str> = p.tasks.iter().map(|t| t.source_name.as_str()).collect();
-        assert_eq!(names, ["b"]);
-        assert_eq!(p.diagnostics.len(), 1);
-        assert_eq!(p.diagnostics[0].line, Some(2));
-        assert!(p.diagnostics[0].message.contains("shadowed"));
+    fn built_in_commands_shadow_aliases_but_built_in_aliases_do_not() {
+        let parsed = one(concat!(
+            "[alias]\n",
+            "build = \"build --release\"\n",
+            "test = \"nextest run\"\n",
+            "b = \"build --release\"\n",
+            "t = \"nextest run\"\n",
+            "rm = \"remove\"\n",
+        ));
+        assert_eq!(names(&parsed), ["b", "t", "rm"]);
+        let messages: Vec<(Option<u32>, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                (
+                    Some(2),
+                    "alias `build` is shadowed by the built-in cargo command and is never used"
+                ),
+                (
+                    Some(3),
+                    "alias `test` is shadowed by the built-in cargo command and is never used"
+                ),
+            ]
+        );
     }
 
     #[test]
-    fn bad_values_and_bad_toml_are_diagnostics_with_lines() {
-        let p = run(".cargo/config.toml", "[alias]\nn = 3\nok = \"fmt\"\narr = [\"a\", 1]\n");
-        assert_eq!(p.tasks.len(), 1);
-        let lines: Vec<Option<u32>> = p.diagnostics.iter().map(|d| d.line).collect();
-        assert_eq!(lines, [Some(2), Some(4)]);
-        let p = run(".cargo/config.toml", "[alias]\nx = \"unterminated\n");
-        assert!(p.tasks.is_empty());
-        assert_eq!(p.diagnostics[0].line, Some(2));
-        assert!(p.diagnostics[0].message.starts_with("invalid TOML"));
+    fn bad_values_are_reported_on_their_line() {
+        let parsed = one(concat!(
+            "[alias]\n",
+            "num = 5\n",
+            "mixed = [\"run\", 3]\n",
+            "empty = \"  \"\n",
+            "none = []\n",
+            "table = { a = 1 }\n",
+            "ok = \"run\"\n",
+        ));
+        assert_eq!(names(&parsed), ["ok"]);
+        let lines: Vec<Option<u32>> = parsed.diagnostics.iter().map(|d| d.line).collect();
+        assert_eq!(lines, [Some(2), Some(3), Some(4), Some(5), Some(6)]);
+        assert!(parsed.diagnostics[0].message.contains("string or an array"));
+        let parsed = one("alias = \"oops\"\n");
+        assert!(parsed.tasks.is_empty());
+        assert_eq!(parsed.diagnostics[0].line, Some(1));
     }
 
     #[test]
-    fn crlf_and_no_alias_table() {
-        let p = run(".cargo/config.toml", "[alias]\r\n# Docs\r\nd2 = \"doc --open\"\r\n");
-        assert_eq!(p.tasks[0].description.as_deref(), Some("Docs"));
-        assert!(run(".cargo/config.toml", "[build]\njobs = 2\n").tasks.is_empty());
+    fn invalid_toml_gives_one_diagnostic_and_no_tasks() {
+        let parsed = one("[alias]\nok = \"run\"\nbroken = \"unterminated\n");
+        assert!(parsed.tasks.is_empty());
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(parsed.diagnostics[0].line, Some(3));
+        assert!(parsed.diagnostics[0].message.starts_with("invalid TOML"));
+        let parsed = one("[alias]\na = \"x\"\n[alias]\n");
+        assert!(parsed.tasks.is_empty());
+        assert_eq!(parsed.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn nested_dot_cargo_and_legacy_config() {
+        let files = MemFiles::new()
+            .with("tools/.cargo/config", "[alias]\nold = \"run --bin old\"\n")
+            .with(
+                "tools/.cargo/config.toml",
+                "[alias]\nnew = \"run --bin new\"\n",
+            );
+        let parsed = run(&files, "tools/.cargo/config");
+        assert_eq!(names(&parsed), ["old"]);
+        assert_eq!(parsed.tasks[0].dir, "tools");
+        assert_eq!(parsed.tasks[0].file_path, "tools/.cargo/config");
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(parsed.diagnostics[0].file_path, "tools/.cargo/config.toml");
+        assert!(files.exists("tools/.cargo/config.toml"));
+    }
+
+    #[test]
+    fn crlf_and_comments() {
+        let parsed =
+            one("[alias]\r\n# --------\r\n# Run the app\r\n#\r\nr = \"run --release\"\r\n");
+        assert_eq!(parsed.tasks[0].description.as_deref(), Some("Run the app"));
+        assert_eq!(parsed.tasks[0].line, Some(5));
+    }
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for text in [
+            "",
+            "alias",
+            "[alias]",
+            "[alias]\n\"\" = \"run\"\n",
+            "[alias.x]\ny = 1\n",
+            "[[alias]]\nx = 1\n",
+            "alias.x.y = \"z\"\n",
+            &format!("[alias]\nx = {}1{}\n", "[".repeat(5000), "]".repeat(5000)),
+            &format!("x = {}\n", "{a=".repeat(5000)),
+        ] {
+            let _ = one(text);
+        }
     }
 }

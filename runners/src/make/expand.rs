@@ -1,0 +1,340 @@
+//! Make variables as far as a static reader can know them: simple and recursive assignments,
+//! expanded in target names, prerequisites and include paths.
+//!
+//! Anything that needs evaluation (functions, substitution references, automatic variables,
+//! `!=`, variables from the environment) makes an expansion fail, so the caller can skip the
+//! word instead of listing a wrong name.
+
+use std::collections::HashMap;
+
+/// How deep variable references may nest before we give up (also stops `A = $(A)`).
+const MAX_DEPTH: usize = 16;
+/// The longest expansion we produce for one word; target names are short.
+const MAX_LEN: usize = 64 * 1024;
+/// Bytes all expansions of one Makefile (with its includes) may scan or copy, so a file with
+/// millions of references to a large variable stays linear.
+const WORK_BUDGET: usize = 64 * 1024 * 1024;
+
+/// The variables defined so far while reading a Makefile and its includes, in order.
+#[derive(Debug, Default)]
+pub(super) struct Vars {
+    /// `None` marks a variable whose value we cannot know (`!=`, `define`, an unresolvable
+    /// `:=`): expanding it fails rather than guessing.
+    values: HashMap<String, Option<String>>,
+    work_left: usize,
+    /// Set once the work budget ran out, so the caller can say so once.
+    pub(super) exhausted: bool,
+}
+
+/// A word expanded for an `include` line.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct IncludeWords {
+    /// The expanded text, to split into file names.
+    pub(super) text: String,
+    /// Whether `$(wildcard …)` produced (part of) it: such names only exist if they matched.
+    pub(super) from_wildcard: bool,
+}
+
+impl Vars {
+    pub(super) fn new() -> Vars {
+        Vars {
+            values: HashMap::new(),
+            work_left: WORK_BUDGET,
+            exhausted: false,
+        }
+    }
+
+    /// Records one assignment `name op value` (`op` as written: `=`, `:=`, `?=`, `+=`, …).
+    pub(super) fn assign(&mut self, name: &str, op: &str, value: &str) {
+        let value = value.trim();
+        match op {
+            "=" => {
+                self.values.insert(name.to_owned(), Some(value.to_owned()));
+            }
+            ":=" | "::=" | ":::=" => {
+                // Simply expanded: the value is fixed now, with the variables defined so far.
+                let fixed = self.expand(value);
+                self.values.insert(name.to_owned(), fixed);
+            }
+            "?=" => {
+                self.values
+                    .entry(name.to_owned())
+                    .or_insert_with(|| Some(value.to_owned()));
+            }
+            "+=" => {
+                let new = match self.values.get(name) {
+                    None => Some(value.to_owned()),
+                    Some(None) => None,
+                    Some(Some(old)) if old.is_empty() => Some(value.to_owned()),
+                    Some(Some(old)) => Some(format!("{old} {value}")),
+                };
+                self.values.insert(name.to_owned(), new);
+            }
+            _ => self.unknown(name),
+        }
+    }
+
+    /// Marks a variable as defined with a value we cannot know.
+    pub(super) fn unknown(&mut self, name: &str) {
+        self.values.insert(name.to_owned(), None);
+    }
+
+    /// Forgets a variable (`undefine`).
+    pub(super) fn undefine(&mut self, name: &str) {
+        self.values.remove(name);
+    }
+
+    /// The value of a variable, unexpanded, when known.
+    pub(super) fn raw(&self, name: &str) -> Option<&str> {
+        self.values.get(name)?.as_deref()
+    }
+
+    /// Expands every variable reference in `text`; `None` when any of them cannot be
+    /// resolved.
+    pub(super) fn expand(&mut self, text: &str) -> Option<String> {
+        if !text.contains('$') {
+            return Some(text.to_owned());
+        }
+        let mut out = String::new();
+        let ok = Expander {
+            vars: &self.values,
+            work_left: &mut self.work_left,
+            wildcard: None,
+        }
+        .expand_into(text, 0, &mut out)
+        .is_some();
+        self.note_exhaustion();
+        ok.then_some(out)
+    }
+
+    /// Like [`Vars::expand`], but also reads `$(wildcard PATTERN…)` as its patterns, which the
+    /// include code then matches against the files that exist.
+    pub(super) fn expand_include(&mut self, text: &str) -> Option<IncludeWords> {
+        let mut out = String::new();
+        let mut from_wildcard = false;
+        let ok = Expander {
+            vars: &self.values,
+            work_left: &mut self.work_left,
+            wildcard: Some(&mut from_wildcard),
+        }
+        .expand_into(text, 0, &mut out)
+        .is_some();
+        self.note_exhaustion();
+        ok.then_some(IncludeWords {
+            text: out,
+            from_wildcard,
+        })
+    }
+
+    fn note_exhaustion(&mut self) {
+        if self.work_left == 0 {
+            self.exhausted = true;
+        }
+    }
+}
+
+struct Expander<'a> {
+    vars: &'a HashMap<String, Option<String>>,
+    work_left: &'a mut usize,
+    /// `Some` when `$(wildcard …)` is allowed; set to true when one was expanded.
+    wildcard: Option<&'a mut bool>,
+}
+
+impl Expander<'_> {
+    fn spend(&mut self, bytes: usize) -> Option<()> {
+        if let Some(left) = self.work_left.checked_sub(bytes.max(1)) {
+            *self.work_left = left;
+            Some(())
+        } else {
+            *self.work_left = 0;
+            None
+        }
+    }
+
+    fn push(&mut self, out: &mut String, chunk: &str) -> Option<()> {
+        if out.len() + chunk.len() > MAX_LEN {
+            return None;
+        }
+        self.spend(chunk.len())?;
+        out.push_str(chunk);
+        Some(())
+    }
+
+    fn expand_into(&mut self, text: &str, depth: usize, out: &mut String) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let mut rest = text;
+        loop {
+            // Never look further than the output may grow, so a huge value costs at most
+            // MAX_LEN per reference.
+            let window = floor_char_boundary(rest, MAX_LEN.saturating_sub(out.len()) + 1);
+            let Some(dollar) = rest[..window].find('$') else {
+                return self.push(out, rest);
+            };
+            self.push(out, &rest[..dollar])?;
+            let after = &rest[dollar + 1..];
+            let mut chars = after.chars();
+            let (name, consumed) = match chars.next()? {
+                open @ ('(' | '{') => {
+                    let close = if open == '(' { ')' } else { '}' };
+                    let end = matching_close(after, open, close)?;
+                    (&after[1..end], end + 1)
+                }
+                c => (&after[..c.len_utf8()], c.len_utf8()),
+            };
+            self.spend(consumed)?;
+            if let Some(args) = name.strip_prefix("wildcard ") {
+                let flag = self.wildcard.as_deref_mut()?;
+                *flag = true;
+                self.expand_into(args.trim(), depth + 1, out)?;
+            } else {
+                // Function calls, substitution references (`$(SRC:.c=.o)`), computed names
+                // and `$$` all need evaluation we do not do.
+                if name.is_empty() || name.contains(|c: char| " \t,:=$(){}#".contains(c)) {
+                    return None;
+                }
+                let value = self.vars.get(name)?.as_deref()?;
+                self.expand_into(value, depth + 1, out)?;
+            }
+            rest = &after[consumed..];
+        }
+    }
+}
+
+/// The byte index of the `close` that ends a reference opened at `text[0] == open`, counting
+/// nested pairs of the same kind, as make does.
+fn matching_close(text: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    if at >= s.len() {
+        return s.len();
+    }
+    (0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(defs: &[(&str, &str, &str)]) -> Vars {
+        let mut v = Vars::new();
+        for (name, op, value) in defs {
+            v.assign(name, op, value);
+        }
+        v
+    }
+
+    #[test]
+    fn simple_and_recursive_variables_expand() {
+        let mut v = vars(&[
+            ("BIN", ":=", "app"),
+            ("OUT", "=", "build/$(BIN)"),
+            ("EXE", "=", "${OUT}.exe"),
+        ]);
+        assert_eq!(v.expand("$(BIN)").as_deref(), Some("app"));
+        assert_eq!(v.expand("$(EXE)").as_deref(), Some("build/app.exe"));
+        assert_eq!(v.expand("plain").as_deref(), Some("plain"));
+    }
+
+    #[test]
+    fn recursive_variables_see_later_definitions() {
+        let mut v = vars(&[("A", "=", "$(B)"), ("B", "=", "late")]);
+        assert_eq!(v.expand("$(A)").as_deref(), Some("late"));
+        // `:=` fixes the value when it is defined: B was not defined yet.
+        let mut v = vars(&[("A", ":=", "$(B)"), ("B", "=", "late")]);
+        assert_eq!(v.expand("$(A)"), None);
+    }
+
+    #[test]
+    fn conditional_and_append_assignments() {
+        let mut v = vars(&[
+            ("A", "?=", "first"),
+            ("A", "?=", "second"),
+            ("L", "+=", "x"),
+            ("L", "+=", "y"),
+        ]);
+        assert_eq!(v.expand("$(A)").as_deref(), Some("first"));
+        assert_eq!(v.expand("$(L)").as_deref(), Some("x y"));
+    }
+
+    #[test]
+    fn anything_needing_evaluation_fails() {
+        let mut v = vars(&[("SRC", "=", "a.c"), ("S", "!=", "ls")]);
+        for text in [
+            "$(wildcard *.c)",
+            "$(SRC:.c=.o)",
+            "$@",
+            "$$HOME",
+            "$(UNDEFINED)",
+            "$(S)",
+            "$(obj)/%.o",
+            "$(",
+            "$",
+        ] {
+            assert_eq!(v.expand(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn self_reference_and_blowup_are_bounded() {
+        let mut v = vars(&[("A", "=", "$(A)")]);
+        assert_eq!(v.expand("$(A)"), None);
+        let mut defs = vec![("V0".to_owned(), "x".repeat(1000))];
+        for i in 1..30 {
+            defs.push((format!("V{i}"), format!("$(V{p})$(V{p})", p = i - 1)));
+        }
+        let mut v = Vars::new();
+        for (name, value) in &defs {
+            v.assign(name, "=", value);
+        }
+        assert_eq!(v.expand("$(V29)"), None);
+    }
+
+    #[test]
+    fn work_budget_runs_out_instead_of_hanging() {
+        let mut v = vars(&[("BIG", "=", &"x".repeat(60_000))]);
+        let mut last = None;
+        for _ in 0..2_000 {
+            last = v.expand("$(BIG)");
+        }
+        assert_eq!(last, None);
+        assert!(v.exhausted);
+    }
+
+    #[test]
+    fn include_expansion_reads_wildcard_patterns() {
+        let mut v = vars(&[("DIR", ":=", "mk")]);
+        let words = v
+            .expand_include("$(wildcard $(DIR)/*.mk) extra.mk")
+            .unwrap();
+        assert_eq!(words.text, "mk/*.mk extra.mk");
+        assert!(words.from_wildcard);
+        assert_eq!(v.expand("$(wildcard *.mk)"), None);
+    }
+
+    #[test]
+    fn undefine_and_unknown() {
+        let mut v = vars(&[("A", "=", "a")]);
+        v.undefine("A");
+        assert_eq!(v.expand("$(A)"), None);
+        v.assign("B", "=", "b");
+        v.unknown("B");
+        assert_eq!(v.expand("$(B)"), None);
+        assert_eq!(v.raw("B"), None);
+    }
+}

@@ -1,0 +1,1277 @@
+//! GNU make: the explicit targets of `GNUmakefile`, `makefile` or `Makefile` (whichever make
+//! itself would read), including the files they `include`.
+//!
+//! makefile-lossless gives the structure (rules, assignments, includes, conditionals) and byte
+//! ranges; names and recipe lines are then sliced from the source text, because the crate's
+//! string accessors (`Rule::targets`, `Rule::recipes`, `Include::paths`) are quadratic on very
+//! long lines. Conditionals are not evaluated: targets from every branch are listed.
+
+mod expand;
+mod guard;
+
+use std::collections::{HashMap, HashSet};
+
+use makefile_lossless::{
+    Conditional, ConditionalBranch, ConditionalItem, ErrorInfo, Include, Makefile, MakefileItem,
+    ParseErrorKind, Rule, TextRange, VariableDefinition,
+};
+
+use crate::registry::{Adapter, file_name};
+use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, join, parent};
+use expand::Vars;
+
+/// The make adapter.
+pub const ADAPTER: Adapter = Adapter {
+    name: "make",
+    candidate,
+    one_per_dir: true,
+    parse,
+};
+
+/// How many files deep `include` may nest (GNU make has no limit; a cycle would recurse).
+const MAX_INCLUDE_DEPTH: usize = 16;
+/// How many files one Makefile may pull in, counting nested includes.
+const MAX_INCLUDED_FILES: usize = 256;
+/// Syntax errors reported per file; the rest are summed up in one more diagnostic.
+const MAX_SYNTAX_DIAGNOSTICS: usize = 5;
+/// How deep conditionals may nest before their contents are ignored.
+const MAX_NESTING: usize = 64;
+/// Targets listed per Makefile; beyond that it is generated, not written for people.
+const MAX_TASKS: usize = 10_000;
+/// Prerequisites kept per rule when working out `deps`.
+const MAX_PREREQS: usize = 1_000;
+/// `deps` kept per task.
+const MAX_DEPS: usize = 256;
+/// Bytes of recipe kept per task for `describe`.
+const MAX_SCRIPT: usize = 64 * 1024;
+
+fn candidate(path: &str) -> Option<u8> {
+    // The order GNU make tries them in when no `-f` is given.
+    match file_name(path) {
+        "GNUmakefile" => Some(0),
+        "makefile" => Some(1),
+        "Makefile" => Some(2),
+        _ => None,
+    }
+}
+
+fn parse(src: &Source<'_>) -> Parsed {
+    let mut reader = Reader {
+        files: src.files,
+        cwd: parent(src.path).to_owned(),
+        vars: Vars::new(),
+        rules: Vec::new(),
+        out: Parsed::default(),
+        chain: vec![src.path.to_owned()],
+        visited: HashSet::from([src.path.to_owned()]),
+    };
+    reader.read_file(src.path, src.text);
+    reader.finish(src.path)
+}
+
+/// One rule as read, before rules for the same target are merged.
+struct RuleDef {
+    /// Listable target names (variables expanded, special and pattern targets dropped).
+    targets: Vec<String>,
+    /// Normal prerequisites, variables expanded; unresolvable ones are dropped.
+    prereqs: Vec<String>,
+    /// Whether every target as written is special (`.PHONY: …`), so its prerequisites do
+    /// not count as uses of a target.
+    special_only: bool,
+    file_path: String,
+    line: u32,
+    description: Option<String>,
+    recipe: Vec<String>,
+    double_colon: bool,
+}
+
+/// Reads one top-level Makefile and everything it includes.
+struct Reader<'f> {
+    files: &'f dyn Files,
+    /// The top-level Makefile's directory: make runs there, so includes resolve from it and
+    /// every target is invoked from it.
+    cwd: String,
+    vars: Vars,
+    rules: Vec<RuleDef>,
+    out: Parsed,
+    /// The files being read, outermost first, to spot include cycles.
+    chain: Vec<String>,
+    /// Every file read so far; a file included twice is read once.
+    visited: HashSet<String>,
+}
+
+/// One file's text with the helpers to turn tree ranges into text and lines.
+struct FileText<'t> {
+    path: &'t str,
+    text: &'t str,
+    index: LineIndex,
+    /// Physical lines without their line endings.
+    lines: Vec<&'t str>,
+}
+
+impl<'t> FileText<'t> {
+    fn new(path: &'t str, text: &'t str) -> FileText<'t> {
+        FileText {
+            path,
+            text,
+            index: LineIndex::new(text),
+            lines: text
+                .split('\n')
+                .map(|l| l.strip_suffix('\r').unwrap_or(l))
+                .collect(),
+        }
+    }
+
+    fn slice(&self, range: TextRange) -> &'t str {
+        self.text
+            .get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or("")
+    }
+
+    fn line(&self, offset: usize) -> u32 {
+        self.index.line(offset)
+    }
+
+    /// The `#` comment block directly above 1-based line `line`: contiguous comment lines,
+    /// ending at a blank line or anything else. A `.PHONY:` line between the block and the
+    /// rule is skipped, since declaring the target phony right above it is common.
+    fn doc_above(&self, line: u32) -> Option<String> {
+        let mut i = usize::try_from(line).ok()?.checked_sub(1)?;
+        let mut block = Vec::new();
+        while let Some(prev) = i.checked_sub(1) {
+            i = prev;
+            let text = self.lines.get(i)?.trim_start_matches(' ');
+            if text.starts_with('#') {
+                block.push(text);
+            } else if !(block.is_empty() && is_phony_line(text)) {
+                break;
+            }
+        }
+        let words: Vec<&str> = block.iter().rev().filter_map(|l| comment_text(l)).collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    }
+}
+
+impl Reader<'_> {
+    fn read_file(&mut self, path: &str, text: &str) {
+        let (guarded, skipped) = guard::guard(text);
+        let text = guarded.as_deref().unwrap_or(text);
+        let parse = Makefile::parse(text);
+        self.problems(path, &skipped, parse.errors());
+        let file = FileText::new(path, text);
+        let tree = parse.tree();
+        // Items are pulled lazily and dropped once read: the tree is a mutable rowan tree,
+        // where creating a node costs as many steps as its siblings still alive.
+        let mut stack: Vec<Box<dyn Iterator<Item = MakefileItem> + '_>> =
+            vec![Box::new(tree.items())];
+        while let Some(items) = stack.last_mut() {
+            let Some(item) = items.next() else {
+                stack.pop();
+                continue;
+            };
+            // Items inside conditionals are read next, before what follows, so assignments
+            // apply in file order.
+            let mut nested = Vec::new();
+            match item {
+                MakefileItem::Rule(rule) => self.rule(&rule, &file, &mut nested),
+                MakefileItem::Variable(var) => self.variable(&var),
+                MakefileItem::Include(include) => self.include(&include, &file),
+                MakefileItem::Conditional(cond) => nested.push(cond),
+                _ => {}
+            }
+            if !nested.is_empty() && stack.len() < MAX_NESTING {
+                stack.push(Box::new(
+                    nested.into_iter().flat_map(|cond| conditional_items(&cond)),
+                ));
+            }
+        }
+    }
+
+    /// Reports lines the guard skipped and the parser's syntax errors, in line order, the
+    /// first few only: one broken construct often yields many errors.
+    fn problems(&mut self, path: &str, skipped: &[(u32, guard::Reason)], errors: &[ErrorInfo]) {
+        let mut all: Vec<(Option<u32>, String)> = skipped
+            .iter()
+            .map(|&(line, reason)| (Some(line), reason.message()))
+            .chain(errors.iter().map(|e| {
+                let line = u32::try_from(e.line).ok().filter(|&l| l > 0);
+                (line, syntax_message(e))
+            }))
+            .collect();
+        all.sort_by_key(|(line, _)| line.unwrap_or(u32::MAX));
+        let more = all.len().saturating_sub(MAX_SYNTAX_DIAGNOSTICS);
+        for (line, message) in all.into_iter().take(MAX_SYNTAX_DIAGNOSTICS) {
+            self.out.diag(path, line, message);
+        }
+        if more > 0 {
+            self.out
+                .diag(path, None, format!("{more} more syntax problems not shown"));
+        }
+    }
+
+    fn rule(&mut self, rule: &Rule, file: &FileText<'_>, nested: &mut Vec<Conditional>) {
+        // The body holds recipe lines, possibly inside conditionals; other items in such a
+        // conditional (assignments, further rules) are read as ordinary items.
+        let prefix = self.recipe_prefix();
+        let mut recipe = Vec::new();
+        for item in rule.body_items() {
+            match item {
+                ConditionalItem::Recipe(line) => {
+                    push_recipe(&mut recipe, file.slice(line.text_range()), prefix);
+                }
+                ConditionalItem::Item(MakefileItem::Conditional(cond)) => {
+                    conditional_recipes(&cond, file, prefix, &mut recipe, 0);
+                    nested.push(cond);
+                }
+                _ => {}
+            }
+        }
+        // A line the parser could not read as a rule, or `target: VAR = value`, which sets a
+        // variable for an existing target and defines no rule.
+        let Some(operator) = rule.operator() else {
+            return;
+        };
+        if rule.scoped_assignment().is_some() {
+            return;
+        }
+
+        let start = usize::from(rule.text_range().start());
+        let mut after_targets = start;
+        let mut targets = Vec::new();
+        let mut special_only = true;
+        for range in rule.target_ranges() {
+            after_targets = usize::from(range.end());
+            let raw = file.slice(range);
+            special_only &= raw.starts_with('.');
+            if let Some(names) = self.vars.expand(raw) {
+                targets.extend(
+                    names
+                        .split_whitespace()
+                        .filter(|n| listable(n))
+                        .map(str::to_owned),
+                );
+            }
+        }
+        let mut prereqs = Vec::new();
+        for range in rule.prerequisite_ranges() {
+            if prereqs.len() >= MAX_PREREQS {
+                break;
+            }
+            if let Some(names) = self.vars.expand(file.slice(range)) {
+                prereqs.extend(names.split_whitespace().map(str::to_owned));
+            }
+        }
+        prereqs.truncate(MAX_PREREQS);
+
+        let line = file.line(start);
+        let description = file
+            .text
+            .get(after_targets..)
+            .and_then(line_doc)
+            .or_else(|| file.doc_above(line));
+        self.rules.push(RuleDef {
+            targets,
+            prereqs,
+            special_only,
+            file_path: file.path.to_owned(),
+            line,
+            description,
+            recipe,
+            double_colon: operator.is_double_colon(),
+        });
+    }
+
+    /// The character that starts recipe lines: a tab unless `.RECIPEPREFIX` says otherwise.
+    fn recipe_prefix(&self) -> char {
+        self.vars
+            .raw(".RECIPEPREFIX")
+            .and_then(|v| v.chars().next())
+            .unwrap_or('\t')
+    }
+
+    fn variable(&mut self, var: &VariableDefinition) {
+        let Some(name) = var.name() else {
+            return;
+        };
+        if var.is_undefine() {
+            self.vars.undefine(&name);
+            return;
+        }
+        // A computed name (`$(X)_FLAGS = …`) sets a variable we cannot name.
+        if name.contains(['$', ' ', '\t']) {
+            return;
+        }
+        if var.is_define() {
+            self.vars.unknown(&name);
+            return;
+        }
+        // `export FOO` with no value changes nothing we read.
+        let Some(op) = var.assignment_operator() else {
+            return;
+        };
+        let value = var.raw_value().unwrap_or_default();
+        self.vars.assign(&name, &op, &join_continuations(&value));
+    }
+
+    fn include(&mut self, include: &Include, file: &FileText<'_>) {
+        let optional = include.is_optional();
+        let range = include.text_range();
+        let line = file.line(usize::from(range.start()));
+        let Some(keyword) = include.keyword_range() else {
+            return;
+        };
+        let args = file
+            .text
+            .get(usize::from(keyword.end())..usize::from(range.end()))
+            .unwrap_or("");
+        let args = join_continuations(strip_comment(args));
+        let args = args.trim();
+        if args.is_empty() {
+            return; // the parser reports the missing file name
+        }
+        let Some(words) = self.vars.expand_include(args) else {
+            if !optional {
+                self.out.diag(
+                    file.path,
+                    Some(line),
+                    format!(
+                        "cannot follow `include {args}`: it uses variables or functions \
+                         agg cannot evaluate"
+                    ),
+                );
+            }
+            return;
+        };
+        // Names from `$(wildcard …)` only exist if they matched, so none of them is missing.
+        let optional = optional || words.from_wildcard;
+        for word in words.text.split_whitespace() {
+            let Some(path) = join(&self.cwd, word) else {
+                if !optional {
+                    self.out.diag(
+                        file.path,
+                        Some(line),
+                        format!("included file `{word}` is outside the repository; not read"),
+                    );
+                }
+                continue;
+            };
+            if is_glob(&path) {
+                let matches = self.glob(&path);
+                if matches.is_none() && !optional {
+                    self.out.diag(
+                        file.path,
+                        Some(line),
+                        format!("include pattern `{word}` matches no file"),
+                    );
+                }
+                for found in matches.unwrap_or_default() {
+                    self.include_file(&found, file.path, line);
+                }
+            } else if self.files.exists(&path) {
+                self.include_file(&path, file.path, line);
+            } else if !optional {
+                self.out.diag(
+                    file.path,
+                    Some(line),
+                    format!("included file `{path}` does not exist"),
+                );
+            }
+        }
+    }
+
+    /// The files matching a pattern in its last path component, sorted; `None` when none
+    /// match. make expands such patterns in `include` lines itself.
+    fn glob(&self, pattern: &str) -> Option<Vec<String>> {
+        let dir = parent(pattern);
+        let name = file_name(pattern);
+        if is_glob(dir) {
+            return None;
+        }
+        let mut found: Vec<String> = self
+            .files
+            .read_dir(dir)
+            .into_iter()
+            .filter(|entry| {
+                (name.starts_with('.') || !entry.starts_with('.')) && glob_match(name, entry)
+            })
+            .filter_map(|entry| join(dir, &entry))
+            .filter(|path| self.files.exists(path))
+            .collect();
+        found.sort();
+        (!found.is_empty()).then_some(found)
+    }
+
+    fn include_file(&mut self, path: &str, from: &str, line: u32) {
+        if self.chain.iter().any(|p| p == path) {
+            self.out.diag(
+                from,
+                Some(line),
+                format!("include cycle: `{path}` is already being read"),
+            );
+            return;
+        }
+        if !self.visited.insert(path.to_owned()) {
+            return; // read once already; its targets are listed
+        }
+        if self.chain.len() > MAX_INCLUDE_DEPTH || self.visited.len() > MAX_INCLUDED_FILES {
+            self.out.diag(
+                from,
+                Some(line),
+                format!("too many nested includes; `{path}` not read"),
+            );
+            return;
+        }
+        let text = match self.files.read(path) {
+            Ok(text) => text,
+            Err(why) => {
+                self.out.diag(
+                    from,
+                    Some(line),
+                    format!("cannot read included file `{path}`: {why}"),
+                );
+                return;
+            }
+        };
+        // A Makefile included from elsewhere is still listed in its own directory.
+        if candidate(path).is_none() {
+            self.out.consumed.push(path.to_owned());
+        }
+        self.chain.push(path.to_owned());
+        self.read_file(path, &text);
+        self.chain.pop();
+    }
+
+    /// Merges rules per target and turns them into tasks.
+    fn finish(mut self, top: &str) -> Parsed {
+        if self.vars.exhausted {
+            self.out.diag(
+                top,
+                None,
+                "too many variable expansions; some targets named with variables are not listed",
+            );
+        }
+        // Prerequisites of real rules (not `.PHONY:` and friends), to spot `FORCE:`-style
+        // empty targets that only exist to be depended on.
+        let used: HashSet<&str> = self
+            .rules
+            .iter()
+            .filter(|r| !r.special_only)
+            .flat_map(|r| r.prereqs.iter().map(String::as_str))
+            .collect();
+
+        let mut order: Vec<Target<'_>> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut capped = false;
+        for (i, rule) in self.rules.iter().enumerate() {
+            for name in &rule.targets {
+                let slot = match index.get(name.as_str()) {
+                    Some(&slot) => slot,
+                    None if order.len() >= MAX_TASKS => {
+                        capped = true;
+                        continue;
+                    }
+                    None => {
+                        index.insert(name, order.len());
+                        order.push(Target {
+                            name,
+                            first: rule,
+                            rules: Vec::new(),
+                            description: None,
+                            recipes: Vec::new(),
+                        });
+                        order.len() - 1
+                    }
+                };
+                let Some(target) = order.get_mut(slot) else {
+                    continue;
+                };
+                target.rules.push(i);
+                if target.description.is_none() {
+                    target.description.clone_from(&rule.description);
+                }
+                if !rule.recipe.is_empty() {
+                    // Double-colon rules each run their own recipe; for ordinary rules the
+                    // last recipe wins, as make warns ("overriding recipe for target").
+                    if !rule.double_colon {
+                        target.recipes.clear();
+                    }
+                    target.recipes.push(i);
+                }
+            }
+        }
+        if capped {
+            self.out.diag(
+                top,
+                None,
+                format!("more than {MAX_TASKS} targets; only the first {MAX_TASKS} are listed"),
+            );
+        }
+
+        let forced: HashSet<&str> = order
+            .iter()
+            .filter(|t| {
+                used.contains(t.name)
+                    && t.rules.iter().all(|&r| {
+                        self.rules
+                            .get(r)
+                            .is_none_or(|r| r.prereqs.is_empty() && r.recipe.is_empty())
+                    })
+            })
+            .map(|t| t.name)
+            .collect();
+        let listed = |name: &str| index.contains_key(name) && !forced.contains(name);
+
+        let mut tasks = Vec::with_capacity(order.len());
+        for target in &order {
+            if forced.contains(target.name) {
+                continue;
+            }
+            let mut deps: Vec<String> = Vec::new();
+            let mut seen = HashSet::new();
+            'rules: for rule in target.rules.iter().filter_map(|&r| self.rules.get(r)) {
+                for dep in &rule.prereqs {
+                    if dep != target.name && listed(dep) && seen.insert(dep.as_str()) {
+                        deps.push(dep.clone());
+                        if deps.len() >= MAX_DEPS {
+                            break 'rules;
+                        }
+                    }
+                }
+            }
+            let script = target
+                .recipes
+                .iter()
+                .filter_map(|&r| self.rules.get(r))
+                .flat_map(|r| r.recipe.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let mut task = RawTask::new(
+                Runner::Make,
+                target.name,
+                self.cwd.clone(),
+                target.first.file_path.clone(),
+                vec!["make".to_owned(), target.name.to_owned()],
+            );
+            task.line = Some(target.first.line);
+            task.description.clone_from(&target.description);
+            task.deps = deps;
+            task.script = (!script.is_empty()).then(|| truncate(script, MAX_SCRIPT));
+            tasks.push(task);
+        }
+        self.out.tasks = tasks;
+        self.out
+    }
+}
+
+/// A target with every rule that mentions it, in file order.
+struct Target<'r> {
+    name: &'r str,
+    /// The first rule: where the target is reported as defined.
+    first: &'r RuleDef,
+    rules: Vec<usize>,
+    description: Option<String>,
+    /// The rules whose recipes run.
+    recipes: Vec<usize>,
+}
+
+fn syntax_message(error: &ErrorInfo) -> String {
+    match error.kind() {
+        // GNU make's own words for it, with the usual cause.
+        ParseErrorKind::MissingSeparator => "make syntax error: missing separator (recipe lines \
+                                             start with a tab; other lines need `:` or `=`)"
+            .to_owned(),
+        _ => format!("make syntax error: {}", error.message),
+    }
+}
+
+/// Whether a target name is something a person would run: not a special target (`.PHONY`,
+/// `.c.o` suffix rules), not a pattern, not left with unexpanded references.
+fn listable(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.contains(['%', '$'])
+}
+
+/// The items of every branch of a conditional, lazily.
+fn conditional_items(cond: &Conditional) -> impl Iterator<Item = MakefileItem> + use<> {
+    let branches: Vec<ConditionalBranch> = cond.branches().collect();
+    branches
+        .into_iter()
+        .flat_map(|branch| branch.items())
+        .filter_map(|item| match item {
+            ConditionalItem::Item(item) => Some(item),
+            _ => None,
+        })
+}
+
+/// Recipe lines of a rule inside a conditional in its body, from every branch.
+fn conditional_recipes(
+    cond: &Conditional,
+    file: &FileText<'_>,
+    prefix: char,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > MAX_NESTING {
+        return;
+    }
+    for branch in cond.branches() {
+        for item in branch.items() {
+            match item {
+                ConditionalItem::Recipe(line) => {
+                    push_recipe(out, file.slice(line.text_range()), prefix);
+                }
+                ConditionalItem::Item(MakefileItem::Conditional(inner)) => {
+                    conditional_recipes(&inner, file, prefix, out, depth + 1);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Adds one recipe line as the shell gets it: without the recipe prefix (or the `;` of an
+/// inline recipe), with the prefix also removed from continuation lines as make does.
+fn push_recipe(out: &mut Vec<String>, raw: &str, prefix: char) {
+    let raw = raw.strip_suffix('\n').unwrap_or(raw);
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    let body = match raw.strip_prefix(';') {
+        Some(inline) => inline.trim_start(),
+        None => raw.strip_prefix(prefix).unwrap_or(raw),
+    };
+    let mut text = String::with_capacity(body.len());
+    for (i, line) in body.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if i > 0 {
+            text.push('\n');
+            text.push_str(line.strip_prefix(prefix).unwrap_or(line));
+        } else {
+            text.push_str(line);
+        }
+    }
+    if !text.trim().is_empty() {
+        out.push(text);
+    }
+}
+
+/// The `## text` comment on a rule line, given the text after the targets. make reads the
+/// first unescaped `#` outside variable references as a comment, unless a `;` (an inline
+/// recipe, which goes to the shell as is) comes first.
+fn line_doc(rest: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                // An escaped character, or a line continuation: the header goes on.
+                chars.next();
+            }
+            '\n' => return None,
+            '$' if matches!(chars.peek(), Some((_, '(' | '{'))) => {
+                chars.next();
+                depth += 1;
+            }
+            ')' | '}' if depth > 0 => depth -= 1,
+            ';' if depth == 0 => return None,
+            '#' if depth == 0 => {
+                let comment = rest.get(i + 1..)?;
+                let comment = comment.split('\n').next().unwrap_or(comment);
+                let text = comment.strip_prefix('#')?.trim_start_matches('#').trim();
+                return (!text.is_empty()).then(|| text.to_owned());
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The text of one comment line without its `#`s and the space after them; `None` for
+/// empty lines and rulers such as `#######` or `# -----`.
+fn comment_text(line: &str) -> Option<&str> {
+    let text = line.trim_start_matches('#');
+    let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
+    let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
+    (!ruler).then_some(text)
+}
+
+fn is_phony_line(line: &str) -> bool {
+    line.strip_prefix(".PHONY")
+        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+}
+
+/// Text up to the first unescaped `#`, which starts a comment in make directives.
+fn strip_comment(text: &str) -> &str {
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '\\' => escaped = !escaped,
+            '#' if !escaped => return text.get(..i).unwrap_or(text),
+            _ => escaped = false,
+        }
+    }
+    text
+}
+
+/// Joins backslash-continued lines with a space, as make does outside recipes.
+fn join_continuations(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_owned();
+    }
+    text.replace("\\\r\n", " ").replace("\\\n", " ")
+}
+
+fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?'])
+}
+
+/// Shell-style matching of `*` and `?` against one file name, without backtracking blowup
+/// (the classic two-pointer algorithm: linear for a single `*`, bounded by the product of
+/// lengths otherwise).
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+            }
+            Some(&c) if c == '?' || Some(&c) == n.get(ni) => {
+                pi += 1;
+                ni += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p.get(pi..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
+}
+
+/// Cuts a script to at most `max` bytes at a line end when possible, marking the cut.
+fn truncate(script: String, max: usize) -> String {
+    if script.len() <= max {
+        return script;
+    }
+    let mut end = max;
+    while !script.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = script.get(..end).and_then(|s| s.rfind('\n')).unwrap_or(end);
+    format!("{}\n…", script.get(..end).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemFiles;
+
+    fn run(files: &MemFiles, path: &str) -> Parsed {
+        let text = files.read(path).unwrap();
+        parse(&Source {
+            path,
+            text: &text,
+            files,
+        })
+    }
+
+    fn one(text: &str) -> Parsed {
+        run(&MemFiles::new().with("Makefile", text), "Makefile")
+    }
+
+    fn names(parsed: &Parsed) -> Vec<&str> {
+        parsed
+            .tasks
+            .iter()
+            .map(|t| t.source_name.as_str())
+            .collect()
+    }
+
+    fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
+        parsed
+            .tasks
+            .iter()
+            .find(|t| t.source_name == name)
+            .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
+    }
+
+    #[test]
+    fn candidates_rank_like_make() {
+        assert_eq!(candidate("GNUmakefile"), Some(0));
+        assert_eq!(candidate("sub/makefile"), Some(1));
+        assert_eq!(candidate("a/b/Makefile"), Some(2));
+        assert_eq!(candidate("common.mk"), None);
+        assert_eq!(candidate("Makefile.am"), None);
+        assert_eq!(candidate("MAKEFILE"), None);
+    }
+
+    #[test]
+    fn self_documenting_makefile() {
+        let parsed = one(concat!(
+            ".DEFAULT_GOAL := help\n",
+            ".PHONY: help build test\n",
+            "\n",
+            "help: ## Show this help\n",
+            "\t@grep -E '^[a-zA-Z_-]+:.*?## .*$$' $(MAKEFILE_LIST) | awk 'BEGIN {FS = \":.*?## \"}; {printf \"%-20s %s\\n\", $$1, $$2}'\n",
+            "\n",
+            "build: ## Build the binary\n",
+            "\tcargo build --release\n",
+            "\n",
+            "test: build ## Run the tests\n",
+            "\tcargo test\n",
+        ));
+        assert_eq!(names(&parsed), ["help", "build", "test"]);
+        let help = task(&parsed, "help");
+        assert_eq!(help.description.as_deref(), Some("Show this help"));
+        assert_eq!(help.line, Some(4));
+        assert_eq!(help.argv, ["make", "help"]);
+        assert_eq!(help.dir, ".");
+        assert_eq!(help.file_path, "Makefile");
+        assert!(
+            help.script
+                .as_deref()
+                .unwrap()
+                .starts_with("@grep -E '^[a-zA-Z_-]+:")
+        );
+        let test = task(&parsed, "test");
+        assert_eq!(test.description.as_deref(), Some("Run the tests"));
+        assert_eq!(test.deps, ["build"]);
+        assert_eq!(test.script.as_deref(), Some("cargo test"));
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn comment_block_above_describes_the_rule() {
+        let parsed = one(concat!(
+            "# Makefile for the demo project\n",
+            "# Copyright nobody\n",
+            "\n",
+            "# Build everything\n",
+            "# from scratch.\n",
+            "all: build\n",
+            "\n",
+            "##########\n",
+            "# Build  #\n",
+            "##########\n",
+            "\n",
+            "# Compile the binary\n",
+            ".PHONY: build\n",
+            "build:\n",
+            "\tcc -o app main.c\n",
+            "CC = cc\n",
+            "lint:\n",
+            "\ttrue\n",
+            "# Doc above ## wins? no: the line comment does\n",
+            "fmt: ## Format the code\n",
+            "\ttrue\n",
+        ));
+        assert_eq!(
+            task(&parsed, "all").description.as_deref(),
+            Some("Build everything from scratch.")
+        );
+        assert_eq!(
+            task(&parsed, "build").description.as_deref(),
+            Some("Compile the binary")
+        );
+        assert_eq!(task(&parsed, "lint").description, None);
+        assert_eq!(
+            task(&parsed, "fmt").description.as_deref(),
+            Some("Format the code")
+        );
+    }
+
+    #[test]
+    fn single_hash_on_the_rule_line_is_not_a_description() {
+        let parsed =
+            one("clean: # TODO also remove dist\n\trm -rf build\nx: ; echo ## not a comment\n");
+        assert_eq!(task(&parsed, "clean").description, None);
+        let x = task(&parsed, "x");
+        assert_eq!(x.description, None);
+        assert_eq!(x.script.as_deref(), Some("echo ## not a comment"));
+    }
+
+    #[test]
+    fn variables_special_and_pattern_targets() {
+        let parsed = one(concat!(
+            "BIN := app\n",
+            "OUT = build/$(BIN)\n",
+            "SRC = $(wildcard src/*.c)\n",
+            "OBJ := $(SRC:.c=.o)\n",
+            "export FOO=bar\n",
+            ".DEFAULT_GOAL := all\n",
+            ".PHONY: all clean\n",
+            ".SUFFIXES:\n",
+            ".c.o:\n\t$(CC) -c $<\n",
+            "all: $(BIN)\n",
+            "$(BIN): $(OBJ)\n\t$(CC) -o $@ $^\n",
+            "$(OUT).tar: $(BIN)\n\ttar cf $@ $<\n",
+            "%.o: %.c\n\t$(CC) -c $<\n",
+            "$(obj)/%.o: %.c\n\ttrue\n",
+            "$(OBJ): config.h\n",
+            "clean:\n\trm -f $(BIN) $(OBJ)\n",
+        ));
+        assert_eq!(names(&parsed), ["all", "app", "build/app.tar", "clean"]);
+        assert_eq!(task(&parsed, "all").deps, ["app"]);
+        assert_eq!(task(&parsed, "build/app.tar").deps, ["app"]);
+        assert_eq!(
+            task(&parsed, "app").script.as_deref(),
+            Some("$(CC) -o $@ $^")
+        );
+    }
+
+    #[test]
+    fn target_specific_variables_are_not_tasks() {
+        let parsed = one(concat!(
+            "debug: CFLAGS += -O0 -g\n",
+            "debug: export RUST_LOG = debug\n",
+            "release: CFLAGS = -O2\n",
+            "debug release: build\n",
+            "build:\n\tcc $(CFLAGS) main.c\n",
+        ));
+        assert_eq!(names(&parsed), ["debug", "release", "build"]);
+        assert_eq!(task(&parsed, "debug").line, Some(4));
+        assert!(!names(&parsed).iter().any(|n| n.contains("CFLAGS")));
+    }
+
+    #[test]
+    fn multiple_targets_double_colon_and_repeated_rules() {
+        let parsed = one(concat!(
+            "install uninstall: check\n\t./tool $@\n",
+            "check:\n\ttrue\n",
+            "clean::\n\trm -rf build\n",
+            "clean::\n\trm -rf dist\n",
+            "all: a\n",
+            "all: b ## Build all\n",
+            "a:\n\techo a\n",
+            "b:\n\techo b\n",
+            "a:\n\techo A\n",
+        ));
+        assert_eq!(
+            names(&parsed),
+            ["install", "uninstall", "check", "clean", "all", "a", "b"]
+        );
+        assert_eq!(
+            task(&parsed, "uninstall").script.as_deref(),
+            Some("./tool $@")
+        );
+        assert_eq!(task(&parsed, "uninstall").deps, ["check"]);
+        assert_eq!(
+            task(&parsed, "clean").script.as_deref(),
+            Some("rm -rf build\nrm -rf dist")
+        );
+        let all = task(&parsed, "all");
+        assert_eq!(all.line, Some(9));
+        assert_eq!(all.deps, ["a", "b"]);
+        assert_eq!(all.description.as_deref(), Some("Build all"));
+        // make keeps the last recipe of an ordinary rule (and warns).
+        assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo A"));
+        assert_eq!(task(&parsed, "a").line, Some(11));
+    }
+
+    #[test]
+    fn deps_are_listed_targets_without_order_only() {
+        let parsed = one(concat!(
+            "build: main.c lib.c gen | outdir\n\tcc main.c\n",
+            "gen:\n\t./gen.sh\n",
+            "outdir:\n\tmkdir -p out\n",
+        ));
+        assert_eq!(task(&parsed, "build").deps, ["gen"]);
+    }
+
+    #[test]
+    fn force_style_empty_targets_are_not_listed() {
+        let parsed = one(concat!(
+            ".PHONY: FORCE placeholder\n",
+            "version.h: FORCE\n\t./mkversion > $@\n",
+            "FORCE:\n",
+            "placeholder:\n",
+        ));
+        assert_eq!(names(&parsed), ["version.h", "placeholder"]);
+        assert!(task(&parsed, "version.h").deps.is_empty());
+    }
+
+    #[test]
+    fn conditionals_list_every_branch_once() {
+        let parsed = one(concat!(
+            "ifeq ($(OS),Windows_NT)\n",
+            "EXE := app.exe\n",
+            "# Windows only\n",
+            "installer:\n\tmakensis app.nsi\n",
+            "package: installer\n",
+            "else ifdef MACOS\n",
+            "EXE := app\n",
+            "package:\n\t./bundle.sh\n",
+            "else\n",
+            "EXE := app\n",
+            "package:\n\ttar czf app.tgz app\n",
+            "endif\n",
+            "$(EXE): main.c\n\tcc -o $@ main.c\n",
+            "test:\n",
+            "ifdef VERBOSE\n",
+            "\tcargo test -- --nocapture\n",
+            "else\n",
+            "\tcargo test\n",
+            "endif\n",
+        ));
+        assert_eq!(names(&parsed), ["installer", "package", "app", "test"]);
+        assert_eq!(
+            task(&parsed, "installer").description.as_deref(),
+            Some("Windows only")
+        );
+        assert_eq!(task(&parsed, "package").deps, ["installer"]);
+        assert_eq!(
+            task(&parsed, "test").script.as_deref(),
+            Some("cargo test -- --nocapture\ncargo test")
+        );
+    }
+
+    #[test]
+    fn rules_inside_a_conditional_in_a_recipe_body() {
+        let parsed = one("a:\n\techo a\nifdef X\nb:\n\techo b\nendif\n");
+        assert_eq!(names(&parsed), ["a", "b"]);
+        assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo a"));
+        assert_eq!(task(&parsed, "b").script.as_deref(), Some("echo b"));
+    }
+
+    #[test]
+    fn define_blocks_hold_no_rules() {
+        let parsed = one(concat!(
+            "define PROGRAM_template\n",
+            "$(1): $$($(1)_OBJS)\n",
+            "notatarget: x\n",
+            "\techo nope\n",
+            "endef\n",
+            "$(foreach prog,$(PROGRAMS),$(eval $(call PROGRAM_template,$(prog))))\n",
+            "real:\n\techo yes\n",
+        ));
+        assert_eq!(names(&parsed), ["real"]);
+    }
+
+    #[test]
+    fn crlf_line_endings() {
+        let parsed = one(
+            "# Build it\r\nbuild: gen ## Build\r\n\tcc -o app \\\r\n\t  main.c\r\n\r\n# Generate\r\ngen:\r\n\t./gen.sh\r\n",
+        );
+        let build = task(&parsed, "build");
+        assert_eq!(build.description.as_deref(), Some("Build"));
+        assert_eq!(build.script.as_deref(), Some("cc -o app \\\n  main.c"));
+        assert_eq!(build.deps, ["gen"]);
+        assert_eq!(
+            task(&parsed, "gen").description.as_deref(),
+            Some("Generate")
+        );
+        assert_eq!(task(&parsed, "gen").line, Some(7));
+    }
+
+    #[test]
+    fn recipe_prefix_and_inline_recipes() {
+        let parsed = one(".RECIPEPREFIX = >\nfoo:\n>echo hi\nbar: ; @echo inline\n");
+        assert_eq!(task(&parsed, "foo").script.as_deref(), Some("echo hi"));
+        assert_eq!(task(&parsed, "bar").script.as_deref(), Some("@echo inline"));
+    }
+
+    #[test]
+    fn includes_belong_to_the_including_directory() {
+        let files = MemFiles::new()
+            .with(
+                "svc/Makefile",
+                "BIN := svc\ninclude mk/common.mk\n-include $(DEPS)\nall: lint $(BIN)\n",
+            )
+            .with(
+                "svc/mk/common.mk",
+                "# Lint the code\nlint:\n\tgolangci-lint run\n$(BIN):\n\tgo build -o $(BIN)\ninclude mk/more.mk\n",
+            )
+            .with("svc/mk/more.mk", "TOOL = fmt\n$(TOOL): ## Format\n\tgofmt -w .\n");
+        let parsed = run(&files, "svc/Makefile");
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(names(&parsed), ["lint", "svc", "fmt", "all"]);
+        let lint = task(&parsed, "lint");
+        assert_eq!(lint.dir, "svc");
+        assert_eq!(lint.file_path, "svc/mk/common.mk");
+        assert_eq!(lint.line, Some(2));
+        assert_eq!(lint.description.as_deref(), Some("Lint the code"));
+        // Nested includes resolve from make's working directory, not the including file.
+        assert_eq!(task(&parsed, "fmt").file_path, "svc/mk/more.mk");
+        assert_eq!(task(&parsed, "all").deps, ["lint", "svc"]);
+        assert_eq!(parsed.consumed, ["svc/mk/common.mk", "svc/mk/more.mk"]);
+    }
+
+    #[test]
+    fn include_problems_are_reported_on_their_line() {
+        let files = MemFiles::new()
+            .with(
+                "Makefile",
+                concat!(
+                    "include missing.mk\n",
+                    "-include optional.mk\n",
+                    "sinclude also-optional.mk\n",
+                    "include $(shell ./configure)\n",
+                    "-include $(DEPS)\n",
+                    "include ../outside.mk\n",
+                    "include loop.mk a.mk a.mk\n",
+                    "ok:\n\ttrue\n",
+                ),
+            )
+            .with("loop.mk", "include Makefile\nfrom-loop:\n")
+            .with("a.mk", "from-a:\n");
+        let parsed = run(&files, "Makefile");
+        assert_eq!(names(&parsed), ["from-loop", "from-a", "ok"]);
+        let found: Vec<(&str, Option<u32>)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.file_path.as_str(), d.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("Makefile", Some(1)),
+                ("Makefile", Some(4)),
+                ("Makefile", Some(6)),
+                ("loop.mk", Some(1)),
+            ]
+        );
+        assert!(parsed.diagnostics[0].message.contains("missing.mk"));
+        assert!(parsed.diagnostics[3].message.contains("cycle"));
+        assert_eq!(parsed.consumed, ["loop.mk", "a.mk"]);
+    }
+
+    #[test]
+    fn include_globs_and_wildcard() {
+        let files = MemFiles::new()
+            .with(
+                "Makefile",
+                "include mk/*.mk\ninclude $(wildcard extra/*.mk)\ninclude none/*.mk\n",
+            )
+            .with("mk/b.mk", "b:\n")
+            .with("mk/a.mk", "a:\n")
+            .with("mk/.hidden.mk", "hidden:\n")
+            .with("mk/readme.txt", "")
+            .with("extra/x.mk", "x:\n");
+        let parsed = run(&files, "Makefile");
+        assert_eq!(names(&parsed), ["a", "b", "x"]);
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert_eq!(parsed.diagnostics[0].line, Some(3));
+    }
+
+    #[test]
+    fn an_included_makefile_stays_listed_on_its_own() {
+        let files = MemFiles::new()
+            .with("Makefile", "root:\n")
+            .with("sub/Makefile", "include ../Makefile\nsub:\n");
+        let parsed = run(&files, "sub/Makefile");
+        assert_eq!(names(&parsed), ["root", "sub"]);
+        assert!(parsed.consumed.is_empty());
+    }
+
+    #[test]
+    fn broken_makefile_keeps_its_good_rules() {
+        let parsed = one(concat!(
+            "good1:\n\techo 1\n",
+            "this line is garbage\n",
+            "  so is this one\n",
+            "bad: $(unclosed\n",
+            "good2: good1 ## After the garbage\n\techo 2\n",
+            "endif\n",
+            "else\n",
+            "more garbage\n",
+            "even more\n",
+            "good3:\n\techo 3\n",
+        ));
+        assert!(names(&parsed).contains(&"good1"));
+        assert!(names(&parsed).contains(&"good2"));
+        assert!(names(&parsed).contains(&"good3"));
+        assert!(!names(&parsed).iter().any(|n| n.contains("garbage")));
+        let good2 = task(&parsed, "good2");
+        assert_eq!(good2.description.as_deref(), Some("After the garbage"));
+        assert_eq!(good2.deps, ["good1"]);
+        assert_eq!(parsed.diagnostics.len(), MAX_SYNTAX_DIAGNOSTICS + 1);
+        assert_eq!(parsed.diagnostics[0].line, Some(3));
+        assert!(
+            parsed.diagnostics[0]
+                .message
+                .starts_with("make syntax error")
+        );
+        assert_eq!(parsed.diagnostics[5].line, None);
+    }
+
+    #[test]
+    fn unterminated_define_swallows_the_rest_like_make() {
+        let parsed = one("before:\ndefine X\nafter:\n");
+        assert_eq!(names(&parsed), ["before"]);
+        assert_eq!(parsed.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn odd_inputs_do_not_panic() {
+        for text in [
+            "",
+            "\n\n\n",
+            ":",
+            "::=",
+            "$(",
+            "${}:",
+            "\t\techo orphan recipe\n",
+            "a:\\",
+            "a: b \\\n",
+            "ifeq (\nendif\nendif\nelse\n",
+            "define\n",
+            "include\n",
+            "-include\n",
+            "a b c :: d | e | f ; g\n",
+            "é: ü ## ünïcode\n\techo ✓\n",
+            "\u{feff}all:\n",
+            "a:\r",
+            "#\\\nb:\n",
+            "x = $(x)\n$(x):\n",
+            ".RECIPEPREFIX =\na:\n\tb\n",
+        ] {
+            let _ = one(text);
+        }
+    }
+
+    #[test]
+    fn long_lines_stay_fast_enough_to_finish() {
+        let many = "x ".repeat(200_000);
+        let parsed = one(&format!("all: {many}\nx:\n\techo x\n"));
+        assert_eq!(task(&parsed, "all").deps, ["x"]);
+        // So many targets before the `:` looks like garbage to the guard: skipped, said so.
+        let parsed = one(&format!("{many}: y\nok:\n"));
+        assert_eq!(names(&parsed), ["ok"]);
+        assert_eq!(parsed.diagnostics.len(), 1);
+        let parsed = one(&format!("{}\nok:\n", ") ".repeat(200_000)));
+        assert_eq!(names(&parsed), ["ok"]);
+        let recipe = "\techo hi\n".repeat(100_000);
+        let parsed = one(&format!("big:\n{recipe}"));
+        assert!(
+            task(&parsed, "big")
+                .script
+                .as_deref()
+                .unwrap()
+                .ends_with('…')
+        );
+        let _ = one(&format!("include {many}\n"));
+    }
+
+    #[test]
+    fn helpers() {
+        assert!(glob_match("*.mk", "common.mk"));
+        assert!(glob_match("a?c*", "abcdef"));
+        assert!(!glob_match("*.mk", "common.mkx"));
+        assert!(glob_match("*a*b*", "xxaxxbxx"));
+        assert_eq!(strip_comment("a.mk b.mk # c"), "a.mk b.mk ");
+        assert_eq!(strip_comment("a\\#b.mk"), "a\\#b.mk");
+        assert_eq!(line_doc(": a b ## Doc text"), Some("Doc text".to_owned()));
+        assert_eq!(line_doc(": $(X#) ## Doc"), Some("Doc".to_owned()));
+        assert_eq!(line_doc(": a\\#b ## Doc"), Some("Doc".to_owned()));
+        assert_eq!(line_doc(": a ##"), None);
+        assert_eq!(comment_text("## -------"), None);
+        assert_eq!(comment_text("##   indented"), Some("  indented"));
+        assert_eq!(truncate("ab\ncd".to_owned(), 4), "ab\n…");
+    }
+}
