@@ -43,7 +43,10 @@ async fn main() {
     let agg = agg_binary();
     let repo = tempfile::tempdir().expect("tmp");
     // A realistic table to list (the polyglot fixture), plus the noisy task.
-    copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/polyglot"), repo.path());
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/polyglot"),
+        repo.path(),
+    );
     std::fs::create_dir_all(repo.path().join("load")).expect("mkdir");
     std::fs::write(
         repo.path().join("load/README.md"),
@@ -101,12 +104,18 @@ async fn main() {
     let mut total_lines = 0u64;
     for job in status["jobs"].as_array().into_iter().flatten() {
         let out = client
-            .call_tool(CallToolRequestParams::new("task_output").with_arguments(args(&json!({
-                "run_id": job["run_id"], "max_bytes": 256
-            }))))
+            .call_tool(
+                CallToolRequestParams::new("task_output").with_arguments(args(&json!({
+                    "run_id": job["run_id"], "max_bytes": 256
+                }))),
+            )
             .await
             .expect("task_output");
-        total_lines += out.structured_content.as_ref().and_then(|v| v["output"]["total_lines"].as_u64()).unwrap_or(0);
+        total_lines += out
+            .structured_content
+            .as_ref()
+            .and_then(|v| v["output"]["total_lines"].as_u64())
+            .unwrap_or(0);
     }
     let rss = std::fs::read_to_string(format!("/proc/{}/status", server_pid.unwrap_or(0)))
         .unwrap_or_default()
@@ -123,11 +132,18 @@ async fn main() {
     let pass = p99 < Duration::from_millis(100);
     println!("load: {JOBS} jobs writing ~10 MB/s each, {CALLS} list_tasks calls");
     println!("  running jobs           {}", status["running"]);
-    println!("  output absorbed        {mb_per_s:.0} MB/s in total ({total_lines} lines in {:.1}s)", elapsed.as_secs_f64());
+    println!(
+        "  output absorbed        {mb_per_s:.0} MB/s in total ({total_lines} lines in {:.1}s)",
+        elapsed.as_secs_f64()
+    );
     println!("  agg peak RSS           {rss}");
     println!("  list_tasks p50         {:.1} ms", p50.as_secs_f64() * 1e3);
     println!("  list_tasks p95         {:.1} ms", p95.as_secs_f64() * 1e3);
-    println!("  list_tasks p99         {:.1} ms   (target < 100 ms: {})", p99.as_secs_f64() * 1e3, if pass { "PASS" } else { "FAIL" });
+    println!(
+        "  list_tasks p99         {:.1} ms   (target < 100 ms: {})",
+        p99.as_secs_f64() * 1e3,
+        if pass { "PASS" } else { "FAIL" }
+    );
     if check && !pass {
         std::process::exit(1);
     }
