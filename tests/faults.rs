@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 
-use crate::engine::{alive, read_pid};
+use crate::engine::read_pid;
 use crate::mcp::{Mcp, allow_all, repo};
 
 /// A raw JSON-RPC session with `agg mcp`.
@@ -422,6 +422,5 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
             .is_some_and(|p| p.contains("inside the repository")),
         "{body}"
     );
-    let _ = alive;
     client.cancel().await.expect("close");
 }

@@ -26,7 +26,7 @@ fn clean(line: &Line) -> String {
     text
 }
 
-fn block(page: &Page, run_id: &str, tail: bool) -> OutputBlock {
+fn block(page: &Page, run_id: &str) -> OutputBlock {
     let text = page.lines.iter().map(clean).collect::<Vec<_>>().join("\n");
     let first_line = page.lines.first().map(|l| l.no);
     let mut notes = Vec::new();
@@ -51,7 +51,6 @@ fn block(page: &Page, run_id: &str, tail: bool) -> OutputBlock {
             page.remaining_after, page.next_offset
         ));
     }
-    let _ = tail;
     OutputBlock {
         text,
         first_line,
@@ -90,7 +89,7 @@ pub fn output(
             ..ReadRequest::default()
         },
     };
-    Some(block(&job.read(&req), &job.run_id, req.from.is_none()))
+    Some(block(&job.read(&req), &job.run_id))
 }
 
 /// Reads forward from `offset`.
@@ -100,14 +99,13 @@ pub fn page(job: &Job, offset: u64, max_bytes: usize) -> OutputBlock {
         max_bytes: Some(max_bytes),
         ..ReadRequest::default()
     };
-    block(&job.read(&req), &job.run_id, false)
+    block(&job.read(&req), &job.run_id)
 }
 
 /// The full result for a job: state, output in `mode`, and the stderr tail on failure.
 pub fn job_result(
     job: &Job,
     mode: OutputMode,
-    tail_lines: usize,
     block: Option<OutputBlock>,
     reused: bool,
 ) -> JobResult {
@@ -137,7 +135,7 @@ pub fn job_result(
                 .lines
                 .iter()
                 .any(|l| l.no < first_shown || l.no >= shown);
-            (missing && !page.lines.is_empty()).then(|| self::block(&page, &job.run_id, true))
+            (missing && !page.lines.is_empty()).then(|| self::block(&page, &job.run_id))
         })
         .flatten();
     let hint = match snapshot.state {
@@ -147,7 +145,6 @@ pub fn job_result(
         )),
         _ => None,
     };
-    let _ = tail_lines;
     JobResult {
         job: snapshot,
         reused,

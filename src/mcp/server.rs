@@ -517,7 +517,7 @@ impl Server {
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
                 self.0.engine.stop(&job, Duration::from_secs(5)).await;
-                stream::final_words(&self.0, &job, &ctx.peer).await;
+                stream::final_words(&job, &ctx.peer).await;
                 None
             }
         };
@@ -525,7 +525,7 @@ impl Server {
             settled.store(true, Ordering::Release);
         }
         let block = render::output(&job, mode, tail_lines, RESULT_CAP);
-        let result = render::job_result(&job, mode, tail_lines, block, started.reused);
+        let result = render::job_result(&job, mode, block, started.reused);
         Ok(success(&result, render::job_text(&result)))
     }
 
@@ -604,7 +604,7 @@ impl Server {
         let job = self.job(&args.job)?;
         let tail = args.tail_lines.unwrap_or(20);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
-        let result = render::job_result(&job, OutputMode::Tail, tail, block, false);
+        let result = render::job_result(&job, OutputMode::Tail, block, false);
         Ok(success(&result, render::job_text(&result)))
     }
 
@@ -621,7 +621,7 @@ impl Server {
             Some(offset) => Some(render::page(&job, offset, max_bytes)),
             None => render::output(&job, mode, tail, max_bytes),
         };
-        let result = render::job_result(&job, mode, tail, block, false);
+        let result = render::job_result(&job, mode, block, false);
         Ok(success(&result, render::job_text(&result)))
     }
 
@@ -636,7 +636,7 @@ impl Server {
         let mode = args.output.unwrap_or_default();
         let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let block = render::output(&job, mode, tail, RESULT_CAP);
-        let result = render::job_result(&job, mode, tail, block, false);
+        let result = render::job_result(&job, mode, block, false);
         Ok(success(&result, render::job_text(&result)))
     }
 

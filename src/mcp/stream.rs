@@ -171,8 +171,7 @@ pub async fn progress(peer: Peer<RoleServer>, token: Option<ProgressToken>, job:
 
 /// After a cancelled `task_start`, the client gets no response; tell it how the job ended
 /// and what it printed last, as a log message.
-pub async fn final_words(state: &State, job: &Job, peer: &Peer<RoleServer>) {
-    let _ = state;
+pub async fn final_words(job: &Job, peer: &Peer<RoleServer>) {
     let snap = job.snapshot();
     let tail = job.read(&ReadRequest {
         max_lines: Some(20),
