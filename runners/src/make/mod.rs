@@ -4,20 +4,22 @@
 //! makefile-lossless gives the structure (rules, assignments, includes, conditionals) and byte
 //! ranges; names and recipe lines are then sliced from the source text, because the crate's
 //! string accessors (`Rule::targets`, `Rule::recipes`, `Include::paths`) are quadratic on very
-//! long lines. Conditionals are not evaluated: targets from every branch are listed.
+//! long lines, and lines that would make the parser itself hang are blanked first
+//! ([`guard`]). Conditionals are not evaluated: targets from every branch are listed.
 
 mod expand;
 mod guard;
+mod include;
 
 use std::collections::{HashMap, HashSet};
 
 use makefile_lossless::{
-    Conditional, ConditionalBranch, ConditionalItem, ErrorInfo, Include, Makefile, MakefileItem,
+    Conditional, ConditionalBranch, ConditionalItem, ErrorInfo, Makefile, MakefileItem,
     ParseErrorKind, Rule, TextRange, VariableDefinition,
 };
 
 use crate::registry::{Adapter, file_name};
-use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, join, parent};
+use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, parent};
 use expand::Vars;
 
 /// The make adapter.
@@ -43,7 +45,7 @@ const MAX_PREREQS: usize = 1_000;
 /// `deps` kept per task.
 const MAX_DEPS: usize = 256;
 /// Bytes of recipe kept per task for `describe`.
-const MAX_SCRIPT: usize = 64 * 1024;
+const MAX_SCRIPT: usize = 16 * 1024;
 
 fn candidate(path: &str) -> Option<u8> {
     // The order GNU make tries them in when no `-f` is given.
@@ -64,6 +66,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         out: Parsed::default(),
         chain: vec![src.path.to_owned()],
         visited: HashSet::from([src.path.to_owned()]),
+        include_limit_hit: false,
     };
     reader.read_file(src.path, src.text);
     reader.finish(src.path)
@@ -98,6 +101,8 @@ struct Reader<'f> {
     chain: Vec<String>,
     /// Every file read so far; a file included twice is read once.
     visited: HashSet<String>,
+    /// Whether the include limits were reported already.
+    include_limit_hit: bool,
 }
 
 /// One file's text with the helpers to turn tree ranges into text and lines.
@@ -313,134 +318,6 @@ impl Reader<'_> {
         self.vars.assign(&name, &op, &join_continuations(&value));
     }
 
-    fn include(&mut self, include: &Include, file: &FileText<'_>) {
-        let optional = include.is_optional();
-        let range = include.text_range();
-        let line = file.line(usize::from(range.start()));
-        let Some(keyword) = include.keyword_range() else {
-            return;
-        };
-        let args = file
-            .text
-            .get(usize::from(keyword.end())..usize::from(range.end()))
-            .unwrap_or("");
-        let args = join_continuations(strip_comment(args));
-        let args = args.trim();
-        if args.is_empty() {
-            return; // the parser reports the missing file name
-        }
-        let Some(words) = self.vars.expand_include(args) else {
-            if !optional {
-                self.out.diag(
-                    file.path,
-                    Some(line),
-                    format!(
-                        "cannot follow `include {args}`: it uses variables or functions \
-                         agg cannot evaluate"
-                    ),
-                );
-            }
-            return;
-        };
-        // Names from `$(wildcard …)` only exist if they matched, so none of them is missing.
-        let optional = optional || words.from_wildcard;
-        for word in words.text.split_whitespace() {
-            let Some(path) = join(&self.cwd, word) else {
-                if !optional {
-                    self.out.diag(
-                        file.path,
-                        Some(line),
-                        format!("included file `{word}` is outside the repository; not read"),
-                    );
-                }
-                continue;
-            };
-            if is_glob(&path) {
-                let matches = self.glob(&path);
-                if matches.is_none() && !optional {
-                    self.out.diag(
-                        file.path,
-                        Some(line),
-                        format!("include pattern `{word}` matches no file"),
-                    );
-                }
-                for found in matches.unwrap_or_default() {
-                    self.include_file(&found, file.path, line);
-                }
-            } else if self.files.exists(&path) {
-                self.include_file(&path, file.path, line);
-            } else if !optional {
-                self.out.diag(
-                    file.path,
-                    Some(line),
-                    format!("included file `{path}` does not exist"),
-                );
-            }
-        }
-    }
-
-    /// The files matching a pattern in its last path component, sorted; `None` when none
-    /// match. make expands such patterns in `include` lines itself.
-    fn glob(&self, pattern: &str) -> Option<Vec<String>> {
-        let dir = parent(pattern);
-        let name = file_name(pattern);
-        if is_glob(dir) {
-            return None;
-        }
-        let mut found: Vec<String> = self
-            .files
-            .read_dir(dir)
-            .into_iter()
-            .filter(|entry| {
-                (name.starts_with('.') || !entry.starts_with('.')) && glob_match(name, entry)
-            })
-            .filter_map(|entry| join(dir, &entry))
-            .filter(|path| self.files.exists(path))
-            .collect();
-        found.sort();
-        (!found.is_empty()).then_some(found)
-    }
-
-    fn include_file(&mut self, path: &str, from: &str, line: u32) {
-        if self.chain.iter().any(|p| p == path) {
-            self.out.diag(
-                from,
-                Some(line),
-                format!("include cycle: `{path}` is already being read"),
-            );
-            return;
-        }
-        if !self.visited.insert(path.to_owned()) {
-            return; // read once already; its targets are listed
-        }
-        if self.chain.len() > MAX_INCLUDE_DEPTH || self.visited.len() > MAX_INCLUDED_FILES {
-            self.out.diag(
-                from,
-                Some(line),
-                format!("too many nested includes; `{path}` not read"),
-            );
-            return;
-        }
-        let text = match self.files.read(path) {
-            Ok(text) => text,
-            Err(why) => {
-                self.out.diag(
-                    from,
-                    Some(line),
-                    format!("cannot read included file `{path}`: {why}"),
-                );
-                return;
-            }
-        };
-        // A Makefile included from elsewhere is still listed in its own directory.
-        if candidate(path).is_none() {
-            self.out.consumed.push(path.to_owned());
-        }
-        self.chain.push(path.to_owned());
-        self.read_file(path, &text);
-        self.chain.pop();
-    }
-
     /// Merges rules per target and turns them into tasks.
     fn finish(mut self, top: &str) -> Parsed {
         if self.vars.exhausted {
@@ -538,13 +415,14 @@ impl Reader<'_> {
                     }
                 }
             }
-            let script = target
-                .recipes
-                .iter()
-                .filter_map(|&r| self.rules.get(r))
-                .flat_map(|r| r.recipe.iter().map(String::as_str))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let script = bounded_lines(
+                target
+                    .recipes
+                    .iter()
+                    .filter_map(|&r| self.rules.get(r))
+                    .flat_map(|r| r.recipe.iter().map(String::as_str)),
+                MAX_SCRIPT,
+            );
             let mut task = RawTask::new(
                 Runner::Make,
                 target.name,
@@ -555,7 +433,7 @@ impl Reader<'_> {
             task.line = Some(target.first.line);
             task.description.clone_from(&target.description);
             task.deps = deps;
-            task.script = (!script.is_empty()).then(|| truncate(script, MAX_SCRIPT));
+            task.script = (!script.is_empty()).then_some(script);
             tasks.push(task);
         }
         self.out.tasks = tasks;
@@ -697,19 +575,6 @@ fn is_phony_line(line: &str) -> bool {
         .is_some_and(|rest| rest.trim_start().starts_with(':'))
 }
 
-/// Text up to the first unescaped `#`, which starts a comment in make directives.
-fn strip_comment(text: &str) -> &str {
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        match c {
-            '\\' => escaped = !escaped,
-            '#' if !escaped => return text.get(..i).unwrap_or(text),
-            _ => escaped = false,
-        }
-    }
-    text
-}
-
 /// Joins backslash-continued lines with a space, as make does outside recipes.
 fn join_continuations(text: &str) -> String {
     if !text.contains('\\') {
@@ -718,61 +583,39 @@ fn join_continuations(text: &str) -> String {
     text.replace("\\\r\n", " ").replace("\\\n", " ")
 }
 
-fn is_glob(path: &str) -> bool {
-    path.contains(['*', '?'])
-}
-
-/// Shell-style matching of `*` and `?` against one file name, without backtracking blowup
-/// (the classic two-pointer algorithm: linear for a single `*`, bounded by the product of
-/// lengths otherwise).
-fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    let (mut pi, mut ni) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ni));
-                pi += 1;
+/// Lines joined with newlines, stopping with a `…` line once `max` bytes are reached, so a
+/// huge recipe shared by many targets is not copied whole for each.
+fn bounded_lines<'a>(lines: impl Iterator<Item = &'a str>, max: usize) -> String {
+    let mut out = String::new();
+    for line in lines {
+        let sep = usize::from(!out.is_empty());
+        if out.len() + sep + line.len() > max {
+            if sep == 1 {
+                out.push('\n');
             }
-            Some(&c) if c == '?' || Some(&c) == n.get(ni) => {
-                pi += 1;
-                ni += 1;
+            // As much of this line as fits, cut at a character boundary.
+            let mut room = max.saturating_sub(out.len());
+            while !line.is_char_boundary(room) {
+                room -= 1;
             }
-            _ => match star {
-                Some((sp, sn)) => {
-                    pi = sp + 1;
-                    ni = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
+            out.push_str(line.get(..room).unwrap_or_default());
+            out.push('…');
+            break;
         }
+        if sep == 1 {
+            out.push('\n');
+        }
+        out.push_str(line);
     }
-    p.get(pi..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
-}
-
-/// Cuts a script to at most `max` bytes at a line end when possible, marking the cut.
-fn truncate(script: String, max: usize) -> String {
-    if script.len() <= max {
-        return script;
-    }
-    let mut end = max;
-    while !script.is_char_boundary(end) {
-        end -= 1;
-    }
-    let end = script.get(..end).and_then(|s| s.rfind('\n')).unwrap_or(end);
-    format!("{}\n…", script.get(..end).unwrap_or_default())
+    out
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::MemFiles;
 
-    fn run(files: &MemFiles, path: &str) -> Parsed {
+    pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
         let text = files.read(path).unwrap();
         parse(&Source {
             path,
@@ -781,11 +624,11 @@ mod tests {
         })
     }
 
-    fn one(text: &str) -> Parsed {
+    pub(super) fn one(text: &str) -> Parsed {
         run(&MemFiles::new().with("Makefile", text), "Makefile")
     }
 
-    fn names(parsed: &Parsed) -> Vec<&str> {
+    pub(super) fn names(parsed: &Parsed) -> Vec<&str> {
         parsed
             .tasks
             .iter()
@@ -1103,63 +946,6 @@ mod tests {
     }
 
     #[test]
-    fn include_problems_are_reported_on_their_line() {
-        let files = MemFiles::new()
-            .with(
-                "Makefile",
-                concat!(
-                    "include missing.mk\n",
-                    "-include optional.mk\n",
-                    "sinclude also-optional.mk\n",
-                    "include $(shell ./configure)\n",
-                    "-include $(DEPS)\n",
-                    "include ../outside.mk\n",
-                    "include loop.mk a.mk a.mk\n",
-                    "ok:\n\ttrue\n",
-                ),
-            )
-            .with("loop.mk", "include Makefile\nfrom-loop:\n")
-            .with("a.mk", "from-a:\n");
-        let parsed = run(&files, "Makefile");
-        assert_eq!(names(&parsed), ["from-loop", "from-a", "ok"]);
-        let found: Vec<(&str, Option<u32>)> = parsed
-            .diagnostics
-            .iter()
-            .map(|d| (d.file_path.as_str(), d.line))
-            .collect();
-        assert_eq!(
-            found,
-            [
-                ("Makefile", Some(1)),
-                ("Makefile", Some(4)),
-                ("Makefile", Some(6)),
-                ("loop.mk", Some(1)),
-            ]
-        );
-        assert!(parsed.diagnostics[0].message.contains("missing.mk"));
-        assert!(parsed.diagnostics[3].message.contains("cycle"));
-        assert_eq!(parsed.consumed, ["loop.mk", "a.mk"]);
-    }
-
-    #[test]
-    fn include_globs_and_wildcard() {
-        let files = MemFiles::new()
-            .with(
-                "Makefile",
-                "include mk/*.mk\ninclude $(wildcard extra/*.mk)\ninclude none/*.mk\n",
-            )
-            .with("mk/b.mk", "b:\n")
-            .with("mk/a.mk", "a:\n")
-            .with("mk/.hidden.mk", "hidden:\n")
-            .with("mk/readme.txt", "")
-            .with("extra/x.mk", "x:\n");
-        let parsed = run(&files, "Makefile");
-        assert_eq!(names(&parsed), ["a", "b", "x"]);
-        assert_eq!(parsed.diagnostics.len(), 1);
-        assert_eq!(parsed.diagnostics[0].line, Some(3));
-    }
-
-    #[test]
     fn an_included_makefile_stays_listed_on_its_own() {
         let files = MemFiles::new()
             .with("Makefile", "root:\n")
@@ -1260,18 +1046,15 @@ mod tests {
 
     #[test]
     fn helpers() {
-        assert!(glob_match("*.mk", "common.mk"));
-        assert!(glob_match("a?c*", "abcdef"));
-        assert!(!glob_match("*.mk", "common.mkx"));
-        assert!(glob_match("*a*b*", "xxaxxbxx"));
-        assert_eq!(strip_comment("a.mk b.mk # c"), "a.mk b.mk ");
-        assert_eq!(strip_comment("a\\#b.mk"), "a\\#b.mk");
         assert_eq!(line_doc(": a b ## Doc text"), Some("Doc text".to_owned()));
         assert_eq!(line_doc(": $(X#) ## Doc"), Some("Doc".to_owned()));
         assert_eq!(line_doc(": a\\#b ## Doc"), Some("Doc".to_owned()));
         assert_eq!(line_doc(": a ##"), None);
         assert_eq!(comment_text("## -------"), None);
         assert_eq!(comment_text("##   indented"), Some("  indented"));
-        assert_eq!(truncate("ab\ncd".to_owned(), 4), "ab\n…");
+        assert_eq!(bounded_lines(["ab", "cd"].into_iter(), 4), "ab\nc…");
+        assert_eq!(bounded_lines(["ab", "cd"].into_iter(), 5), "ab\ncd");
+        assert_eq!(bounded_lines(["abcdef"].into_iter(), 4), "abcd…");
+        assert_eq!(bounded_lines(["aé"].into_iter(), 2), "a…");
     }
 }
