@@ -448,3 +448,45 @@ async fn run_ids_are_never_reused() {
     }
     engine.shutdown(Duration::from_secs(2)).await;
 }
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
+}
+
+#[tokio::test]
+async fn finished_jobs_leave_no_file_descriptor_behind() {
+    let dir = tmp();
+    let engine = Engine::new(EngineConfig {
+        retain_finished: 0,
+        ..EngineConfig::default()
+    });
+    // Warm up the runtime's own descriptors (signal pipe, epoll) first.
+    let _ = engine
+        .start_and_wait(
+            sh("warm", dir.path(), "true"),
+            Duration::from_secs(10),
+            true,
+        )
+        .await;
+    let before = open_fds();
+    for i in 0..50 {
+        let script = if i % 2 == 0 {
+            "echo out; echo err >&2"
+        } else {
+            "exec 1>&-; sleep 0.01"
+        };
+        let (_, finished) = engine
+            .start_and_wait(sh("fd", dir.path(), script), Duration::from_secs(10), true)
+            .await
+            .expect("start");
+        assert!(finished);
+    }
+    let mut inv = sh("missing", dir.path(), "true");
+    inv.program = "agg-no-such-program".into();
+    let _ = engine.start(inv, StdioMode::Capture, true);
+    // Descriptors close when the supervisors finish; give them a moment.
+    eventually(Duration::from_secs(5), "descriptors closed", || {
+        open_fds() <= before + 2
+    })
+    .await;
+}

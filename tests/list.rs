@@ -284,3 +284,20 @@ fn published_schema_is_up_to_date() {
         "run `cargo run -- schema > schema/table.schema.json`"
     );
 }
+
+#[test]
+fn print_config_gives_each_client_its_snippet() {
+    for (client, want) in [
+        ("claude", "claude mcp add --scope project agg --"),
+        ("cursor", "\"mcpServers\""),
+        ("vscode", "\"type\": \"stdio\""),
+        ("codex", "[mcp_servers.agg]"),
+    ] {
+        let out = Test::new()
+            .args(["mcp", "--print-config", client])
+            .run()
+            .success();
+        assert!(out.stdout.contains(want), "{client}: {}", out.stdout);
+        assert!(out.stdout.contains("mcp"), "{client}: {}", out.stdout);
+    }
+}

@@ -643,3 +643,103 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_waiting_call_reports_progress_with_the_latest_line() {
+    if !crate::run::have("make") {
+        return;
+    }
+    let mut mcp = Mcp::start(make_repo(), true).await;
+    // rmcp's client gives every request a progress token.
+    let done = mcp
+        .ok(
+            "task_start",
+            json!({"unique_name": "chatty", "wait_ms": 20000}),
+        )
+        .await;
+    assert_eq!(done["exit_code"], 0);
+    let mut messages = Vec::new();
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(200), mcp.events.recv()).await
+    {
+        if let Event::Progress(p) = event {
+            assert!(p.total.is_none(), "progress has no total");
+            messages.push((p.progress, p.message.unwrap_or_default()));
+        }
+    }
+    assert!(!messages.is_empty(), "no progress notifications");
+    assert!(
+        messages.windows(2).all(|w| w[0].0 < w[1].0),
+        "progress increases: {messages:?}"
+    );
+    assert!(
+        messages.iter().all(|(_, m)| m.starts_with("line ")),
+        "{messages:?}"
+    );
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn the_allowlist_is_reread_when_it_changes() {
+    let dir = make_repo();
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    let mcp = Mcp::start(dir, false).await;
+    mcp.err("task_start", json!({"unique_name": "greet"}), -32010)
+        .await;
+    let list = mcp.ok("list_tasks", json!({"query": "greet"})).await;
+    let allowlist = PathBuf::from(list["allowlist"]["path"].as_str().expect("allowlist path"));
+    // The human allows it in another terminal; the running server picks it up.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["allow", "greet", "-C"])
+        .arg(&root)
+        .env("AGG_ALLOWLIST", &allowlist)
+        .output()
+        .expect("agg allow");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    let listed = mcp.ok("list_tasks", json!({"query": "greet"})).await;
+    assert_eq!(listed["tasks"][0]["allowlisted"], true);
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn set_level_silences_output_notifications() {
+    if !crate::run::have("make") {
+        return;
+    }
+    let mut mcp = Mcp::start(make_repo(), true).await;
+    mcp.client
+        .set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Error,
+        ))
+        .await
+        .expect("setLevel");
+    let started = mcp
+        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
+        .await;
+    let run_id = started["run_id"].as_str().expect("run_id").to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = mcp.ok("task_status", json!({"run_id": run_id})).await;
+        if s["state"] != "running" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "chatty never ended");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(400), mcp.events.recv()).await
+    {
+        assert!(
+            !matches!(event, Event::Log(_)),
+            "info/warning lines sent despite level error: {event:?}"
+        );
+    }
+    mcp.client.cancel().await.expect("close");
+}
