@@ -21,6 +21,11 @@ pub struct RepoFiles {
     root: PathBuf,
     canonical_root: PathBuf,
     cache: Mutex<HashMap<String, Result<Arc<str>, String>>>,
+    /// `exists` answers: thousands of packages ask for the same lockfiles up the tree.
+    exists_cache: Mutex<HashMap<String, bool>>,
+    /// Directories known to have (true) or not to have (false) a symlink between them and
+    /// the root.
+    linked_dirs: Mutex<HashMap<PathBuf, bool>>,
 }
 
 /// What reading a task file gave.
@@ -39,6 +44,8 @@ impl RepoFiles {
             root: root.to_path_buf(),
             canonical_root: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             cache: Mutex::new(HashMap::new()),
+            exists_cache: Mutex::new(HashMap::new()),
+            linked_dirs: Mutex::new(HashMap::new()),
         }
     }
 
@@ -93,28 +100,36 @@ impl RepoFiles {
     fn inside_root(&self, path: &Path) -> bool {
         // Only symlinks can lead out; plain paths were built from root-relative parts.
         if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-            && path
-                .parent()
-                .is_none_or(|p| !has_symlink_ancestor(p, &self.root))
+            && path.parent().is_none_or(|p| !self.has_symlink_ancestor(p))
         {
             return true;
         }
         fs::canonicalize(path).is_ok_and(|p| p.starts_with(&self.canonical_root))
     }
-}
 
-fn has_symlink_ancestor(dir: &Path, root: &Path) -> bool {
-    let mut cur = dir;
-    while cur != root {
-        if fs::symlink_metadata(cur).is_ok_and(|m| m.file_type().is_symlink()) {
-            return true;
+    /// Whether `dir` or a directory between it and the root is a symlink, remembered per
+    /// directory.
+    fn has_symlink_ancestor(&self, dir: &Path) -> bool {
+        if dir == self.root || !dir.starts_with(&self.root) {
+            return false;
         }
-        match cur.parent() {
-            Some(p) => cur = p,
-            None => return false,
+        let known = self
+            .linked_dirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+            .copied();
+        if let Some(known) = known {
+            return known;
         }
+        let linked = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
+            || dir.parent().is_some_and(|p| self.has_symlink_ancestor(p));
+        self.linked_dirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dir.to_path_buf(), linked);
+        linked
     }
-    false
 }
 
 impl Files for RepoFiles {
@@ -140,8 +155,22 @@ impl Files for RepoFiles {
     }
 
     fn exists(&self, path: &str) -> bool {
+        let cached = self
+            .exists_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(path)
+            .copied();
+        if let Some(found) = cached {
+            return found;
+        }
         let abs = self.abs(path);
-        abs.is_file() && self.inside_root(&abs)
+        let found = abs.is_file() && self.inside_root(&abs);
+        self.exists_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.to_owned(), found);
+        found
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {

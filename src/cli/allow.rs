@@ -121,7 +121,7 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     let path = path()?;
     let list = allowlist::load(&path).map_err(Error::Allowlist)?;
     if args.json {
-        let mut out = io::stdout().lock();
+        let mut out = io::BufWriter::new(io::stdout().lock());
         let value = serde_json::json!({"path": path, "deny": list.deny, "allow": list.allow});
         serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::from)?;
         writeln!(out)?;

@@ -30,7 +30,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let task = super::find_task(&table, &args.name)?;
     let detail = task.detail();
     if args.json {
-        let mut out = io::stdout().lock();
+        let mut out = io::BufWriter::new(io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &detail).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;

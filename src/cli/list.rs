@@ -47,7 +47,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     table.tasks.retain(|t| filter.matches(t));
     print_diagnostics(&table.diagnostics)?;
     if args.json {
-        let mut out = io::stdout().lock();
+        let mut out = io::BufWriter::new(io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &table).map_err(io::Error::from)?;
         writeln!(out)?;
         out.flush()?;
@@ -67,7 +67,7 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
         shown.tasks.retain(|t| filter.matches(t));
         let result = (|| -> io::Result<()> {
             if json {
-                let mut out = io::stdout().lock();
+                let mut out = io::BufWriter::new(io::stdout().lock());
                 serde_json::to_writer(&mut out, &shown).map_err(io::Error::from)?;
                 writeln!(out)?;
                 out.flush()

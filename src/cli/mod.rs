@@ -172,7 +172,7 @@ fn find_task<'a>(
 }
 
 fn print_json(value: &serde_json::Value) -> Result<ExitCode, Error> {
-    let mut out = io::stdout().lock();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::from)?;
     writeln!(out)?;
     out.flush()?;
