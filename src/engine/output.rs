@@ -331,12 +331,16 @@ impl OutputBuffer {
         };
         let skip_idx = self.entries.partition_point(|e| e.no < start_no);
         let partials = self.partial_lines(req.stream);
-        let total_matching = self
-            .entries
-            .range(skip_idx..)
-            .filter(|e| matches(e))
-            .count()
-            + partials.iter().filter(|l| l.no >= start_no).count();
+        // Counting is O(1) for both streams, the common case (tails read every 250 ms).
+        let retained = match req.stream {
+            None => self.entries.len() - skip_idx,
+            Some(_) => self
+                .entries
+                .range(skip_idx..)
+                .filter(|e| matches(e))
+                .count(),
+        };
+        let total_matching = retained + partials.iter().filter(|l| l.no >= start_no).count();
         let mut page = Page {
             dropped,
             total_lines: self.total_lines(),

@@ -70,14 +70,23 @@ pub fn follow(
             }
             let running = job.is_running();
             if wanted(&state, levels, LoggingLevel::Warning) {
+                // Only the newest lines are ever sent: read a bounded tail, never everything
+                // since the cursor (a chatty job can have 100,000 lines waiting).
                 let page = job.read(&ReadRequest {
-                    from: Some(cursor),
+                    max_lines: Some(BATCH_LINES + 2),
                     ..ReadRequest::default()
                 });
-                let complete: Vec<_> = page.lines.iter().filter(|l| !l.partial).collect();
+                let complete: Vec<_> = page
+                    .lines
+                    .iter()
+                    .filter(|l| !l.partial && l.no >= cursor)
+                    .collect();
                 if !complete.is_empty() {
-                    let skipped = complete.len().saturating_sub(BATCH_LINES);
-                    let shown = &complete[skipped..];
+                    let first_new = complete.first().map_or(cursor, |l| l.no);
+                    let unseen = usize::try_from(first_new - cursor).unwrap_or(usize::MAX);
+                    let extra = complete.len().saturating_sub(BATCH_LINES);
+                    let skipped = unseen.saturating_add(extra);
+                    let shown = &complete[extra..];
                     let mut batches: Vec<(Stream, Vec<String>)> = Vec::new();
                     for line in shown {
                         match batches.last_mut() {
@@ -85,12 +94,10 @@ pub fn follow(
                             _ => batches.push((line.stream, vec![line.text.clone()])),
                         }
                     }
-                    if skipped > 0 || page.dropped > 0 {
+                    if skipped > 0 {
                         let note = format!(
                             "[{} lines not streamed; task_output {{\"run_id\": \"{}\", \"offset\": {}}} has them]",
-                            skipped as u64 + page.dropped,
-                            job.run_id,
-                            cursor
+                            skipped, job.run_id, cursor
                         );
                         batches.insert(0, (Stream::Stdout, vec![note]));
                     }
