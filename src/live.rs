@@ -11,7 +11,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
-use notify::{RecommendedWatcher, RecursiveMode};
+use notify::event::ModifyKind;
+use notify::{EventKind, RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
 
 use crate::scan::Index;
@@ -28,6 +29,8 @@ pub struct LiveTable {
 }
 
 struct Shared {
+    /// Batches of changed paths applied so far.
+    batches: std::sync::atomic::AtomicU64,
     index: Mutex<Index>,
     table: RwLock<Arc<Table>>,
     on_change: OnChange,
@@ -51,6 +54,7 @@ impl LiveTable {
         let table = Table::from_scan(index.snapshot());
         let root = index.root().to_path_buf();
         let shared = Arc::new(Shared {
+            batches: std::sync::atomic::AtomicU64::new(0),
             index: Mutex::new(index),
             table: RwLock::new(Arc::new(table)),
             on_change,
@@ -74,9 +78,14 @@ impl LiveTable {
                         while let Ok(batch) = rx.recv() {
                             let Some(shared) = weak.upgrade() else { return };
                             if let Ok(events) = batch {
-                                let paths: Vec<PathBuf> =
-                                    events.into_iter().flat_map(|e| e.event.paths).collect();
-                                shared.apply(&paths);
+                                let paths: Vec<PathBuf> = events
+                                    .into_iter()
+                                    .filter(|e| changes_content(e.event.kind))
+                                    .flat_map(|e| e.event.paths)
+                                    .collect();
+                                if !paths.is_empty() {
+                                    shared.apply(&paths);
+                                }
                             } else {
                                 // The kernel dropped events (queue overflow): start over.
                                 shared.rebuild();
@@ -130,14 +139,33 @@ impl LiveTable {
         self.table()
     }
 
+    /// How many batches of changed paths the table has taken in.
+    pub fn batches(&self) -> u64 {
+        self.shared
+            .batches
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Applies changed paths now (the watcher does this by itself).
     pub fn apply(&self, paths: &[PathBuf]) {
         self.shared.apply(paths);
     }
 }
 
+/// Whether an event can change what a file says. Opening and reading a file (which agg
+/// itself does when it parses one) and metadata changes cannot; reacting to them would make
+/// every parse trigger the next.
+fn changes_content(kind: EventKind) -> bool {
+    !matches!(
+        kind,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
+    )
+}
+
 impl Shared {
     fn apply(&self, paths: &[PathBuf]) {
+        self.batches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
         if !index.apply(paths) {
             return;
@@ -165,5 +193,46 @@ impl Shared {
         if old.signature() != new.signature() {
             (self.on_change)(&old, &new);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::LiveTable;
+
+    /// Parsing reads every task file, which raises access events. Taking those for changes
+    /// made each parse trigger the next: an idle server spun a core on a large repository.
+    #[test]
+    fn reading_task_files_is_not_a_change() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::write(dir.path().join("Makefile"), "build:\n\t@true\n").expect("write");
+        std::fs::write(
+            dir.path().join("README.md"),
+            "## Tasks\n\n### a\n\n```sh\ntrue\n```\n",
+        )
+        .expect("write");
+        let live = LiveTable::start(dir.path(), Box::new(|_, _| {}));
+        assert!(live.watching(), "{:?}", live.problem());
+        // Read the files the way a scan does, then stay idle past the debounce.
+        let _ = live.refresh();
+        for _ in 0..3 {
+            let _ = std::fs::read_to_string(dir.path().join("Makefile"));
+        }
+        std::thread::sleep(Duration::from_millis(800));
+        assert_eq!(live.batches(), 0, "reads were taken for changes");
+        // A real edit is one batch.
+        std::fs::write(
+            dir.path().join("Makefile"),
+            "build:\n\t@true\ntest:\n\t@true\n",
+        )
+        .expect("write");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while live.table().tasks.len() < 3 {
+            assert!(Instant::now() < deadline, "the edit never arrived");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(live.batches() >= 1);
     }
 }

@@ -60,6 +60,8 @@ pub struct Mcp {
     pub client: RunningService<RoleClient, Recorder>,
     pub events: mpsc::UnboundedReceiver<Event>,
     pub root: PathBuf,
+    #[allow(dead_code)]
+    pub server_pid: u32,
     _dirs: Vec<tempfile::TempDir>,
 }
 
@@ -123,6 +125,7 @@ impl Mcp {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn agg mcp");
+        let server_pid = proc.id().unwrap_or(0);
         let (tx, events) = mpsc::unbounded_channel();
         let client = Recorder(tx)
             .serve_with_lifecycle(proc, mode)
@@ -132,6 +135,7 @@ impl Mcp {
             client,
             events,
             root,
+            server_pid,
             _dirs: vec![repo, config],
         }
     }

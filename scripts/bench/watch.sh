@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Watcher cost: `agg mcp` on the large generated monorepo, idle, then under unrelated edits,
+# then after one task-file edit. Prints the CPU time agg used in each phase (from
+# /proc/PID/stat), which should be ~0 while nothing changes.
+#
+#   scripts/bench/watch.sh [IDLE_SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+idle=${1:-20}
+repo=target/bench-monorepo
+[ -d "$repo" ] || python3 scripts/gen-monorepo.py "$repo" --quiet
+cargo build --release --quiet --bin agg
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+fifo=$(mktemp -u); mkfifo "$fifo"
+target/release/agg mcp --root "$repo" < "$fifo" > /dev/null 2>&1 &
+pid=$!
+exec 3> "$fifo"   # keep the server's stdin open
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}' >&3
+sleep 5   # startup: scan + watch setup
+t0=$(ticks $pid); sleep "$idle"; t1=$(ticks $pid)
+echo "idle ${idle}s:                      agg CPU $(( (t1 - t0) * 1000 / hz )) ms"
+for i in $(seq 1 200); do echo "$i" > "$repo/unrelated-$((i % 20)).txt"; done
+sleep 2; t2=$(ticks $pid)
+echo "200 unrelated file writes:     agg CPU $(( (t2 - t1) * 1000 / hz )) ms (no rescan)"
+mk=$(find "$repo" -name Makefile -not -path '*/node_modules/*' -print -quit)
+printf '\nbench-added: ## added by the watch benchmark\n\t@true\n' >> "$mk"
+sleep 2; t3=$(ticks $pid)
+echo "one Makefile edit (re-parse):  agg CPU $(( (t3 - t2) * 1000 / hz )) ms"
+git -C "$repo" checkout -q -- "$mk" 2>/dev/null || true
+rm -f "$repo"/unrelated-*.txt
+exec 3>&-
+wait $pid 2>/dev/null || true
+rm -f "$fifo"
