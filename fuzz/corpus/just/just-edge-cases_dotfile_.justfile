@@ -1,0 +1,3 @@
+# A hidden justfile name, which just also finds.
+hello:
+  echo hello from .justfile
