@@ -25,6 +25,9 @@ pub(super) enum Reason {
     DeeplyNested,
     /// One tab-indented line outside a rule too many for this file's size.
     IndentedOutsideRules,
+    /// No `:` or `=` and no directive: make itself rejects it ("missing separator"), and
+    /// runs of such lines with continuations send the parser into quadratic error recovery.
+    NoSeparator,
 }
 
 impl Reason {
@@ -36,6 +39,9 @@ impl Reason {
             ),
             Reason::DeeplyNested => {
                 format!("line skipped: parentheses nested more than {MAX_PARENS} deep")
+            }
+            Reason::NoSeparator => {
+                "line skipped: missing separator (not a rule, a variable or a directive)".to_owned()
             }
             Reason::IndentedOutsideRules => {
                 "line skipped: too many tab-indented lines outside rules in a file this large"
@@ -89,6 +95,8 @@ impl State {
     /// Whether to blank `line`, whose start is `rest` bytes from the end of the text.
     fn check(&mut self, line: &str, rest: usize) -> Option<Reason> {
         let word = first_word(line);
+        // With a custom `.RECIPEPREFIX`, a rule's recipe lines need not start with a tab.
+        let after_rule = self.in_rule;
         if self.define_depth > 0 {
             match word {
                 "endef" => self.define_depth -= 1,
@@ -126,6 +134,28 @@ impl State {
         }
         if line.len() > MAX_HEAD && !named_operator_within(line, MAX_HEAD) {
             return Some(Reason::LongWithoutOperator);
+        }
+        if !after_rule
+            && !code.contains([':', '='])
+            && !code.starts_with('$')
+            && !matches!(
+                word,
+                "include"
+                    | "-include"
+                    | "sinclude"
+                    | "export"
+                    | "unexport"
+                    | "override"
+                    | "vpath"
+                    | "undefine"
+                    | "private"
+                    | "load"
+                    | "-load"
+                    | "define"
+                    | "endef"
+            )
+        {
+            return Some(Reason::NoSeparator);
         }
         if too_deep(line) {
             return Some(Reason::DeeplyNested);

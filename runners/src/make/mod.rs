@@ -912,6 +912,28 @@ pub(super) mod tests {
         assert_eq!(task(&parsed, "gen").line, Some(7));
     }
 
+    /// Found by fuzzing: 64 KB of `\\` and `(\` continuation lines took 2.4 s in
+    /// makefile-lossless's error recovery, growing superlinearly.
+    #[test]
+    fn lines_without_a_separator_are_skipped_before_the_parser_sees_them() {
+        let text = String::from_utf8_lossy(include_bytes!(
+            "../../../fixtures/fuzz-regressions/make/backslash-pair-lines-inside-an-open-paren"
+        ))
+        .into_owned();
+        let parsed = one(&text);
+        assert!(parsed.tasks.is_empty());
+        assert!(
+            parsed.diagnostics[0].message.contains("missing separator"),
+            "{:?}",
+            parsed.diagnostics
+        );
+        let (guarded, skipped) = guard::guard(&text);
+        assert!(!skipped.is_empty());
+        let guarded = guarded.expect("rewritten");
+        assert_eq!(guarded.len(), text.len(), "offsets are kept");
+        assert!(guarded.trim().is_empty(), "every line was blanked");
+    }
+
     #[test]
     fn recipe_prefix_and_inline_recipes() {
         let parsed = one(".RECIPEPREFIX = >\nfoo:\n>echo hi\nbar: ; @echo inline\n");
@@ -982,6 +1004,11 @@ pub(super) mod tests {
             parsed.diagnostics[0]
                 .message
                 .starts_with("make syntax error")
+                || parsed.diagnostics[0]
+                    .message
+                    .starts_with("line skipped: missing separator"),
+            "{:?}",
+            parsed.diagnostics[0]
         );
         assert_eq!(parsed.diagnostics[5].line, None);
     }
