@@ -254,10 +254,15 @@ impl Index {
 
     fn parse(&mut self, jobs: &[(usize, String)]) {
         let files = RepoFiles::new(&self.root);
-        let results: Vec<(String, Parsed)> = jobs
-            .par_iter()
-            .map(|(adapter, rel)| (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files)))
-            .collect();
+        let one = |(adapter, rel): &(usize, String)| {
+            (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
+        };
+        // A handful of files is parsed faster than a thread pool starts.
+        let results: Vec<(String, Parsed)> = if jobs.len() <= 8 {
+            jobs.iter().map(one).collect()
+        } else {
+            jobs.par_iter().map(one).collect()
+        };
         self.parsed.extend(results);
     }
 
