@@ -28,6 +28,8 @@ pub(super) enum Reason {
     /// No `:` or `=` and no directive: make itself rejects it ("missing separator"), and
     /// runs of such lines with continuations send the parser into quadratic error recovery.
     NoSeparator,
+    /// More `(` than `)`: make stops at it ("unterminated variable reference").
+    UnclosedParen,
 }
 
 impl Reason {
@@ -39,6 +41,10 @@ impl Reason {
             ),
             Reason::DeeplyNested => {
                 format!("line skipped: parentheses nested more than {MAX_PARENS} deep")
+            }
+            Reason::UnclosedParen => {
+                "line skipped: unclosed parenthesis (make stops here: unterminated reference)"
+                    .to_owned()
             }
             Reason::NoSeparator => {
                 "line skipped: missing separator (not a rule, a variable or a directive)".to_owned()
@@ -135,6 +141,12 @@ impl State {
         if line.len() > MAX_HEAD && !named_operator_within(line, MAX_HEAD) {
             return Some(Reason::LongWithoutOperator);
         }
+        if too_deep(line) {
+            return Some(Reason::DeeplyNested);
+        }
+        if unbalanced_open(code) {
+            return Some(Reason::UnclosedParen);
+        }
         if !after_rule
             && !code.contains([':', '='])
             && !code.starts_with('$')
@@ -157,12 +169,25 @@ impl State {
         {
             return Some(Reason::NoSeparator);
         }
-        if too_deep(line) {
-            return Some(Reason::DeeplyNested);
-        }
         self.in_rule = is_rule_line(line);
         None
     }
+}
+
+/// Whether a line opens more parentheses than it closes (outside comments): make rejects
+/// it, and makefile-lossless searches the rest of the file for the closing one, once per
+/// such line.
+fn unbalanced_open(code: &str) -> bool {
+    let code = code.split('#').next().unwrap_or(code);
+    let mut depth = 0i64;
+    for b in code.bytes() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth > 0
 }
 
 /// The first word of a line, as make directives are recognised.
