@@ -5,45 +5,82 @@
 //! directory each gets a runner suffix (`build-m`, `build-n`). Names depend only on the
 //! task files, never on discovery order or on what is installed.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use agg_runners::RawTask;
+use rayon::prelude::*;
+
+/// Directories are named on the thread pool from this many tasks on.
+const PARALLEL_NAMING: usize = 4096;
+
+/// A directory and the names of its tasks (by index) before the directory prefix.
+type DirNames<'t> = (&'t str, Vec<(usize, Cow<'t, str>)>);
 
 /// Returns one unique name per task, index-aligned with `tasks`.
 ///
 /// `tasks` must already be in canonical order (see [`canonical_order`]) so that the rare
 /// `-2` tie-breaks are stable too.
-pub fn unique_names(tasks: &[RawTask]) -> Vec<String> {
+pub fn unique_names<'t>(tasks: &'t [RawTask]) -> Vec<String> {
     let mut names = vec![String::new(); tasks.len()];
-    let mut by_dir: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    // Tasks by directory, directories in order. The tasks come sorted, so a directory's
+    // tasks are usually next to each other.
+    let mut by_dir: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut slot: HashMap<&str, usize> = HashMap::new();
     for (i, t) in tasks.iter().enumerate() {
-        by_dir.entry(t.dir.as_str()).or_default().push(i);
+        let dir = t.dir.as_str();
+        let group = match by_dir.last_mut() {
+            Some((last, members)) if *last == dir => members,
+            _ => {
+                let next = by_dir.len();
+                let at = *slot.entry(dir).or_insert(next);
+                if at == next {
+                    by_dir.push((dir, Vec::new()));
+                }
+                &mut by_dir[at].1
+            }
+        };
+        group.push(i);
     }
-    let local: Vec<(&str, Vec<(usize, String)>)> = by_dir
-        .into_iter()
-        .map(|(dir, members)| (dir, names_in_dir(tasks, &members)))
-        .collect();
+    by_dir.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let in_dir = |(dir, members): (&'t str, Vec<usize>)| {
+        let names = names_in_dir(tasks, &members);
+        let first: Vec<(usize, String)> =
+            names.iter().map(|(i, n)| (*i, prefixed(dir, n))).collect();
+        ((dir, names), first)
+    };
+    // Directories are independent; a monorepo has thousands.
+    let (local, first): (Vec<_>, Vec<_>) = if tasks.len() >= PARALLEL_NAMING {
+        by_dir.into_par_iter().map(in_dir).unzip()
+    } else {
+        by_dir.into_iter().map(in_dir).unzip()
+    };
+    let local: Vec<DirNames<'t>> = local;
     // Every name some task would take first; a counter suffix never takes one of these.
-    let claimed: HashSet<String> = local
-        .iter()
-        .flat_map(|(dir, names)| names.iter().map(move |(_, n)| prefixed(dir, n)))
-        .collect();
+    let first: Vec<(usize, String)> = first.into_iter().flatten().collect();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(first.len());
+    if first.iter().all(|(_, n)| seen.insert(n)) {
+        // The usual case: no name in one directory equals a prefixed name from another.
+        for (i, name) in first {
+            names[i] = name;
+        }
+        return names;
+    }
+    let claimed: HashSet<&str> = first.iter().map(|(_, n)| n.as_str()).collect();
     let mut taken_global: HashSet<String> = HashSet::new();
-    for (dir, assigned) in local {
+    for (dir, assigned) in &local {
         for (i, local) in assigned {
-            let mut full = prefixed(dir, &local);
-            // Different directories can still meet: a Taskfile task literally named
-            // `web/build` at the root and `build` in `web/`. The later one gets a counter.
+            let mut full = prefixed(dir, local);
             let mut n = 2;
             while taken_global.contains(&full) {
                 full = prefixed(dir, &format!("{local}-{n}"));
-                if claimed.contains(&full) {
-                    full = prefixed(dir, &local);
+                if claimed.contains(full.as_str()) {
+                    full = prefixed(dir, local);
                 }
                 n += 1;
             }
             taken_global.insert(full.clone());
-            names[i] = full;
+            names[*i] = full;
         }
     }
     names
@@ -52,7 +89,9 @@ pub fn unique_names(tasks: &[RawTask]) -> Vec<String> {
 /// Sorts tasks into the order every table shows and every name is assigned in: by
 /// directory (root first), then runner, then file and line.
 pub fn canonical_order(a: &RawTask, b: &RawTask) -> std::cmp::Ordering {
-    let dir_key = |t: &RawTask| (t.dir != ".", t.dir.clone());
+    fn dir_key(t: &RawTask) -> (bool, &str) {
+        (t.dir != ".", t.dir.as_str())
+    }
     (dir_key(a), a.runner, &a.file_path, a.line, &a.source_name).cmp(&(
         dir_key(b),
         b.runner,
@@ -71,11 +110,20 @@ fn prefixed(dir: &str, name: &str) -> String {
 }
 
 /// Names within one directory, before the directory prefix.
-fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
+fn names_in_dir<'t>(tasks: &'t [RawTask], members: &[usize]) -> Vec<(usize, Cow<'t, str>)> {
     let real: HashSet<&str> = members
         .iter()
         .map(|&i| tasks[i].source_name.as_str())
         .collect();
+    if real.len() == members.len() {
+        // The usual case: every name in the directory is its own.
+        let mut out: Vec<(usize, Cow<'t, str>)> = members
+            .iter()
+            .map(|&i| (i, Cow::Borrowed(tasks[i].source_name.as_str())))
+            .collect();
+        out.sort_by(|a, b| a.1.cmp(&b.1));
+        return out;
+    }
     let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for &i in members {
         groups
@@ -89,7 +137,7 @@ fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
     for (name, group) in &groups {
         if group.len() == 1 {
             taken.insert((*name).to_owned());
-            out.push((group[0], (*name).to_owned()));
+            out.push((group[0], Cow::Borrowed(*name)));
         } else {
             clashing.push(group);
         }
@@ -121,7 +169,7 @@ fn names_in_dir(tasks: &[RawTask], members: &[usize]) -> Vec<(usize, String)> {
                         .unwrap_or_default()
                 });
             taken.insert(chosen.clone());
-            out.push((i, chosen));
+            out.push((i, Cow::Owned(chosen)));
         }
     }
     out

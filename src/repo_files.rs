@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -80,7 +82,21 @@ impl RepoFiles {
 
     fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
         let path = self.abs(rel);
-        let meta = fs::metadata(&path).map_err(|e| io_reason(&e))?;
+        let mut file = match open_no_follow(&path) {
+            // Only symlinks can lead out of the root: a file opened without following one,
+            // below no linked directory, is inside it.
+            Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => file,
+            Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => {
+                return Err(io_reason(&err));
+            }
+            _ => {
+                if !self.inside_root(&path) {
+                    return Err("symlink points outside the repository; not followed".to_owned());
+                }
+                open_nonblocking(&path).map_err(|e| io_reason(&e))?
+            }
+        };
+        let meta = file.metadata().map_err(|e| io_reason(&e))?;
         if !meta.is_file() {
             return Err("not a regular file".to_owned());
         }
@@ -91,10 +107,13 @@ impl RepoFiles {
                 MAX_TASK_FILE_BYTES / 1024 / 1024
             ));
         }
-        if !self.inside_root(&path) {
-            return Err("symlink points outside the repository; not followed".to_owned());
-        }
-        fs::read(&path).map_err(|e| io_reason(&e))
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        // The cap holds even for a file that grows while it is read.
+        (&mut file)
+            .take(MAX_TASK_FILE_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_reason(&e))?;
+        Ok(bytes)
     }
 
     fn inside_root(&self, path: &Path) -> bool {
@@ -165,7 +184,13 @@ impl Files for RepoFiles {
             return found;
         }
         let abs = self.abs(path);
-        let found = abs.is_file() && self.inside_root(&abs);
+        let found = match fs::symlink_metadata(&abs) {
+            Ok(meta) if meta.is_file() => {
+                abs.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) || self.inside_root(&abs)
+            }
+            Ok(meta) if meta.file_type().is_symlink() => abs.is_file() && self.inside_root(&abs),
+            _ => false,
+        };
         self.exists_cache
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -183,6 +208,24 @@ impl Files for RepoFiles {
         names.sort();
         names
     }
+}
+
+/// Opens `path` for reading unless it is a symlink (`ELOOP`). Non-blocking, so a FIFO named
+/// like a task file cannot hang the scan; it is then refused as not a regular file.
+fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
+    use nix::fcntl::OFlag;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK).bits())
+        .open(path)
+}
+
+/// Opens `path` for reading, following symlinks, without blocking on a FIFO.
+fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
 }
 
 /// A short reason for an I/O error, without the OS error number noise.

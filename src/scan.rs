@@ -1,5 +1,6 @@
-//! The repository scan: one parallel walk that respects `.gitignore`, then every candidate
-//! task file handed to its adapter from the `agg-runners` registry.
+//! The repository scan: one walk that respects `.gitignore` (parallel once the tree is
+//! large), then every candidate task file handed to its adapter from the `agg-runners`
+//! registry.
 //!
 //! The walk includes hidden files (so `.cargo/` and `.justfile` are seen) but never enters
 //! `.git` or `node_modules`. Files pulled in by another file (Make `include`, just `mod`,
@@ -14,7 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, RawTask, Source, parent};
+use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, RawTask, Runner, Source, parent};
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 
@@ -50,7 +51,7 @@ pub struct Scan {
 
 /// Scans the tree under `root`.
 pub fn scan(root: &Path) -> Scan {
-    Index::build(root).snapshot()
+    Index::build(root).into_snapshot()
 }
 
 /// Tells whether `rel` (root-relative) is a file some adapter reads, and which.
@@ -107,11 +108,44 @@ impl Index {
 
     /// The tasks and diagnostics as they stand.
     pub fn snapshot(&self) -> Scan {
-        let results: Vec<(&str, &Parsed)> =
-            self.parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let (tasks, more, task_files) = merge(&results);
+        let (listed, task_files) = listed(&self.parsed);
+        let mut tasks = Vec::new();
         let mut diagnostics = self.walk_diagnostics.clone();
-        diagnostics.extend(more);
+        for rel in listed {
+            if let Some(parsed) = self.parsed.get(rel) {
+                tasks.extend(parsed.tasks.iter().cloned());
+                diagnostics.extend(parsed.diagnostics.iter().cloned());
+            }
+        }
+        self.finish(tasks, diagnostics, task_files)
+    }
+
+    /// The tasks and diagnostics, without copying them (for a one-off scan).
+    pub fn into_snapshot(mut self) -> Scan {
+        let (listed, task_files) = listed(&self.parsed);
+        let listed: Vec<String> = listed.into_iter().map(str::to_owned).collect();
+        let count = listed
+            .iter()
+            .filter_map(|rel| self.parsed.get(rel))
+            .map(|p| p.tasks.len())
+            .sum();
+        let mut tasks = Vec::with_capacity(count);
+        let mut diagnostics = std::mem::take(&mut self.walk_diagnostics);
+        for rel in listed {
+            if let Some(parsed) = self.parsed.remove(&rel) {
+                tasks.extend(parsed.tasks);
+                diagnostics.extend(parsed.diagnostics);
+            }
+        }
+        self.finish(tasks, diagnostics, task_files)
+    }
+
+    fn finish(
+        &self,
+        tasks: Vec<RawTask>,
+        mut diagnostics: Vec<Diagnostic>,
+        task_files: Vec<String>,
+    ) -> Scan {
         diagnostics.sort_by(|a, b| (&a.file_path, a.line).cmp(&(&b.file_path, b.line)));
         diagnostics.dedup();
         Scan {
@@ -305,12 +339,24 @@ struct Walked {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// Entries one thread walks before the walk is handed to the parallel walker instead.
+///
+/// A thread pool costs about a millisecond to start and wind down (its idle workers poll
+/// every millisecond), which is most of the time a small tree takes on its own; a large tree
+/// is walked several times faster in parallel. Walking this many entries first wastes a few
+/// milliseconds on a large tree and saves one on every small one.
+const SERIAL_WALK_BUDGET: usize = 1_000;
+
 /// Walks `start` (the root or a directory under it) and collects candidate task files.
 fn walk(root: &Path, start: &Path) -> Walked {
-    let found = Mutex::new(Vec::new());
-    let dirs = Mutex::new(BTreeSet::new());
-    let diags = Mutex::new(Vec::new());
-    WalkBuilder::new(start)
+    walk_serial(root, start, SERIAL_WALK_BUDGET).unwrap_or_else(|| walk_parallel(root, start))
+}
+
+/// The walk's settings: ignore files respected (even outside a git repository), hidden
+/// files seen, links not followed, `.git` and `node_modules` never entered.
+fn walk_builder(start: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(start);
+    builder
         .hidden(false)
         .git_ignore(true)
         .git_exclude(true)
@@ -322,38 +368,93 @@ fn walk(root: &Path, start: &Path) -> Walked {
         .filter_entry(|e| {
             !(e.file_type().is_some_and(|t| t.is_dir())
                 && NEVER_ENTER.iter().any(|n| e.file_name() == *n))
-        })
-        .build_parallel()
-        .run(|| {
-            let (found, dirs, diags) = (&found, &dirs, &diags);
-            Box::new(move |entry| {
-                match entry {
-                    Ok(entry) => {
-                        let Ok(rel) = entry.path().strip_prefix(root) else {
-                            return WalkState::Continue;
-                        };
-                        if entry.file_type().is_some_and(|t| t.is_dir()) {
-                            let rel = rel.to_string_lossy();
-                            let rel = if rel.is_empty() {
-                                ".".to_owned()
-                            } else {
-                                rel.into_owned()
-                            };
-                            push_set(dirs, rel);
-                        } else {
-                            visit(rel, found, diags);
-                        }
-                    }
-                    Err(err) => push(diags, walk_error(root, &err)),
-                }
-                WalkState::Continue
-            })
         });
+    builder
+}
+
+/// The walk on this thread, or `None` once it has seen more than `budget` entries.
+fn walk_serial(root: &Path, start: &Path, budget: usize) -> Option<Walked> {
+    let found = Mutex::new(Vec::new());
+    let dirs = Mutex::new(BTreeSet::new());
+    let diags = Mutex::new(Vec::new());
+    for (seen, entry) in walk_builder(start).build().enumerate() {
+        if seen >= budget {
+            return None;
+        }
+        record(root, entry, &found, &dirs, &diags);
+    }
+    Some(Walked {
+        candidates: found.into_inner().unwrap_or_default(),
+        dirs: dirs.into_inner().unwrap_or_default(),
+        diagnostics: diags.into_inner().unwrap_or_default(),
+    })
+}
+
+fn walk_parallel(root: &Path, start: &Path) -> Walked {
+    let found = Mutex::new(Vec::new());
+    let dirs = Mutex::new(BTreeSet::new());
+    let diags = Mutex::new(Vec::new());
+    walk_builder(start).build_parallel().run(|| {
+        let (found, dirs, diags) = (&found, &dirs, &diags);
+        Box::new(move |entry| {
+            record(root, entry, found, dirs, diags);
+            WalkState::Continue
+        })
+    });
     Walked {
         candidates: found.into_inner().unwrap_or_default(),
         dirs: dirs.into_inner().unwrap_or_default(),
         diagnostics: diags.into_inner().unwrap_or_default(),
     }
+}
+
+/// Takes one entry of the walk into account.
+fn record(
+    root: &Path,
+    entry: Result<ignore::DirEntry, ignore::Error>,
+    found: &Mutex<Vec<(usize, u8, String)>>,
+    dirs: &Mutex<BTreeSet<String>>,
+    diags: &Mutex<Vec<Diagnostic>>,
+) {
+    match entry {
+        Ok(entry) => {
+            let Some(rel) = relative(root, entry.path()) else {
+                return;
+            };
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                let rel = rel.to_string_lossy();
+                let rel = if rel.is_empty() {
+                    ".".to_owned()
+                } else {
+                    rel.into_owned()
+                };
+                push_set(dirs, rel);
+            } else {
+                visit(rel, found, diags);
+            }
+        }
+        Err(err) => push(diags, walk_error(root, &err)),
+    }
+}
+
+/// `path` relative to `root`. Every path the walker yields was joined onto the root, so a
+/// string prefix test does, much faster, what `Path::strip_prefix` does component-wise.
+fn relative<'p>(root: &Path, path: &'p Path) -> Option<&'p Path> {
+    if let (Some(root), Some(path)) = (root.to_str(), path.to_str())
+        && let Some(rest) = path.strip_prefix(root)
+    {
+        let rest = if root.ends_with('/') {
+            Some(rest)
+        } else if rest.is_empty() {
+            Some("")
+        } else {
+            rest.strip_prefix('/')
+        };
+        if let Some(rest) = rest {
+            return Some(Path::new(rest));
+        }
+    }
+    path.strip_prefix(root).ok()
 }
 
 fn visit(rel: &Path, found: &Mutex<Vec<(usize, u8, String)>>, diags: &Mutex<Vec<Diagnostic>>) {
@@ -464,37 +565,118 @@ fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     }
 }
 
+/// The parsed files whose tasks are listed, in listing order, and every task file read
+/// (root-relative, sorted).
+///
 /// Drops the results of files that another file pulled in. Files nobody pulls in are kept,
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
-fn merge(results: &[(&str, &Parsed)]) -> (Vec<RawTask>, Vec<Diagnostic>, Vec<String>) {
-    let mut results: Vec<&(&str, &Parsed)> = results.iter().collect();
+fn listed(parsed: &BTreeMap<String, Parsed>) -> (Vec<&str>, Vec<String>) {
+    let mut results: Vec<(&str, &Parsed)> = parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
     results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
     let pulled_in: HashSet<&str> = results
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut dropped: HashSet<String> = results
+    let mut dropped: HashSet<&str> = results
         .iter()
         .filter(|(rel, _)| !pulled_in.contains(rel))
-        .flat_map(|(_, p)| p.consumed.iter().cloned())
+        .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut tasks = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut listed = Vec::new();
     let mut task_files = Vec::new();
     for (rel, parsed) in results {
-        if dropped.contains(*rel) {
+        if dropped.contains(rel) {
             continue;
         }
-        task_files.push((*rel).to_owned());
+        listed.push((rel, parsed));
+        task_files.push(rel.to_owned());
         for c in &parsed.consumed {
             task_files.push(c.clone());
-            dropped.insert(c.clone());
+            dropped.insert(c);
         }
-        tasks.extend(parsed.tasks.iter().cloned());
-        diagnostics.extend(parsed.diagnostics.iter().cloned());
     }
     task_files.sort();
     task_files.dedup();
-    (tasks, diagnostics, task_files)
+    // The table's own order at file granularity (see `naming::canonical_order`), so that
+    // the tasks are usually in order already when the table sorts them.
+    listed.sort_by(|a, b| file_order(a).cmp(&file_order(b)));
+    (listed.into_iter().map(|(rel, _)| rel).collect(), task_files)
+}
+
+/// Where a file's tasks go in the table: by their directory, then runner, then file.
+fn file_order<'a>(
+    (rel, parsed): &(&'a str, &'a Parsed),
+) -> (bool, &'a str, Option<Runner>, &'a str) {
+    let first = parsed.tasks.first();
+    let dir = first.map_or_else(|| parent(rel), |t| t.dir.as_str());
+    (dir != ".", dir, first.map(|t| t.runner), rel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a walk found, in a comparable order.
+    fn found(walked: Walked) -> (Vec<(usize, u8, String)>, BTreeSet<String>, usize) {
+        let mut candidates = walked.candidates;
+        candidates.sort();
+        (candidates, walked.dirs, walked.diagnostics.len())
+    }
+
+    #[test]
+    fn a_large_tree_is_walked_in_parallel_with_the_same_result() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", "dist/\n");
+        write("Makefile", "all:\n");
+        for pkg in 0..60 {
+            write(&format!("pkgs/p{pkg}/package.json"), "{}");
+            write(&format!("pkgs/p{pkg}/dist/Makefile"), "ignored:\n");
+            write(
+                &format!("pkgs/p{pkg}/node_modules/x/justfile"),
+                "ignored:\n",
+            );
+            for file in 0..20 {
+                write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
+            }
+        }
+        let serial = walk_serial(root, root, usize::MAX).expect("no budget");
+        assert!(
+            walk_serial(root, root, SERIAL_WALK_BUDGET).is_none(),
+            "over budget"
+        );
+        let serial = found(serial);
+        assert_eq!(serial, found(walk_parallel(root, root)));
+        assert_eq!(serial, found(walk(root, root)));
+        let (candidates, dirs, diagnostics) = serial;
+        assert_eq!(candidates.len(), 61, "{candidates:?}");
+        assert!(candidates.iter().all(|(_, _, p)| !p.contains("dist/")));
+        assert!(dirs.contains("pkgs/p7/src") && !dirs.iter().any(|d| d.contains("node_modules")));
+        assert_eq!(diagnostics, 0);
+    }
+
+    #[test]
+    fn relative_paths_match_strip_prefix() {
+        for (root, path) in [
+            ("/repo", "/repo"),
+            ("/repo", "/repo/a/b"),
+            ("/repo", "/repository/a"),
+            ("/repo/", "/repo/a"),
+            ("/", "/a/b"),
+            ("/repo", "/other"),
+        ] {
+            let (root, path) = (Path::new(root), Path::new(path));
+            assert_eq!(
+                relative(root, path),
+                path.strip_prefix(root).ok(),
+                "{root:?} {path:?}"
+            );
+        }
+    }
 }

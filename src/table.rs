@@ -8,12 +8,17 @@
 use std::path::{Path, PathBuf};
 
 use agg_runners::{Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
+use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::availability::Availability;
 use crate::naming::{canonical_order, unique_names};
 use crate::scan::{Scan, scan};
+
+/// Rows are built on the thread pool from this many tasks on (a monorepo has tens of
+/// thousands; a small repo is done before the pool would have started).
+const PARALLEL_ROWS: usize = 4096;
 
 /// One task in the table.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -102,11 +107,17 @@ impl Table {
         raw.sort_by(canonical_order);
         let names = unique_names(&raw);
         let availability = Availability::detect(raw.iter().map(|t| t.runner));
-        let tasks = raw
-            .into_iter()
-            .zip(names)
-            .map(|(t, unique_name)| row(t, unique_name, &availability))
-            .collect();
+        let tasks = if raw.len() >= PARALLEL_ROWS {
+            raw.into_par_iter()
+                .zip(names)
+                .map(|(t, unique_name)| row(t, unique_name, &availability))
+                .collect()
+        } else {
+            raw.into_iter()
+                .zip(names)
+                .map(|(t, unique_name)| row(t, unique_name, &availability))
+                .collect()
+        };
         Table {
             root: scan.root,
             tasks,

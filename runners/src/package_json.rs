@@ -216,6 +216,14 @@ fn detect(
     }
 }
 
+/// The one field of a parent package.json that matters here; the rest of the file is
+/// skipped, not built.
+#[derive(serde::Deserialize)]
+struct Manifest {
+    #[serde(rename = "packageManager")]
+    package_manager: Option<Value>,
+}
+
 /// The `packageManager` field of the package.json in `dir`, if it has a readable one.
 fn read_package_manager(dir: &str, files: &dyn Files) -> Option<Value> {
     let path = join(dir, "package.json")?;
@@ -224,9 +232,19 @@ fn read_package_manager(dir: &str, files: &dyn Files) -> Option<Value> {
     }
     let text = files.read(&path).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    // A monorepo's root package.json is read once per package below it: skip the parse
+    // when the key cannot be there (a key may be spelt with `\u` escapes).
+    if !text.contains("packageManager") && !text.contains("\\u") {
+        return None;
+    }
     // A broken parent package.json is reported when that file itself is parsed.
-    let mut root = serde_json::from_str::<Map<String, Value>>(text).ok()?;
-    root.remove("packageManager")
+    match serde_json::from_str::<Manifest>(text) {
+        Ok(manifest) => manifest.package_manager,
+        // A duplicate key: the last one counts, as when the file itself is parsed.
+        Err(_) => serde_json::from_str::<Map<String, Value>>(text)
+            .ok()?
+            .remove("packageManager"),
+    }
 }
 
 fn kind(value: &Value) -> &'static str {

@@ -47,8 +47,13 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     table.tasks.retain(|t| filter.matches(t));
     print_diagnostics(&table.diagnostics)?;
     if args.json {
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &table).map_err(io::Error::from)?;
+        // Indented for a person at a terminal, compact for a program reading a pipe.
+        let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+        if io::IsTerminal::is_terminal(&io::stdout()) {
+            serde_json::to_writer_pretty(&mut out, &table).map_err(io::Error::from)?;
+        } else {
+            serde_json::to_writer(&mut out, &table).map_err(io::Error::from)?;
+        }
         writeln!(out)?;
         out.flush()?;
     } else {
@@ -57,6 +62,8 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         out.flush()?;
         print_hints(&table.tasks)?;
     }
+    // The process ends next: freeing a monorepo's rows one by one would only delay it.
+    std::mem::forget(table);
     Ok(ExitCode::SUCCESS)
 }
 

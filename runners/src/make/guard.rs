@@ -57,12 +57,48 @@ impl Reason {
     }
 }
 
-/// The text to hand to the parser (`None`: the original is fine) and the 1-based first line
-/// of every blanked logical line.
-pub(super) fn guard(text: &str) -> (Option<String>, Vec<(u32, Reason)>) {
-    let mut out: Option<String> = None;
+/// What the pre-pass makes of one file.
+#[derive(Debug, Default)]
+pub(super) struct Guarded {
+    /// The text with pathological lines blanked (`None`: the original is fine). Names and
+    /// recipes are sliced from it.
+    pub text: Option<String>,
+    /// What the parser reads: [`Guarded::text`] with the body of every recipe line hollowed
+    /// out as well (`None`: the same as `text`). Offsets and line numbers are those of the
+    /// original, so the parser's ranges slice `text`.
+    pub parse_text: Option<String>,
+    /// The 1-based first line of every blanked logical line, and why.
+    pub skipped: Vec<(u32, Reason)>,
+}
+
+impl Guarded {
+    /// The text to slice, given the original.
+    pub fn text<'a>(&'a self, original: &'a str) -> &'a str {
+        self.text.as_deref().unwrap_or(original)
+    }
+
+    /// The text to parse, given the original.
+    pub fn parse_text<'a>(&'a self, original: &'a str) -> &'a str {
+        self.parse_text
+            .as_deref()
+            .or(self.text.as_deref())
+            .unwrap_or(original)
+    }
+}
+
+/// Runs the pre-pass over one file.
+///
+/// Besides blanking pathological lines, it hollows out recipe lines for the parser: their
+/// text is sliced from the file, never read from the tree, yet the parser spends most of
+/// its time in them (it builds a node per variable reference in every recipe). Each keeps
+/// its indentation, its first character (so the parser still sees a recipe line), tabs,
+/// backslashes (so continuations stay continuations) and line endings; everything else
+/// becomes a space. A file that changes `.RECIPEPREFIX` is parsed as written.
+pub(super) fn guard(text: &str) -> Guarded {
+    let hollow_recipes = !text.contains(".RECIPEPREFIX");
+    let mut kept = Rewrite::default();
+    let mut parsed = Rewrite::default();
     let mut skipped = Vec::new();
-    let mut kept_until = 0; // bytes of `text` already copied into `out`
     let mut line_no = 1u32;
     let mut start = 0;
     let mut state = State::default();
@@ -71,19 +107,59 @@ pub(super) fn guard(text: &str) -> (Option<String>, Vec<(u32, Reason)>) {
         let line = text.get(start..end).unwrap_or("");
         if let Some(reason) = state.check(line, text.len() - start) {
             skipped.push((line_no, reason));
-            let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
-            buf.push_str(text.get(kept_until..start).unwrap_or(""));
             // Keep the newlines so every later offset and line number stays the same.
-            buf.extend(line.bytes().map(|b| if b == b'\n' { '\n' } else { ' ' }));
-            kept_until = end;
+            let blank = || line.chars().map(|c| if c == '\n' { '\n' } else { ' ' });
+            kept.replace(text, start, end, blank());
+            parsed.replace(text, start, end, blank());
+        } else if hollow_recipes && state.in_rule && line.starts_with('\t') {
+            parsed.replace(text, start, end, hollowed(line));
         }
         line_no = line_no.saturating_add(physical);
         start = end + 1;
     }
-    if let Some(buf) = out.as_mut() {
-        buf.push_str(text.get(kept_until..).unwrap_or(""));
+    Guarded {
+        text: kept.finish(text),
+        parse_text: parsed.finish(text),
+        skipped,
     }
-    (out, skipped)
+}
+
+/// A copy of a text with some spans replaced, made only once a span is.
+#[derive(Debug, Default)]
+struct Rewrite {
+    buf: Option<String>,
+    /// Bytes of the original already copied into `buf`.
+    copied: usize,
+}
+
+impl Rewrite {
+    /// Replaces `text[start..end]` (after everything replaced so far) with `with`, which
+    /// must be as long in bytes.
+    fn replace(&mut self, text: &str, start: usize, end: usize, with: impl Iterator<Item = char>) {
+        let buf = self
+            .buf
+            .get_or_insert_with(|| String::with_capacity(text.len()));
+        buf.push_str(text.get(self.copied..start).unwrap_or(""));
+        buf.extend(with);
+        self.copied = end;
+    }
+
+    fn finish(mut self, text: &str) -> Option<String> {
+        let mut buf = self.buf.take()?;
+        buf.push_str(text.get(self.copied..).unwrap_or(""));
+        Some(buf)
+    }
+}
+
+/// A recipe line as the parser needs to see it: every byte a space except the leading
+/// indentation, the first other character, tabs, backslashes and line endings.
+fn hollowed(line: &str) -> impl Iterator<Item = char> + '_ {
+    let body = line.len() - line.trim_start_matches([' ', '\t']).len();
+    line.char_indices().flat_map(move |(i, c)| {
+        let keep = i <= body || matches!(c, '\\' | '\t' | '\n' | '\r');
+        let (c, n) = if keep { (c, 1) } else { (' ', c.len_utf8()) };
+        std::iter::repeat_n(c, n)
+    })
 }
 
 /// What the pre-pass tracks between lines, approximating make's own reading.
@@ -292,6 +368,49 @@ fn logical_line_end(text: &str, start: usize) -> (usize, u32) {
 mod tests {
     use super::*;
 
+    /// The blanked text and what was skipped.
+    fn blanked(text: &str) -> (Option<String>, Vec<(u32, Reason)>) {
+        let guarded = guard(text);
+        (guarded.text, guarded.skipped)
+    }
+
+    #[test]
+    fn recipe_lines_are_hollowed_for_the_parser_only() {
+        let text = concat!(
+            "X = $(Y) # kept\n",
+            "all: dep ## Build\n",
+            "\t@echo $(X) \\\n",
+            "\t  && büld\r\n",
+            "\n",
+            "\t  echo 'still the recipe'\n",
+            "ifdef A\n",
+            "\techo a\n",
+            "endif\n",
+            "B = 1\n",
+            "\tC = 2\n",
+        );
+        let guarded = guard(text);
+        assert_eq!(guarded.text, None, "nothing blanked");
+        assert!(guarded.skipped.is_empty());
+        let parse = guarded.parse_text.clone().expect("recipes hollowed");
+        assert_eq!(parse.len(), text.len());
+        let lines: Vec<&str> = parse.split('\n').collect();
+        assert_eq!(lines[0], "X = $(Y) # kept");
+        assert_eq!(lines[1], "all: dep ## Build");
+        assert_eq!(lines[2], format!("\t@{}\\", " ".repeat(10)));
+        assert_eq!(lines[3], format!("\t{}\r", " ".repeat(10)));
+        assert_eq!(lines[5], format!("\t  e{}", " ".repeat(22)));
+        assert_eq!(lines[7], format!("\te{}", " ".repeat(5)));
+        assert_eq!(lines[8], "endif");
+        // After an assignment, an indented line is not a recipe.
+        assert_eq!(lines[10], "\tC = 2");
+        assert_eq!(guarded.parse_text(text), parse);
+        assert_eq!(guarded.text(text), text);
+        // A custom recipe prefix is left to the parser.
+        let custom = ".RECIPEPREFIX = >\nall:\n\techo\n";
+        assert!(guard(custom).parse_text.is_none());
+    }
+
     #[test]
     fn ordinary_makefiles_pass_untouched() {
         let text = concat!(
@@ -301,18 +420,18 @@ mod tests {
             "\t$(CC) -o app $(OBJS) $(foreach d,$(DIRS),-I$(d))\n",
             "# a comment with ) ) ) ( (\n",
         );
-        assert_eq!(guard(text), (None, vec![]));
+        assert_eq!(blanked(text), (None, vec![]));
         let long_rule = format!("all: {}\n", "dep ".repeat(10_000));
-        assert_eq!(guard(&long_rule), (None, vec![]));
+        assert_eq!(blanked(&long_rule), (None, vec![]));
         let long_recipe = format!("all:\n\techo {}\n", ") ".repeat(10_000));
-        assert_eq!(guard(&long_recipe), (None, vec![]));
+        assert_eq!(blanked(&long_recipe), (None, vec![]));
     }
 
     #[test]
     fn long_lines_without_an_operator_are_blanked_in_place() {
         let garbage = ") ".repeat(1_000);
         let text = format!("a:\n{garbage}\\\n  more\r\nb: c\n");
-        let (out, skipped) = guard(&text);
+        let (out, skipped) = blanked(&text);
         let out = out.unwrap();
         assert_eq!(out.len(), text.len());
         assert_eq!(skipped, [(2, Reason::LongWithoutOperator)]);
@@ -327,7 +446,7 @@ mod tests {
     fn deep_nesting_is_blanked_even_in_recipes() {
         let deep = "$(".repeat(100);
         let text = format!("x: {deep}\nok:\n\techo {deep}\n");
-        let (out, skipped) = guard(&text);
+        let (out, skipped) = blanked(&text);
         assert_eq!(
             skipped,
             [(1, Reason::DeeplyNested), (3, Reason::DeeplyNested)]
@@ -338,7 +457,7 @@ mod tests {
     #[test]
     fn lines_without_a_name_before_the_operator_are_blanked_when_long() {
         let text = format!("ifdef A\n:\\\n{}\nok:\n", " :\\\n".repeat(300));
-        let (out, skipped) = guard(&text);
+        let (out, skipped) = blanked(&text);
         assert_eq!(skipped, [(2, Reason::LongWithoutOperator)]);
         assert!(out.unwrap().ends_with("ok:\n"));
     }
@@ -347,7 +466,7 @@ mod tests {
     fn indented_lines_outside_rules_are_budgeted() {
         // Recipes and indented assignments in conditionals are fine in normal files.
         let text = "ifdef A\n\tCFLAGS += -O2\nendif\nall:\n\techo\nifdef B\n\techo b\nendif\n";
-        assert_eq!(guard(text), (None, vec![]));
+        assert_eq!(blanked(text), (None, vec![]));
         let mut state = State::default();
         assert_eq!(state.check("\tX = 1", INDENT_SCAN_BUDGET), None);
         assert_eq!(
@@ -362,7 +481,7 @@ mod tests {
     fn define_bodies_are_not_checked_for_length() {
         let body = ") ".repeat(1_000);
         let text = format!("define T\n{body}\nendef\nexport define U\n{body}\nendef\n");
-        assert_eq!(guard(&text), (None, vec![]));
+        assert_eq!(blanked(&text), (None, vec![]));
         assert!(is_rule_line("$(X:a=b): c"));
         assert!(!is_rule_line("X := a"));
         assert!(!is_rule_line("X = a:b"));
@@ -375,7 +494,7 @@ mod tests {
     #[test]
     fn continuation_chains_count_as_one_line() {
         let text = format!("{}: x\nnext:\n", "\\\n".repeat(600));
-        let (out, skipped) = guard(&text);
+        let (out, skipped) = blanked(&text);
         assert_eq!(skipped, [(1, Reason::LongWithoutOperator)]);
         assert!(out.unwrap().ends_with("next:\n"));
         assert_eq!(logical_line_end("a\\\\\nb", 0), (3, 1));

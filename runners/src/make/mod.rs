@@ -159,11 +159,10 @@ impl<'t> FileText<'t> {
 
 impl Reader<'_> {
     fn read_file(&mut self, path: &str, text: &str) {
-        let (guarded, skipped) = guard::guard(text);
-        let text = guarded.as_deref().unwrap_or(text);
-        let parse = Makefile::parse(text);
-        self.problems(path, &skipped, parse.errors());
-        let file = FileText::new(path, text);
+        let guarded = guard::guard(text);
+        let parse = Makefile::parse(guarded.parse_text(text));
+        self.problems(path, &guarded.skipped, parse.errors());
+        let file = FileText::new(path, guarded.text(text));
         let tree = parse.tree();
         // Items are pulled lazily and dropped once read: the tree is a mutable rowan tree,
         // where creating a node costs as many steps as its siblings still alive.
@@ -927,9 +926,9 @@ pub(super) mod tests {
             "{:?}",
             parsed.diagnostics
         );
-        let (guarded, skipped) = guard::guard(&text);
-        assert!(!skipped.is_empty());
-        let guarded = guarded.expect("rewritten");
+        let guarded = guard::guard(&text);
+        assert!(!guarded.skipped.is_empty());
+        let guarded = guarded.text.expect("rewritten");
         assert_eq!(guarded.len(), text.len(), "offsets are kept");
         assert!(guarded.trim().is_empty(), "every line was blanked");
     }
@@ -942,7 +941,7 @@ pub(super) mod tests {
             "../../../fixtures/fuzz-regressions/make/rule-ending-in-backslash-pair-then-open-paren"
         ))
         .into_owned();
-        let (_, skipped) = guard::guard(&text);
+        let skipped = guard::guard(&text).skipped;
         assert!(skipped.len() > 1000, "{}", skipped.len());
         let parsed = one(&text);
         assert!(
