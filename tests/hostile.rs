@@ -145,3 +145,25 @@ fn symlink_loops_are_not_followed() {
     assert!(!loop_diags.is_empty(), "{json}");
     assert!(!names(&json).iter().any(|n| n.starts_with("loop/")));
 }
+
+/// A FIFO named like a task file would block a reader until something writes to it.
+#[test]
+fn a_fifo_named_like_a_task_file_does_not_block_the_scan() {
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::write(dir.path().join("justfile"), "hello:\n    echo hi\n").expect("write");
+    std::fs::create_dir(dir.path().join("pipe")).expect("mkdir");
+    for name in ["pipe/Makefile", "pipe/package.json"] {
+        nix::unistd::mkfifo(&dir.path().join(name), nix::sys::stat::Mode::S_IRWXU)
+            .expect("mkfifo");
+    }
+    let (json, took) = list(dir.path());
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(names(&json), ["hello"]);
+    for name in ["pipe/Makefile", "pipe/package.json"] {
+        let diags = diag_for(&json, name);
+        assert!(
+            diags.iter().any(|d| d.contains("not a regular file")),
+            "{name}: {json}"
+        );
+    }
+}
