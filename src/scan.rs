@@ -19,6 +19,7 @@ use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, RawTask, Runner, Source
 use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 
+use crate::naming::canonical_order;
 use crate::repo_files::RepoFiles;
 
 /// Directories never entered, whatever the ignore files say.
@@ -554,6 +555,9 @@ fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     // better than losing every other file's tasks.
     if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
         found.diagnostics.splice(0..0, parsed.diagnostics);
+        // In table order already, here on the pool, so that sorting the whole table later
+        // finds it (nearly) sorted and moves nothing.
+        found.tasks.sort_by(canonical_order);
         found
     } else {
         parsed.diag(
