@@ -153,8 +153,7 @@ fn a_fifo_named_like_a_task_file_does_not_block_the_scan() {
     std::fs::write(dir.path().join("justfile"), "hello:\n    echo hi\n").expect("write");
     std::fs::create_dir(dir.path().join("pipe")).expect("mkdir");
     for name in ["pipe/Makefile", "pipe/package.json"] {
-        nix::unistd::mkfifo(&dir.path().join(name), nix::sys::stat::Mode::S_IRWXU)
-            .expect("mkfifo");
+        nix::unistd::mkfifo(&dir.path().join(name), nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
     }
     let (json, took) = list(dir.path());
     assert!(took < Duration::from_secs(10), "{took:?}");
