@@ -29,6 +29,10 @@
     clippy::cast_sign_loss
 )]
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{loadavg, median, ms, percentile};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -434,40 +438,4 @@ fn sh(cmd: &str, name: &str) -> Invocation {
         user_env: Vec::new(),
         temp: None,
     }
-}
-
-/// The 1, 5 and 15 minute load averages: figures from a busy machine are not comparable.
-fn loadavg() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(xs: &[f64]) -> f64 {
-    percentile(xs, 50.0)
-}
-
-/// Nearest-rank percentile (the median of an even count is the mean of the middle two).
-fn percentile(xs: &[f64], p: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    if (p - 50.0).abs() < f64::EPSILON {
-        let n = v.len();
-        return if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            f64::midpoint(v[n / 2 - 1], v[n / 2])
-        };
-    }
-    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
 }

@@ -25,6 +25,10 @@
     clippy::cast_sign_loss
 )]
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{loadavg, median, ms, percentile};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -374,40 +378,4 @@ fn row(label: &str, xs: &[f64]) {
         xs.iter().copied().fold(f64::INFINITY, f64::min),
         xs.iter().copied().fold(0.0, f64::max)
     );
-}
-
-/// The 1, 5 and 15 minute load averages: figures from a busy machine are not comparable.
-fn loadavg() -> String {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn median(xs: &[f64]) -> f64 {
-    percentile(xs, 50.0)
-}
-
-/// Nearest-rank percentile (the median of an even count is the mean of the middle two).
-fn percentile(xs: &[f64], p: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = xs.to_vec();
-    v.sort_by(f64::total_cmp);
-    if (p - 50.0).abs() < f64::EPSILON {
-        let n = v.len();
-        return if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            f64::midpoint(v[n / 2 - 1], v[n / 2])
-        };
-    }
-    let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
-    v[rank.clamp(1, v.len()) - 1]
 }

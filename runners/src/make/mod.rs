@@ -2,10 +2,12 @@
 //! itself would read), including the files they `include`.
 //!
 //! makefile-lossless gives the structure (rules, assignments, includes, conditionals) and byte
-//! ranges; names and recipe lines are then sliced from the source text, because the crate's
-//! string accessors (`Rule::targets`, `Rule::recipes`, `Include::paths`) are quadratic on very
-//! long lines, and lines that would make the parser itself hang are blanked first
-//! ([`guard`]). Conditionals are not evaluated: targets from every branch are listed.
+//! ranges, read through an immutable view of its tree (in the mutable one its accessors are
+//! quadratic on very long logical lines). Names and recipe lines are sliced from the source
+//! text rather than rebuilt by the crate's string accessors; recipe bodies are hollowed out
+//! before parsing, since only their text is needed; lines that would make the parser itself
+//! hang are blanked first ([`guard`]). Conditionals are not evaluated: targets from every
+//! branch are listed.
 
 mod expand;
 mod guard;
