@@ -258,14 +258,10 @@ fn comment_text(line: &str) -> Option<&str> {
 mod tests {
     use super::*;
     use crate::MemFiles;
+    use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
-        let text = files.read(path).unwrap();
-        parse(&Source {
-            path,
-            text: &text,
-            files,
-        })
+        crate::testing::parse_with(parse, files, path)
     }
 
     fn one(text: &str) -> Parsed {
@@ -273,14 +269,6 @@ mod tests {
             &MemFiles::new().with(".cargo/config.toml", text),
             ".cargo/config.toml",
         )
-    }
-
-    fn names(parsed: &Parsed) -> Vec<&str> {
-        parsed
-            .tasks
-            .iter()
-            .map(|t| t.source_name.as_str())
-            .collect()
     }
 
     use crate::Files;

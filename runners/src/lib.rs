@@ -16,6 +16,8 @@ mod model;
 pub mod package_json;
 mod registry;
 pub mod taskfile;
+#[cfg(test)]
+mod testing;
 mod text;
 pub mod xc;
 

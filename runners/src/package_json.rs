@@ -337,22 +337,10 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
 mod tests {
     use super::*;
     use crate::MemFiles;
+    use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
-        let text = files.read(path).expect("test file exists");
-        parse(&Source {
-            path,
-            text: &text,
-            files,
-        })
-    }
-
-    fn names(parsed: &Parsed) -> Vec<&str> {
-        parsed
-            .tasks
-            .iter()
-            .map(|t| t.source_name.as_str())
-            .collect()
+        crate::testing::parse_with(parse, files, path)
     }
 
     const NEXT_APP: &str = r#"{

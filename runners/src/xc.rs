@@ -635,6 +635,7 @@ impl<'a> Blocks<'a> {
 mod tests {
     use super::*;
     use crate::MemFiles;
+    use crate::testing::{names, task};
 
     fn run(path: &str, text: &str) -> Parsed {
         let files = MemFiles::new().with(path, text);
@@ -643,17 +644,6 @@ mod tests {
             text,
             files: &files,
         })
-    }
-
-    fn names(p: &Parsed) -> Vec<&str> {
-        p.tasks.iter().map(|t| t.source_name.as_str()).collect()
-    }
-
-    fn task<'a>(p: &'a Parsed, name: &str) -> &'a RawTask {
-        p.tasks
-            .iter()
-            .find(|t| t.source_name == name)
-            .unwrap_or_else(|| panic!("no task {name} in {:?}", names(p)))
     }
 
     fn spec(t: &RawTask) -> &XcSpec {

@@ -509,6 +509,7 @@ impl Builder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{messages, names, task};
     use crate::{MemFiles, Param, Variadic};
 
     const LINUX: Platform = Platform {
@@ -534,30 +535,6 @@ mod tests {
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
         run_on(files, path, LINUX)
-    }
-
-    fn names(parsed: &Parsed) -> Vec<&str> {
-        parsed
-            .tasks
-            .iter()
-            .map(|t| t.source_name.as_str())
-            .collect()
-    }
-
-    fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
-        parsed
-            .tasks
-            .iter()
-            .find(|t| t.source_name == name)
-            .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
-    }
-
-    fn diagnostics(parsed: &Parsed) -> Vec<(String, Option<u32>, String)> {
-        parsed
-            .diagnostics
-            .iter()
-            .map(|d| (d.file_path.clone(), d.line, d.message.clone()))
-            .collect()
     }
 
     #[test]
@@ -688,11 +665,11 @@ mod tests {
             vec!["app/just/common.just", "app/just/deeper/more.just"]
         );
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![(
-                "app/justfile".into(),
+                "app/justfile",
                 Some(3),
-                "cannot find imported file `missing.just`".into()
+                "cannot find imported file `missing.just`"
             )]
         );
     }
@@ -751,12 +728,11 @@ mod tests {
             ]
         );
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![(
-                "justfile".into(),
+                "justfile",
                 Some(6),
                 "cannot find the source of module `gone` (gone.just, gone/mod.just or gone/justfile)"
-                    .into()
             )]
         );
     }
@@ -773,25 +749,22 @@ mod tests {
         let parsed = run(&files, "justfile");
         assert_eq!(names(&parsed), vec!["a::from-a-just", "b::from-b"]);
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![
                 (
-                    "justfile".into(),
+                    "justfile",
                     Some(1),
                     "module `a` has several source files (a.just, a/mod.just); using `a.just`"
-                        .into()
                 ),
                 (
-                    "justfile".into(),
+                    "justfile",
                     Some(3),
                     "cannot find the source of module `c` (c.just, c/mod.just or c/justfile)"
-                        .into()
                 ),
                 (
-                    "justfile".into(),
+                    "justfile",
                     Some(4),
                     "cannot find the source of module `d` (d.just, d/mod.just or d/justfile)"
-                        .into()
                 ),
             ]
         );
@@ -855,18 +828,14 @@ mod tests {
             vec!["tools::doc", "d"]
         );
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![
                 (
-                    "justfile".into(),
+                    "justfile",
                     Some(9),
-                    "alias `typo` points to unknown recipe `biuld`".into()
+                    "alias `typo` points to unknown recipe `biuld`"
                 ),
-                (
-                    "justfile".into(),
-                    Some(10),
-                    "alias `b` is defined more than once".into()
-                ),
+                ("justfile", Some(10), "alias `b` is defined more than once"),
             ]
         );
     }
@@ -883,11 +852,11 @@ mod tests {
         assert_eq!(build.script.as_deref(), Some("echo two"));
         assert_eq!(build.description.as_deref(), Some("second"));
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![(
-                "justfile".into(),
+                "justfile",
                 Some(6),
-                "recipe `build` is already defined at line 2".into()
+                "recipe `build` is already defined at line 2"
             )]
         );
 
@@ -976,28 +945,16 @@ mod tests {
         let parsed = run(&files, "justfile");
         assert_eq!(names(&parsed), vec!["a", "root"]);
         assert_eq!(
-            diagnostics(&parsed),
+            messages(&parsed),
             vec![
                 (
-                    "justfile".into(),
+                    "justfile",
                     Some(2),
-                    "import `../outside.just` points outside the repository".into()
+                    "import `../outside.just` points outside the repository"
                 ),
-                (
-                    "justfile".into(),
-                    Some(3),
-                    "module `again` is circular".into()
-                ),
-                (
-                    "justfile".into(),
-                    Some(4),
-                    "module `self` is circular".into()
-                ),
-                (
-                    "a.just".into(),
-                    Some(1),
-                    "import `justfile` is circular".into()
-                ),
+                ("justfile", Some(3), "module `again` is circular"),
+                ("justfile", Some(4), "module `self` is circular"),
+                ("a.just", Some(1), "import `justfile` is circular"),
             ]
         );
     }

@@ -620,34 +620,15 @@ fn bounded_lines<'a>(lines: impl Iterator<Item = &'a str>, max: usize) -> String
 pub(super) mod tests {
     use super::*;
     use crate::MemFiles;
+    pub(super) use crate::testing::names;
+    use crate::testing::task;
 
     pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
-        let text = files.read(path).unwrap();
-        parse(&Source {
-            path,
-            text: &text,
-            files,
-        })
+        crate::testing::parse_with(parse, files, path)
     }
 
     pub(super) fn one(text: &str) -> Parsed {
         run(&MemFiles::new().with("Makefile", text), "Makefile")
-    }
-
-    pub(super) fn names(parsed: &Parsed) -> Vec<&str> {
-        parsed
-            .tasks
-            .iter()
-            .map(|t| t.source_name.as_str())
-            .collect()
-    }
-
-    fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
-        parsed
-            .tasks
-            .iter()
-            .find(|t| t.source_name == name)
-            .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
     }
 
     #[test]

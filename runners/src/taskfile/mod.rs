@@ -466,38 +466,10 @@ fn namespaced(f: Found, ns: &str, inc: &Include) -> Found {
 mod tests {
     use super::*;
     use crate::MemFiles;
+    use crate::testing::{messages, names, task};
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
-        let text = files.read(path).expect("test file exists");
-        parse(&Source {
-            path,
-            text: &text,
-            files,
-        })
-    }
-
-    fn names(parsed: &Parsed) -> Vec<&str> {
-        parsed
-            .tasks
-            .iter()
-            .map(|t| t.source_name.as_str())
-            .collect()
-    }
-
-    fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
-        parsed
-            .tasks
-            .iter()
-            .find(|t| t.source_name == name)
-            .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
-    }
-
-    fn messages(parsed: &Parsed) -> Vec<(&str, Option<u32>, &str)> {
-        parsed
-            .diagnostics
-            .iter()
-            .map(|d| (d.file_path.as_str(), d.line, d.message.as_str()))
-            .collect()
+        crate::testing::parse_with(parse, files, path)
     }
 
     #[test]

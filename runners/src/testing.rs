@@ -1,0 +1,41 @@
+//! What the adapters' unit tests share: running an adapter on in-memory files and reading
+//! its result.
+
+use crate::{Files, MemFiles, Parsed, RawTask, Source};
+
+/// Runs `parse` on `path` as stored in `files`.
+pub(crate) fn parse_with(parse: fn(&Source<'_>) -> Parsed, files: &MemFiles, path: &str) -> Parsed {
+    let text = files.read(path).expect("test file exists");
+    parse(&Source {
+        path,
+        text: &text,
+        files,
+    })
+}
+
+/// The source names of the tasks, in order.
+pub(crate) fn names(parsed: &Parsed) -> Vec<&str> {
+    parsed
+        .tasks
+        .iter()
+        .map(|t| t.source_name.as_str())
+        .collect()
+}
+
+/// The task with this source name.
+pub(crate) fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
+    parsed
+        .tasks
+        .iter()
+        .find(|t| t.source_name == name)
+        .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
+}
+
+/// The diagnostics as (file, line, message).
+pub(crate) fn messages(parsed: &Parsed) -> Vec<(&str, Option<u32>, &str)> {
+    parsed
+        .diagnostics
+        .iter()
+        .map(|d| (d.file_path.as_str(), d.line, d.message.as_str()))
+        .collect()
+}
