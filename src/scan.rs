@@ -107,6 +107,20 @@ impl Index {
         &self.root
     }
 
+    /// The directories the walk entered, root-relative (`.` for the root).
+    pub fn dirs(&self) -> &BTreeSet<String> {
+        &self.dirs
+    }
+
+    /// The absolute path of a root-relative one.
+    pub fn abs(&self, rel: &str) -> PathBuf {
+        if rel == "." {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
     /// The tasks and diagnostics as they stand.
     pub fn snapshot(&self) -> Scan {
         let (listed, task_files) = listed(&self.parsed);

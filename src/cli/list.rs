@@ -104,13 +104,16 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
     let on_change = std::sync::Arc::clone(&print);
     let live = crate::live::LiveTable::start(root, Box::new(move |_, new| on_change(new)));
     if let Some(problem) = live.problem() {
-        return Err(Error::Start(problem.to_owned()));
+        return Err(Error::Start(problem));
     }
     print_diagnostics(&live.table().diagnostics)?;
     print(&live.table());
-    loop {
-        std::thread::park();
+    // The watch may stop later (the kernel's watch limit, as the tree grows): say so rather
+    // than go on showing a table that no longer follows the files.
+    while live.watching() {
+        std::thread::park_timeout(std::time::Duration::from_secs(1));
     }
+    Err(Error::Start(live.problem().unwrap_or_default()))
 }
 
 /// Writes the human table: one block per directory, tasks aligned within it.
