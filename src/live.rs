@@ -1,25 +1,29 @@
-//! A table that follows the repository: a file watch (notify, debounced by
-//! notify-debouncer-full) feeds changed paths to the scan [`Index`], which parses only the
-//! task files that changed. When the tasks themselves change — not merely a line number or
-//! an unrelated file — the new table replaces the old one and the caller is told.
+//! A table that follows the repository: a file watch (notify) feeds changed paths, in
+//! batches that end after 200 ms of quiet, to the scan [`Index`], which parses only the task
+//! files that changed. When the tasks themselves change — not merely a line number or an
+//! unrelated file — the new table replaces the old one and the caller is told.
 //!
 //! On Linux each directory the scan entered is watched on its own, and directories are
 //! added and dropped as the scan finds or loses them: ignored trees (`node_modules`,
 //! `target/`, `.git`) cost no inotify watch and raise no event, however large they are.
 //! Elsewhere the root is watched recursively (`FSEvents` watches a tree at no extra cost).
 //!
-//! Idle cost: the watcher thread blocks on the kernel (inotify, `FSEvents`); the debouncer
-//! wakes every 100 ms to look at an empty queue. Nothing is scanned until a path changes.
+//! The watch is laid in the background (thousands of directories take most of a second), so
+//! the table is served at once; when the watch is in place, whatever changed since the scan
+//! began (by modification time, and files or directories gone) is taken in.
+//!
+//! Idle cost: the watch thread blocks on the kernel (inotify, `FSEvents`) and wakes only
+//! for events. Nothing is scanned until a path changes.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::ModifyKind;
-use notify::{EventKind, RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, NoCache, new_debouncer_opt};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::scan::Index;
 use crate::table::Table;
@@ -29,6 +33,10 @@ pub type OnChange = Box<dyn Fn(&Table, &Table) + Send + Sync>;
 
 /// Whether each directory gets its own watch (inotify) rather than one recursive watch.
 const WATCH_EACH_DIR: bool = cfg!(target_os = "linux");
+/// A batch of changes ends after this much quiet…
+const QUIET: Duration = Duration::from_millis(200);
+/// …or after this long, however busy the tree is.
+const MAX_BATCH: Duration = Duration::from_secs(1);
 
 /// The table and the watch that keeps it current.
 pub struct LiveTable {
@@ -36,12 +44,15 @@ pub struct LiveTable {
 }
 
 struct Shared {
+    root: PathBuf,
     /// Batches of changed paths applied so far.
-    batches: std::sync::atomic::AtomicU64,
+    batches: AtomicU64,
     index: Mutex<Index>,
     table: RwLock<Arc<Table>>,
     on_change: OnChange,
-    /// The watch, while it runs. Dropped (and the table then rescanned on request) when it
+    /// Whether the watch is still being laid.
+    starting: AtomicBool,
+    /// The watch, once it runs. Dropped (and the table then rescanned on request) when it
     /// cannot start or cannot follow the tree any more.
     watch: Mutex<Option<Watch>>,
     /// Why the watch is not running, if it is not.
@@ -50,7 +61,7 @@ struct Shared {
 
 /// The file watch and what it covers.
 struct Watch {
-    debouncer: Debouncer<RecommendedWatcher, NoCache>,
+    watcher: RecommendedWatcher,
     /// Root-relative directories watched one by one (with [`WATCH_EACH_DIR`]).
     dirs: BTreeSet<String>,
 }
@@ -69,75 +80,29 @@ impl LiveTable {
     /// left, say), the table still works: [`LiveTable::refresh`] rescans on demand, and
     /// [`LiveTable::problem`] says why.
     pub fn start(root: &Path, on_change: OnChange) -> LiveTable {
+        // Modification times are compared with this once the watch is in place; a second
+        // of margin costs at most a needless reparse.
+        let since = SystemTime::now()
+            .checked_sub(Duration::from_secs(1))
+            .unwrap_or(SystemTime::UNIX_EPOCH);
         let index = Index::build(root);
         let table = Table::from_scan(index.snapshot());
-        let root = index.root().to_path_buf();
         let shared = Arc::new(Shared {
-            batches: std::sync::atomic::AtomicU64::new(0),
+            root: index.root().to_path_buf(),
+            batches: AtomicU64::new(0),
             index: Mutex::new(index),
             table: RwLock::new(Arc::new(table)),
             on_change,
+            starting: AtomicBool::new(true),
             watch: Mutex::new(None),
             problem: Mutex::new(None),
         });
-        let (tx, rx) = mpsc::channel::<DebounceEventResult>();
-        let debouncer = new_debouncer_opt::<_, RecommendedWatcher, NoCache>(
-            Duration::from_millis(200),
-            Some(Duration::from_millis(100)),
-            tx,
-            NoCache,
-            notify::Config::default(),
-        );
-        let mut debouncer = match debouncer {
-            Ok(d) => d,
-            Err(e) => {
-                shared.give_up(&format!("cannot watch {}: {e}", root.display()));
-                return LiveTable { shared };
-            }
-        };
-        let mut watch_dirs = BTreeSet::new();
-        if WATCH_EACH_DIR {
-            let index = shared.index.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Err(e) = sync_dirs(&mut debouncer, &mut watch_dirs, &index) {
-                drop(index);
-                shared.give_up(&e);
-                return LiveTable { shared };
-            }
-        } else if let Err(e) = debouncer.watch(&root, RecursiveMode::Recursive) {
-            shared.give_up(&format!("cannot watch {}: {e}", root.display()));
-            return LiveTable { shared };
-        }
         let weak = Arc::downgrade(&shared);
         let spawned = std::thread::Builder::new()
             .name("agg-watch".to_owned())
-            .spawn(move || {
-                // Blocks without waking while nothing changes; ends when the debouncer (and
-                // with it the sending side) is dropped.
-                while let Ok(batch) = rx.recv() {
-                    let Some(shared) = weak.upgrade() else { return };
-                    if let Ok(events) = batch {
-                        let paths: Vec<PathBuf> = events
-                            .into_iter()
-                            .filter(|e| changes_content(e.event.kind))
-                            .flat_map(|e| e.event.paths)
-                            .collect();
-                        if !paths.is_empty() {
-                            shared.apply(&paths);
-                        }
-                    } else {
-                        // The kernel dropped events (queue overflow): start over.
-                        shared.rebuild();
-                    }
-                }
-            });
-        match spawned {
-            Ok(_) => {
-                *shared.watch.lock().unwrap_or_else(PoisonError::into_inner) = Some(Watch {
-                    debouncer,
-                    dirs: watch_dirs,
-                });
-            }
-            Err(e) => shared.give_up(&format!("cannot start the watch thread: {e}")),
+            .spawn(move || watch_thread(&weak, since));
+        if let Err(e) = spawned {
+            shared.give_up(&format!("cannot start the watch thread: {e}"));
         }
         LiveTable { shared }
     }
@@ -153,13 +118,20 @@ impl LiveTable {
         )
     }
 
-    /// Whether a watch keeps the table current.
+    /// Whether a watch keeps the table current (or is being laid and will catch up).
     pub fn watching(&self) -> bool {
-        self.shared
-            .watch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
+        self.shared.starting.load(Ordering::Acquire)
+            || self
+                .shared
+                .watch
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some()
+    }
+
+    /// Whether the watch is in place (not merely being laid).
+    pub fn watch_ready(&self) -> bool {
+        !self.shared.starting.load(Ordering::Acquire) && self.watching()
     }
 
     /// Why the watch is not running, if it is not.
@@ -189,14 +161,90 @@ impl LiveTable {
 
     /// How many batches of changed paths the table has taken in.
     pub fn batches(&self) -> u64 {
-        self.shared
-            .batches
-            .load(std::sync::atomic::Ordering::Relaxed)
+        self.shared.batches.load(Ordering::Relaxed)
     }
 
     /// Applies changed paths now (the watcher does this by itself).
     pub fn apply(&self, paths: &[PathBuf]) {
+        self.shared.batches.fetch_add(1, Ordering::Relaxed);
         self.shared.apply(paths);
+    }
+}
+
+/// Lays the watch, catches up with what changed meanwhile, then turns events into batches
+/// of changed paths until the table is dropped.
+fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
+    let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
+    {
+        let Some(shared) = weak.upgrade() else { return };
+        let watcher = match notify::recommended_watcher(tx) {
+            Ok(w) => w,
+            Err(e) => {
+                shared.give_up(&format!("cannot watch {}: {e}", shared.root.display()));
+                return;
+            }
+        };
+        let mut watch = Watch {
+            watcher,
+            dirs: BTreeSet::new(),
+        };
+        let laid = if WATCH_EACH_DIR {
+            // Laying thousands of watches takes a while: not under the index lock.
+            let (root, wanted) = {
+                let index = shared.index.lock().unwrap_or_else(PoisonError::into_inner);
+                (index.root().to_path_buf(), index.dirs().clone())
+            };
+            sync_dirs(&mut watch, &root, &wanted)
+        } else {
+            watch
+                .watcher
+                .watch(&shared.root, RecursiveMode::Recursive)
+                .map_err(|e| format!("cannot watch {}: {e}", shared.root.display()))
+        };
+        if let Err(problem) = laid {
+            shared.give_up(&problem);
+            return;
+        }
+        *shared.watch.lock().unwrap_or_else(PoisonError::into_inner) = Some(watch);
+        shared.starting.store(false, Ordering::Release);
+        shared.catch_up(since);
+    }
+    // Blocks without waking while nothing changes; ends when the watcher (and with it the
+    // sending side) is dropped with the table.
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        let deadline = Instant::now() + MAX_BATCH;
+        loop {
+            let wait = QUIET.min(deadline.saturating_duration_since(Instant::now()));
+            match rx.recv_timeout(wait) {
+                Ok(event) => batch.push(event),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+        }
+        let Some(shared) = weak.upgrade() else { return };
+        // An error or a rescan flag means events were lost (queue overflow): start over.
+        if batch
+            .iter()
+            .any(|e| e.as_ref().map_or(true, Event::need_rescan))
+        {
+            shared.batches.fetch_add(1, Ordering::Relaxed);
+            shared.rebuild();
+            continue;
+        }
+        let paths: Vec<PathBuf> = batch
+            .into_iter()
+            .flatten()
+            .filter(|e| changes_content(e.kind))
+            .flat_map(|e| e.paths)
+            .collect();
+        if !paths.is_empty() {
+            shared.batches.fetch_add(1, Ordering::Relaxed);
+            shared.apply(&paths);
+        }
     }
 }
 
@@ -212,15 +260,13 @@ fn changes_content(kind: EventKind) -> bool {
 
 impl Shared {
     fn apply(&self, paths: &[PathBuf]) {
-        self.batches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
-        if !index.apply(paths) {
-            // A new directory without task files changes no task, yet needs its watch.
-            self.follow_dirs(&index);
+        let touched = index.apply(paths);
+        // A new directory without task files changes no task, yet needs its watch.
+        self.follow_dirs(&index);
+        if !touched {
             return;
         }
-        self.follow_dirs(&index);
         let table = Table::from_scan(index.snapshot());
         drop(index);
         self.replace(table);
@@ -236,6 +282,33 @@ impl Shared {
         self.replace(table);
     }
 
+    /// Takes in what changed between the start of the scan and the watch being in place:
+    /// task files and directories modified since, and those gone.
+    fn catch_up(&self, since: SystemTime) {
+        let changed: Vec<PathBuf> = {
+            let index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+            let modified = |path: &Path| match std::fs::symlink_metadata(path) {
+                Ok(meta) => meta.modified().map_or(true, |m| m >= since),
+                Err(_) => true,
+            };
+            let mut changed = Vec::new();
+            for dir in index.dirs() {
+                let abs = index.abs(dir);
+                if modified(&abs) {
+                    if let Ok(entries) = std::fs::read_dir(&abs) {
+                        changed.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+                    }
+                    changed.push(abs);
+                }
+            }
+            changed.extend(index.files().map(|f| index.abs(f)).filter(|p| modified(p)));
+            changed
+        };
+        if !changed.is_empty() {
+            self.apply(&changed);
+        }
+    }
+
     /// Watches the directories the scan now enters and drops those it left. Should the
     /// kernel refuse a watch (inotify's limit), the watch stops and the table is rescanned
     /// on request instead: a table that silently misses changes would be worse.
@@ -247,7 +320,7 @@ impl Shared {
         let Some(watch) = slot.as_mut() else {
             return;
         };
-        if let Err(problem) = sync_dirs(&mut watch.debouncer, &mut watch.dirs, index) {
+        if let Err(problem) = sync_dirs(watch, index.root(), index.dirs()) {
             *slot = None;
             drop(slot);
             self.give_up(&problem);
@@ -258,6 +331,7 @@ impl Shared {
         tracing::warn!("{problem}; tasks are rescanned on each request");
         *self.problem.lock().unwrap_or_else(PoisonError::into_inner) =
             Some(format!("{problem}; tasks are rescanned on each request"));
+        self.starting.store(false, Ordering::Release);
     }
 
     fn replace(&self, table: Table) {
@@ -272,25 +346,27 @@ impl Shared {
     }
 }
 
-/// Makes the watched directories those the scan entered.
-fn sync_dirs(
-    debouncer: &mut Debouncer<RecommendedWatcher, NoCache>,
-    watched: &mut BTreeSet<String>,
-    index: &Index,
-) -> Result<(), String> {
-    let wanted = index.dirs();
-    let gone: Vec<String> = watched.difference(wanted).cloned().collect();
+/// Makes the watched directories (root-relative) those in `wanted`.
+fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), String> {
+    let abs = |rel: &str| {
+        if rel == "." {
+            root.to_path_buf()
+        } else {
+            root.join(rel)
+        }
+    };
+    let gone: Vec<String> = watch.dirs.difference(wanted).cloned().collect();
     for dir in gone {
         // A deleted directory's watch is already gone in the kernel; nothing to report.
-        let _ = debouncer.unwatch(index.abs(&dir));
-        watched.remove(&dir);
+        let _ = watch.watcher.unwatch(&abs(&dir));
+        watch.dirs.remove(&dir);
     }
-    let new: Vec<String> = wanted.difference(watched).cloned().collect();
+    let new: Vec<String> = wanted.difference(&watch.dirs).cloned().collect();
     for dir in new {
-        let path = index.abs(&dir);
-        match debouncer.watch(&path, RecursiveMode::NonRecursive) {
+        let path = abs(&dir);
+        match watch.watcher.watch(&path, RecursiveMode::NonRecursive) {
             Ok(()) => {
-                watched.insert(dir);
+                watch.dirs.insert(dir);
             }
             // Gone again before its watch was added: its removal is (or will be) an event.
             Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) || !path.exists() => {}
@@ -298,7 +374,7 @@ fn sync_dirs(
                 return Err(format!(
                     "cannot watch {} ({} directories watched): {e}",
                     path.display(),
-                    watched.len()
+                    watch.dirs.len()
                 ));
             }
         }
@@ -337,7 +413,7 @@ mod tests {
         }
         std::fs::write(root.join("Makefile"), "build:\n\t@true\n").expect("write");
         let live = LiveTable::start(root, Box::new(|_, _| {}));
-        assert!(live.watching(), "{:?}", live.problem());
+        wait_for(&live, "the watch", LiveTable::watch_ready);
         assert_eq!(live.watched_dirs(), 2, "the root and src/ only");
 
         // A nested directory, filled only after its watch must already be there.
@@ -360,6 +436,33 @@ mod tests {
         assert!(live.watching(), "{:?}", live.problem());
     }
 
+    /// Changes made while the watch is being laid are not lost: the watch catches up.
+    #[test]
+    fn changes_while_the_watch_is_laid_are_caught_up() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        // Enough directories that laying their watches takes a while (a tenth of a second).
+        for i in 0..2000 {
+            std::fs::create_dir_all(root.join(format!("pkgs/p{i}"))).expect("mkdir");
+        }
+        std::fs::write(root.join("Makefile"), "build:\n\t@true\n").expect("write");
+        std::fs::write(root.join("pkgs/p7/justfile"), "old:\n    true\n").expect("write");
+        let live = LiveTable::start(root, Box::new(|_, _| {}));
+        // Right away, before the watch is (likely) in place.
+        std::fs::write(root.join("pkgs/p1999/justfile"), "new:\n    true\n").expect("write");
+        std::fs::write(root.join("pkgs/p7/justfile"), "renamed:\n    true\n").expect("write");
+        std::fs::remove_file(root.join("Makefile")).expect("rm");
+        let early = !live.watch_ready();
+        wait_for(&live, "catching up", |l| {
+            has(l, "pkgs/p1999/new") && has(l, "pkgs/p7/renamed") && !has(l, "build")
+        });
+        assert!(!has(&live, "pkgs/p7/old"));
+        assert!(
+            early,
+            "the watch was in place before the edits: nothing was caught up"
+        );
+    }
+
     /// Parsing reads every task file, which raises access events. Taking those for changes
     /// made each parse trigger the next: an idle server spun a core on a large repository.
     #[test]
@@ -373,6 +476,7 @@ mod tests {
         .expect("write");
         let live = LiveTable::start(dir.path(), Box::new(|_, _| {}));
         assert!(live.watching(), "{:?}", live.problem());
+        wait_for(&live, "the watch", LiveTable::watch_ready);
         // Read the files the way a scan does, then stay idle past the debounce.
         let _ = live.refresh();
         for _ in 0..3 {

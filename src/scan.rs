@@ -112,6 +112,13 @@ impl Index {
         &self.dirs
     }
 
+    /// Every task file read, root-relative, including those pulled in by another.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.parsed.iter().flat_map(|(rel, parsed)| {
+            std::iter::once(rel.as_str()).chain(parsed.consumed.iter().map(String::as_str))
+        })
+    }
+
     /// The absolute path of a root-relative one.
     pub fn abs(&self, rel: &str) -> PathBuf {
         if rel == "." {
