@@ -340,7 +340,7 @@ impl Shared {
             let mut slot = self.table.write().unwrap_or_else(PoisonError::into_inner);
             std::mem::replace(&mut *slot, Arc::clone(&new))
         };
-        if old.signature() != new.signature() {
+        if !old.same_tasks(&new) {
             (self.on_change)(&old, &new);
         }
     }

@@ -125,17 +125,23 @@ impl Table {
         }
     }
 
-    /// What agents see of the tasks: every field but line numbers, so an edit that only
-    /// moves a task within its file is not a change of the task list.
-    pub fn signature(&self) -> Vec<String> {
-        self.tasks
-            .iter()
-            .map(|t| {
-                let mut t = t.clone();
-                t.line = None;
-                serde_json::to_string(&(&t, &t.script, &t.env)).unwrap_or_default()
-            })
-            .collect()
+    /// Whether the two tables hold the same tasks as agents see them: every field but line
+    /// numbers, so an edit that only moves a task within its file is not a change of the
+    /// task list.
+    pub fn same_tasks(&self, other: &Table) -> bool {
+        fn seen(t: &Task) -> impl PartialEq + '_ {
+            (
+                (&t.unique_name, &t.source_name, t.runner, &t.command, &t.dir),
+                (&t.file_path, &t.description, t.runner_available, &t.params),
+                (&t.deps, &t.aliases, &t.group, &t.script, &t.env),
+            )
+        }
+        self.tasks.len() == other.tasks.len()
+            && self
+                .tasks
+                .iter()
+                .zip(&other.tasks)
+                .all(|(a, b)| seen(a) == seen(b))
     }
 
     /// The task with this unique name.
@@ -275,5 +281,49 @@ impl Task {
             xc: self.xc.clone(),
             runner_path,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(tasks: Vec<RawTask>) -> Table {
+        Table::from_scan(Scan {
+            root: PathBuf::from("/repo"),
+            tasks,
+            diagnostics: Vec::new(),
+            task_files: Vec::new(),
+        })
+    }
+
+    fn make(name: &str, line: u32, script: &str) -> RawTask {
+        let mut t = RawTask::new(
+            Runner::Make,
+            name,
+            ".",
+            "Makefile",
+            vec!["make".to_owned(), name.to_owned()],
+        );
+        t.line = Some(line);
+        t.script = Some(script.to_owned());
+        t
+    }
+
+    #[test]
+    fn moving_a_task_within_its_file_is_no_change_but_editing_it_is() {
+        let before = table(vec![make("build", 3, "cc"), make("test", 7, "ctest")]);
+        assert!(before.same_tasks(&table(vec![
+            make("build", 4, "cc"),
+            make("test", 9, "ctest")
+        ])));
+        assert!(!before.same_tasks(&table(vec![
+            make("build", 3, "cc -O2"),
+            make("test", 7, "ctest")
+        ])));
+        assert!(!before.same_tasks(&table(vec![make("build", 3, "cc")])));
+        let mut described = make("build", 3, "cc");
+        described.description = Some("Build it".to_owned());
+        assert!(!before.same_tasks(&table(vec![described, make("test", 7, "ctest")])));
     }
 }
