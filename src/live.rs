@@ -33,6 +33,8 @@ pub type OnChange = Box<dyn Fn(&Table, &Table) + Send + Sync>;
 
 /// Whether each directory gets its own watch (inotify) rather than one recursive watch.
 const WATCH_EACH_DIR: bool = cfg!(target_os = "linux");
+/// Changed paths caught up one by one at most; beyond that the tree is scanned again.
+const CATCH_UP_PATHS: usize = 2_000;
 /// A batch of changes ends after this much quiet…
 const QUIET: Duration = Duration::from_millis(200);
 /// …or after this long, however busy the tree is.
@@ -304,7 +306,10 @@ impl Shared {
             changed.extend(index.files().map(|f| index.abs(f)).filter(|p| modified(p)));
             changed
         };
-        if !changed.is_empty() {
+        // A tree regenerated or checked out just now: scanning it again is cheaper.
+        if changed.len() > CATCH_UP_PATHS {
+            self.rebuild();
+        } else if !changed.is_empty() {
             self.apply(&changed);
         }
     }

@@ -183,6 +183,8 @@ impl Index {
     pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
         let mut dirty_groups: BTreeSet<(usize, String)> = BTreeSet::new();
         let mut reparse: BTreeSet<String> = BTreeSet::new();
+        let mut changed_rels: HashSet<String> = HashSet::new();
+        let mut marker_dirs: BTreeSet<String> = BTreeSet::new();
         let mut touched = false;
         for path in changed {
             let Some(rel) = self.relative(path) else {
@@ -223,22 +225,22 @@ impl Index {
                 }
                 dirty_groups.insert(group);
             }
-            for (file, parsed) in &self.parsed {
-                if parsed.consumed.contains(&rel) {
-                    reparse.insert(file.clone());
-                }
-            }
             if PACKAGE_MANAGER_MARKERS.contains(&name) {
-                let prefix = if dir == "." {
-                    String::new()
-                } else {
-                    format!("{dir}/")
-                };
-                for file in self.parsed.keys() {
-                    if file.ends_with("package.json") && file.starts_with(&prefix) {
-                        reparse.insert(file.clone());
-                    }
-                }
+                marker_dirs.insert(dir);
+            }
+            changed_rels.insert(rel);
+        }
+        // Files that pull in a changed file, and packages below a changed lockfile or
+        // package.json: one pass over the parsed files, however many paths changed (a branch
+        // switch changes thousands).
+        for (file, parsed) in &self.parsed {
+            let pulls_in_changed = parsed.consumed.iter().any(|c| changed_rels.contains(c));
+            let below_marker = file.ends_with("package.json")
+                && !marker_dirs.is_empty()
+                && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
+                    .any(|d| marker_dirs.contains(d));
+            if pulls_in_changed || below_marker {
+                reparse.insert(file.clone());
             }
         }
         for group in &dirty_groups {
@@ -684,6 +686,63 @@ mod tests {
         assert!(candidates.iter().all(|(_, _, p)| !p.contains("dist/")));
         assert!(dirs.contains("pkgs/p7/src") && !dirs.iter().any(|d| d.contains("node_modules")));
         assert_eq!(diagnostics, 0);
+    }
+
+    /// What the index lists, sorted, to compare with a fresh scan.
+    fn listed_tasks(index: &Index) -> Vec<(String, String, Runner)> {
+        let mut tasks: Vec<_> = index
+            .snapshot()
+            .tasks
+            .into_iter()
+            .map(|t| (t.dir, t.source_name, t.runner))
+            .collect();
+        tasks.sort();
+        tasks
+    }
+
+    /// Incremental updates give what a fresh scan gives: an edited include reaches its
+    /// includer, a new lockfile changes the package manager of the packages below it, and a
+    /// large batch of paths (a branch switch) is taken in at once.
+    #[test]
+    fn applied_changes_match_a_fresh_scan() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        write("Makefile", "include build/common.mk\nall:\n\t@true\n");
+        write("build/common.mk", "lint:\n\t@true\n");
+        write("packages/a/package.json", r#"{"scripts": {"dev": "vite"}}"#);
+        let mut index = Index::build(&root);
+        assert!(listed_tasks(&index).contains(&(
+            "packages/a".to_owned(),
+            "dev".to_owned(),
+            Runner::Npm
+        )));
+
+        let common = write("build/common.mk", "lint:\n\t@true\nfmt:\n\t@true\n");
+        let lock = write("pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+        assert!(index.apply(&[common, lock]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        let tasks = listed_tasks(&index);
+        assert!(tasks.contains(&(".".to_owned(), "fmt".to_owned(), Runner::Make)));
+        assert!(tasks.contains(&("packages/a".to_owned(), "dev".to_owned(), Runner::Pnpm)));
+
+        let mut batch: Vec<PathBuf> = (0..3000)
+            .map(|i| write(&format!("src/m{}/f{i}.rs", i % 30), ""))
+            .collect();
+        batch.push(write("src/m7/justfile", "check:\n    true\n"));
+        batch.push(root.join("src"));
+        assert!(index.apply(&batch));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        assert!(listed_tasks(&index).contains(&(
+            "src/m7".to_owned(),
+            "check".to_owned(),
+            Runner::Just
+        )));
     }
 
     #[test]
