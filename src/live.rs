@@ -334,8 +334,7 @@ impl Shared {
 
     fn give_up(&self, problem: &str) {
         tracing::warn!("{problem}; tasks are rescanned on each request");
-        *self.problem.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(format!("{problem}; tasks are rescanned on each request"));
+        *self.problem.lock().unwrap_or_else(PoisonError::into_inner) = Some(problem.to_owned());
         self.starting.store(false, Ordering::Release);
     }
 
