@@ -64,8 +64,9 @@ pub(super) struct Guarded {
     /// recipes are sliced from it.
     pub text: Option<String>,
     /// What the parser reads: [`Guarded::text`] with the body of every recipe line hollowed
-    /// out as well (`None`: the same as `text`). Offsets and line numbers are those of the
-    /// original, so the parser's ranges slice `text`.
+    /// out as well (`None`: the original is fine; a blanked line is blanked here too).
+    /// Offsets and line numbers are those of the original, so the parser's ranges slice
+    /// `text`.
     pub parse_text: Option<String>,
     /// The 1-based first line of every blanked logical line, and why.
     pub skipped: Vec<(u32, Reason)>,
@@ -79,10 +80,7 @@ impl Guarded {
 
     /// The text to parse, given the original.
     pub fn parse_text<'a>(&'a self, original: &'a str) -> &'a str {
-        self.parse_text
-            .as_deref()
-            .or(self.text.as_deref())
-            .unwrap_or(original)
+        self.parse_text.as_deref().unwrap_or(original)
     }
 }
 
