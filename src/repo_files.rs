@@ -4,8 +4,10 @@
 //! symlink that points outside it, reads as missing. Reads are size-capped and cached,
 //! because many packages walk up to the same parent `package.json`.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fs;
+use std::hash::Hash;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -132,70 +134,36 @@ impl RepoFiles {
         if dir == self.root || !dir.starts_with(&self.root) {
             return false;
         }
-        let known = self
-            .linked_dirs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(dir)
-            .copied();
-        if let Some(known) = known {
-            return known;
-        }
-        let linked = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
-            || dir.parent().is_some_and(|p| self.has_symlink_ancestor(p));
-        self.linked_dirs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(dir.to_path_buf(), linked);
-        linked
+        remembered(&self.linked_dirs, dir, || {
+            fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
+                || dir.parent().is_some_and(|p| self.has_symlink_ancestor(p))
+        })
     }
 }
 
 impl Files for RepoFiles {
     fn read(&self, path: &str) -> Result<String, String> {
-        let cache = |m: &Mutex<HashMap<_, _>>| {
-            m.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(path)
-                .cloned()
-        };
-        let hit: Option<Result<Arc<str>, String>> = cache(&self.cache);
-        let result = hit.unwrap_or_else(|| {
-            let read = self
-                .read_task_file(path)
-                .map(|t| Arc::<str>::from(t.text.as_str()));
-            self.cache
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(path.to_owned(), read.clone());
-            read
-        });
-        result.map(|t| t.to_string())
+        remembered(&self.cache, path, || {
+            self.read_task_file(path)
+                .map(|t| Arc::<str>::from(t.text.as_str()))
+        })
+        .map(|t| t.to_string())
     }
 
     fn exists(&self, path: &str) -> bool {
-        let cached = self
-            .exists_cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(path)
-            .copied();
-        if let Some(found) = cached {
-            return found;
-        }
-        let abs = self.abs(path);
-        let found = match fs::symlink_metadata(&abs) {
-            Ok(meta) if meta.is_file() => {
-                abs.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) || self.inside_root(&abs)
+        remembered(&self.exists_cache, path, || {
+            let abs = self.abs(path);
+            match fs::symlink_metadata(&abs) {
+                Ok(meta) if meta.is_file() => {
+                    abs.parent().is_none_or(|p| !self.has_symlink_ancestor(p))
+                        || self.inside_root(&abs)
+                }
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    abs.is_file() && self.inside_root(&abs)
+                }
+                _ => false,
             }
-            Ok(meta) if meta.file_type().is_symlink() => abs.is_file() && self.inside_root(&abs),
-            _ => false,
-        };
-        self.exists_cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(path.to_owned(), found);
-        found
+        })
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {
@@ -226,6 +194,29 @@ fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
+}
+
+/// The value remembered under `key`, or `compute`'s, remembered from now on. The lock is not
+/// held while computing, so `compute` may consult the same map (as the symlink check does for
+/// parent directories).
+fn remembered<K, Q, V>(map: &Mutex<HashMap<K, V>>, key: &Q, compute: impl FnOnce() -> V) -> V
+where
+    K: Borrow<Q> + Hash + Eq,
+    Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
+    V: Clone,
+{
+    let known = map
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(key)
+        .cloned();
+    known.unwrap_or_else(|| {
+        let value = compute();
+        map.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.to_owned(), value.clone());
+        value
+    })
 }
 
 /// A short reason for an I/O error, without the OS error number noise.
