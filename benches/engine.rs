@@ -67,21 +67,10 @@ fn main() {
         flood_child(&which);
         return;
     }
-    // `cargo test --all-targets` runs bench binaries without `--bench`: build-check only.
-    if !std::env::args().any(|a| a == "--bench") {
-        return;
-    }
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let check = args.iter().any(|a| a == "--check");
-    let value = |name: &str, default: usize| -> usize {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let runs = value("--runs", 5).max(5);
-    let iters = value("--iters", 200).max(200);
+    let Some(args) = common::args() else { return };
+    let check = args.check();
+    let runs = args.value("--runs", 5).max(5);
+    let iters = args.value("--iters", 200).max(200);
 
     println!(
         "agg engine benchmarks ({} CPUs, load average {})",

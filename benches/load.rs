@@ -36,11 +36,9 @@ fn args(v: &Value) -> rmcp::model::JsonObject {
 
 #[tokio::main]
 async fn main() {
-    // `cargo test --all-targets` runs bench binaries without `--bench`: build-check only.
-    if !std::env::args().any(|a| a == "--bench") {
+    let Some(check) = common::args().map(|a| a.check()) else {
         return;
-    }
-    let check = std::env::args().any(|a| a == "--check");
+    };
     let agg = agg_binary();
     let repo = tempfile::tempdir().expect("tmp");
     // A realistic table to list (the polyglot fixture), plus the noisy task.

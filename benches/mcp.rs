@@ -58,21 +58,10 @@ impl ClientHandler for Bench {
 }
 
 fn main() {
-    // `cargo test --all-targets` runs bench binaries without `--bench`: build-check only.
-    if !std::env::args().any(|a| a == "--bench") {
-        return;
-    }
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let check = args.iter().any(|a| a == "--check");
-    let value = |name: &str, default: usize| -> usize {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let runs = value("--runs", 10).max(10);
-    let calls = value("--calls", 100).max(100);
+    let Some(args) = common::args() else { return };
+    let check = args.check();
+    let runs = args.value("--runs", 10).max(10);
+    let calls = args.value("--calls", 100).max(100);
 
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let agg = find_agg(manifest);

@@ -9,6 +9,33 @@
 
 use std::time::Duration;
 
+/// A benchmark's command line.
+pub struct Args(Vec<String>);
+
+/// The arguments, or `None` without `--bench`: `cargo test --all-targets` runs bench binaries
+/// that way, to check that they build, and nothing should be timed then.
+pub fn args() -> Option<Args> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    args.iter().any(|a| a == "--bench").then_some(Args(args))
+}
+
+impl Args {
+    /// Whether a missed target should fail the run (`--check`).
+    pub fn check(&self) -> bool {
+        self.0.iter().any(|a| a == "--check")
+    }
+
+    /// The number after `name`, or `default`.
+    pub fn value(&self, name: &str, default: usize) -> usize {
+        self.0
+            .iter()
+            .position(|a| a == name)
+            .and_then(|i| self.0.get(i + 1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    }
+}
+
 /// The 1, 5 and 15 minute load averages: figures from a busy machine are not comparable.
 pub fn loadavg() -> String {
     let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
