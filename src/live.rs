@@ -25,6 +25,7 @@ use std::time::{Duration, Instant, SystemTime};
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::repo_files::abs_path;
 use crate::scan::Index;
 use crate::table::Table;
 
@@ -192,11 +193,13 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         };
         let laid = if WATCH_EACH_DIR {
             // Laying thousands of watches takes a while: not under the index lock.
-            let (root, wanted) = {
-                let index = shared.index.lock().unwrap_or_else(PoisonError::into_inner);
-                (index.root().to_path_buf(), index.dirs().clone())
-            };
-            sync_dirs(&mut watch, &root, &wanted)
+            let wanted = shared
+                .index
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .dirs()
+                .clone();
+            sync_dirs(&mut watch, &shared.root, &wanted)
         } else {
             watch
                 .watcher
@@ -352,22 +355,15 @@ impl Shared {
 
 /// Makes the watched directories (root-relative) those in `wanted`.
 fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), String> {
-    let abs = |rel: &str| {
-        if rel == "." {
-            root.to_path_buf()
-        } else {
-            root.join(rel)
-        }
-    };
     let gone: Vec<String> = watch.dirs.difference(wanted).cloned().collect();
     for dir in gone {
         // A deleted directory's watch is already gone in the kernel; nothing to report.
-        let _ = watch.watcher.unwatch(&abs(&dir));
+        let _ = watch.watcher.unwatch(&abs_path(root, &dir));
         watch.dirs.remove(&dir);
     }
     let new: Vec<String> = wanted.difference(&watch.dirs).cloned().collect();
     for dir in new {
-        let path = abs(&dir);
+        let path = abs_path(root, &dir);
         match watch.watcher.watch(&path, RecursiveMode::NonRecursive) {
             Ok(()) => {
                 watch.dirs.insert(dir);

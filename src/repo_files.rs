@@ -55,11 +55,7 @@ impl RepoFiles {
 
     /// The absolute path of a root-relative path.
     pub fn abs(&self, rel: &str) -> PathBuf {
-        if rel == "." {
-            self.root.clone()
-        } else {
-            self.root.join(rel)
-        }
+        abs_path(&self.root, rel)
     }
 
     /// Reads a task file, size-capped, decoding lossily so one bad byte loses no task.
@@ -194,6 +190,15 @@ fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
+}
+
+/// The absolute path of `rel` (root-relative, `.` for the root itself) under `root`.
+pub fn abs_path(root: &Path, rel: &str) -> PathBuf {
+    if rel == "." {
+        root.to_path_buf()
+    } else {
+        root.join(rel)
+    }
 }
 
 /// The value remembered under `key`, or `compute`'s, remembered from now on. The lock is not

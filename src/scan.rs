@@ -20,7 +20,7 @@ use ignore::{WalkBuilder, WalkState};
 use rayon::prelude::*;
 
 use crate::naming::canonical_order;
-use crate::repo_files::RepoFiles;
+use crate::repo_files::{RepoFiles, abs_path};
 
 /// Directories never entered, whatever the ignore files say.
 const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
@@ -121,11 +121,7 @@ impl Index {
 
     /// The absolute path of a root-relative one.
     pub fn abs(&self, rel: &str) -> PathBuf {
-        if rel == "." {
-            self.root.clone()
-        } else {
-            self.root.join(rel)
-        }
+        abs_path(&self.root, rel)
     }
 
     /// The tasks and diagnostics as they stand.
@@ -271,8 +267,7 @@ impl Index {
     }
 
     fn relative(&self, path: &Path) -> Option<String> {
-        let rel = path.strip_prefix(&self.root).ok()?;
-        let rel = rel.to_str()?;
+        let rel = relative(&self.root, path)?.to_str()?;
         Some(if rel.is_empty() {
             ".".to_owned()
         } else {
