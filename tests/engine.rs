@@ -181,7 +181,7 @@ async fn a_task_that_ignores_sigterm_is_killed_after_the_grace_period() {
     assert!(t.elapsed() >= Duration::from_millis(300));
     let snap = job.snapshot();
     assert_eq!(snap.signal.as_deref(), Some("SIGKILL"));
-    assert_eq!(snap.error.as_deref(), Some("stopped by agg"));
+    assert_eq!(snap.error.as_deref(), Some("stopped by agg (SIGKILL)"));
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The live table over MCP: edits to task files of several runners reach the agent as
-//! `notifications/tools/list_changed` and fresh `list_tasks` results; bursts coalesce;
-//! edits that change no task stay quiet. Also the per-task tools (`--task-tools`).
+//! `notifications/resources/updated` for `agg://tasks` and fresh `list_tasks` results;
+//! bursts coalesce; edits that change no task stay quiet; the seven fixed tools never
+//! announce a tool-list change. Also the per-task tools (`--task-tools`), whose list does.
 #![allow(deprecated)]
 
 use std::time::{Duration, Instant};
@@ -13,15 +14,25 @@ use serde_json::json;
 
 use crate::mcp::{Event, Mcp, repo};
 
-/// Waits up to `limit` for a `list_changed` notification; returns how many arrived by then
-/// (draining the rest of the quiet period too).
+/// Subscribes to `agg://tasks`, as a client that wants to follow the table does.
+async fn follow_table(mcp: &Mcp) {
+    mcp.client
+        .subscribe(rmcp::model::SubscribeRequestParams::new("agg://tasks"))
+        .await
+        .expect("subscribe");
+}
+
+/// Waits up to `limit` for table-changed notifications; returns how many arrived by then
+/// (draining the rest of the quiet period too). A tool-list change fails the test: without
+/// `--task-tools` the tools never change.
 async fn list_changes(mcp: &mut Mcp, limit: Duration) -> usize {
     let deadline = Instant::now() + limit;
     let mut count = 0;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, mcp.events.recv()).await {
-            Ok(Some(Event::ToolsChanged)) => count += 1,
+            Ok(Some(Event::ResourceUpdated(uri))) if uri == "agg://tasks" => count += 1,
+            Ok(Some(Event::ToolsChanged)) => panic!("tools/list_changed without --task-tools"),
             Ok(Some(_)) => {}
             _ => return count,
         }
@@ -38,15 +49,16 @@ async fn names(mcp: &Mcp) -> Vec<String> {
         .collect()
 }
 
-/// Waits for the first `list_changed`, at most 2 s after `since`.
+/// Waits for the first table change, at most 2 s after `since`.
 async fn changed_within_2s(mcp: &mut Mcp, what: &str) {
     let t = Instant::now();
     loop {
         let left = Duration::from_secs(2).saturating_sub(t.elapsed());
         match tokio::time::timeout(left, mcp.events.recv()).await {
-            Ok(Some(Event::ToolsChanged)) => return,
+            Ok(Some(Event::ResourceUpdated(uri))) if uri == "agg://tasks" => return,
+            Ok(Some(Event::ToolsChanged)) => panic!("tools/list_changed without --task-tools"),
             Ok(Some(_)) => {}
-            _ => panic!("no list_changed within 2 s after {what}"),
+            _ => panic!("no agg://tasks update within 2 s after {what}"),
         }
     }
 }
@@ -61,6 +73,7 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
         ),
     ]);
     let mut mcp = Mcp::start(dir, false).await;
+    follow_table(&mcp).await;
     let root = mcp.root.clone();
     assert!(names(&mcp).await.contains(&"greet".to_owned()));
 
@@ -116,6 +129,7 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
 async fn a_burst_of_edits_gives_few_notifications() {
     let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
     let mut mcp = Mcp::start(dir, false).await;
+    follow_table(&mcp).await;
     let root = mcp.root.clone();
     for i in 0..50 {
         std::fs::write(
@@ -135,7 +149,7 @@ async fn a_burst_of_edits_gives_few_notifications() {
 }
 
 #[tokio::test]
-async fn list_changed_arrives_through_subscriptions_in_2026_sessions() {
+async fn table_changes_arrive_through_subscriptions_in_2026_sessions() {
     let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
     let mcp = Mcp::start_with(
         dir,
@@ -148,7 +162,12 @@ async fn list_changed_arrives_through_subscriptions_in_2026_sessions() {
     .await;
     let mut sub = mcp
         .client
-        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .listen(
+            SubscriptionFilter::builder()
+                .tools_list_changed()
+                .resource_subscription("agg://tasks")
+                .build(),
+        )
         .await
         .expect("listen");
     std::fs::write(
@@ -162,37 +181,51 @@ async fn list_changed_arrives_through_subscriptions_in_2026_sessions() {
         .expect("open");
     assert!(
         matches!(
-            note,
-            Some(ServerNotification::ToolListChangedNotification(_))
+            &note,
+            Some(ServerNotification::ResourceUpdatedNotification(n)) if n.params.uri == "agg://tasks"
         ),
         "{note:?}"
+    );
+    // The seven tools never change without --task-tools: nothing else arrives.
+    let more = tokio::time::timeout(Duration::from_millis(800), sub.next()).await;
+    assert!(
+        !matches!(
+            more,
+            Ok(Ok(Some(ServerNotification::ToolListChangedNotification(_))))
+        ),
+        "{more:?}"
     );
     let _ = sub.cancel().await;
     mcp.client.cancel().await.expect("close");
 }
 
-fn spawn_with_task_tools(glob: &str) -> std::process::Output {
-    let dir = repo(&[("justfile", "t:\n    @true\n")]);
+#[tokio::test]
+async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left_out() {
     let mut just = String::new();
     for i in 0..45 {
         let _ = writeln!(just, "task{i}:\n    @true");
     }
-    std::fs::write(dir.path().join("justfile"), just).expect("write");
-    std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .args(["mcp", &format!("--task-tools={glob}"), "--root"])
-        .arg(dir.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run")
-}
-
-#[test]
-fn too_many_per_task_tools_are_refused_with_a_clear_message() {
-    let out = spawn_with_task_tools("*");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("matches 45 tasks, more than the 40"), "{err}");
-    assert!(err.contains("narrow the glob"), "{err}");
+    let dir = repo(&[("justfile", &just)]);
+    let mcp = Mcp::start_args(dir, false, &["--task-tools"]).await;
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let per_task: Vec<&str> = tools
+        .iter()
+        .map(|t| t.name.as_ref())
+        .filter(|n| n.starts_with("run_"))
+        .collect();
+    assert_eq!(per_task.len(), 40, "{per_task:?}");
+    assert_eq!(per_task[0], "run_task0");
+    let info = mcp.client.peer_info().expect("info");
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(
+        instructions.contains("matches 45 tasks") && instructions.contains("leaves out 5"),
+        "{instructions}"
+    );
+    assert!(instructions.contains("narrow the glob"), "{instructions}");
+    // Every task is still reachable through the generic tools.
+    let list = mcp.ok("list_tasks", json!({"query": "task44"})).await;
+    assert_eq!(list["total"], 1);
+    mcp.client.cancel().await.expect("close");
 }
 
 #[tokio::test]
@@ -264,4 +297,79 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
     assert_eq!(body["exit_code"], 0, "{body}");
     assert_eq!(body["output"]["text"], "hello agents");
     client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_task_start() {
+    if !crate::run::have("just") {
+        return;
+    }
+    let dir = repo(&[(
+        "justfile",
+        "show output wait_ms=\"5\":\n    @echo {{output}} {{wait_ms}}\n",
+    )]);
+    let mcp = Mcp::start_args(dir, true, &["--task-tools"]).await;
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let show = tools
+        .iter()
+        .find(|t| t.name == "run_show")
+        .expect("run_show");
+    let props = show.input_schema.get("properties").expect("properties");
+    for key in [
+        "output",
+        "wait_ms",
+        "_output",
+        "_wait_ms",
+        "async",
+        "tail_lines",
+    ] {
+        assert!(props.get(key).is_some(), "{key} missing: {props:?}");
+    }
+    assert_eq!(
+        props["output"]["description"], "Task parameter `output`",
+        "{props:?}"
+    );
+    let ran = mcp
+        .ok(
+            "run_show",
+            json!({"output": "x", "wait_ms": "7", "_output": "full"}),
+        )
+        .await;
+    assert_eq!(ran["output"]["text"], "x 7", "{ran}");
+    let bad = mcp
+        .err(
+            "run_show",
+            json!({"output": "x", "_wait_ms": "soon"}),
+            -32602,
+        )
+        .await;
+    assert!(
+        bad["error"].as_str().is_some_and(|e| e.contains("wait_ms")),
+        "{bad}"
+    );
+    let too_long = mcp
+        .err(
+            "run_show",
+            json!({"output": "x", "_wait_ms": 700_000}),
+            -32602,
+        )
+        .await;
+    assert!(
+        too_long["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("600000")),
+        "{too_long}"
+    );
+    let unknown = mcp
+        .err("run_show", json!({"output": "x", "colour": "red"}), -32602)
+        .await;
+    assert!(
+        unknown["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("colour")
+                && e.contains("_wait_ms")
+                && e.contains("output")),
+        "{unknown}"
+    );
+    mcp.client.cancel().await.expect("close");
 }

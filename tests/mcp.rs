@@ -26,6 +26,9 @@ pub enum Event {
     Log(LoggingMessageNotificationParam),
     Progress(#[allow(dead_code)] ProgressNotificationParam),
     ToolsChanged,
+    /// `notifications/resources/updated` for this URI.
+    ResourceUpdated(String),
+    ResourcesChanged,
 }
 
 /// A client that records notifications.
@@ -45,6 +48,16 @@ impl ClientHandler for Recorder {
     }
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
         let _ = self.0.send(Event::ToolsChanged);
+    }
+    async fn on_resource_updated(
+        &self,
+        p: rmcp::model::ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(Event::ResourceUpdated(p.uri));
+    }
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(Event::ResourcesChanged);
     }
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
@@ -76,9 +89,16 @@ pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn agg_command(root: &Path, allowlist: &Path, path_env: Option<&str>) -> tokio::process::Command {
+fn agg_command(
+    root: &Path,
+    allowlist: &Path,
+    path_env: Option<&str>,
+    extra: &[&str],
+) -> tokio::process::Command {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_agg")).configure(|c| {
-        c.args(["mcp", "--root"])
+        c.arg("mcp")
+            .args(extra)
+            .arg("--root")
             .arg(root)
             .env("AGG_ALLOWLIST", allowlist)
             .env("NO_COLOR", "1");
@@ -109,11 +129,26 @@ impl Mcp {
         Mcp::start_with(repo, allow, None, ClientLifecycleMode::Initialize).await
     }
 
+    /// Starts `agg mcp EXTRA…` on `repo`.
+    pub async fn start_args(repo: tempfile::TempDir, allow: bool, extra: &[&str]) -> Mcp {
+        Mcp::spawn(repo, allow, None, ClientLifecycleMode::Initialize, extra).await
+    }
+
     pub async fn start_with(
         repo: tempfile::TempDir,
         allow: bool,
         path_env: Option<&str>,
         mode: ClientLifecycleMode,
+    ) -> Mcp {
+        Mcp::spawn(repo, allow, path_env, mode, &[]).await
+    }
+
+    async fn spawn(
+        repo: tempfile::TempDir,
+        allow: bool,
+        path_env: Option<&str>,
+        mode: ClientLifecycleMode,
+        extra: &[&str],
     ) -> Mcp {
         let config = tempfile::tempdir().expect("config dir");
         let allowlist = config.path().join("allowlist.toml");
@@ -121,7 +156,7 @@ impl Mcp {
         if allow {
             allow_all(&root, &allowlist);
         }
-        let (proc, _) = TokioChildProcess::builder(agg_command(&root, &allowlist, path_env))
+        let (proc, _) = TokioChildProcess::builder(agg_command(&root, &allowlist, path_env, extra))
             .stderr(Stdio::inherit())
             .spawn()
             .expect("spawn agg mcp");
@@ -164,7 +199,9 @@ impl Mcp {
             .unwrap_or_else(|| panic!("{name} has no structuredContent"))
     }
 
-    /// Calls a tool that must fail with `code` and returns the structured error.
+    /// Calls a tool that must fail with `code` and returns the error body from
+    /// `_meta["agg/error"]` (an error result carries no `structuredContent`, which clients
+    /// would validate against the success schema).
     pub async fn err(&self, name: &str, args: Value, code: i64) -> Value {
         let result = self.call(name, args).await;
         assert_eq!(
@@ -172,7 +209,16 @@ impl Mcp {
             Some(true),
             "{name} should fail: {result:?}"
         );
-        let body = result.structured_content.clone().expect("structured error");
+        assert!(
+            result.structured_content.is_none(),
+            "an error result has no structuredContent: {result:?}"
+        );
+        let body = result
+            .meta
+            .as_ref()
+            .and_then(|m| m.0.get("agg/error"))
+            .cloned()
+            .expect("_meta agg/error");
         assert_eq!(body["code"], code, "{body}");
         assert!(
             text(&result).contains(&format!("error {code}")),
@@ -359,9 +405,17 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     let stopped = mcp
         .ok("task_stop", json!({"run_id": run_id, "grace_ms": 2000}))
         .await;
-    // make may die of the SIGTERM or exit 2 after its recipe shell did: either way it ended.
-    assert_ne!(stopped["state"], "running", "{stopped}");
-    assert_eq!(stopped["error"], "stopped by agg", "{stopped}");
+    // make may die of the SIGTERM or exit 2 after its recipe shell did ("wait: No child
+    // processes"); either way the job ended because agg stopped it, and says so one way.
+    assert_eq!(stopped["state"], "signaled", "{stopped}");
+    assert_eq!(stopped["signal"], "SIGTERM", "{stopped}");
+    assert!(stopped.get("exit_code").is_none(), "{stopped}");
+    assert!(
+        stopped["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("stopped by agg (SIGTERM)")),
+        "{stopped}"
+    );
     assert_eq!(stopped["passed"], false, "{stopped}");
     assert!(!alive(u32::try_from(pid).unwrap_or(0)));
     eventually(Duration::from_secs(5), "grandchild gone", || {
@@ -403,7 +457,13 @@ async fn cancelling_task_start_stops_the_process_tree() {
     loop {
         let status = mcp.ok("status", json!({})).await;
         if status["running"] == 0 {
-            assert_eq!(status["jobs"][0]["error"], "stopped by agg", "{status}");
+            assert_eq!(status["jobs"][0]["state"], "signaled", "{status}");
+            assert!(
+                status["jobs"][0]["error"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("stopped by agg")),
+                "{status}"
+            );
             break;
         }
         assert!(

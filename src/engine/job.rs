@@ -1,6 +1,6 @@
 //! One job: a running or finished task process, its state and its captured output.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -99,6 +99,9 @@ pub struct Job {
     pub(super) progress: watch::Sender<u64>,
     pub(super) done: watch::Sender<bool>,
     pub(super) stop_requested: AtomicBool,
+    /// The last signal agg sent to stop it (0: none), so a stopped job always ends
+    /// `signaled` with that signal, whatever its runner does while dying.
+    pub(super) stop_signal: AtomicI32,
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
 }
 
@@ -129,6 +132,7 @@ impl Job {
             progress: watch::channel(0).0,
             done: watch::channel(finished).0,
             stop_requested: AtomicBool::new(false),
+            stop_signal: AtomicI32::new(0),
             temp: Mutex::new(temp),
         }
     }

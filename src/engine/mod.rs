@@ -458,8 +458,12 @@ async fn stop_job(job: &Arc<Job>, grace: Duration) {
         return;
     }
     job.stop_requested.store(true, Ordering::Relaxed);
+    job.stop_signal
+        .store(Signal::SIGTERM as i32, Ordering::Relaxed);
     job.signal(Signal::SIGTERM);
     if !job.wait_for(grace).await {
+        job.stop_signal
+            .store(Signal::SIGKILL as i32, Ordering::Relaxed);
         job.signal(Signal::SIGKILL);
         // SIGKILL cannot be ignored; the supervisor records the end right after.
         job.wait_for(Duration::from_secs(5)).await;
@@ -538,7 +542,23 @@ async fn supervise(
                 st.error = Some(format!("lost track of the process: {err}"));
             }
         }
-        if job.stop_requested() {
+        let sent = job.stop_signal.load(Ordering::Relaxed);
+        if sent != 0 {
+            // A runner that catches the signal may exit with a code of its own (make says
+            // `wait: No child processes` and exits 2); the job still ended because agg
+            // stopped it, so it is reported as signaled with the signal agg sent.
+            let name = process::signal_name(sent).unwrap_or("a signal");
+            let note = match (st.exit_code, st.signal) {
+                (Some(code), _) => {
+                    format!("stopped by agg ({name}); it exited {code} while stopping")
+                }
+                _ => format!("stopped by agg ({name})"),
+            };
+            st.state = JobState::Signaled;
+            st.signal = Some(st.signal.unwrap_or(sent));
+            st.exit_code = None;
+            st.error.get_or_insert(note);
+        } else if job.stop_requested() {
             st.error.get_or_insert_with(|| "stopped by agg".to_owned());
         }
         st.finished = Some((SystemTime::now(), Instant::now()));

@@ -6,10 +6,14 @@
 //! every job's process group is stopped before agg exits.
 
 mod clients;
+mod envelope;
 mod render;
+mod resources;
+mod schema;
 mod server;
 mod stream;
 mod task_tools;
+mod transport;
 mod types;
 
 use std::path::PathBuf;
@@ -19,7 +23,8 @@ use rmcp::ServiceExt;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use clients::{Client, config_snippet};
-pub use server::{Server, Settings, code, tools};
+pub use envelope::code;
+pub use server::{Server, Settings, tools};
 pub use task_tools::{DEFAULT_CAP, TaskTools, annotations, tool_names};
 
 use crate::engine::{Engine, EngineConfig};
@@ -59,9 +64,6 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
     };
     let table = live.table();
     tracing::info!(root = %root.display(), tasks = table.tasks.len(), watching = live.watching(), "serving");
-    if let Some(tt) = &opts.task_tools {
-        tt.select(&table).map_err(std::io::Error::other)?;
-    }
     let engine = Engine::new(EngineConfig {
         max_running: opts.max_runs,
         ..EngineConfig::default()
@@ -87,21 +89,43 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
     }
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
-    let serving = async {
-        match server.clone().serve(rmcp::transport::stdio()).await {
-            Ok(running) => {
-                server.set_peer(running.peer().clone());
-                let reason = running.waiting().await;
-                tracing::info!(?reason, "client gone");
+    let front = transport::stdio();
+    let mut closed = front.closed;
+    let serving = {
+        let server = server.clone();
+        async move {
+            match server.clone().serve((front.read, front.write)).await {
+                Ok(running) => {
+                    server.set_peer(running.peer().clone());
+                    let reason = running.waiting().await;
+                    tracing::info!(?reason, "session over");
+                }
+                Err(err) => tracing::warn!("session ended before it began: {err}"),
             }
-            Err(err) => tracing::warn!("session ended before it began: {err}"),
         }
     };
-    tokio::select! {
-        () = serving => {}
-        _ = sigterm.recv() => tracing::info!("SIGTERM"),
-        _ = sigint.recv() => tracing::info!("SIGINT"),
+    let mut serving = std::pin::pin!(serving);
+    let mut served = false;
+    let grace = tokio::select! {
+        () = &mut serving => { served = true; SIGNAL_GRACE }
+        _ = &mut closed => { tracing::info!("client closed stdin"); CLOSE_GRACE }
+        _ = sigterm.recv() => { tracing::info!("SIGTERM"); SIGNAL_GRACE }
+        _ = sigint.recv() => { tracing::info!("SIGINT"); SIGNAL_GRACE }
+    };
+    // Jobs first: a waited `task_start` then answers with its stopped job.
+    engine.shutdown(grace).await;
+    if !served {
+        // rmcp waits up to 5 s for in-flight requests (an open `subscriptions/listen`
+        // never ends by itself); give them a moment, not that long.
+        let _ = tokio::time::timeout(IN_FLIGHT, &mut serving).await;
     }
-    engine.shutdown(Duration::from_secs(2)).await;
+    let _ = tokio::time::timeout(IN_FLIGHT, front.writer).await;
     Ok(())
 }
+
+/// SIGTERM-to-SIGKILL grace for jobs when agg itself is told to stop.
+const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+/// The same when the client closed stdin: agg exits within a second of that.
+const CLOSE_GRACE: Duration = Duration::from_millis(400);
+/// How long requests still in flight get to answer once agg stops.
+const IN_FLIGHT: Duration = Duration::from_millis(200);

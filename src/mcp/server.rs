@@ -15,22 +15,25 @@ use std::time::Duration;
 use agg_runners::Runner;
 use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
+use super::envelope::{ToolResult, code, failure, invalid, parse, success, tool_error};
 use super::render::{self, RESULT_CAP};
+use super::resources::{self, Subscriptions};
+use super::schema;
 use super::stream;
 use super::types::{
     AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, JobResult, ListTasksArgs,
-    ListTasksResult, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow, TaskStartArgs,
-    TaskStatusArgs, TaskStopArgs, ToolError,
+    ListTasksResult, MAX_WAIT_MS, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow,
+    TaskStartArgs, TaskStatusArgs, TaskStopArgs, ToolError,
 };
 use crate::allowlist::{Decision, LiveAllowlist};
 use crate::engine::{Engine, Job};
@@ -39,20 +42,6 @@ use crate::live::LiveTable;
 use crate::table::{Filter, Table, Task};
 
 use super::task_tools::{self, TaskTool, TaskTools};
-
-/// Error codes of `isError` results.
-pub mod code {
-    /// The user's allowlist does not allow the task.
-    pub const NOT_ALLOWLISTED: i32 = -32010;
-    /// The task's runner is not installed.
-    pub const RUNNER_UNAVAILABLE: i32 = -32011;
-    /// No such task or job.
-    pub const NOT_FOUND: i32 = -32012;
-    /// The running-jobs cap is reached.
-    pub const TOO_MANY_JOBS: i32 = -32013;
-    /// The arguments are invalid.
-    pub const INVALID_ARGS: i32 = -32602;
-}
 
 /// Server-wide settings from the command line.
 #[derive(Debug, Clone)]
@@ -72,7 +61,7 @@ pub struct Settings {
 pub struct State {
     pub(super) root: PathBuf,
     live: LiveTable,
-    task_tools: RwLock<Vec<TaskTool>>,
+    task_tools: RwLock<task_tools::Selection>,
     pub(super) engine: Engine,
     allowlist: Mutex<LiveAllowlist>,
     pub(super) level: Mutex<Option<LoggingLevel>>,
@@ -80,6 +69,7 @@ pub struct State {
     pub(super) peer: Mutex<Option<Peer<RoleServer>>>,
     sinks: Mutex<Vec<SubscriptionSink>>,
     modern: AtomicBool,
+    subscriptions: Mutex<Subscriptions>,
 }
 
 /// The `agg mcp` handler.
@@ -90,54 +80,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-type ToolResult = Result<CallToolResult, ToolError>;
-
-fn tool_error(code: i32, error: impl Into<String>, hint: Option<String>) -> ToolError {
-    ToolError {
-        code,
-        error: error.into(),
-        hint,
-        suggestions: Vec::new(),
-    }
-}
-
-fn success<T: Serialize>(value: &T, text: String) -> CallToolResult {
-    let mut result = CallToolResult::structured(serde_json::to_value(value).unwrap_or_default());
-    result.content = vec![ContentBlock::text(text)];
-    result
-}
-
-fn failure(err: &ToolError) -> CallToolResult {
-    let mut text = format!("error {}: {}", err.code, err.error);
-    if !err.suggestions.is_empty() {
-        let _ = write!(text, "\ndid you mean: {}?", err.suggestions.join(", "));
-    }
-    if let Some(hint) = &err.hint {
-        let _ = write!(text, "\nhint: {hint}");
-    }
-    let mut result =
-        CallToolResult::structured_error(serde_json::to_value(err).unwrap_or_default());
-    result.content = vec![ContentBlock::text(text)];
-    result
-}
-
-fn parse<T: DeserializeOwned>(args: Option<rmcp::model::JsonObject>) -> Result<T, ToolError> {
-    let value = serde_json::Value::Object(args.unwrap_or_default());
-    serde_json::from_value(value)
-        .map_err(|e| tool_error(code::INVALID_ARGS, format!("invalid arguments: {e}"), None))
-}
-
-fn input_schema<T: JsonSchema + 'static>() -> Arc<rmcp::model::JsonObject> {
-    schema_for_input::<T>().unwrap_or_default()
-}
-
 fn tool<I: JsonSchema + 'static, O: JsonSchema + 'static>(
     name: &'static str,
     description: &'static str,
     annotations: ToolAnnotations,
 ) -> Tool {
-    Tool::new(name, description, input_schema::<I>())
-        .with_raw_output_schema(schema_for_output::<O>())
+    let input = schema_for_input::<I>().unwrap_or_default();
+    let output = schema_for_output::<O>();
+    Tool::new(name, description, schema::portable(&input))
+        .with_raw_output_schema(schema::portable(&output))
         .with_annotations(annotations)
 }
 
@@ -213,6 +164,9 @@ impl Server {
             .as_ref()
             .map(|t| t.tools(&live.table()))
             .unwrap_or_default();
+        if per_task.left_out > 0 {
+            tracing::warn!("{}", per_task.left_out_text());
+        }
         Server(Arc::new(State {
             root,
             live,
@@ -224,6 +178,7 @@ impl Server {
             peer: Mutex::new(None),
             sinks: Mutex::new(Vec::new()),
             modern: AtomicBool::new(false),
+            subscriptions: Mutex::new(Subscriptions::default()),
         }))
     }
 
@@ -258,18 +213,33 @@ impl Server {
             .unwrap_or_else(|_| self.table())
     }
 
-    /// Recomputes the per-task tools after the table changed; tells the client when the
-    /// task list or the tools changed.
+    /// Recomputes the per-task tools after the table changed; tells the client that the
+    /// task table changed (resource `agg://tasks`) and, when the per-task tools did, that
+    /// the tool list changed. The seven fixed tools never change.
     pub fn table_changed(&self) {
         if let Some(tt) = &self.0.settings.task_tools {
-            let tools = tt.tools(&self.table());
-            *self
+            let selection = tt.tools(&self.table());
+            let mut current = self
                 .0
                 .task_tools
                 .write()
-                .unwrap_or_else(PoisonError::into_inner) = tools;
+                .unwrap_or_else(PoisonError::into_inner);
+            let same = current.tools.len() == selection.tools.len()
+                && current
+                    .tools
+                    .iter()
+                    .zip(&selection.tools)
+                    .all(|(a, b)| a.tool == b.tool && a.unique_name == b.unique_name);
+            if selection.left_out > 0 && selection.left_out != current.left_out {
+                tracing::warn!("{}", selection.left_out_text());
+            }
+            *current = selection;
+            drop(current);
+            if !same {
+                self.notify_tools_changed();
+            }
         }
-        self.notify_tools_changed();
+        self.notify_resource_updated(resources::TASKS_URI.to_owned());
     }
 
     fn per_task_tools(&self) -> Vec<TaskTool> {
@@ -277,6 +247,7 @@ impl Server {
             .task_tools
             .read()
             .unwrap_or_else(PoisonError::into_inner)
+            .tools
             .clone()
     }
 
@@ -384,7 +355,8 @@ impl Server {
         Ok(success(&result, text))
     }
 
-    /// A per-task tool call: its parameters become the task's arguments and environment.
+    /// A per-task tool call: its parameters become the task's arguments and environment,
+    /// then it goes through exactly the checks of `task_start`.
     async fn run_task_tool(
         &self,
         unique_name: String,
@@ -399,48 +371,17 @@ impl Server {
                 Some("list_tasks shows the current tasks".to_owned()),
             ));
         };
-        let (positional, env) = task_tools::task_arguments(task, &args)
-            .map_err(|e| tool_error(code::INVALID_ARGS, e, None))?;
-        let get_u64 = |k: &str| args.get(k).and_then(serde_json::Value::as_u64);
-        let background = args
-            .get("async")
-            .and_then(serde_json::Value::as_bool)
-            .unwrap_or(false);
-        let output = match args.get("output") {
-            None => None,
-            Some(v) => Some(
-                serde_json::from_value(v.clone())
-                    .map_err(|e| tool_error(code::INVALID_ARGS, format!("output: {e}"), None))?,
-            ),
-        };
-        let start = TaskStartArgs {
-            unique_name,
-            args: positional,
-            env: env.into_iter().collect(),
-            wait_ms: if background {
-                Some(0)
-            } else {
-                get_u64("wait_ms")
-            },
-            output,
-            tail_lines: get_u64("tail_lines").and_then(|n| usize::try_from(n).ok()),
-            skip_deps: args
-                .get("skip_deps")
-                .and_then(serde_json::Value::as_bool)
-                .unwrap_or(false),
-            allow_parallel: false,
-        };
+        let start = task_tools::start_arguments(task, &args).map_err(invalid)?;
+        let start: TaskStartArgs = parse(Some(start))?;
         self.task_start(start, ctx).await
     }
 
     async fn task_start(&self, args: TaskStartArgs, ctx: RequestContext<RoleServer>) -> ToolResult {
         let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
-        if wait_ms > 600_000 {
-            return Err(tool_error(
-                code::INVALID_ARGS,
-                "wait_ms is at most 600000 (10 minutes)",
-                None,
-            ));
+        if wait_ms > MAX_WAIT_MS {
+            return Err(invalid(format!(
+                "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
+            )));
         }
         let mode = args.output.unwrap_or_default();
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
@@ -499,8 +440,12 @@ impl Server {
                 )
             })?;
         let job = Arc::clone(&started.job);
+        if !started.reused {
+            self.follow_log_resource(Arc::clone(&job));
+        }
         let levels = stream::Levels {
             request: ctx.meta.log_level(),
+            opt_in_only: is_modern(&ctx),
         };
         let settled = Arc::new(AtomicBool::new(false));
         stream::follow(
@@ -517,7 +462,9 @@ impl Server {
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
                 self.0.engine.stop(&job, Duration::from_secs(5)).await;
-                stream::final_words(&job, &ctx.peer).await;
+                if stream::wanted(&self.0, levels, LoggingLevel::Warning) {
+                    stream::final_words(&job, &ctx.peer).await;
+                }
                 None
             }
         };
@@ -567,11 +514,7 @@ impl Server {
             + usize::from(r.pid.is_some())
             + usize::from(r.unique_name.is_some());
         if given != 1 {
-            return Err(tool_error(
-                code::INVALID_ARGS,
-                "give exactly one of run_id, pid or unique_name",
-                None,
-            ));
+            return Err(invalid("give exactly one of run_id, pid or unique_name"));
         }
         let found = if let Some(id) = &r.run_id {
             self.0.engine.get(id)
@@ -601,7 +544,7 @@ impl Server {
     }
 
     fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
-        let job = self.job(&args.job)?;
+        let job = self.job(&args.job_ref())?;
         let tail = args.tail_lines.unwrap_or(20);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
         let result = render::job_result(&job, OutputMode::Tail, block, false);
@@ -609,11 +552,7 @@ impl Server {
     }
 
     fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
-        let job = self.job(&JobRef {
-            run_id: args.run_id.clone(),
-            pid: args.pid,
-            unique_name: None,
-        })?;
+        let job = self.job(&args.job_ref())?;
         let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(256, 256 * 1024);
         let mode = args.output.unwrap_or_default();
         let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
@@ -626,11 +565,7 @@ impl Server {
     }
 
     async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
-        let job = self.job(&JobRef {
-            run_id: args.run_id.clone(),
-            pid: args.pid,
-            unique_name: None,
-        })?;
+        let job = self.job(&args.job_ref())?;
         let grace = Duration::from_millis(args.grace_ms.unwrap_or(5000).min(60_000));
         self.0.engine.stop(&job, grace).await;
         let mode = args.output.unwrap_or_default();
@@ -640,7 +575,7 @@ impl Server {
         Ok(success(&result, render::job_text(&result)))
     }
 
-    /// Tells every session that the tool list changed.
+    /// Tells every session that the tool list changed (only per-task tools ever change).
     pub fn notify_tools_changed(&self) {
         let peer = lock(&self.0.peer).clone();
         let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
@@ -655,6 +590,139 @@ impl Server {
             }
         });
     }
+
+    /// `notifications/resources/updated` for `uri`, to sessions that subscribed to it.
+    fn notify_resource_updated(&self, uri: String) {
+        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
+        let peer = lock(&self.0.subscriptions)
+            .has(&uri)
+            .then(|| lock(&self.0.peer).clone())
+            .flatten();
+        if sinks.is_empty() && peer.is_none() {
+            return;
+        }
+        tokio::spawn(async move {
+            for sink in sinks {
+                // A sink refuses URIs its listener did not ask for; that is not an error.
+                let _ = sink.notify_resource_updated(uri.clone()).await;
+            }
+            if let Some(peer) = peer {
+                let _ = peer
+                    .notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(
+                        uri,
+                    ))
+                    .await;
+            }
+        });
+    }
+
+    /// `notifications/resources/list_changed`: a job's log appeared or went away.
+    fn notify_resource_list_changed(&self) {
+        let peer = lock(&self.0.peer).clone();
+        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
+        let modern = self.0.modern.load(Ordering::Relaxed);
+        tokio::spawn(async move {
+            if modern {
+                for sink in sinks {
+                    let _ = sink.notify_resource_list_changed().await;
+                }
+            } else if let Some(peer) = peer {
+                let _ = peer.notify_resource_list_changed().await;
+            }
+        });
+    }
+
+    /// While `job` runs, tells subscribers of its log that it grew (at most every 250 ms);
+    /// its log resource appears when it starts.
+    fn follow_log_resource(&self, job: Arc<Job>) {
+        self.notify_resource_list_changed();
+        let server = self.clone();
+        let uri = resources::run_log_uri(&job.run_id);
+        let mut changes = job.subscribe();
+        tokio::spawn(async move {
+            loop {
+                let running = job.is_running();
+                server.notify_resource_updated(uri.clone());
+                if !running || changes.changed().await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        });
+    }
+
+    async fn read_resource_target(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let target = resources::parse(uri).map_err(|e| ErrorData::resource_not_found(e, None))?;
+        match target {
+            resources::Target::Tasks => {
+                let table = self.fresh().await;
+                let rows: Vec<TaskRow> = table
+                    .tasks
+                    .iter()
+                    .map(|t| TaskRow {
+                        allowlisted: self.decide(t).allowed(),
+                        task: t.clone(),
+                    })
+                    .collect();
+                let result = ListTasksResult {
+                    root: table.root.display().to_string(),
+                    total: rows.len(),
+                    next_offset: None,
+                    tasks: rows,
+                    diagnostics: table.diagnostics.clone(),
+                    allowlist: self.allowlist_info(),
+                };
+                let text = serde_json::to_string(&result).unwrap_or_default();
+                Ok(ReadResourceResult::new(vec![
+                    ResourceContents::TextResourceContents {
+                        uri: uri.to_owned(),
+                        mime_type: Some("application/json".into()),
+                        text,
+                        meta: None,
+                    },
+                ]))
+            }
+            resources::Target::RunLog {
+                run_id,
+                offset,
+                max_bytes,
+            } => {
+                let job = self.0.engine.get(&run_id).ok_or_else(|| {
+                    ErrorData::resource_not_found(
+                        format!("no job {run_id}: resources/list shows the retained jobs"),
+                        None,
+                    )
+                })?;
+                let from = offset.unwrap_or(1);
+                let block = render::page(&job, from, max_bytes);
+                let mut meta = rmcp::model::JsonObject::new();
+                meta.insert(
+                    "agg/page".into(),
+                    serde_json::json!({
+                        "first_line": block.first_line,
+                        "next_offset": block.next_offset,
+                        "total_lines": block.total_lines,
+                        "dropped": block.dropped,
+                        "state": job.state().as_str(),
+                        "marker": block.marker,
+                    }),
+                );
+                Ok(ReadResourceResult::new(vec![
+                    ResourceContents::TextResourceContents {
+                        uri: uri.to_owned(),
+                        mime_type: Some("text/plain".into()),
+                        text: block.text,
+                        meta: Some(rmcp::model::MetaObject(meta)),
+                    },
+                ]))
+            }
+        }
+    }
+}
+
+fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 
 /// Normalizes a root-relative directory, refusing anything that resolves outside the
@@ -724,17 +792,31 @@ fn list_text(r: &ListTasksResult) -> String {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_logging()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new("agg", env!("CARGO_PKG_VERSION")))
-        .with_instructions(
-            "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. Only tasks the user allowlisted (`agg allow`) can run.",
-        )
+        let per_task = self.0.settings.task_tools.is_some();
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .build();
+        let mut capabilities = capabilities;
+        if let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = per_task.then_some(true);
+        }
+        let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
+        let selection = self
+            .0
+            .task_tools
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        if selection.left_out > 0 {
+            let _ = write!(instructions, " Note: {}.", selection.left_out_text());
+        }
+        drop(selection);
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("agg", env!("CARGO_PKG_VERSION")))
+            .with_instructions(instructions)
     }
 
     async fn set_level(
@@ -784,7 +866,7 @@ impl ServerHandler for Server {
                 Ok(a) => self.task_start(a, ctx).await,
                 Err(e) => Err(e),
             },
-            "status" => Ok(self.status()),
+            "status" => parse::<StatusArgs>(args).map(|_| self.status()),
             "task_status" => parse(args).and_then(|a| self.task_status(&a)),
             "task_output" => parse(args).and_then(|a| self.task_output(&a)),
             "task_stop" => match parse(args) {
@@ -813,6 +895,61 @@ impl ServerHandler for Server {
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
     }
 
+    async fn list_resources(
+        &self,
+        _req: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.mark_session(&ctx);
+        Ok(ListResourcesResult::with_all_items(resources::list(
+            &self.0.engine.list(),
+        )))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _req: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.mark_session(&ctx);
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        req: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.mark_session(&ctx);
+        if req.uri.len() > super::envelope::MAX_NAME_BYTES {
+            return Err(ErrorData::invalid_params("uri is too long", None));
+        }
+        Ok(self.read_resource_target(&req.uri).await?.into())
+    }
+
+    async fn subscribe(
+        &self,
+        req: SubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.mark_session(&ctx);
+        resources::parse(&req.uri).map_err(|e| ErrorData::resource_not_found(e, None))?;
+        lock(&self.0.subscriptions).add(&req.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        req: UnsubscribeRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.mark_session(&ctx);
+        lock(&self.0.subscriptions).remove(&req.uri);
+        Ok(())
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -832,10 +969,7 @@ impl ServerHandler for Server {
 
 impl Server {
     fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
-        if ctx
-            .protocol_version()
-            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
-        {
+        if is_modern(ctx) {
             self.0.modern.store(true, Ordering::Relaxed);
         }
         let mut peer = lock(&self.0.peer);

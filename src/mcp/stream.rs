@@ -27,6 +27,9 @@ const BATCH_LINES: usize = 40;
 pub struct Levels {
     /// The request's own `_meta` log level, if it gave one.
     pub request: Option<LoggingLevel>,
+    /// A 2026-07-28 request: log messages only when it opted in with
+    /// `io.modelcontextprotocol/logLevel` (the specification says MUST NOT otherwise).
+    pub opt_in_only: bool,
 }
 
 fn rank(level: LoggingLevel) -> u8 {
@@ -42,7 +45,11 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
-fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
+/// Whether a message at `level` may be sent for a request with `levels`.
+pub fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
+    if levels.opt_in_only {
+        return levels.request.is_some_and(|min| rank(level) >= rank(min));
+    }
     let session = *state.level.lock().unwrap_or_else(PoisonError::into_inner);
     levels
         .request

@@ -9,11 +9,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use agg_runners::{Param, Runner, Variadic};
+use agg_runners::{Runner, Variadic};
 use globset::{Glob, GlobMatcher};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use super::types::{MAX_WAIT_MS, OutputMode};
 use crate::table::{Table, Task};
 
 /// Most per-task tools served unless the user asks for fewer.
@@ -56,55 +57,26 @@ impl TaskTools {
         })
     }
 
-    /// The tasks that get tools, or a message asking to narrow the glob when more than the
-    /// cap match.
-    pub fn select<'a>(&self, table: &'a Table) -> Result<Vec<&'a Task>, String> {
-        let tasks: Vec<&Task> = table
-            .tasks
-            .iter()
-            .filter(|t| {
-                self.glob
-                    .as_ref()
-                    .is_none_or(|g| g.is_match(&t.unique_name))
-            })
-            .collect();
-        if tasks.len() > self.cap {
-            return Err(format!(
-                "--task-tools={} matches {} tasks, more than the {} tools agg serves per task; narrow the glob (e.g. --task-tools='apps/web/*') — list_tasks and task_start still reach every task",
-                self.pattern,
-                tasks.len(),
-                self.cap
-            ));
-        }
-        Ok(tasks)
+    fn matches(&self, task: &Task) -> bool {
+        self.glob
+            .as_ref()
+            .is_none_or(|g| g.is_match(&task.unique_name))
     }
 
-    /// The tools for `table`: the first `cap` matches when too many match (with a warning
-    /// logged), so a growing repository never takes the server down.
-    pub fn tools(&self, table: &Table) -> Vec<TaskTool> {
-        let tasks = match self.select(table) {
-            Ok(tasks) => tasks,
-            Err(message) => {
-                tracing::warn!("{message}");
-                table
-                    .tasks
-                    .iter()
-                    .filter(|t| {
-                        self.glob
-                            .as_ref()
-                            .is_none_or(|g| g.is_match(&t.unique_name))
-                    })
-                    .take(self.cap)
-                    .collect()
-            }
-        };
+    /// The tools for `table`: the first `cap` matching tasks in table order. Past the cap
+    /// the rest are left out (and counted), so a growing repository never takes the server
+    /// down; `list_tasks` and `task_start` still reach every task.
+    pub fn tools(&self, table: &Table) -> Selection {
+        let matching: Vec<&Task> = table.tasks.iter().filter(|t| self.matches(t)).collect();
+        let left_out = matching.len().saturating_sub(self.cap);
+        let tasks = &matching[..matching.len().min(self.cap)];
         let names = tool_names(
             &tasks
                 .iter()
                 .map(|t| t.unique_name.as_str())
                 .collect::<Vec<_>>(),
         );
-        tasks
+        let tools = tasks
             .iter()
             .zip(names)
             .map(|(task, name)| TaskTool {
@@ -112,7 +84,37 @@ impl TaskTools {
                     .with_annotations(annotations(task)),
                 unique_name: task.unique_name.clone(),
             })
-            .collect()
+            .collect();
+        Selection {
+            tools,
+            matched: matching.len(),
+            left_out,
+            pattern: self.pattern.clone(),
+            cap: self.cap,
+        }
+    }
+}
+
+/// The per-task tools served now, and how many matching tasks the cap left out.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The tools, in table order.
+    pub tools: Vec<TaskTool>,
+    /// Tasks the glob matched.
+    pub matched: usize,
+    /// Matching tasks without a tool because of the cap.
+    pub left_out: usize,
+    pattern: String,
+    cap: usize,
+}
+
+impl Selection {
+    /// What the log and the server instructions say when the cap left tasks out.
+    pub fn left_out_text(&self) -> String {
+        format!(
+            "--task-tools={} matches {} tasks; agg serves a tool for the first {} in table order and leaves out {} (raise --task-tools-cap or narrow the glob, e.g. --task-tools='apps/web/*'); list_tasks and task_start still reach every task",
+            self.pattern, self.matched, self.cap, self.left_out
+        )
     }
 }
 
@@ -254,20 +256,37 @@ pub fn annotations(task: &Task) -> ToolAnnotations {
         .open_world(false)
 }
 
-/// A JSON-Schema property name for a parameter.
-fn prop_name(param: &Param) -> String {
-    param.name.clone()
+/// The control arguments of every per-task tool, by their plain names. A task parameter
+/// with the same name keeps its name; the control then takes a `_` prefix (more than one
+/// if needed), so no parameter is ever hidden.
+const CONTROLS: &[&str] = &["wait_ms", "async", "output", "tail_lines", "skip_deps"];
+
+/// The property name of each control for `task`, in [`CONTROLS`] order.
+fn control_names(task: &Task) -> Vec<String> {
+    let params: HashSet<&str> = task.params.iter().map(|p| p.name.as_str()).collect();
+    CONTROLS
+        .iter()
+        .map(|c| {
+            let mut name = (*c).to_owned();
+            while params.contains(name.as_str()) {
+                name.insert(0, '_');
+            }
+            name
+        })
+        .collect()
 }
 
 fn input_schema(task: &Task) -> JsonObject {
     let mut props: BTreeMap<String, Value> = BTreeMap::new();
     let mut required = Vec::new();
-    props.insert("wait_ms".into(), json!({"type": "integer", "minimum": 0, "maximum": 600_000, "description": "How long to wait for the task to finish before returning a run_id (default 1000)."}));
-    props.insert("async".into(), json!({"type": "boolean", "description": "Start in the background and return at once (wait_ms 0)."}));
-    props.insert("output".into(), json!({"type": "string", "enum": ["tail", "full", "stderr", "silent"], "description": "Output mode of the result (default tail)."}));
-    props.insert("tail_lines".into(), json!({"type": "integer", "minimum": 1, "description": "Lines for the tail and stderr modes (default 50)."}));
+    let controls = control_names(task);
+    let control = |i: usize| controls[i].clone();
+    props.insert(control(0), json!({"type": "integer", "minimum": 0, "maximum": MAX_WAIT_MS, "description": format!("How long to wait for the task to finish before returning a run_id (default: the server's --wait-ms, at most {MAX_WAIT_MS}).")}));
+    props.insert(control(1), json!({"type": "boolean", "description": "Start in the background and return at once (wait 0)."}));
+    props.insert(control(2), json!({"type": "string", "enum": OutputMode::NAMES, "description": "Output mode of the result (default tail)."}));
+    props.insert(control(3), json!({"type": "integer", "minimum": 1, "description": "Lines for the tail and stderr modes (default: the server's --tail-lines)."}));
     if !task.deps.is_empty() {
-        props.insert("skip_deps".into(), json!({"type": "boolean", "description": format!("Skip the dependencies ({}).", task.deps.join(", "))}));
+        props.insert(control(4), json!({"type": "boolean", "description": format!("Skip the dependencies ({}).", task.deps.join(", "))}));
     }
     for p in &task.params {
         let mut schema = match p.variadic {
@@ -282,33 +301,94 @@ fn input_schema(task: &Task) -> JsonObject {
         if p.variadic == Some(Variadic::OneOrMore) {
             schema["minItems"] = json!(1);
         }
-        let name = prop_name(p);
-        if p.required && !props.contains_key(&name) {
-            required.push(Value::String(name.clone()));
+        if p.required {
+            required.push(Value::String(p.name.clone()));
         }
-        props.entry(name).or_insert(schema);
+        props.insert(p.name.clone(), schema);
     }
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), json!(props));
+    schema.insert("additionalProperties".into(), json!(false));
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
     schema
 }
 
+/// Turns a per-task tool call into the arguments of `task_start` (as JSON, so that the
+/// same parsing and bounds apply to both): the task's parameters become its arguments and
+/// environment, the controls map to `wait_ms`, `output`, `tail_lines` and `skip_deps`.
+/// A property that is neither is refused, naming the ones that exist.
+pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, String> {
+    let controls = control_names(task);
+    let params: HashSet<&str> = task.params.iter().map(|p| p.name.as_str()).collect();
+    for key in args.keys() {
+        let known = params.contains(key.as_str())
+            || controls
+                .iter()
+                .enumerate()
+                .any(|(i, c)| c == key && (i != 4 || !task.deps.is_empty()));
+        if !known {
+            let mut fields: Vec<&str> = task.params.iter().map(|p| p.name.as_str()).collect();
+            fields.extend(
+                controls
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != 4 || !task.deps.is_empty())
+                    .map(|(_, c)| c.as_str()),
+            );
+            return Err(format!(
+                "unknown argument `{key}`; this tool takes: {}",
+                fields.join(", ")
+            ));
+        }
+    }
+    let (positional, env) = task_arguments(task, args)?;
+    let mut out = JsonObject::new();
+    out.insert("unique_name".into(), json!(task.unique_name));
+    out.insert("args".into(), json!(positional));
+    out.insert(
+        "env".into(),
+        Value::Object(
+            env.into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+        ),
+    );
+    let background = match args.get(&controls[1]) {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`{}` is a boolean, not {other}", controls[1])),
+    };
+    for (i, target) in [
+        (0, "wait_ms"),
+        (2, "output"),
+        (3, "tail_lines"),
+        (4, "skip_deps"),
+    ] {
+        if let Some(v) = args.get(&controls[i]).filter(|v| !v.is_null()) {
+            out.insert(target.into(), v.clone());
+        }
+    }
+    if background {
+        out.insert("wait_ms".into(), json!(0));
+    }
+    Ok(out)
+}
+
 /// Positional arguments and environment variables for a task run.
-pub type TaskArguments = (Vec<String>, Vec<(String, String)>);
+type TaskArguments = (Vec<String>, Vec<(String, String)>);
 
 /// Turns a per-task tool call's parameter values into the task's arguments and
 /// environment: just parameters are positional, in order (a parameter after an omitted one
 /// cannot be given); xc inputs and Taskfile variables go through the environment.
-pub fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, String> {
+fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, String> {
     let mut positional = Vec::new();
     let mut env = Vec::new();
     let mut gap: Option<&str> = None;
     for p in &task.params {
-        let value = args.get(&prop_name(p));
+        let value = args.get(&p.name.clone());
         let values: Vec<String> = match value {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items.iter().map(scalar).collect::<Result<_, _>>()?,
@@ -353,6 +433,7 @@ fn scalar(v: &Value) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agg_runners::Param;
 
     #[test]
     fn names_are_sanitized_bounded_and_unique_in_client_form() {

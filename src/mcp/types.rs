@@ -7,8 +7,12 @@ use agg_runners::Diagnostic;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::envelope::{Bounded, MAX_ARG_BYTES, MAX_ARGS, MAX_NAME_BYTES, bound, invalid};
 use crate::engine::JobSnapshot;
 use crate::table::{Task, TaskDetail};
+
+/// Longest `wait_ms` a call may ask for (10 minutes).
+pub const MAX_WAIT_MS: u64 = 600_000;
 
 /// How much output a result carries (the xc model).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -25,8 +29,14 @@ pub enum OutputMode {
     Silent,
 }
 
+impl OutputMode {
+    /// The modes' names, as the schemas list them.
+    pub const NAMES: [&str; 4] = ["tail", "full", "stderr", "silent"];
+}
+
 /// Arguments of `list_tasks`.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListTasksArgs {
     /// Only this runner: make, npm, pnpm, yarn, bun, cargo, just, task or xc.
     pub runner: Option<String>,
@@ -42,6 +52,7 @@ pub struct ListTasksArgs {
 
 /// Arguments of `describe_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DescribeTaskArgs {
     /// The task's unique name, as `list_tasks` gives it.
     pub unique_name: String,
@@ -49,6 +60,7 @@ pub struct DescribeTaskArgs {
 
 /// Arguments of `task_start`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskStartArgs {
     /// The task's unique name, as `list_tasks` gives it.
     pub unique_name: String,
@@ -75,10 +87,11 @@ pub struct TaskStartArgs {
 
 /// Arguments of `status` (none).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StatusArgs {}
 
 /// Which job a tool is about: exactly one of `run_id`, `pid` or `unique_name`.
-#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Clone)]
 pub struct JobRef {
     /// The run id `task_start` returned.
     pub run_id: Option<String>,
@@ -90,21 +103,28 @@ pub struct JobRef {
 
 /// Arguments of `task_status`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskStatusArgs {
-    /// Which job.
-    #[serde(flatten)]
-    pub job: JobRef,
+    /// The run id `task_start` returned.
+    pub run_id: Option<String>,
+    /// The task's pid.
+    pub pid: Option<u32>,
+    /// A task's unique name: its newest job (a running one first).
+    pub unique_name: Option<String>,
     /// Lines of recent output to include (default 20).
     pub tail_lines: Option<usize>,
 }
 
 /// Arguments of `task_output`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskOutputArgs {
     /// The run id `task_start` returned.
     pub run_id: Option<String>,
     /// The task's pid.
     pub pid: Option<u32>,
+    /// A task's unique name: its newest job (a running one first).
+    pub unique_name: Option<String>,
     /// Output mode (default `tail`; an `offset` pages forward instead).
     pub output: Option<OutputMode>,
     /// Lines for the `tail` and `stderr` modes (default 50).
@@ -117,17 +137,77 @@ pub struct TaskOutputArgs {
 
 /// Arguments of `task_stop`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TaskStopArgs {
     /// The run id `task_start` returned.
     pub run_id: Option<String>,
     /// The task's pid.
     pub pid: Option<u32>,
+    /// A task's unique name: its newest job (a running one first).
+    pub unique_name: Option<String>,
     /// Milliseconds between SIGTERM and SIGKILL (default 5000, at most 60000).
     pub grace_ms: Option<u64>,
     /// Output mode of the result.
     pub output: Option<OutputMode>,
     /// Lines for the `tail` and `stderr` modes (default 50).
     pub tail_lines: Option<usize>,
+}
+
+macro_rules! job_ref {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The job these arguments name.
+            pub fn job_ref(&self) -> JobRef {
+                JobRef {
+                    run_id: self.run_id.clone(),
+                    pid: self.pid,
+                    unique_name: self.unique_name.clone(),
+                }
+            }
+        }
+        impl Bounded for $t {
+            fn check(&self) -> Result<(), ToolError> {
+                bound("run_id", self.run_id.as_deref(), MAX_NAME_BYTES)?;
+                bound("unique_name", self.unique_name.as_deref(), MAX_NAME_BYTES)
+            }
+        }
+    )*};
+}
+job_ref!(TaskStatusArgs, TaskOutputArgs, TaskStopArgs);
+
+impl Bounded for ListTasksArgs {
+    fn check(&self) -> Result<(), ToolError> {
+        bound("runner", self.runner.as_deref(), MAX_NAME_BYTES)?;
+        bound("dir", self.dir.as_deref(), MAX_NAME_BYTES * 4)?;
+        bound("query", self.query.as_deref(), MAX_NAME_BYTES)
+    }
+}
+
+impl Bounded for DescribeTaskArgs {
+    fn check(&self) -> Result<(), ToolError> {
+        bound("unique_name", Some(&self.unique_name), MAX_NAME_BYTES)
+    }
+}
+
+impl Bounded for StatusArgs {}
+
+impl Bounded for TaskStartArgs {
+    fn check(&self) -> Result<(), ToolError> {
+        bound("unique_name", Some(&self.unique_name), MAX_NAME_BYTES)?;
+        if self.args.len() > MAX_ARGS || self.env.len() > MAX_ARGS {
+            return Err(invalid(format!(
+                "at most {MAX_ARGS} args and {MAX_ARGS} env entries are accepted"
+            )));
+        }
+        for a in &self.args {
+            bound("an argument", Some(a), MAX_ARG_BYTES)?;
+        }
+        for (k, v) in &self.env {
+            bound("an env name", Some(k), MAX_NAME_BYTES)?;
+            bound("an env value", Some(v), MAX_ARG_BYTES)?;
+        }
+        Ok(())
+    }
 }
 
 /// A table row as `list_tasks` returns it.

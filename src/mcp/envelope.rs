@@ -1,0 +1,179 @@
+//! The result envelope every tool answers with: a success carries `structuredContent`
+//! (matching the tool's `outputSchema`) and a compact text copy; a failure is an `isError`
+//! result with no `structuredContent` at all, its code, message, hint and suggestions in the
+//! text and, for programs, under `_meta["agg/error"]`.
+//!
+//! Why no structured error: clients validate `structuredContent` against the tool's
+//! `outputSchema` whenever it is present (the TypeScript SDK throws, the Inspector exits 1),
+//! and an error body cannot match a success schema. The spec lets an `isError` result leave
+//! it out.
+
+use std::fmt::Write as _;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::types::ToolError;
+
+/// The `_meta` key that carries a failure's machine-readable body.
+pub const ERROR_META_KEY: &str = "agg/error";
+
+/// A tool's outcome before it is put in the envelope.
+pub type ToolResult = Result<CallToolResult, ToolError>;
+
+/// Error codes of `isError` results.
+pub mod code {
+    /// The user's allowlist does not allow the task.
+    pub const NOT_ALLOWLISTED: i32 = -32010;
+    /// The task's runner is not installed.
+    pub const RUNNER_UNAVAILABLE: i32 = -32011;
+    /// No such task or job.
+    pub const NOT_FOUND: i32 = -32012;
+    /// The running-jobs cap is reached.
+    pub const TOO_MANY_JOBS: i32 = -32013;
+    /// The arguments are invalid.
+    pub const INVALID_ARGS: i32 = -32602;
+}
+
+/// A failure with `code`, a message and an optional hint.
+pub fn tool_error(code: i32, error: impl Into<String>, hint: Option<String>) -> ToolError {
+    ToolError {
+        code,
+        error: error.into(),
+        hint,
+        suggestions: Vec::new(),
+    }
+}
+
+/// An invalid-arguments failure.
+pub fn invalid(error: impl Into<String>) -> ToolError {
+    tool_error(code::INVALID_ARGS, error, None)
+}
+
+/// A success: `value` as `structuredContent`, `text` as its readable copy.
+pub fn success<T: Serialize>(value: &T, text: String) -> CallToolResult {
+    let mut result = CallToolResult::structured(serde_json::to_value(value).unwrap_or_default());
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
+
+/// The readable text of a failure: `error CODE: message`, suggestions, hint.
+pub fn failure_text(err: &ToolError) -> String {
+    let mut text = format!("error {}: {}", err.code, err.error);
+    if !err.suggestions.is_empty() {
+        let _ = write!(text, "\ndid you mean: {}?", err.suggestions.join(", "));
+    }
+    if let Some(hint) = &err.hint {
+        let _ = write!(text, "\nhint: {hint}");
+    }
+    text
+}
+
+/// A failure: `isError`, the text, and the body under `_meta["agg/error"]`.
+pub fn failure(err: &ToolError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(failure_text(err))]);
+    let mut meta = JsonObject::new();
+    meta.insert(
+        ERROR_META_KEY.to_owned(),
+        serde_json::to_value(err).unwrap_or_default(),
+    );
+    result.meta = Some(MetaObject(meta));
+    result
+}
+
+/// Reads a tool's arguments into `T`. Unknown fields are refused with the list of the
+/// fields that exist (serde's message names them), and the bounds of [`Bounded`] apply
+/// before any work is done.
+pub fn parse<T: DeserializeOwned + Bounded>(args: Option<JsonObject>) -> Result<T, ToolError> {
+    let value = serde_json::Value::Object(args.unwrap_or_default());
+    let parsed: T =
+        serde_json::from_value(value).map_err(|e| invalid(format!("invalid arguments: {e}")))?;
+    parsed.check()?;
+    Ok(parsed)
+}
+
+/// Most bytes of a task or job name, a query or a directory argument. Real names are far
+/// shorter; the bound keeps a hostile multi-megabyte name from costing anything.
+pub const MAX_NAME_BYTES: usize = 1024;
+/// Most bytes of one task argument or environment value.
+pub const MAX_ARG_BYTES: usize = 128 * 1024;
+/// Most task arguments or environment entries in one call.
+pub const MAX_ARGS: usize = 1024;
+
+/// Length bounds on string arguments, checked before anything else.
+pub trait Bounded {
+    /// `Err` naming the first field over its bound.
+    fn check(&self) -> Result<(), ToolError> {
+        Ok(())
+    }
+}
+
+/// Refuses `value` when longer than `max` bytes.
+pub fn bound(field: &str, value: Option<&str>, max: usize) -> Result<(), ToolError> {
+    match value {
+        Some(v) if v.len() > max => Err(invalid(format!(
+            "{field} is {} bytes; at most {max} are accepted",
+            v.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_has_no_structured_content_and_keeps_code_hint_and_suggestions() {
+        let mut err = tool_error(
+            code::NOT_FOUND,
+            "no task named `x`",
+            Some("list_tasks".into()),
+        );
+        err.suggestions = vec!["y".into()];
+        let result = failure(&err);
+        assert_eq!(result.is_error, Some(true));
+        assert!(result.structured_content.is_none());
+        let text = result.content[0]
+            .as_text()
+            .map(|t| t.text.clone())
+            .unwrap_or_default();
+        assert_eq!(
+            text,
+            "error -32012: no task named `x`\ndid you mean: y?\nhint: list_tasks"
+        );
+        let meta = result.meta.expect("meta").0;
+        assert_eq!(meta[ERROR_META_KEY]["code"], -32012);
+        assert_eq!(meta[ERROR_META_KEY]["hint"], "list_tasks");
+        assert_eq!(meta[ERROR_META_KEY]["suggestions"][0], "y");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Args {
+        name: String,
+        #[allow(dead_code)]
+        limit: Option<u32>,
+    }
+    impl Bounded for Args {
+        fn check(&self) -> Result<(), ToolError> {
+            bound("name", Some(&self.name), 8)
+        }
+    }
+
+    #[test]
+    fn arguments_name_the_fields_that_exist_and_are_bounded() {
+        let obj = |v: serde_json::Value| v.as_object().cloned();
+        let err = parse::<Args>(obj(serde_json::json!({"nme": "x"}))).expect_err("unknown");
+        assert!(
+            err.error.contains("`name`") && err.error.contains("`limit`"),
+            "{}",
+            err.error
+        );
+        let err = parse::<Args>(obj(serde_json::json!({"name": "123456789"}))).expect_err("long");
+        assert_eq!(err.code, code::INVALID_ARGS);
+        assert!(err.error.contains("at most 8"), "{}", err.error);
+        assert!(parse::<Args>(obj(serde_json::json!({"name": "ok"}))).is_ok());
+    }
+}

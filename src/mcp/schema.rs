@@ -1,0 +1,230 @@
+//! Tool schemas every client accepts: schemars' output made portable.
+//!
+//! What schemars writes is valid JSON Schema, but clients read a narrower dialect:
+//! TypeScript validators warn on every non-standard `format` (`uint`, `uint32`, …), hosts
+//! that map tool schemas onto a single-`type` dialect (Gemini function declarations) may
+//! reject `"type": ["string", "null"]`, and not every client resolves `$ref`. So every
+//! schema agg publishes is rewritten once: optional fields are plain types (they are simply
+//! not required), `null` branches go, non-standard formats go, `$ref`s are inlined, and the
+//! root is `type: object`.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use serde_json::{Map, Value};
+
+/// The `format` values of the JSON Schema specification; any other is dropped.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Deepest `$ref` chain followed; agg's own types never nest anywhere near this.
+const MAX_DEPTH: usize = 64;
+
+/// The portable form of `schema` (see the module doc).
+pub fn portable(schema: &JsonObject) -> Arc<JsonObject> {
+    let defs = schema
+        .get("$defs")
+        .or_else(|| schema.get("definitions"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut root = Value::Object(schema.clone());
+    if let Value::Object(map) = &mut root {
+        map.remove("$defs");
+        map.remove("definitions");
+        map.remove("$schema");
+    }
+    let mut root = rewrite(root, &defs, 0);
+    if let Value::Object(map) = &mut root {
+        map.insert("type".into(), Value::String("object".into()));
+        map.entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
+        Arc::new(std::mem::take(map))
+    } else {
+        Arc::new(JsonObject::new())
+    }
+}
+
+fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
+    let Value::Object(mut map) = value else {
+        return value;
+    };
+    if depth > MAX_DEPTH {
+        return Value::Object(map);
+    }
+    if let Some(Value::String(reference)) = map.remove("$ref") {
+        let target = reference
+            .strip_prefix("#/$defs/")
+            .or_else(|| reference.strip_prefix("#/definitions/"))
+            .and_then(|name| defs.get(name))
+            .cloned();
+        if let Some(Value::Object(target)) = target {
+            // Keywords beside the `$ref` (a description) win over the target's.
+            for (k, v) in target {
+                map.entry(k).or_insert(v);
+            }
+            return rewrite(Value::Object(map), defs, depth + 1);
+        }
+    }
+    if let Some(Value::Array(types)) = map.get("type") {
+        let non_null: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        if let Some(first) = non_null.first() {
+            map.insert("type".into(), first.clone());
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = map.remove(key) {
+            let mut kept: Vec<Value> = branches
+                .into_iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+                .collect();
+            if kept.len() == 1 {
+                if let Some(Value::Object(only)) = kept.pop() {
+                    for (k, v) in only {
+                        map.entry(k).or_insert(v);
+                    }
+                }
+                return rewrite(Value::Object(map), defs, depth + 1);
+            }
+            map.insert(key.into(), Value::Array(kept));
+        }
+    }
+    if map
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+    {
+        map.remove("format");
+    }
+    if map.get("default").is_some_and(Value::is_null) {
+        map.remove("default");
+    }
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        let Some(child) = map.remove(&key) else {
+            continue;
+        };
+        let child = match key.as_str() {
+            "properties" | "patternProperties" => match child {
+                Value::Object(props) => Value::Object(
+                    props
+                        .into_iter()
+                        .map(|(k, v)| (k, rewrite(v, defs, depth + 1)))
+                        .collect(),
+                ),
+                other => other,
+            },
+            "items" | "additionalProperties" | "not" | "contains" => match child {
+                Value::Bool(true) if key == "items" => {
+                    serde_json::json!({"type": "string"})
+                }
+                Value::Object(_) => rewrite(child, defs, depth + 1),
+                other => other,
+            },
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => match child {
+                Value::Array(items) => Value::Array(
+                    items
+                        .into_iter()
+                        .map(|v| rewrite(v, defs, depth + 1))
+                        .collect(),
+                ),
+                other => other,
+            },
+            _ => child,
+        };
+        map.insert(key, child);
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+/// The problems [`portable`] removes, for tests: every path holding a `type` array, a
+/// non-standard `format`, a `$ref` or a `null` type.
+pub fn unportable(value: &Value, path: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if map.get("type").is_some_and(Value::is_array) {
+                found.push(format!("{path}: type array"));
+            }
+            if map.get("type").and_then(Value::as_str) == Some("null") {
+                found.push(format!("{path}: null type"));
+            }
+            if map.contains_key("$ref") {
+                found.push(format!("{path}: $ref"));
+            }
+            if let Some(f) = map.get("format").and_then(Value::as_str)
+                && !STANDARD_FORMATS.contains(&f)
+            {
+                found.push(format!("{path}: format {f}"));
+            }
+            for (k, v) in map {
+                unportable(v, &format!("{path}/{k}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                unportable(v, &format!("{path}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn optional_fields_formats_refs_and_null_branches_become_portable() {
+        let raw = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "X",
+            "properties": {
+                "limit": {"type": ["integer", "null"], "format": "uint", "minimum": 0},
+                "mode": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}], "description": "How"},
+                "when": {"type": "string", "format": "date-time"},
+                "list": {"type": "array", "items": {"$ref": "#/$defs/Mode"}}
+            },
+            "$defs": {"Mode": {"type": "string", "enum": ["a", "b"]}}
+        });
+        let out = portable(raw.as_object().expect("object"));
+        let out = Value::Object((*out).clone());
+        let mut found = Vec::new();
+        unportable(&out, "", &mut found);
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(out["type"], "object");
+        assert_eq!(
+            out["properties"]["limit"],
+            json!({"type": "integer", "minimum": 0})
+        );
+        assert_eq!(out["properties"]["mode"]["enum"], json!(["a", "b"]));
+        assert_eq!(out["properties"]["mode"]["description"], "How");
+        assert_eq!(out["properties"]["when"]["format"], "date-time");
+        assert_eq!(out["properties"]["list"]["items"]["type"], "string");
+        assert!(out.get("$defs").is_none());
+    }
+}
