@@ -53,9 +53,29 @@ pub fn invalid(error: impl Into<String>) -> ToolError {
 
 /// A success: `value` as `structuredContent`, `text` as its readable copy.
 pub fn success<T: Serialize>(value: &T, text: String) -> CallToolResult {
-    let mut result = CallToolResult::structured(serde_json::to_value(value).unwrap_or_default());
+    let mut result = CallToolResult::structured(without_nulls(value));
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// `value` as JSON with every `null` member left out: the published schemas make optional
+/// fields plain types that are simply not required (see `schema.rs`), so an absent value
+/// is absent, never `null`.
+pub fn without_nulls<T: Serialize>(value: &T) -> serde_json::Value {
+    let mut v = serde_json::to_value(value).unwrap_or_default();
+    strip_nulls(&mut v);
+    v
+}
+
+fn strip_nulls(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
 }
 
 /// The readable text of a failure: `error CODE: message`, suggestions, hint.

@@ -122,6 +122,24 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     if map.get("default").is_some_and(Value::is_null) {
         map.remove("default");
     }
+    // A property that may be null is optional: agg leaves it out instead of sending null.
+    let nullable: Vec<String> = map
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter(|(_, p)| allows_null(p, defs))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        required.retain(|r| !r.as_str().is_some_and(|r| nullable.iter().any(|n| n == r)));
+        if required.is_empty() {
+            map.remove("required");
+        }
+    }
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         let Some(child) = map.remove(&key) else {
@@ -158,6 +176,32 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
         map.insert(key, child);
     }
     Value::Object(map)
+}
+
+/// Whether `schema` accepts `null` (a `type` array with it, a `null` branch, a `$ref` to
+/// such a schema).
+fn allows_null(schema: &Value, defs: &JsonObject) -> bool {
+    let null = |t: &Value| t.as_str() == Some("null");
+    match schema.get("type") {
+        Some(Value::Array(types)) if types.iter().any(null) => return true,
+        Some(t) if null(t) => return true,
+        _ => {}
+    }
+    let branch_null = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.iter().any(|b| allows_null(b, defs)))
+    };
+    if branch_null("anyOf") || branch_null("oneOf") {
+        return true;
+    }
+    schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .and_then(|name| defs.get(name))
+        .is_some_and(|target| target != schema && allows_null(target, defs))
 }
 
 #[cfg(test)]
@@ -203,6 +247,7 @@ mod tests {
         let raw = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "X",
+            "required": ["limit", "when"],
             "properties": {
                 "limit": {"type": ["integer", "null"], "format": "uint", "minimum": 0},
                 "mode": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}], "description": "How"},
@@ -226,5 +271,10 @@ mod tests {
         assert_eq!(out["properties"]["when"]["format"], "date-time");
         assert_eq!(out["properties"]["list"]["items"]["type"], "string");
         assert!(out.get("$defs").is_none());
+        assert_eq!(
+            out["required"],
+            json!(["when"]),
+            "a nullable field is not required"
+        );
     }
 }

@@ -672,7 +672,7 @@ impl Server {
                     diagnostics: table.diagnostics.clone(),
                     allowlist: self.allowlist_info(),
                 };
-                let text = serde_json::to_string(&result).unwrap_or_default();
+                let text = super::envelope::without_nulls(&result).to_string();
                 Ok(ReadResourceResult::new(vec![
                     ResourceContents::TextResourceContents {
                         uri: uri.to_owned(),

@@ -1,0 +1,293 @@
+//! The client matrix: `agg mcp` driven by MCP clients agg did not write — the official
+//! TypeScript SDK 1.x, the official Python SDK in both lifecycles, and the MCP Inspector CLI
+//! (`--strict`). Each runs `tests/clients/scenario.json`: every tool on success and on each
+//! error, and every resource; the clients validate every result against the published
+//! schemas. `scripts/clients.sh` installs the clients into `.tools/clients`; locally a
+//! missing client skips, under `AGG_REQUIRE_RUNNERS` it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::test::fixtures;
+
+/// Where `scripts/clients.sh` put the clients, if it did.
+fn clients() -> Option<PathBuf> {
+    let dir = std::env::var_os("AGG_CLIENTS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/clients"),
+        PathBuf::from,
+    );
+    let ready = dir.join("npm/node_modules/.bin/inspector").exists()
+        && dir.join("venv/bin/python").exists();
+    if ready {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
+        "the MCP clients are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/clients.sh",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: no MCP clients in {}; run scripts/clients.sh",
+        dir.display()
+    );
+    None
+}
+
+/// A repository for the scenario, its allowlist, and a PATH with make but without just.
+struct Matrix {
+    repo: tempfile::TempDir,
+    config: tempfile::TempDir,
+    allowlist: PathBuf,
+    bin: tempfile::TempDir,
+    clients: PathBuf,
+}
+
+impl Matrix {
+    fn new(clients: PathBuf) -> Matrix {
+        let repo = crate::mcp::repo(&[
+            (
+                "Makefile",
+                "hello: ## Say hello\n\t@echo hello from make\n\nfail:\n\t@echo broken >&2; exit 3\n\nslow:\n\t@echo started; sleep 30\n\ndeploy:\n\t@echo deploying\n",
+            ),
+            (
+                "justfile",
+                "# Greet someone\ngreet name:\n    @echo hi {{name}}\n",
+            ),
+        ]);
+        let config = tempfile::tempdir().expect("tmp");
+        let allowlist = config.path().join("allowlist.toml");
+        let agg = |args: &[&str]| {
+            let out = Command::new(env!("CARGO_BIN_EXE_agg"))
+                .args(args)
+                .current_dir(repo.path())
+                .env("AGG_ALLOWLIST", &allowlist)
+                .output()
+                .expect("agg");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        agg(&["allow", "--file", "Makefile"]);
+        agg(&["allow", "--file", "justfile"]);
+        agg(&["deny", "deploy"]);
+        // The tasks need make, sh, sleep and echo; just stays missing (runner unavailable).
+        let bin = tempfile::tempdir().expect("tmp");
+        for tool in ["make", "sh", "sleep", "echo"] {
+            let path = which::which(tool).unwrap_or_else(|_| panic!("{tool} is required"));
+            std::os::unix::fs::symlink(path, bin.path().join(tool)).expect("symlink");
+        }
+        Matrix {
+            repo,
+            config,
+            allowlist,
+            bin,
+            clients,
+        }
+    }
+
+    fn node(&self) -> PathBuf {
+        let local = self.clients.join("npm/node_modules/.bin/node");
+        if local.exists() {
+            local
+        } else {
+            PathBuf::from("node")
+        }
+    }
+
+    /// The PATH for client processes: the clients' node first, then the machine's.
+    fn client_path(&self) -> String {
+        format!(
+            "{}:{}",
+            self.clients.join("npm/node_modules/.bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn server_args(&self) -> Vec<String> {
+        vec![
+            env!("CARGO_BIN_EXE_agg").to_owned(),
+            "mcp".to_owned(),
+            "--root".to_owned(),
+            self.repo.path().display().to_string(),
+            "--max-runs".to_owned(),
+            "1".to_owned(),
+            "--task-tools".to_owned(),
+        ]
+    }
+
+    /// Runs a scenario client (`node ts_client.mjs …` / `python py_client.py MODE …`).
+    fn scenario(&self, program: &Path, script: &str, mode: Option<&str>) -> Output {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients");
+        let mut cmd = Command::new(program);
+        cmd.arg(dir.join(script));
+        if let Some(mode) = mode {
+            cmd.arg(mode);
+        }
+        let server = self.server_args();
+        cmd.arg(dir.join("scenario.json"))
+            .arg(&server[0])
+            .arg(self.repo.path())
+            .args(["--max-runs", "1", "--task-tools"])
+            .env("AGG_CLIENTS", &self.clients)
+            .env("AGG_ALLOWLIST", &self.allowlist)
+            .env("PATH", self.bin.path())
+            .env("NO_COLOR", "1");
+        cmd.output().expect("client")
+    }
+
+    /// Runs the Inspector CLI with `args` against agg (`extra` server arguments).
+    fn inspector(&self, args: &[&str], extra: &[&str]) -> Output {
+        Command::new(self.clients.join("npm/node_modules/.bin/inspector"))
+            .arg("--cli")
+            .args(args)
+            .arg("-e")
+            .arg(format!("AGG_ALLOWLIST={}", self.allowlist.display()))
+            .arg("-e")
+            .arg(format!("PATH={}", self.bin.path().display()))
+            .arg("--")
+            .args(&self.server_args()[..4])
+            .args(extra)
+            .env("PATH", self.client_path())
+            .env("HOME", self.config.path())
+            .output()
+            .expect("inspector")
+    }
+}
+
+fn report(what: &str, out: &Output) -> String {
+    format!(
+        "{what}: exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn the_typescript_sdk_accepts_every_result() {
+    let Some(clients) = clients() else { return };
+    let m = Matrix::new(clients);
+    let out = m.scenario(&m.node(), "ts_client.mjs", None);
+    let text = report("ts-sdk", &out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(", 0 failed"), "{text}");
+}
+
+#[test]
+fn the_python_sdk_accepts_every_result_in_both_lifecycles() {
+    let Some(clients) = clients() else { return };
+    let m = Matrix::new(clients);
+    let python = m.clients.join("venv/bin/python");
+    for mode in ["legacy", "2026-07-28"] {
+        let out = m.scenario(&python, "py_client.py", Some(mode));
+        let text = report(&format!("python-sdk {mode}"), &out);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains(", 0 failed"), "{text}");
+    }
+}
+
+#[test]
+fn the_inspector_finds_every_schema_portable_and_reads_every_answer() {
+    let Some(clients) = clients() else { return };
+    let m = Matrix::new(clients);
+    for extra in [&[][..], &["--task-tools"][..]] {
+        let out = m.inspector(&["--strict", "--method", "tools/list"], extra);
+        let text = report("inspector --strict tools/list", &out);
+        assert!(out.status.success(), "{text}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("Warning") && !stderr.contains("Error"),
+            "portability findings: {text}"
+        );
+    }
+    let ok = m.inspector(
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "task_start",
+            "--tool-arg",
+            "unique_name=hello",
+        ],
+        &[],
+    );
+    let text = report("inspector task_start hello", &ok);
+    assert!(ok.status.success(), "{text}");
+    assert!(text.contains("hello from make"), "{text}");
+    // Each error is a result the Inspector reads (exit 5: "the tool returned isError"),
+    // never a schema failure (exit 1).
+    for (args, code) in [
+        (
+            vec![
+                "--tool-name",
+                "task_start",
+                "--tool-arg",
+                "unique_name=deploy",
+            ],
+            "-32010",
+        ),
+        (
+            vec![
+                "--tool-name",
+                "task_start",
+                "--tool-arg",
+                "unique_name=greet",
+            ],
+            "-32011",
+        ),
+        (
+            vec![
+                "--tool-name",
+                "describe_task",
+                "--tool-arg",
+                "unique_name=nope",
+            ],
+            "-32012",
+        ),
+        (
+            vec!["--tool-name", "task_stop", "--tool-arg", "run_id=nope"],
+            "-32012",
+        ),
+    ] {
+        let mut all = vec!["--method", "tools/call"];
+        all.extend(args);
+        let out = m.inspector(&all, &[]);
+        let text = report("inspector error", &out);
+        assert_eq!(out.status.code(), Some(5), "{text}");
+        assert!(text.contains(&format!("\"code\": {code}")), "{text}");
+    }
+    for args in [
+        vec!["--method", "resources/list"],
+        vec!["--method", "resources/templates/list"],
+        vec!["--method", "resources/read", "--uri", "agg://tasks"],
+    ] {
+        let out = m.inspector(&args, &[]);
+        let text = report("inspector resources", &out);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("agg://"), "{text}");
+    }
+}
+
+/// The per-task tool schemas of a real fixture stay portable too (strict mode above covers
+/// the matrix repository; this one covers every runner's parameters).
+#[test]
+fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
+    let Some(clients) = clients() else { return };
+    let m = Matrix::new(clients);
+    let out = Command::new(m.clients.join("npm/node_modules/.bin/inspector"))
+        .args(["--cli", "--strict", "--method", "tools/list", "--"])
+        .arg(env!("CARGO_BIN_EXE_agg"))
+        .args(["mcp", "--task-tools", "--root"])
+        .arg(fixtures().join("polyglot"))
+        .env("PATH", m.client_path())
+        .output()
+        .expect("inspector");
+    let text = report("inspector --strict polyglot", &out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("Warning"),
+        "{text}"
+    );
+}
