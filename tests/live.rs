@@ -373,3 +373,44 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
     );
     mcp.client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn per_task_tools_announce_a_tool_list_change_when_their_tasks_change() {
+    let dir = repo(&[("justfile", "a:\n    @echo a\n")]);
+    let mut mcp = Mcp::start_args(dir, false, &["--task-tools"]).await;
+    let caps = mcp
+        .client
+        .peer_info()
+        .and_then(|p| p.capabilities.tools.clone())
+        .expect("tools capability");
+    assert_eq!(caps.list_changed, Some(true));
+    std::fs::write(
+        mcp.root.join("justfile"),
+        "a:\n    @echo a\nb:\n    @echo b\n",
+    )
+    .expect("write");
+    let t = Instant::now();
+    loop {
+        let left = Duration::from_secs(3).saturating_sub(t.elapsed());
+        match tokio::time::timeout(left, mcp.events.recv()).await {
+            Ok(Some(Event::ToolsChanged)) => break,
+            Ok(Some(_)) => {}
+            _ => panic!("no tools/list_changed after a new task with --task-tools"),
+        }
+    }
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    assert!(tools.iter().any(|t| t.name == "run_b"));
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn without_per_task_tools_the_tool_list_never_changes() {
+    let mcp = Mcp::start(repo(&[("justfile", "a:\n    @echo a\n")]), false).await;
+    let caps = mcp
+        .client
+        .peer_info()
+        .and_then(|p| p.capabilities.tools.clone())
+        .expect("tools capability");
+    assert_eq!(caps.list_changed, None, "the seven tools never change");
+    mcp.client.cancel().await.expect("close");
+}

@@ -807,3 +807,73 @@ async fn set_level_silences_output_notifications() {
     }
     mcp.client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
+    let mut mcp = Mcp::start(
+        repo(&[(
+            "README.md",
+            "## Tasks\n\n### tick\n\n```sh\nfor i in 1 2 3 4 5 6; do echo tick $i; sleep 0.2; done\n```\n",
+        )]),
+        true,
+    )
+    .await;
+    let started = mcp
+        .ok("task_start", json!({"unique_name": "tick", "wait_ms": 0}))
+        .await;
+    let run_id = started["run_id"].as_str().expect("run_id").to_owned();
+    let uri = format!("agg://runs/{run_id}/log");
+    mcp.client
+        .subscribe(rmcp::model::SubscribeRequestParams::new(uri.clone()))
+        .await
+        .expect("subscribe");
+    let mut list_changed = false;
+    let mut updates = 0;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && updates < 2 {
+        match tokio::time::timeout(Duration::from_secs(2), mcp.events.recv()).await {
+            Ok(Some(Event::ResourcesChanged)) => list_changed = true,
+            Ok(Some(Event::ResourceUpdated(u))) if u == uri => updates += 1,
+            Ok(Some(_)) => {}
+            _ => break,
+        }
+    }
+    assert!(
+        list_changed,
+        "a new job's log is announced with resources/list_changed"
+    );
+    assert!(
+        updates >= 2,
+        "the subscribed log announced its growth ({updates} updates)"
+    );
+    let listed = mcp.client.list_all_resources().await.expect("resources");
+    assert!(listed.iter().any(|r| r.uri == uri), "{listed:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mcp.ok("task_status", json!({"run_id": run_id})).await["state"] == "running" {
+        assert!(Instant::now() < deadline, "tick never finished");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let read = mcp
+        .client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(format!(
+            "{uri}?offset=2&max_bytes=300"
+        )))
+        .await
+        .expect("read");
+    let rmcp::model::ResourceContents::TextResourceContents { text, meta, .. } = &read.contents[0]
+    else {
+        panic!("text contents: {read:?}");
+    };
+    assert!(text.starts_with("tick 2"), "{text}");
+    let page = &meta.as_ref().expect("meta").0["agg/page"];
+    assert_eq!(page["first_line"], 2, "{page}");
+    assert_eq!(page["state"], "exited", "{page}");
+    let missing = mcp
+        .client
+        .read_resource(rmcp::model::ReadResourceRequestParams::new(
+            "agg://runs/nope/log",
+        ))
+        .await;
+    assert!(missing.is_err(), "an unknown job is a JSON-RPC error");
+    mcp.client.cancel().await.expect("close");
+}

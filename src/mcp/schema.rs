@@ -277,4 +277,22 @@ mod tests {
             "a nullable field is not required"
         );
     }
+
+    #[test]
+    fn every_published_tool_schema_is_portable() {
+        for tool in crate::mcp::tools() {
+            let schemas = [
+                Some(Value::Object((*tool.input_schema).clone())),
+                tool.output_schema
+                    .as_ref()
+                    .map(|s| Value::Object((**s).clone())),
+            ];
+            for schema in schemas.into_iter().flatten() {
+                let mut found = Vec::new();
+                unportable(&schema, &tool.name, &mut found);
+                assert!(found.is_empty(), "{found:?}");
+                assert_eq!(schema["type"], "object", "{}", tool.name);
+            }
+        }
+    }
 }
