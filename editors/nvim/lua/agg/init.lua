@@ -118,6 +118,7 @@ end
 local function terminal(cmd, title)
   vim.cmd(M.config.split)
   vim.cmd('enew')
+  vim.cmd('setlocal nonumber norelativenumber signcolumn=no')
   local buf = vim.api.nvim_get_current_buf()
   local job = vim.fn.termopen(cmd, { cwd = root() })
   pcall(vim.api.nvim_buf_set_name, buf, ('agg://%s#%d'):format(title, buf))
