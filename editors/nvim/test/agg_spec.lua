@@ -169,6 +169,29 @@ test(':cfirst and :cnext jump to the definitions', function()
   eq(vim.fn.getline('.'), "test: build ## Run the demo's tests")
 end)
 
+test('list_args narrows the list; an empty list says so instead of opening the picker', function()
+  local seen, notes = nil, {}
+  with(vim, 'notify', function(message, level)
+    table.insert(notes, { message = message, level = level })
+  end, function()
+    with(vim.ui, 'select', function(items)
+      seen = items
+    end, function()
+      agg.setup({ cmd = bin, list_args = { '--runner', 'npm' } })
+      vim.cmd('Agg')
+      eq(names(seen), { 'test-n', 'lint' }, 'npm tasks')
+      seen = nil
+      agg.setup({ cmd = bin, list_args = { '--query', 'no such task anywhere' } })
+      vim.cmd('Agg')
+    end)
+  end)
+  agg.setup({ cmd = bin, list_args = {} })
+  eq(seen, nil, 'no picker for an empty list')
+  eq(#notes, 1, 'notifications')
+  eq(notes[1].level, vim.log.levels.WARN)
+  assert(notes[1].message:find('no tasks', 1, true), notes[1].message)
+end)
+
 test('a missing agg is one notification with the install command', function()
   local notes = {}
   with(vim, 'notify', function(message, level)

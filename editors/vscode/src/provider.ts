@@ -41,13 +41,24 @@ export class AggTaskProvider implements vscode.TaskProvider, vscode.Disposable {
     return tasks;
   }
 
-  /** A task from tasks.json (`{"type": "agg", "task": "build-m", "args": [...]}`). */
-  resolveTask(task: vscode.Task): vscode.Task | undefined {
+  /**
+   * A task from tasks.json (`{"type": "agg", "task": "build-m", "args": [...]}`): with `args` it
+   * runs with them; without, it is the listed task (a task with parameters asks for them).
+   */
+  async resolveTask(task: vscode.Task): Promise<vscode.Task | undefined> {
     const definition = task.definition as AggTaskDefinition;
     if (typeof definition.task !== 'string') return undefined;
     const folder = isFolder(task.scope) ? task.scope : vscode.workspace.workspaceFolders?.[0];
     if (!folder) return undefined;
-    const execution = definitionExecution(definition, folder.uri.fsPath, this.options().path);
+    const root = folder.uri.fsPath;
+    const aggPath = this.options().path;
+    const row =
+      definition.args === undefined
+        ? (await this.tables.table(root).catch(() => undefined))?.tasks.find((t) => t.unique_name === definition.task)
+        : undefined;
+    const execution = row
+      ? taskSpec(row, root, aggPath, (r) => this.prompt(folder, r)).execution
+      : definitionExecution(definition, root, aggPath);
     return new vscode.Task(definition, folder, task.name, task.source || TASK_TYPE, toExecution(execution), []);
   }
 

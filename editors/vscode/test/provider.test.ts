@@ -32,7 +32,7 @@ function start(roots: string[], settings: Record<string, unknown> = {}) {
   assert.ok(provider, 'a task provider of type agg is registered');
   return {
     provideTasks: async () => (await provider.provideTasks()) as Task[],
-    resolveTask: (task: unknown) => provider.resolveTask(task) as Task | undefined,
+    resolveTask: async (task: unknown) => (await provider.resolveTask(task)) as Task | undefined,
   };
 }
 
@@ -175,12 +175,26 @@ test('a task customised in tasks.json runs with its own args and no prompt', asy
   const root = fixtureCopy();
   const { resolveTask } = start([root]);
   const folder = workspace.workspaceFolders[0];
-  const resolved = resolveTask({ definition: { type: 'agg', task: 'greet', args: ['Bob'] }, scope: folder, name: 'greet', source: 'agg' });
+  const resolved = await resolveTask({ definition: { type: 'agg', task: 'greet', args: ['Bob'] }, scope: folder, name: 'greet', source: 'agg' });
   assert.ok(resolved?.execution instanceof ProcessExecution);
   assert.deepEqual(resolved.execution.args, ['run', 'greet', 'Bob']);
   await run(resolved);
   assert.equal(fs.readFileSync(path.join(root, 'marker-greet.txt'), 'utf8'), 'hello Bob\n');
   assert.equal(fake.inputRequests.length, 0);
+});
+
+test('a customised task without args is the listed task: it still asks for parameters', async () => {
+  const root = fixtureCopy();
+  const { resolveTask } = start([root]);
+  const folder = workspace.workspaceFolders[0];
+  const greet = await resolveTask({ definition: { type: 'agg', task: 'greet' }, scope: folder, name: 'greet', source: 'xc' });
+  assert.ok(greet?.execution instanceof ShellExecution);
+  fake.inputAnswer = 'Eve';
+  await run(greet);
+  assert.equal(fs.readFileSync(path.join(root, 'marker-greet.txt'), 'utf8'), 'hello Eve\n');
+  const build = await resolveTask({ definition: { type: 'agg', task: 'build' }, scope: folder, name: 'build', source: 'make' });
+  assert.ok(build?.execution instanceof ProcessExecution);
+  assert.deepEqual(build.execution.args, ['run', 'build']);
 });
 
 test('the list follows task files through agg list --watch', async () => {

@@ -163,8 +163,13 @@ end
 
 --- `:Agg`: picks a task with vim.ui.select and runs it.
 function M.pick()
-  local tasks = M.tasks()
+  local t = M.table()
+  if not t then
+    return
+  end
+  local tasks = t.tasks
   if #tasks == 0 then
+    notify('agg found no tasks in ' .. t.root, vim.log.levels.WARN)
     return
   end
   vim.ui.select(tasks, { prompt = 'agg task', format_item = M.format_item, kind = 'agg' }, function(task)
