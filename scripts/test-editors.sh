@@ -3,7 +3,7 @@
 #   - editors/vscode: npm ci (pinned by package-lock.json), `npm test` (tsc --strict, then node's
 #     test runner with only the `vscode` module faked), then `vsce package` for the .vsix;
 #   - editors/nvim: the plugin in `nvim --headless` (Debian's `neovim`, installed with apt-get
-#     when missing and running as root).
+#     when missing, as root or in CI with password-less sudo).
 # agg is $AGG_BIN, else `cargo build --bin agg` (in $CARGO_TARGET_DIR, else target/).
 # A missing node or nvim skips that suite with a warning; with AGG_REQUIRE_RUNNERS=1 it fails.
 set -euo pipefail
@@ -57,9 +57,17 @@ else
 fi
 
 # --- Neovim plugin ---
-if ! command -v nvim >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+# As root, or in CI with password-less sudo: Debian's neovim (0.7.2 on bookworm).
+as_root=() can_install=
+if [ "$(id -u)" = 0 ]; then
+  can_install=1
+elif [ -n "${CI:-}" ] && sudo -n true 2>/dev/null; then
+  as_root=(sudo -n) can_install=1
+fi
+if ! command -v nvim >/dev/null 2>&1 && [ -n "$can_install" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing neovim (apt-get)" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; } >&2 ||
+  { "${as_root[@]}" apt-get update -qq &&
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim; } >&2 ||
     echo "warning: apt-get install neovim failed" >&2
 fi
 if ! command -v nvim >/dev/null 2>&1; then
