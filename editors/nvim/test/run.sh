@@ -10,7 +10,8 @@ trap 'rm -rf "$work"' EXIT
 cp -R "$plugin/../fixture" "$work/repo"
 "$AGG_BIN" list --json "$work/repo" >"$work/expected.json"
 cd "$work/repo"
+# timeout: a test that waits for input it never gets fails instead of hanging.
 AGG_FIXTURE="$work/repo" AGG_EXPECTED="$work/expected.json" \
-  nvim --headless -u NONE -i NONE -n \
+  timeout 300 nvim --headless -u NONE -i NONE -n \
   --cmd "set runtimepath^=$plugin" --cmd 'runtime plugin/agg.lua' \
   -c "luafile $here/agg_spec.lua" </dev/null

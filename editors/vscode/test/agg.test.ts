@@ -50,7 +50,7 @@ test('a missing agg is AggNotFound, with the install command', async () => {
   });
 });
 
-test("agg's watch prints the table again after a task file changes", async () => {
+test("agg's watch prints the table again after a task file changes", { timeout: 30000 }, async () => {
   const root = fixtureCopy();
   const tables: Table[] = [];
   let changed: () => void = () => undefined;
@@ -78,7 +78,7 @@ test("agg's watch prints the table again after a task file changes", async () =>
   assert.equal(deploy?.file_path, 'Makefile');
 });
 
-test('a watch whose agg is missing ends with AggNotFound', async () => {
+test('a watch whose agg is missing ends with AggNotFound', { timeout: 30000 }, async () => {
   const ended = await new Promise<Error>((resolve) => {
     new Watch(POLYGLOT, { path: '/nonexistent/agg', listArgs: [] }, {
       table: () => assert.fail('no table expected'),

@@ -7,13 +7,18 @@ import assert = require('node:assert/strict');
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, test } from 'node:test';
+import { afterEach, test as nodeTest } from 'node:test';
 import * as vscode from 'vscode';
 import { activate } from '../src/extension';
 import { fake, ProcessExecution, ShellExecution, Task, TaskGroup, workspace } from './fake-vscode';
 import { aggBin, aggTable, eventually, fixtureCopy, POLYGLOT } from './helpers';
 
 let subscriptions: { dispose(): unknown }[] = [];
+
+/** Every test waits on agg; one that never answers fails instead of hanging. */
+function test(name: string, fn: () => Promise<void>): void {
+  nodeTest(name, { timeout: 60000 }, fn);
+}
 
 afterEach(() => {
   for (const s of subscriptions) s.dispose();
