@@ -34,8 +34,10 @@ export class AggTaskProvider implements vscode.TaskProvider, vscode.Disposable {
       } catch {
         continue; // reported by Tables (one notification when agg is missing)
       }
+      const aggPath = this.options().path;
       for (const row of table.tasks) {
-        tasks.push(this.toTask(folder, taskSpec(row, folder.uri.fsPath, this.options().path, (r) => this.prompt(folder, r))));
+        const spec = taskSpec(row, folder.uri.fsPath, aggPath, (r) => this.prompt(folder, r));
+        tasks.push(this.toTask(folder, spec));
       }
     }
     return tasks;
