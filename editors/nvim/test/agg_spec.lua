@@ -79,12 +79,23 @@ test(':Agg offers exactly the tasks of agg list --json, in its order', function(
   eq(seen.opts.prompt, 'agg task')
 end)
 
-test('each picker item shows name, runner and description (or command)', function()
-  local lines = vim.tbl_map(agg.format_item, expected.tasks)
-  eq(lines[1], 'build  [make]  Compile the demo')
-  eq(lines[4], 'test-n  [npm]  $ npm run test')
-  eq(lines[5], 'lint  [npm]  Check the style')
-  eq(lines[7], 'tools/gen  [make]  Generate the tools\' code')
+test('each picker item shows name, runner and description (or command), in columns', function()
+  local seen
+  with(vim.ui, 'select', function(items, opts)
+    seen = vim.tbl_map(opts.format_item, items)
+  end, function()
+    vim.cmd('Agg')
+  end)
+  eq(seen, {
+    'build      make    Compile the demo',
+    "test-m     make    Run the demo's tests",
+    'clean      make    Remove the markers',
+    'test-n     npm     $ npm run test',
+    'lint       npm     Check the style',
+    'greet      xc      Say hello to someone and leave a marker.',
+    "tools/gen  make    Generate the tools' code",
+  }, 'picker lines')
+  eq(agg.format_item({ unique_name = 'x', runner = 'just', runner_available = false, command = 'just x', description = vim.NIL }), 'x  just ✗  $ just x')
 end)
 
 test('choosing a task runs it with agg run in a terminal split', function()

@@ -7,7 +7,7 @@ import './fake-vscode/register';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { activate } from '../src/extension';
-import { fake, Task, TaskGroup, workspace } from './fake-vscode';
+import { fake, Task, workspace } from './fake-vscode';
 import { aggBin } from './helpers';
 
 const VISIBLE = 14;
@@ -26,14 +26,13 @@ async function main(): Promise<void> {
   for (const s of context.subscriptions) s.dispose();
 
   const rows = tasks
-    .map((t) => ({ label: `${t.source}: ${t.name}`, detail: t.detail ?? '', group: t.group }))
+    .map((t) => ({ label: `${t.source}: ${t.name}`, detail: t.detail ?? '' }))
     .sort((a, b) => a.label.localeCompare(b.label));
-  const items = rows.slice(0, VISIBLE).map((row, i) => {
-    const hint = row.group === TaskGroup.Build ? 'build' : row.group === TaskGroup.Test ? 'test' : '';
-    return `<div class="item${i === 0 ? ' focused' : ''}">
-      <div class="label">${escape(row.label)}${hint ? `<span class="hint">${hint}</span>` : ''}</div>
-      <div class="detail">${escape(row.detail)}</div></div>`;
-  });
+  const items = rows.slice(0, VISIBLE).map(
+    (row, i) => `<div class="item${i === 0 ? ' focused' : ''}">
+      <div class="label">${escape(row.label)}</div>
+      <div class="detail">${escape(row.detail)}</div></div>`,
+  );
   process.stdout.write(`<!doctype html><meta charset="utf-8"><style>
 body { margin: 0; background: #1f1f1f; font: 13px system-ui, 'DejaVu Sans', sans-serif; color: #cccccc; }
 .titlebar { height: 30px; background: #181818; border-bottom: 1px solid #2b2b2b; text-align: center; line-height: 30px; color: #9d9d9d; }
@@ -45,7 +44,6 @@ body { margin: 0; background: #1f1f1f; font: 13px system-ui, 'DejaVu Sans', sans
 .item.focused { background: #04395e; outline: 1px solid #0078d4; outline-offset: -1px; }
 .label { color: #e0e0e0; white-space: nowrap; }
 .detail { color: #9d9d9d; font-size: 12px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.hint { margin-left: 8px; padding: 0 5px; border-radius: 8px; background: #3a3d41; color: #bbbbbb; font-size: 11px; }
 .more { padding: 4px 11px; color: #9d9d9d; font-size: 12px; border-top: 1px solid #3c3c3c; margin-top: 4px; }
 .note { position: absolute; bottom: 8px; left: 12px; color: #6e6e6e; font-size: 11px; }
 </style>
@@ -55,7 +53,7 @@ body { margin: 0; background: #1f1f1f; font: 13px system-ui, 'DejaVu Sans', sans
 ${items.join('\n')}
 <div class="more">… ${rows.length - VISIBLE} more agg tasks · Go back ↩</div>
 </div>
-<div class="note">Rendered from the agg extension's task provider on fixtures/polyglot (VS Code's Run Task list; VS Code itself could not run here). build/test: the task's group hint.</div>
+<div class="note">Rendered from the agg extension's task provider on fixtures/polyglot as VS Code's Run Task lists them (VS Code itself could not run here).</div>
 </div>
 `);
 }

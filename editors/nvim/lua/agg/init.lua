@@ -104,14 +104,20 @@ function M.tasks()
   return t and t.tasks or {}
 end
 
---- How a task is shown in the picker: name, runner, description (or command).
-function M.format_item(task)
+-- Pads text with spaces to `width` display cells (names and ✗ are not one byte per cell).
+local function pad(text, width)
+  return text .. (' '):rep(width - vim.fn.strdisplaywidth(text))
+end
+
+--- How a task is shown in the picker: name, runner (✗ when not installed), description (or
+--- command). `width` pads the name, so that a list of them lines up in columns.
+function M.format_item(task, width)
   local text = task.description
   if type(text) ~= 'string' or text == '' then
     text = '$ ' .. task.command
   end
-  local mark = task.runner_available and '' or ' ✗'
-  return ('%s  [%s%s]  %s'):format(task.unique_name, task.runner, mark, text)
+  local runner = task.runner .. (task.runner_available and '' or ' ✗')
+  return ('%s  %s %s'):format(pad(task.unique_name, width or 0), pad(runner, 7), text)
 end
 
 -- Opens the terminal split and runs `cmd` (an argv list, or a shell command line) there.
@@ -172,7 +178,14 @@ function M.pick()
     notify('agg found no tasks in ' .. t.root, vim.log.levels.WARN)
     return
   end
-  vim.ui.select(tasks, { prompt = 'agg task', format_item = M.format_item, kind = 'agg' }, function(task)
+  local width = 0
+  for _, task in ipairs(tasks) do
+    width = math.max(width, vim.fn.strdisplaywidth(task.unique_name))
+  end
+  local function format_item(task)
+    return M.format_item(task, math.min(width, 40))
+  end
+  vim.ui.select(tasks, { prompt = 'agg task', format_item = format_item, kind = 'agg' }, function(task)
     if task then
       run_task(task)
     end
