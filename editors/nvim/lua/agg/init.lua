@@ -126,7 +126,12 @@ local function terminal(cmd, title)
   vim.cmd('enew')
   vim.cmd('setlocal nonumber norelativenumber signcolumn=no')
   local buf = vim.api.nvim_get_current_buf()
-  local job = vim.fn.termopen(cmd, { cwd = root() })
+  local job
+  if vim.fn.has('nvim-0.11') == 1 then
+    job = vim.fn.jobstart(cmd, { term = true, cwd = root() }) -- termopen() is deprecated from 0.11
+  else
+    job = vim.fn.termopen(cmd, { cwd = root() })
+  end
   pcall(vim.api.nvim_buf_set_name, buf, ('agg://%s#%d'):format(title, buf))
   vim.b[buf].agg_job = job
   return buf, job
