@@ -1,0 +1,132 @@
+// From a row of agg's table to what VS Code shows and runs, as plain data (no vscode import):
+// the label (grouped by runner and directory), the detail line, the build/test group hint and
+// the command line, which is always `agg run NAME [ARGS…]` in the task's workspace folder.
+
+import { AggTask, Param } from './table';
+
+/** The `agg` task type's definition: what tasks.json holds for a customised task. */
+export interface AggTaskDefinition {
+  type: 'agg';
+  /** The unique name, as `agg run` takes it. */
+  task: string;
+  /** Arguments after the name, exactly as `agg run NAME ARGS…` takes them. */
+  args?: string[];
+}
+
+export const TASK_TYPE = 'agg';
+
+/** A VS Code task group agg can hint at. */
+export type GroupHint = 'build' | 'test';
+
+/** How a task is executed. */
+export type Execution =
+  /** argv, no shell: `agg run NAME ARGS…`. */
+  | { kind: 'process'; command: string; args: string[]; cwd: string }
+  /**
+   * A task with parameters: `/bin/sh -c` runs agg with the arguments typed into a prompt. VS Code
+   * replaces `${command:ID}` with what the prompt command returns; the shell splits it into words
+   * as a terminal would.
+   */
+  | { kind: 'shell'; commandLine: string; cwd: string; promptCommand: string };
+
+/** Everything VS Code needs for one task. */
+export interface TaskSpec {
+  definition: AggTaskDefinition;
+  /** Shown as "source: name" and sorted by it, so one runner's tasks in one directory stay together. */
+  source: string;
+  name: string;
+  detail: string;
+  group?: GroupHint;
+  execution: Execution;
+}
+
+/** Builds the spec for a row. `promptCommand` names the argument prompt of tasks with parameters. */
+export function taskSpec(
+  row: AggTask,
+  root: string,
+  aggPath: string,
+  promptCommand: (row: AggTask) => string,
+): TaskSpec {
+  const definition: AggTaskDefinition = { type: TASK_TYPE, task: row.unique_name };
+  return {
+    definition,
+    source: source(row),
+    name: shortName(row),
+    detail: detail(row),
+    group: groupHint(row),
+    execution:
+      row.params.length > 0
+        ? promptExecution(row.unique_name, root, aggPath, promptCommand(row))
+        : processExecution(row.unique_name, [], root, aggPath),
+  };
+}
+
+/** The execution of a task customised in tasks.json: its `args`, never a prompt. */
+export function definitionExecution(
+  definition: AggTaskDefinition,
+  root: string,
+  aggPath: string,
+): Execution {
+  return processExecution(definition.task, definition.args ?? [], root, aggPath);
+}
+
+/** `make`, or `make apps/api` for a task outside the root. */
+export function source(row: AggTask): string {
+  return row.dir === '.' ? row.runner : `${row.runner} ${row.dir}`;
+}
+
+/** The unique name without its directory prefix (the source already shows the directory). */
+export function shortName(row: AggTask): string {
+  const prefix = `${row.dir}/`;
+  return row.dir !== '.' && row.unique_name.startsWith(prefix)
+    ? row.unique_name.slice(prefix.length)
+    : row.unique_name;
+}
+
+/** The description, else the command (as `agg list` shows it); a missing runner is said first. */
+export function detail(row: AggTask): string {
+  const text = row.description?.trim() || `$ ${row.command}`;
+  return row.runner_available ? text : `✗ ${row.runner} is not installed · ${text}`;
+}
+
+const BUILD_WORDS = new Set(['build', 'compile']);
+const TEST_WORDS = new Set(['test', 'tests']);
+
+/**
+ * `build` or `test` when the name says so (a word of the runner's own name: `build`, `build:web`,
+ * `test-unit`, `apps::test`), when a just `[group]` says so, or for make's conventional `all`.
+ */
+export function groupHint(row: AggTask): GroupHint | undefined {
+  const words = row.source_name.toLowerCase().split(/[^a-z0-9]+/);
+  const group = row.group?.toLowerCase();
+  if (words.some((w) => TEST_WORDS.has(w)) || group === 'test') return 'test';
+  if (words.some((w) => BUILD_WORDS.has(w)) || group === 'build') return 'build';
+  if (row.runner === 'make' && row.source_name === 'all') return 'build';
+  return undefined;
+}
+
+/** A hint for the argument prompt: `env=staging flags…` or, for Taskfile vars, `-e VERSION=…`. */
+export function paramsHint(row: AggTask): string {
+  return row.params.map((param) => paramHint(row.runner, param)).join(' ');
+}
+
+function paramHint(runner: string, param: Param): string {
+  if (runner === 'task') return `-e ${param.name}=…`;
+  const value = param.default != null ? `${param.name}=${param.default}` : `<${param.name}>`;
+  const repeat = param.variadic ? '…' : '';
+  return param.required ? `${value}${repeat}` : `[${value}${repeat}]`;
+}
+
+function processExecution(name: string, args: string[], cwd: string, aggPath: string): Execution {
+  return { kind: 'process', command: aggPath, args: ['run', name, ...args], cwd };
+}
+
+function promptExecution(name: string, cwd: string, aggPath: string, promptCommand: string): Execution {
+  const commandLine = `${[aggPath, 'run', name].map(shellQuote).join(' ')} \${command:${promptCommand}}`;
+  return { kind: 'shell', commandLine, cwd, promptCommand };
+}
+
+/** POSIX single quoting: the word arrives as written, whatever it holds. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
