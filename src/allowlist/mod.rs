@@ -333,7 +333,13 @@ mod tests {
         );
         let mut env = before.clone();
         env.env = vec![("PATH".to_owned(), "/tmp/evil".to_owned())];
-        assert!(matches!(list.decide(root, &env), Decision::Lapsed { .. }));
+        assert_eq!(
+            list.decide(root, &env),
+            Decision::Lapsed {
+                rule: "task build in /repo/web/Makefile (pinned)".to_owned(),
+                summary: "parameters, environment or runner settings changed".to_owned(),
+            }
+        );
         // Only its own definition counts: the line moving is no change.
         let mut shifted = before.clone();
         shifted.line = Some(40);

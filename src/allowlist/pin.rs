@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agg_runners::XcSpec;
+use agg_runners::{Param, XcSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -23,7 +23,8 @@ const FINGERPRINT_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct Pin {
     /// sha256 of everything pinned: for a task its runner, command, argv, directory,
-    /// deps, recipe text, environment and xc settings; for a file its bytes.
+    /// deps, parameters (with defaults), recipe text, environment and xc settings; for a
+    /// file its bytes.
     pub sha256: String,
     /// Lines of the recipe text (task) or of the file (file) when pinned.
     pub lines: usize,
@@ -54,6 +55,7 @@ struct Fingerprinted<'a> {
     argv: &'a [String],
     dir: &'a Path,
     deps: &'a [String],
+    params: &'a [Param],
     script: Option<&'a str>,
     env: &'a [(String, String)],
     xc: Option<&'a XcSpec>,
@@ -89,6 +91,7 @@ impl Pin {
             argv: &task.argv,
             dir: &dir,
             deps: &task.deps,
+            params: &task.params,
             script,
             env: &task.env,
             xc: task.xc.as_ref(),
@@ -177,7 +180,7 @@ impl Pin {
             ));
         }
         if parts.is_empty() {
-            parts.push("environment or run settings changed".to_owned());
+            parts.push("parameters, environment or runner settings changed".to_owned());
         }
         Some(parts.join("; "))
     }
