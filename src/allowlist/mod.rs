@@ -412,6 +412,14 @@ mod tests {
                 "[[allow]]\ndir = \"/a\"\n[allow.pin]\nsha256 = \"0\"\nlines = 0\n",
                 ":1: allow rule 1: a directory rule cannot be pinned",
             ),
+            (
+                "[[allow]]\nfile = \"Makefile\"\n",
+                ":1: allow rule 1: paths in the allowlist are absolute",
+            ),
+            (
+                "[[deny]]\ndir = \"/a\"\ntask = \"x\"\n",
+                ":1: deny rule 1: a `task` belongs to a `file`, not a `dir`",
+            ),
         ] {
             let err = store::parse(Path::new("/c/allowlist.toml"), text)
                 .expect_err(text)

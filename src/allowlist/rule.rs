@@ -127,29 +127,26 @@ impl Rule {
     /// Why a rule read from the file cannot be used, if it cannot. `allow` says which
     /// list it came from: deny rules are never pinned.
     pub(super) fn problem(&self, allow: bool) -> Option<&'static str> {
-        match (&self.dir, &self.file, &self.task) {
-            (Some(_), None, None) if self.pin.is_some() => {
-                Some("a directory rule cannot be pinned")
-            }
-            (Some(_), None, None) | (None, Some(_), _) => {
-                if !allow && self.pin.is_some() {
+        let shape = match (&self.dir, &self.file, &self.task) {
+            (Some(_), Some(_), _) => Some("a rule names either `dir` or `file`, not both"),
+            (Some(_), None, Some(_)) => Some("a `task` belongs to a `file`, not a `dir`"),
+            (None, None, _) => Some("a rule needs `dir` or `file`"),
+            (Some(_), None, None) | (None, Some(_), _) => None,
+        };
+        let relative = self.dir.iter().chain(&self.file).any(|p| !p.is_absolute());
+        shape
+            .or(relative.then_some("paths in the allowlist are absolute"))
+            .or_else(|| {
+                let pin = self.pin.as_ref()?;
+                if !allow {
                     Some("a deny rule is never pinned")
-                } else if self
-                    .pin
-                    .as_ref()
-                    .is_some_and(|p| p.is_task() != self.task.is_some())
-                {
-                    Some(
-                        "the pin does not fit the rule (task pins go on task rules, content pins on file rules)",
-                    )
+                } else if self.dir.is_some() {
+                    Some("a directory rule cannot be pinned")
+                } else if pin.is_task() != self.task.is_some() {
+                    Some("the pin does not fit the rule (task pins go on task rules, content pins on file rules)")
                 } else {
                     None
                 }
-            }
-            (Some(_), Some(_), _) | (Some(_), None, Some(_)) => {
-                Some("a rule names either `dir` or `file`, not both")
-            }
-            (None, None, _) => Some("a rule needs `dir` or `file`"),
-        }
+            })
     }
 }
