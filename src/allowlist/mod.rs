@@ -396,6 +396,46 @@ mod tests {
         assert!(err.contains("allowlist.toml:1"), "{err}");
     }
 
+    /// The calls the MCP server makes when the user answers in the client.
+    #[test]
+    fn what_the_store_writes_the_live_allowlist_decides() {
+        let repo = tempfile::tempdir().expect("repo");
+        let config = tempfile::tempdir().expect("config");
+        let root = std::fs::canonicalize(repo.path()).expect("root");
+        std::fs::create_dir_all(root.join("web")).expect("mkdir");
+        std::fs::write(root.join("web/Makefile"), "build:\n\tcc\n").expect("write");
+        let store = Store::new(config.path().join("allowlist.toml"));
+        let mut live = LiveAllowlist::new(Some(store.path().to_path_buf()), &root);
+        let build = task("build", "cc");
+        assert_eq!(live.decide(&build), Decision::NotListed);
+
+        assert_eq!(
+            store.allow_task_file(&root, &build, true).expect("write"),
+            Change::Added
+        );
+        assert!(live.decide(&build).allowed());
+        std::fs::write(root.join("web/Makefile"), "build:\n\tcc\n# x\n").expect("write");
+        let Decision::Lapsed { summary, .. } = live.decide(&build) else {
+            panic!("not lapsed");
+        };
+        assert_eq!(summary, "file content changed (2 → 3 lines)");
+
+        assert_eq!(
+            store.allow_task(&root, &build).expect("write"),
+            Change::Added
+        );
+        assert!(live.decide(&build).allowed());
+        assert_eq!(
+            store.allow_task(&root, &build).expect("write"),
+            Change::Unchanged
+        );
+        assert_eq!(
+            store.deny_task(&root, &build).expect("write"),
+            Change::Updated
+        );
+        assert!(matches!(live.decide(&build), Decision::Denied(_)));
+    }
+
     #[test]
     fn rules_agg_cannot_use_make_the_file_corrupt_with_their_line() {
         for (text, expected) in [

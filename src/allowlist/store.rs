@@ -157,6 +157,17 @@ impl Store {
         self.update(|list| list.allow(rule))
     }
 
+    /// Allows every task of the file that defines `task` (of the table rooted at the
+    /// absolute `root`), as [`Store::allow_file`] does.
+    pub fn allow_task_file(
+        &self,
+        root: &Path,
+        task: &Task,
+        pin: bool,
+    ) -> Result<Change, StoreError> {
+        self.allow_file(&root.join(&task.file_path), pin)
+    }
+
     /// Allows every task defined in a file under the absolute `dir`.
     pub fn allow_dir(&self, dir: &Path) -> Result<Change, StoreError> {
         let rule = Rule::for_dir(dir.to_path_buf());
