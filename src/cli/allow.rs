@@ -127,17 +127,17 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         Change::Unchanged => writeln!(out, "already {verb}: {}", rule.describe())?,
     }
     if let Some(pin) = &rule.pin {
+        let lines = if pin.lines == 1 { "line" } else { "lines" };
         match (&pin.command, &pin.dir) {
             (Some(command), Some(dir)) => writeln!(
                 out,
-                "  pinned to `{command}` in {} ({} recipe {}); it lapses when the task's definition changes",
+                "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task's definition changes",
                 dir.display(),
                 pin.lines,
-                if pin.lines == 1 { "line" } else { "lines" }
             )?,
             _ => writeln!(
                 out,
-                "  pinned to the file's content ({} lines); it lapses on any edit of the file",
+                "  pinned to the file's content ({} {lines}); it lapses on any edit of the file",
                 pin.lines
             )?,
         }
