@@ -1,21 +1,28 @@
 //! `agg allow`, `agg deny` and `agg allowlist`: the human side of the MCP permission model.
+//!
+//! Every change goes through [`allowlist::Store`], the same calls the MCP server makes
+//! when the user answers a question in the agent's client.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::allowlist::{self, Allowlist, Rule};
+use crate::allowlist::{self, Change, Rule, RuleState, Store, StoreError};
 use crate::error::Error;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).args(["name", "file", "dir"])))]
 pub struct RuleArgs {
-    /// A task's unique name (matched afterwards by its file and source name).
+    /// A task's unique name (matched afterwards by its file and source name). An allowed
+    /// task is pinned: the allow lapses when its definition changes.
     pub name: Option<String>,
     /// Every task defined in this file.
     #[arg(long)]
     pub file: Option<PathBuf>,
+    /// With `allow --file`: only while the file's content stays exactly as it is now.
+    #[arg(long, conflicts_with_all = ["name", "dir"])]
+    pub pin: bool,
     /// Every task defined in a file under this directory.
     #[arg(long)]
     pub dir: Option<PathBuf>,
@@ -32,13 +39,16 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-fn path() -> Result<PathBuf, Error> {
-    allowlist::default_path().ok_or_else(|| {
-        Error::Allowlist("no config directory: set XDG_CONFIG_HOME or HOME".to_owned())
-    })
+fn store_error(err: StoreError) -> Error {
+    match err {
+        StoreError::Corrupt { .. } => Error::Allowlist(format!(
+            "{err}\n  agg never overwrites an allowlist it cannot read: fix the file or move it aside, then try again"
+        )),
+        other => Error::Allowlist(other.to_string()),
+    }
 }
 
-fn canonical(path: &PathBuf) -> Result<PathBuf, Error> {
+fn canonical(path: &Path) -> Result<PathBuf, Error> {
     std::fs::canonicalize(path).map_err(|e| {
         Error::Allowlist(format!(
             "{}: {}",
@@ -48,15 +58,22 @@ fn canonical(path: &PathBuf) -> Result<PathBuf, Error> {
     })
 }
 
-fn rule(args: &RuleArgs) -> Result<Rule, Error> {
+/// Applies the change and returns the rule's target (pin unset) for the report.
+fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), Error> {
     if let Some(name) = &args.name {
         let table = super::load_table(&args.root)?;
         let task = super::find_task(&table, name)?;
-        return Ok(Rule {
-            dir: None,
-            file: Some(table.root.join(&task.file_path)),
-            task: Some(task.source_name.clone()),
-        });
+        let change = if allow {
+            store.allow_task(&table.root, task)
+        } else {
+            store.deny_task(&table.root, task)
+        };
+        let target = Rule::for_task(
+            table.root.join(&task.file_path),
+            task.source_name.clone(),
+            None,
+        );
+        return Ok((change.map_err(store_error)?, target));
     }
     if let Some(file) = &args.file {
         let file = canonical(file)?;
@@ -66,78 +83,127 @@ fn rule(args: &RuleArgs) -> Result<Rule, Error> {
                 file.display()
             )));
         }
-        return Ok(Rule {
-            dir: None,
-            file: Some(file),
-            task: None,
-        });
+        let change = if allow {
+            store.allow_file(&file, args.pin)
+        } else {
+            store.deny_file(&file)
+        };
+        return Ok((change.map_err(store_error)?, Rule::for_file(file, None)));
     }
     let dir = canonical(args.dir.as_ref().unwrap_or(&args.root))?;
-    Ok(Rule {
-        dir: Some(dir),
-        file: None,
-        task: None,
-    })
+    let change = if allow {
+        store.allow_dir(&dir)
+    } else {
+        store.deny_dir(&dir)
+    };
+    Ok((change.map_err(store_error)?, Rule::for_dir(dir)))
 }
 
 pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
-    let path = path()?;
-    let rule = rule(args)?;
-    let mut list: Allowlist = allowlist::load(&path).map_err(Error::Allowlist)?;
-    let what = Allowlist {
-        deny: vec![],
-        allow: vec![rule.clone()],
+    if !allow && args.pin {
+        return Err(Error::Allowlist(
+            "--pin is for `agg allow --file`: a deny rule applies whatever the file says"
+                .to_owned(),
+        ));
     }
-    .rules()
-    .pop()
-    .map(|(_, _, w)| w)
-    .unwrap_or_default();
-    let changed = if allow {
-        list.allow(rule.clone())
-    } else {
-        list.deny(rule.clone())
-    };
-    allowlist::save(&path, &list).map_err(Error::Allowlist)?;
+    let store = Store::open_default().map_err(store_error)?;
+    let (change, target) = apply(&store, args, allow)?;
+    // Read back what is in force now, for an exact report.
+    let list = store.load().map_err(store_error)?;
+    let written = if allow { &list.allow } else { &list.deny };
+    let rule = written
+        .iter()
+        .find(|r| r.same_target(&target))
+        .unwrap_or(&target);
     let mut out = anstream::stdout().lock();
     let verb = if allow { "allowed" } else { "denied" };
-    if changed {
-        writeln!(out, "{verb}: {what}")?;
-    } else {
-        writeln!(out, "already {verb}: {what}")?;
+    match change {
+        Change::Added => writeln!(out, "{verb}: {}", rule.describe())?,
+        Change::Updated => writeln!(
+            out,
+            "{verb} (replacing the earlier rule for it): {}",
+            rule.describe()
+        )?,
+        Change::Unchanged => writeln!(out, "already {verb}: {}", rule.describe())?,
     }
-    if allow {
-        // A broader deny still wins; say so rather than let the user wonder.
-        if let (Some(file), task) = (&rule.file, rule.task.as_deref())
-            && let allowlist::Decision::Denied(by) = list.decide(file, task.unwrap_or(""))
-        {
-            writeln!(out, "note: still denied by {by} (deny wins over allow)")?;
+    if let Some(pin) = &rule.pin {
+        let lines = if pin.lines == 1 { "line" } else { "lines" };
+        match (&pin.command, &pin.dir) {
+            (Some(command), Some(dir)) => writeln!(
+                out,
+                "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task's definition changes",
+                dir.display(),
+                pin.lines,
+            )?,
+            _ => writeln!(
+                out,
+                "  pinned to the file's content ({} {lines}); it lapses on any edit of the file",
+                pin.lines
+            )?,
         }
     }
-    writeln!(out, "allowlist: {}", path.display())?;
+    if allow
+        && let Some(file) = &rule.file
+        && let Some(by) = list.denied_by(file, rule.task.as_deref().unwrap_or(""))
+    {
+        // A broader deny still wins; say so rather than let the user wonder.
+        writeln!(out, "note: still denied by {by} (deny wins over allow)")?;
+    }
+    writeln!(out, "allowlist: {}", store.path().display())?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
-    let path = path()?;
-    let list = allowlist::load(&path).map_err(Error::Allowlist)?;
+    let store = Store::open_default().map_err(store_error)?;
+    let list = store.load().map_err(store_error)?;
+    let states = allowlist::audit(&list);
     if args.json {
+        let allow: Vec<serde_json::Value> = list
+            .allow
+            .iter()
+            .zip(&states)
+            .map(|(rule, state)| {
+                let mut value = serde_json::to_value(rule).unwrap_or_default();
+                if let Some(map) = value.as_object_mut() {
+                    map.insert("state".to_owned(), state.name().into());
+                    if let Some(detail) = state.detail() {
+                        map.insert("change".to_owned(), detail.into());
+                    }
+                }
+                value
+            })
+            .collect();
         let mut out = io::BufWriter::new(io::stdout().lock());
-        let value = serde_json::json!({"path": path, "deny": list.deny, "allow": list.allow});
+        let value = serde_json::json!({"path": store.path(), "deny": list.deny, "allow": allow});
         serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::from)?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = anstream::stdout().lock();
-    writeln!(out, "allowlist: {}", path.display())?;
-    let rules = list.rules();
-    if rules.is_empty() {
+    writeln!(out, "allowlist: {}", store.path().display())?;
+    if list.deny.is_empty() && list.allow.is_empty() {
         writeln!(
             out,
             "  (empty: agents may list tasks but run none; `agg allow NAME` allows one)"
         )?;
     }
-    for (verdict, kind, what) in rules {
-        writeln!(out, "  {verdict:<5} {kind:<9} {what}")?;
+    for rule in &list.deny {
+        writeln!(out, "  deny  {:<9} {}", rule.kind().name(), rule.describe())?;
+    }
+    for (rule, state) in list.allow.iter().zip(&states) {
+        writeln!(out, "  allow {:<9} {}", rule.kind().name(), rule.describe())?;
+        match state {
+            RuleState::Lapsed(change) => writeln!(
+                out,
+                "        lapsed: {change}; agents may not run it until you allow it again"
+            )?,
+            RuleState::Missing(why) => writeln!(out, "        lapsed: {why}")?,
+            RuleState::Unpinned if rule.task.is_some() => writeln!(
+                out,
+                "        unpinned (written before pins): allows whatever the task says; `agg allow` it again to pin it"
+            )?,
+            RuleState::Unpinned | RuleState::Holds => {}
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -341,7 +341,7 @@ impl Server {
             allowlisted: decision.allowed(),
             allowlist_rule: match decision {
                 Decision::Allowed(r) | Decision::Denied(r) => Some(r),
-                Decision::NotListed => None,
+                Decision::NotListed | Decision::Lapsed { .. } => None,
             },
         };
         let mut text = Vec::new();
@@ -394,6 +394,20 @@ impl Server {
                     code::NOT_ALLOWLISTED,
                     format!("`{}` is denied by the user's allowlist ({rule})", task.unique_name),
                     Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
+                ));
+            }
+            Decision::Lapsed { summary, .. } => {
+                return Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!(
+                        "`{}` changed since you allowed it: {summary}",
+                        task.unique_name
+                    ),
+                    Some(format!(
+                        "ask the user to review the change and run `agg allow {}` again in {}",
+                        task.unique_name,
+                        table.root.display()
+                    )),
                 ));
             }
             Decision::NotListed => {
