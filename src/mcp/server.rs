@@ -25,6 +25,7 @@ use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 
+use super::ask::{Asked, Asker, Choice, Retry};
 use super::envelope::{ToolResult, code, failure, invalid, parse, success, tool_error};
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
@@ -70,6 +71,7 @@ pub struct State {
     sinks: Mutex<Vec<SubscriptionSink>>,
     modern: AtomicBool,
     subscriptions: Mutex<Subscriptions>,
+    asker: Asker,
 }
 
 /// The `agg mcp` handler.
@@ -179,6 +181,7 @@ impl Server {
             sinks: Mutex::new(Vec::new()),
             modern: AtomicBool::new(false),
             subscriptions: Mutex::new(Subscriptions::default()),
+            asker: Asker::default(),
         }))
     }
 
@@ -362,7 +365,8 @@ impl Server {
         unique_name: String,
         args: rmcp::model::JsonObject,
         ctx: RequestContext<RoleServer>,
-    ) -> ToolResult {
+        retry: Retry,
+    ) -> Result<CallToolResponse, ToolError> {
         let table = self.table();
         let Some(task) = table.get(&unique_name) else {
             return Err(tool_error(
@@ -373,10 +377,58 @@ impl Server {
         };
         let start = task_tools::start_arguments(task, &args).map_err(invalid)?;
         let start: TaskStartArgs = parse(Some(start))?;
-        self.task_start(start, ctx).await
+        self.task_start(start, ctx, retry).await
     }
 
-    async fn task_start(&self, args: TaskStartArgs, ctx: RequestContext<RoleServer>) -> ToolResult {
+    /// Writes the user's answer as `agg allow` / `agg deny` would; `Err` for a deny.
+    async fn record(&self, choice: Choice, table: &Table, task: &Task) -> Result<(), ToolError> {
+        if choice == Choice::Once {
+            return Ok(());
+        }
+        let Some(store) = lock(&self.0.allowlist).store() else {
+            tracing::warn!("the user's answer cannot be written: no allowlist file");
+            return if choice == Choice::Deny {
+                Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!("`{}` was denied by the user", task.unique_name),
+                    None,
+                ))
+            } else {
+                Ok(())
+            };
+        };
+        let root = table.root.clone();
+        let owned = task.clone();
+        let written = tokio::task::spawn_blocking(move || match choice {
+            Choice::AlwaysTask => store.allow_task(&root, &owned),
+            Choice::AlwaysFile => store.allow_task_file(&root, &owned, false),
+            Choice::Deny | Choice::Once => store.deny_task(&root, &owned),
+        })
+        .await;
+        match written {
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => tracing::warn!("the user's answer could not be written: {err}"),
+            Err(err) => tracing::warn!("the user's answer could not be written: {err}"),
+        }
+        if choice == Choice::Deny {
+            return Err(tool_error(
+                code::NOT_ALLOWLISTED,
+                format!(
+                    "`{}` was denied by the user (and is now denied in the allowlist)",
+                    task.unique_name
+                ),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    async fn task_start(
+        &self,
+        args: TaskStartArgs,
+        ctx: RequestContext<RoleServer>,
+        retry: Retry,
+    ) -> Result<CallToolResponse, ToolError> {
         let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
         if wait_ms > MAX_WAIT_MS {
             return Err(invalid(format!(
@@ -387,17 +439,19 @@ impl Server {
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let (table, i) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
-        match self.decide(task) {
-            Decision::Allowed(_) => {}
+        let refusal = match self.decide(task) {
+            Decision::Allowed(_) => None,
             Decision::Denied(rule) => {
+                // A deny is never asked about.
                 return Err(tool_error(
                     code::NOT_ALLOWLISTED,
                     format!("`{}` is denied by the user's allowlist ({rule})", task.unique_name),
                     Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
                 ));
             }
-            Decision::Lapsed { summary, .. } => {
-                return Err(tool_error(
+            Decision::Lapsed { summary, .. } => Some((
+                format!("changed since you allowed it: {summary}"),
+                tool_error(
                     code::NOT_ALLOWLISTED,
                     format!(
                         "`{}` changed since you allowed it: {summary}",
@@ -408,10 +462,11 @@ impl Server {
                         task.unique_name,
                         table.root.display()
                     )),
-                ));
-            }
-            Decision::NotListed => {
-                return Err(tool_error(
+                ),
+            )),
+            Decision::NotListed => Some((
+                "is not in your allowlist".to_owned(),
+                tool_error(
                     code::NOT_ALLOWLISTED,
                     format!(
                         "`{}` is not allowlisted, so agents may not run it",
@@ -423,7 +478,30 @@ impl Server {
                         task.file_path,
                         table.root.display()
                     )),
-                ));
+                ),
+            )),
+        };
+        if let Some((reason, refusal)) = refusal {
+            let asked = if is_modern(&ctx) {
+                let supports = ctx
+                    .meta
+                    .client_capabilities()
+                    .is_some_and(|c| c.elicitation.is_some());
+                self.0.asker.modern(supports, task, &reason, &retry)
+            } else {
+                self.0.asker.classic(&ctx.peer, task, &reason).await
+            };
+            match asked {
+                Asked::Unsupported => return Err(refusal),
+                Asked::NeedInput(question) => return Ok(question.into()),
+                Asked::Declined => {
+                    return Err(tool_error(
+                        code::NOT_ALLOWLISTED,
+                        format!("`{}` was declined by the user", task.unique_name),
+                        None,
+                    ));
+                }
+                Asked::Answer(choice) => self.record(choice, &table, task).await?,
             }
         }
         let opts = RunOptions {
@@ -487,7 +565,7 @@ impl Server {
         }
         let block = render::output(&job, mode, tail_lines, RESULT_CAP);
         let result = render::job_result(&job, mode, block, started.reused);
-        Ok(success(&result, render::job_text(&result)))
+        Ok(success(&result, render::job_text(&result)).into())
     }
 
     fn status(&self) -> CallToolResult {
@@ -867,6 +945,17 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         self.mark_session(&ctx);
         let args = req.arguments.clone();
+        let retry = Retry {
+            responses: req.input_responses.clone(),
+            state: req.request_state.clone(),
+        };
+        if req.name == "task_start" {
+            let response = match parse(args) {
+                Ok(a) => self.task_start(a, ctx, retry).await,
+                Err(e) => Err(e),
+            };
+            return Ok(response.unwrap_or_else(|e| failure(&e).into()));
+        }
         let result = match req.name.as_ref() {
             "list_tasks" => match parse(args) {
                 Ok(a) => self.list_tasks(a).await,
@@ -874,10 +963,6 @@ impl ServerHandler for Server {
             },
             "describe_task" => match parse(args) {
                 Ok(a) => self.describe_task(a).await,
-                Err(e) => Err(e),
-            },
-            "task_start" => match parse(args) {
-                Ok(a) => self.task_start(a, ctx).await,
                 Err(e) => Err(e),
             },
             "status" => parse::<StatusArgs>(args).map(|_| self.status()),
@@ -894,8 +979,10 @@ impl ServerHandler for Server {
                     .find(|t| t.tool.name == other);
                 match per_task {
                     Some(t) => {
-                        self.run_task_tool(t.unique_name, args.unwrap_or_default(), ctx)
-                            .await
+                        let response = self
+                            .run_task_tool(t.unique_name, args.unwrap_or_default(), ctx, retry)
+                            .await;
+                        return Ok(response.unwrap_or_else(|e| failure(&e).into()));
                     }
                     None => {
                         return Err(ErrorData::invalid_params(
