@@ -15,7 +15,7 @@ use self::include::Include;
 use self::node::{Entry, Node};
 use self::task::TaskDef;
 use crate::registry::{Adapter, file_name};
-use crate::{Diagnostic, Files, Parsed, RawTask, Runner, Source, join, parent};
+use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -113,7 +113,19 @@ fn parse(src: &Source<'_>) -> Parsed {
             .collect();
         raw.script = def.script;
         raw.params = def.params;
+        // `greet:*` runs as `task greet:bob`: each `*` is a parameter (go-task's `.MATCH`).
+        let stars = raw.source_name.matches('*').count();
+        for i in 1..=stars {
+            let name = if stars == 1 {
+                "MATCH".to_owned()
+            } else {
+                format!("MATCH{i}")
+            };
+            raw.params.insert(i - 1, Param::required(name));
+        }
         raw.env = def.env;
+        raw.behaviour.confirm = def.prompt;
+        raw.behaviour.interactive = def.interactive;
         parsed.tasks.push(raw);
     }
     let mut reported = HashSet::new();
@@ -283,10 +295,13 @@ impl Loader<'_> {
         if inc.internal {
             return Vec::new();
         }
-        let excludes: HashSet<&str> = inc.excludes.iter().map(String::as_str).collect();
         inner
             .into_iter()
-            .filter(|f| !excludes.contains(f.name.as_str()))
+            .filter(|f| {
+                !inc.excludes
+                    .iter()
+                    .any(|pattern| glob_match(pattern, &f.name))
+            })
             .map(|f| namespaced(f, ns, &inc))
             .collect()
     }
@@ -415,6 +430,28 @@ impl Loader<'_> {
     fn diag(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics.push(Diagnostic::new(path, line, message));
     }
+}
+
+/// Whether `name` matches an `excludes` entry: a name, or a pattern where `*` stands for
+/// any run of characters (`docs:*`), as go-task matches them.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let Some((first, rest)) = pattern.split_once('*') else {
+        return pattern == name;
+    };
+    let Some(mut tail) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return true;
+    };
+    for part in middle {
+        match tail.find(part) {
+            Some(i) => tail = &tail[i + part.len()..],
+            None => return false,
+        }
+    }
+    tail.len() >= last.len() && tail.ends_with(last)
 }
 
 /// Renames a task of an included file into the including file's names: `ns:name`, plus one
