@@ -462,7 +462,19 @@ fn taskfile_tasks_match_task_list_all_on_every_fixture() {
         let out = runner_listing(&dir, "task", &["--list-all", "--json"]);
         if !out.status.success() {
             // go-task refuses the whole file (a duplicate task, a bad include); agg lists
-            // what it can and says why in a diagnostic (see the README).
+            // what it can and must say why in a diagnostic (see the README).
+            let json = Test::at(&dir)
+                .args(["list", ".", "--json"])
+                .run()
+                .success()
+                .json();
+            assert!(
+                json["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "go-task refuses {} but agg says nothing",
+                dir.display()
+            );
             continue;
         }
         let json: serde_json::Value =

@@ -126,7 +126,7 @@ pub(super) fn expand(
 }
 
 /// `runtime.GOOS` of the platform agg runs on: what `{{OS}}` gives go-task here.
-fn go_os() -> &'static str {
+pub(super) fn go_os() -> &'static str {
     match std::env::consts::OS {
         "macos" => "darwin",
         other => other,

@@ -179,6 +179,15 @@ impl Loader<'_> {
             return Vec::new();
         };
         self.check_version(path, file);
+        if stack.len() > 1
+            && let Some(entry) = file.entry("dotenv")
+        {
+            self.diag(
+                path,
+                Some(entry.line),
+                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)",
+            );
+        }
         let mut found = Vec::new();
 
         match file.entry("tasks") {
@@ -416,12 +425,18 @@ impl Loader<'_> {
                     .value
                     .scalar()
                     .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok());
-                if let Some(major @ 0..3) = major {
-                    self.diag(
+                match major {
+                    Some(major @ 0..=2) => self.diag(
                         path,
                         Some(entry.line),
                         format!("schema version {major} is no longer supported by go-task 3"),
-                    );
+                    ),
+                    Some(major @ 4..) => self.diag(
+                        path,
+                        Some(entry.line),
+                        format!("schema version {major} is newer than go-task 3 reads; it refuses the file"),
+                    ),
+                    _ => {}
                 }
             }
         }
@@ -519,6 +534,77 @@ mod tests {
         assert_eq!(candidate("Taskfile.yml.bak"), None);
         assert_eq!(candidate("Taskfile.json"), None);
         assert_eq!(candidate("docs/Taskfile.lint.yml"), None);
+    }
+
+    #[test]
+    fn wildcards_prompts_and_interactive_tasks() {
+        let files = MemFiles::new().with(
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  greet:*:\n    cmds: [echo hi]\n  deploy:*:*:\n    prompt: [Sure?, Really sure?]\n    cmds: [echo x]\n  shell:\n    interactive: true\n    prompt: Open a shell?\n    cmds: [sh]\n",
+        );
+        let parsed = run(&files, "Taskfile.yml");
+        let greet = task(&parsed, "greet:*");
+        assert_eq!(greet.params, [Param::required("MATCH")]);
+        let deploy = task(&parsed, "deploy:*:*");
+        assert_eq!(
+            deploy.params,
+            [Param::required("MATCH1"), Param::required("MATCH2")]
+        );
+        assert_eq!(deploy.behaviour.confirm, ["Sure?", "Really sure?"]);
+        let shell = task(&parsed, "shell");
+        assert!(shell.behaviour.interactive);
+        assert_eq!(shell.behaviour.confirm, ["Open a shell?"]);
+    }
+
+    #[test]
+    fn excludes_take_patterns_and_os_includes_resolve() {
+        let files = MemFiles::new()
+            .with(
+                "Taskfile.yml",
+                "version: '3'\nincludes:\n  t:\n    taskfile: ./tools.yml\n    excludes: ['lint:*', fmt]\n  os: ./Taskfile_{{OS}}.yml\n",
+            )
+            .with(
+                "tools.yml",
+                "version: '3'\ntasks:\n  fmt: x\n  vet: x\n  lint:go: x\n  lint:yaml: x\n  linter: x\n",
+            )
+            .with(
+                &format!("Taskfile_{}.yml", include::go_os()),
+                "version: '3'\ntasks:\n  open: x\n",
+            );
+        let parsed = run(&files, "Taskfile.yml");
+        assert_eq!(names(&parsed), ["t:vet", "t:linter", "os:open"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert!(glob_match("a*c*e", "abcde"));
+        assert!(!glob_match("a*c", "abcd"));
+    }
+
+    #[test]
+    fn files_go_task_refuses_are_reported() {
+        let files = MemFiles::new()
+            .with(
+                "Taskfile.yml",
+                "version: '4'\nincludes:\n  web: ./web.yml\ntasks:\n  build: x\n",
+            )
+            .with(
+                "web.yml",
+                "version: '3'\ndotenv: [.env]\ntasks:\n  serve: x\n",
+            );
+        let parsed = run(&files, "Taskfile.yml");
+        assert_eq!(
+            messages(&parsed),
+            [
+                (
+                    "Taskfile.yml",
+                    Some(1),
+                    "schema version 4 is newer than go-task 3 reads; it refuses the file"
+                ),
+                (
+                    "web.yml",
+                    Some(2),
+                    "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)"
+                ),
+            ]
+        );
     }
 
     /// The shape of go-task's own Taskfile.yml.
