@@ -251,3 +251,92 @@ pub fn is_env_name(name: &str) -> bool {
 pub fn task_dir(root: &Path, task: &Task) -> PathBuf {
     root.join(&task.dir)
 }
+
+#[cfg(test)]
+mod tests {
+    use agg_runners::{Param, Runner};
+
+    use super::{param_arguments, runner_args};
+    use crate::table::Task;
+
+    fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
+        Task {
+            unique_name: name.to_owned(),
+            source_name: name.to_owned(),
+            runner,
+            command: String::new(),
+            dir: ".".to_owned(),
+            file_path: String::new(),
+            line: None,
+            description: None,
+            runner_available: true,
+            params: params.iter().map(|p| Param::required(*p)).collect(),
+            deps: Vec::new(),
+            aliases: Vec::new(),
+            group: None,
+            argv: vec![runner.name().to_owned(), name.to_owned()],
+            script: None,
+            env: Vec::new(),
+            xc: None,
+        }
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn go_task_arguments_fill_wildcards_then_variables_then_cli_args() {
+        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        assert_eq!(
+            runner_args(&greet, &strings(&["bob", "LOUD=1", "x"])).ok(),
+            Some(strings(&["greet:bob", "LOUD=1", "--", "x"]))
+        );
+        assert!(runner_args(&greet, &[]).is_err());
+        let deploy = task(Runner::Task, "deploy:*:*", &["MATCH1", "MATCH2"]);
+        assert_eq!(
+            runner_args(&deploy, &strings(&["web", "prod"])).ok(),
+            Some(strings(&["deploy:web:prod"]))
+        );
+        let plain = task(Runner::Task, "greet", &["NAME"]);
+        assert_eq!(
+            runner_args(&plain, &strings(&["NAME=Bob", "--flag", "A=1"])).ok(),
+            Some(strings(&["greet", "NAME=Bob", "--", "--flag", "A=1"]))
+        );
+        let npm = task(Runner::Npm, "test", &[]);
+        assert_eq!(
+            runner_args(&npm, &strings(&["A=1"])).ok(),
+            Some(strings(&["test", "--", "A=1"]))
+        );
+    }
+
+    #[test]
+    fn parameter_values_reach_each_runner_its_own_way() {
+        let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        assert_eq!(
+            param_arguments(&greet, &values(&[("MATCH", "bob")])),
+            (strings(&["bob"]), Vec::new())
+        );
+        let vars = task(Runner::Task, "greet", &["NAME"]);
+        assert_eq!(
+            param_arguments(&vars, &values(&[("NAME", "Bob")])),
+            (strings(&["NAME=Bob"]), Vec::new())
+        );
+        let just = task(Runner::Just, "deploy", &["env", "tag"]);
+        assert_eq!(
+            param_arguments(&just, &values(&[("tag", "v1"), ("env", "prod")])),
+            (strings(&["prod", "v1"]), Vec::new())
+        );
+        let xc = task(Runner::Xc, "greet", &["NAME"]);
+        assert_eq!(
+            param_arguments(&xc, &values(&[("NAME", "Bob")])),
+            (Vec::new(), values(&[("NAME", "Bob")]))
+        );
+    }
+}
