@@ -5,9 +5,8 @@
 //! --json`, the MCP `list_tasks` tool and editor integrations; `schema/table.schema.json`
 //! is generated from these types.
 
-use std::path::{Path, PathBuf};
-
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use agg_runners::{Behaviour, Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
 use rayon::prelude::*;
