@@ -49,6 +49,13 @@ pub enum InvocationError {
     },
     /// The built-in xc executor refused the task (missing input, cycle, missing dep).
     Xc(String),
+    /// A wildcard task (go-task `greet:*`) was given no value for one of its `*`s.
+    MissingMatch {
+        /// The parameter standing for that `*` (`MATCH`).
+        param: String,
+        /// The task's name with its wildcard.
+        pattern: String,
+    },
 }
 
 impl std::fmt::Display for InvocationError {
@@ -64,6 +71,11 @@ impl std::fmt::Display for InvocationError {
                 write!(f, "argument {} contains a NUL byte", index + 1)
             }
             InvocationError::Xc(message) => f.write_str(message),
+            InvocationError::MissingMatch { param, pattern } => write!(
+                f,
+                "`{pattern}` needs a value for `{param}`: pass it as the first argument, or run the name it matches (`{}`)",
+                pattern.replacen('*', "VALUE", 1)
+            ),
         }
     }
 }
@@ -98,12 +110,90 @@ pub fn invocation(
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
     let program = resolve_program(task)?;
-    let mut args: Vec<OsString> = task.argv.iter().skip(1).map(OsString::from).collect();
-    if needs_separator(task.runner) && !opts.args.is_empty() {
-        args.push("--".into());
-    }
-    args.extend(opts.args.iter().map(OsString::from));
+    let args = runner_args(task, &opts.args)?
+        .into_iter()
+        .map(OsString::from)
+        .collect();
     Ok(base(program.into_os_string(), args, None))
+}
+
+/// The arguments after the program for `task` run with the caller's `args`, the way its
+/// runner takes them:
+///
+/// - npm: `run x -- args`;
+/// - go-task: a wildcard task's `*`s are filled from the first arguments (`greet:*` with
+///   `bob` runs `task greet:bob`), leading `NAME=value` arguments stay variables
+///   (`task greet NAME=Bob`), and the rest follow `--` (they arrive as `CLI_ARGS`);
+/// - every other runner: the arguments as they are.
+pub fn runner_args(task: &Task, args: &[String]) -> Result<Vec<String>, InvocationError> {
+    let mut out: Vec<String> = task.argv.iter().skip(1).cloned().collect();
+    let mut rest = args;
+    if task.runner == Runner::Task {
+        let stars = task.source_name.matches('*').count();
+        if stars > 0 {
+            let matches = rest
+                .get(..stars)
+                .ok_or_else(|| InvocationError::MissingMatch {
+                    param: task
+                        .params
+                        .get(rest.len())
+                        .map_or_else(|| "MATCH".to_owned(), |p| p.name.clone()),
+                    pattern: task.source_name.clone(),
+                })?;
+            let mut filled = String::new();
+            let mut parts = task.source_name.split('*');
+            filled.push_str(parts.next().unwrap_or_default());
+            for (part, value) in parts.zip(matches) {
+                filled.push_str(value);
+                filled.push_str(part);
+            }
+            if let Some(name) = out.iter_mut().find(|a| **a == task.source_name) {
+                *name = filled;
+            }
+            rest = &rest[stars..];
+        }
+        let vars = rest.iter().take_while(|a| is_assignment(a)).count();
+        out.extend(rest[..vars].iter().cloned());
+        rest = &rest[vars..];
+    }
+    if needs_separator(task.runner) && !rest.is_empty() {
+        out.push("--".to_owned());
+    }
+    out.extend(rest.iter().cloned());
+    Ok(out)
+}
+
+/// `NAME=value` with a variable name go-task and make accept.
+fn is_assignment(arg: &str) -> bool {
+    arg.split_once('=')
+        .is_some_and(|(name, _)| is_env_name(name))
+}
+
+/// How a run's parameter values reach the task, given as (`name`, `value`) for the task's
+/// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
+/// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
+/// variables for xc inputs. Returns the arguments (to pass as [`RunOptions::args`], before
+/// any others) and the environment (for [`RunOptions::env`]).
+pub fn param_arguments(
+    task: &Task,
+    values: &[(String, String)],
+) -> (Vec<String>, Vec<(String, String)>) {
+    let mut args = Vec::new();
+    let mut env = Vec::new();
+    let stars = task.source_name.matches('*').count();
+    // Wildcard parts first: they are the first arguments.
+    for (i, param) in task.params.iter().enumerate() {
+        let Some((_, value)) = values.iter().find(|(name, _)| *name == param.name) else {
+            continue;
+        };
+        match task.runner {
+            Runner::Just => args.push(value.clone()),
+            Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
+            Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
+            _ => env.push((param.name.clone(), value.clone())),
+        }
+    }
+    (args, env)
 }
 
 /// npm and go-task take the task's own arguments after `--`; the others take them as is.
@@ -160,4 +250,93 @@ pub fn is_env_name(name: &str) -> bool {
 /// The directory a task runs in.
 pub fn task_dir(root: &Path, task: &Task) -> PathBuf {
     root.join(&task.dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use agg_runners::{Param, Runner};
+
+    use super::{param_arguments, runner_args};
+    use crate::table::Task;
+
+    fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
+        Task {
+            unique_name: name.to_owned(),
+            source_name: name.to_owned(),
+            runner,
+            command: String::new(),
+            dir: ".".to_owned(),
+            file_path: String::new(),
+            line: None,
+            description: None,
+            runner_available: true,
+            params: params.iter().map(|p| Param::required(*p)).collect(),
+            deps: Vec::new(),
+            aliases: Vec::new(),
+            group: None,
+            argv: vec![runner.name().to_owned(), name.to_owned()],
+            script: None,
+            env: Vec::new(),
+            xc: None,
+        }
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn go_task_arguments_fill_wildcards_then_variables_then_cli_args() {
+        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        assert_eq!(
+            runner_args(&greet, &strings(&["bob", "LOUD=1", "x"])).ok(),
+            Some(strings(&["greet:bob", "LOUD=1", "--", "x"]))
+        );
+        assert!(runner_args(&greet, &[]).is_err());
+        let deploy = task(Runner::Task, "deploy:*:*", &["MATCH1", "MATCH2"]);
+        assert_eq!(
+            runner_args(&deploy, &strings(&["web", "prod"])).ok(),
+            Some(strings(&["deploy:web:prod"]))
+        );
+        let plain = task(Runner::Task, "greet", &["NAME"]);
+        assert_eq!(
+            runner_args(&plain, &strings(&["NAME=Bob", "--flag", "A=1"])).ok(),
+            Some(strings(&["greet", "NAME=Bob", "--", "--flag", "A=1"]))
+        );
+        let npm = task(Runner::Npm, "test", &[]);
+        assert_eq!(
+            runner_args(&npm, &strings(&["A=1"])).ok(),
+            Some(strings(&["test", "--", "A=1"]))
+        );
+    }
+
+    #[test]
+    fn parameter_values_reach_each_runner_its_own_way() {
+        let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        assert_eq!(
+            param_arguments(&greet, &values(&[("MATCH", "bob")])),
+            (strings(&["bob"]), Vec::new())
+        );
+        let vars = task(Runner::Task, "greet", &["NAME"]);
+        assert_eq!(
+            param_arguments(&vars, &values(&[("NAME", "Bob")])),
+            (strings(&["NAME=Bob"]), Vec::new())
+        );
+        let just = task(Runner::Just, "deploy", &["env", "tag"]);
+        assert_eq!(
+            param_arguments(&just, &values(&[("tag", "v1"), ("env", "prod")])),
+            (strings(&["prod", "v1"]), Vec::new())
+        );
+        let xc = task(Runner::Xc, "greet", &["NAME"]);
+        assert_eq!(
+            param_arguments(&xc, &values(&[("NAME", "Bob")])),
+            (Vec::new(), values(&[("NAME", "Bob")]))
+        );
+    }
 }

@@ -1,7 +1,121 @@
 //! Finding a task by the name a person or agent typed: exact unique names first, then
-//! aliases and source names, and otherwise the closest names as suggestions.
+//! `RUNNER NAME` (the form `agg list` shows beside a suffixed name), aliases and source
+//! names, then go-task wildcard tasks whose pattern matches (`greet:bob` → `greet:*`), and
+//! otherwise the closest names as suggestions.
+
+use agg_runners::Runner;
 
 use crate::table::{Table, Task};
+
+/// A name resolved to a task, with the arguments the name itself carries: the parts a
+/// wildcard task's `*`s matched (`greet:bob` → `greet:*` with `["bob"]`). They go before
+/// any other argument of the run ([`crate::invocation::runner_args`] fills the `*`s from
+/// the first arguments).
+#[derive(Debug)]
+pub struct Resolved<'a> {
+    /// The task.
+    pub task: &'a Task,
+    /// Arguments implied by the name, to put before the caller's own.
+    pub implied_args: Vec<String>,
+}
+
+impl<'a> Resolved<'a> {
+    fn plain(task: &'a Task) -> Resolved<'a> {
+        Resolved {
+            task,
+            implied_args: Vec::new(),
+        }
+    }
+}
+
+/// Resolves a name the way agents name tasks (MCP `task_start`): a unique name, else
+/// `RUNNER NAME`, else the wildcard task whose pattern matches it. `None` when nothing
+/// matches unambiguously.
+pub fn for_agent<'a>(table: &'a Table, name: &str) -> Option<Resolved<'a>> {
+    table
+        .get(name)
+        .or_else(|| by_runner(table, name))
+        .map(Resolved::plain)
+        .or_else(|| wildcard(table, name))
+}
+
+/// Resolves a name the way people type it (`agg run`, `agg describe`): [`lenient`], then a
+/// wildcard task whose pattern matches. A name [`lenient`] finds carries no arguments.
+pub fn for_person<'a>(table: &'a Table, name: &str) -> Result<Resolved<'a>, Lookup<'a>> {
+    match lenient(table, name) {
+        Lookup::Found(task) => Ok(Resolved::plain(task)),
+        not_found @ Lookup::NotFound(_) => wildcard(table, name).ok_or(not_found),
+        ambiguous @ Lookup::Ambiguous(_) => Err(ambiguous),
+    }
+}
+
+/// `RUNNER NAME`: the task of that runner whose source name is `NAME` (with its directory in
+/// front outside the root: `make apps/web/build`). This is what `agg list` prints in
+/// brackets beside a suffixed name.
+pub fn by_runner<'a>(table: &'a Table, name: &str) -> Option<&'a Task> {
+    let (runner, rest) = name.split_once(' ')?;
+    let runner = Runner::from_name(runner)?;
+    let rest = rest.trim_start();
+    let mut found = table
+        .tasks
+        .iter()
+        .filter(|t| t.runner == runner && in_dir(t, rest).is_some_and(|n| n == t.source_name));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The go-task wildcard task (`greet:*`, `deploy:*:*`) whose pattern matches `name`
+/// (`greet:bob`), with what each `*` matched. go-task matches the first such task in its
+/// file; so does agg, in table order.
+pub fn wildcard<'a>(table: &'a Table, name: &str) -> Option<Resolved<'a>> {
+    table
+        .tasks
+        .iter()
+        .filter(|t| t.runner == Runner::Task && t.source_name.contains('*'))
+        .find_map(|t| {
+            let local = in_dir(t, name)?;
+            let parts = match_stars(&t.source_name, local)?;
+            Some(Resolved {
+                task: t,
+                implied_args: parts,
+            })
+        })
+}
+
+/// `name` without the task's directory in front, when it has it (root tasks: `name` as is).
+fn in_dir<'n>(task: &Task, name: &'n str) -> Option<&'n str> {
+    if task.dir == "." {
+        Some(name)
+    } else {
+        name.strip_prefix(task.dir.as_str())?.strip_prefix('/')
+    }
+}
+
+/// What each `*` of `pattern` matched in `name`, as go-task matches (`*` is any run of
+/// characters, at least one; earlier stars take as little as they can).
+fn match_stars(pattern: &str, name: &str) -> Option<Vec<String>> {
+    let mut parts = pattern.split('*');
+    let mut rest = name.strip_prefix(parts.next()?)?;
+    let literals: Vec<&str> = parts.collect();
+    let mut matched = Vec::with_capacity(literals.len());
+    for (i, literal) in literals.iter().enumerate() {
+        let last = i + 1 == literals.len();
+        let end = if last {
+            let end = rest.len().checked_sub(literal.len())?;
+            rest.get(end..)
+                .filter(|tail| tail == literal)
+                .map(|_| end)?
+        } else {
+            rest.get(1..)?.find(literal)? + 1
+        };
+        if end == 0 {
+            return None;
+        }
+        matched.push(rest.get(..end)?.to_owned());
+        rest = rest.get(end + literal.len()..)?;
+    }
+    Some(matched)
+}
 
 /// What a name resolved to.
 #[derive(Debug)]
@@ -28,7 +142,7 @@ pub fn exact<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
 /// Resolves `name` leniently: a unique name, else an alias (with its directory prefix), else
 /// a source name that only one task has.
 pub fn lenient<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
-    if let Some(t) = table.get(name) {
+    if let Some(t) = table.get(name).or_else(|| by_runner(table, name)) {
         return Lookup::Found(t);
     }
     let prefixed = |t: &Task, local: &str| {
@@ -109,7 +223,21 @@ pub fn suggest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<St
 
 #[cfg(test)]
 mod tests {
-    use super::suggest;
+    use super::{match_stars, suggest};
+
+    #[test]
+    fn stars_match_like_go_task() {
+        let m = |p: &str, n: &str| match_stars(p, n);
+        assert_eq!(m("greet:*", "greet:bob"), Some(vec!["bob".to_owned()]));
+        assert_eq!(m("greet:*", "greet:"), None);
+        assert_eq!(m("greet:*", "hello:bob"), None);
+        assert_eq!(
+            m("deploy:*:*", "deploy:web:prod"),
+            Some(vec!["web".to_owned(), "prod".to_owned()])
+        );
+        assert_eq!(m("*-start", "db-start"), Some(vec!["db".to_owned()]));
+        assert_eq!(m("a*b", "ab"), None);
+    }
 
     #[test]
     fn suggestions_prefer_containment_then_edit_distance() {

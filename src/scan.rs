@@ -55,6 +55,39 @@ pub fn scan(root: &Path) -> Scan {
     Index::build(root).into_snapshot()
 }
 
+/// The repository root for a command run in `start` without an explicit root: the nearest
+/// directory, `start` included, that holds `.git` (a directory, or a file in a worktree or
+/// submodule); else the nearest that holds a task file (an xc README excepted: most
+/// READMEs hold no tasks); else `start` itself. This is how git, just, go-task, npm and
+/// cargo find their own files from a subdirectory.
+pub fn find_root(start: &Path) -> PathBuf {
+    let has = |dir: &Path, pred: &dyn Fn(&str) -> bool| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_str().is_some_and(pred))
+        })
+    };
+    if let Some(dir) = start.ancestors().find(|dir| dir.join(".git").exists()) {
+        return dir.to_path_buf();
+    }
+    let is_task_file = |name: &str| {
+        ADAPTERS
+            .iter()
+            .filter(|a| a.name != "xc")
+            .any(|a| (a.candidate)(name).is_some())
+    };
+    start
+        .ancestors()
+        .find(|dir| {
+            has(dir, &is_task_file)
+                || dir.join(".cargo/config.toml").is_file()
+                || dir.join(".cargo/config").is_file()
+        })
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
 /// Tells whether `rel` (root-relative) is a file some adapter reads, and which.
 pub fn candidate_of(rel: &str) -> Option<(usize, u8)> {
     ADAPTERS

@@ -5,12 +5,14 @@
 //! --json`, the MCP `list_tasks` tool and editor integrations; `schema/table.schema.json`
 //! is generated from these types.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
+use agg_runners::{Behaviour, Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde::ser::SerializeStruct;
 
 use crate::availability::Availability;
 use crate::naming::{canonical_order, unique_names};
@@ -83,16 +85,64 @@ impl Task {
     }
 }
 
-/// The whole table, as `agg list --json` prints it.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+/// The whole table, as `agg list --json` prints it (each row with its [`Behaviour`]
+/// fields, see [`Table::behaviour`]).
+#[derive(Debug, Clone)]
 pub struct Table {
     /// The absolute root that was scanned.
-    #[schemars(with = "String")]
     pub root: PathBuf,
     /// Every task, grouped by directory (root first), then runner.
     pub tasks: Vec<Task>,
     /// Files that could not be read or understood; every other file's tasks are listed.
     pub diagnostics: Vec<Diagnostic>,
+    /// What running a task involves beyond its command, by unique name; only tasks that
+    /// involve something are present.
+    pub behaviours: HashMap<String, Behaviour>,
+}
+
+/// The whole table, as `agg list --json` prints it.
+// The shape of a serialized [`Table`], for its schema (`schema/table.schema.json`).
+#[derive(JsonSchema)]
+#[schemars(rename = "Table")]
+#[allow(dead_code)] // only its schema is used; the table serializes itself.
+struct TableDocument {
+    /// The absolute root that was scanned.
+    root: String,
+    /// Every task, grouped by directory (root first), then runner.
+    tasks: Vec<RowDocument>,
+    /// Files that could not be read or understood; every other file's tasks are listed.
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// One task in the table.
+// A [`Task`] with its [`Behaviour`], as one row of the JSON document.
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "Task")]
+struct RowDocument<T = Task, B = Behaviour> {
+    #[serde(flatten)]
+    task: T,
+    #[serde(flatten)]
+    behaviour: B,
+}
+
+impl Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Rows<'t>(&'t Table);
+        impl Serialize for Rows<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let none = Behaviour::default();
+                serializer.collect_seq(self.0.tasks.iter().map(|task| RowDocument {
+                    task,
+                    behaviour: self.0.behaviour(task).unwrap_or(&none),
+                }))
+            }
+        }
+        let mut doc = serializer.serialize_struct("Table", 3)?;
+        doc.serialize_field("root", &self.root)?;
+        doc.serialize_field("tasks", &Rows(self))?;
+        doc.serialize_field("diagnostics", &self.diagnostics)?;
+        doc.end()
+    }
 }
 
 impl Table {
@@ -106,6 +156,12 @@ impl Table {
         let mut raw = scan.tasks;
         raw.sort_by(canonical_order);
         let names = unique_names(&raw);
+        let behaviours = raw
+            .iter_mut()
+            .zip(&names)
+            .filter(|(t, _)| !t.behaviour.is_empty())
+            .map(|(t, name)| (name.clone(), std::mem::take(&mut t.behaviour)))
+            .collect();
         let availability = Availability::detect(raw.iter().map(|t| t.runner));
         let tasks = if raw.len() >= PARALLEL_ROWS {
             raw.into_par_iter()
@@ -122,7 +178,23 @@ impl Table {
             root: scan.root,
             tasks,
             diagnostics: scan.diagnostics,
+            behaviours,
         }
+    }
+
+    /// What running `task` involves beyond its command (questions, a terminal, hooks), when
+    /// it involves anything.
+    pub fn behaviour(&self, task: &Task) -> Option<&Behaviour> {
+        self.behaviours.get(&task.unique_name)
+    }
+
+    /// The full description of `task`, with its [`Behaviour`].
+    pub fn detail(&self, task: &Task) -> TaskDetail {
+        let mut detail = task.detail();
+        if let Some(behaviour) = self.behaviour(task) {
+            detail.behaviour.clone_from(behaviour);
+        }
+        detail
     }
 
     /// Whether the two tables hold the same tasks as agents see them: every field but line
@@ -137,6 +209,7 @@ impl Table {
             )
         }
         self.tasks.len() == other.tasks.len()
+            && self.behaviours == other.behaviours
             && self
                 .tasks
                 .iter()
@@ -151,7 +224,7 @@ impl Table {
 
     /// The JSON Schema of [`Table`], as published in `schema/table.schema.json`.
     pub fn json_schema() -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(Table)).unwrap_or_default()
+        serde_json::to_value(schemars::schema_for!(TableDocument)).unwrap_or_default()
     }
 }
 
@@ -250,6 +323,9 @@ pub struct TaskDetail {
     /// The program that runs it, as found on PATH now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runner_path: Option<String>,
+    /// What running it involves beyond its command (filled by [`Table::detail`]).
+    #[serde(flatten)]
+    pub behaviour: Behaviour,
 }
 
 /// One environment variable a task sets.
@@ -262,7 +338,8 @@ pub struct EnvVar {
 }
 
 impl Task {
-    /// The full description of this task.
+    /// The full description of this task without its [`Behaviour`], which the table holds
+    /// ([`Table::detail`] gives both).
     pub fn detail(&self) -> TaskDetail {
         let runner_path = crate::invocation::resolve_program(self)
             .ok()
@@ -280,6 +357,7 @@ impl Task {
                 .collect(),
             xc: self.xc.clone(),
             runner_path,
+            behaviour: Behaviour::default(),
         }
     }
 }

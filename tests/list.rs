@@ -1,5 +1,6 @@
 //! `agg list`: discovery over the fixtures, naming, filters, diagnostics and output hygiene.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -21,7 +22,7 @@ fn fixture_tables_match_their_snapshots() {
     assert!(dirs.contains(&"polyglot".to_owned()));
     for name in dirs {
         let out = Test::fixture(&name)
-            .args(["list", "--json"])
+            .args(["list", ".", "--json"])
             .run()
             .success();
         insta::assert_json_snapshot!(name.clone(), out.json(), {
@@ -40,7 +41,7 @@ fn fixture_tables_match_their_snapshots() {
 #[test]
 fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
     let json = Test::fixture("polyglot")
-        .args(["list", "--json"])
+        .args(["list", ".", "--json"])
         .run()
         .success()
         .json();
@@ -93,7 +94,7 @@ fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
 #[test]
 fn ignored_files_node_modules_and_included_files_are_not_listed() {
     let json = Test::fixture("polyglot")
-        .args(["list", "--json"])
+        .args(["list", ".", "--json"])
         .run()
         .success()
         .json();
@@ -119,7 +120,7 @@ fn ignored_files_node_modules_and_included_files_are_not_listed() {
 #[test]
 fn rows_carry_the_contract_fields() {
     let json = Test::fixture("polyglot")
-        .args(["list", "--json"])
+        .args(["list", ".", "--json"])
         .run()
         .success()
         .json();
@@ -162,7 +163,10 @@ fn a_malformed_file_is_a_diagnostic_and_other_tasks_still_list() {
 
 #[test]
 fn human_output_groups_by_directory_and_explains_suffixes() {
-    let out = Test::fixture("polyglot").args(["list"]).run().success();
+    let out = Test::fixture("polyglot")
+        .args(["list", "."])
+        .run()
+        .success();
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert!(lines[0].starts_with("./"), "{}", out.stdout);
     let build_m = lines
@@ -181,7 +185,7 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
     let empty = tempfile::tempdir().expect("tmp");
     let out = Test::fixture("polyglot")
         .env("PATH", empty.path())
-        .args(["list"])
+        .args(["list", "."])
         .run()
         .success();
     assert_eq!(
@@ -194,7 +198,7 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
     assert!(out.stdout.contains("pnpm ✗"), "{}", out.stdout);
     let json = Test::fixture("polyglot")
         .env("PATH", empty.path())
-        .args(["list", "--json"])
+        .args(["list", ".", "--json"])
         .run()
         .success()
         .json();
@@ -207,7 +211,7 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
 #[test]
 fn filters_narrow_by_runner_dir_and_query() {
     let by_runner = Test::fixture("polyglot")
-        .args(["list", "--json", "--runner", "make,just"])
+        .args(["list", ".", "--json", "--runner", "make,just"])
         .run()
         .success()
         .json();
@@ -219,20 +223,20 @@ fn filters_narrow_by_runner_dir_and_query() {
             .all(|t| t["runner"] == "make" || t["runner"] == "just")
     );
     let by_dir = Test::fixture("polyglot")
-        .args(["list", "--json", "--dir", "apps"])
+        .args(["list", ".", "--json", "--dir", "apps"])
         .run()
         .success()
         .json();
     assert!(names(&by_dir).iter().all(|n| n.starts_with("apps/")));
     assert!(!names(&by_dir).is_empty());
     let by_query = Test::fixture("polyglot")
-        .args(["list", "--json", "--query", "DOCS"])
+        .args(["list", ".", "--json", "--query", "DOCS"])
         .run()
         .success()
         .json();
     assert_eq!(names(&by_query), ["docs:serve"]);
     Test::fixture("polyglot")
-        .args(["list", "--runner", "gradle"])
+        .args(["list", ".", "--runner", "gradle"])
         .run()
         .code(2);
 }
@@ -299,5 +303,232 @@ fn print_config_gives_each_client_its_snippet() {
             .success();
         assert!(out.stdout.contains(want), "{client}: {}", out.stdout);
         assert!(out.stdout.contains("mcp"), "{client}: {}", out.stdout);
+    }
+}
+
+/// Fixture directories where agg lists tasks of `runner`, each with the source names listed
+/// there, for comparing with the runner's own listing.
+fn listed_by_dir(runner: &str) -> Vec<(std::path::PathBuf, BTreeSet<String>)> {
+    let mut out: BTreeMap<std::path::PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let mut fixtures_dirs: Vec<_> = std::fs::read_dir(fixtures())
+        .expect("fixtures")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .filter(|p| !p.ends_with("hostile") && !p.ends_with("fuzz-regressions"))
+        .collect();
+    fixtures_dirs.sort();
+    for fixture in fixtures_dirs {
+        let json = Test::at(&fixture)
+            .args(["list", ".", "--json", "--runner", runner])
+            .run()
+            .success()
+            .json();
+        for task in json["tasks"].as_array().into_iter().flatten() {
+            let dir = task["dir"].as_str().unwrap_or(".");
+            let name = task["source_name"].as_str().unwrap_or_default().to_owned();
+            out.entry(fixture.join(dir)).or_default().insert(name);
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Runs a runner's listing command in `dir` with a clean environment (PATH only), so the
+/// developer's variables cannot change what it lists.
+fn runner_listing(dir: &std::path::Path, program: &str, args: &[&str]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
+        .output()
+        .expect("run the runner")
+}
+
+/// The targets of make's database (`make -pRrq`) that agg should list: not special
+/// (`.PHONY`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
+/// prerequisites, no recipe, used only as another target's prerequisite), which agg hides
+/// on purpose.
+fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
+    let files = db.split_once("\n# Files\n").map_or("", |(_, rest)| {
+        rest.split("\n# files hash-table stats")
+            .next()
+            .unwrap_or("")
+    });
+    let mut targets: BTreeMap<String, (bool, bool)> = BTreeMap::new();
+    let mut prereqs: BTreeSet<String> = BTreeSet::new();
+    let mut previous = "";
+    let mut current: Option<String> = None;
+    for line in files.lines() {
+        if line.starts_with('\t') {
+            if let Some(entry) = current.as_ref().and_then(|c| targets.get_mut(c)) {
+                entry.1 = true;
+            }
+        } else if !line.starts_with('#') && !line.is_empty() {
+            current = None;
+            let Some((name, rest)) = line.split_once(':') else {
+                continue;
+            };
+            let rest = rest.trim_start_matches(':');
+            // `target: VAR = value` is a target-specific variable, not a rule.
+            let assignment = rest
+                .split_whitespace()
+                .nth(1)
+                .is_some_and(|w| w.ends_with('='))
+                || rest.trim_start().starts_with('=');
+            if assignment || previous == "# Not a target:" {
+                continue;
+            }
+            let deps: Vec<&str> = rest
+                .split('|')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            if !name.starts_with('.') {
+                prereqs.extend(deps.iter().map(|d| (*d).to_owned()));
+            }
+            let entry = targets.entry(name.to_owned()).or_default();
+            entry.0 |= !deps.is_empty();
+            current = Some(name.to_owned());
+        }
+        previous = line;
+    }
+    // The database cannot tell `FORCE:` from `all: $(EMPTY)`: agg hides only the first.
+    let texts: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .chain(
+            std::fs::read_dir(dir.join("mk"))
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok),
+        )
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect();
+    let written_empty = |name: &str| {
+        texts
+            .iter()
+            .any(|t| t.lines().any(|l| l.trim_end() == format!("{name}:")))
+    };
+    targets
+        .into_iter()
+        .filter(|(name, (has_deps, has_recipe))| {
+            let forced = !has_deps && !has_recipe && prereqs.contains(name) && written_empty(name);
+            !name.starts_with('.') && !name.contains('%') && !forced
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn make_targets_match_makes_own_database_on_every_fixture() {
+    if !crate::run::have("make") {
+        return;
+    }
+    let dirs = listed_by_dir("make");
+    assert!(dirs.len() >= 5, "{dirs:?}");
+    for (dir, listed) in dirs {
+        // `MAKE=:` keeps recipes that call `$(MAKE)` from recursing (make runs them even with -q).
+        let out = runner_listing(&dir, "make", &["-pRrq", "MAKE=:"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("***") {
+            // make stops at a fatal error and lists nothing; agg keeps the rules it can
+            // read and reports the error (a deliberate difference, see the README).
+            continue;
+        }
+        let mut made = make_database_targets(&String::from_utf8_lossy(&out.stdout), &dir);
+        // Targets `$(eval $(call …))` generates exist only once make evaluates the file;
+        // agg never runs repository code to list tasks (see the README).
+        if dir.ends_with("make-edge-cases/.") {
+            for generated in ["run-fast", "run-slow"] {
+                assert!(made.remove(generated), "{generated} no longer generated");
+            }
+        }
+        assert_eq!(listed, made, "{}\n{stderr}", dir.display());
+    }
+}
+
+#[test]
+fn taskfile_tasks_match_task_list_all_on_every_fixture() {
+    if !crate::run::have("task") {
+        return;
+    }
+    let dirs = listed_by_dir("task");
+    assert!(dirs.len() >= 4, "{dirs:?}");
+    for (dir, listed) in dirs {
+        let out = runner_listing(&dir, "task", &["--list-all", "--json"]);
+        if !out.status.success() {
+            // go-task refuses the whole file (a duplicate task, a bad include); agg lists
+            // what it can and must say why in a diagnostic (see the README).
+            let json = Test::at(&dir)
+                .args(["list", ".", "--json"])
+                .run()
+                .success()
+                .json();
+            assert!(
+                json["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "go-task refuses {} but agg says nothing",
+                dir.display()
+            );
+            continue;
+        }
+        let json: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("task --list-all --json");
+        let tasks: BTreeSet<String> = json["tasks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(listed, tasks, "{}", dir.display());
+    }
+}
+
+/// The public recipes of a `just --dump` module, with module paths (`tools::lint::check`).
+fn public(module: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    for (name, recipe) in module["recipes"].as_object().into_iter().flatten() {
+        if recipe["private"] != true {
+            out.insert(format!("{prefix}{name}"));
+        }
+    }
+    for (name, inner) in module["modules"].as_object().into_iter().flatten() {
+        public(inner, &format!("{prefix}{name}::"), out);
+    }
+}
+
+#[test]
+fn just_recipes_match_just_dump_on_every_fixture() {
+    if !crate::run::have("just") {
+        return;
+    }
+    let dirs = listed_by_dir("just");
+    assert!(dirs.len() >= 4, "{dirs:?}");
+    for (dir, listed) in dirs {
+        let out = runner_listing(&dir, "just", &["--dump", "--dump-format", "json"]);
+        if !out.status.success() {
+            // just refuses a file with an error anywhere; agg lists what it can read.
+            continue;
+        }
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("just --dump");
+        let mut recipes = BTreeSet::new();
+        public(&json, "", &mut recipes);
+        // `--dump` does not mark a `[private] mod`; `--summary` leaves its recipes out.
+        let summary = runner_listing(&dir, "just", &["--summary"]);
+        let summary: BTreeSet<String> = String::from_utf8_lossy(&summary.stdout)
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect();
+        recipes.retain(|r| match r.rsplit_once("::") {
+            Some((module, _)) => summary
+                .iter()
+                .any(|s| s.starts_with(&format!("{module}::"))),
+            None => true,
+        });
+        assert_eq!(listed, recipes, "{}", dir.display());
     }
 }

@@ -188,6 +188,168 @@ fn go_task_receives_args_as_cli_args() {
     assert_ne!(failed.code, Some(0));
 }
 
+const WILD_TASKFILE: &str = "version: '3'\n\ntasks:\n  greet:*:\n    cmds:\n      - echo \"hello {{index .MATCH 0}}\"\n  greet:\n    requires:\n      vars: [NAME]\n    cmds:\n      - echo \"hi {{.NAME}} {{.CLI_ARGS}}\"\n";
+
+#[test]
+fn go_task_wildcard_tasks_run_by_the_name_they_match() {
+    if !have("task") {
+        return;
+    }
+    for args in [&["run", "greet:bob"][..], &["run", "greet:*", "bob"][..]] {
+        let out = Test::new()
+            .write("Taskfile.yml", WILD_TASKFILE)
+            .args(args)
+            .run()
+            .success();
+        assert!(out.stdout.contains("hello bob"), "{args:?}: {}", out.stderr);
+    }
+    let missing = Test::new()
+        .write("Taskfile.yml", WILD_TASKFILE)
+        .args(["run", "greet:*"])
+        .run()
+        .code(2);
+    assert!(
+        missing.stderr.contains("needs a value for `MATCH`"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn go_task_variables_are_set_as_go_task_takes_them() {
+    if !have("task") {
+        return;
+    }
+    let out = Test::new()
+        .write("Taskfile.yml", WILD_TASKFILE)
+        .args(["run", "greet", "NAME=Bob", "extra"])
+        .run()
+        .success();
+    assert!(out.stdout.contains("hi Bob extra"), "{}", out.stderr);
+}
+
+#[test]
+fn a_runner_and_its_own_name_pick_a_suffixed_task() {
+    if !have("just") {
+        return;
+    }
+    let test = || {
+        Test::new()
+            .write("Makefile", "format:\n\t@echo make format\n")
+            .write("justfile", "format:\n    @echo just format\n")
+            .write("web/justfile", "format:\n    @echo web format\n")
+    };
+    let listed = test().args(["list", "."]).run().success();
+    assert!(listed.stdout.contains("[just format]"), "{}", listed.stdout);
+    let out = test().args(["run", "just format"]).run().success();
+    assert_eq!(out.stdout.trim(), "just format");
+    let out = test().args(["run", "just web/format"]).run().success();
+    assert_eq!(out.stdout.trim(), "web format");
+}
+
+#[test]
+fn from_a_subdirectory_the_repository_root_is_found() {
+    if !have("make") {
+        return;
+    }
+    let test = || {
+        Test::new()
+            .write(".git/HEAD", "ref: refs/heads/main\n")
+            .write("Makefile", "pwd:\n\t@pwd\n")
+            .write(
+                "src/lib/package.json",
+                r#"{"scripts": {"hello": "echo hi"}}"#,
+            )
+            .current_dir("src/lib/deep")
+    };
+    let listed = test().args(["list"]).run().success();
+    let first = listed.stdout.lines().next().unwrap_or_default();
+    assert!(first.starts_with("repository root: "), "{}", listed.stdout);
+    assert!(listed.stdout.contains("src/lib/hello"), "{}", listed.stdout);
+    let json = test().args(["list", "--json"]).run().success().json();
+    assert_eq!(crate::test::names(&json), ["pwd", "src/lib/hello"]);
+    // The task runs from its own directory, the repository root.
+    let ran = test().args(["run", "pwd"]).run().success();
+    let root = ran.stdout.trim().to_owned();
+    assert!(!root.ends_with("deep") && !root.ends_with("src"), "{root}");
+    // A name is tried in the current directory first.
+    test().args(["describe", "hello"]).run().success();
+    // An explicit root wins.
+    let here = test().args(["list", ".", "--json"]).run().success().json();
+    assert!(crate::test::names(&here).is_empty(), "{here}");
+}
+
+#[test]
+fn without_git_the_nearest_task_file_marks_the_root() {
+    let out = Test::new()
+        .write("justfile", "hello:\n    @echo hi\n")
+        .current_dir("docs")
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(crate::test::names(&out), ["hello"]);
+}
+
+#[test]
+fn describe_shows_what_else_running_involves() {
+    let package = r#"{"scripts": {"//": "a note", "prebuild": "rm -rf dist", "build": "tsc", "postbuild": "echo done"}}"#;
+    let out = Test::new()
+        .write("package.json", package)
+        .write("package-lock.json", "{}")
+        .args(["describe", "build"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.starts_with("build  npm: build"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("also runs    prebuild (before): rm -rf dist"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("postbuild (after): echo done"),
+        "{}",
+        out.stdout
+    );
+    let unknown = Test::new()
+        .write("package.json", package)
+        .args(["run", "//"])
+        .run()
+        .code(2);
+    assert!(
+        unknown.stderr.contains("no task named `//`"),
+        "{}",
+        unknown.stderr
+    );
+    let just = Test::new()
+        .write("justfile", "[confirm]\npublish:\n    cargo publish\n")
+        .args(["describe", "publish", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(just["confirm"][0], "Run recipe `publish`?");
+    let task = Test::new()
+        .write(
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  deploy:\n    prompt: Deploy now?\n    interactive: true\n    cmds: [echo x]\n",
+        )
+        .args(["describe", "deploy"])
+        .run()
+        .success();
+    assert!(
+        task.stdout
+            .contains("asks first   Deploy now? (runs only if answered yes)"),
+        "{}",
+        task.stdout
+    );
+    assert!(task.stdout.contains("interactive"), "{}", task.stdout);
+}
+
 #[test]
 fn cargo_aliases_run_through_cargo() {
     if !have("cargo") {

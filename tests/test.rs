@@ -21,6 +21,8 @@ pub struct Test {
     env: Vec<(OsString, OsString)>,
     remove: Vec<OsString>,
     cwd_root: bool,
+    /// A directory below the root to run agg from, instead of the root.
+    cwd: Option<PathBuf>,
 }
 
 impl Test {
@@ -34,6 +36,7 @@ impl Test {
             env: Vec::new(),
             remove: Vec::new(),
             cwd_root: true,
+            cwd: None,
         }
     }
 
@@ -46,6 +49,7 @@ impl Test {
             env: Vec::new(),
             remove: Vec::new(),
             cwd_root: true,
+            cwd: None,
         }
     }
 
@@ -58,6 +62,7 @@ impl Test {
             env: Vec::new(),
             remove: Vec::new(),
             cwd_root: true,
+            cwd: None,
         }
     }
 
@@ -92,6 +97,14 @@ impl Test {
         self
     }
 
+    /// Runs agg from `dir` (relative to the root) instead of the root itself.
+    pub fn current_dir(mut self, dir: &str) -> Test {
+        let full = self.root.join(dir);
+        fs::create_dir_all(&full).expect("mkdir");
+        self.cwd = Some(full);
+        self
+    }
+
     /// Removes the xc input variables the tests use from agg's environment.
     pub fn env_remove_name(mut self) -> Test {
         self.remove.extend(["NAME".into(), "GREETING".into()]);
@@ -106,7 +119,9 @@ impl Test {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        if self.cwd_root {
+        if let Some(cwd) = &self.cwd {
+            cmd.current_dir(cwd);
+        } else if self.cwd_root {
             cmd.current_dir(&self.root);
         }
         for k in &self.remove {

@@ -22,6 +22,8 @@ mod text;
 pub mod xc;
 
 pub use files::{Files, MemFiles, join, parent};
-pub use model::{Diagnostic, Param, Parsed, RawTask, Runner, Variadic, XcSpec};
+pub use model::{
+    Behaviour, Diagnostic, Hook, HookWhen, Param, Parsed, RawTask, Runner, Variadic, XcSpec,
+};
 pub use registry::{ADAPTERS, Adapter, Source};
 pub use text::{LineIndex, quote_command};

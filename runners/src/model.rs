@@ -166,6 +166,27 @@ pub struct XcSpec {
     pub run_deps_async: bool,
 }
 
+/// When a hook runs relative to its task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HookWhen {
+    /// Before the task (`pre<x>`).
+    Before,
+    /// After the task succeeded (`post<x>`).
+    After,
+}
+
+/// Another script the runner runs around a task (npm `pre<x>`/`post<x>`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Hook {
+    /// The hook's own name (`prebuild`).
+    pub name: String,
+    /// Before or after the task.
+    pub when: HookWhen,
+    /// What it runs, as written.
+    pub command: String,
+}
+
 /// One task as an adapter found it, before the table gives it a unique name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawTask {
@@ -198,6 +219,31 @@ pub struct RawTask {
     pub env: Vec<(String, String)>,
     /// xc execution details (only for [`Runner::Xc`]).
     pub xc: Option<XcSpec>,
+    /// What running it involves beyond its command: questions, a terminal, hooks.
+    pub behaviour: Behaviour,
+}
+
+/// What running a task involves beyond its own command, for `describe` and for whoever
+/// decides whether to run it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Behaviour {
+    /// Questions the runner asks before it runs the task, each exactly as the runner prints
+    /// it (just `[confirm]`, go-task `prompt`); the task runs only when each is answered yes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirm: Vec<String>,
+    /// Whether the task expects a terminal (xc and go-task `interactive`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interactive: bool,
+    /// Scripts the runner also runs around this one (npm `pre<x>` before, `post<x>` after).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<Hook>,
+}
+
+impl Behaviour {
+    /// Whether there is nothing beyond the command.
+    pub fn is_empty(&self) -> bool {
+        self.confirm.is_empty() && !self.interactive && self.hooks.is_empty()
+    }
 }
 
 impl RawTask {
@@ -224,6 +270,7 @@ impl RawTask {
             script: None,
             env: Vec::new(),
             xc: None,
+            behaviour: Behaviour::default(),
         }
     }
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::registry::{Adapter, file_name};
-use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, join, parent};
+use crate::{Files, Hook, HookWhen, LineIndex, Parsed, RawTask, Runner, Source, join, parent};
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -73,6 +73,9 @@ fn parse(src: &Source<'_>) -> Parsed {
     let descriptions = Descriptions::new(&root);
 
     for (name, value) in scripts {
+        if is_comment(name) {
+            continue;
+        }
         let line = line_of(keys.scripts.get(name.as_str()));
         let Value::String(command) = value else {
             let message = format!("script `{name}` should be a string, not {}", kind(value));
@@ -87,9 +90,40 @@ fn parse(src: &Source<'_>) -> Parsed {
         task.line = line;
         task.description = descriptions.get(name);
         task.script = Some(command.clone());
+        if runs_hooks(runner) {
+            task.behaviour.hooks = hooks(name, scripts);
+        }
         parsed.tasks.push(task);
     }
     parsed
+}
+
+/// Whether a `scripts` key is a comment: npm and the JSON-with-comments convention use
+/// `"//"` and keys starting with it (`"// build"`) for notes, never as scripts.
+fn is_comment(name: &str) -> bool {
+    name.starts_with("//")
+}
+
+/// Whether the package manager runs `pre<x>` and `post<x>` around `<x>` (yarn 2 and later
+/// do not, yarn 1 does; agg cannot tell them apart statically, so yarn's are not claimed).
+fn runs_hooks(runner: Runner) -> bool {
+    matches!(runner, Runner::Npm | Runner::Pnpm | Runner::Bun)
+}
+
+/// The `pre<name>` and `post<name>` scripts the package manager runs around `name`.
+fn hooks(name: &str, scripts: &Map<String, Value>) -> Vec<Hook> {
+    [("pre", HookWhen::Before), ("post", HookWhen::After)]
+        .into_iter()
+        .filter_map(|(prefix, when)| {
+            let hook = format!("{prefix}{name}");
+            let command = scripts.get(&hook)?.as_str()?.to_owned();
+            Some(Hook {
+                name: hook,
+                when,
+                command,
+            })
+        })
+        .collect()
 }
 
 /// Whether `name` is a `pre<x>` or `post<x>` hook of an existing script `<x>`: the package
@@ -409,6 +443,42 @@ mod tests {
         assert_eq!(e2e.line, Some(13));
         assert_eq!(parsed.tasks[8].argv, ["npm", "run", "lint fix"]);
         assert_eq!(parsed.tasks[8].line, Some(15));
+    }
+
+    #[test]
+    fn comment_keys_are_not_scripts() {
+        let text = r#"{"scripts": {"//": "run build before deploy", "// deploy": ["a", "b"], "build": "tsc", "deploy": "./deploy.sh"}}"#;
+        let parsed = run(&MemFiles::new().with("package.json", text), "package.json");
+        assert_eq!(names(&parsed), ["build", "deploy"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn pre_and_post_scripts_are_hooks_of_their_script() {
+        let files = MemFiles::new().with("package.json", NEXT_APP);
+        let parsed = run(&files, "package.json");
+        let build = crate::testing::task(&parsed, "build");
+        assert_eq!(
+            build.behaviour.hooks,
+            [
+                Hook {
+                    name: "prebuild".to_owned(),
+                    when: HookWhen::Before,
+                    command: "rimraf .next".to_owned()
+                },
+                Hook {
+                    name: "postbuild".to_owned(),
+                    when: HookWhen::After,
+                    command: "next-sitemap".to_owned()
+                }
+            ]
+        );
+        assert!(
+            crate::testing::task(&parsed, "dev")
+                .behaviour
+                .hooks
+                .is_empty()
+        );
     }
 
     #[test]

@@ -57,6 +57,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         lines: LineIndex::new(&text),
         seen: HashMap::new(),
         out: &mut out,
+        refused: None,
     };
     let mut current: Option<Draft> = None;
     while let Some(block) = blocks.next_block(current.is_some()) {
@@ -89,6 +90,14 @@ fn parse(src: &Source<'_>) -> Parsed {
     if let Some(done) = current {
         ctx.finish(done);
     }
+    // xc stops at its first parse error and runs nothing from the file: neither does agg.
+    if let Some((line, why)) = ctx.refused.take() {
+        ctx.diag(
+            line,
+            format!("xc refuses this file (xc parse error: {why}); none of its tasks are listed"),
+        );
+        ctx.out.tasks.clear();
+    }
     out
 }
 
@@ -104,6 +113,7 @@ struct Draft {
     dir: Option<String>,
     run_once: bool,
     run_deps_async: bool,
+    interactive: bool,
 }
 
 impl Draft {
@@ -119,6 +129,7 @@ impl Draft {
             dir: None,
             run_once: false,
             run_deps_async: false,
+            interactive: false,
         }
     }
 
@@ -167,57 +178,54 @@ impl Draft {
                 }
             }
             Attr::Dir => {
-                let dir = trim_marks(value);
-                match &self.dir {
-                    _ if dir.is_empty() => {}
-                    Some(first) => ctx.diag(
+                // An empty `Dir:` counts as given (xc refuses a second one); it is dropped
+                // when the task is finished.
+                if self.dir.is_some() {
+                    ctx.refuse(
                         line,
-                        format!(
-                            "xc task `{}` gives Dir more than once; keeping `{first}`",
-                            self.name
-                        ),
-                    ),
-                    None => self.dir = Some(dir.to_owned()),
+                        format!("directory appears more than once for {}", self.name),
+                    );
+                } else {
+                    self.dir = Some(trim_marks(value).to_owned());
                 }
             }
             Attr::Run => match trim_marks(value).to_ascii_lowercase().as_str() {
                 "once" => self.run_once = true,
                 "always" => self.run_once = false,
-                _ => ctx.diag(
+                _ => ctx.refuse(
                     line,
                     format!(
-                        "xc task `{}`: Run must be `always` or `once`, not `{}`",
-                        self.name,
-                        trim_marks(value)
+                        "run contains invalid behaviour \"{}\" should be (always, once): {}",
+                        trim_marks(value),
+                        self.name
                     ),
                 ),
             },
             Attr::RunDeps => match trim_marks(value).to_ascii_lowercase().as_str() {
                 "async" => self.run_deps_async = true,
                 "sync" => self.run_deps_async = false,
-                _ => ctx.diag(
+                _ => ctx.refuse(
                     line,
                     format!(
-                        "xc task `{}`: RunDeps must be `sync` or `async`, not `{}`",
-                        self.name,
-                        trim_marks(value)
+                        "runDeps contains invalid behaviour \"{}\" should be (sync, async): {}",
+                        trim_marks(value),
+                        self.name
                     ),
                 ),
             },
-            // Only change how xc shows a task; agg lists every task and runs it the same way.
-            Attr::Interactive | Attr::Hidden => {}
+            // xc runs an interactive task with the terminal passed straight through.
+            Attr::Interactive => self.interactive = trim_marks(value) == "true",
+            // Only changes how xc shows a task; agg lists every task.
+            Attr::Hidden => {}
         }
     }
 
     fn code(&mut self, code: &Code, text: &str, ctx: &mut Ctx<'_>) {
         let line = ctx.lines.line(code.range.start);
         if code.fenced && !fence_closed(text.get(code.range.clone()).unwrap_or_default()) {
-            ctx.diag(
+            ctx.refuse(
                 line,
-                format!(
-                    "xc task `{}`: this code block is never closed, so it runs to the end of the file",
-                    self.name
-                ),
+                format!("command block in task {} was not ended", self.name),
             );
         }
         let body = code.text.trim_end_matches('\n');
@@ -226,12 +234,9 @@ impl Draft {
             return;
         }
         if self.script.is_some() {
-            ctx.diag(
+            ctx.refuse(
                 line,
-                format!(
-                    "xc task `{}` has a second code block; xc runs only one, so the first is kept",
-                    self.name
-                ),
+                format!("command block already exists for task {}", self.name),
             );
             return;
         }
@@ -247,11 +252,20 @@ struct Ctx<'a> {
     /// Task names seen so far, lowercased (xc looks tasks up case-insensitively), with lines.
     seen: HashMap<String, (String, u32)>,
     out: &'a mut Parsed,
+    /// The first error for which xc refuses the whole file, in xc's words, with its line.
+    refused: Option<(u32, String)>,
 }
 
 impl Ctx<'_> {
     fn diag(&mut self, line: u32, message: String) {
         self.out.diag(self.path, Some(line), message);
+    }
+
+    /// Records an error for which xc refuses the whole file (the first one counts).
+    fn refuse(&mut self, line: u32, why: String) {
+        if self.refused.is_none() {
+            self.refused = Some((line, why));
+        }
     }
 
     fn finish(&mut self, d: Draft) {
@@ -260,10 +274,19 @@ impl Ctx<'_> {
             return;
         }
         if d.script.is_none() && d.deps.is_empty() {
+            self.refuse(
+                d.line,
+                format!("task {} has no commands or required tasks", d.name),
+            );
+            return;
+        }
+        if d.name.contains(char::is_whitespace) {
+            // xc splits `Requires` entries and its command line on spaces: such a heading is
+            // a plan's step, not a task anyone can name.
             self.diag(
                 d.line,
                 format!(
-                    "xc task `{}` has no code block and no Requires, so it does nothing; skipped",
+                    "`{}` is not an xc task name (names hold no spaces); skipped",
                     d.name
                 ),
             );
@@ -323,11 +346,12 @@ impl Ctx<'_> {
         task.deps = d.deps;
         task.env = d.env;
         task.script.clone_from(&d.script);
+        task.behaviour.interactive = d.interactive;
         task.xc = Some(XcSpec {
             interpreter: d.script.as_deref().and_then(interpreter),
             script: d.script,
             inputs: d.inputs,
-            dir: d.dir,
+            dir: d.dir.filter(|dir| !dir.is_empty()),
             run_once: d.run_once,
             run_deps_async: d.run_deps_async,
         });
@@ -921,74 +945,91 @@ You can use `<!-- xc-heading -->` to specify a header for tasks\nwithout using a
     }
 
     #[test]
-    fn bad_attribute_values_are_diagnosed_and_the_task_kept() {
-        let text = "## Tasks\n\n### setup\n\nRun: sometimes\nRunDeps: parallel\nEnv: JUSTAKEY, OK=1\n\
-Dir: a\nDir: b\n\n```\n./setup\n```\n";
-        let p = run("README.md", text);
+    fn bad_attribute_values_are_reported_as_xc_reports_them() {
+        let env = "## Tasks\n\n### setup\n\nEnv: JUSTAKEY, OK=1\n\n```\n./setup\n```\n";
+        let p = run("README.md", env);
         assert_eq!(names(&p), ["setup"]);
         assert_eq!(
             messages(&p),
-            [
-                (
-                    Some(5),
-                    "xc task `setup`: Run must be `always` or `once`, not `sometimes`"
-                ),
-                (
-                    Some(6),
-                    "xc task `setup`: RunDeps must be `sync` or `async`, not `parallel`"
-                ),
-                (
-                    Some(7),
-                    "xc task `setup`: Env entry `JUSTAKEY` is not KEY=value; ignored"
-                ),
-                (
-                    Some(9),
-                    "xc task `setup` gives Dir more than once; keeping `a`"
-                ),
-            ]
+            [(
+                Some(5),
+                "xc task `setup`: Env entry `JUSTAKEY` is not KEY=value; ignored"
+            )]
         );
-        let t = task(&p, "setup");
-        assert!(!spec(t).run_once);
-        assert_eq!(spec(t).dir.as_deref(), Some("a"));
-        assert_eq!(t.env, [("OK".to_owned(), "1".to_owned())]);
+        assert_eq!(task(&p, "setup").env, [("OK".to_owned(), "1".to_owned())]);
+        for (attr, why) in [
+            (
+                "Run: sometimes",
+                "run contains invalid behaviour \"sometimes\" should be (always, once): setup",
+            ),
+            (
+                "RunDeps: parallel",
+                "runDeps contains invalid behaviour \"parallel\" should be (sync, async): setup",
+            ),
+            (
+                "Dir: a\nDir: b",
+                "directory appears more than once for setup",
+            ),
+        ] {
+            let text = format!("## Tasks\n### setup\n{attr}\n```\n./setup\n```\n");
+            let p = run("README.md", &text);
+            assert!(names(&p).is_empty(), "{attr}");
+            assert_eq!(p.diagnostics.len(), 1, "{attr}");
+            assert!(
+                p.diagnostics[0].message.contains(why),
+                "{:?}",
+                p.diagnostics
+            );
+        }
     }
 
     #[test]
-    fn task_with_nothing_to_run_is_diagnosed_not_listed() {
+    fn a_task_with_nothing_to_run_makes_xc_refuse_the_file() {
         // xc's own commandless-task test, plus an empty code block (xc ignores those).
-        let text = "\n# Tasks\n## a task\n## another task\nJust words.\n\n```\n\n```\n## ok\nreq: a task\n";
+        let text =
+            "\n# Tasks\n## atask\n## another\nJust words.\n\n```\n\n```\n## ok\nreq: atask\n";
         let p = run("README.md", text);
-        assert_eq!(names(&p), ["ok"]);
+        assert!(names(&p).is_empty());
+        assert_eq!(
+            messages(&p),
+            [(
+                Some(3),
+                "xc refuses this file (xc parse error: task atask has no commands or required tasks); none of its tasks are listed"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_second_code_block_makes_xc_refuse_the_file() {
+        let text = "## Tasks\n### lint\n```\nx\n```\n### fmt\n```\ngofmt -w .\n```\nThen check:\n```console\n$ git diff\n```\n";
+        let p = run("README.md", text);
+        assert!(names(&p).is_empty());
+        assert_eq!(
+            messages(&p),
+            [(
+                Some(11),
+                "xc refuses this file (xc parse error: command block already exists for task fmt); none of its tasks are listed"
+            )]
+        );
+    }
+
+    #[test]
+    fn plan_style_headings_are_not_tasks() {
+        let text = "# Plan\n## Tasks\n### Task 1: Install SQLite\n```bash\napt-get install sqlite3\n```\n### Task 2: Create the schema\n```bash\nsqlite3 db < schema.sql\n```\n";
+        let p = run("README.md", text);
+        assert!(names(&p).is_empty());
         assert_eq!(
             messages(&p),
             [
                 (
                     Some(3),
-                    "xc task `a task` has no code block and no Requires, so it does nothing; skipped"
+                    "`Task 1: Install SQLite` is not an xc task name (names hold no spaces); skipped"
                 ),
                 (
-                    Some(4),
-                    "xc task `another task` has no code block and no Requires, so it does nothing; skipped"
+                    Some(7),
+                    "`Task 2: Create the schema` is not an xc task name (names hold no spaces); skipped"
                 ),
             ]
-        );
-        assert_eq!(task(&p, "ok").deps, ["a task"]);
-    }
-
-    #[test]
-    fn second_code_block_is_diagnosed_and_the_first_kept() {
-        let text =
-            "## Tasks\n### fmt\n```\ngofmt -w .\n```\nThen check:\n```console\n$ git diff\n```\n";
-        let p = run("README.md", text);
-        let t = task(&p, "fmt");
-        assert_eq!(t.script.as_deref(), Some("gofmt -w ."));
-        assert_eq!(t.description.as_deref(), Some("Then check:"));
-        assert_eq!(
-            messages(&p),
-            [(
-                Some(7),
-                "xc task `fmt` has a second code block; xc runs only one, so the first is kept"
-            )]
         );
     }
 
@@ -1122,19 +1163,19 @@ Unknown: key stays prose.\n```\nmake lint\n```\n";
         let p = run("README.md", text);
         let t = task(&p, "configure");
         assert_eq!(t.description, None);
+        assert!(t.behaviour.interactive);
     }
 
     #[test]
-    fn unclosed_fence_is_diagnosed_and_swallows_the_rest() {
+    fn an_unclosed_fence_makes_xc_refuse_the_file() {
         let text = "## Tasks\n### a\n````\necho a\n### b\n```\n";
         let p = run("README.md", text);
-        assert_eq!(names(&p), ["a"]);
-        assert_eq!(task(&p, "a").script.as_deref(), Some("echo a\n### b\n```"));
+        assert!(names(&p).is_empty());
         assert_eq!(
             messages(&p),
             [(
                 Some(3),
-                "xc task `a`: this code block is never closed, so it runs to the end of the file"
+                "xc refuses this file (xc parse error: command block in task a was not ended); none of its tasks are listed"
             )]
         );
         assert!(fence_closed("```sh\nx\n```"));

@@ -12,11 +12,11 @@ use crate::table::TaskDetail;
 /// Options of `agg describe`.
 #[derive(Debug, clap::Args)]
 pub struct DescribeArgs {
-    /// The task: a unique name from `agg list`.
+    /// The task: a unique name from `agg list` (or any name `agg run` takes).
     pub name: String,
-    /// The repository root.
-    #[arg(long, short = 'C', default_value = ".")]
-    pub root: PathBuf,
+    /// The repository root (default: the repository around the current directory).
+    #[arg(long, short = 'C')]
+    pub root: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -26,9 +26,10 @@ const KEY: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
 
 pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
-    let table = super::load_table(&args.root)?;
-    let task = super::find_task(&table, &args.name)?;
-    let detail = task.detail();
+    let root = super::Root::choose(args.root.as_deref())?;
+    let table = crate::table::Table::load(&root.path);
+    let task = super::resolve_task(&table, &root, &args.name)?.task;
+    let detail = table.detail(task);
     if args.json {
         let mut out = io::BufWriter::new(io::stdout().lock());
         serde_json::to_writer_pretty(&mut out, &detail).map_err(io::Error::from)?;
@@ -36,6 +37,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
         out.flush()?;
     } else {
         let mut out = anstream::stdout().lock();
+        root.announce(&mut out)?;
         write_detail(&mut out, &detail)?;
         out.flush()?;
     }
@@ -47,7 +49,7 @@ pub fn write_detail(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     let t = &d.task;
     writeln!(
         out,
-        "{KEY}{}{KEY:#}  {DIM}{} task `{}`{DIM:#}",
+        "{KEY}{}{KEY:#}  {DIM}{}: {}{DIM:#}",
         t.unique_name, t.runner, t.source_name
     )?;
     let field = |out: &mut dyn Write, key: &str, value: &str| {
@@ -125,6 +127,28 @@ pub fn write_detail(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         if let Some(interp) = &xc.interpreter {
             field(out, "interpreter", interp)?;
         }
+    }
+    let b = &d.behaviour;
+    for question in &b.confirm {
+        field(
+            out,
+            "asks first",
+            &format!("{question} (runs only if answered yes)"),
+        )?;
+    }
+    if b.interactive {
+        field(out, "interactive", "yes: expects a terminal")?;
+    }
+    for hook in &b.hooks {
+        let when = match hook.when {
+            agg_runners::HookWhen::Before => "before",
+            agg_runners::HookWhen::After => "after",
+        };
+        field(
+            out,
+            "also runs",
+            &format!("{} ({when}): {}", hook.name, hook.command),
+        )?;
     }
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;

@@ -19,22 +19,8 @@ const MISSING: Style = AnsiColor::Red.on_default();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
 
 pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
-    let root = &args.path;
-    match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(Error::BadRoot {
-                path: root.clone(),
-                reason: "not a directory".to_owned(),
-            });
-        }
-        Err(err) => {
-            return Err(Error::BadRoot {
-                path: root.clone(),
-                reason: crate::repo_files::io_reason(&err),
-            });
-        }
-    }
+    let chosen = super::Root::choose(args.path.as_deref())?;
+    let root = &chosen.path;
     let filter = Filter {
         runners: args.runner.clone(),
         dir: args.dir.clone(),
@@ -58,6 +44,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         out.flush()?;
     } else {
         let mut out = anstream::stdout().lock();
+        chosen.announce(&mut out)?;
         write_table(&mut out, &table.tasks)?;
         out.flush()?;
         print_hints(&table.tasks)?;
@@ -165,7 +152,13 @@ pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
                 None => write!(out, "{DIM}$ {}{DIM:#}", t.command)?,
             }
             if t.is_suffixed() {
-                write!(out, "  {DIM}[{} {}]{DIM:#}", t.runner, t.source_name)?;
+                // Another name agg takes for it: `agg run 'just format'`.
+                let local = if t.dir == "." {
+                    t.source_name.clone()
+                } else {
+                    format!("{}/{}", t.dir, t.source_name)
+                };
+                write!(out, "  {DIM}[{} {local}]{DIM:#}", t.runner)?;
             }
             writeln!(out)?;
         }

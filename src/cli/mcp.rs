@@ -10,9 +10,10 @@ use crate::mcp::{Client, Options, TaskTools, config_snippet, serve};
 /// Options of `agg mcp`.
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {
-    /// The repository root (default: the current directory).
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
+    /// The repository root (default: the repository around the current directory: the
+    /// nearest directory with `.git`, else with a task file).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
     /// How long `task_start` waits for a task to finish before returning a run id.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
     pub wait_ms: u64,
@@ -40,7 +41,7 @@ pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
         out.write_all(config_snippet(client).as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
-    super::load_root(&args.root)?;
+    let root = super::Root::choose(args.root.as_deref())?.path;
     // stdout belongs to the protocol: every log line goes to stderr.
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -54,7 +55,7 @@ pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
         .enable_all()
         .build()?;
     let opts = Options {
-        root: args.root.clone(),
+        root,
         wait_ms: args.wait_ms,
         tail_lines: args.tail_lines,
         max_runs: usize::try_from(args.max_runs).unwrap_or(32),

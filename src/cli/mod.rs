@@ -55,9 +55,8 @@ pub enum Command {
 /// Options of `agg list`.
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
-    /// The repository root to scan.
-    #[arg(default_value = ".")]
-    pub path: PathBuf,
+    /// The repository root to scan (default: the repository around the current directory).
+    pub path: Option<PathBuf>,
     /// Only tasks of these runners (repeat or comma-separate).
     #[arg(long, short, value_delimiter = ',', value_parser = parse_runner)]
     pub runner: Vec<Runner>,
@@ -129,6 +128,55 @@ fn load_table(root: &std::path::Path) -> Result<crate::table::Table, Error> {
     Ok(crate::table::Table::load(root))
 }
 
+/// The root a command works on.
+#[derive(Debug)]
+struct Root {
+    /// The directory to scan.
+    path: PathBuf,
+    /// Set when agg looked upward from the current directory and found the root above it:
+    /// the current directory relative to the root (`apps/web`), `/`-separated.
+    below: Option<String>,
+}
+
+impl Root {
+    /// `explicit` (`--root`, a path argument) when given, else the repository around the
+    /// current directory ([`crate::scan::find_root`]).
+    fn choose(explicit: Option<&std::path::Path>) -> Result<Root, Error> {
+        if let Some(path) = explicit {
+            load_root(path)?;
+            return Ok(Root {
+                path: path.to_path_buf(),
+                below: None,
+            });
+        }
+        let cwd = std::env::current_dir().map_err(|err| Error::BadRoot {
+            path: PathBuf::from("."),
+            reason: crate::repo_files::io_reason(&err),
+        })?;
+        let root = crate::scan::find_root(&cwd);
+        let below = cwd
+            .strip_prefix(&root)
+            .ok()
+            .filter(|rel| !rel.as_os_str().is_empty())
+            .map(|rel| {
+                rel.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            });
+        Ok(Root { path: root, below })
+    }
+
+    /// The line human output starts with when the root is not the current directory.
+    fn announce(&self, out: &mut impl Write) -> io::Result<()> {
+        if self.below.is_some() {
+            let dim = anstyle::Style::new().dimmed();
+            writeln!(out, "{dim}repository root: {}{dim:#}", self.path.display())?;
+        }
+        Ok(())
+    }
+}
+
 /// Checks that `root` is a directory.
 fn load_root(root: &std::path::Path) -> Result<(), Error> {
     match std::fs::metadata(root) {
@@ -144,14 +192,45 @@ fn load_root(root: &std::path::Path) -> Result<(), Error> {
     }
 }
 
-/// Finds a task for a person: exact, alias or unambiguous source name.
+/// Finds a task for a person (see [`resolve_task`]), from the root.
 fn find_task<'a>(
     table: &'a crate::table::Table,
     name: &str,
 ) -> Result<&'a crate::table::Task, Error> {
-    match crate::resolve::lenient(table, name) {
-        crate::resolve::Lookup::Found(task) => Ok(task),
-        crate::resolve::Lookup::Ambiguous(tasks) => Err(Error::Ambiguous {
+    let root = Root {
+        path: table.root.clone(),
+        below: None,
+    };
+    resolve_task(table, &root, name).map(|found| found.task)
+}
+
+/// Finds a task for a person: exact, `RUNNER NAME`, alias, unambiguous source name or a
+/// wildcard task's match. Run from below the root, a name is first tried in the current
+/// directory (`build` in `apps/web` is `apps/web/build` when that exists).
+fn resolve_task<'a>(
+    table: &'a crate::table::Table,
+    root: &Root,
+    name: &str,
+) -> Result<crate::resolve::Resolved<'a>, Error> {
+    if let Some(below) = &root.below {
+        let mut dir = below.as_str();
+        loop {
+            if let Ok(found) = crate::resolve::for_person(table, &format!("{dir}/{name}")) {
+                return Ok(found);
+            }
+            match dir.rsplit_once('/') {
+                Some((up, _)) => dir = up,
+                None => break,
+            }
+        }
+    }
+    match crate::resolve::for_person(table, name) {
+        Ok(found) => Ok(found),
+        Err(crate::resolve::Lookup::Found(task)) => Ok(crate::resolve::Resolved {
+            task,
+            implied_args: Vec::new(),
+        }),
+        Err(crate::resolve::Lookup::Ambiguous(tasks)) => Err(Error::Ambiguous {
             name: name.to_owned(),
             candidates: tasks
                 .iter()
@@ -164,7 +243,7 @@ fn find_task<'a>(
                 })
                 .collect(),
         }),
-        crate::resolve::Lookup::NotFound(suggestions) => Err(Error::UnknownTask {
+        Err(crate::resolve::Lookup::NotFound(suggestions)) => Err(Error::UnknownTask {
             name: name.to_owned(),
             suggestions,
         }),

@@ -26,9 +26,9 @@ pub struct RunArgs {
     /// Arguments passed to the task (put them after `--` when they start with `-`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
-    /// The repository root.
-    #[arg(long, short = 'C', default_value = ".")]
-    pub root: PathBuf,
+    /// The repository root (default: the repository around the current directory).
+    #[arg(long, short = 'C')]
+    pub root: Option<PathBuf>,
     /// Set an environment variable for the task (repeatable).
     #[arg(long = "env", short = 'e', value_name = "KEY=VALUE", value_parser = super::parse_env)]
     pub env: Vec<(String, String)>,
@@ -38,10 +38,14 @@ pub struct RunArgs {
 }
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
-    let table = super::load_table(&args.root)?;
-    let task = super::find_task(&table, &args.name)?;
+    let root = super::Root::choose(args.root.as_deref())?;
+    let table = crate::table::Table::load(&root.path);
+    let found = super::resolve_task(&table, &root, &args.name)?;
+    let task = found.task;
+    let mut task_args = found.implied_args;
+    task_args.extend(args.args);
     let opts = RunOptions {
-        args: args.args,
+        args: task_args,
         env: args.env,
         skip_deps: args.skip_deps,
     };

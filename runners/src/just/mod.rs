@@ -427,6 +427,7 @@ impl Builder<'_> {
                 description,
                 private,
                 group,
+                confirm,
                 body,
                 ..
             } = c.recipe;
@@ -445,6 +446,7 @@ impl Builder<'_> {
                 .map(|d| format!("{}{d}", ns.prefix))
                 .collect();
             task.group = group;
+            task.behaviour.confirm = confirm.into_iter().collect();
             task.script = (!body.is_empty()).then(|| body.join("\n"));
             self.entries.push(Entry {
                 key: c.key,

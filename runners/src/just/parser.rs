@@ -47,6 +47,8 @@ pub(super) struct Recipe {
     pub description: Option<String>,
     pub private: bool,
     pub group: Option<String>,
+    /// The question `[confirm]` or `[confirm('prompt')]` makes just ask, as just prints it.
+    pub confirm: Option<String>,
     /// OS attribute bits; 0 when the recipe runs everywhere.
     pub os: u16,
     /// Body lines, dedented.
@@ -593,6 +595,7 @@ impl<'a> Parser<'a> {
 
         let mut description = comment;
         let mut group = None;
+        let mut confirm = None;
         let mut private = self.text(name).starts_with('_');
         let mut os_bits = 0;
         for attribute in &attributes {
@@ -603,6 +606,16 @@ impl<'a> Parser<'a> {
                     if group.is_none() {
                         group = attribute.args.first().cloned();
                     }
+                }
+                // just's own question when `[confirm]` gives none.
+                "confirm" => {
+                    confirm = Some(
+                        attribute
+                            .args
+                            .first()
+                            .cloned()
+                            .unwrap_or_else(|| format!("Run recipe `{}`?", self.text(name))),
+                    );
                 }
                 other => os_bits |= os::bit(other),
             }
@@ -617,6 +630,7 @@ impl<'a> Parser<'a> {
                 .filter(|d| !d.is_empty()),
             private,
             group,
+            confirm,
             os: os_bits,
             body: lines.into_iter().map(str::to_owned).collect(),
         }))

@@ -100,11 +100,40 @@ impl Vars {
             vars: &self.values,
             work_left: &mut self.work_left,
             wildcard: None,
+            undefined_empty: false,
         }
         .expand_into(text, 0, &mut out)
         .is_some();
         self.note_exhaustion();
         ok.then_some(out)
+    }
+
+    /// Expands `text` as a conditional's argument: a variable the Makefile never defined is
+    /// empty, as in make; `None` when a value cannot be known (a function call, a variable
+    /// set by `!=`, one of make's own variables such as `MAKECMDGOALS`).
+    pub(super) fn expand_condition(&mut self, text: &str) -> Option<String> {
+        let mut out = String::new();
+        let ok = Expander {
+            vars: &self.values,
+            work_left: &mut self.work_left,
+            wildcard: None,
+            undefined_empty: true,
+        }
+        .expand_into(text, 0, &mut out)
+        .is_some();
+        self.note_exhaustion();
+        ok.then_some(out)
+    }
+
+    /// Whether `ifdef name` holds: `Some(true)` when the variable has a non-empty value,
+    /// `Some(false)` when it is undefined or empty, `None` when its value is unknown.
+    pub(super) fn is_defined(&self, name: &str) -> Option<bool> {
+        match self.values.get(name) {
+            Some(Some(value)) => Some(!value.trim().is_empty()),
+            Some(None) => None,
+            None if is_make_variable(name) => None,
+            None => Some(false),
+        }
     }
 
     /// Like [`Vars::expand`], but also reads `$(wildcard PATTERN…)` as its patterns, which the
@@ -116,6 +145,7 @@ impl Vars {
             vars: &self.values,
             work_left: &mut self.work_left,
             wildcard: Some(&mut from_wildcard),
+            undefined_empty: false,
         }
         .expand_into(text, 0, &mut out)
         .is_some();
@@ -138,6 +168,9 @@ struct Expander<'a> {
     work_left: &'a mut usize,
     /// `Some` when `$(wildcard …)` is allowed; set to true when one was expanded.
     wildcard: Option<&'a mut bool>,
+    /// Whether a variable the Makefile never defines expands to nothing, as make does in
+    /// conditionals (make's own variables still fail: their values depend on the run).
+    undefined_empty: bool,
 }
 
 impl Expander<'_> {
@@ -194,12 +227,24 @@ impl Expander<'_> {
                 if name.is_empty() || name.contains(|c: char| " \t,:=$(){}#".contains(c)) {
                     return None;
                 }
-                let value = self.vars.get(name)?.as_deref()?;
+                let value = match self.vars.get(name) {
+                    Some(value) => value.as_deref()?,
+                    None if self.undefined_empty && !is_make_variable(name) => "",
+                    None => return None,
+                };
                 self.expand_into(value, depth + 1, out)?;
             }
             rest = &after[consumed..];
         }
     }
+}
+
+/// Variables make itself sets or takes from the run (the command line, the goals, the
+/// platform): a static reader cannot know their values.
+fn is_make_variable(name: &str) -> bool {
+    name.starts_with("MAKE")
+        || name.starts_with('.')
+        || matches!(name, "CURDIR" | "SHELL" | "VPATH" | "SUFFIXES")
 }
 
 /// The byte index of the `close` that ends a reference opened at `text[0] == open`, counting

@@ -250,12 +250,17 @@ impl State {
 
 /// Whether a line opens more parentheses than it closes (outside comments): make rejects
 /// it, and makefile-lossless searches the rest of the file for the closing one, once per
-/// such line.
+/// such line. As in make, `\#` is a literal `#` and a `#` inside a reference
+/// (`$(shell … '#' …)`) starts no comment.
 fn unbalanced_open(code: &str) -> bool {
-    let code = code.split('#').next().unwrap_or(code);
     let mut depth = 0i64;
-    for b in code.bytes() {
+    let mut bytes = code.bytes().peekable();
+    while let Some(b) = bytes.next() {
         match b {
+            b'\\' if bytes.peek() == Some(&b'#') => {
+                bytes.next();
+            }
+            b'#' if depth <= 0 => break,
             b'(' => depth += 1,
             b')' => depth -= 1,
             _ => {}

@@ -29,6 +29,13 @@ impl Reader<'_> {
         if args.is_empty() {
             return; // the parser reports the missing file name
         }
+        // make's working directory is the one includes resolve from, so `$(CURDIR)/x` is `x`.
+        let args = if self.vars.raw("CURDIR").is_none() {
+            args.replace("$(CURDIR)", ".").replace("${CURDIR}", ".")
+        } else {
+            args.to_owned()
+        };
+        let args = args.as_str();
         let Some(words) = self.vars.expand_include(args) else {
             if !optional {
                 self.out.diag(
@@ -301,5 +308,18 @@ mod tests {
         assert_eq!(names(&parsed), ["a", "b", "x"]);
         assert_eq!(parsed.diagnostics.len(), 1);
         assert_eq!(parsed.diagnostics[0].line, Some(3));
+    }
+
+    #[test]
+    fn curdir_in_an_include_is_makes_working_directory() {
+        let files = MemFiles::new()
+            .with(
+                "images/base/Makefile",
+                "include $(CURDIR)/../Makefile.common.in\nbuild:\n\ttrue\n",
+            )
+            .with("images/Makefile.common.in", "push:\n\ttrue\n");
+        let parsed = run(&files, "images/base/Makefile");
+        assert_eq!(names(&parsed), ["push", "build"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     }
 }

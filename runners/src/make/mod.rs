@@ -6,8 +6,9 @@
 //! quadratic on very long logical lines). Names and recipe lines are sliced from the source
 //! text rather than rebuilt by the crate's string accessors; recipe bodies are hollowed out
 //! before parsing, since only their text is needed; lines that would make the parser itself
-//! hang are blanked first ([`guard`]). Conditionals are not evaluated: targets from every
-//! branch are listed.
+//! hang are blanked first ([`guard`]). Conditionals are evaluated with the variables the
+//! Makefile defined so far (undefined is empty, as in make; the environment is not read);
+//! one whose value cannot be known takes every branch that might be read.
 
 mod expand;
 mod guard;
@@ -16,8 +17,8 @@ mod include;
 use std::collections::{HashMap, HashSet};
 
 use makefile_lossless::{
-    Conditional, ConditionalBranch, ConditionalItem, ErrorInfo, Makefile, MakefileItem,
-    ParseErrorKind, Rule, TextRange, VariableDefinition,
+    Conditional, ConditionalBranch, ConditionalItem, ConditionalKind, ErrorInfo, Makefile,
+    MakefileItem, ParseErrorKind, Rule, TextRange, VariableDefinition,
 };
 use rowan::ast::AstNode;
 
@@ -70,6 +71,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         chain: vec![src.path.to_owned()],
         visited: HashSet::from([src.path.to_owned()]),
         include_limit_hit: false,
+        help: HashMap::new(),
     };
     reader.read_file(src.path, src.text);
     reader.finish(src.path)
@@ -81,12 +83,18 @@ struct RuleDef {
     targets: Vec<String>,
     /// Normal prerequisites, variables expanded; unresolvable ones are dropped.
     prereqs: Vec<String>,
+    /// Whether some prerequisites could not be expanded (`$(patsubst …)`): the rule is not
+    /// an empty `FORCE:`-style target even though [`RuleDef::prereqs`] may be empty.
+    unresolved_prereqs: bool,
     /// Whether every target as written is special (`.PHONY: …`), so its prerequisites do
     /// not count as uses of a target.
     special_only: bool,
     file_path: String,
     line: u32,
-    description: Option<String>,
+    /// The `## text` comment on the rule line.
+    inline_doc: Option<String>,
+    /// The comment block above the rule.
+    doc_above: Option<String>,
     recipe: Vec<String>,
     double_colon: bool,
 }
@@ -106,6 +114,8 @@ struct Reader<'f> {
     visited: HashSet<String>,
     /// Whether the include limits were reported already.
     include_limit_hit: bool,
+    /// Descriptions from `## target: text` help lines, first one per target.
+    help: HashMap<String, String>,
 }
 
 /// One file's text with the helpers to turn tree ranges into text and lines.
@@ -166,6 +176,11 @@ impl Reader<'_> {
         let parse = Makefile::parse(guarded.parse_text(text));
         self.problems(path, &guarded.skipped, parse.errors());
         let file = FileText::new(path, guarded.text(text));
+        for (name, doc) in help_lines(file.text) {
+            self.help
+                .entry(name.to_owned())
+                .or_insert_with(|| doc.to_owned());
+        }
         // An immutable view of the tree: in the mutable one `parse.tree()` gives, creating a
         // node costs a step per sibling still alive, which makes accessors such as
         // `VariableDefinition::name` quadratic in a long continued line.
@@ -191,8 +206,13 @@ impl Reader<'_> {
                 _ => {}
             }
             if !nested.is_empty() && stack.len() < MAX_NESTING {
+                // Branches are chosen now, with the variables defined so far, as make does.
+                let branches: Vec<ConditionalBranch> = nested
+                    .iter()
+                    .flat_map(|cond| self.taken_branches(cond))
+                    .collect();
                 stack.push(Box::new(
-                    nested.into_iter().flat_map(|cond| conditional_items(&cond)),
+                    branches.into_iter().flat_map(|b| branch_items(&b)),
                 ));
             }
         }
@@ -264,32 +284,78 @@ impl Reader<'_> {
             }
         }
         let mut prereqs = Vec::new();
+        let mut unresolved_prereqs = false;
         for range in rule.prerequisite_ranges() {
             if prereqs.len() >= MAX_PREREQS {
                 break;
             }
-            if let Some(names) = self.vars.expand(file.slice(range)) {
-                prereqs.extend(names.split_whitespace().map(str::to_owned));
+            match self.vars.expand(file.slice(range)) {
+                Some(names) => prereqs.extend(names.split_whitespace().map(str::to_owned)),
+                None => unresolved_prereqs = true,
             }
         }
         prereqs.truncate(MAX_PREREQS);
 
         let line = file.line(start);
-        let description = file
-            .text
-            .get(after_targets..)
-            .and_then(line_doc)
-            .or_else(|| file.doc_above(line));
+        let inline_doc = file.text.get(after_targets..).and_then(line_doc);
+        let doc_above = if inline_doc.is_none() {
+            file.doc_above(line)
+        } else {
+            None
+        };
         self.rules.push(RuleDef {
             targets,
             prereqs,
+            unresolved_prereqs,
             special_only,
             file_path: file.path.to_owned(),
             line,
-            description,
+            inline_doc,
+            doc_above,
             recipe,
             double_colon: operator.is_double_colon(),
         });
+    }
+
+    /// The branches of `cond` make would read: the first whose condition holds, or the
+    /// `else`. A condition whose value cannot be known statically (a function call, a
+    /// variable set by `!=`, one of make's own variables) takes its branch and the later ones
+    /// too, so nothing make might read is lost.
+    fn taken_branches(&mut self, cond: &Conditional) -> Vec<ConditionalBranch> {
+        let mut taken = Vec::new();
+        for branch in cond.branches() {
+            match self.holds(&branch) {
+                Some(true) => {
+                    taken.push(branch);
+                    break;
+                }
+                Some(false) => {}
+                None => taken.push(branch),
+            }
+        }
+        taken
+    }
+
+    /// Whether a branch's condition holds; `None` when it cannot be known. A plain `else`
+    /// always holds (it is reached only when no earlier branch did).
+    fn holds(&mut self, branch: &ConditionalBranch) -> Option<bool> {
+        if branch.is_else() {
+            return Some(true);
+        }
+        match branch.conditional_kind()? {
+            kind @ (ConditionalKind::Ifdef | ConditionalKind::Ifndef) => {
+                let name = self.vars.expand_condition(&branch.condition()?)?;
+                let defined = self.vars.is_defined(name.trim())?;
+                Some(defined == (kind == ConditionalKind::Ifdef))
+            }
+            kind @ (ConditionalKind::Ifeq | ConditionalKind::Ifneq) => {
+                let (a, b) = branch.ifeq_args()?;
+                let a = self.vars.expand_condition(&a)?;
+                let b = self.vars.expand_condition(&b)?;
+                Some((a.trim() == b.trim()) == (kind == ConditionalKind::Ifeq))
+            }
+            _ => None,
+        }
     }
 
     /// The character that starts recipe lines: a tab unless `.RECIPEPREFIX` says otherwise.
@@ -369,9 +435,6 @@ impl Reader<'_> {
                     continue;
                 };
                 target.rules.push(i);
-                if target.description.is_none() {
-                    target.description.clone_from(&rule.description);
-                }
                 if !rule.recipe.is_empty() {
                     // Double-colon rules each run their own recipe; for ordinary rules the
                     // last recipe wins, as make warns ("overriding recipe for target").
@@ -390,14 +453,31 @@ impl Reader<'_> {
             );
         }
 
+        // The description: a `## text` on a rule line, else a `## target: text` help line
+        // anywhere in the file (the `make help` convention), else the first comment block
+        // above a rule, without a leading `target:`.
+        for target in &mut order {
+            let rules = || target.rules.iter().filter_map(|&r| self.rules.get(r));
+            target.description = rules()
+                .find_map(|r| r.inline_doc.clone())
+                .or_else(|| self.help.get(target.name).cloned())
+                .or_else(|| {
+                    rules().find_map(|r| {
+                        r.doc_above
+                            .as_deref()
+                            .map(|d| strip_target_prefix(d, target.name).to_owned())
+                    })
+                });
+        }
+
         let forced: HashSet<&str> = order
             .iter()
             .filter(|t| {
                 used.contains(t.name)
                     && t.rules.iter().all(|&r| {
-                        self.rules
-                            .get(r)
-                            .is_none_or(|r| r.prereqs.is_empty() && r.recipe.is_empty())
+                        self.rules.get(r).is_none_or(|r| {
+                            r.prereqs.is_empty() && !r.unresolved_prereqs && r.recipe.is_empty()
+                        })
                     })
             })
             .map(|t| t.name)
@@ -474,16 +554,12 @@ fn listable(name: &str) -> bool {
     !name.is_empty() && !name.starts_with('.') && !name.contains(['%', '$'])
 }
 
-/// The items of every branch of a conditional, lazily.
-fn conditional_items(cond: &Conditional) -> impl Iterator<Item = MakefileItem> + use<> {
-    let branches: Vec<ConditionalBranch> = cond.branches().collect();
-    branches
-        .into_iter()
-        .flat_map(|branch| branch.items())
-        .filter_map(|item| match item {
-            ConditionalItem::Item(item) => Some(item),
-            _ => None,
-        })
+/// The items of one branch of a conditional, lazily.
+fn branch_items(branch: &ConditionalBranch) -> impl Iterator<Item = MakefileItem> + use<> {
+    branch.items().filter_map(|item| match item {
+        ConditionalItem::Item(item) => Some(item),
+        _ => None,
+    })
 }
 
 /// Recipe lines of a rule inside a conditional in its body, from every branch.
@@ -574,6 +650,33 @@ fn comment_text(line: &str) -> Option<&str> {
     let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
     let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
     (!ruler).then_some(text)
+}
+
+/// A description without the `target:` its comment starts with (`# build: Builds it`).
+fn strip_target_prefix<'d>(doc: &'d str, target: &str) -> &'d str {
+    doc.strip_prefix(target)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .map(str::trim)
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(doc)
+}
+
+/// `## target: text` help lines (the `make help` convention, read with `awk '/^## /'` or
+/// `sed -n 's/^## //p'`): target name and text, for every such line of a file.
+fn help_lines(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines().filter_map(|line| {
+        let rest = line
+            .strip_prefix("##")?
+            .trim_start_matches('#')
+            .trim_start();
+        let (name, text) = rest.split_once(':')?;
+        let text = text.trim();
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./+".contains(c));
+        (valid && !text.is_empty()).then_some((name, text))
+    })
 }
 
 fn is_phony_line(line: &str) -> bool {
@@ -827,7 +930,7 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn conditionals_list_every_branch_once() {
+    fn conditionals_are_evaluated_like_make() {
         let parsed = one(concat!(
             "ifeq ($(OS),Windows_NT)\n",
             "EXE := app.exe\n",
@@ -849,12 +952,9 @@ pub(super) mod tests {
             "\tcargo test\n",
             "endif\n",
         ));
-        assert_eq!(names(&parsed), ["installer", "package", "app", "test"]);
-        assert_eq!(
-            task(&parsed, "installer").description.as_deref(),
-            Some("Windows only")
-        );
-        assert_eq!(task(&parsed, "package").deps, ["installer"]);
+        assert_eq!(names(&parsed), ["package", "app", "test"]);
+        assert!(task(&parsed, "package").deps.is_empty());
+        // Recipe lines of every branch are shown: they are text, not rules.
         assert_eq!(
             task(&parsed, "test").script.as_deref(),
             Some("cargo test -- --nocapture\ncargo test")
@@ -862,11 +962,117 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn conditionals_on_the_environment_see_it_empty() {
+        let parsed = one(concat!(
+            "ifneq ($(CIRCLE_JOB),)\n",
+            "DIR := test-results\n",
+            "endif\n",
+            "$(DIR):\n\tmkdir -p $@\n",
+            "MODE ?= debug\n",
+            "ifeq ($(MODE),debug)\n",
+            "debug-only:\n\ttrue\n",
+            "else\n",
+            "release-only:\n\ttrue\n",
+            "endif\n",
+            "ifndef MODE\n",
+            "never:\n\ttrue\n",
+            "endif\n",
+            "ifdef MODE\n",
+            "always:\n\ttrue\n",
+            "endif\n",
+        ));
+        assert_eq!(names(&parsed), ["debug-only", "always"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn conditionals_that_cannot_be_known_keep_every_branch() {
+        let parsed = one(concat!(
+            "ifeq ($(shell uname),Darwin)\n",
+            "mac:\n\ttrue\n",
+            "else\n",
+            "linux:\n\ttrue\n",
+            "endif\n",
+            "ifneq ($(filter release,$(MAKECMDGOALS)),)\n",
+            "stamp:\n\ttrue\n",
+            "endif\n",
+            "ifdef MAKE_RESTARTS\n",
+            "restarted:\n\ttrue\n",
+            "endif\n",
+        ));
+        assert_eq!(names(&parsed), ["mac", "linux", "stamp", "restarted"]);
+    }
+
+    #[test]
     fn rules_inside_a_conditional_in_a_recipe_body() {
-        let parsed = one("a:\n\techo a\nifdef X\nb:\n\techo b\nendif\n");
+        let parsed = one("X = 1\na:\n\techo a\nifdef X\nb:\n\techo b\nendif\nifdef Y\nc:\nendif\n");
         assert_eq!(names(&parsed), ["a", "b"]);
         assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo a"));
         assert_eq!(task(&parsed, "b").script.as_deref(), Some("echo b"));
+    }
+
+    #[test]
+    fn targets_stay_listed_when_their_prerequisites_cannot_be_expanded() {
+        let parsed = one(concat!(
+            "SRCS := $(wildcard cmd/*)\n",
+            "BINS := $(patsubst cmd/%,bin/%,$(SRCS))\n",
+            "all: $(BINS)\n",
+            "install: all\n",
+            "\tcp bin/* /usr/local/bin\n",
+            ".PHONY: all install\n",
+        ));
+        assert_eq!(names(&parsed), ["all", "install"]);
+        assert_eq!(task(&parsed, "install").deps, ["all"]);
+    }
+
+    #[test]
+    fn help_lines_name_their_target() {
+        let parsed = one(concat!(
+            "## build: Builds the binary.\n",
+            "build:\n\tgo build\n",
+            "test:\n",
+            "## test: Runs the tests.\n",
+            "\tgo test ./...\n",
+            "lint: ## Inline wins\n\ttrue\n",
+            "## lint: Help line loses\n",
+            "\n",
+            "# fmt: Formats the code\n",
+            "fmt:\n\tgofmt -w .\n",
+            "## Note: not a target\n",
+            "clean:\n\trm -rf bin\n",
+            "help:\n\t@sed -n 's/^## //p' $(MAKEFILE_LIST)\n",
+        ));
+        assert_eq!(
+            task(&parsed, "build").description.as_deref(),
+            Some("Builds the binary.")
+        );
+        assert_eq!(
+            task(&parsed, "test").description.as_deref(),
+            Some("Runs the tests.")
+        );
+        assert_eq!(
+            task(&parsed, "lint").description.as_deref(),
+            Some("Inline wins")
+        );
+        assert_eq!(
+            task(&parsed, "fmt").description.as_deref(),
+            Some("Formats the code")
+        );
+        assert_eq!(
+            task(&parsed, "clean").description.as_deref(),
+            Some("Note: not a target")
+        );
+    }
+
+    #[test]
+    fn an_escaped_hash_inside_shell_is_no_unclosed_parenthesis() {
+        let parsed = one(concat!(
+            "V = $(shell head -n 1 .golangci.yml | tr -d '\\# ')\n",
+            "W = $(shell echo a#b)\n",
+            "lint:\n\tgolangci-lint run\n",
+        ));
+        assert_eq!(names(&parsed), ["lint"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     }
 
     #[test]

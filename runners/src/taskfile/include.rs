@@ -111,13 +111,36 @@ pub(super) fn expand(
                 .get(name)
                 .cloned()
                 .ok_or_else(|| format!("{{{{{}}}}}", after[..end].trim()))?,
-            None => return Err(format!("{{{{{}}}}}", after[..end].trim())),
+            None => match inner {
+                // go-task's platform functions, as the Go runtime names the platform.
+                "OS" | "OS | lower" => go_os().to_owned(),
+                "ARCH" | "ARCH | lower" => go_arch().to_owned(),
+                _ => return Err(format!("{{{{{}}}}}", after[..end].trim())),
+            },
         };
         out.push_str(&value);
         rest = &after[end + 2..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `runtime.GOOS` of the platform agg runs on: what `{{OS}}` gives go-task here.
+pub(super) fn go_os() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    }
+}
+
+/// `runtime.GOARCH` of the platform agg runs on: what `{{ARCH}}` gives go-task here.
+fn go_arch() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    }
 }
 
 /// The path from directory `from` to directory `to`, both root-relative and normalized.
@@ -220,8 +243,12 @@ mod tests {
             Err("{{.GIT}}".into())
         );
         assert_eq!(
-            expand("./{{OS}}.yml", &vars, ".", "."),
-            Err("{{OS}}".into())
+            expand("./Taskfile_{{OS}}.yml", &vars, ".", "."),
+            Ok(format!("./Taskfile_{}.yml", go_os()))
+        );
+        assert_eq!(
+            expand("./{{exec}}.yml", &vars, ".", "."),
+            Err("{{exec}}".into())
         );
         assert_eq!(expand("./{{.X", &vars, ".", "."), Err("{{.X".into()));
     }

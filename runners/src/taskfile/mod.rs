@@ -15,7 +15,7 @@ use self::include::Include;
 use self::node::{Entry, Node};
 use self::task::TaskDef;
 use crate::registry::{Adapter, file_name};
-use crate::{Diagnostic, Files, Parsed, RawTask, Runner, Source, join, parent};
+use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -113,7 +113,19 @@ fn parse(src: &Source<'_>) -> Parsed {
             .collect();
         raw.script = def.script;
         raw.params = def.params;
+        // `greet:*` runs as `task greet:bob`: each `*` is a parameter (go-task's `.MATCH`).
+        let stars = raw.source_name.matches('*').count();
+        for i in 1..=stars {
+            let name = if stars == 1 {
+                "MATCH".to_owned()
+            } else {
+                format!("MATCH{i}")
+            };
+            raw.params.insert(i - 1, Param::required(name));
+        }
         raw.env = def.env;
+        raw.behaviour.confirm = def.prompt;
+        raw.behaviour.interactive = def.interactive;
         parsed.tasks.push(raw);
     }
     let mut reported = HashSet::new();
@@ -167,6 +179,15 @@ impl Loader<'_> {
             return Vec::new();
         };
         self.check_version(path, file);
+        if stack.len() > 1
+            && let Some(entry) = file.entry("dotenv")
+        {
+            self.diag(
+                path,
+                Some(entry.line),
+                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)",
+            );
+        }
         let mut found = Vec::new();
 
         match file.entry("tasks") {
@@ -283,10 +304,13 @@ impl Loader<'_> {
         if inc.internal {
             return Vec::new();
         }
-        let excludes: HashSet<&str> = inc.excludes.iter().map(String::as_str).collect();
         inner
             .into_iter()
-            .filter(|f| !excludes.contains(f.name.as_str()))
+            .filter(|f| {
+                !inc.excludes
+                    .iter()
+                    .any(|pattern| glob_match(pattern, &f.name))
+            })
             .map(|f| namespaced(f, ns, &inc))
             .collect()
     }
@@ -401,12 +425,18 @@ impl Loader<'_> {
                     .value
                     .scalar()
                     .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok());
-                if let Some(major @ 0..3) = major {
-                    self.diag(
+                match major {
+                    Some(major @ 0..=2) => self.diag(
                         path,
                         Some(entry.line),
                         format!("schema version {major} is no longer supported by go-task 3"),
-                    );
+                    ),
+                    Some(major @ 4..) => self.diag(
+                        path,
+                        Some(entry.line),
+                        format!("schema version {major} is newer than go-task 3 reads; it refuses the file"),
+                    ),
+                    _ => {}
                 }
             }
         }
@@ -415,6 +445,28 @@ impl Loader<'_> {
     fn diag(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics.push(Diagnostic::new(path, line, message));
     }
+}
+
+/// Whether `name` matches an `excludes` entry: a name, or a pattern where `*` stands for
+/// any run of characters (`docs:*`), as go-task matches them.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let Some((first, rest)) = pattern.split_once('*') else {
+        return pattern == name;
+    };
+    let Some(mut tail) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return true;
+    };
+    for part in middle {
+        match tail.find(part) {
+            Some(i) => tail = &tail[i + part.len()..],
+            None => return false,
+        }
+    }
+    tail.len() >= last.len() && tail.ends_with(last)
 }
 
 /// Renames a task of an included file into the including file's names: `ns:name`, plus one
@@ -482,6 +534,77 @@ mod tests {
         assert_eq!(candidate("Taskfile.yml.bak"), None);
         assert_eq!(candidate("Taskfile.json"), None);
         assert_eq!(candidate("docs/Taskfile.lint.yml"), None);
+    }
+
+    #[test]
+    fn wildcards_prompts_and_interactive_tasks() {
+        let files = MemFiles::new().with(
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  greet:*:\n    cmds: [echo hi]\n  deploy:*:*:\n    prompt: [Sure?, Really sure?]\n    cmds: [echo x]\n  shell:\n    interactive: true\n    prompt: Open a shell?\n    cmds: [sh]\n",
+        );
+        let parsed = run(&files, "Taskfile.yml");
+        let greet = task(&parsed, "greet:*");
+        assert_eq!(greet.params, [Param::required("MATCH")]);
+        let deploy = task(&parsed, "deploy:*:*");
+        assert_eq!(
+            deploy.params,
+            [Param::required("MATCH1"), Param::required("MATCH2")]
+        );
+        assert_eq!(deploy.behaviour.confirm, ["Sure?", "Really sure?"]);
+        let shell = task(&parsed, "shell");
+        assert!(shell.behaviour.interactive);
+        assert_eq!(shell.behaviour.confirm, ["Open a shell?"]);
+    }
+
+    #[test]
+    fn excludes_take_patterns_and_os_includes_resolve() {
+        let files = MemFiles::new()
+            .with(
+                "Taskfile.yml",
+                "version: '3'\nincludes:\n  t:\n    taskfile: ./tools.yml\n    excludes: ['lint:*', fmt]\n  os: ./Taskfile_{{OS}}.yml\n",
+            )
+            .with(
+                "tools.yml",
+                "version: '3'\ntasks:\n  fmt: x\n  vet: x\n  lint:go: x\n  lint:yaml: x\n  linter: x\n",
+            )
+            .with(
+                &format!("Taskfile_{}.yml", include::go_os()),
+                "version: '3'\ntasks:\n  open: x\n",
+            );
+        let parsed = run(&files, "Taskfile.yml");
+        assert_eq!(names(&parsed), ["t:vet", "t:linter", "os:open"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert!(glob_match("a*c*e", "abcde"));
+        assert!(!glob_match("a*c", "abcd"));
+    }
+
+    #[test]
+    fn files_go_task_refuses_are_reported() {
+        let files = MemFiles::new()
+            .with(
+                "Taskfile.yml",
+                "version: '4'\nincludes:\n  web: ./web.yml\ntasks:\n  build: x\n",
+            )
+            .with(
+                "web.yml",
+                "version: '3'\ndotenv: [.env]\ntasks:\n  serve: x\n",
+            );
+        let parsed = run(&files, "Taskfile.yml");
+        assert_eq!(
+            messages(&parsed),
+            [
+                (
+                    "Taskfile.yml",
+                    Some(1),
+                    "schema version 4 is newer than go-task 3 reads; it refuses the file"
+                ),
+                (
+                    "web.yml",
+                    Some(2),
+                    "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)"
+                ),
+            ]
+        );
     }
 
     /// The shape of go-task's own Taskfile.yml.

@@ -28,6 +28,10 @@ pub(super) struct TaskDef {
     pub params: Vec<Param>,
     /// The task's own `env`.
     pub env: Vec<(String, String)>,
+    /// `prompt`: the questions go-task asks before running it.
+    pub prompt: Vec<String>,
+    /// `interactive: true`.
+    pub interactive: bool,
 }
 
 /// Reads one `tasks:` entry. Problems go to `diags`, named after `file`.
@@ -42,6 +46,8 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         script: None,
         params: Vec::new(),
         env: Vec::new(),
+        prompt: Vec::new(),
+        interactive: false,
     };
     let mut bad = |field: &str, want: &str, got: &Node| {
         diags.push(Diagnostic::new(
@@ -68,6 +74,19 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
     };
 
     def.internal = fields.get("internal").is_some_and(Node::is_true);
+    def.interactive = fields.get("interactive").is_some_and(Node::is_true);
+    match fields.get("prompt") {
+        None | Some(Node::Null) => {}
+        Some(Node::Seq(items)) => {
+            def.prompt = items
+                .iter()
+                .filter_map(scalar_string)
+                .filter(|p| !p.trim().is_empty())
+                .collect();
+        }
+        Some(node @ Node::Map(_)) => bad("prompt", "text or a list", node),
+        Some(node) => def.prompt = scalar_string(node).into_iter().collect(),
+    }
     def.description = text_field(fields, "desc", &mut bad)
         .or_else(|| text_field(fields, "summary", &mut bad).and_then(|s| first_paragraph(&s)));
 
