@@ -23,6 +23,9 @@ pub struct RunOptions {
     pub env: Vec<(String, String)>,
     /// xc: skip the `Requires` dependencies.
     pub skip_deps: bool,
+    /// The user already answered the runner's own confirmation (just `[confirm]`, go-task
+    /// `prompt`) yes: the runner is told so (`--yes`) instead of asking on a terminal.
+    pub confirmed: bool,
 }
 
 /// Why a task cannot be turned into a process.
@@ -110,10 +113,13 @@ pub fn invocation(
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
     let program = resolve_program(task)?;
-    let args = runner_args(task, &opts.args)?
+    let mut args: Vec<OsString> = runner_args(task, &opts.args)?
         .into_iter()
         .map(OsString::from)
         .collect();
+    if opts.confirmed && matches!(task.runner, Runner::Just | Runner::Task) {
+        args.insert(0, OsString::from("--yes"));
+    }
     Ok(base(program.into_os_string(), args, None))
 }
 

@@ -291,3 +291,89 @@ fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
         "{text}"
     );
 }
+
+/// A repository for the elicitation flows: make tasks nobody allowed, a denied one, and
+/// runner-native confirmations (just `[confirm]`, go-task `prompt`) in allowed files.
+fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+    let repo = crate::mcp::repo(&[
+        (
+            "Makefile",
+            "hello:\n\t@echo hello\nagain:\n\t@echo again\nother:\n\t@echo other\ndeploy:\n\t@echo deploying\n",
+        ),
+        ("justfile", "[confirm]\npublish:\n    @echo published\n"),
+        (
+            "Taskfile.yml",
+            "version: '3'\ntasks:\n  ship:\n    prompt: Ship it to production?\n    cmds:\n      - echo shipped\n",
+        ),
+    ]);
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    for args in [
+        &["deny", "deploy"][..],
+        &["allow", "--file", "justfile"][..],
+        &["allow", "--file", "Taskfile.yml"][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(args)
+            .current_dir(repo.path())
+            .env("AGG_ALLOWLIST", &allowlist)
+            .output()
+            .expect("agg");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    (repo, config, allowlist)
+}
+
+#[test]
+fn the_python_sdk_asks_the_user_through_elicitation_in_both_lifecycles() {
+    let Some(clients) = clients() else { return };
+    if !crate::run::have("just") || !crate::run::have("task") {
+        return;
+    }
+    for mode in ["legacy", "2026-07-28"] {
+        let (repo, _config, allowlist) = elicitation_repo();
+        let out = Command::new(clients.join("venv/bin/python"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/py_elicit.py"))
+            .arg(mode)
+            .arg(env!("CARGO_BIN_EXE_agg"))
+            .arg(repo.path())
+            .arg(&allowlist)
+            .env("AGG_ALLOWLIST", &allowlist)
+            .output()
+            .expect("python");
+        let text = report(&format!("python-sdk elicitation {mode}"), &out);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains(", 0 failed"), "{text}");
+    }
+}
+
+#[test]
+fn the_typescript_sdk_asks_the_user_through_elicitation() {
+    let Some(clients) = clients() else { return };
+    if !crate::run::have("just") || !crate::run::have("task") {
+        return;
+    }
+    let (repo, _config, allowlist) = elicitation_repo();
+    let local = clients.join("npm/node_modules/.bin/node");
+    let node = if local.exists() {
+        local
+    } else {
+        PathBuf::from("node")
+    };
+    let out = Command::new(node)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/ts_elicit.mjs"))
+        .arg(env!("CARGO_BIN_EXE_agg"))
+        .arg(repo.path())
+        .arg(&allowlist)
+        .env("AGG_ALLOWLIST", &allowlist)
+        .env("AGG_CLIENTS", &clients)
+        .output()
+        .expect("node");
+    let text = report("ts-sdk elicitation", &out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(", 0 failed"), "{text}");
+}

@@ -877,3 +877,49 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
     assert!(missing.is_err(), "an unknown job is a JSON-RPC error");
     mcp.client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
+    if !crate::run::have("just") {
+        return;
+    }
+    let mcp = Mcp::start(
+        repo(&[(
+            "justfile",
+            "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n",
+        )]),
+        true,
+    )
+    .await;
+    let err = mcp
+        .err("task_start", json!({"unique_name": "publish"}), -32014)
+        .await;
+    assert!(
+        err["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("Really publish?")),
+        "{err}"
+    );
+    assert!(
+        err["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("agg run publish")),
+        "{err}"
+    );
+    assert!(!mcp.root.join("published").exists(), "never auto-confirmed");
+    let described = mcp
+        .ok("describe_task", json!({"unique_name": "publish"}))
+        .await;
+    assert_eq!(
+        described["confirm"],
+        json!(["Really publish?"]),
+        "{described}"
+    );
+    let listed = mcp.ok("list_tasks", json!({})).await;
+    assert_eq!(
+        listed["tasks"][0]["confirm"],
+        json!(["Really publish?"]),
+        "{listed}"
+    );
+    mcp.client.cancel().await.expect("close");
+}

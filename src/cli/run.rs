@@ -48,6 +48,8 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
         args: task_args,
         env: args.env,
         skip_deps: args.skip_deps,
+        // At a terminal the runner asks its own confirmation questions.
+        confirmed: false,
     };
     let inv = invocation(&table, task, &opts).map_err(|e| Error::Invocation {
         task: task.unique_name.clone(),

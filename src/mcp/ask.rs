@@ -1,7 +1,8 @@
 //! Asking the human through the client (MCP elicitation) before a task runs that their
-//! allowlist does not allow.
+//! allowlist does not allow, or that its runner would confirm first (just `[confirm]`,
+//! go-task `prompt`).
 //!
-//! The form shows the task's unique name, runner, exact command, directory and `file:line`,
+//! The permission form shows the task's unique name, runner, exact command, directory and `file:line`,
 //! and offers: run it once (nothing is written), always allow this task, always allow every
 //! task of its file, or deny this task; "always" and "deny" are written exactly as
 //! `agg allow` / `agg deny` would write them. A deny rule is never asked about.
@@ -27,8 +28,10 @@ use serde_json::json;
 
 use crate::table::Task;
 
-/// The key of agg's question in `inputRequests` / `inputResponses`.
+/// The key of the permission question in `inputRequests` / `inputResponses`.
 pub const PERMISSION_KEY: &str = "agg/permission";
+/// The key of the runner's own confirmation question.
+pub const CONFIRM_KEY: &str = "agg/confirm";
 /// How long a 2026-07-28 question stays answerable.
 const STATE_TTL: Duration = Duration::from_secs(15 * 60);
 /// How long a classic client may take to answer.
@@ -60,13 +63,20 @@ impl Choice {
     }
 }
 
+/// One question for the user.
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// Its key in `inputRequests`.
+    pub key: &'static str,
+    params: ElicitRequestParams,
+}
+
 /// How asking went.
 #[derive(Debug, Clone)]
-pub enum Asked {
-    /// The user chose.
-    Answer(Choice),
-    /// The user declined or cancelled (or the client failed to ask).
-    Declined,
+pub enum Outcome {
+    /// The user's answers, by question key (a classic session stops at the first answer
+    /// that is not an acceptance).
+    Answers(HashMap<String, ElicitResult>),
     /// A 2026-07-28 session: return this, the client asks and calls again.
     NeedInput(InputRequiredResult),
     /// The client cannot ask.
@@ -76,7 +86,7 @@ pub enum Asked {
 /// The questions of one server: classic asks in flight and 2026-07-28 states.
 #[derive(Debug, Default)]
 pub struct Asker {
-    in_flight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Asked>>>>>,
+    in_flight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Outcome>>>>>,
     states: Mutex<HashMap<String, Pending>>,
 }
 
@@ -99,24 +109,29 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What identifies a question: the task and what exactly would run, so an edit between
-/// the question and the answer asks again.
-fn key(task: &Task) -> String {
+/// What identifies a question: the task, what exactly would run and what is asked, so an
+/// edit between the question and the answer asks again.
+fn key(task: &Task, questions: &[Question]) -> String {
+    let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
     format!(
-        "{}\u{0}{}\u{0}{}\u{0}{}",
-        task.file_path, task.source_name, task.command, task.dir
+        "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
+        task.file_path,
+        task.source_name,
+        task.command,
+        task.dir,
+        keys.join(",")
     )
 }
 
-/// The form's message.
-pub fn message(task: &Task, reason: &str) -> String {
+/// What the form says about the task.
+fn describe(task: &Task) -> String {
     let at = task.line.map_or_else(
         || task.file_path.clone(),
         |l| format!("{}:{l}", task.file_path),
     );
     let mut text = format!(
-        "An agent wants to run `{}` ({}), which {reason}.\n\n  command:   {}\n  directory: {}\n  defined:   {at}",
-        task.unique_name, task.runner, task.command, task.dir
+        "  command:   {}\n  directory: {}\n  defined:   {at}",
+        task.command, task.dir
     );
     if let Some(script) = task.script.as_deref().filter(|s| !s.trim().is_empty()) {
         let lines: Vec<&str> = script.lines().take(12).collect();
@@ -134,7 +149,26 @@ pub fn message(task: &Task, reason: &str) -> String {
     text
 }
 
-fn form(task: &Task, reason: &str) -> Option<ElicitRequestParams> {
+fn question(key: &'static str, message: String, schema: &serde_json::Value) -> Option<Question> {
+    let schema = ElicitationSchema::from_json_schema(schema.as_object()?.clone()).ok()?;
+    Some(Question {
+        key,
+        params: ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: schema,
+        },
+    })
+}
+
+/// May the agent run `task`, which `reason` (e.g. "is not in your allowlist")?
+pub fn permission(task: &Task, reason: &str) -> Option<Question> {
+    let message = format!(
+        "An agent wants to run `{}` ({}), which {reason}.\n\n{}",
+        task.unique_name,
+        task.runner,
+        describe(task)
+    );
     let schema = json!({
         "type": "object",
         "properties": {
@@ -151,80 +185,128 @@ fn form(task: &Task, reason: &str) -> Option<ElicitRequestParams> {
         },
         "required": ["decision"],
     });
-    let schema = ElicitationSchema::from_json_schema(schema.as_object()?.clone()).ok()?;
-    Some(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: message(task, reason),
-        requested_schema: schema,
+    question(PERMISSION_KEY, message, &schema)
+}
+
+/// The runner's own confirmation (just `[confirm]`, go-task `prompt`), in its own words.
+pub fn confirmation(task: &Task, texts: &[String]) -> Option<Question> {
+    let message = format!(
+        "{}\n\n(`{}` asks this before it runs; {})\n{}",
+        texts.join("\n"),
+        task.unique_name,
+        task.runner,
+        describe(task)
+    );
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "confirm": {"type": "boolean", "title": texts.first().cloned().unwrap_or_default(), "default": false},
+        },
+        "required": ["confirm"],
+    });
+    question(CONFIRM_KEY, message, &schema)
+}
+
+/// The permission answer: the choice, or `None` when the user declined or cancelled.
+pub fn chosen(answers: &HashMap<String, ElicitResult>) -> Option<Choice> {
+    let result = answers.get(PERMISSION_KEY)?;
+    if result.action != ElicitationAction::Accept {
+        return None;
+    }
+    result
+        .content
+        .as_ref()
+        .and_then(|c| c.get("decision"))
+        .and_then(serde_json::Value::as_str)
+        .and_then(Choice::from_value)
+}
+
+/// Whether the user said yes to the runner's confirmation.
+pub fn confirmed(answers: &HashMap<String, ElicitResult>) -> bool {
+    answers.get(CONFIRM_KEY).is_some_and(|r| {
+        r.action == ElicitationAction::Accept
+            && r.content
+                .as_ref()
+                .and_then(|c| c.get("confirm"))
+                .and_then(serde_json::Value::as_bool)
+                == Some(true)
     })
 }
 
-fn read(result: &ElicitResult) -> Asked {
-    match result.action {
-        ElicitationAction::Accept => result
-            .content
-            .as_ref()
-            .and_then(|c| c.get("decision"))
-            .and_then(serde_json::Value::as_str)
-            .and_then(Choice::from_value)
-            .map_or(Asked::Declined, Asked::Answer),
-        _ => Asked::Declined,
-    }
-}
-
 impl Asker {
-    /// Asks a classic session's user about `task` (once for concurrent calls).
-    pub async fn classic(&self, peer: &Peer<RoleServer>, task: &Task, reason: &str) -> Asked {
+    /// Asks a classic session's user each question in turn (once for concurrent calls
+    /// about the same task), stopping at the first answer that is not an acceptance.
+    pub async fn classic(
+        &self,
+        peer: &Peer<RoleServer>,
+        task: &Task,
+        questions: Vec<Question>,
+    ) -> Outcome {
         if peer.supported_elicitation_modes().is_empty() {
-            return Asked::Unsupported;
+            return Outcome::Unsupported;
         }
-        let Some(params) = form(task, reason) else {
-            return Asked::Unsupported;
-        };
-        let key = key(task);
+        let key = key(task, &questions);
         let cell = Arc::clone(lock(&self.in_flight).entry(key.clone()).or_default());
         let mut answer = cell.lock().await;
         if let Some(known) = answer.clone() {
             return known;
         }
-        let asked =
-            match tokio::time::timeout(ANSWER_TIMEOUT, peer.create_elicitation(params)).await {
-                Ok(Ok(result)) => read(&result),
-                Ok(Err(err)) => {
-                    tracing::warn!("asking the user failed: {err}");
-                    Asked::Declined
-                }
-                Err(_) => Asked::Declined,
-            };
-        *answer = Some(asked.clone());
+        let mut answers = HashMap::new();
+        for q in questions {
+            let result =
+                match tokio::time::timeout(ANSWER_TIMEOUT, peer.create_elicitation(q.params)).await
+                {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(err)) => {
+                        tracing::warn!("asking the user failed: {err}");
+                        ElicitResult::new(ElicitationAction::Cancel)
+                    }
+                    Err(_) => ElicitResult::new(ElicitationAction::Cancel),
+                };
+            let accepted = result.action == ElicitationAction::Accept;
+            answers.insert(q.key.to_owned(), result);
+            if !accepted {
+                break;
+            }
+        }
+        let outcome = Outcome::Answers(answers);
+        *answer = Some(outcome.clone());
         drop(answer);
         let mut in_flight = lock(&self.in_flight);
         if in_flight.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
             in_flight.remove(&key);
         }
-        asked
+        outcome
     }
 
-    /// A 2026-07-28 session: reads the answer of a retry, or hands out the question.
-    pub fn modern(&self, supports: bool, task: &Task, reason: &str, retry: &Retry) -> Asked {
-        let key = key(task);
+    /// A 2026-07-28 session: reads the answers of a retry, or hands out the questions (all
+    /// in one round).
+    pub fn modern(
+        &self,
+        supports: bool,
+        task: &Task,
+        questions: Vec<Question>,
+        retry: &Retry,
+    ) -> Outcome {
+        let key = key(task, &questions);
         if let (Some(state), Some(responses)) = (&retry.state, &retry.responses) {
             let pending = lock(&self.states).remove(state);
-            let valid = pending.is_some_and(|p| p.key == key && p.issued.elapsed() < STATE_TTL);
-            if valid {
-                return responses
-                    .get(PERMISSION_KEY)
-                    .and_then(|v| serde_json::from_value::<ElicitResult>(v.clone()).ok())
-                    .map_or(Asked::Declined, |r| read(&r));
+            if pending.is_some_and(|p| p.key == key && p.issued.elapsed() < STATE_TTL) {
+                let answers = questions
+                    .iter()
+                    .filter_map(|q| {
+                        let v = responses.get(q.key)?;
+                        let r = serde_json::from_value::<ElicitResult>(v.clone()).ok()?;
+                        Some((q.key.to_owned(), r))
+                    })
+                    .collect();
+                return Outcome::Answers(answers);
             }
             // A stale or foreign state: ask again below, about what runs now.
         }
         if !supports {
-            return Asked::Unsupported;
+            return Outcome::Unsupported;
         }
-        let Some(params) = form(task, reason) else {
-            return Asked::Unsupported;
-        };
         let state = new_state();
         {
             let mut states = lock(&self.states);
@@ -238,11 +320,13 @@ impl Asker {
             );
         }
         let mut requests = InputRequests::new();
-        requests.insert(
-            PERMISSION_KEY.to_owned(),
-            InputRequest::Elicitation(ElicitRequest::new(params)),
-        );
-        Asked::NeedInput(InputRequiredResult::new(Some(requests), Some(state)))
+        for q in questions {
+            requests.insert(
+                q.key.to_owned(),
+                InputRequest::Elicitation(ElicitRequest::new(q.params)),
+            );
+        }
+        Outcome::NeedInput(InputRequiredResult::new(Some(requests), Some(state)))
     }
 }
 

@@ -32,6 +32,9 @@ pub mod code {
     pub const NOT_FOUND: i32 = -32012;
     /// The running-jobs cap is reached.
     pub const TOO_MANY_JOBS: i32 = -32013;
+    /// The task's runner asks for confirmation, and the user did not give it (or the
+    /// client cannot ask).
+    pub const NEEDS_CONFIRMATION: i32 = -32014;
     /// The arguments are invalid.
     pub const INVALID_ARGS: i32 = -32602;
 }

@@ -25,7 +25,7 @@ use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 
-use super::ask::{Asked, Asker, Choice, Retry};
+use super::ask::{self, Asker, Choice, Outcome, Retry};
 use super::envelope::{ToolResult, code, failure, invalid, parse, success, tool_error};
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
@@ -256,15 +256,26 @@ impl Server {
 
     /// The task named `name`; a task file may have changed since the last scan, so a miss
     /// scans again before answering with suggestions.
-    async fn find(&self, name: &str) -> Result<(Arc<Table>, usize), ToolError> {
-        let position = |t: &Table| t.tasks.iter().position(|task| task.unique_name == name);
+    ///
+    /// Names resolve as agents give them (`resolve::for_agent`): the unique name, `RUNNER
+    /// NAME`, or what a go-task wildcard task matches (`greet:bob` for `greet:*`, whose
+    /// matched parts come back as the arguments to put first).
+    async fn find(&self, name: &str) -> Result<(Arc<Table>, usize, Vec<String>), ToolError> {
+        let position = |t: &Table| {
+            crate::resolve::for_agent(t, name).and_then(|r| {
+                t.tasks
+                    .iter()
+                    .position(|task| std::ptr::eq(task, r.task))
+                    .map(|i| (i, r.implied_args))
+            })
+        };
         let table = self.table();
-        if let Some(i) = position(&table) {
-            return Ok((table, i));
+        if let Some((i, implied)) = position(&table) {
+            return Ok((table, i, implied));
         }
         let table = self.rescan().await;
-        if let Some(i) = position(&table) {
-            Ok((table, i))
+        if let Some((i, implied)) = position(&table) {
+            Ok((table, i, implied))
         } else {
             let mut err = tool_error(
                 code::NOT_FOUND,
@@ -319,6 +330,7 @@ impl Server {
             .take(limit)
             .map(|t| TaskRow {
                 allowlisted: self.decide(t).allowed(),
+                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
                 task: (*t).clone(),
             })
             .collect();
@@ -336,11 +348,11 @@ impl Server {
     }
 
     async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
-        let (table, i) = self.find(&args.unique_name).await?;
+        let (table, i, _) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         let decision = self.decide(task);
         let result = DescribeResult {
-            detail: task.detail(),
+            detail: table.detail(task),
             allowlisted: decision.allowed(),
             allowlist_rule: match decision {
                 Decision::Allowed(r) | Decision::Denied(r) => Some(r),
@@ -437,7 +449,7 @@ impl Server {
         }
         let mode = args.output.unwrap_or_default();
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-        let (table, i) = self.find(&args.unique_name).await?;
+        let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         let refusal = match self.decide(task) {
             Decision::Allowed(_) => None,
@@ -481,31 +493,68 @@ impl Server {
                 ),
             )),
         };
-        if let Some((reason, refusal)) = refusal {
-            let asked = if is_modern(&ctx) {
+        let confirm_texts = table
+            .behaviour(task)
+            .map(|b| b.confirm.clone())
+            .unwrap_or_default();
+        let mut questions = Vec::new();
+        if let Some((reason, _)) = &refusal {
+            questions.extend(ask::permission(task, reason));
+        }
+        if !confirm_texts.is_empty() {
+            questions.extend(ask::confirmation(task, &confirm_texts));
+        }
+        let mut confirmed = false;
+        if !questions.is_empty() {
+            let outcome = if is_modern(&ctx) {
                 let supports = ctx
                     .meta
                     .client_capabilities()
                     .is_some_and(|c| c.elicitation.is_some());
-                self.0.asker.modern(supports, task, &reason, &retry)
+                self.0.asker.modern(supports, task, questions, &retry)
             } else {
-                self.0.asker.classic(&ctx.peer, task, &reason).await
+                self.0.asker.classic(&ctx.peer, task, questions).await
             };
-            match asked {
-                Asked::Unsupported => return Err(refusal),
-                Asked::NeedInput(question) => return Ok(question.into()),
-                Asked::Declined => {
+            let answers = match outcome {
+                Outcome::NeedInput(question) => return Ok(question.into()),
+                Outcome::Answers(answers) => answers,
+                Outcome::Unsupported => {
+                    return Err(match refusal {
+                        Some((_, refusal)) => refusal,
+                        None => needs_confirmation(task, &confirm_texts),
+                    });
+                }
+            };
+            if refusal.is_some() {
+                match ask::chosen(&answers) {
+                    Some(choice) => self.record(choice, &table, task).await?,
+                    None => {
+                        return Err(tool_error(
+                            code::NOT_ALLOWLISTED,
+                            format!("`{}` was declined by the user", task.unique_name),
+                            None,
+                        ));
+                    }
+                }
+            }
+            if !confirm_texts.is_empty() {
+                if !ask::confirmed(&answers) {
                     return Err(tool_error(
-                        code::NOT_ALLOWLISTED,
-                        format!("`{}` was declined by the user", task.unique_name),
+                        code::NEEDS_CONFIRMATION,
+                        format!(
+                            "the user did not confirm `{}`: {}",
+                            task.unique_name,
+                            confirm_texts.join(" ")
+                        ),
                         None,
                     ));
                 }
-                Asked::Answer(choice) => self.record(choice, &table, task).await?,
+                confirmed = true;
             }
         }
         let opts = RunOptions {
-            args: args.args,
+            args: implied.into_iter().chain(args.args).collect(),
+            confirmed,
             env: args.env.into_iter().collect(),
             skip_deps: args.skip_deps,
         };
@@ -753,6 +802,7 @@ impl Server {
                     .iter()
                     .map(|t| TaskRow {
                         allowlisted: self.decide(t).allowed(),
+                        behaviour: table.behaviour(t).cloned().unwrap_or_default(),
                         task: t.clone(),
                     })
                     .collect();
@@ -810,6 +860,22 @@ impl Server {
             }
         }
     }
+}
+
+/// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
+fn needs_confirmation(task: &Task, texts: &[String]) -> ToolError {
+    tool_error(
+        code::NEEDS_CONFIRMATION,
+        format!(
+            "`{}` asks for confirmation before it runs ({}), and this client cannot ask the user (no elicitation)",
+            task.unique_name,
+            texts.join(" ")
+        ),
+        Some(format!(
+            "ask the user to run `agg run {}` in a terminal, where {} asks them",
+            task.unique_name, task.runner
+        )),
+    )
 }
 
 fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {

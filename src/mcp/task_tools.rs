@@ -381,14 +381,16 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
 type TaskArguments = (Vec<String>, Vec<(String, String)>);
 
 /// Turns a per-task tool call's parameter values into the task's arguments and
-/// environment: just parameters are positional, in order (a parameter after an omitted one
-/// cannot be given); xc inputs and Taskfile variables go through the environment.
+/// environment the way its runner takes them (`invocation::param_arguments`): just
+/// parameters are positional, in order (a parameter after an omitted one cannot be given),
+/// a go-task wildcard's `MATCH` comes first, go-task variables are `NAME=value`, xc inputs go
+/// through the environment. Required parameters must be given.
 fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, String> {
     let mut positional = Vec::new();
-    let mut env = Vec::new();
+    let mut named: Vec<(String, String)> = Vec::new();
     let mut gap: Option<&str> = None;
     for p in &task.params {
-        let value = args.get(&p.name.clone());
+        let value = args.get(&p.name);
         let values: Vec<String> = match value {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items.iter().map(scalar).collect::<Result<_, _>>()?,
@@ -397,27 +399,24 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
         if p.required && values.is_empty() {
             return Err(format!("parameter `{}` is required", p.name));
         }
-        match task.runner {
-            Runner::Just => {
-                if values.is_empty() {
-                    gap.get_or_insert(&p.name);
-                    continue;
-                }
-                if let Some(skipped) = gap {
-                    return Err(format!(
-                        "`{}` comes after `{skipped}`, and just parameters are positional: give `{skipped}` too",
-                        p.name
-                    ));
-                }
-                positional.extend(values);
+        if task.runner == Runner::Just {
+            if values.is_empty() {
+                gap.get_or_insert(&p.name);
+                continue;
             }
-            _ => {
-                if !values.is_empty() {
-                    env.push((p.name.clone(), values.join(" ")));
-                }
+            if let Some(skipped) = gap {
+                return Err(format!(
+                    "`{}` comes after `{skipped}`, and just parameters are positional: give `{skipped}` too",
+                    p.name
+                ));
             }
+            positional.extend(values);
+        } else if !values.is_empty() {
+            named.push((p.name.clone(), values.join(" ")));
         }
     }
+    let (args, env) = crate::invocation::param_arguments(task, &named);
+    positional.extend(args);
     Ok((positional, env))
 }
 

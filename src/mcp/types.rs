@@ -216,6 +216,9 @@ pub struct TaskRow {
     /// The row.
     #[serde(flatten)]
     pub task: Task,
+    /// What running it involves beyond its command (confirmations, hooks, a terminal).
+    #[serde(flatten)]
+    pub behaviour: agg_runners::Behaviour,
     /// Whether the user's allowlist lets agents run it.
     pub allowlisted: bool,
 }
