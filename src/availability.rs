@@ -27,14 +27,14 @@ impl Availability {
         Availability { found }
     }
 
-    /// Whether tasks of `runner` can run. xc tasks always can: agg executes them itself
-    /// when `xc` is not installed.
+    /// Whether tasks of `runner` can run: its binary is installed, or agg runs them itself
+    /// (xc).
     pub fn available(&self, runner: Runner) -> bool {
-        runner == Runner::Xc || self.binary(runner).is_some()
+        runner.descriptor().runs_without_binary || self.binary(runner).is_some()
     }
 
     /// The installed binary for `runner`: its name (`go-task` where a distribution renamed
-    /// `task`) and path.
+    /// `task`, `gmake` where only that is installed) and path.
     pub fn binary(&self, runner: Runner) -> Option<(&'static str, &PathBuf)> {
         self.found
             .get(&runner)
@@ -45,23 +45,5 @@ impl Availability {
 
 /// How a person installs a runner.
 pub fn install_hint(runner: Runner) -> &'static str {
-    match runner {
-        Runner::Make => {
-            "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`"
-        }
-        Runner::Npm => {
-            "install Node.js, which ships npm: https://nodejs.org or `brew install node`"
-        }
-        Runner::Pnpm => "`npm install -g pnpm` or `corepack enable pnpm`",
-        Runner::Yarn => "`npm install -g yarn` or `corepack enable yarn`",
-        Runner::Bun => "`npm install -g bun` or `brew install oven-sh/bun/bun`",
-        Runner::Cargo => "install Rust with rustup: https://rustup.rs",
-        Runner::Just => "`cargo install just`, `brew install just` or `pipx install rust-just`",
-        Runner::Task => {
-            "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`"
-        }
-        Runner::Xc => {
-            "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)"
-        }
-    }
+    runner.descriptor().install_hint
 }

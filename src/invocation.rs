@@ -117,8 +117,10 @@ pub fn invocation(
         .into_iter()
         .map(OsString::from)
         .collect();
-    if opts.confirmed && matches!(task.runner, Runner::Just | Runner::Task) {
-        args.insert(0, OsString::from("--yes"));
+    if opts.confirmed
+        && let Some(yes) = task.runner.descriptor().assume_yes
+    {
+        args.insert(0, OsString::from(yes));
     }
     Ok(base(program.into_os_string(), args, None))
 }
@@ -202,9 +204,9 @@ pub fn param_arguments(
     (args, env)
 }
 
-/// npm and go-task take the task's own arguments after `--`; the others take them as is.
+/// Whether the runner takes the task's own arguments after `--` (npm, go-task).
 pub fn needs_separator(runner: Runner) -> bool {
-    matches!(runner, Runner::Npm | Runner::Task)
+    runner.descriptor().separator
 }
 
 /// The full path of the task's program, looked up now (PATH may have changed since the

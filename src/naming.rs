@@ -152,7 +152,7 @@ fn names_in_dir<'t>(tasks: &'t [RawTask], members: &[usize]) -> Vec<(usize, Cow<
             let t = &tasks[i];
             let mut candidates = Vec::new();
             if several_runners {
-                candidates.push(format!("{}-{}", t.source_name, t.runner.letter()));
+                candidates.push(format!("{}-{}", t.source_name, t.runner.suffix()));
                 candidates.push(format!("{}-{}", t.source_name, t.runner.name()));
             } else {
                 // One runner defining a name twice in one directory: the first keeps it.

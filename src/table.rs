@@ -230,9 +230,11 @@ impl Table {
 
 fn row(t: RawTask, unique_name: String, availability: &Availability) -> Task {
     let mut argv = t.argv;
-    // Some distributions install go-task as `go-task`.
+    // A runner with several binaries runs as the one installed (some distributions install
+    // go-task as `go-task`, some systems have only `gmake`).
     if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner))
-        && t.runner == Runner::Task
+        && t.runner.binaries().len() > 1
+        && t.runner.binaries().contains(&first.as_str())
     {
         bin.clone_into(first);
     }

@@ -31,48 +31,152 @@ pub enum Runner {
     Xc,
 }
 
+/// Everything agg knows about one runner, in one place: every other part of agg (naming,
+/// availability, install hints, how arguments are passed, the MCP tool texts) reads it
+/// from here. Adding a runner is one [`Runner`] variant, one row of [`DESCRIPTORS`] and
+/// one adapter in [`crate::ADAPTERS`].
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The runner this row describes (rows are in [`Runner`] order; a test checks it).
+    pub runner: Runner,
+    /// The name used in JSON and on the command line (`make`, `npm`, …).
+    pub name: &'static str,
+    /// The suffix a task takes when several runners define its name in one directory:
+    /// one letter for the first nine runners (`build-m`), the runner's name for later ones.
+    pub suffix: &'static str,
+    /// Executables that provide the runner, in order of preference (`task`, then the
+    /// `go-task` some distributions install instead).
+    pub binaries: &'static [&'static str],
+    /// How a person installs it.
+    pub install_hint: &'static str,
+    /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
+    pub separator: bool,
+    /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
+    /// `prompt`), given when the user already said yes.
+    pub assume_yes: Option<&'static str>,
+    /// Whether agg can run its tasks without the runner installed (xc: agg's own executor).
+    pub runs_without_binary: bool,
+}
+
+/// One row per runner, in [`Runner`] order.
+pub static DESCRIPTORS: [Descriptor; 9] = [
+    Descriptor {
+        runner: Runner::Make,
+        name: "make",
+        suffix: "m",
+        binaries: &["make", "gmake"],
+        install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Npm,
+        name: "npm",
+        suffix: "n",
+        binaries: &["npm"],
+        install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
+        separator: true,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Pnpm,
+        name: "pnpm",
+        suffix: "p",
+        binaries: &["pnpm"],
+        install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Yarn,
+        name: "yarn",
+        suffix: "y",
+        binaries: &["yarn"],
+        install_hint: "`npm install -g yarn` or `corepack enable yarn`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Bun,
+        name: "bun",
+        suffix: "b",
+        binaries: &["bun"],
+        install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Cargo,
+        name: "cargo",
+        suffix: "c",
+        binaries: &["cargo"],
+        install_hint: "install Rust with rustup: https://rustup.rs",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Just,
+        name: "just",
+        suffix: "j",
+        binaries: &["just"],
+        install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
+        separator: false,
+        assume_yes: Some("--yes"),
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Task,
+        name: "task",
+        suffix: "t",
+        binaries: &["task", "go-task"],
+        install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
+        separator: true,
+        assume_yes: Some("--yes"),
+        runs_without_binary: false,
+    },
+    Descriptor {
+        runner: Runner::Xc,
+        name: "xc",
+        suffix: "x",
+        binaries: &["xc"],
+        install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: true,
+    },
+];
+
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 9] = [
-        Runner::Make,
-        Runner::Npm,
-        Runner::Pnpm,
-        Runner::Yarn,
-        Runner::Bun,
-        Runner::Cargo,
-        Runner::Just,
-        Runner::Task,
-        Runner::Xc,
-    ];
+    pub const ALL: [Runner; 9] = {
+        let mut all = [Runner::Make; 9];
+        let mut i = 0;
+        while i < DESCRIPTORS.len() {
+            all[i] = DESCRIPTORS[i].runner;
+            i += 1;
+        }
+        all
+    };
+
+    /// Everything agg knows about this runner.
+    pub fn descriptor(self) -> &'static Descriptor {
+        &DESCRIPTORS[self as usize]
+    }
 
     /// The runner's name as used in JSON and on the command line (`make`, `npm`, …).
     pub fn name(self) -> &'static str {
-        match self {
-            Runner::Make => "make",
-            Runner::Npm => "npm",
-            Runner::Pnpm => "pnpm",
-            Runner::Yarn => "yarn",
-            Runner::Bun => "bun",
-            Runner::Cargo => "cargo",
-            Runner::Just => "just",
-            Runner::Task => "task",
-            Runner::Xc => "xc",
-        }
+        self.descriptor().name
     }
 
-    /// The one-letter suffix used when two runners define the same name in one directory.
-    pub fn letter(self) -> char {
-        match self {
-            Runner::Make => 'm',
-            Runner::Npm => 'n',
-            Runner::Pnpm => 'p',
-            Runner::Yarn => 'y',
-            Runner::Bun => 'b',
-            Runner::Cargo => 'c',
-            Runner::Just => 'j',
-            Runner::Task => 't',
-            Runner::Xc => 'x',
-        }
+    /// The suffix used when two runners define the same name in one directory.
+    pub fn suffix(self) -> &'static str {
+        self.descriptor().suffix
     }
 
     /// Parses a runner name as printed by [`Runner::name`].
@@ -82,17 +186,12 @@ impl Runner {
 
     /// Executables that provide this runner, in order of preference.
     pub fn binaries(self) -> &'static [&'static str] {
-        match self {
-            Runner::Make => &["make", "gmake"],
-            Runner::Npm => &["npm"],
-            Runner::Pnpm => &["pnpm"],
-            Runner::Yarn => &["yarn"],
-            Runner::Bun => &["bun"],
-            Runner::Cargo => &["cargo"],
-            Runner::Just => &["just"],
-            Runner::Task => &["task", "go-task"],
-            Runner::Xc => &["xc"],
-        }
+        self.descriptor().binaries
+    }
+
+    /// Every runner's name, joined for messages (`make, npm, …, xc`).
+    pub fn names() -> String {
+        Runner::ALL.map(Runner::name).join(", ")
     }
 }
 
@@ -319,5 +418,23 @@ impl Parsed {
     pub fn diag(&mut self, file_path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics
             .push(Diagnostic::new(file_path, line, message));
+    }
+}
+
+#[cfg(test)]
+mod descriptor_tests {
+    use super::*;
+
+    #[test]
+    fn one_descriptor_per_runner_in_order_with_unique_names_and_suffixes() {
+        let mut names = std::collections::HashSet::new();
+        let mut suffixes = std::collections::HashSet::new();
+        for (i, d) in DESCRIPTORS.iter().enumerate() {
+            assert_eq!(d.runner as usize, i, "{} is out of order", d.name);
+            assert!(names.insert(d.name), "{} twice", d.name);
+            assert!(suffixes.insert(d.suffix), "suffix {} twice", d.suffix);
+            assert!(!d.binaries.is_empty(), "{} has no binary", d.name);
+            assert_eq!(Runner::from_name(d.name), Some(d.runner));
+        }
     }
 }

@@ -110,8 +110,15 @@ pub fn failure(err: &ToolError) -> CallToolResult {
 /// before any work is done.
 pub fn parse<T: DeserializeOwned + Bounded>(args: Option<JsonObject>) -> Result<T, ToolError> {
     let value = serde_json::Value::Object(args.unwrap_or_default());
-    let parsed: T =
-        serde_json::from_value(value).map_err(|e| invalid(format!("invalid arguments: {e}")))?;
+    let parsed: T = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path.is_empty() || path == "." {
+            invalid(format!("invalid arguments: {inner}"))
+        } else {
+            invalid(format!("invalid arguments: {path}: {inner}"))
+        }
+    })?;
     parsed.check()?;
     Ok(parsed)
 }

@@ -307,7 +307,7 @@ impl Server {
                 tool_error(
                     code::INVALID_ARGS,
                     format!("unknown runner `{name}`"),
-                    Some("one of: make, npm, pnpm, yarn, bun, cargo, just, task, xc".to_owned()),
+                    Some(format!("one of: {}", Runner::names())),
                 )
             })?],
         };
