@@ -8,6 +8,7 @@
 pub mod allowlist;
 pub mod availability;
 pub mod cli;
+pub mod detail;
 pub mod engine;
 pub mod error;
 pub mod invocation;
@@ -18,6 +19,5 @@ pub mod repo_files;
 pub mod resolve;
 pub mod scan;
 pub mod table;
-pub mod xc_exec;
 
 pub use agg_runners as runners;

@@ -188,15 +188,6 @@ impl Table {
         self.behaviours.get(&task.unique_name)
     }
 
-    /// The full description of `task`, with its [`Behaviour`].
-    pub fn detail(&self, task: &Task) -> TaskDetail {
-        let mut detail = task.detail();
-        if let Some(behaviour) = self.behaviour(task) {
-            detail.behaviour.clone_from(behaviour);
-        }
-        detail
-    }
-
     /// Whether the two tables hold the same tasks as agents see them: every field but line
     /// numbers, so an edit that only moves a task within its file is not a change of the
     /// task list.
@@ -303,64 +294,6 @@ impl Filter {
             }
         }
         true
-    }
-}
-
-/// Everything known about one task: the row plus what it runs (`agg describe`,
-/// MCP `describe_task`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct TaskDetail {
-    /// The table row.
-    #[serde(flatten)]
-    pub task: Task,
-    /// What the task does, as written in its file (recipe, script, alias expansion).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub script: Option<String>,
-    /// Environment the task sets.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub env: Vec<EnvVar>,
-    /// xc execution details: inputs, dir, run-once, async deps, interpreter.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub xc: Option<XcSpec>,
-    /// The program that runs it, as found on PATH now.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runner_path: Option<String>,
-    /// What running it involves beyond its command (filled by [`Table::detail`]).
-    #[serde(flatten)]
-    pub behaviour: Behaviour,
-}
-
-/// One environment variable a task sets.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct EnvVar {
-    /// The name.
-    pub name: String,
-    /// The value as written.
-    pub value: String,
-}
-
-impl Task {
-    /// The full description of this task without its [`Behaviour`], which the table holds
-    /// ([`Table::detail`] gives both).
-    pub fn detail(&self) -> TaskDetail {
-        let runner_path = crate::invocation::resolve_program(self)
-            .ok()
-            .map(|p| p.to_string_lossy().into_owned());
-        TaskDetail {
-            task: self.clone(),
-            script: self.script.clone(),
-            env: self
-                .env
-                .iter()
-                .map(|(name, value)| EnvVar {
-                    name: name.clone(),
-                    value: value.clone(),
-                })
-                .collect(),
-            xc: self.xc.clone(),
-            runner_path,
-            behaviour: Behaviour::default(),
-        }
     }
 }
 

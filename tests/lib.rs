@@ -2,6 +2,7 @@
 //! ([`test::Test`]), one module per command.
 
 mod allowlist;
+mod architecture;
 mod clients;
 mod conformance;
 mod engine;

@@ -8,7 +8,7 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{LineIndex, Parsed, RawTask, Runner, Source, parent, quote_command};
 
 /// The cargo adapter.

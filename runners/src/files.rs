@@ -103,6 +103,11 @@ pub fn join(dir: &str, rel: &str) -> Option<String> {
     }
 }
 
+/// The file name part of a root-relative path.
+pub(crate) fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,9 +21,11 @@ mod testing;
 mod text;
 pub mod xc;
 
+pub(crate) use files::file_name;
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
-    Behaviour, Diagnostic, Hook, HookWhen, Param, Parsed, RawTask, Runner, Variadic, XcSpec,
+    Adapter, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param, Parsed,
+    RawTask, Runner, Source, Variadic, XcSpec,
 };
-pub use registry::{ADAPTERS, Adapter, Source};
+pub use registry::ADAPTERS;
 pub use text::{LineIndex, quote_command};

@@ -3,6 +3,8 @@
 //! Paths are root-relative strings with `/` separators; `"."` is the root itself.
 
 use schemars::JsonSchema;
+
+use crate::Files;
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
@@ -418,6 +420,38 @@ impl Parsed {
     pub fn diag(&mut self, file_path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics
             .push(Diagnostic::new(file_path, line, message));
+    }
+}
+
+/// One task file handed to an adapter.
+pub struct Source<'a> {
+    /// The file, relative to the root, `/`-separated.
+    pub path: &'a str,
+    /// Its text (already decoded; undecodable bytes were replaced and reported).
+    pub text: &'a str,
+    /// Read-only access to the rest of the repository, for includes and lockfiles.
+    pub files: &'a dyn Files,
+}
+
+/// A task-file format agg understands.
+pub struct Adapter {
+    /// Short name of the format, used in diagnostics and docs (`make`, `package.json`, …).
+    pub name: &'static str,
+    /// Given a root-relative path, its rank among this format's candidate files in one
+    /// directory (lower wins), or `None` when the file is not of this format.
+    pub candidate: fn(path: &str) -> Option<u8>,
+    /// When true, only the best-ranked candidate in each directory is parsed, the way
+    /// `make` picks `GNUmakefile` over `Makefile`.
+    pub one_per_dir: bool,
+    /// Parses one file.
+    pub parse: fn(&Source<'_>) -> Parsed,
+}
+
+impl std::fmt::Debug for Adapter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Adapter")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 

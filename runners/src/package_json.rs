@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{Files, Hook, HookWhen, LineIndex, Parsed, RawTask, Runner, Source, join, parent};
 
 /// The package.json adapter.

@@ -12,7 +12,7 @@ use std::collections::hash_map::Entry;
 
 use pulldown_cmark::{CodeBlockKind, Event, OffsetIter, Options, Parser, Tag};
 
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{LineIndex, Param, Parsed, RawTask, Runner, Source, XcSpec, parent};
 
 /// The xc adapter: `README.md` files whose tasks section lists xc tasks.

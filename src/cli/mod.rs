@@ -9,8 +9,6 @@ mod list;
 mod mcp;
 mod run;
 
-pub use describe::write_detail;
-
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;

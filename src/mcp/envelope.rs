@@ -14,7 +14,23 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::types::ToolError;
+use schemars::JsonSchema;
+
+/// The body of an `isError` result, under `_meta["agg/error"]`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ToolError {
+    /// Machine code: -32010 not allowlisted, -32011 runner unavailable, -32012 task or job
+    /// not found, -32013 too many jobs, -32602 invalid arguments.
+    pub code: i32,
+    /// What went wrong.
+    pub error: String,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The closest names, for a name that was not found.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+}
 
 /// The `_meta` key that carries a failure's machine-readable body.
 pub const ERROR_META_KEY: &str = "agg/error";

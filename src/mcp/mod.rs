@@ -12,6 +12,7 @@ mod render;
 mod resources;
 mod schema;
 mod server;
+mod state;
 mod stream;
 mod task_tools;
 mod transport;
@@ -25,7 +26,8 @@ use tokio::signal::unix::{SignalKind, signal};
 
 pub use clients::{Client, config_snippet};
 pub use envelope::code;
-pub use server::{Server, Settings, tools};
+pub use server::{Server, tools};
+pub use state::Settings;
 pub use task_tools::{DEFAULT_CAP, TaskTools, annotations, tool_names};
 
 use crate::engine::{Engine, EngineConfig};

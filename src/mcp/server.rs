@@ -26,7 +26,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 
 use super::ask::{self, Asker, Choice, Outcome, Retry};
-use super::envelope::{ToolResult, code, failure, invalid, parse, success, tool_error};
+use super::envelope::{ToolError, ToolResult, code, failure, invalid, parse, success, tool_error};
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
 use super::schema;
@@ -34,7 +34,7 @@ use super::stream;
 use super::types::{
     AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, JobResult, ListTasksArgs,
     ListTasksResult, MAX_WAIT_MS, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow,
-    TaskStartArgs, TaskStatusArgs, TaskStopArgs, ToolError,
+    TaskStartArgs, TaskStatusArgs, TaskStopArgs,
 };
 use crate::allowlist::{Decision, LiveAllowlist};
 use crate::engine::{Engine, Job};
@@ -42,45 +42,13 @@ use crate::invocation::{InvocationError, RunOptions, invocation};
 use crate::live::LiveTable;
 use crate::table::{Filter, Table, Task};
 
-use super::task_tools::{self, TaskTool, TaskTools};
-
-/// Server-wide settings from the command line.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// Default `wait_ms` of `task_start`.
-    pub wait_ms: u64,
-    /// Default `tail_lines`.
-    pub tail_lines: usize,
-    /// The allowlist file.
-    pub allowlist: Option<PathBuf>,
-    /// Per-task tools, when asked for.
-    pub task_tools: Option<TaskTools>,
-}
-
-/// Shared state of one server.
-#[derive(Debug)]
-pub struct State {
-    pub(super) root: PathBuf,
-    live: LiveTable,
-    task_tools: RwLock<task_tools::Selection>,
-    pub(super) engine: Engine,
-    allowlist: Mutex<LiveAllowlist>,
-    pub(super) level: Mutex<Option<LoggingLevel>>,
-    settings: Settings,
-    pub(super) peer: Mutex<Option<Peer<RoleServer>>>,
-    sinks: Mutex<Vec<SubscriptionSink>>,
-    modern: AtomicBool,
-    subscriptions: Mutex<Subscriptions>,
-    asker: Asker,
-}
+use super::task_tools::{self, TaskTool};
 
 /// The `agg mcp` handler.
 #[derive(Debug, Clone)]
 pub struct Server(pub(super) Arc<State>);
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use super::state::{Settings, State, lock};
 
 fn tool<I: JsonSchema + 'static, O: JsonSchema + 'static>(
     name: &'static str,
@@ -352,7 +320,13 @@ impl Server {
         let task = &table.tasks[i];
         let decision = self.decide(task);
         let result = DescribeResult {
-            detail: table.detail(task),
+            detail: crate::detail::of(
+                &table,
+                task,
+                crate::invocation::resolve_program(task)
+                    .ok()
+                    .map(|p| p.to_string_lossy().into_owned()),
+            ),
             allowlisted: decision.allowed(),
             allowlist_rule: match decision {
                 Decision::Allowed(r) | Decision::Denied(r) => Some(r),
@@ -360,8 +334,9 @@ impl Server {
             },
         };
         let mut text = Vec::new();
-        let _ = crate::cli::write_detail(&mut text, &result.detail);
-        let mut text = String::from_utf8_lossy(&text).into_owned();
+        let _ = crate::detail::write(&mut text, &result.detail);
+        // The text copy is for a model, not a terminal: no styling.
+        let mut text = anstream::adapter::strip_str(&String::from_utf8_lossy(&text)).to_string();
         text.push_str(if result.allowlisted {
             "  agents may run it (allowlisted)\n"
         } else {

@@ -16,7 +16,7 @@ use rmcp::model::{
 };
 use rmcp::{Peer, RoleServer};
 
-use super::server::State;
+use super::state::State;
 use crate::engine::{Job, ReadRequest, Stream};
 
 const BATCH_EVERY: Duration = Duration::from_millis(250);

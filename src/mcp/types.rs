@@ -7,9 +7,12 @@ use agg_runners::Diagnostic;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::envelope::{Bounded, MAX_ARG_BYTES, MAX_ARGS, MAX_NAME_BYTES, bound, invalid};
+use super::envelope::{
+    Bounded, MAX_ARG_BYTES, MAX_ARGS, MAX_NAME_BYTES, ToolError, bound, invalid,
+};
+use crate::detail::TaskDetail;
 use crate::engine::JobSnapshot;
-use crate::table::{Task, TaskDetail};
+use crate::table::Task;
 
 /// Longest `wait_ms` a call may ask for (10 minutes).
 pub const MAX_WAIT_MS: u64 = 600_000;
@@ -321,20 +324,4 @@ pub struct StatusResult {
     pub running: usize,
     /// How many may run at once.
     pub max_running: usize,
-}
-
-/// The structured body of an `isError` result.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct ToolError {
-    /// Machine code: -32010 not allowlisted, -32011 runner unavailable, -32012 task or job
-    /// not found, -32013 too many jobs, -32602 invalid arguments.
-    pub code: i32,
-    /// What went wrong.
-    pub error: String,
-    /// What to do about it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// The closest names, for a name that was not found.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub suggestions: Vec<String>,
 }

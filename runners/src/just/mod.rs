@@ -10,7 +10,7 @@ mod parser;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{Files, Parsed, RawTask, Runner, Source, join, parent};
 use parser::{Ast, Item, Recipe, os};
 

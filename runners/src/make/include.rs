@@ -7,7 +7,7 @@ use makefile_lossless::Include;
 use super::{
     FileText, MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, Reader, candidate, join_continuations,
 };
-use crate::registry::file_name;
+use crate::file_name;
 use crate::{join, parent};
 
 impl Reader<'_> {

@@ -22,7 +22,7 @@ use makefile_lossless::{
 };
 use rowan::ast::AstNode;
 
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, parent};
 use expand::Vars;
 

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use self::include::Include;
 use self::node::{Entry, Node};
 use self::task::TaskDef;
-use crate::registry::{Adapter, file_name};
+use crate::{Adapter, file_name};
 use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
 
 /// The Taskfile adapter.

@@ -3,7 +3,7 @@
 //! Arguments are always passed as argv, never spliced into a shell string; each runner
 //! gets them the way it expects (`npm run x -- args`, `task x -- args`, `make x VAR=v`).
 //! xc tasks run through `xc` when it is installed and otherwise through agg's built-in
-//! executor ([`crate::xc_exec`]).
+//! executor ([`xc`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -13,6 +13,8 @@ use agg_runners::Runner;
 use crate::availability::install_hint;
 use crate::engine::Invocation;
 use crate::table::{Table, Task};
+
+mod xc;
 
 /// What the caller asks for beyond the task itself.
 #[derive(Debug, Clone, Default)]
@@ -109,7 +111,7 @@ pub fn invocation(
         temp,
     };
     if task.runner == Runner::Xc && which::which("xc").is_err() {
-        let plan = crate::xc_exec::compile(table, task, opts)?;
+        let plan = xc::compile(table, task, opts)?;
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
     let program = resolve_program(task)?;

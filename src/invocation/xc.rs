@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use agg_runners::{Runner, quote_command};
 
-use crate::invocation::{InvocationError, RunOptions, is_env_name};
+use super::{InvocationError, RunOptions, is_env_name};
 use crate::table::{Table, Task};
 
 /// A compiled plan: run `program args…`; the scripts live in `temp`.

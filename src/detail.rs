@@ -1,0 +1,184 @@
+//! Everything known about one task, for `agg describe` and MCP `describe_task`: the row,
+//! what it runs, its environment and xc details, what running it involves beyond its
+//! command, and the program that would run it (looked up by the caller, so this module
+//! never touches `PATH`); and its text rendering, shared by both.
+
+use std::io::{self, Write};
+
+use agg_runners::{Behaviour, XcSpec};
+use anstyle::Style;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::table::{Table, Task};
+
+/// Everything known about one task: the row plus what it runs (`agg describe`,
+/// MCP `describe_task`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TaskDetail {
+    /// The table row.
+    #[serde(flatten)]
+    pub task: Task,
+    /// What the task does, as written in its file (recipe, script, alias expansion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+    /// Environment the task sets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
+    /// xc execution details: inputs, dir, run-once, async deps, interpreter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xc: Option<XcSpec>,
+    /// The program that runs it, as found on PATH now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_path: Option<String>,
+    /// What running it involves beyond its command (from [`Table::behaviour`]).
+    #[serde(flatten)]
+    pub behaviour: Behaviour,
+}
+
+/// One environment variable a task sets.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EnvVar {
+    /// The name.
+    pub name: String,
+    /// The value as written.
+    pub value: String,
+}
+
+/// The detail of `task` from `table`; `runner_path` is the program that would run it, as
+/// the caller found it on `PATH`.
+pub fn of(table: &Table, task: &Task, runner_path: Option<String>) -> TaskDetail {
+    TaskDetail {
+        task: task.clone(),
+        script: task.script.clone(),
+        env: task
+            .env
+            .iter()
+            .map(|(name, value)| EnvVar {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+        xc: task.xc.clone(),
+        runner_path,
+        behaviour: table.behaviour(task).cloned().unwrap_or_default(),
+    }
+}
+
+const KEY: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+
+/// Writes the human description of a task.
+pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
+    let t = &d.task;
+    writeln!(
+        out,
+        "{KEY}{}{KEY:#}  {DIM}{}: {}{DIM:#}",
+        t.unique_name, t.runner, t.source_name
+    )?;
+    let field = |out: &mut dyn Write, key: &str, value: &str| {
+        writeln!(out, "  {KEY}{key:<12}{KEY:#} {value}")
+    };
+    if let Some(desc) = &t.description {
+        field(out, "description", desc)?;
+    }
+    field(out, "command", &t.command)?;
+    field(out, "dir", &t.dir)?;
+    let at = match t.line {
+        Some(line) => format!("{}:{line}", t.file_path),
+        None => t.file_path.clone(),
+    };
+    field(out, "defined at", &at)?;
+    let runner = match &d.runner_path {
+        Some(path) => format!("{} ({path})", t.runner),
+        None if t.runner_available => format!("{} (built in)", t.runner),
+        None => format!(
+            "{} — not installed: {}",
+            t.runner,
+            crate::availability::install_hint(t.runner)
+        ),
+    };
+    field(out, "runner", &runner)?;
+    if let Some(group) = &t.group {
+        field(out, "group", group)?;
+    }
+    if !t.params.is_empty() {
+        let params: Vec<String> = t
+            .params
+            .iter()
+            .map(|p| {
+                let mut s = String::new();
+                match p.variadic {
+                    Some(agg_runners::Variadic::OneOrMore) => s.push('+'),
+                    Some(agg_runners::Variadic::ZeroOrMore) => s.push('*'),
+                    None => {}
+                }
+                if p.exported {
+                    s.push('$');
+                }
+                s.push_str(&p.name);
+                if let Some(default) = &p.default {
+                    s.push('=');
+                    s.push_str(default);
+                }
+                if p.required {
+                    s.push_str(" (required)");
+                }
+                s
+            })
+            .collect();
+        field(out, "params", &params.join(", "))?;
+    }
+    if !t.deps.is_empty() {
+        field(out, "deps", &t.deps.join(", "))?;
+    }
+    if !t.aliases.is_empty() {
+        field(out, "aliases", &t.aliases.join(", "))?;
+    }
+    for var in &d.env {
+        field(out, "env", &format!("{}={}", var.name, var.value))?;
+    }
+    if let Some(xc) = &d.xc {
+        if let Some(dir) = &xc.dir {
+            field(out, "runs in", dir)?;
+        }
+        if xc.run_once {
+            field(out, "run", "once")?;
+        }
+        if xc.run_deps_async {
+            field(out, "deps run", "concurrently")?;
+        }
+        if let Some(interp) = &xc.interpreter {
+            field(out, "interpreter", interp)?;
+        }
+    }
+    let b = &d.behaviour;
+    for question in &b.confirm {
+        field(
+            out,
+            "asks first",
+            &format!("{question} (runs only if answered yes)"),
+        )?;
+    }
+    if b.interactive {
+        field(out, "interactive", "yes: expects a terminal")?;
+    }
+    for hook in &b.hooks {
+        let when = match hook.when {
+            agg_runners::HookWhen::Before => "before",
+            agg_runners::HookWhen::After => "after",
+        };
+        field(
+            out,
+            "also runs",
+            &format!("{} ({when}): {}", hook.name, hook.command),
+        )?;
+    }
+    if let Some(script) = &d.script {
+        writeln!(out, "  {KEY}script{KEY:#}")?;
+        for line in script.lines() {
+            writeln!(out, "    {line}")?;
+        }
+    }
+    Ok(())
+}
