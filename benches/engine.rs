@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agg::engine::{Engine, EngineConfig, Invocation, JobState, ReadRequest};
+use agg::engine::{Duplicates, Engine, EngineConfig, Invocation, JobState, ReadRequest};
 
 const FLOOD_BYTES: u64 = 200_000_000;
 const LINE_BYTES: u64 = 100;
@@ -269,7 +269,7 @@ fn flood_child(which: &str) {
         let task_cpu_before = children_cpu_ms();
         let t = Instant::now();
         let (started, finished) = engine
-            .start_and_wait(sh(&cmd, "flood"), Duration::from_secs(600), false)
+            .start_and_wait(sh(&cmd, "flood"), Duration::from_secs(600), Duplicates::Reuse)
             .await
             .expect("start");
         let wall = ms(t.elapsed());
@@ -358,7 +358,7 @@ fn start_overhead(iters: usize, failed: &mut Vec<String>) {
                 temp: None,
             };
             let (started, finished) = engine
-                .start_and_wait(inv, Duration::from_secs(10), true)
+                .start_and_wait(inv, Duration::from_secs(10), Duplicates::Allow)
                 .await
                 .expect("start");
             let engine_ms = ms(start.elapsed());

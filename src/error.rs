@@ -39,7 +39,17 @@ pub enum Error {
     /// The allowlist cannot be read or written.
     Allowlist(String),
     /// The engine refused to start another job.
-    Start(String),
+    Refused(String),
+    /// The async runtime could not be built.
+    Runtime(std::io::Error),
+    /// Signal handlers could not be installed.
+    Signals(std::io::Error),
+    /// `--task-tools` was given a glob that does not parse (the message says why).
+    BadGlob(String),
+    /// The MCP server could not start or serve.
+    Serve(std::io::Error),
+    /// `agg list --watch` cannot follow the repository (any more).
+    Watch(String),
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -53,8 +63,17 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::BadRoot { .. } | Error::UnknownTask { .. } | Error::Ambiguous { .. } => 2,
-            Error::Output(_) | Error::Start(_) | Error::Allowlist(_) => 1,
+            Error::BadRoot { .. }
+            | Error::UnknownTask { .. }
+            | Error::Ambiguous { .. }
+            | Error::BadGlob(_) => 2,
+            Error::Output(_)
+            | Error::Refused(_)
+            | Error::Runtime(_)
+            | Error::Signals(_)
+            | Error::Serve(_)
+            | Error::Watch(_)
+            | Error::Allowlist(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -92,7 +111,12 @@ impl std::fmt::Display for Error {
                 ),
                 other => write!(f, "cannot run `{task}`: {other}"),
             },
-            Error::Start(reason) => f.write_str(reason),
+            Error::Refused(reason) | Error::BadGlob(reason) | Error::Watch(reason) => {
+                f.write_str(reason)
+            }
+            Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
+            Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
+            Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
         }
@@ -100,9 +124,3 @@ impl std::fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
-
-impl From<std::io::Error> for Error {
-    fn from(err: std::io::Error) -> Error {
-        Error::Output(err)
-    }
-}

@@ -1,23 +1,27 @@
 //! agg: find and run every task in a polyglot repository.
 //!
-//! Data flows one way: [`scan`] walks the repo and hands task files to the pure adapters of
-//! the `agg-runners` crate; [`table`] names the tasks ([`naming`]) and marks which runners
-//! are installed ([`availability`]); the [`cli`] shows the table.
+//! Data flows one way: [`scan`] walks the repository and hands task files to the pure
+//! adapters of the `agg-runners` crate; [`table`] names the tasks ([`naming`]) and marks
+//! which runners are installed ([`availability`]); [`resolve`] turns the names people and
+//! agents give into tasks and [`invocation`] turns a task into a process, which the
+//! [`engine`] runs; [`live`] keeps the table current; [`allowlist`] decides what agents may
+//! run; [`detail`] describes one task. The [`cli`] (`agg list`, `run`, `describe`, `allow`)
+//! and the [`mcp`] server sit on top; neither imports the other.
+//!
+//! Only what the `agg` binary, the integration tests and the benchmarks use is public.
 #![deny(missing_docs)]
 
 pub mod allowlist;
-pub mod availability;
+mod availability;
 pub mod cli;
-pub mod detail;
+mod detail;
 pub mod engine;
-pub mod error;
-pub mod invocation;
-pub mod live;
-pub mod mcp;
-pub mod naming;
-pub mod repo_files;
-pub mod resolve;
-pub mod scan;
+mod error;
+mod invocation;
+mod live;
+mod mcp;
+mod naming;
+mod repo_files;
+mod resolve;
+mod scan;
 pub mod table;
-
-pub use agg_runners as runners;

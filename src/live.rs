@@ -133,6 +133,7 @@ impl LiveTable {
     }
 
     /// Whether the watch is in place (not merely being laid).
+    #[cfg(test)]
     pub fn watch_ready(&self) -> bool {
         !self.shared.starting.load(Ordering::Acquire) && self.watching()
     }
@@ -147,6 +148,7 @@ impl LiveTable {
     }
 
     /// How many directories are watched one by one (0 with a recursive watch or none).
+    #[cfg(test)]
     pub fn watched_dirs(&self) -> usize {
         self.shared
             .watch
@@ -163,14 +165,9 @@ impl LiveTable {
     }
 
     /// How many batches of changed paths the table has taken in.
+    #[cfg(test)]
     pub fn batches(&self) -> u64 {
         self.shared.batches.load(Ordering::Relaxed)
-    }
-
-    /// Applies changed paths now (the watcher does this by itself).
-    pub fn apply(&self, paths: &[PathBuf]) {
-        self.shared.batches.fetch_add(1, Ordering::Relaxed);
-        self.shared.apply(paths);
     }
 }
 

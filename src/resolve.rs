@@ -128,17 +128,6 @@ pub enum Lookup<'a> {
     NotFound(Vec<String>),
 }
 
-/// Resolves `name` strictly: only a unique name matches.
-pub fn exact<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
-    match table.get(name) {
-        Some(t) => Lookup::Found(t),
-        None => Lookup::NotFound(suggest(
-            table.tasks.iter().map(|t| t.unique_name.as_str()),
-            name,
-        )),
-    }
-}
-
 /// Resolves `name` leniently: a unique name, else an alias (with its directory prefix), else
 /// a source name that only one task has.
 pub fn lenient<'a>(table: &'a Table, name: &str) -> Lookup<'a> {

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use agg::engine::{
-    Engine, EngineConfig, Invocation, JobState, OutputLimits, ReadRequest, StdioMode, Stream,
+    Duplicates, Engine, EngineConfig, Invocation, JobState, OutputLimits, ReadRequest, StdioMode,
+    Stream,
 };
 
 /// A shell-script invocation named `name`, run in `dir`.
@@ -71,7 +72,7 @@ async fn a_fast_task_returns_its_exit_code_and_output_within_the_window() {
         .start_and_wait(
             sh("t", dir.path(), "echo out; echo err >&2; exit 3"),
             Duration::from_secs(10),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -109,7 +110,7 @@ async fn a_slow_task_keeps_running_and_its_output_arrives_later() {
                 "echo first; while [ ! -f go ]; do sleep 0.02; done; echo second",
             ),
             Duration::from_millis(300),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -141,7 +142,7 @@ async fn stop_kills_the_whole_tree_grandchildren_included() {
                 "sh -c 'echo $$ > grandchild.pid; exec sleep 300' & wait",
             ),
             StdioMode::Capture,
-            false,
+            Duplicates::Reuse,
         )
         .expect("start");
     let grandchild = read_pid(&dir.path().join("grandchild.pid")).await;
@@ -168,7 +169,7 @@ async fn a_task_that_ignores_sigterm_is_killed_after_the_grace_period() {
                 "trap '' TERM; echo ready; while :; do sleep 0.05; done",
             ),
             StdioMode::Capture,
-            false,
+            Duplicates::Reuse,
         )
         .expect("start");
     let job = started.job;
@@ -196,7 +197,7 @@ async fn processes_left_in_the_group_end_with_the_task() {
                 "sleep 300 & echo $! > bg.pid; echo done",
             ),
             Duration::from_secs(10),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -217,7 +218,7 @@ async fn a_daemon_in_its_own_session_holding_the_pipes_does_not_keep_the_job_ope
         .start_and_wait(
             sh("daemon", dir.path(), "setsid sh -c 'echo $$ > daemon.pid.tmp; mv daemon.pid.tmp daemon.pid; exec sleep 300' & while [ ! -f daemon.pid ]; do sleep 0.01; done; echo started"),
             Duration::from_secs(10),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -246,7 +247,7 @@ async fn a_task_that_closes_stdout_keeps_running_until_it_exits() {
                 "echo before; exec 1>&-; while [ ! -f go ]; do sleep 0.02; done; echo after >&2",
             ),
             Duration::from_millis(300),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -267,7 +268,7 @@ async fn invalid_utf8_output_is_kept_with_replacement_characters() {
         .start_and_wait(
             sh("bytes", dir.path(), r"printf 'a\377b\n'"),
             Duration::from_secs(10),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -284,7 +285,7 @@ async fn a_missing_program_and_a_vanished_directory_fail_to_start_clearly() {
     let mut inv = sh("missing", dir.path(), "true");
     inv.program = "agg-no-such-program".into();
     let job = engine
-        .start(inv, StdioMode::Capture, false)
+        .start(inv, StdioMode::Capture, Duplicates::Reuse)
         .expect("start")
         .job;
     let snap = job.snapshot();
@@ -295,7 +296,11 @@ async fn a_missing_program_and_a_vanished_directory_fail_to_start_clearly() {
     );
     let gone: PathBuf = dir.path().join("gone");
     let job = engine
-        .start(sh("gone", &gone, "true"), StdioMode::Capture, false)
+        .start(
+            sh("gone", &gone, "true"),
+            StdioMode::Capture,
+            Duplicates::Reuse,
+        )
         .expect("start")
         .job;
     assert_eq!(job.state(), JobState::FailedToStart);
@@ -315,20 +320,36 @@ async fn the_running_cap_refuses_clearly_and_duplicates_return_the_running_job()
         ..EngineConfig::default()
     });
     let a = engine
-        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false)
+        .start(
+            sh("a", dir.path(), "sleep 300"),
+            StdioMode::Capture,
+            Duplicates::Reuse,
+        )
         .expect("a");
     let again = engine
-        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, false)
+        .start(
+            sh("a", dir.path(), "sleep 300"),
+            StdioMode::Capture,
+            Duplicates::Reuse,
+        )
         .expect("a again");
     assert!(again.reused);
     assert_eq!(again.job.run_id, a.job.run_id);
     let b = engine
-        .start(sh("a", dir.path(), "sleep 300"), StdioMode::Capture, true)
+        .start(
+            sh("a", dir.path(), "sleep 300"),
+            StdioMode::Capture,
+            Duplicates::Allow,
+        )
         .expect("parallel copy");
     assert!(!b.reused);
     assert_ne!(b.job.run_id, a.job.run_id);
     let err = engine
-        .start(sh("c", dir.path(), "sleep 300"), StdioMode::Capture, false)
+        .start(
+            sh("c", dir.path(), "sleep 300"),
+            StdioMode::Capture,
+            Duplicates::Reuse,
+        )
         .expect_err("over the cap");
     assert!(
         err.to_string().contains("2 jobs are already running"),
@@ -349,7 +370,7 @@ async fn only_the_newest_finished_jobs_are_retained() {
         .start(
             sh("long", dir.path(), "sleep 300"),
             StdioMode::Capture,
-            false,
+            Duplicates::Reuse,
         )
         .expect("long");
     let mut ids = Vec::new();
@@ -358,7 +379,7 @@ async fn only_the_newest_finished_jobs_are_retained() {
             .start_and_wait(
                 sh(&format!("quick{i}"), dir.path(), "true"),
                 Duration::from_secs(10),
-                false,
+                Duplicates::Reuse,
             )
             .await
             .expect("quick");
@@ -384,7 +405,7 @@ async fn dropping_the_engine_kills_every_running_group() {
                 "sh -c 'echo $$ > gc.pid; exec sleep 300' & wait",
             ),
             StdioMode::Capture,
-            false,
+            Duplicates::Reuse,
         )
         .expect("start");
     let gc = read_pid(&dir.path().join("gc.pid")).await;
@@ -414,7 +435,7 @@ async fn a_huge_line_without_newline_costs_only_the_caps() {
                 "head -c 10000000 /dev/zero | tr '\\0' x; echo; echo tail",
             ),
             Duration::from_secs(30),
-            false,
+            Duplicates::Reuse,
         )
         .await
         .expect("start");
@@ -436,7 +457,11 @@ async fn run_ids_are_never_reused() {
     let mut seen = std::collections::HashSet::new();
     for _ in 0..200 {
         let (started, finished) = engine
-            .start_and_wait(sh("x", dir.path(), "true"), Duration::from_secs(10), true)
+            .start_and_wait(
+                sh("x", dir.path(), "true"),
+                Duration::from_secs(10),
+                Duplicates::Allow,
+            )
             .await
             .expect("start");
         assert!(finished);
@@ -465,7 +490,7 @@ async fn finished_jobs_leave_no_file_descriptor_behind() {
         .start_and_wait(
             sh("warm", dir.path(), "true"),
             Duration::from_secs(10),
-            true,
+            Duplicates::Allow,
         )
         .await;
     let before = open_fds();
@@ -476,14 +501,18 @@ async fn finished_jobs_leave_no_file_descriptor_behind() {
             "exec 1>&-; sleep 0.01"
         };
         let (_, finished) = engine
-            .start_and_wait(sh("fd", dir.path(), script), Duration::from_secs(10), true)
+            .start_and_wait(
+                sh("fd", dir.path(), script),
+                Duration::from_secs(10),
+                Duplicates::Allow,
+            )
             .await
             .expect("start");
         assert!(finished);
     }
     let mut inv = sh("missing", dir.path(), "true");
     inv.program = "agg-no-such-program".into();
-    let _ = engine.start(inv, StdioMode::Capture, true);
+    let _ = engine.start(inv, StdioMode::Capture, Duplicates::Allow);
     // Descriptors close when the supervisors finish; give them a moment.
     eventually(Duration::from_secs(5), "descriptors closed", || {
         open_fds() <= before + 2

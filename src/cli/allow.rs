@@ -118,14 +118,15 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     let mut out = anstream::stdout().lock();
     let verb = if allow { "allowed" } else { "denied" };
     match change {
-        Change::Added => writeln!(out, "{verb}: {}", rule.describe())?,
+        Change::Added => writeln!(out, "{verb}: {}", rule.describe()),
         Change::Updated => writeln!(
             out,
             "{verb} (replacing the earlier rule for it): {}",
             rule.describe()
-        )?,
-        Change::Unchanged => writeln!(out, "already {verb}: {}", rule.describe())?,
+        ),
+        Change::Unchanged => writeln!(out, "already {verb}: {}", rule.describe()),
     }
+    .map_err(Error::Output)?;
     if let Some(pin) = &rule.pin {
         let lines = if pin.lines == 1 { "line" } else { "lines" };
         match (&pin.command, &pin.dir) {
@@ -134,12 +135,12 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
                 "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task's definition changes",
                 dir.display(),
                 pin.lines,
-            )?,
+            ).map_err(Error::Output)?,
             _ => writeln!(
                 out,
                 "  pinned to the file's content ({} {lines}); it lapses on any edit of the file",
                 pin.lines
-            )?,
+            ).map_err(Error::Output)?,
         }
     }
     if allow
@@ -147,9 +148,10 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         && let Some(by) = list.denied_by(file, rule.task.as_deref().unwrap_or(""))
     {
         // A broader deny still wins; say so rather than let the user wonder.
-        writeln!(out, "note: still denied by {by} (deny wins over allow)")?;
+        writeln!(out, "note: still denied by {by} (deny wins over allow)")
+            .map_err(Error::Output)?;
     }
-    writeln!(out, "allowlist: {}", store.path().display())?;
+    writeln!(out, "allowlist: {}", store.path().display()).map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -175,33 +177,38 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             .collect();
         let mut out = io::BufWriter::new(io::stdout().lock());
         let value = serde_json::json!({"path": store.path(), "deny": list.deny, "allow": allow});
-        serde_json::to_writer_pretty(&mut out, &value).map_err(io::Error::from)?;
-        writeln!(out)?;
+        serde_json::to_writer_pretty(&mut out, &value)
+            .map_err(io::Error::from)
+            .map_err(Error::Output)?;
+        writeln!(out).map_err(Error::Output)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = anstream::stdout().lock();
-    writeln!(out, "allowlist: {}", store.path().display())?;
+    writeln!(out, "allowlist: {}", store.path().display()).map_err(Error::Output)?;
     if list.deny.is_empty() && list.allow.is_empty() {
         writeln!(
             out,
             "  (empty: agents may list tasks but run none; `agg allow NAME` allows one)"
-        )?;
+        )
+        .map_err(Error::Output)?;
     }
     for rule in &list.deny {
-        writeln!(out, "  deny  {:<9} {}", rule.kind().name(), rule.describe())?;
+        writeln!(out, "  deny  {:<9} {}", rule.kind().name(), rule.describe())
+            .map_err(Error::Output)?;
     }
     for (rule, state) in list.allow.iter().zip(&states) {
-        writeln!(out, "  allow {:<9} {}", rule.kind().name(), rule.describe())?;
+        writeln!(out, "  allow {:<9} {}", rule.kind().name(), rule.describe())
+            .map_err(Error::Output)?;
         match state {
             RuleState::Lapsed(change) => writeln!(
                 out,
                 "        lapsed: {change}; agents may not run it until you allow it again"
-            )?,
-            RuleState::Missing(why) => writeln!(out, "        lapsed: {why}")?,
+            ).map_err(Error::Output)?,
+            RuleState::Missing(why) => writeln!(out, "        lapsed: {why}").map_err(Error::Output)?,
             RuleState::Unpinned if rule.task.is_some() => writeln!(
                 out,
                 "        unpinned (written before pins): allows whatever the task says; `agg allow` it again to pin it"
-            )?,
+            ).map_err(Error::Output)?,
             RuleState::Unpinned | RuleState::Holds => {}
         }
     }

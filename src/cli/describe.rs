@@ -29,14 +29,16 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let detail = crate::detail::of(&table, task, runner_path);
     if args.json {
         let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &detail).map_err(io::Error::from)?;
-        writeln!(out)?;
-        out.flush()?;
+        serde_json::to_writer_pretty(&mut out, &detail)
+            .map_err(io::Error::from)
+            .map_err(Error::Output)?;
+        writeln!(out).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)?;
     } else {
         let mut out = anstream::stdout().lock();
-        root.announce(&mut out)?;
-        crate::detail::write(&mut out, &detail)?;
-        out.flush()?;
+        root.announce(&mut out).map_err(Error::Output)?;
+        crate::detail::write(&mut out, &detail).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -31,23 +31,27 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     }
     let mut table = Table::load(root);
     table.tasks.retain(|t| filter.matches(t));
-    print_diagnostics(&table.diagnostics)?;
+    print_diagnostics(&table.diagnostics).map_err(Error::Output)?;
     if args.json {
         // Indented for a person at a terminal, compact for a program reading a pipe.
         let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
         if io::IsTerminal::is_terminal(&io::stdout()) {
-            serde_json::to_writer_pretty(&mut out, &table).map_err(io::Error::from)?;
+            serde_json::to_writer_pretty(&mut out, &table)
+                .map_err(io::Error::from)
+                .map_err(Error::Output)?;
         } else {
-            serde_json::to_writer(&mut out, &table).map_err(io::Error::from)?;
+            serde_json::to_writer(&mut out, &table)
+                .map_err(io::Error::from)
+                .map_err(Error::Output)?;
         }
-        writeln!(out)?;
-        out.flush()?;
+        writeln!(out).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)?;
     } else {
         let mut out = anstream::stdout().lock();
-        chosen.announce(&mut out)?;
-        write_table(&mut out, &table.tasks)?;
-        out.flush()?;
-        print_hints(&table.tasks)?;
+        chosen.announce(&mut out).map_err(Error::Output)?;
+        write_table(&mut out, &table.tasks).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)?;
+        print_hints(&table.tasks).map_err(Error::Output)?;
     }
     // The process ends next: freeing a monorepo's rows one by one would only delay it.
     std::mem::forget(table);
@@ -91,16 +95,16 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
     let on_change = std::sync::Arc::clone(&print);
     let live = crate::live::LiveTable::start(root, Box::new(move |_, new| on_change(new)));
     if let Some(problem) = live.problem() {
-        return Err(Error::Start(problem));
+        return Err(Error::Watch(problem));
     }
-    print_diagnostics(&live.table().diagnostics)?;
+    print_diagnostics(&live.table().diagnostics).map_err(Error::Output)?;
     print(&live.table());
     // The watch may stop later (the kernel's watch limit, as the tree grows): say so rather
     // than go on showing a table that no longer follows the files.
     while live.watching() {
         std::thread::park_timeout(std::time::Duration::from_secs(1));
     }
-    Err(Error::Start(live.problem().unwrap_or_default()))
+    Err(Error::Watch(live.problem().unwrap_or_default()))
 }
 
 /// Writes the human table: one block per directory, tasks aligned within it.

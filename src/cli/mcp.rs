@@ -38,7 +38,8 @@ pub struct McpArgs {
 pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
     if let Some(client) = args.print_config {
         let mut out = std::io::stdout().lock();
-        out.write_all(config_snippet(client).as_bytes())?;
+        out.write_all(config_snippet(client).as_bytes())
+            .map_err(Error::Output)?;
         return Ok(ExitCode::SUCCESS);
     }
     let root = super::Root::choose(args.root.as_deref())?.path;
@@ -53,20 +54,19 @@ pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(Error::Runtime)?;
     let opts = Options {
         root,
         wait_ms: args.wait_ms,
         tail_lines: args.tail_lines,
         max_runs: usize::try_from(args.max_runs).unwrap_or(32),
         task_tools: match &args.task_tools {
-            Some(glob) => Some(TaskTools::new(glob, args.task_tools_cap).map_err(Error::Start)?),
+            Some(glob) => Some(TaskTools::new(glob, args.task_tools_cap).map_err(Error::BadGlob)?),
             None => None,
         },
     };
-    runtime
-        .block_on(serve(opts))
-        .map_err(|e| Error::Start(format!("agg mcp: {e}")))?;
+    runtime.block_on(serve(opts)).map_err(Error::Serve)?;
     // Do not wait for stdin reader threads blocked on a read that will never return.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)

@@ -1,4 +1,5 @@
-//! The command line: `agg list`, and (in later modules) `run`, `describe` and `mcp`.
+//! The command line: `agg list`, `run`, `describe`, `allow`/`deny`/`allowlist`, `schema` and `mcp`,
+//! and how the repository root is found when none is given.
 //!
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success.
@@ -250,9 +251,11 @@ fn resolve_task<'a>(
 
 fn print_json(value: &serde_json::Value) -> Result<ExitCode, Error> {
     let mut out = io::BufWriter::new(io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value).map_err(io::Error::from)?;
-    writeln!(out)?;
-    out.flush()?;
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(io::Error::from)
+        .map_err(Error::Output)?;
+    writeln!(out).map_err(Error::Output)?;
+    out.flush().map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
 

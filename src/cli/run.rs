@@ -13,7 +13,7 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::engine::{Engine, JobState, StdioMode};
+use crate::engine::{Duplicates, Engine, JobState, StdioMode};
 use crate::error::Error;
 use crate::invocation::{RunOptions, invocation};
 
@@ -57,7 +57,8 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(Error::Runtime)?;
     runtime.block_on(foreground(inv))
 }
 
@@ -68,14 +69,14 @@ async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
     } else {
         StdioMode::Inherit
     };
-    let mut sigint = signal(SignalKind::interrupt())?;
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
+    let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(Error::Signals)?;
     let engine = Engine::default();
     let unique_name = inv.unique_name.clone();
     let job = engine
-        .start(inv, mode, true)
-        .map_err(|e| Error::Start(e.to_string()))?
+        .start(inv, mode, Duplicates::Allow)
+        .map_err(|e| Error::Refused(e.to_string()))?
         .job;
     if job.state() == JobState::FailedToStart {
         return Err(Error::FailedToStart {

@@ -105,19 +105,32 @@ pub struct Job {
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
 }
 
+/// What a new [`Job`] is made of.
+pub(super) struct JobParts {
+    pub run_id: String,
+    pub unique_name: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub pid: Option<u32>,
+    pub pgid: Option<u32>,
+    pub output: OutputBuffer,
+    pub status: Status,
+    pub temp: Option<tempfile::TempDir>,
+}
+
 impl Job {
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        run_id: String,
-        unique_name: String,
-        args: Vec<String>,
-        env: Vec<(String, String)>,
-        pid: Option<u32>,
-        pgid: Option<u32>,
-        output: OutputBuffer,
-        status: Status,
-        temp: Option<tempfile::TempDir>,
-    ) -> Job {
+    pub(super) fn new(parts: JobParts) -> Job {
+        let JobParts {
+            run_id,
+            unique_name,
+            args,
+            env,
+            pid,
+            pgid,
+            output,
+            status,
+            temp,
+        } = parts;
         let finished = status.state != JobState::Running;
         Job {
             run_id,

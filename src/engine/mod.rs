@@ -39,8 +39,8 @@ use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 
-use job::Status;
 pub use job::{Job, JobSnapshot, JobState};
+use job::{JobParts, Status};
 pub use output::{Line, OutputLimits, Page, ReadRequest, Stream};
 
 /// Limits and defaults of an engine.
@@ -71,6 +71,16 @@ impl Default for EngineConfig {
             drain: Duration::from_millis(300),
         }
     }
+}
+
+/// What `start` does when the same task with the same arguments and environment is already
+/// running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicates {
+    /// Return the running job (`reused: true`).
+    Reuse,
+    /// Start another copy.
+    Allow,
 }
 
 /// How a job's standard streams are wired.
@@ -202,10 +212,10 @@ impl Engine {
         &self,
         inv: Invocation,
         mode: StdioMode,
-        allow_parallel: bool,
+        duplicates: Duplicates,
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
-        if !allow_parallel
+        if duplicates == Duplicates::Reuse
             && let Some(job) = jobs.iter().find(|j| {
                 j.is_running()
                     && j.unique_name == inv.unique_name
@@ -259,17 +269,17 @@ impl Engine {
                 let pid = child.id();
                 let stdout = child.stdout.take();
                 let stderr = child.stderr.take();
-                let job = Arc::new(Job::new(
+                let job = Arc::new(Job::new(JobParts {
                     run_id,
-                    inv.unique_name,
-                    inv.user_args,
-                    inv.user_env,
+                    unique_name: inv.unique_name,
+                    args: inv.user_args,
+                    env: inv.user_env,
                     pid,
-                    pid.filter(|_| mode != StdioMode::Foreground),
+                    pgid: pid.filter(|_| mode != StdioMode::Foreground),
                     output,
-                    running_status(),
-                    inv.temp,
-                ));
+                    status: running_status(),
+                    temp: inv.temp,
+                }));
                 tokio::spawn(supervise(
                     Arc::clone(&job),
                     child,
@@ -280,23 +290,23 @@ impl Engine {
                 ));
                 job
             }
-            Err(reason) => Arc::new(Job::new(
+            Err(reason) => Arc::new(Job::new(JobParts {
                 run_id,
-                inv.unique_name,
-                inv.user_args,
-                inv.user_env,
-                None,
-                None,
+                unique_name: inv.unique_name,
+                args: inv.user_args,
+                env: inv.user_env,
+                pid: None,
+                pgid: None,
                 output,
-                Status {
+                status: Status {
                     state: JobState::FailedToStart,
                     exit_code: None,
                     signal: None,
                     finished: Some((SystemTime::now(), Instant::now())),
                     error: Some(reason),
                 },
-                None,
-            )),
+                temp: None,
+            })),
         };
         jobs.push(Arc::clone(&job));
         prune(&mut jobs, self.inner.config.retain_finished);
@@ -309,9 +319,9 @@ impl Engine {
         &self,
         inv: Invocation,
         window: Duration,
-        allow_parallel: bool,
+        duplicates: Duplicates,
     ) -> Result<(Started, bool), StartError> {
-        let started = self.start(inv, StdioMode::Capture, allow_parallel)?;
+        let started = self.start(inv, StdioMode::Capture, duplicates)?;
         let finished = started.job.wait_for(window).await;
         Ok((started, finished))
     }

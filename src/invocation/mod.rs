@@ -6,7 +6,7 @@
 //! executor ([`xc`]).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use agg_runners::Runner;
 
@@ -255,11 +255,6 @@ pub fn is_env_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The directory a task runs in.
-pub fn task_dir(root: &Path, task: &Task) -> PathBuf {
-    root.join(&task.dir)
 }
 
 #[cfg(test)]

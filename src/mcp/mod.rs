@@ -25,10 +25,9 @@ use rmcp::ServiceExt;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use clients::{Client, config_snippet};
-pub use envelope::code;
-pub use server::{Server, tools};
+pub use server::Server;
 pub use state::Settings;
-pub use task_tools::{DEFAULT_CAP, TaskTools, annotations, tool_names};
+pub use task_tools::{DEFAULT_CAP, TaskTools};
 
 use crate::engine::{Engine, EngineConfig};
 use crate::live::LiveTable;

@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn every_published_tool_schema_is_portable() {
-        for tool in crate::mcp::tools() {
+        for tool in crate::mcp::server::tools() {
             let schemas = [
                 Some(Value::Object((*tool.input_schema).clone())),
                 tool.output_schema

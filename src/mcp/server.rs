@@ -37,7 +37,7 @@ use super::types::{
     TaskStartArgs, TaskStatusArgs, TaskStopArgs,
 };
 use crate::allowlist::{Decision, LiveAllowlist};
-use crate::engine::{Engine, Job};
+use crate::engine::{Duplicates, Engine, Job};
 use crate::invocation::{InvocationError, RunOptions, invocation};
 use crate::live::LiveTable;
 use crate::table::{Filter, Table, Task};
@@ -151,11 +151,6 @@ impl Server {
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
         }))
-    }
-
-    /// The engine, for shutdown.
-    pub fn engine(&self) -> &Engine {
-        &self.0.engine
     }
 
     /// Remembers the session's peer for notifications sent outside a request.
@@ -547,7 +542,15 @@ impl Server {
         let started = self
             .0
             .engine
-            .start(inv, crate::engine::StdioMode::Capture, args.allow_parallel)
+            .start(
+                inv,
+                crate::engine::StdioMode::Capture,
+                if args.allow_parallel {
+                    Duplicates::Allow
+                } else {
+                    Duplicates::Reuse
+                },
+            )
             .map_err(|e| {
                 tool_error(
                     code::TOO_MANY_JOBS,
