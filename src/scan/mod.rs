@@ -1,0 +1,233 @@
+//! The repository scan: one walk that respects `.gitignore` (parallel once the tree is
+//! large), then every candidate task file handed to its adapter from the `agg-runners`
+//! registry.
+//!
+//! The walk includes hidden files (so `.cargo/` and `.justfile` are seen) but never enters
+//! `.git` or `node_modules`. Files pulled in by another file (Make `include`, just `mod`,
+//! Taskfile `includes`) are listed only through the file that pulls them in.
+//!
+//! [`Index`] keeps what the scan found so a file watcher can update it cheaply: a changed
+//! task file is parsed again on its own, a directory is walked again only when something
+//! appears in it, and a change to any other file costs nothing.
+//!
+//! The parts: [`walk`] (the directory walk), [`index`] (what was found, updated per batch of
+//! changed paths) and [`listing`] (parsing one file, and which files' tasks are listed).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agg_runners::{ADAPTERS, Diagnostic, RawTask};
+
+mod index;
+mod listing;
+mod walk;
+
+pub use index::Index;
+
+/// Directories never entered, whatever the ignore files say.
+pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
+
+/// Files whose appearance changes which package manager runs the scripts below them.
+pub(super) const PACKAGE_MANAGER_MARKERS: &[&str] = &[
+    "package.json",
+    "bun.lock",
+    "bun.lockb",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "yarn.lock",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+];
+
+/// What one scan of a repository found.
+#[derive(Debug)]
+pub struct Scan {
+    /// The absolute, canonical root.
+    pub root: PathBuf,
+    /// Every task, before naming.
+    pub tasks: Vec<RawTask>,
+    /// Every problem found, sorted by file and line.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The task files that were parsed (root-relative), including pulled-in ones.
+    pub task_files: Vec<String>,
+}
+
+/// Scans the tree under `root`.
+pub fn scan(root: &Path) -> Scan {
+    Index::build(root).into_snapshot()
+}
+
+/// The repository root for a command run in `start` without an explicit root: the nearest
+/// directory, `start` included, that holds `.git` (a directory, or a file in a worktree or
+/// submodule); else the nearest that holds a task file (an xc README excepted: most
+/// READMEs hold no tasks); else `start` itself. This is how git, just, go-task, npm and
+/// cargo find their own files from a subdirectory.
+pub fn find_root(start: &Path) -> PathBuf {
+    let has = |dir: &Path, pred: &dyn Fn(&str) -> bool| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_str().is_some_and(pred))
+        })
+    };
+    if let Some(dir) = start.ancestors().find(|dir| dir.join(".git").exists()) {
+        return dir.to_path_buf();
+    }
+    let is_task_file = |name: &str| {
+        ADAPTERS
+            .iter()
+            .filter(|a| a.name != "xc")
+            .any(|a| (a.candidate)(name).is_some())
+    };
+    start
+        .ancestors()
+        .find(|dir| {
+            has(dir, &is_task_file)
+                || dir.join(".cargo/config.toml").is_file()
+                || dir.join(".cargo/config").is_file()
+        })
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// Tells whether `rel` (root-relative) is a file some adapter reads, and which.
+pub fn candidate_of(rel: &str) -> Option<(usize, u8)> {
+    ADAPTERS
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| (a.candidate)(rel).map(|rank| (i, rank)))
+}
+
+/// Candidate files of one adapter in one directory, by path, with their rank.
+pub(super) type Group = BTreeMap<String, u8>;
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use agg_runners::Runner;
+
+    use super::walk::{
+        self as walking, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
+    };
+    use super::*;
+
+    /// What a walk found, in a comparable order.
+    fn found(walked: Walked) -> (Vec<(usize, u8, String)>, BTreeSet<String>, usize) {
+        let mut candidates = walked.candidates;
+        candidates.sort();
+        (candidates, walked.dirs, walked.diagnostics.len())
+    }
+
+    #[test]
+    fn a_large_tree_is_walked_in_parallel_with_the_same_result() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(".gitignore", "dist/\n");
+        write("Makefile", "all:\n");
+        for pkg in 0..60 {
+            write(&format!("pkgs/p{pkg}/package.json"), "{}");
+            write(&format!("pkgs/p{pkg}/dist/Makefile"), "ignored:\n");
+            write(
+                &format!("pkgs/p{pkg}/node_modules/x/justfile"),
+                "ignored:\n",
+            );
+            for file in 0..20 {
+                write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
+            }
+        }
+        let serial = walk_serial(root, root, usize::MAX).expect("no budget");
+        assert!(
+            walk_serial(root, root, SERIAL_WALK_BUDGET).is_none(),
+            "over budget"
+        );
+        let serial = found(serial);
+        assert_eq!(serial, found(walk_parallel(root, root)));
+        assert_eq!(serial, found(walking::walk(root, root)));
+        let (candidates, dirs, diagnostics) = serial;
+        assert_eq!(candidates.len(), 61, "{candidates:?}");
+        assert!(candidates.iter().all(|(_, _, p)| !p.contains("dist/")));
+        assert!(dirs.contains("pkgs/p7/src") && !dirs.iter().any(|d| d.contains("node_modules")));
+        assert_eq!(diagnostics, 0);
+    }
+
+    /// What the index lists, sorted, to compare with a fresh scan.
+    fn listed_tasks(index: &Index) -> Vec<(String, String, Runner)> {
+        let mut tasks: Vec<_> = index
+            .snapshot()
+            .tasks
+            .into_iter()
+            .map(|t| (t.dir, t.source_name, t.runner))
+            .collect();
+        tasks.sort();
+        tasks
+    }
+
+    /// Incremental updates give what a fresh scan gives: an edited include reaches its
+    /// includer, a new lockfile changes the package manager of the packages below it, and a
+    /// large batch of paths (a branch switch) is taken in at once.
+    #[test]
+    fn applied_changes_match_a_fresh_scan() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        write("Makefile", "include build/common.mk\nall:\n\t@true\n");
+        write("build/common.mk", "lint:\n\t@true\n");
+        write("packages/a/package.json", r#"{"scripts": {"dev": "vite"}}"#);
+        let mut index = Index::build(&root);
+        assert!(listed_tasks(&index).contains(&(
+            "packages/a".to_owned(),
+            "dev".to_owned(),
+            Runner::Npm
+        )));
+
+        let common = write("build/common.mk", "lint:\n\t@true\nfmt:\n\t@true\n");
+        let lock = write("pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+        assert!(index.apply(&[common, lock]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        let tasks = listed_tasks(&index);
+        assert!(tasks.contains(&(".".to_owned(), "fmt".to_owned(), Runner::Make)));
+        assert!(tasks.contains(&("packages/a".to_owned(), "dev".to_owned(), Runner::Pnpm)));
+
+        let mut batch: Vec<PathBuf> = (0..3000)
+            .map(|i| write(&format!("src/m{}/f{i}.rs", i % 30), ""))
+            .collect();
+        batch.push(write("src/m7/justfile", "check:\n    true\n"));
+        batch.push(root.join("src"));
+        assert!(index.apply(&batch));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        assert!(listed_tasks(&index).contains(&(
+            "src/m7".to_owned(),
+            "check".to_owned(),
+            Runner::Just
+        )));
+    }
+
+    #[test]
+    fn relative_paths_match_strip_prefix() {
+        for (root, path) in [
+            ("/repo", "/repo"),
+            ("/repo", "/repo/a/b"),
+            ("/repo", "/repository/a"),
+            ("/repo/", "/repo/a"),
+            ("/", "/a/b"),
+            ("/repo", "/other"),
+        ] {
+            let (root, path) = (Path::new(root), Path::new(path));
+            assert_eq!(
+                relative(root, path),
+                path.strip_prefix(root).ok(),
+                "{root:?} {path:?}"
+            );
+        }
+    }
+}
