@@ -44,7 +44,7 @@ struct Matrix {
 
 impl Matrix {
     fn new(clients: PathBuf) -> Matrix {
-        let repo = crate::mcp::repo(&[
+        let repo = crate::common::repo(&[
             (
                 "Makefile",
                 "hello: ## Say hello\n\t@echo hello from make\n\nfail:\n\t@echo broken >&2; exit 3\n\nslow:\n\t@echo started; sleep 30\n\ndeploy:\n\t@echo deploying\n",
@@ -295,7 +295,7 @@ fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
 /// A repository for the elicitation flows: make tasks nobody allowed, a denied one, and
 /// runner-native confirmations (just `[confirm]`, go-task `prompt`) in allowed files.
 fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
-    let repo = crate::mcp::repo(&[
+    let repo = crate::common::repo(&[
         (
             "Makefile",
             "hello:\n\t@echo hello\nagain:\n\t@echo again\nother:\n\t@echo other\ndeploy:\n\t@echo deploying\n",
@@ -331,9 +331,7 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
 #[test]
 fn the_python_sdk_asks_the_user_through_elicitation_in_both_lifecycles() {
     let Some(clients) = clients() else { return };
-    if !crate::run::have("just") || !crate::run::have("task") {
-        return;
-    }
+    require!("just", "task");
     for mode in ["legacy", "2026-07-28"] {
         let (repo, _config, allowlist) = elicitation_repo();
         let out = Command::new(clients.join("venv/bin/python"))
@@ -354,9 +352,7 @@ fn the_python_sdk_asks_the_user_through_elicitation_in_both_lifecycles() {
 #[test]
 fn the_typescript_sdk_asks_the_user_through_elicitation() {
     let Some(clients) = clients() else { return };
-    if !crate::run::have("just") || !crate::run::have("task") {
-        return;
-    }
+    require!("just", "task");
     let (repo, _config, allowlist) = elicitation_repo();
     let local = clients.join("npm/node_modules/.bin/node");
     let node = if local.exists() {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::faults::{Raw, setup};
+use crate::common::raw::{Raw, setup};
 
 fn code(msg: &Value) -> i64 {
     msg["error"]["code"].as_i64().unwrap_or(0)

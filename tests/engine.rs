@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::common::{alive, eventually, read_pid};
 use agg::engine::{
     Duplicates, Engine, EngineConfig, Invocation, JobState, OutputLimits, ReadRequest, StdioMode,
     Stream,
@@ -22,38 +23,6 @@ pub fn sh(name: &str, dir: &Path, script: &str) -> Invocation {
         user_env: Vec::new(),
         temp: None,
     }
-}
-
-/// Whether a process exists and is not a zombie.
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        let state = stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_owned));
-        !matches!(state.as_deref(), Some("Z" | "X"))
-    })
-}
-
-/// Polls until `cond` holds, failing the test after `limit`.
-pub async fn eventually(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-/// Reads a pid a task wrote to `file`, waiting for it to appear.
-pub async fn read_pid(file: &Path) -> u32 {
-    let mut pid = None;
-    eventually(Duration::from_secs(10), "pid file", || {
-        pid = std::fs::read_to_string(file)
-            .ok()
-            .and_then(|s| s.trim().parse().ok());
-        pid.is_some()
-    })
-    .await;
-    pid.unwrap_or_default()
 }
 
 fn tmp() -> tempfile::TempDir {

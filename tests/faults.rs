@@ -2,142 +2,16 @@
 //! starts, malformed protocol input, hostile arguments and paths.
 #![allow(deprecated)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use rmcp::ServiceExt;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::engine::read_pid;
-use crate::mcp::{Mcp, allow_all, repo};
-
-/// A raw JSON-RPC session with `agg mcp`.
-pub struct Raw {
-    pub child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: std::sync::mpsc::Receiver<String>,
-}
-
-impl Raw {
-    pub fn start(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut raw = Raw::spawn(root, allowlist);
-        raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
-        raw.response(0);
-        raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        raw
-    }
-
-    fn spawn(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(["mcp", "--root"])
-            .arg(root)
-            .env("AGG_ALLOWLIST", allowlist)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Raw {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// A server in a 2026-07-28 session: no `initialize`, each request carries its `_meta`.
-    pub fn start_modern(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        Raw::spawn(root, allowlist)
-    }
-
-    pub fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).expect("write");
-        self.stdin.write_all(b"\n").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    pub fn send_value(&mut self, v: &Value) {
-        self.send_bytes(v.to_string().as_bytes());
-    }
-
-    /// The response with this id (notifications and other lines are checked and skipped).
-    pub fn response(&mut self, id: u64) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .unwrap_or_else(|_| panic!("no response {id}"));
-            let msg: Value =
-                serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-            if msg["id"].as_u64() == Some(id) {
-                return msg;
-            }
-        }
-    }
-
-    /// The next message the server writes, whatever it is.
-    pub fn next(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(30))
-            .expect("a message within 30 s");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-    }
-
-    /// Closes the server's stdin, as a client that goes away does.
-    pub fn close_stdin(&mut self) {
-        let (_, dead) = std::os::unix::net::UnixStream::pair().expect("pair");
-        drop(std::mem::replace(
-            &mut self.stdin,
-            std::process::ChildStdin::from(std::os::fd::OwnedFd::from(dead)),
-        ));
-    }
-
-    pub fn call(&mut self, id: u64, name: &str, args: &Value) -> Value {
-        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}));
-        self.response(id)
-    }
-
-    /// Peak resident memory of the server so far, in KiB.
-    fn peak_rss_kib(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-const TASKS: &str = "## Tasks\n\n### forever\n\n```sh\nsh -c 'echo $$ > orphan.pid; exec sleep 300' &\nwait\n```\n\n### nap\n\n```sh\nsleep 30\n```\n\n### flood\n\n```sh\nyes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 1000000000\necho done\n```\n\n### show-args\n\n```sh\nprintf '%s\\n' \"$@\"\n```\n\n### chatty\n\n```sh\nfor i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 0.1; done\n```\n";
-
-pub fn setup() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
-    let dir = repo(&[("README.md", TASKS)]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(dir.path(), &allowlist);
-    (dir, config, allowlist)
-}
+use crate::common::mcp::{Mcp, allow_all};
+use crate::common::raw::{Raw, TASKS, setup};
+use crate::common::read_pid;
+use crate::common::repo;
 
 #[tokio::test]
 async fn a_restarted_server_after_sigkill_has_no_stale_state() {
@@ -368,7 +242,10 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
         .spawn()
         .expect("spawn");
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
+    let client = crate::common::mcp::Recorder(tx)
+        .serve(proc)
+        .await
+        .expect("connect");
     let result = client
         .call_tool(
             rmcp::model::CallToolRequestParams::new("task_start").with_arguments(

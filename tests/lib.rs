@@ -3,6 +3,8 @@
 
 mod allowlist;
 mod architecture;
+#[macro_use]
+mod common;
 mod clients;
 mod conformance;
 mod engine;

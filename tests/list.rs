@@ -425,9 +425,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
 
 #[test]
 fn make_targets_match_makes_own_database_on_every_fixture() {
-    if !crate::run::have("make") {
-        return;
-    }
+    require!("make");
     let dirs = listed_by_dir("make");
     assert!(dirs.len() >= 5, "{dirs:?}");
     for (dir, listed) in dirs {
@@ -453,9 +451,7 @@ fn make_targets_match_makes_own_database_on_every_fixture() {
 
 #[test]
 fn taskfile_tasks_match_task_list_all_on_every_fixture() {
-    if !crate::run::have("task") {
-        return;
-    }
+    require!("task");
     let dirs = listed_by_dir("task");
     assert!(dirs.len() >= 4, "{dirs:?}");
     for (dir, listed) in dirs {
@@ -503,9 +499,7 @@ fn public(module: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) 
 
 #[test]
 fn just_recipes_match_just_dump_on_every_fixture() {
-    if !crate::run::have("just") {
-        return;
-    }
+    require!("just");
     let dirs = listed_by_dir("just");
     assert!(dirs.len() >= 4, "{dirs:?}");
     for (dir, listed) in dirs {

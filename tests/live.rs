@@ -12,7 +12,8 @@ use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::{ClientLifecycleMode, ServiceExt};
 use serde_json::json;
 
-use crate::mcp::{Event, Mcp, repo};
+use crate::common::mcp::{Event, Mcp};
+use crate::common::repo;
 
 /// Subscribes to `agg://tasks`, as a client that wants to follow the table does.
 async fn follow_table(mcp: &Mcp) {
@@ -237,7 +238,7 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
     let config = tempfile::tempdir().expect("tmp");
     let allowlist = config.path().join("allowlist.toml");
     let root = std::fs::canonicalize(dir.path()).expect("root");
-    crate::mcp::allow_all(&root, &allowlist);
+    crate::common::mcp::allow_all(&root, &allowlist);
     let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
     let mut cmd = cmd;
     cmd.args(["mcp", "--task-tools", "--root"])
@@ -247,7 +248,10 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
         .spawn()
         .expect("spawn");
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    let client = crate::mcp::Recorder(tx).serve(proc).await.expect("connect");
+    let client = crate::common::mcp::Recorder(tx)
+        .serve(proc)
+        .await
+        .expect("connect");
     let tools = client.list_all_tools().await.expect("tools");
     let greet = tools
         .iter()
@@ -301,9 +305,7 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
 
 #[tokio::test]
 async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_task_start() {
-    if !crate::run::have("just") {
-        return;
-    }
+    require!("just");
     let dir = repo(&[(
         "justfile",
         "show output wait_ms=\"5\":\n    @echo {{output}} {{wait_ms}}\n",

@@ -4,22 +4,8 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::engine::{alive, read_pid};
+use crate::common::{alive, have, read_pid};
 use crate::test::Test;
-
-/// Whether `program` is installed. In CI (`AGG_REQUIRE_RUNNERS=1`) a missing runner fails
-/// the test; locally the test says so loudly and skips.
-pub fn have(program: &str) -> bool {
-    if which::which(program).is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
-    );
-    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
-    false
-}
 
 /// The arguments every runner test passes: shell metacharacters must arrive verbatim.
 const TRICKY: [&str; 6] = [
@@ -114,9 +100,7 @@ fn bun_scripts_run_with_bun() {
 
 #[test]
 fn make_targets_take_variable_assignments_and_keep_exit_codes() {
-    if !have("make") {
-        return;
-    }
+    require!("make");
     let makefile = "greet: ## Say hello\n\t@echo \"hello $(NAME)\"\n\nfail:\n\t@exit 4\n";
     let out = Test::new()
         .write("Makefile", makefile)
@@ -133,9 +117,7 @@ fn make_targets_take_variable_assignments_and_keep_exit_codes() {
 
 #[test]
 fn make_runs_in_the_makefile_directory() {
-    if !have("make") {
-        return;
-    }
+    require!("make");
     let out = Test::new()
         .write("sub/dir/Makefile", "where:\n\t@pwd\n")
         .args(["run", "sub/dir/where"])
@@ -146,9 +128,7 @@ fn make_runs_in_the_makefile_directory() {
 
 #[test]
 fn just_recipes_get_positional_arguments() {
-    if !have("just") {
-        return;
-    }
+    require!("just");
     let justfile = "set positional-arguments\n\n# Print the args\nargs *rest:\n    @python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n\nfail:\n    @exit 5\n";
     let out = Test::new()
         .write("justfile", justfile)
@@ -166,9 +146,7 @@ fn just_recipes_get_positional_arguments() {
 
 #[test]
 fn go_task_receives_args_as_cli_args() {
-    if !have("task") {
-        return;
-    }
+    require!("task");
     let taskfile = "version: '3'\n\ntasks:\n  echo:\n    desc: Echo the args\n    cmds:\n      - echo \"args={{.CLI_ARGS}}\"\n  fail:\n    cmds:\n      - exit 6\n";
     let out = Test::new()
         .write("Taskfile.yml", taskfile)
@@ -192,9 +170,7 @@ const WILD_TASKFILE: &str = "version: '3'\n\ntasks:\n  greet:*:\n    cmds:\n    
 
 #[test]
 fn go_task_wildcard_tasks_run_by_the_name_they_match() {
-    if !have("task") {
-        return;
-    }
+    require!("task");
     for args in [&["run", "greet:bob"][..], &["run", "greet:*", "bob"][..]] {
         let out = Test::new()
             .write("Taskfile.yml", WILD_TASKFILE)
@@ -217,9 +193,7 @@ fn go_task_wildcard_tasks_run_by_the_name_they_match() {
 
 #[test]
 fn go_task_variables_are_set_as_go_task_takes_them() {
-    if !have("task") {
-        return;
-    }
+    require!("task");
     let out = Test::new()
         .write("Taskfile.yml", WILD_TASKFILE)
         .args(["run", "greet", "NAME=Bob", "extra"])
@@ -230,9 +204,7 @@ fn go_task_variables_are_set_as_go_task_takes_them() {
 
 #[test]
 fn a_runner_and_its_own_name_pick_a_suffixed_task() {
-    if !have("just") {
-        return;
-    }
+    require!("just");
     let test = || {
         Test::new()
             .write("Makefile", "format:\n\t@echo make format\n")
@@ -249,9 +221,7 @@ fn a_runner_and_its_own_name_pick_a_suffixed_task() {
 
 #[test]
 fn from_a_subdirectory_the_repository_root_is_found() {
-    if !have("make") {
-        return;
-    }
+    require!("make");
     let test = || {
         Test::new()
             .write(".git/HEAD", "ref: refs/heads/main\n")
@@ -352,9 +322,7 @@ fn describe_shows_what_else_running_involves() {
 
 #[test]
 fn cargo_aliases_run_through_cargo() {
-    if !have("cargo") {
-        return;
-    }
+    require!("cargo");
     let out = Test::new()
         .write(".cargo/config.toml", "[alias]\nv = \"version\"\n")
         .args(["run", "v", "--", "--verbose"])
@@ -625,5 +593,5 @@ async fn sigterm_to_agg_stops_the_whole_task_tree() {
         .expect("join")
         .expect("wait");
     assert_eq!(status.code(), Some(143));
-    crate::engine::eventually(Duration::from_secs(5), "grandchild gone", || !alive(gc)).await;
+    crate::common::eventually(Duration::from_secs(5), "grandchild gone", || !alive(gc)).await;
 }

@@ -66,6 +66,11 @@ impl Test {
         }
     }
 
+    /// The temporary repository, kept after the builder is gone.
+    pub fn into_tempdir(self) -> TempDir {
+        self.tmp.expect("a temporary repository (Test::new)")
+    }
+
     /// The repository root.
     pub fn root(&self) -> &Path {
         &self.root

@@ -1,0 +1,224 @@
+//! The rmcp-client harness: a running `agg mcp` on a temporary repository, with its
+//! allowlist and the notifications it sent.
+#![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// A notification the client saw.
+#[derive(Debug)]
+pub enum Event {
+    Log(LoggingMessageNotificationParam),
+    Progress(#[allow(dead_code)] ProgressNotificationParam),
+    ToolsChanged,
+    /// `notifications/resources/updated` for this URI.
+    ResourceUpdated(String),
+    ResourcesChanged,
+}
+
+/// A client that records notifications.
+#[derive(Clone)]
+pub struct Recorder(pub mpsc::UnboundedSender<Event>);
+
+impl ClientHandler for Recorder {
+    async fn on_logging_message(
+        &self,
+        p: LoggingMessageNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(Event::Log(p));
+    }
+    async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(Event::Progress(p));
+    }
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(Event::ToolsChanged);
+    }
+    async fn on_resource_updated(
+        &self,
+        p: rmcp::model::ResourceUpdatedNotificationParam,
+        _: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(Event::ResourceUpdated(p.uri));
+    }
+    async fn on_resource_list_changed(&self, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(Event::ResourcesChanged);
+    }
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("agg-tests", "0.0.0"),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+}
+
+/// A running `agg mcp` with its repository, allowlist and recorded notifications.
+pub struct Mcp {
+    pub client: RunningService<RoleClient, Recorder>,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub root: PathBuf,
+    #[allow(dead_code)]
+    pub server_pid: u32,
+    _dirs: Vec<tempfile::TempDir>,
+}
+
+fn agg_command(
+    root: &Path,
+    allowlist: &Path,
+    path_env: Option<&str>,
+    extra: &[&str],
+) -> tokio::process::Command {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_agg")).configure(|c| {
+        c.arg("mcp")
+            .args(extra)
+            .arg("--root")
+            .arg(root)
+            .env("AGG_ALLOWLIST", allowlist)
+            .env("NO_COLOR", "1");
+        if let Some(path) = path_env {
+            c.env("PATH", path);
+        }
+    })
+}
+
+/// Allows every task of every file under `root` (runs the real `agg allow --dir`).
+pub fn allow_all(root: &Path, allowlist: &Path) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["allow", "--dir"])
+        .arg(root)
+        .env("AGG_ALLOWLIST", allowlist)
+        .output()
+        .expect("agg allow");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Mcp {
+    /// Starts `agg mcp` on `repo`; with `allow`, every task there is allowlisted.
+    pub async fn start(repo: tempfile::TempDir, allow: bool) -> Mcp {
+        Mcp::start_with(repo, allow, None, ClientLifecycleMode::Initialize).await
+    }
+
+    /// Starts `agg mcp EXTRA…` on `repo`.
+    pub async fn start_args(repo: tempfile::TempDir, allow: bool, extra: &[&str]) -> Mcp {
+        Mcp::spawn(repo, allow, None, ClientLifecycleMode::Initialize, extra).await
+    }
+
+    pub async fn start_with(
+        repo: tempfile::TempDir,
+        allow: bool,
+        path_env: Option<&str>,
+        mode: ClientLifecycleMode,
+    ) -> Mcp {
+        Mcp::spawn(repo, allow, path_env, mode, &[]).await
+    }
+
+    async fn spawn(
+        repo: tempfile::TempDir,
+        allow: bool,
+        path_env: Option<&str>,
+        mode: ClientLifecycleMode,
+        extra: &[&str],
+    ) -> Mcp {
+        let config = tempfile::tempdir().expect("config dir");
+        let allowlist = config.path().join("allowlist.toml");
+        let root = std::fs::canonicalize(repo.path()).expect("root");
+        if allow {
+            allow_all(&root, &allowlist);
+        }
+        let (proc, _) = TokioChildProcess::builder(agg_command(&root, &allowlist, path_env, extra))
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn agg mcp");
+        let server_pid = proc.id().unwrap_or(0);
+        let (tx, events) = mpsc::unbounded_channel();
+        let client = Recorder(tx)
+            .serve_with_lifecycle(proc, mode)
+            .await
+            .expect("connect");
+        Mcp {
+            client,
+            events,
+            root,
+            server_pid,
+            _dirs: vec![repo, config],
+        }
+    }
+
+    /// Calls a tool and returns its result.
+    pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
+        let args = args.as_object().cloned().unwrap_or_default();
+        self.client
+            .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+            .await
+            .unwrap_or_else(|e| panic!("{name} failed: {e}"))
+    }
+
+    /// Calls a tool that must succeed and returns its structured content.
+    pub async fn ok(&self, name: &str, args: Value) -> Value {
+        let result = self.call(name, args).await;
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "{name} returned an error: {result:?}"
+        );
+        let text = text(&result);
+        assert!(!text.is_empty(), "{name} has no text content");
+        result
+            .structured_content
+            .unwrap_or_else(|| panic!("{name} has no structuredContent"))
+    }
+
+    /// Calls a tool that must fail with `code` and returns the error body from
+    /// `_meta["agg/error"]` (an error result carries no `structuredContent`, which clients
+    /// would validate against the success schema).
+    pub async fn err(&self, name: &str, args: Value, code: i64) -> Value {
+        let result = self.call(name, args).await;
+        assert_eq!(
+            result.is_error,
+            Some(true),
+            "{name} should fail: {result:?}"
+        );
+        assert!(
+            result.structured_content.is_none(),
+            "an error result has no structuredContent: {result:?}"
+        );
+        let body = result
+            .meta
+            .as_ref()
+            .and_then(|m| m.0.get("agg/error"))
+            .cloned()
+            .expect("_meta agg/error");
+        assert_eq!(body["code"], code, "{body}");
+        assert!(
+            text(&result).contains(&format!("error {code}")),
+            "{}",
+            text(&result)
+        );
+        body
+    }
+}
+
+/// The text content of a result.
+pub fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

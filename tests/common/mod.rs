@@ -1,0 +1,78 @@
+//! What the integration tests share: whether a runner is installed (`require!`), waiting
+//! on processes, temporary repositories; the MCP harnesses live in [`mcp`] (rmcp's client)
+//! and [`raw`] (raw JSON-RPC lines).
+
+pub mod mcp;
+pub mod raw;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::test::Test;
+
+/// Returns from the test when a runner is missing (and fails it under
+/// `AGG_REQUIRE_RUNNERS`): `require!("make", "just");`.
+#[macro_export]
+macro_rules! require {
+    ($($program:literal),+ $(,)?) => {
+        $(
+            if !$crate::common::have($program) {
+                return;
+            }
+        )+
+    };
+}
+
+/// Whether `program` is installed. In CI (`AGG_REQUIRE_RUNNERS=1`) a missing runner fails
+/// the test; locally the test says so loudly and skips.
+pub fn have(program: &str) -> bool {
+    if which::which(program).is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
+        "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
+    );
+    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
+    false
+}
+
+/// Whether a process exists and is not a zombie.
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_owned));
+        !matches!(state.as_deref(), Some("Z" | "X"))
+    })
+}
+
+/// Polls until `cond` holds, failing the test after `limit`.
+pub async fn eventually(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Reads a pid a task wrote to `file`, waiting for it to appear.
+pub async fn read_pid(file: &Path) -> u32 {
+    let mut pid = None;
+    eventually(Duration::from_secs(10), "pid file", || {
+        pid = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|s| s.trim().parse().ok());
+        pid.is_some()
+    })
+    .await;
+    pid.unwrap_or_default()
+}
+
+/// A temporary repository with the given files.
+pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+    files
+        .iter()
+        .fold(Test::new(), |t, (path, text)| t.write(path, text))
+        .into_tempdir()
+}
