@@ -6,6 +6,7 @@
 //! every job's process group is stopped before agg exits.
 
 mod ask;
+mod catalog;
 mod clients;
 mod envelope;
 mod render;

@@ -13,28 +13,26 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use agg_runners::Runner;
-use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
     PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
-use schemars::JsonSchema;
 
 use super::ask::{self, Asker, Choice, Outcome, Retry};
+use super::catalog::{self, Name};
 use super::envelope::{ToolError, ToolResult, code, failure, invalid, parse, success, tool_error};
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
-use super::schema;
 use super::stream;
 use super::types::{
-    AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, JobResult, ListTasksArgs,
-    ListTasksResult, MAX_WAIT_MS, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow,
-    TaskStartArgs, TaskStatusArgs, TaskStopArgs,
+    AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, ListTasksArgs, ListTasksResult,
+    MAX_WAIT_MS, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow, TaskStartArgs,
+    TaskStatusArgs, TaskStopArgs,
 };
 use crate::allowlist::{Decision, LiveAllowlist};
 use crate::engine::{Duplicates, Engine, Job};
@@ -50,73 +48,15 @@ pub struct Server(pub(super) Arc<State>);
 
 use super::state::{Settings, State, lock};
 
-fn tool<I: JsonSchema + 'static, O: JsonSchema + 'static>(
-    name: &'static str,
-    description: &'static str,
-    annotations: ToolAnnotations,
-) -> Tool {
-    let input = schema_for_input::<I>().unwrap_or_default();
-    let output = schema_for_output::<O>();
-    Tool::new(name, description, schema::portable(&input))
-        .with_raw_output_schema(schema::portable(&output))
-        .with_annotations(annotations)
-}
-
-fn read_only() -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false)
-}
-
-/// The fixed tools.
+/// The fixed tools with the default settings (tests and the schema check).
+#[cfg(test)]
 pub fn tools() -> Vec<Tool> {
-    vec![
-        tool::<ListTasksArgs, ListTasksResult>(
-            "list_tasks",
-            "List the repository's tasks (Make, npm/pnpm/yarn/bun scripts, Cargo aliases, just, go-task, xc) with their unique names, commands, directories, descriptions and whether agents may run them. Filter with runner, dir and query to fetch little.",
-            read_only(),
-        ),
-        tool::<DescribeTaskArgs, DescribeResult>(
-            "describe_task",
-            "Everything known about one task: command, dir, file:line, description, params, deps, env and the script it runs.",
-            read_only(),
-        ),
-        tool::<TaskStartArgs, JobResult>(
-            "task_start",
-            "Run a task. Returns its exit code and output if it ends within wait_ms (default 1000); otherwise returns state running with a run_id while it continues in the background. Only tasks the user allowlisted run.",
-            ToolAnnotations::new()
-                .read_only(false)
-                .destructive(true)
-                .idempotent(false)
-                .open_world(true),
-        ),
-        tool::<StatusArgs, StatusResult>(
-            "status",
-            "Every running and recently finished job: run_id, pid, task, args, state and elapsed time.",
-            read_only(),
-        ),
-        tool::<TaskStatusArgs, JobResult>(
-            "task_status",
-            "State, exit code or signal, times and recent output of one job, by run_id, pid or unique_name.",
-            read_only(),
-        ),
-        tool::<TaskOutputArgs, JobResult>(
-            "task_output",
-            "A job's output: a tail, stderr only, or a page from an offset (next_offset continues it).",
-            read_only(),
-        ),
-        tool::<TaskStopArgs, JobResult>(
-            "task_stop",
-            "Stop a job: SIGTERM to its whole process group, then SIGKILL after grace_ms (default 5000). Returns its final state and last output.",
-            ToolAnnotations::new()
-                .read_only(false)
-                .destructive(true)
-                .idempotent(true)
-                .open_world(false),
-        ),
-    ]
+    catalog::tools(&Settings {
+        wait_ms: 1000,
+        tail_lines: 50,
+        allowlist: None,
+        task_tools: None,
+    })
 }
 
 impl Server {
@@ -286,7 +226,7 @@ impl Server {
         let table = self.fresh().await;
         let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
         let offset = args.offset.unwrap_or(0);
-        let limit = args.limit.unwrap_or(200).max(1);
+        let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
         let rows: Vec<TaskRow> = matching
             .iter()
             .skip(offset)
@@ -664,7 +604,7 @@ impl Server {
 
     fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
-        let tail = args.tail_lines.unwrap_or(20);
+        let tail = args.tail_lines.unwrap_or(catalog::STATUS_TAIL);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
         let result = render::job_result(&job, OutputMode::Tail, block, false);
         Ok(success(&result, render::job_text(&result)))
@@ -672,7 +612,8 @@ impl Server {
 
     fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
-        let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(256, 256 * 1024);
+        let (least, most) = catalog::OUTPUT_BYTES;
+        let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
         let mode = args.output.unwrap_or_default();
         let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let block = match args.offset {
@@ -685,7 +626,8 @@ impl Server {
 
     async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
-        let grace = Duration::from_millis(args.grace_ms.unwrap_or(5000).min(60_000));
+        let (grace, most) = catalog::STOP_GRACE_MS;
+        let grace = Duration::from_millis(args.grace_ms.unwrap_or(grace).min(most));
         self.0.engine.stop(&job, grace).await;
         let mode = args.output.unwrap_or_default();
         let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
@@ -970,13 +912,13 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.mark_session(&ctx);
-        let mut all = tools();
+        let mut all = catalog::tools(&self.0.settings);
         all.extend(self.per_task_tools().into_iter().map(|t| t.tool));
         Ok(ListToolsResult::with_all_items(all))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools()
+        catalog::tools(&self.0.settings)
             .into_iter()
             .chain(self.per_task_tools().into_iter().map(|t| t.tool))
             .find(|t| t.name == name)
@@ -993,49 +935,45 @@ impl ServerHandler for Server {
             responses: req.input_responses.clone(),
             state: req.request_state.clone(),
         };
-        if req.name == "task_start" {
-            let response = match parse(args) {
-                Ok(a) => self.task_start(a, ctx, retry).await,
-                Err(e) => Err(e),
+        let Some(name) = Name::from_name(&req.name) else {
+            let per_task = self
+                .per_task_tools()
+                .into_iter()
+                .find(|t| t.tool.name == req.name);
+            let Some(t) = per_task else {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool `{}`", req.name),
+                    None,
+                ));
             };
+            let response = self
+                .run_task_tool(t.unique_name, args.unwrap_or_default(), ctx, retry)
+                .await;
             return Ok(response.unwrap_or_else(|e| failure(&e).into()));
-        }
-        let result = match req.name.as_ref() {
-            "list_tasks" => match parse(args) {
+        };
+        let result = match name {
+            Name::TaskStart => {
+                let response = match parse(args) {
+                    Ok(a) => self.task_start(a, ctx, retry).await,
+                    Err(e) => Err(e),
+                };
+                return Ok(response.unwrap_or_else(|e| failure(&e).into()));
+            }
+            Name::ListTasks => match parse(args) {
                 Ok(a) => self.list_tasks(a).await,
                 Err(e) => Err(e),
             },
-            "describe_task" => match parse(args) {
+            Name::DescribeTask => match parse(args) {
                 Ok(a) => self.describe_task(a).await,
                 Err(e) => Err(e),
             },
-            "status" => parse::<StatusArgs>(args).map(|_| self.status()),
-            "task_status" => parse(args).and_then(|a| self.task_status(&a)),
-            "task_output" => parse(args).and_then(|a| self.task_output(&a)),
-            "task_stop" => match parse(args) {
+            Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
+            Name::TaskStatus => parse(args).and_then(|a| self.task_status(&a)),
+            Name::TaskOutput => parse(args).and_then(|a| self.task_output(&a)),
+            Name::TaskStop => match parse(args) {
                 Ok(a) => self.task_stop(a).await,
                 Err(e) => Err(e),
             },
-            other => {
-                let per_task = self
-                    .per_task_tools()
-                    .into_iter()
-                    .find(|t| t.tool.name == other);
-                match per_task {
-                    Some(t) => {
-                        let response = self
-                            .run_task_tool(t.unique_name, args.unwrap_or_default(), ctx, retry)
-                            .await;
-                        return Ok(response.unwrap_or_else(|e| failure(&e).into()));
-                    }
-                    None => {
-                        return Err(ErrorData::invalid_params(
-                            format!("unknown tool `{other}`"),
-                            None,
-                        ));
-                    }
-                }
-            }
         };
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
     }

@@ -21,7 +21,7 @@ pub const MAX_WAIT_MS: u64 = 600_000;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputMode {
-    /// The last `tail_lines` lines (default 50).
+    /// The last `tail_lines` lines.
     #[default]
     Tail,
     /// All retained output, from the start, up to the size cap.
@@ -41,13 +41,13 @@ impl OutputMode {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListTasksArgs {
-    /// Only this runner: make, npm, pnpm, yarn, bun, cargo, just, task or xc.
+    /// Only this runner.
     pub runner: Option<String>,
     /// Only tasks in this directory (relative to the root) or below it.
     pub dir: Option<String>,
     /// Only tasks whose name, alias or description contains this text (case-insensitive).
     pub query: Option<String>,
-    /// At most this many tasks (default 200).
+    /// At most this many tasks.
     pub limit: Option<usize>,
     /// Skip this many tasks first (paging).
     pub offset: Option<usize>,
@@ -73,12 +73,12 @@ pub struct TaskStartArgs {
     /// Environment overrides for this run.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// How long to wait for the task to finish before returning a `run_id` (default 1000,
-    /// at most 600000; 0 starts it in the background and returns at once).
+    /// How long to wait for the task to finish before returning a `run_id` (0 starts it in
+    /// the background and returns at once).
     pub wait_ms: Option<u64>,
     /// Output mode of the result.
     pub output: Option<OutputMode>,
-    /// Lines of output for the `tail` and `stderr` modes (default 50).
+    /// Lines of output for the `tail` and `stderr` modes.
     pub tail_lines: Option<usize>,
     /// xc tasks: skip the `Requires` dependencies.
     #[serde(default)]
@@ -114,7 +114,7 @@ pub struct TaskStatusArgs {
     pub pid: Option<u32>,
     /// A task's unique name: its newest job (a running one first).
     pub unique_name: Option<String>,
-    /// Lines of recent output to include (default 20).
+    /// Lines of recent output to include.
     pub tail_lines: Option<usize>,
 }
 
@@ -130,11 +130,11 @@ pub struct TaskOutputArgs {
     pub unique_name: Option<String>,
     /// Output mode (default `tail`; an `offset` pages forward instead).
     pub output: Option<OutputMode>,
-    /// Lines for the `tail` and `stderr` modes (default 50).
+    /// Lines for the `tail` and `stderr` modes.
     pub tail_lines: Option<usize>,
     /// Read forward from this line number (1-based; a previous `next_offset`).
     pub offset: Option<u64>,
-    /// Most bytes of output text to return (default 16384, at most 262144).
+    /// Most bytes of output text to return.
     pub max_bytes: Option<usize>,
 }
 
@@ -148,11 +148,11 @@ pub struct TaskStopArgs {
     pub pid: Option<u32>,
     /// A task's unique name: its newest job (a running one first).
     pub unique_name: Option<String>,
-    /// Milliseconds between SIGTERM and SIGKILL (default 5000, at most 60000).
+    /// Milliseconds between SIGTERM and SIGKILL.
     pub grace_ms: Option<u64>,
     /// Output mode of the result.
     pub output: Option<OutputMode>,
-    /// Lines for the `tail` and `stderr` modes (default 50).
+    /// Lines for the `tail` and `stderr` modes.
     pub tail_lines: Option<usize>,
 }
 

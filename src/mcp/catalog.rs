@@ -1,0 +1,293 @@
+//! The fixed tools as one catalog: each tool's name, description, annotations, argument and
+//! result types, and the defaults its schema states — rendered from the constants and the
+//! server's settings, so `--wait-ms 3000` makes the schema say "default 3000". The handler
+//! dispatches on [`Name`], never on a string written twice.
+
+use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use agg_runners::Runner;
+
+use super::render::RESULT_CAP;
+use super::schema;
+use super::state::Settings;
+use super::types::{
+    DescribeResult, DescribeTaskArgs, JobResult, ListTasksArgs, ListTasksResult, MAX_WAIT_MS,
+    StatusArgs, StatusResult, TaskOutputArgs, TaskStartArgs, TaskStatusArgs, TaskStopArgs,
+};
+
+/// Rows `list_tasks` returns unless asked for another `limit`.
+pub const LIST_LIMIT: usize = 200;
+/// Lines of output `task_status` includes unless asked otherwise.
+pub const STATUS_TAIL: usize = 20;
+/// Bounds of `task_output`'s `max_bytes`.
+pub const OUTPUT_BYTES: (usize, usize) = (256, 256 * 1024);
+/// `task_stop`'s SIGTERM-to-SIGKILL grace unless asked otherwise, and its maximum.
+pub const STOP_GRACE_MS: (u64, u64) = (5_000, 60_000);
+
+/// The fixed tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Name {
+    /// `list_tasks`.
+    ListTasks,
+    /// `describe_task`.
+    DescribeTask,
+    /// `task_start`.
+    TaskStart,
+    /// `status`.
+    Status,
+    /// `task_status`.
+    TaskStatus,
+    /// `task_output`.
+    TaskOutput,
+    /// `task_stop`.
+    TaskStop,
+}
+
+/// A default a schema states, and where its value comes from.
+enum Default {
+    /// The server's `--wait-ms`.
+    WaitMs,
+    /// The server's `--tail-lines`.
+    TailLines,
+    /// A constant.
+    Fixed(fn() -> String),
+}
+
+struct Entry {
+    name: Name,
+    id: &'static str,
+    description: &'static str,
+    annotations: fn() -> ToolAnnotations,
+    input: fn() -> JsonObject,
+    output: fn() -> JsonObject,
+    defaults: &'static [(&'static str, Default)],
+}
+
+fn input<T: JsonSchema + 'static>() -> JsonObject {
+    (*schema_for_input::<T>().unwrap_or_default()).clone()
+}
+
+fn output<T: JsonSchema + 'static>() -> JsonObject {
+    (*schema_for_output::<T>()).clone()
+}
+
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
+}
+
+fn runs_anything() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(true)
+        .idempotent(false)
+        .open_world(true)
+}
+
+fn stops() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(true)
+        .idempotent(true)
+        .open_world(false)
+}
+
+static CATALOG: [Entry; 7] = [
+    Entry {
+        name: Name::ListTasks,
+        id: "list_tasks",
+        description: "List the repository's tasks with their unique names, commands, directories, descriptions and whether agents may run them. Filter with runner, dir and query to fetch little.",
+        annotations: read_only,
+        input: input::<ListTasksArgs>,
+        output: output::<ListTasksResult>,
+        defaults: &[("limit", Default::Fixed(|| LIST_LIMIT.to_string()))],
+    },
+    Entry {
+        name: Name::DescribeTask,
+        id: "describe_task",
+        description: "Everything known about one task: command, dir, file:line, description, params, deps, env, the script it runs and what its runner asks first.",
+        annotations: read_only,
+        input: input::<DescribeTaskArgs>,
+        output: output::<DescribeResult>,
+        defaults: &[],
+    },
+    Entry {
+        name: Name::TaskStart,
+        id: "task_start",
+        description: "Run a task. Returns its exit code and output if it ends within wait_ms; otherwise returns state running with a run_id while it continues in the background. Only tasks the user allowed run (agg may ask the user first).",
+        annotations: runs_anything,
+        input: input::<TaskStartArgs>,
+        output: output::<JobResult>,
+        defaults: &[
+            ("wait_ms", Default::WaitMs),
+            ("tail_lines", Default::TailLines),
+        ],
+    },
+    Entry {
+        name: Name::Status,
+        id: "status",
+        description: "Every running and recently finished job: run_id, pid, task, args, state and elapsed time.",
+        annotations: read_only,
+        input: input::<StatusArgs>,
+        output: output::<StatusResult>,
+        defaults: &[],
+    },
+    Entry {
+        name: Name::TaskStatus,
+        id: "task_status",
+        description: "State, exit code or signal, times and recent output of one job, by run_id, pid or unique_name.",
+        annotations: read_only,
+        input: input::<TaskStatusArgs>,
+        output: output::<JobResult>,
+        defaults: &[("tail_lines", Default::Fixed(|| STATUS_TAIL.to_string()))],
+    },
+    Entry {
+        name: Name::TaskOutput,
+        id: "task_output",
+        description: "A job's output: a tail, stderr only, or a page from an offset (next_offset continues it).",
+        annotations: read_only,
+        input: input::<TaskOutputArgs>,
+        output: output::<JobResult>,
+        defaults: &[
+            ("tail_lines", Default::TailLines),
+            (
+                "max_bytes",
+                Default::Fixed(|| format!("{RESULT_CAP}, at most {}", OUTPUT_BYTES.1)),
+            ),
+        ],
+    },
+    Entry {
+        name: Name::TaskStop,
+        id: "task_stop",
+        description: "Stop a job: SIGTERM to its whole process group, then SIGKILL after grace_ms. Returns its final state and last output.",
+        annotations: stops,
+        input: input::<TaskStopArgs>,
+        output: output::<JobResult>,
+        defaults: &[
+            ("tail_lines", Default::TailLines),
+            (
+                "grace_ms",
+                Default::Fixed(|| format!("{}, at most {}", STOP_GRACE_MS.0, STOP_GRACE_MS.1)),
+            ),
+        ],
+    },
+];
+
+impl Name {
+    /// The tool a name means, if it is one of the fixed tools.
+    pub fn from_name(name: &str) -> Option<Name> {
+        CATALOG.iter().find(|e| e.id == name).map(|e| e.name)
+    }
+}
+
+/// Appends ` (default X)` to a property's description.
+fn state_default(schema: &mut JsonObject, property: &str, value: &str) {
+    if let Some(Value::Object(prop)) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut(property))
+    {
+        let text = prop
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim_end_matches('.')
+            .to_owned();
+        prop.insert(
+            "description".into(),
+            Value::String(format!("{text} (default {value}).")),
+        );
+    }
+}
+
+/// The fixed tools, their schemas portable and stating this server's defaults.
+pub fn tools(settings: &Settings) -> Vec<Tool> {
+    CATALOG
+        .iter()
+        .map(|e| {
+            let mut input = (*schema::portable(&(e.input)())).clone();
+            for (property, default) in e.defaults {
+                let value = match default {
+                    Default::WaitMs => format!("{}, at most {MAX_WAIT_MS}", settings.wait_ms),
+                    Default::TailLines => settings.tail_lines.to_string(),
+                    Default::Fixed(f) => f(),
+                };
+                state_default(&mut input, property, &value);
+            }
+            if let Some(Value::Object(runner)) = input
+                .get_mut("properties")
+                .and_then(|p| p.get_mut("runner"))
+            {
+                runner.insert(
+                    "description".into(),
+                    Value::String(format!("Only this runner: one of {}.", Runner::names())),
+                );
+            }
+            Tool::new(e.id, e.description, std::sync::Arc::new(input))
+                .with_raw_output_schema(schema::portable(&(e.output)()))
+                .with_annotations((e.annotations)())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(wait_ms: u64, tail_lines: usize) -> Settings {
+        Settings {
+            wait_ms,
+            tail_lines,
+            allowlist: None,
+            task_tools: None,
+        }
+    }
+
+    #[test]
+    fn schemas_state_the_server_s_own_defaults() {
+        let tools = tools(&settings(3000, 7));
+        let start = tools
+            .iter()
+            .find(|t| t.name == "task_start")
+            .expect("task_start");
+        let desc = |p: &str| {
+            start.input_schema["properties"][p]["description"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        };
+        assert!(
+            desc("wait_ms").ends_with("(default 3000, at most 600000)."),
+            "{}",
+            desc("wait_ms")
+        );
+        assert!(
+            desc("tail_lines").ends_with("(default 7)."),
+            "{}",
+            desc("tail_lines")
+        );
+        let list = tools
+            .iter()
+            .find(|t| t.name == "list_tasks")
+            .expect("list_tasks");
+        let runner = list.input_schema["properties"]["runner"]["description"]
+            .as_str()
+            .unwrap_or("");
+        for r in Runner::ALL {
+            assert!(runner.contains(r.name()), "{runner}");
+        }
+    }
+
+    #[test]
+    fn every_name_dispatches_to_its_entry() {
+        for e in &CATALOG {
+            assert_eq!(Name::from_name(e.id), Some(e.name));
+        }
+        assert_eq!(Name::from_name("run_build"), None);
+    }
+}
