@@ -33,6 +33,27 @@ fn clients() -> Option<PathBuf> {
     None
 }
 
+/// A fresh allowlist (in its own config directory) with the rules the real `agg allow` /
+/// `agg deny` write when run in `repo` with each of `commands`.
+fn rules(repo: &Path, commands: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    for args in commands {
+        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(*args)
+            .current_dir(repo)
+            .env("AGG_ALLOWLIST", &allowlist)
+            .output()
+            .expect("agg");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    (config, allowlist)
+}
+
 /// A repository for the scenario, its allowlist, and a PATH with make but without just.
 struct Matrix {
     repo: tempfile::TempDir,
@@ -54,24 +75,14 @@ impl Matrix {
                 "# Greet someone\ngreet name:\n    @echo hi {{name}}\n",
             ),
         ]);
-        let config = tempfile::tempdir().expect("tmp");
-        let allowlist = config.path().join("allowlist.toml");
-        let agg = |args: &[&str]| {
-            let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-                .args(args)
-                .current_dir(repo.path())
-                .env("AGG_ALLOWLIST", &allowlist)
-                .output()
-                .expect("agg");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        agg(&["allow", "--file", "Makefile"]);
-        agg(&["allow", "--file", "justfile"]);
-        agg(&["deny", "deploy"]);
+        let (config, allowlist) = rules(
+            repo.path(),
+            &[
+                &["allow", "--file", "Makefile"],
+                &["allow", "--file", "justfile"],
+                &["deny", "deploy"],
+            ],
+        );
         // The tasks need make, sh, sleep and echo; just stays missing (runner unavailable).
         let bin = tempfile::tempdir().expect("tmp");
         for tool in ["make", "sh", "sleep", "echo"] {
@@ -306,25 +317,14 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
             "version: '3'\ntasks:\n  ship:\n    prompt: Ship it to production?\n    cmds:\n      - echo shipped\n",
         ),
     ]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    for args in [
-        &["deny", "deploy"][..],
-        &["allow", "--file", "justfile"][..],
-        &["allow", "--file", "Taskfile.yml"][..],
-    ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(args)
-            .current_dir(repo.path())
-            .env("AGG_ALLOWLIST", &allowlist)
-            .output()
-            .expect("agg");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let (config, allowlist) = rules(
+        repo.path(),
+        &[
+            &["deny", "deploy"],
+            &["allow", "--file", "justfile"],
+            &["allow", "--file", "Taskfile.yml"],
+        ],
+    );
     (repo, config, allowlist)
 }
 

@@ -142,7 +142,7 @@ impl Server {
             *current = selection;
             drop(current);
             if !same {
-                self.notify_tools_changed();
+                self.notify_list_changed(Changed::Tools);
             }
         }
         self.notify_resource_updated(resources::TASKS_URI.to_owned());
@@ -636,18 +636,25 @@ impl Server {
         Ok(success(&result, render::job_text(&result)))
     }
 
-    /// Tells every session that the tool list changed (only per-task tools ever change).
-    pub fn notify_tools_changed(&self) {
+    /// Tells every session that a list changed: the tools (only per-task tools ever
+    /// change) or the resources (a job's log appeared).
+    fn notify_list_changed(&self, what: Changed) {
         let peer = lock(&self.0.peer).clone();
         let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
         let modern = self.0.modern.load(Ordering::Relaxed);
         tokio::spawn(async move {
             if modern {
                 for sink in sinks {
-                    let _ = sink.notify_tool_list_changed().await;
+                    let _ = match what {
+                        Changed::Tools => sink.notify_tool_list_changed().await,
+                        Changed::Resources => sink.notify_resource_list_changed().await,
+                    };
                 }
             } else if let Some(peer) = peer {
-                let _ = peer.notify_tool_list_changed().await;
+                let _ = match what {
+                    Changed::Tools => peer.notify_tool_list_changed().await,
+                    Changed::Resources => peer.notify_resource_list_changed().await,
+                };
             }
         });
     }
@@ -677,26 +684,10 @@ impl Server {
         });
     }
 
-    /// `notifications/resources/list_changed`: a job's log appeared or went away.
-    fn notify_resource_list_changed(&self) {
-        let peer = lock(&self.0.peer).clone();
-        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
-        let modern = self.0.modern.load(Ordering::Relaxed);
-        tokio::spawn(async move {
-            if modern {
-                for sink in sinks {
-                    let _ = sink.notify_resource_list_changed().await;
-                }
-            } else if let Some(peer) = peer {
-                let _ = peer.notify_resource_list_changed().await;
-            }
-        });
-    }
-
     /// While `job` runs, tells subscribers of its log that it grew (at most every 250 ms);
     /// its log resource appears when it starts.
     fn follow_log_resource(&self, job: Arc<Job>) {
-        self.notify_resource_list_changed();
+        self.notify_list_changed(Changed::Resources);
         let server = self.clone();
         let uri = resources::run_log_uri(&job.run_id);
         let mut changes = job.subscribe();
@@ -796,6 +787,13 @@ fn needs_confirmation(task: &Task, texts: &[String]) -> ToolError {
             task.unique_name, task.runner
         )),
     )
+}
+
+/// Which list changed.
+#[derive(Debug, Clone, Copy)]
+enum Changed {
+    Tools,
+    Resources,
 }
 
 fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
