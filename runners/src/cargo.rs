@@ -265,10 +265,7 @@ mod tests {
     }
 
     fn one(text: &str) -> Parsed {
-        run(
-            &MemFiles::new().with(".cargo/config.toml", text),
-            ".cargo/config.toml",
-        )
+        crate::testing::parse_one(parse, ".cargo/config.toml", text)
     }
 
     use crate::Files;

@@ -39,3 +39,17 @@ pub(crate) fn messages(parsed: &Parsed) -> Vec<(&str, Option<u32>, &str)> {
         .map(|d| (d.file_path.as_str(), d.line, d.message.as_str()))
         .collect()
 }
+
+/// Runs `parse` on one file, `path`, holding `text` (and nothing else in the repository).
+pub(crate) fn parse_one(parse: fn(&Source<'_>) -> Parsed, path: &str, text: &str) -> Parsed {
+    parse_with(parse, &MemFiles::new().with(path, text), path)
+}
+
+/// The diagnostics as (line, message), for one-file tests.
+pub(crate) fn lines(parsed: &Parsed) -> Vec<(Option<u32>, &str)> {
+    parsed
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.message.as_str()))
+        .collect()
+}

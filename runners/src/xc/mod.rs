@@ -116,29 +116,18 @@ mod tests {
     use super::attributes::interpreter;
     use super::markdown::{fence_closed, find_ignore_case};
     use super::*;
-    use crate::MemFiles;
     use crate::testing::{names, task};
     use crate::{Param, RawTask, Runner, XcSpec};
 
     fn run(path: &str, text: &str) -> Parsed {
-        let files = MemFiles::new().with(path, text);
-        parse(&Source {
-            path,
-            text,
-            files: &files,
-        })
+        crate::testing::parse_one(parse, path, text)
     }
 
     fn spec(t: &RawTask) -> &XcSpec {
         t.xc.as_ref().expect("xc spec")
     }
 
-    fn messages(p: &Parsed) -> Vec<(Option<u32>, &str)> {
-        p.diagnostics
-            .iter()
-            .map(|d| (d.line, d.message.as_str()))
-            .collect()
-    }
+    use crate::testing::lines as messages;
 
     #[test]
     fn only_readme_md_is_a_candidate() {
