@@ -4,9 +4,9 @@
 
 use makefile_lossless::Include;
 
-use super::{
-    FileText, MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, Reader, candidate, join_continuations,
-};
+use super::reader::Reader;
+use super::text::{FileText, join_continuations};
+use super::{MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, candidate};
 use crate::file_name;
 use crate::{join, parent};
 

@@ -1,0 +1,433 @@
+//! Reading a Makefile and the files it includes into rules, then merging them into
+//! targets: the adapter's machinery.
+use std::collections::{HashMap, HashSet};
+
+use makefile_lossless::{
+    Conditional, ConditionalBranch, ConditionalItem, ConditionalKind, ErrorInfo, Makefile,
+    MakefileItem, Rule, VariableDefinition,
+};
+use rowan::ast::AstNode;
+
+use super::expand::Vars;
+use super::text::{
+    FileText, bounded_lines, branch_items, conditional_recipes, help_lines, join_continuations,
+    line_doc, listable, push_recipe, strip_target_prefix, syntax_message,
+};
+use super::{
+    MAX_DEPS, MAX_NESTING, MAX_PREREQS, MAX_SCRIPT, MAX_SYNTAX_DIAGNOSTICS, MAX_TASKS, guard,
+};
+use crate::{Files, Parsed, RawTask, Runner};
+
+/// One rule as read, before rules for the same target are merged.
+pub(super) struct RuleDef {
+    /// Listable target names (variables expanded, special and pattern targets dropped).
+    pub(super) targets: Vec<String>,
+    /// Normal prerequisites, variables expanded; unresolvable ones are dropped.
+    pub(super) prereqs: Vec<String>,
+    /// Whether some prerequisites could not be expanded (`$(patsubst …)`): the rule is not
+    /// an empty `FORCE:`-style target even though [`RuleDef::prereqs`] may be empty.
+    pub(super) unresolved_prereqs: bool,
+    /// Whether every target as written is special (`.PHONY: …`), so its prerequisites do
+    /// not count as uses of a target.
+    pub(super) special_only: bool,
+    pub(super) file_path: String,
+    pub(super) line: u32,
+    /// The `## text` comment on the rule line.
+    pub(super) inline_doc: Option<String>,
+    /// The comment block above the rule.
+    pub(super) doc_above: Option<String>,
+    pub(super) recipe: Vec<String>,
+    pub(super) double_colon: bool,
+}
+
+/// Reads one top-level Makefile and everything it includes.
+pub(super) struct Reader<'f> {
+    pub(super) files: &'f dyn Files,
+    /// The top-level Makefile's directory: make runs there, so includes resolve from it and
+    /// every target is invoked from it.
+    pub(super) cwd: String,
+    pub(super) vars: Vars,
+    pub(super) rules: Vec<RuleDef>,
+    pub(super) out: Parsed,
+    /// The files being read, outermost first, to spot include cycles.
+    pub(super) chain: Vec<String>,
+    /// Every file read so far; a file included twice is read once.
+    pub(super) visited: HashSet<String>,
+    /// Whether the include limits were reported already.
+    pub(super) include_limit_hit: bool,
+    /// Descriptions from `## target: text` help lines, first one per target.
+    pub(super) help: HashMap<String, String>,
+}
+
+impl Reader<'_> {
+    pub(super) fn read_file(&mut self, path: &str, text: &str) {
+        let guarded = guard::guard(text);
+        let parse = Makefile::parse(guarded.parse_text(text));
+        self.problems(path, &guarded.skipped, parse.errors());
+        let file = FileText::new(path, guarded.text(text));
+        for (name, doc) in help_lines(file.text) {
+            self.help
+                .entry(name.to_owned())
+                .or_insert_with(|| doc.to_owned());
+        }
+        // An immutable view of the tree: in the mutable one `parse.tree()` gives, creating a
+        // node costs a step per sibling still alive, which makes accessors such as
+        // `VariableDefinition::name` quadratic in a long continued line.
+        let Some(tree) = Makefile::cast(rowan::SyntaxNode::new_root(parse.green().clone())) else {
+            return;
+        };
+        // Items are pulled lazily and dropped once read.
+        let mut stack: Vec<Box<dyn Iterator<Item = MakefileItem> + '_>> =
+            vec![Box::new(tree.items())];
+        while let Some(items) = stack.last_mut() {
+            let Some(item) = items.next() else {
+                stack.pop();
+                continue;
+            };
+            // Items inside conditionals are read next, before what follows, so assignments
+            // apply in file order.
+            let mut nested = Vec::new();
+            match item {
+                MakefileItem::Rule(rule) => self.rule(&rule, &file, &mut nested),
+                MakefileItem::Variable(var) => self.variable(&var),
+                MakefileItem::Include(include) => self.include(&include, &file),
+                MakefileItem::Conditional(cond) => nested.push(cond),
+                _ => {}
+            }
+            if !nested.is_empty() && stack.len() < MAX_NESTING {
+                // Branches are chosen now, with the variables defined so far, as make does.
+                let branches: Vec<ConditionalBranch> = nested
+                    .iter()
+                    .flat_map(|cond| self.taken_branches(cond))
+                    .collect();
+                stack.push(Box::new(
+                    branches.into_iter().flat_map(|b| branch_items(&b)),
+                ));
+            }
+        }
+    }
+
+    /// Reports lines the guard skipped and the parser's syntax errors, in line order, the
+    /// first few only: one broken construct often yields many errors.
+    pub(super) fn problems(
+        &mut self,
+        path: &str,
+        skipped: &[(u32, guard::Reason)],
+        errors: &[ErrorInfo],
+    ) {
+        let mut all: Vec<(Option<u32>, String)> = skipped
+            .iter()
+            .map(|&(line, reason)| (Some(line), reason.message()))
+            .chain(errors.iter().map(|e| {
+                let line = u32::try_from(e.line).ok().filter(|&l| l > 0);
+                (line, syntax_message(e))
+            }))
+            .collect();
+        all.sort_by_key(|(line, _)| line.unwrap_or(u32::MAX));
+        let more = all.len().saturating_sub(MAX_SYNTAX_DIAGNOSTICS);
+        for (line, message) in all.into_iter().take(MAX_SYNTAX_DIAGNOSTICS) {
+            self.out.diag(path, line, message);
+        }
+        if more > 0 {
+            self.out
+                .diag(path, None, format!("{more} more syntax problems not shown"));
+        }
+    }
+
+    pub(super) fn rule(&mut self, rule: &Rule, file: &FileText<'_>, nested: &mut Vec<Conditional>) {
+        // The body holds recipe lines, possibly inside conditionals; other items in such a
+        // conditional (assignments, further rules) are read as ordinary items.
+        let prefix = self.recipe_prefix();
+        let mut recipe = Vec::new();
+        for item in rule.body_items() {
+            match item {
+                ConditionalItem::Recipe(line) => {
+                    push_recipe(&mut recipe, file.slice(line.text_range()), prefix);
+                }
+                ConditionalItem::Item(MakefileItem::Conditional(cond)) => {
+                    conditional_recipes(&cond, file, prefix, &mut recipe, 0);
+                    nested.push(cond);
+                }
+                _ => {}
+            }
+        }
+        // A line the parser could not read as a rule, or `target: VAR = value`, which sets a
+        // variable for an existing target and defines no rule.
+        let Some(operator) = rule.operator() else {
+            return;
+        };
+        if rule.scoped_assignment().is_some() {
+            return;
+        }
+
+        let start = usize::from(rule.text_range().start());
+        let mut after_targets = start;
+        let mut targets = Vec::new();
+        let mut special_only = true;
+        for range in rule.target_ranges() {
+            after_targets = usize::from(range.end());
+            let raw = file.slice(range);
+            special_only &= raw.starts_with('.');
+            if let Some(names) = self.vars.expand(raw) {
+                targets.extend(
+                    names
+                        .split_whitespace()
+                        .filter(|n| listable(n))
+                        .map(str::to_owned),
+                );
+            }
+        }
+        let mut prereqs = Vec::new();
+        let mut unresolved_prereqs = false;
+        for range in rule.prerequisite_ranges() {
+            if prereqs.len() >= MAX_PREREQS {
+                break;
+            }
+            match self.vars.expand(file.slice(range)) {
+                Some(names) => prereqs.extend(names.split_whitespace().map(str::to_owned)),
+                None => unresolved_prereqs = true,
+            }
+        }
+        prereqs.truncate(MAX_PREREQS);
+
+        let line = file.line(start);
+        let inline_doc = file.text.get(after_targets..).and_then(line_doc);
+        let doc_above = if inline_doc.is_none() {
+            file.doc_above(line)
+        } else {
+            None
+        };
+        self.rules.push(RuleDef {
+            targets,
+            prereqs,
+            unresolved_prereqs,
+            special_only,
+            file_path: file.path.to_owned(),
+            line,
+            inline_doc,
+            doc_above,
+            recipe,
+            double_colon: operator.is_double_colon(),
+        });
+    }
+
+    /// The branches of `cond` make would read: the first whose condition holds, or the
+    /// `else`. A condition whose value cannot be known statically (a function call, a
+    /// variable set by `!=`, one of make's own variables) takes its branch and the later ones
+    /// too, so nothing make might read is lost.
+    pub(super) fn taken_branches(&mut self, cond: &Conditional) -> Vec<ConditionalBranch> {
+        let mut taken = Vec::new();
+        for branch in cond.branches() {
+            match self.holds(&branch) {
+                Some(true) => {
+                    taken.push(branch);
+                    break;
+                }
+                Some(false) => {}
+                None => taken.push(branch),
+            }
+        }
+        taken
+    }
+
+    /// Whether a branch's condition holds; `None` when it cannot be known. A plain `else`
+    /// always holds (it is reached only when no earlier branch did).
+    pub(super) fn holds(&mut self, branch: &ConditionalBranch) -> Option<bool> {
+        if branch.is_else() {
+            return Some(true);
+        }
+        match branch.conditional_kind()? {
+            kind @ (ConditionalKind::Ifdef | ConditionalKind::Ifndef) => {
+                let name = self.vars.expand_condition(&branch.condition()?)?;
+                let defined = self.vars.is_defined(name.trim())?;
+                Some(defined == (kind == ConditionalKind::Ifdef))
+            }
+            kind @ (ConditionalKind::Ifeq | ConditionalKind::Ifneq) => {
+                let (a, b) = branch.ifeq_args()?;
+                let a = self.vars.expand_condition(&a)?;
+                let b = self.vars.expand_condition(&b)?;
+                Some((a.trim() == b.trim()) == (kind == ConditionalKind::Ifeq))
+            }
+            _ => None,
+        }
+    }
+
+    /// The character that starts recipe lines: a tab unless `.RECIPEPREFIX` says otherwise.
+    pub(super) fn recipe_prefix(&self) -> char {
+        self.vars
+            .raw(".RECIPEPREFIX")
+            .and_then(|v| v.chars().next())
+            .unwrap_or('\t')
+    }
+
+    pub(super) fn variable(&mut self, var: &VariableDefinition) {
+        let Some(name) = var.name() else {
+            return;
+        };
+        if var.is_undefine() {
+            self.vars.undefine(&name);
+            return;
+        }
+        // A computed name (`$(X)_FLAGS = …`) sets a variable we cannot name.
+        if name.contains(['$', ' ', '\t']) {
+            return;
+        }
+        if var.is_define() {
+            self.vars.unknown(&name);
+            return;
+        }
+        // `export FOO` with no value changes nothing we read.
+        let Some(op) = var.assignment_operator() else {
+            return;
+        };
+        let value = var.raw_value().unwrap_or_default();
+        self.vars.assign(&name, &op, &join_continuations(&value));
+    }
+
+    /// Merges rules per target and turns them into tasks.
+    pub(super) fn finish(mut self, top: &str) -> Parsed {
+        if self.vars.exhausted {
+            self.out.diag(
+                top,
+                None,
+                "too many variable expansions; some targets named with variables are not listed",
+            );
+        }
+        // Prerequisites of real rules (not `.PHONY:` and friends), to spot `FORCE:`-style
+        // empty targets that only exist to be depended on.
+        let used: HashSet<&str> = self
+            .rules
+            .iter()
+            .filter(|r| !r.special_only)
+            .flat_map(|r| r.prereqs.iter().map(String::as_str))
+            .collect();
+
+        let mut order: Vec<Target<'_>> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut capped = false;
+        for (i, rule) in self.rules.iter().enumerate() {
+            for name in &rule.targets {
+                let slot = match index.get(name.as_str()) {
+                    Some(&slot) => slot,
+                    None if order.len() >= MAX_TASKS => {
+                        capped = true;
+                        continue;
+                    }
+                    None => {
+                        index.insert(name, order.len());
+                        order.push(Target {
+                            name,
+                            first: rule,
+                            rules: Vec::new(),
+                            description: None,
+                            recipes: Vec::new(),
+                        });
+                        order.len() - 1
+                    }
+                };
+                let Some(target) = order.get_mut(slot) else {
+                    continue;
+                };
+                target.rules.push(i);
+                if !rule.recipe.is_empty() {
+                    // Double-colon rules each run their own recipe; for ordinary rules the
+                    // last recipe wins, as make warns ("overriding recipe for target").
+                    if !rule.double_colon {
+                        target.recipes.clear();
+                    }
+                    target.recipes.push(i);
+                }
+            }
+        }
+        if capped {
+            self.out.diag(
+                top,
+                None,
+                format!("more than {MAX_TASKS} targets; only the first {MAX_TASKS} are listed"),
+            );
+        }
+
+        // The description: a `## text` on a rule line, else a `## target: text` help line
+        // anywhere in the file (the `make help` convention), else the first comment block
+        // above a rule, without a leading `target:`.
+        for target in &mut order {
+            let rules = || target.rules.iter().filter_map(|&r| self.rules.get(r));
+            target.description = rules()
+                .find_map(|r| r.inline_doc.clone())
+                .or_else(|| self.help.get(target.name).cloned())
+                .or_else(|| {
+                    rules().find_map(|r| {
+                        r.doc_above
+                            .as_deref()
+                            .map(|d| strip_target_prefix(d, target.name).to_owned())
+                    })
+                });
+        }
+
+        let forced: HashSet<&str> = order
+            .iter()
+            .filter(|t| {
+                used.contains(t.name)
+                    && t.rules.iter().all(|&r| {
+                        self.rules.get(r).is_none_or(|r| {
+                            r.prereqs.is_empty() && !r.unresolved_prereqs && r.recipe.is_empty()
+                        })
+                    })
+            })
+            .map(|t| t.name)
+            .collect();
+        let listed = |name: &str| index.contains_key(name) && !forced.contains(name);
+
+        let mut tasks = Vec::with_capacity(order.len());
+        for target in &order {
+            if forced.contains(target.name) {
+                continue;
+            }
+            let mut deps: Vec<String> = Vec::new();
+            let mut seen = HashSet::new();
+            'rules: for rule in target.rules.iter().filter_map(|&r| self.rules.get(r)) {
+                for dep in &rule.prereqs {
+                    if dep != target.name && listed(dep) && seen.insert(dep.as_str()) {
+                        deps.push(dep.clone());
+                        if deps.len() >= MAX_DEPS {
+                            break 'rules;
+                        }
+                    }
+                }
+            }
+            let script = bounded_lines(
+                target
+                    .recipes
+                    .iter()
+                    .filter_map(|&r| self.rules.get(r))
+                    .flat_map(|r| r.recipe.iter().map(String::as_str)),
+                MAX_SCRIPT,
+            );
+            let mut task = RawTask::new(
+                Runner::Make,
+                target.name,
+                self.cwd.clone(),
+                target.first.file_path.clone(),
+                vec!["make".to_owned(), target.name.to_owned()],
+            );
+            task.line = Some(target.first.line);
+            task.description.clone_from(&target.description);
+            task.deps = deps;
+            task.script = (!script.is_empty()).then_some(script);
+            tasks.push(task);
+        }
+        self.out.tasks = tasks;
+        self.out
+    }
+}
+
+/// A target with every rule that mentions it, in file order.
+pub(super) struct Target<'r> {
+    pub(super) name: &'r str,
+    /// The first rule: where the target is reported as defined.
+    pub(super) first: &'r RuleDef,
+    pub(super) rules: Vec<usize>,
+    pub(super) description: Option<String>,
+    /// The rules whose recipes run.
+    pub(super) recipes: Vec<usize>,
+}

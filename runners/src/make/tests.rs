@@ -1,0 +1,615 @@
+//! Unit tests of the make adapter (and the helpers the other make tests share).
+use super::text::{bounded_lines, comment_text, line_doc};
+use super::*;
+use crate::MemFiles;
+pub(super) use crate::testing::names;
+use crate::testing::task;
+
+pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
+    crate::testing::parse_with(parse, files, path)
+}
+
+pub(super) fn one(text: &str) -> Parsed {
+    run(&MemFiles::new().with("Makefile", text), "Makefile")
+}
+
+#[test]
+fn candidates_rank_like_make() {
+    assert_eq!(candidate("GNUmakefile"), Some(0));
+    assert_eq!(candidate("sub/makefile"), Some(1));
+    assert_eq!(candidate("a/b/Makefile"), Some(2));
+    assert_eq!(candidate("common.mk"), None);
+    assert_eq!(candidate("Makefile.am"), None);
+    assert_eq!(candidate("MAKEFILE"), None);
+}
+
+#[test]
+fn self_documenting_makefile() {
+    let parsed = one(concat!(
+        ".DEFAULT_GOAL := help\n",
+        ".PHONY: help build test\n",
+        "\n",
+        "help: ## Show this help\n",
+        "\t@grep -E '^[a-zA-Z_-]+:.*?## .*$$' $(MAKEFILE_LIST) | awk 'BEGIN {FS = \":.*?## \"}; {printf \"%-20s %s\\n\", $$1, $$2}'\n",
+        "\n",
+        "build: ## Build the binary\n",
+        "\tcargo build --release\n",
+        "\n",
+        "test: build ## Run the tests\n",
+        "\tcargo test\n",
+    ));
+    assert_eq!(names(&parsed), ["help", "build", "test"]);
+    let help = task(&parsed, "help");
+    assert_eq!(help.description.as_deref(), Some("Show this help"));
+    assert_eq!(help.line, Some(4));
+    assert_eq!(help.argv, ["make", "help"]);
+    assert_eq!(help.dir, ".");
+    assert_eq!(help.file_path, "Makefile");
+    assert!(
+        help.script
+            .as_deref()
+            .unwrap()
+            .starts_with("@grep -E '^[a-zA-Z_-]+:")
+    );
+    let test = task(&parsed, "test");
+    assert_eq!(test.description.as_deref(), Some("Run the tests"));
+    assert_eq!(test.deps, ["build"]);
+    assert_eq!(test.script.as_deref(), Some("cargo test"));
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+}
+
+#[test]
+fn comment_block_above_describes_the_rule() {
+    let parsed = one(concat!(
+        "# Makefile for the demo project\n",
+        "# Copyright nobody\n",
+        "\n",
+        "# Build everything\n",
+        "# from scratch.\n",
+        "all: build\n",
+        "\n",
+        "##########\n",
+        "# Build  #\n",
+        "##########\n",
+        "\n",
+        "# Compile the binary\n",
+        ".PHONY: build\n",
+        "build:\n",
+        "\tcc -o app main.c\n",
+        "CC = cc\n",
+        "lint:\n",
+        "\ttrue\n",
+        "# Doc above ## wins? no: the line comment does\n",
+        "fmt: ## Format the code\n",
+        "\ttrue\n",
+    ));
+    assert_eq!(
+        task(&parsed, "all").description.as_deref(),
+        Some("Build everything from scratch.")
+    );
+    assert_eq!(
+        task(&parsed, "build").description.as_deref(),
+        Some("Compile the binary")
+    );
+    assert_eq!(task(&parsed, "lint").description, None);
+    assert_eq!(
+        task(&parsed, "fmt").description.as_deref(),
+        Some("Format the code")
+    );
+}
+
+#[test]
+fn single_hash_on_the_rule_line_is_not_a_description() {
+    let parsed =
+        one("clean: # TODO also remove dist\n\trm -rf build\nx: ; echo ## not a comment\n");
+    assert_eq!(task(&parsed, "clean").description, None);
+    let x = task(&parsed, "x");
+    assert_eq!(x.description, None);
+    assert_eq!(x.script.as_deref(), Some("echo ## not a comment"));
+}
+
+#[test]
+fn variables_special_and_pattern_targets() {
+    let parsed = one(concat!(
+        "BIN := app\n",
+        "OUT = build/$(BIN)\n",
+        "SRC = $(wildcard src/*.c)\n",
+        "OBJ := $(SRC:.c=.o)\n",
+        "export FOO=bar\n",
+        ".DEFAULT_GOAL := all\n",
+        ".PHONY: all clean\n",
+        ".SUFFIXES:\n",
+        ".c.o:\n\t$(CC) -c $<\n",
+        "all: $(BIN)\n",
+        "$(BIN): $(OBJ)\n\t$(CC) -o $@ $^\n",
+        "$(OUT).tar: $(BIN)\n\ttar cf $@ $<\n",
+        "%.o: %.c\n\t$(CC) -c $<\n",
+        "$(obj)/%.o: %.c\n\ttrue\n",
+        "$(OBJ): config.h\n",
+        "clean:\n\trm -f $(BIN) $(OBJ)\n",
+    ));
+    assert_eq!(names(&parsed), ["all", "app", "build/app.tar", "clean"]);
+    assert_eq!(task(&parsed, "all").deps, ["app"]);
+    assert_eq!(task(&parsed, "build/app.tar").deps, ["app"]);
+    assert_eq!(
+        task(&parsed, "app").script.as_deref(),
+        Some("$(CC) -o $@ $^")
+    );
+}
+
+#[test]
+fn target_specific_variables_are_not_tasks() {
+    let parsed = one(concat!(
+        "debug: CFLAGS += -O0 -g\n",
+        "debug: export RUST_LOG = debug\n",
+        "release: CFLAGS = -O2\n",
+        "debug release: build\n",
+        "build:\n\tcc $(CFLAGS) main.c\n",
+    ));
+    assert_eq!(names(&parsed), ["debug", "release", "build"]);
+    assert_eq!(task(&parsed, "debug").line, Some(4));
+    assert!(!names(&parsed).iter().any(|n| n.contains("CFLAGS")));
+}
+
+#[test]
+fn multiple_targets_double_colon_and_repeated_rules() {
+    let parsed = one(concat!(
+        "install uninstall: check\n\t./tool $@\n",
+        "check:\n\ttrue\n",
+        "clean::\n\trm -rf build\n",
+        "clean::\n\trm -rf dist\n",
+        "all: a\n",
+        "all: b ## Build all\n",
+        "a:\n\techo a\n",
+        "b:\n\techo b\n",
+        "a:\n\techo A\n",
+    ));
+    assert_eq!(
+        names(&parsed),
+        ["install", "uninstall", "check", "clean", "all", "a", "b"]
+    );
+    assert_eq!(
+        task(&parsed, "uninstall").script.as_deref(),
+        Some("./tool $@")
+    );
+    assert_eq!(task(&parsed, "uninstall").deps, ["check"]);
+    assert_eq!(
+        task(&parsed, "clean").script.as_deref(),
+        Some("rm -rf build\nrm -rf dist")
+    );
+    let all = task(&parsed, "all");
+    assert_eq!(all.line, Some(9));
+    assert_eq!(all.deps, ["a", "b"]);
+    assert_eq!(all.description.as_deref(), Some("Build all"));
+    // make keeps the last recipe of an ordinary rule (and warns).
+    assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo A"));
+    assert_eq!(task(&parsed, "a").line, Some(11));
+}
+
+#[test]
+fn deps_are_listed_targets_without_order_only() {
+    let parsed = one(concat!(
+        "build: main.c lib.c gen | outdir\n\tcc main.c\n",
+        "gen:\n\t./gen.sh\n",
+        "outdir:\n\tmkdir -p out\n",
+    ));
+    assert_eq!(task(&parsed, "build").deps, ["gen"]);
+}
+
+#[test]
+fn force_style_empty_targets_are_not_listed() {
+    let parsed = one(concat!(
+        ".PHONY: FORCE placeholder\n",
+        "version.h: FORCE\n\t./mkversion > $@\n",
+        "FORCE:\n",
+        "placeholder:\n",
+    ));
+    assert_eq!(names(&parsed), ["version.h", "placeholder"]);
+    assert!(task(&parsed, "version.h").deps.is_empty());
+}
+
+#[test]
+fn conditionals_are_evaluated_like_make() {
+    let parsed = one(concat!(
+        "ifeq ($(OS),Windows_NT)\n",
+        "EXE := app.exe\n",
+        "# Windows only\n",
+        "installer:\n\tmakensis app.nsi\n",
+        "package: installer\n",
+        "else ifdef MACOS\n",
+        "EXE := app\n",
+        "package:\n\t./bundle.sh\n",
+        "else\n",
+        "EXE := app\n",
+        "package:\n\ttar czf app.tgz app\n",
+        "endif\n",
+        "$(EXE): main.c\n\tcc -o $@ main.c\n",
+        "test:\n",
+        "ifdef VERBOSE\n",
+        "\tcargo test -- --nocapture\n",
+        "else\n",
+        "\tcargo test\n",
+        "endif\n",
+    ));
+    assert_eq!(names(&parsed), ["package", "app", "test"]);
+    assert!(task(&parsed, "package").deps.is_empty());
+    // Recipe lines of every branch are shown: they are text, not rules.
+    assert_eq!(
+        task(&parsed, "test").script.as_deref(),
+        Some("cargo test -- --nocapture\ncargo test")
+    );
+}
+
+#[test]
+fn conditionals_on_the_environment_see_it_empty() {
+    let parsed = one(concat!(
+        "ifneq ($(CIRCLE_JOB),)\n",
+        "DIR := test-results\n",
+        "endif\n",
+        "$(DIR):\n\tmkdir -p $@\n",
+        "MODE ?= debug\n",
+        "ifeq ($(MODE),debug)\n",
+        "debug-only:\n\ttrue\n",
+        "else\n",
+        "release-only:\n\ttrue\n",
+        "endif\n",
+        "ifndef MODE\n",
+        "never:\n\ttrue\n",
+        "endif\n",
+        "ifdef MODE\n",
+        "always:\n\ttrue\n",
+        "endif\n",
+    ));
+    assert_eq!(names(&parsed), ["debug-only", "always"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+}
+
+#[test]
+fn conditionals_that_cannot_be_known_keep_every_branch() {
+    let parsed = one(concat!(
+        "ifeq ($(shell uname),Darwin)\n",
+        "mac:\n\ttrue\n",
+        "else\n",
+        "linux:\n\ttrue\n",
+        "endif\n",
+        "ifneq ($(filter release,$(MAKECMDGOALS)),)\n",
+        "stamp:\n\ttrue\n",
+        "endif\n",
+        "ifdef MAKE_RESTARTS\n",
+        "restarted:\n\ttrue\n",
+        "endif\n",
+    ));
+    assert_eq!(names(&parsed), ["mac", "linux", "stamp", "restarted"]);
+}
+
+#[test]
+fn rules_inside_a_conditional_in_a_recipe_body() {
+    let parsed = one("X = 1\na:\n\techo a\nifdef X\nb:\n\techo b\nendif\nifdef Y\nc:\nendif\n");
+    assert_eq!(names(&parsed), ["a", "b"]);
+    assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo a"));
+    assert_eq!(task(&parsed, "b").script.as_deref(), Some("echo b"));
+}
+
+#[test]
+fn targets_stay_listed_when_their_prerequisites_cannot_be_expanded() {
+    let parsed = one(concat!(
+        "SRCS := $(wildcard cmd/*)\n",
+        "BINS := $(patsubst cmd/%,bin/%,$(SRCS))\n",
+        "all: $(BINS)\n",
+        "install: all\n",
+        "\tcp bin/* /usr/local/bin\n",
+        ".PHONY: all install\n",
+    ));
+    assert_eq!(names(&parsed), ["all", "install"]);
+    assert_eq!(task(&parsed, "install").deps, ["all"]);
+}
+
+#[test]
+fn help_lines_name_their_target() {
+    let parsed = one(concat!(
+        "## build: Builds the binary.\n",
+        "build:\n\tgo build\n",
+        "test:\n",
+        "## test: Runs the tests.\n",
+        "\tgo test ./...\n",
+        "lint: ## Inline wins\n\ttrue\n",
+        "## lint: Help line loses\n",
+        "\n",
+        "# fmt: Formats the code\n",
+        "fmt:\n\tgofmt -w .\n",
+        "## Note: not a target\n",
+        "clean:\n\trm -rf bin\n",
+        "help:\n\t@sed -n 's/^## //p' $(MAKEFILE_LIST)\n",
+    ));
+    assert_eq!(
+        task(&parsed, "build").description.as_deref(),
+        Some("Builds the binary.")
+    );
+    assert_eq!(
+        task(&parsed, "test").description.as_deref(),
+        Some("Runs the tests.")
+    );
+    assert_eq!(
+        task(&parsed, "lint").description.as_deref(),
+        Some("Inline wins")
+    );
+    assert_eq!(
+        task(&parsed, "fmt").description.as_deref(),
+        Some("Formats the code")
+    );
+    assert_eq!(
+        task(&parsed, "clean").description.as_deref(),
+        Some("Note: not a target")
+    );
+}
+
+#[test]
+fn an_escaped_hash_inside_shell_is_no_unclosed_parenthesis() {
+    let parsed = one(concat!(
+        "V = $(shell head -n 1 .golangci.yml | tr -d '\\# ')\n",
+        "W = $(shell echo a#b)\n",
+        "lint:\n\tgolangci-lint run\n",
+    ));
+    assert_eq!(names(&parsed), ["lint"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+}
+
+#[test]
+fn define_blocks_hold_no_rules() {
+    let parsed = one(concat!(
+        "define PROGRAM_template\n",
+        "$(1): $$($(1)_OBJS)\n",
+        "notatarget: x\n",
+        "\techo nope\n",
+        "endef\n",
+        "$(foreach prog,$(PROGRAMS),$(eval $(call PROGRAM_template,$(prog))))\n",
+        "real:\n\techo yes\n",
+    ));
+    assert_eq!(names(&parsed), ["real"]);
+}
+
+#[test]
+fn crlf_line_endings() {
+    let parsed = one(
+        "# Build it\r\nbuild: gen ## Build\r\n\tcc -o app \\\r\n\t  main.c\r\n\r\n# Generate\r\ngen:\r\n\t./gen.sh\r\n",
+    );
+    let build = task(&parsed, "build");
+    assert_eq!(build.description.as_deref(), Some("Build"));
+    assert_eq!(build.script.as_deref(), Some("cc -o app \\\n  main.c"));
+    assert_eq!(build.deps, ["gen"]);
+    assert_eq!(
+        task(&parsed, "gen").description.as_deref(),
+        Some("Generate")
+    );
+    assert_eq!(task(&parsed, "gen").line, Some(7));
+}
+
+/// Found by fuzzing: 64 KB of `\\` and `(\` continuation lines took 2.4 s in
+/// makefile-lossless's error recovery, growing superlinearly.
+#[test]
+fn lines_without_a_separator_are_skipped_before_the_parser_sees_them() {
+    let text = String::from_utf8_lossy(include_bytes!(
+        "../../../fixtures/fuzz-regressions/make/backslash-pair-lines-inside-an-open-paren"
+    ))
+    .into_owned();
+    let parsed = one(&text);
+    assert!(parsed.tasks.is_empty());
+    assert!(
+        parsed.diagnostics[0].message.contains("missing separator"),
+        "{:?}",
+        parsed.diagnostics
+    );
+    let guarded = guard::guard(&text);
+    assert!(!guarded.skipped.is_empty());
+    let guarded = guarded.text.expect("rewritten");
+    assert_eq!(guarded.len(), text.len(), "offsets are kept");
+    assert!(guarded.trim().is_empty(), "every line was blanked");
+}
+
+/// Found by fuzzing: rule lines ending in `\\\\` followed by `(\\` continuation lines made
+/// the parser search the rest of the file for each unclosed `(` (64 KB: 0.3 s, 256 KB: 3.7 s).
+#[test]
+fn unclosed_parentheses_are_skipped_before_the_parser_sees_them() {
+    let text = String::from_utf8_lossy(include_bytes!(
+        "../../../fixtures/fuzz-regressions/make/rule-ending-in-backslash-pair-then-open-paren"
+    ))
+    .into_owned();
+    let skipped = guard::guard(&text).skipped;
+    assert!(skipped.len() > 1000, "{}", skipped.len());
+    let parsed = one(&text);
+    assert!(
+        parsed
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("line skipped"))
+    );
+}
+
+/// Found by fuzzing: one variable definition continued over thousands of lines made
+/// `VariableDefinition::name` quadratic in the mutable tree (64 KB: 1.3 s, 256 KB: 20 s);
+/// the tree is read immutably now. Both inputs, repeated to 256 KB, still read right.
+#[test]
+fn variable_definitions_continued_over_thousands_of_lines() {
+    let grown = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        text.repeat(4)
+    };
+    let define = grown(include_bytes!(
+        "../../../fixtures/fuzz-regressions/make/define-line-continued-into-an-assignment"
+    ));
+    let parsed = one(&define);
+    assert!(parsed.tasks.is_empty());
+    assert!(
+        parsed.diagnostics[0].message.contains("missing `endef`"),
+        "{:?}",
+        parsed.diagnostics
+    );
+    let dollars = grown(include_bytes!(
+        "../../../fixtures/fuzz-regressions/make/one-long-line-of-dollar-assignments"
+    ));
+    let parsed = one(&dollars);
+    assert!(parsed.tasks.is_empty());
+
+    // A value continued over 20,000 lines still names the target after it.
+    let long = format!(
+        "BIN := app{}\n$(BIN): ## Build it\n\tcc -o $@\n",
+        " \\\n".repeat(20_000)
+    );
+    let parsed = one(&long);
+    assert_eq!(names(&parsed), ["app"]);
+    let app = task(&parsed, "app");
+    assert_eq!(app.line, Some(20_002));
+    assert_eq!(app.description.as_deref(), Some("Build it"));
+    assert_eq!(app.script.as_deref(), Some("cc -o $@"));
+}
+
+#[test]
+fn recipe_prefix_and_inline_recipes() {
+    let parsed = one(".RECIPEPREFIX = >\nfoo:\n>echo hi\nbar: ; @echo inline\n");
+    assert_eq!(task(&parsed, "foo").script.as_deref(), Some("echo hi"));
+    assert_eq!(task(&parsed, "bar").script.as_deref(), Some("@echo inline"));
+}
+
+#[test]
+fn includes_belong_to_the_including_directory() {
+    let files = MemFiles::new()
+        .with(
+            "svc/Makefile",
+            "BIN := svc\ninclude mk/common.mk\n-include $(DEPS)\nall: lint $(BIN)\n",
+        )
+        .with(
+            "svc/mk/common.mk",
+            "# Lint the code\nlint:\n\tgolangci-lint run\n$(BIN):\n\tgo build -o $(BIN)\ninclude mk/more.mk\n",
+        )
+        .with("svc/mk/more.mk", "TOOL = fmt\n$(TOOL): ## Format\n\tgofmt -w .\n");
+    let parsed = run(&files, "svc/Makefile");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(names(&parsed), ["lint", "svc", "fmt", "all"]);
+    let lint = task(&parsed, "lint");
+    assert_eq!(lint.dir, "svc");
+    assert_eq!(lint.file_path, "svc/mk/common.mk");
+    assert_eq!(lint.line, Some(2));
+    assert_eq!(lint.description.as_deref(), Some("Lint the code"));
+    // Nested includes resolve from make's working directory, not the including file.
+    assert_eq!(task(&parsed, "fmt").file_path, "svc/mk/more.mk");
+    assert_eq!(task(&parsed, "all").deps, ["lint", "svc"]);
+    assert_eq!(parsed.consumed, ["svc/mk/common.mk", "svc/mk/more.mk"]);
+}
+
+#[test]
+fn an_included_makefile_stays_listed_on_its_own() {
+    let files = MemFiles::new()
+        .with("Makefile", "root:\n")
+        .with("sub/Makefile", "include ../Makefile\nsub:\n");
+    let parsed = run(&files, "sub/Makefile");
+    assert_eq!(names(&parsed), ["root", "sub"]);
+    assert!(parsed.consumed.is_empty());
+}
+
+#[test]
+fn broken_makefile_keeps_its_good_rules() {
+    let parsed = one(concat!(
+        "good1:\n\techo 1\n",
+        "this line is garbage\n",
+        "  so is this one\n",
+        "bad: $(unclosed\n",
+        "good2: good1 ## After the garbage\n\techo 2\n",
+        "endif\n",
+        "else\n",
+        "more garbage\n",
+        "even more\n",
+        "good3:\n\techo 3\n",
+    ));
+    assert!(names(&parsed).contains(&"good1"));
+    assert!(names(&parsed).contains(&"good2"));
+    assert!(names(&parsed).contains(&"good3"));
+    assert!(!names(&parsed).iter().any(|n| n.contains("garbage")));
+    let good2 = task(&parsed, "good2");
+    assert_eq!(good2.description.as_deref(), Some("After the garbage"));
+    assert_eq!(good2.deps, ["good1"]);
+    assert_eq!(parsed.diagnostics.len(), MAX_SYNTAX_DIAGNOSTICS + 1);
+    assert_eq!(parsed.diagnostics[0].line, Some(3));
+    assert!(
+        parsed.diagnostics[0]
+            .message
+            .starts_with("make syntax error")
+            || parsed.diagnostics[0]
+                .message
+                .starts_with("line skipped: missing separator"),
+        "{:?}",
+        parsed.diagnostics[0]
+    );
+    assert_eq!(parsed.diagnostics[5].line, None);
+}
+
+#[test]
+fn unterminated_define_swallows_the_rest_like_make() {
+    let parsed = one("before:\ndefine X\nafter:\n");
+    assert_eq!(names(&parsed), ["before"]);
+    assert_eq!(parsed.diagnostics.len(), 1);
+}
+
+#[test]
+fn odd_inputs_do_not_panic() {
+    for text in [
+        "",
+        "\n\n\n",
+        ":",
+        "::=",
+        "$(",
+        "${}:",
+        "\t\techo orphan recipe\n",
+        "a:\\",
+        "a: b \\\n",
+        "ifeq (\nendif\nendif\nelse\n",
+        "define\n",
+        "include\n",
+        "-include\n",
+        "a b c :: d | e | f ; g\n",
+        "é: ü ## ünïcode\n\techo ✓\n",
+        "\u{feff}all:\n",
+        "a:\r",
+        "#\\\nb:\n",
+        "x = $(x)\n$(x):\n",
+        ".RECIPEPREFIX =\na:\n\tb\n",
+    ] {
+        let _ = one(text);
+    }
+}
+
+#[test]
+fn long_lines_stay_fast_enough_to_finish() {
+    let many = "x ".repeat(200_000);
+    let parsed = one(&format!("all: {many}\nx:\n\techo x\n"));
+    assert_eq!(task(&parsed, "all").deps, ["x"]);
+    // So many targets before the `:` looks like garbage to the guard: skipped, said so.
+    let parsed = one(&format!("{many}: y\nok:\n"));
+    assert_eq!(names(&parsed), ["ok"]);
+    assert_eq!(parsed.diagnostics.len(), 1);
+    let parsed = one(&format!("{}\nok:\n", ") ".repeat(200_000)));
+    assert_eq!(names(&parsed), ["ok"]);
+    let recipe = "\techo hi\n".repeat(100_000);
+    let parsed = one(&format!("big:\n{recipe}"));
+    assert!(
+        task(&parsed, "big")
+            .script
+            .as_deref()
+            .unwrap()
+            .ends_with('…')
+    );
+    let _ = one(&format!("include {many}\n"));
+}
+
+#[test]
+fn helpers() {
+    assert_eq!(line_doc(": a b ## Doc text"), Some("Doc text".to_owned()));
+    assert_eq!(line_doc(": $(X#) ## Doc"), Some("Doc".to_owned()));
+    assert_eq!(line_doc(": a\\#b ## Doc"), Some("Doc".to_owned()));
+    assert_eq!(line_doc(": a ##"), None);
+    assert_eq!(comment_text("## -------"), None);
+    assert_eq!(comment_text("##   indented"), Some("  indented"));
+    assert_eq!(bounded_lines(["ab", "cd"].into_iter(), 4), "ab\nc…");
+    assert_eq!(bounded_lines(["ab", "cd"].into_iter(), 5), "ab\ncd");
+    assert_eq!(bounded_lines(["abcdef"].into_iter(), 4), "abcd…");
+    assert_eq!(bounded_lines(["aé"].into_iter(), 2), "a…");
+}

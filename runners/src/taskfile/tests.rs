@@ -1,0 +1,558 @@
+//! Unit tests of the taskfile adapter.
+use super::*;
+use crate::MemFiles;
+use crate::testing::{messages, names, task};
+
+fn run(files: &MemFiles, path: &str) -> Parsed {
+    crate::testing::parse_with(parse, files, path)
+}
+
+#[test]
+fn candidates_follow_go_task_precedence() {
+    assert_eq!(candidate("Taskfile.yml"), Some(0));
+    assert_eq!(candidate("svc/taskfile.yml"), Some(1));
+    assert_eq!(candidate("Taskfile.yaml"), Some(2));
+    assert_eq!(candidate("a/Taskfile.dist.yml"), Some(4));
+    assert_eq!(candidate("taskfile.dist.yaml"), Some(7));
+    assert_eq!(candidate("Taskfile.yml.bak"), None);
+    assert_eq!(candidate("Taskfile.json"), None);
+    assert_eq!(candidate("docs/Taskfile.lint.yml"), None);
+}
+
+#[test]
+fn wildcards_prompts_and_interactive_tasks() {
+    let files = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\ntasks:\n  greet:*:\n    cmds: [echo hi]\n  deploy:*:*:\n    prompt: [Sure?, Really sure?]\n    cmds: [echo x]\n  shell:\n    interactive: true\n    prompt: Open a shell?\n    cmds: [sh]\n",
+    );
+    let parsed = run(&files, "Taskfile.yml");
+    let greet = task(&parsed, "greet:*");
+    assert_eq!(greet.params, [Param::required("MATCH")]);
+    let deploy = task(&parsed, "deploy:*:*");
+    assert_eq!(
+        deploy.params,
+        [Param::required("MATCH1"), Param::required("MATCH2")]
+    );
+    assert_eq!(deploy.behaviour.confirm, ["Sure?", "Really sure?"]);
+    let shell = task(&parsed, "shell");
+    assert!(shell.behaviour.interactive);
+    assert_eq!(shell.behaviour.confirm, ["Open a shell?"]);
+}
+
+#[test]
+fn excludes_take_patterns_and_os_includes_resolve() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  t:\n    taskfile: ./tools.yml\n    excludes: ['lint:*', fmt]\n  os: ./Taskfile_{{OS}}.yml\n",
+        )
+        .with(
+            "tools.yml",
+            "version: '3'\ntasks:\n  fmt: x\n  vet: x\n  lint:go: x\n  lint:yaml: x\n  linter: x\n",
+        )
+        .with(
+            &format!("Taskfile_{}.yml", include::go_os()),
+            "version: '3'\ntasks:\n  open: x\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["t:vet", "t:linter", "os:open"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert!(glob_match("a*c*e", "abcde"));
+    assert!(!glob_match("a*c", "abcd"));
+}
+
+#[test]
+fn files_go_task_refuses_are_reported() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '4'\nincludes:\n  web: ./web.yml\ntasks:\n  build: x\n",
+        )
+        .with(
+            "web.yml",
+            "version: '3'\ndotenv: [.env]\ntasks:\n  serve: x\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(1),
+                "schema version 4 is newer than go-task 3 reads; it refuses the file"
+            ),
+            (
+                "web.yml",
+                Some(2),
+                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)"
+            ),
+        ]
+    );
+}
+
+/// The shape of go-task's own Taskfile.yml.
+#[test]
+fn go_task_style_root() {
+    let files = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\n\nvars:\n  BIN: '{{.ROOT_DIR}}/bin'\n\nenv:\n  CGO_ENABLED: '0'\n\ntasks:\n  default:\n    cmds:\n      - task: lint\n      - task: test\n\n  install:\n    desc: Installs Task\n    aliases: [i]\n    sources:\n      - './**/*.go'\n    cmds:\n      - go install -v -ldflags=\"-w -s\" ./cmd/task\n\n  lint: golangci-lint run\n",
+    );
+    let parsed = run(&files, "Taskfile.yml");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(names(&parsed), ["default", "install", "lint"]);
+    let install = task(&parsed, "install");
+    assert_eq!(install.runner, Runner::Task);
+    assert_eq!(install.argv, ["task", "install"]);
+    assert_eq!(install.dir, ".");
+    assert_eq!(install.file_path, "Taskfile.yml");
+    assert_eq!(install.line, Some(15));
+    assert_eq!(install.description.as_deref(), Some("Installs Task"));
+    assert_eq!(install.aliases, ["i"]);
+    assert_eq!(
+        task(&parsed, "default").script.as_deref(),
+        Some("task: lint\ntask: test")
+    );
+    assert_eq!(
+        task(&parsed, "lint").script.as_deref(),
+        Some("golangci-lint run")
+    );
+    assert!(parsed.consumed.is_empty());
+}
+
+fn included_tree() -> MemFiles {
+    MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  docs: ./docs/Taskfile.yml\n  lib:\n    taskfile: ./lib\n    dir: ./lib\n    aliases: [l]\n    excludes: [secret]\n  tools:\n    taskfile: ./tools.yml\n    flatten: true\n  priv:\n    taskfile: ./private\n    internal: true\n  extra:\n    taskfile: ./extra.yml\n    optional: true\ntasks:\n  build:\n    desc: Build it\n    deps: [tools:nope, fmt]\n",
+        )
+        .with(
+            "docs/Taskfile.yml",
+            "version: '3'\ntasks:\n  default: mkdocs build\n  serve:\n    desc: Serve the docs\n    aliases: [s]\n    deps: [default, ':build']\n",
+        )
+        .with(
+            "lib/Taskfile.yml",
+            "version: '3'\nincludes:\n  nested: ./nested\ntasks:\n  secret: echo hidden\n  pub:\n    desc: Public\n  helper:\n    internal: true\n    cmds: [echo]\n",
+        )
+        .with(
+            "lib/nested/Taskfile.yaml",
+            "version: '3'\ntasks:\n  deep:\n    aliases: [d]\n    cmds: [echo deep]\n",
+        )
+        .with("tools.yml", "version: '3'\ntasks:\n  fmt:\n    desc: Format\n")
+        .with("private/Taskfile.yml", "version: '3'\ntasks:\n  p: echo\n")
+}
+
+/// Names and aliases as `task --list-all --json` prints them for the same tree.
+#[test]
+fn includes_are_namespaced_like_go_task() {
+    let parsed = run(&included_tree(), "Taskfile.yml");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(
+        names(&parsed),
+        [
+            "build",
+            "docs:default",
+            "docs:serve",
+            "lib:pub",
+            "lib:nested:deep",
+            "fmt"
+        ]
+    );
+    let serve = task(&parsed, "docs:serve");
+    assert_eq!(serve.aliases, ["docs:s"]);
+    assert_eq!(serve.argv, ["task", "docs:serve"]);
+    assert_eq!(serve.file_path, "docs/Taskfile.yml");
+    assert_eq!(serve.dir, ".");
+    assert_eq!(serve.line, Some(4));
+    assert_eq!(serve.deps, ["docs:default", "build"]);
+    assert_eq!(task(&parsed, "docs:default").aliases, ["docs"]);
+    assert_eq!(task(&parsed, "lib:pub").aliases, ["l:pub"]);
+    assert_eq!(
+        task(&parsed, "lib:nested:deep").aliases,
+        ["lib:nested:d", "l:nested:deep", "l:nested:d"]
+    );
+    assert_eq!(
+        task(&parsed, "lib:nested:deep").file_path,
+        "lib/nested/Taskfile.yaml"
+    );
+    assert_eq!(task(&parsed, "fmt").file_path, "tools.yml");
+    assert_eq!(
+        parsed.consumed,
+        [
+            "docs/Taskfile.yml",
+            "lib/Taskfile.yml",
+            "lib/nested/Taskfile.yaml",
+            "tools.yml",
+            "private/Taskfile.yml"
+        ]
+    );
+}
+
+#[test]
+fn default_tasks_answer_to_every_namespace_alias() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  a:\n    taskfile: ./a\n    aliases: [x, y]\n",
+        )
+        .with(
+            "a/Taskfile.yml",
+            "version: '3'\nincludes:\n  b: ./b\ntasks:\n  default: echo a\n",
+        )
+        .with(
+            "a/b/Taskfile.yml",
+            "version: '3'\ntasks:\n  default: echo b\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(
+        task(&parsed, "a:default").aliases,
+        ["x:default", "y:default", "a", "x", "y"]
+    );
+    assert_eq!(
+        task(&parsed, "a:b:default").aliases,
+        ["a:b", "x:b:default", "x:b", "y:b:default", "y:b"]
+    );
+}
+
+#[test]
+fn excludes_name_tasks_relative_to_the_include() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  ex:\n    taskfile: ./a\n    excludes: [b:leaf, ok]\n",
+        )
+        .with(
+            "a/Taskfile.yml",
+            "version: '3'\nincludes:\n  b: ./b\ntasks:\n  ok: echo\n  kept: echo\n",
+        )
+        .with(
+            "a/b/Taskfile.yml",
+            "version: '3'\ntasks:\n  leaf: echo\n  other: echo\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["ex:kept", "ex:b:other"]);
+}
+
+#[test]
+fn missing_includes() {
+    let files = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  opt:\n    taskfile: ./nope.yml\n    optional: true\n  req: ./gone\n  up: ../outside.yml\ntasks:\n  a: echo\n",
+    );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["a"]);
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(6),
+                "include `req`: no Taskfile at gone"
+            ),
+            (
+                "Taskfile.yml",
+                Some(7),
+                "include `up` points outside the repository"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn remote_and_templated_includes() {
+    let files = MemFiles::new()
+        .with(
+            "svc/Taskfile.yml",
+            "version: '3'\nvars:\n  SHARED: shared\n  OS_DIR: '{{OS}}'\nincludes:\n  remote: https://taskfile.dev/Taskfile.yml\n  shared: '{{.ROOT_DIR}}/{{.SHARED}}'\n  here: '{{.TASKFILE_DIR}}/local.yml'\n  os: ./{{.OS_DIR}}/Taskfile.yml\n",
+        )
+        .with("svc/shared/Taskfile.yml", "version: '3'\ntasks:\n  s: echo\n")
+        .with("svc/local.yml", "version: '3'\ntasks:\n  l: echo\n");
+    let parsed = run(&files, "svc/Taskfile.yml");
+    assert_eq!(names(&parsed), ["shared:s", "here:l"]);
+    assert_eq!(task(&parsed, "shared:s").dir, "svc");
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "svc/Taskfile.yml",
+                Some(6),
+                "remote include `remote` (https://taskfile.dev/Taskfile.yml) is not followed; its tasks are not listed"
+            ),
+            (
+                "svc/Taskfile.yml",
+                Some(9),
+                "include `os`: cannot resolve `{{.OS_DIR}}` in its path without running go-task"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn include_cycles_stop() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  a: ./a.yml\ntasks:\n  root: echo\n",
+        )
+        .with(
+            "a.yml",
+            "version: '3'\nincludes:\n  back: ./Taskfile.yml\n  me: ./a.yml\ntasks:\n  x: echo\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["root", "a:x"]);
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "a.yml",
+                Some(3),
+                "include cycle: Taskfile.yml -> a.yml -> Taskfile.yml"
+            ),
+            (
+                "a.yml",
+                Some(4),
+                "include cycle: Taskfile.yml -> a.yml -> a.yml"
+            ),
+        ]
+    );
+}
+
+/// Every level includes the next one twice: 2^30 paths without a cap.
+#[test]
+fn include_diamonds_are_capped() {
+    let mut files = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\nincludes:\n  l: ./t0.yml\n  r: ./t0.yml\n",
+    );
+    for i in 0..30 {
+        let next = i + 1;
+        files = files.with(
+            &format!("t{i}.yml"),
+            &format!("version: '3'\nincludes:\n  l: ./t{next}.yml\n  r: ./t{next}.yml\ntasks:\n  x: echo\n"),
+        );
+    }
+    let parsed = run(&files, "Taskfile.yml");
+    assert!(parsed.tasks.len() < 300);
+    assert!(parsed.tasks.iter().any(|t| t.source_name == "l:x"));
+    assert!(
+        parsed
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("deeper than 16") || d.message.contains("more than 256"))
+    );
+}
+
+#[test]
+fn invalid_yaml_lists_nothing_from_that_file() {
+    let files = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\ntasks:\n  build:\n    cmds: [go build\n  test: go test\n",
+    );
+    let parsed = run(&files, "Taskfile.yml");
+    assert!(parsed.tasks.is_empty());
+    let [d] = parsed.diagnostics.as_slice() else {
+        panic!("{:?}", parsed.diagnostics)
+    };
+    assert_eq!(d.line, Some(5));
+    assert!(d.message.starts_with("invalid YAML: "), "{}", d.message);
+}
+
+#[test]
+fn a_broken_include_does_not_hide_the_rest() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  bad: ./bad.yml\n  bad2: ./bad.yml\ntasks:\n  ok: echo\n",
+        )
+        .with("bad.yml", "tasks: [\n");
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["ok"]);
+    assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
+    assert_eq!(parsed.diagnostics[0].file_path, "bad.yml");
+    assert_eq!(parsed.consumed, ["bad.yml"]);
+}
+
+#[test]
+fn duplicates() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  flat:\n    taskfile: ./flat.yml\n    flatten: true\ntasks:\n  fmt: echo root\n  a: echo first\n  a: echo second\n",
+        )
+        .with("flat.yml", "version: '3'\ntasks:\n  fmt: echo flat\n");
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["fmt", "a"]);
+    assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo second"));
+    assert_eq!(task(&parsed, "fmt").script.as_deref(), Some("echo root"));
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(9),
+                "task `a` is defined again (before on line 8); the later one wins"
+            ),
+            (
+                "flat.yml",
+                Some(3),
+                "task `fmt` is also defined at Taskfile.yml:7; go-task refuses duplicate task names"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn old_or_missing_versions_are_still_listed() {
+    let files = MemFiles::new()
+        .with("Taskfile.yml", "tasks:\n  a: echo\n")
+        .with("v2/Taskfile.yml", "version: 2\ntasks:\n  b: echo\n");
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["a"]);
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "Taskfile.yml",
+            None,
+            "no `version: '3'`; go-task refuses a Taskfile without a schema version"
+        )]
+    );
+    let parsed = run(&files, "v2/Taskfile.yml");
+    assert_eq!(names(&parsed), ["b"]);
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "v2/Taskfile.yml",
+            Some(1),
+            "schema version 2 is no longer supported by go-task 3"
+        )]
+    );
+}
+
+#[test]
+fn crlf_and_anchors() {
+    let text = "version: '3'\r\n\r\nx-go: &go\r\n  desc: Go task\r\n  env: {GOFLAGS: -mod=mod}\r\n\r\ntasks:\r\n  build:\r\n    <<: *go\r\n    cmds:\r\n      - go build ./...\r\n  vet:\r\n    <<: *go\r\n    desc: Vet\r\n    cmds: [go vet ./...]\r\n";
+    let files = MemFiles::new().with("Taskfile.yml", text);
+    let parsed = run(&files, "Taskfile.yml");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let build = task(&parsed, "build");
+    assert_eq!(build.line, Some(8));
+    assert_eq!(build.description.as_deref(), Some("Go task"));
+    assert_eq!(build.script.as_deref(), Some("go build ./..."));
+    assert_eq!(build.env, [("GOFLAGS".to_owned(), "-mod=mod".to_owned())]);
+    assert_eq!(task(&parsed, "vet").line, Some(12));
+    assert_eq!(task(&parsed, "vet").description.as_deref(), Some("Vet"));
+}
+
+#[test]
+fn odd_shapes_are_reported() {
+    let files = MemFiles::new()
+        .with("a/Taskfile.yml", "- not\n- a map\n")
+        .with(
+            "b/Taskfile.yml",
+            "version: '3'\ntasks: [a, b]\nincludes: ./x\n",
+        )
+        .with("c/Taskfile.yml", "")
+        .with(
+            "d/Taskfile.yml",
+            "version: '3'\nincludes:\n  x: [1]\n  y: {dir: ./y}\n",
+        );
+    assert_eq!(
+        messages(&run(&files, "a/Taskfile.yml")),
+        [(
+            "a/Taskfile.yml",
+            None,
+            "a Taskfile is a mapping, not a list"
+        )]
+    );
+    assert_eq!(
+        messages(&run(&files, "b/Taskfile.yml")),
+        [
+            (
+                "b/Taskfile.yml",
+                Some(2),
+                "`tasks` should be a mapping, not a list"
+            ),
+            (
+                "b/Taskfile.yml",
+                Some(3),
+                "`includes` should be a mapping, not a string"
+            ),
+        ]
+    );
+    assert_eq!(run(&files, "c/Taskfile.yml"), Parsed::default());
+    assert_eq!(
+        messages(&run(&files, "d/Taskfile.yml")),
+        [
+            (
+                "d/Taskfile.yml",
+                Some(3),
+                "include `x` should be a path or a mapping, not a list"
+            ),
+            (
+                "d/Taskfile.yml",
+                Some(4),
+                "include `y` has no `taskfile` path"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn same_dir_dist_include_is_consumed() {
+    let files = MemFiles::new()
+        .with("Taskfile.yml", "version: '3'\nincludes:\n  dist:\n    taskfile: ./Taskfile.dist.yml\n    flatten: true\ntasks:\n  mine: echo\n")
+        .with("Taskfile.dist.yml", "version: '3'\ntasks:\n  shared: echo\n");
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["mine", "shared"]);
+    assert_eq!(parsed.consumed, ["Taskfile.dist.yml"]);
+}
+
+#[test]
+fn byte_order_mark_is_ignored() {
+    let files = MemFiles::new().with("Taskfile.yml", "\u{feff}version: '3'\ntasks:\n  a: echo\n");
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["a"]);
+    assert_eq!(parsed.tasks[0].line, Some(3));
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+}
+
+#[test]
+fn many_tasks_and_duplicates_stay_linear() {
+    let mut text = String::from("version: '3'\ntasks:\n");
+    for i in 0..60_000 {
+        text.push_str(if i % 2 == 0 { "  same: echo\n" } else { "  " });
+        if i % 2 == 1 {
+            text.push_str(&i.to_string());
+            text.push_str(": echo\n");
+        }
+    }
+    let files = MemFiles::new();
+    let parsed = parse(&Source {
+        path: "Taskfile.yml",
+        text: &text,
+        files: &files,
+    });
+    assert_eq!(parsed.tasks.len(), 30_001);
+    assert_eq!(parsed.diagnostics.len(), 29_999);
+}
+
+#[test]
+fn hostile_inputs_return() {
+    let files = MemFiles::new();
+    let long_line = format!("version: '3'\ntasks:\n  a: {}\n", "x".repeat(20_000_000));
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let keys = format!("{}\n", "a: ".repeat(100_000));
+    for text in [
+        long_line.as_str(),
+        deep.as_str(),
+        keys.as_str(),
+        "\u{feff}tasks: {a: b}",
+        "\0\0",
+        ":",
+    ] {
+        let _ = parse(&Source {
+            path: "Taskfile.yml",
+            text,
+            files: &files,
+        });
+    }
+}
