@@ -9,6 +9,7 @@ mod ask;
 mod catalog;
 mod clients;
 mod envelope;
+mod jobs;
 mod render;
 mod resources;
 mod schema;
@@ -16,6 +17,7 @@ mod server;
 mod state;
 mod stream;
 mod task_tools;
+mod tasks;
 mod transport;
 mod types;
 

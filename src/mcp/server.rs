@@ -12,35 +12,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
-use agg_runners::Runner;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
-use super::ask::{self, Asker, Choice, Outcome, Retry};
+use super::ask::{Asker, Retry};
 use super::catalog::{self, Name};
-use super::envelope::{ToolError, ToolResult, code, failure, invalid, parse, success, tool_error};
-use super::render::{self, RESULT_CAP};
+use super::envelope::{ToolError, code, failure, parse, tool_error};
+use super::render::{self};
 use super::resources::{self, Subscriptions};
-use super::stream;
-use super::types::{
-    AllowlistInfo, DescribeResult, DescribeTaskArgs, JobRef, ListTasksArgs, ListTasksResult,
-    MAX_WAIT_MS, OutputMode, StatusArgs, StatusResult, TaskOutputArgs, TaskRow, TaskStartArgs,
-    TaskStatusArgs, TaskStopArgs,
-};
+use super::types::{AllowlistInfo, ListTasksResult, StatusArgs, TaskRow};
 use crate::allowlist::{Decision, LiveAllowlist};
-use crate::engine::{Duplicates, Engine, Job};
-use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
-use crate::table::{Filter, Table, Task};
+use crate::table::{Table, Task};
 
-use super::task_tools::{self, TaskTool};
+use super::task_tools::TaskTool;
 
 /// The `agg mcp` handler.
 #[derive(Debug, Clone)]
@@ -98,13 +91,13 @@ impl Server {
         *lock(&self.0.peer) = Some(peer);
     }
 
-    fn table(&self) -> Arc<Table> {
+    pub(super) fn table(&self) -> Arc<Table> {
         self.0.live.table()
     }
 
     /// The current table: kept fresh by the file watch, or scanned again when no watch
     /// runs.
-    async fn fresh(&self) -> Arc<Table> {
+    pub(super) async fn fresh(&self) -> Arc<Table> {
         if self.0.live.watching() {
             return self.table();
         }
@@ -112,7 +105,7 @@ impl Server {
     }
 
     /// Scans the whole repository again and returns the new table.
-    async fn rescan(&self) -> Arc<Table> {
+    pub(super) async fn rescan(&self) -> Arc<Table> {
         let state = Arc::clone(&self.0);
         tokio::task::spawn_blocking(move || state.live.refresh())
             .await
@@ -148,7 +141,7 @@ impl Server {
         self.notify_resource_updated(resources::TASKS_URI.to_owned());
     }
 
-    fn per_task_tools(&self) -> Vec<TaskTool> {
+    pub(super) fn per_task_tools(&self) -> Vec<TaskTool> {
         self.0
             .task_tools
             .read()
@@ -163,7 +156,10 @@ impl Server {
     /// Names resolve as agents give them (`resolve::for_agent`): the unique name, `RUNNER
     /// NAME`, or what a go-task wildcard task matches (`greet:bob` for `greet:*`, whose
     /// matched parts come back as the arguments to put first).
-    async fn find(&self, name: &str) -> Result<(Arc<Table>, usize, Vec<String>), ToolError> {
+    pub(super) async fn find(
+        &self,
+        name: &str,
+    ) -> Result<(Arc<Table>, usize, Vec<String>), ToolError> {
         let position = |t: &Table| {
             crate::resolve::for_agent(t, name).and_then(|r| {
                 t.tasks
@@ -191,449 +187,16 @@ impl Server {
         }
     }
 
-    fn decide(&self, task: &Task) -> Decision {
+    pub(super) fn decide(&self, task: &Task) -> Decision {
         lock(&self.0.allowlist).decide(task)
     }
 
-    fn allowlist_info(&self) -> AllowlistInfo {
+    pub(super) fn allowlist_info(&self) -> AllowlistInfo {
         let list = lock(&self.0.allowlist);
         AllowlistInfo {
             path: list.path().map(|p| p.display().to_string()),
             problem: list.problem().map(str::to_owned),
         }
-    }
-
-    async fn list_tasks(&self, args: ListTasksArgs) -> ToolResult {
-        let runners = match args.runner.as_deref() {
-            None | Some("") => Vec::new(),
-            Some(name) => vec![Runner::from_name(name).ok_or_else(|| {
-                tool_error(
-                    code::INVALID_ARGS,
-                    format!("unknown runner `{name}`"),
-                    Some(format!("one of: {}", Runner::names())),
-                )
-            })?],
-        };
-        let dir = match args.dir.as_deref() {
-            None => None,
-            Some(d) => Some(inside_root(&self.0.root, d)?),
-        };
-        let filter = Filter {
-            runners,
-            dir,
-            query: args.query.clone(),
-        };
-        let table = self.fresh().await;
-        let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
-        let offset = args.offset.unwrap_or(0);
-        let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
-        let rows: Vec<TaskRow> = matching
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|t| TaskRow {
-                allowlisted: self.decide(t).allowed(),
-                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
-                task: (*t).clone(),
-            })
-            .collect();
-        let next = offset + rows.len();
-        let result = ListTasksResult {
-            root: table.root.display().to_string(),
-            total: matching.len(),
-            next_offset: (next < matching.len()).then_some(next),
-            tasks: rows,
-            diagnostics: table.diagnostics.clone(),
-            allowlist: self.allowlist_info(),
-        };
-        let text = list_text(&result);
-        Ok(success(&result, text))
-    }
-
-    async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
-        let (table, i, _) = self.find(&args.unique_name).await?;
-        let task = &table.tasks[i];
-        let decision = self.decide(task);
-        let result = DescribeResult {
-            detail: crate::detail::of(
-                &table,
-                task,
-                crate::invocation::resolve_program(task)
-                    .ok()
-                    .map(|p| p.to_string_lossy().into_owned()),
-            ),
-            allowlisted: decision.allowed(),
-            allowlist_rule: match decision {
-                Decision::Allowed(r) | Decision::Denied(r) => Some(r),
-                Decision::NotListed | Decision::Lapsed { .. } => None,
-            },
-        };
-        let mut text = Vec::new();
-        let _ = crate::detail::write(&mut text, &result.detail);
-        // The text copy is for a model, not a terminal: no styling.
-        let mut text = anstream::adapter::strip_str(&String::from_utf8_lossy(&text)).to_string();
-        text.push_str(if result.allowlisted {
-            "  agents may run it (allowlisted)\n"
-        } else {
-            "  agents may not run it yet (not allowlisted)\n"
-        });
-        Ok(success(&result, text))
-    }
-
-    /// A per-task tool call: its parameters become the task's arguments and environment,
-    /// then it goes through exactly the checks of `task_start`.
-    async fn run_task_tool(
-        &self,
-        unique_name: String,
-        args: rmcp::model::JsonObject,
-        ctx: RequestContext<RoleServer>,
-        retry: Retry,
-    ) -> Result<CallToolResponse, ToolError> {
-        let table = self.table();
-        let Some(task) = table.get(&unique_name) else {
-            return Err(tool_error(
-                code::NOT_FOUND,
-                format!("the task `{unique_name}` is gone from the repository"),
-                Some("list_tasks shows the current tasks".to_owned()),
-            ));
-        };
-        let start = task_tools::start_arguments(task, &args).map_err(invalid)?;
-        let start: TaskStartArgs = parse(Some(start))?;
-        self.task_start(start, ctx, retry).await
-    }
-
-    /// Writes the user's answer as `agg allow` / `agg deny` would; `Err` for a deny.
-    async fn record(&self, choice: Choice, table: &Table, task: &Task) -> Result<(), ToolError> {
-        if choice == Choice::Once {
-            return Ok(());
-        }
-        let Some(store) = lock(&self.0.allowlist).store() else {
-            tracing::warn!("the user's answer cannot be written: no allowlist file");
-            return if choice == Choice::Deny {
-                Err(tool_error(
-                    code::NOT_ALLOWLISTED,
-                    format!("`{}` was denied by the user", task.unique_name),
-                    None,
-                ))
-            } else {
-                Ok(())
-            };
-        };
-        let root = table.root.clone();
-        let owned = task.clone();
-        let written = tokio::task::spawn_blocking(move || match choice {
-            Choice::AlwaysTask => store.allow_task(&root, &owned),
-            Choice::AlwaysFile => store.allow_task_file(&root, &owned, false),
-            Choice::Deny | Choice::Once => store.deny_task(&root, &owned),
-        })
-        .await;
-        match written {
-            Ok(Ok(_)) => {}
-            Ok(Err(err)) => tracing::warn!("the user's answer could not be written: {err}"),
-            Err(err) => tracing::warn!("the user's answer could not be written: {err}"),
-        }
-        if choice == Choice::Deny {
-            return Err(tool_error(
-                code::NOT_ALLOWLISTED,
-                format!(
-                    "`{}` was denied by the user (and is now denied in the allowlist)",
-                    task.unique_name
-                ),
-                None,
-            ));
-        }
-        Ok(())
-    }
-
-    async fn task_start(
-        &self,
-        args: TaskStartArgs,
-        ctx: RequestContext<RoleServer>,
-        retry: Retry,
-    ) -> Result<CallToolResponse, ToolError> {
-        let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
-        if wait_ms > MAX_WAIT_MS {
-            return Err(invalid(format!(
-                "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
-            )));
-        }
-        let mode = args.output.unwrap_or_default();
-        let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-        let (table, i, implied) = self.find(&args.unique_name).await?;
-        let task = &table.tasks[i];
-        let refusal = match self.decide(task) {
-            Decision::Allowed(_) => None,
-            Decision::Denied(rule) => {
-                // A deny is never asked about.
-                return Err(tool_error(
-                    code::NOT_ALLOWLISTED,
-                    format!("`{}` is denied by the user's allowlist ({rule})", task.unique_name),
-                    Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
-                ));
-            }
-            Decision::Lapsed { summary, .. } => Some((
-                format!("changed since you allowed it: {summary}"),
-                tool_error(
-                    code::NOT_ALLOWLISTED,
-                    format!(
-                        "`{}` changed since you allowed it: {summary}",
-                        task.unique_name
-                    ),
-                    Some(format!(
-                        "ask the user to review the change and run `agg allow {}` again in {}",
-                        task.unique_name,
-                        table.root.display()
-                    )),
-                ),
-            )),
-            Decision::NotListed => Some((
-                "is not in your allowlist".to_owned(),
-                tool_error(
-                    code::NOT_ALLOWLISTED,
-                    format!(
-                        "`{}` is not allowlisted, so agents may not run it",
-                        task.unique_name
-                    ),
-                    Some(format!(
-                        "ask the user to run `agg allow {}` (or `agg allow --file {}` for every task in that file) in {}",
-                        task.unique_name,
-                        task.file_path,
-                        table.root.display()
-                    )),
-                ),
-            )),
-        };
-        let confirm_texts = table
-            .behaviour(task)
-            .map(|b| b.confirm.clone())
-            .unwrap_or_default();
-        let mut questions = Vec::new();
-        if let Some((reason, _)) = &refusal {
-            questions.extend(ask::permission(task, reason));
-        }
-        if !confirm_texts.is_empty() {
-            questions.extend(ask::confirmation(task, &confirm_texts));
-        }
-        let mut confirmed = false;
-        if !questions.is_empty() {
-            let outcome = if is_modern(&ctx) {
-                let supports = ctx
-                    .meta
-                    .client_capabilities()
-                    .is_some_and(|c| c.elicitation.is_some());
-                self.0.asker.modern(supports, task, questions, &retry)
-            } else {
-                self.0.asker.classic(&ctx.peer, task, questions).await
-            };
-            let answers = match outcome {
-                Outcome::NeedInput(question) => return Ok(question.into()),
-                Outcome::Answers(answers) => answers,
-                Outcome::Unsupported => {
-                    return Err(match refusal {
-                        Some((_, refusal)) => refusal,
-                        None => needs_confirmation(task, &confirm_texts),
-                    });
-                }
-            };
-            if refusal.is_some() {
-                match ask::chosen(&answers) {
-                    Some(choice) => self.record(choice, &table, task).await?,
-                    None => {
-                        return Err(tool_error(
-                            code::NOT_ALLOWLISTED,
-                            format!("`{}` was declined by the user", task.unique_name),
-                            None,
-                        ));
-                    }
-                }
-            }
-            if !confirm_texts.is_empty() {
-                if !ask::confirmed(&answers) {
-                    return Err(tool_error(
-                        code::NEEDS_CONFIRMATION,
-                        format!(
-                            "the user did not confirm `{}`: {}",
-                            task.unique_name,
-                            confirm_texts.join(" ")
-                        ),
-                        None,
-                    ));
-                }
-                confirmed = true;
-            }
-        }
-        let opts = RunOptions {
-            args: implied.into_iter().chain(args.args).collect(),
-            confirmed,
-            env: args.env.into_iter().collect(),
-            skip_deps: args.skip_deps,
-        };
-        let inv = invocation(&table, task, &opts).map_err(|e| match e {
-            InvocationError::RunnerMissing { runner, hint } => tool_error(
-                code::RUNNER_UNAVAILABLE,
-                format!(
-                    "`{}` needs {runner}, which is not installed",
-                    task.unique_name
-                ),
-                Some(format!("install it: {hint}")),
-            ),
-            other => tool_error(code::INVALID_ARGS, other.to_string(), None),
-        })?;
-        let started = self
-            .0
-            .engine
-            .start(
-                inv,
-                crate::engine::StdioMode::Capture,
-                if args.allow_parallel {
-                    Duplicates::Allow
-                } else {
-                    Duplicates::Reuse
-                },
-            )
-            .map_err(|e| {
-                tool_error(
-                    code::TOO_MANY_JOBS,
-                    e.to_string(),
-                    Some("status lists the running jobs; task_stop ends one".to_owned()),
-                )
-            })?;
-        let job = Arc::clone(&started.job);
-        if !started.reused {
-            self.follow_log_resource(Arc::clone(&job));
-        }
-        let levels = stream::Levels {
-            request: ctx.meta.log_level(),
-            opt_in_only: is_modern(&ctx),
-        };
-        let settled = Arc::new(AtomicBool::new(false));
-        stream::follow(
-            Arc::clone(&self.0),
-            Arc::clone(&job),
-            ctx.peer.clone(),
-            levels,
-            Arc::clone(&settled),
-        );
-        let progress = ctx.meta.get_progress_token();
-        let waited = tokio::select! {
-            finished = job.wait_for(Duration::from_millis(wait_ms)) => Some(finished),
-            () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
-            () = ctx.ct.cancelled() => {
-                // The client gave up on this call: the job goes with it.
-                self.0.engine.stop(&job, Duration::from_secs(5)).await;
-                if stream::wanted(&self.0, levels, LoggingLevel::Warning) {
-                    stream::final_words(&job, &ctx.peer).await;
-                }
-                None
-            }
-        };
-        if waited == Some(true) {
-            settled.store(true, Ordering::Release);
-        }
-        let block = render::output(&job, mode, tail_lines, RESULT_CAP);
-        let result = render::job_result(&job, mode, block, started.reused);
-        Ok(success(&result, render::job_text(&result)).into())
-    }
-
-    fn status(&self) -> CallToolResult {
-        let jobs: Vec<_> = self.0.engine.list().iter().map(|j| j.snapshot()).collect();
-        let running = jobs
-            .iter()
-            .filter(|j| j.state == crate::engine::JobState::Running)
-            .count();
-        let result = StatusResult {
-            jobs,
-            running,
-            max_running: self.0.engine.config().max_running,
-        };
-        let mut text = format!(
-            "{} jobs, {} running (at most {})",
-            result.jobs.len(),
-            running,
-            result.max_running
-        );
-        for j in &result.jobs {
-            let _ = write!(
-                text,
-                "\n{}  {}  {}  pid {}  {}ms{}",
-                j.run_id,
-                j.unique_name,
-                j.state.as_str(),
-                j.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
-                j.elapsed_ms,
-                j.exit_code
-                    .map_or_else(String::new, |c| format!("  exit {c}"))
-            );
-        }
-        success(&result, text)
-    }
-
-    fn job(&self, r: &JobRef) -> Result<Arc<Job>, ToolError> {
-        let given = usize::from(r.run_id.is_some())
-            + usize::from(r.pid.is_some())
-            + usize::from(r.unique_name.is_some());
-        if given != 1 {
-            return Err(invalid("give exactly one of run_id, pid or unique_name"));
-        }
-        let found = if let Some(id) = &r.run_id {
-            self.0.engine.get(id)
-        } else if let Some(pid) = r.pid {
-            self.0.engine.by_pid(pid)
-        } else {
-            r.unique_name
-                .as_deref()
-                .and_then(|n| self.0.engine.by_task(n))
-        };
-        found.ok_or_else(|| {
-            let wanted = r
-                .run_id
-                .clone()
-                .or_else(|| r.pid.map(|p| format!("pid {p}")))
-                .or_else(|| r.unique_name.clone())
-                .unwrap_or_default();
-            let mut err = tool_error(
-                code::NOT_FOUND,
-                format!("no job {wanted}"),
-                Some("status lists the running and recently finished jobs (the 20 newest finished ones are kept)".to_owned()),
-            );
-            let ids = self.0.engine.run_ids();
-            err.suggestions = crate::resolve::suggest(ids.iter().map(String::as_str), &wanted);
-            err
-        })
-    }
-
-    fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
-        let job = self.job(&args.job_ref())?;
-        let tail = args.tail_lines.unwrap_or(catalog::STATUS_TAIL);
-        let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
-        let result = render::job_result(&job, OutputMode::Tail, block, false);
-        Ok(success(&result, render::job_text(&result)))
-    }
-
-    fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
-        let job = self.job(&args.job_ref())?;
-        let (least, most) = catalog::OUTPUT_BYTES;
-        let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
-        let mode = args.output.unwrap_or_default();
-        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-        let block = match args.offset {
-            Some(offset) => Some(render::page(&job, offset, max_bytes)),
-            None => render::output(&job, mode, tail, max_bytes),
-        };
-        let result = render::job_result(&job, mode, block, false);
-        Ok(success(&result, render::job_text(&result)))
-    }
-
-    async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
-        let job = self.job(&args.job_ref())?;
-        let (grace, most) = catalog::STOP_GRACE_MS;
-        let grace = Duration::from_millis(args.grace_ms.unwrap_or(grace).min(most));
-        self.0.engine.stop(&job, grace).await;
-        let mode = args.output.unwrap_or_default();
-        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-        let block = render::output(&job, mode, tail, RESULT_CAP);
-        let result = render::job_result(&job, mode, block, false);
-        Ok(success(&result, render::job_text(&result)))
     }
 
     /// Tells every session that a list changed: the tools (only per-task tools ever
@@ -660,7 +223,7 @@ impl Server {
     }
 
     /// `notifications/resources/updated` for `uri`, to sessions that subscribed to it.
-    fn notify_resource_updated(&self, uri: String) {
+    pub(super) fn notify_resource_updated(&self, uri: String) {
         let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
         let peer = lock(&self.0.subscriptions)
             .has(&uri)
@@ -686,7 +249,7 @@ impl Server {
 
     /// While `job` runs, tells subscribers of its log that it grew (at most every 250 ms);
     /// its log resource appears when it starts.
-    fn follow_log_resource(&self, job: Arc<Job>) {
+    pub(super) fn follow_log_resource(&self, job: Arc<Job>) {
         self.notify_list_changed(Changed::Resources);
         let server = self.clone();
         let uri = resources::run_log_uri(&job.run_id);
@@ -703,7 +266,10 @@ impl Server {
         });
     }
 
-    async fn read_resource_target(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    pub(super) async fn read_resource_target(
+        &self,
+        uri: &str,
+    ) -> Result<ReadResourceResult, ErrorData> {
         let target = resources::parse(uri).map_err(|e| ErrorData::resource_not_found(e, None))?;
         match target {
             resources::Target::Tasks => {
@@ -773,22 +339,6 @@ impl Server {
     }
 }
 
-/// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
-fn needs_confirmation(task: &Task, texts: &[String]) -> ToolError {
-    tool_error(
-        code::NEEDS_CONFIRMATION,
-        format!(
-            "`{}` asks for confirmation before it runs ({}), and this client cannot ask the user (no elicitation)",
-            task.unique_name,
-            texts.join(" ")
-        ),
-        Some(format!(
-            "ask the user to run `agg run {}` in a terminal, where {} asks them",
-            task.unique_name, task.runner
-        )),
-    )
-}
-
 /// Which list changed.
 #[derive(Debug, Clone, Copy)]
 enum Changed {
@@ -796,74 +346,9 @@ enum Changed {
     Resources,
 }
 
-fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+pub(super) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
     ctx.protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
-}
-
-/// Normalizes a root-relative directory, refusing anything that resolves outside the
-/// root (`..`, absolute paths, symlinks leading out).
-fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
-    let out = || {
-        tool_error(
-            code::INVALID_ARGS,
-            format!("dir `{dir}` is outside the repository"),
-            Some("dir is relative to the repository root".to_owned()),
-        )
-    };
-    let joined = agg_runners::join(".", dir.trim_end_matches('/')).ok_or_else(out)?;
-    if let Ok(real) = std::fs::canonicalize(root.join(&joined))
-        && !real.starts_with(root)
-    {
-        return Err(out());
-    }
-    Ok(joined)
-}
-
-fn list_text(r: &ListTasksResult) -> String {
-    let mut s = format!(
-        "{} of {} tasks in {} (✓ = agents may run it)\n",
-        r.tasks.len(),
-        r.total,
-        r.root
-    );
-    for row in &r.tasks {
-        let t = &row.task;
-        let _ = writeln!(
-            s,
-            "{} {} [{}{}] {}",
-            if row.allowlisted { "✓" } else { "·" },
-            t.unique_name,
-            t.runner,
-            if t.runner_available {
-                ""
-            } else {
-                ", not installed"
-            },
-            t.description.as_deref().map_or_else(
-                || format!("$ {}", t.command),
-                |d| d.lines().next().unwrap_or("").to_owned()
-            )
-        );
-    }
-    if let Some(next) = r.next_offset {
-        let _ = writeln!(
-            s,
-            "[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]",
-            r.total - next
-        );
-    }
-    if !r.diagnostics.is_empty() {
-        let _ = writeln!(
-            s,
-            "{} files had problems (see diagnostics)",
-            r.diagnostics.len()
-        );
-    }
-    if let Some(problem) = &r.allowlist.problem {
-        let _ = writeln!(s, "allowlist: {problem}");
-    }
-    s
 }
 
 impl ServerHandler for Server {
@@ -1049,7 +534,7 @@ impl ServerHandler for Server {
 }
 
 impl Server {
-    fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
+    pub(super) fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
         if is_modern(ctx) {
             self.0.modern.store(true, Ordering::Relaxed);
         }

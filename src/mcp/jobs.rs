@@ -1,0 +1,129 @@
+//! The job handlers of `agg mcp`: `status`, `task_status`, `task_output` and `task_stop`,
+//! and how a call names a job (run id, pid or task name).
+
+//! The MCP request handler: the tool list, and one function per tool.
+//!
+//! Read-only tools always work; execution tools consult the user's allowlist first. Every
+//! result carries `structuredContent` (matching the tool's published `outputSchema`) and a
+//! compact text copy. Failures the model should read are `isError` results with a machine
+//! code and a hint; malformed requests and unknown tools stay JSON-RPC errors.
+#![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::CallToolResult;
+
+use super::catalog::{self};
+use super::envelope::{ToolError, ToolResult, code, invalid, success, tool_error};
+use super::render::{self, RESULT_CAP};
+use super::types::{
+    JobRef, OutputMode, StatusResult, TaskOutputArgs, TaskStatusArgs, TaskStopArgs,
+};
+use crate::engine::Job;
+
+use super::server::Server;
+
+impl Server {
+    pub(super) fn status(&self) -> CallToolResult {
+        let jobs: Vec<_> = self.0.engine.list().iter().map(|j| j.snapshot()).collect();
+        let running = jobs
+            .iter()
+            .filter(|j| j.state == crate::engine::JobState::Running)
+            .count();
+        let result = StatusResult {
+            jobs,
+            running,
+            max_running: self.0.engine.config().max_running,
+        };
+        let mut text = format!(
+            "{} jobs, {} running (at most {})",
+            result.jobs.len(),
+            running,
+            result.max_running
+        );
+        for j in &result.jobs {
+            let _ = write!(
+                text,
+                "\n{}  {}  {}  pid {}  {}ms{}",
+                j.run_id,
+                j.unique_name,
+                j.state.as_str(),
+                j.pid.map_or_else(|| "-".to_owned(), |p| p.to_string()),
+                j.elapsed_ms,
+                j.exit_code
+                    .map_or_else(String::new, |c| format!("  exit {c}"))
+            );
+        }
+        success(&result, text)
+    }
+
+    pub(super) fn job(&self, r: &JobRef) -> Result<Arc<Job>, ToolError> {
+        let given = usize::from(r.run_id.is_some())
+            + usize::from(r.pid.is_some())
+            + usize::from(r.unique_name.is_some());
+        if given != 1 {
+            return Err(invalid("give exactly one of run_id, pid or unique_name"));
+        }
+        let found = if let Some(id) = &r.run_id {
+            self.0.engine.get(id)
+        } else if let Some(pid) = r.pid {
+            self.0.engine.by_pid(pid)
+        } else {
+            r.unique_name
+                .as_deref()
+                .and_then(|n| self.0.engine.by_task(n))
+        };
+        found.ok_or_else(|| {
+            let wanted = r
+                .run_id
+                .clone()
+                .or_else(|| r.pid.map(|p| format!("pid {p}")))
+                .or_else(|| r.unique_name.clone())
+                .unwrap_or_default();
+            let mut err = tool_error(
+                code::NOT_FOUND,
+                format!("no job {wanted}"),
+                Some("status lists the running and recently finished jobs (the 20 newest finished ones are kept)".to_owned()),
+            );
+            let ids = self.0.engine.run_ids();
+            err.suggestions = crate::resolve::suggest(ids.iter().map(String::as_str), &wanted);
+            err
+        })
+    }
+
+    pub(super) fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
+        let job = self.job(&args.job_ref())?;
+        let tail = args.tail_lines.unwrap_or(catalog::STATUS_TAIL);
+        let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
+        let result = render::job_result(&job, OutputMode::Tail, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    pub(super) fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
+        let job = self.job(&args.job_ref())?;
+        let (least, most) = catalog::OUTPUT_BYTES;
+        let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
+        let mode = args.output.unwrap_or_default();
+        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let block = match args.offset {
+            Some(offset) => Some(render::page(&job, offset, max_bytes)),
+            None => render::output(&job, mode, tail, max_bytes),
+        };
+        let result = render::job_result(&job, mode, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    pub(super) async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
+        let job = self.job(&args.job_ref())?;
+        let (grace, most) = catalog::STOP_GRACE_MS;
+        let grace = Duration::from_millis(args.grace_ms.unwrap_or(grace).min(most));
+        self.0.engine.stop(&job, grace).await;
+        let mode = args.output.unwrap_or_default();
+        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let block = render::output(&job, mode, tail, RESULT_CAP);
+        let result = render::job_result(&job, mode, block, false);
+        Ok(success(&result, render::job_text(&result)))
+    }
+}

@@ -1,0 +1,460 @@
+//! The task handlers of `agg mcp`: `list_tasks`, `describe_task`, `task_start` and the
+//! per-task `run_*` tools — finding the task, deciding (and asking) whether it may run,
+//! recording the user's answer, starting it and waiting for its first window.
+
+//! The MCP request handler: the tool list, and one function per tool.
+//!
+//! Read-only tools always work; execution tools consult the user's allowlist first. Every
+//! result carries `structuredContent` (matching the tool's published `outputSchema`) and a
+//! compact text copy. Failures the model should read are `isError` results with a machine
+//! code and a hint; malformed requests and unknown tools stay JSON-RPC errors.
+#![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use agg_runners::Runner;
+use rmcp::RoleServer;
+use rmcp::model::{CallToolResponse, LoggingLevel};
+use rmcp::service::RequestContext;
+
+use super::ask::{self, Choice, Outcome, Retry};
+use super::catalog::{self};
+use super::envelope::{ToolError, ToolResult, code, invalid, parse, success, tool_error};
+use super::render::{self, RESULT_CAP};
+use super::stream;
+use super::types::{
+    DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskRow,
+    TaskStartArgs,
+};
+use crate::allowlist::Decision;
+use crate::engine::Duplicates;
+use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::table::{Filter, Table, Task};
+
+use super::task_tools::{self};
+
+use super::server::{Server, is_modern};
+use super::state::lock;
+
+impl Server {
+    pub(super) async fn list_tasks(&self, args: ListTasksArgs) -> ToolResult {
+        let runners = match args.runner.as_deref() {
+            None | Some("") => Vec::new(),
+            Some(name) => vec![Runner::from_name(name).ok_or_else(|| {
+                tool_error(
+                    code::INVALID_ARGS,
+                    format!("unknown runner `{name}`"),
+                    Some(format!("one of: {}", Runner::names())),
+                )
+            })?],
+        };
+        let dir = match args.dir.as_deref() {
+            None => None,
+            Some(d) => Some(inside_root(&self.0.root, d)?),
+        };
+        let filter = Filter {
+            runners,
+            dir,
+            query: args.query.clone(),
+        };
+        let table = self.fresh().await;
+        let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
+        let offset = args.offset.unwrap_or(0);
+        let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
+        let rows: Vec<TaskRow> = matching
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|t| TaskRow {
+                allowlisted: self.decide(t).allowed(),
+                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
+                task: (*t).clone(),
+            })
+            .collect();
+        let next = offset + rows.len();
+        let result = ListTasksResult {
+            root: table.root.display().to_string(),
+            total: matching.len(),
+            next_offset: (next < matching.len()).then_some(next),
+            tasks: rows,
+            diagnostics: table.diagnostics.clone(),
+            allowlist: self.allowlist_info(),
+        };
+        let text = list_text(&result);
+        Ok(success(&result, text))
+    }
+
+    pub(super) async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
+        let (table, i, _) = self.find(&args.unique_name).await?;
+        let task = &table.tasks[i];
+        let decision = self.decide(task);
+        let result = DescribeResult {
+            detail: crate::detail::of(
+                &table,
+                task,
+                crate::invocation::resolve_program(task)
+                    .ok()
+                    .map(|p| p.to_string_lossy().into_owned()),
+            ),
+            allowlisted: decision.allowed(),
+            allowlist_rule: match decision {
+                Decision::Allowed(r) | Decision::Denied(r) => Some(r),
+                Decision::NotListed | Decision::Lapsed { .. } => None,
+            },
+        };
+        let mut text = Vec::new();
+        let _ = crate::detail::write(&mut text, &result.detail);
+        // The text copy is for a model, not a terminal: no styling.
+        let mut text = anstream::adapter::strip_str(&String::from_utf8_lossy(&text)).to_string();
+        text.push_str(if result.allowlisted {
+            "  agents may run it (allowlisted)\n"
+        } else {
+            "  agents may not run it yet (not allowlisted)\n"
+        });
+        Ok(success(&result, text))
+    }
+
+    /// A per-task tool call: its parameters become the task's arguments and environment,
+    /// then it goes through exactly the checks of `task_start`.
+    pub(super) async fn run_task_tool(
+        &self,
+        unique_name: String,
+        args: rmcp::model::JsonObject,
+        ctx: RequestContext<RoleServer>,
+        retry: Retry,
+    ) -> Result<CallToolResponse, ToolError> {
+        let table = self.table();
+        let Some(task) = table.get(&unique_name) else {
+            return Err(tool_error(
+                code::NOT_FOUND,
+                format!("the task `{unique_name}` is gone from the repository"),
+                Some("list_tasks shows the current tasks".to_owned()),
+            ));
+        };
+        let start = task_tools::start_arguments(task, &args).map_err(invalid)?;
+        let start: TaskStartArgs = parse(Some(start))?;
+        self.task_start(start, ctx, retry).await
+    }
+
+    /// Writes the user's answer as `agg allow` / `agg deny` would; `Err` for a deny.
+    pub(super) async fn record(
+        &self,
+        choice: Choice,
+        table: &Table,
+        task: &Task,
+    ) -> Result<(), ToolError> {
+        if choice == Choice::Once {
+            return Ok(());
+        }
+        let Some(store) = lock(&self.0.allowlist).store() else {
+            tracing::warn!("the user's answer cannot be written: no allowlist file");
+            return if choice == Choice::Deny {
+                Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!("`{}` was denied by the user", task.unique_name),
+                    None,
+                ))
+            } else {
+                Ok(())
+            };
+        };
+        let root = table.root.clone();
+        let owned = task.clone();
+        let written = tokio::task::spawn_blocking(move || match choice {
+            Choice::AlwaysTask => store.allow_task(&root, &owned),
+            Choice::AlwaysFile => store.allow_task_file(&root, &owned, false),
+            Choice::Deny | Choice::Once => store.deny_task(&root, &owned),
+        })
+        .await;
+        match written {
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => tracing::warn!("the user's answer could not be written: {err}"),
+            Err(err) => tracing::warn!("the user's answer could not be written: {err}"),
+        }
+        if choice == Choice::Deny {
+            return Err(tool_error(
+                code::NOT_ALLOWLISTED,
+                format!(
+                    "`{}` was denied by the user (and is now denied in the allowlist)",
+                    task.unique_name
+                ),
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) async fn task_start(
+        &self,
+        args: TaskStartArgs,
+        ctx: RequestContext<RoleServer>,
+        retry: Retry,
+    ) -> Result<CallToolResponse, ToolError> {
+        let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
+        if wait_ms > MAX_WAIT_MS {
+            return Err(invalid(format!(
+                "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
+            )));
+        }
+        let mode = args.output.unwrap_or_default();
+        let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let (table, i, implied) = self.find(&args.unique_name).await?;
+        let task = &table.tasks[i];
+        let refusal = match self.decide(task) {
+            Decision::Allowed(_) => None,
+            Decision::Denied(rule) => {
+                // A deny is never asked about.
+                return Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!("`{}` is denied by the user's allowlist ({rule})", task.unique_name),
+                    Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
+                ));
+            }
+            Decision::Lapsed { summary, .. } => Some((
+                format!("changed since you allowed it: {summary}"),
+                tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!(
+                        "`{}` changed since you allowed it: {summary}",
+                        task.unique_name
+                    ),
+                    Some(format!(
+                        "ask the user to review the change and run `agg allow {}` again in {}",
+                        task.unique_name,
+                        table.root.display()
+                    )),
+                ),
+            )),
+            Decision::NotListed => Some((
+                "is not in your allowlist".to_owned(),
+                tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!(
+                        "`{}` is not allowlisted, so agents may not run it",
+                        task.unique_name
+                    ),
+                    Some(format!(
+                        "ask the user to run `agg allow {}` (or `agg allow --file {}` for every task in that file) in {}",
+                        task.unique_name,
+                        task.file_path,
+                        table.root.display()
+                    )),
+                ),
+            )),
+        };
+        let confirm_texts = table
+            .behaviour(task)
+            .map(|b| b.confirm.clone())
+            .unwrap_or_default();
+        let mut questions = Vec::new();
+        if let Some((reason, _)) = &refusal {
+            questions.extend(ask::permission(task, reason));
+        }
+        if !confirm_texts.is_empty() {
+            questions.extend(ask::confirmation(task, &confirm_texts));
+        }
+        let mut confirmed = false;
+        if !questions.is_empty() {
+            let outcome = if is_modern(&ctx) {
+                let supports = ctx
+                    .meta
+                    .client_capabilities()
+                    .is_some_and(|c| c.elicitation.is_some());
+                self.0.asker.modern(supports, task, questions, &retry)
+            } else {
+                self.0.asker.classic(&ctx.peer, task, questions).await
+            };
+            let answers = match outcome {
+                Outcome::NeedInput(question) => return Ok(question.into()),
+                Outcome::Answers(answers) => answers,
+                Outcome::Unsupported => {
+                    return Err(match refusal {
+                        Some((_, refusal)) => refusal,
+                        None => needs_confirmation(task, &confirm_texts),
+                    });
+                }
+            };
+            if refusal.is_some() {
+                match ask::chosen(&answers) {
+                    Some(choice) => self.record(choice, &table, task).await?,
+                    None => {
+                        return Err(tool_error(
+                            code::NOT_ALLOWLISTED,
+                            format!("`{}` was declined by the user", task.unique_name),
+                            None,
+                        ));
+                    }
+                }
+            }
+            if !confirm_texts.is_empty() {
+                if !ask::confirmed(&answers) {
+                    return Err(tool_error(
+                        code::NEEDS_CONFIRMATION,
+                        format!(
+                            "the user did not confirm `{}`: {}",
+                            task.unique_name,
+                            confirm_texts.join(" ")
+                        ),
+                        None,
+                    ));
+                }
+                confirmed = true;
+            }
+        }
+        let opts = RunOptions {
+            args: implied.into_iter().chain(args.args).collect(),
+            confirmed,
+            env: args.env.into_iter().collect(),
+            skip_deps: args.skip_deps,
+        };
+        let inv = invocation(&table, task, &opts).map_err(|e| match e {
+            InvocationError::RunnerMissing { runner, hint } => tool_error(
+                code::RUNNER_UNAVAILABLE,
+                format!(
+                    "`{}` needs {runner}, which is not installed",
+                    task.unique_name
+                ),
+                Some(format!("install it: {hint}")),
+            ),
+            other => tool_error(code::INVALID_ARGS, other.to_string(), None),
+        })?;
+        let started = self
+            .0
+            .engine
+            .start(
+                inv,
+                crate::engine::StdioMode::Capture,
+                if args.allow_parallel {
+                    Duplicates::Allow
+                } else {
+                    Duplicates::Reuse
+                },
+            )
+            .map_err(|e| {
+                tool_error(
+                    code::TOO_MANY_JOBS,
+                    e.to_string(),
+                    Some("status lists the running jobs; task_stop ends one".to_owned()),
+                )
+            })?;
+        let job = Arc::clone(&started.job);
+        if !started.reused {
+            self.follow_log_resource(Arc::clone(&job));
+        }
+        let levels = stream::Levels {
+            request: ctx.meta.log_level(),
+            opt_in_only: is_modern(&ctx),
+        };
+        let settled = Arc::new(AtomicBool::new(false));
+        stream::follow(
+            Arc::clone(&self.0),
+            Arc::clone(&job),
+            ctx.peer.clone(),
+            levels,
+            Arc::clone(&settled),
+        );
+        let progress = ctx.meta.get_progress_token();
+        let waited = tokio::select! {
+            finished = job.wait_for(Duration::from_millis(wait_ms)) => Some(finished),
+            () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
+            () = ctx.ct.cancelled() => {
+                // The client gave up on this call: the job goes with it.
+                self.0.engine.stop(&job, Duration::from_secs(5)).await;
+                if stream::wanted(&self.0, levels, LoggingLevel::Warning) {
+                    stream::final_words(&job, &ctx.peer).await;
+                }
+                None
+            }
+        };
+        if waited == Some(true) {
+            settled.store(true, Ordering::Release);
+        }
+        let block = render::output(&job, mode, tail_lines, RESULT_CAP);
+        let result = render::job_result(&job, mode, block, started.reused);
+        Ok(success(&result, render::job_text(&result)).into())
+    }
+}
+
+/// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
+fn needs_confirmation(task: &Task, texts: &[String]) -> ToolError {
+    tool_error(
+        code::NEEDS_CONFIRMATION,
+        format!(
+            "`{}` asks for confirmation before it runs ({}), and this client cannot ask the user (no elicitation)",
+            task.unique_name,
+            texts.join(" ")
+        ),
+        Some(format!(
+            "ask the user to run `agg run {}` in a terminal, where {} asks them",
+            task.unique_name, task.runner
+        )),
+    )
+}
+
+/// Normalizes a root-relative directory, refusing anything that resolves outside the
+/// root (`..`, absolute paths, symlinks leading out).
+fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
+    let out = || {
+        tool_error(
+            code::INVALID_ARGS,
+            format!("dir `{dir}` is outside the repository"),
+            Some("dir is relative to the repository root".to_owned()),
+        )
+    };
+    let joined = agg_runners::join(".", dir.trim_end_matches('/')).ok_or_else(out)?;
+    if let Ok(real) = std::fs::canonicalize(root.join(&joined))
+        && !real.starts_with(root)
+    {
+        return Err(out());
+    }
+    Ok(joined)
+}
+
+fn list_text(r: &ListTasksResult) -> String {
+    let mut s = format!(
+        "{} of {} tasks in {} (✓ = agents may run it)\n",
+        r.tasks.len(),
+        r.total,
+        r.root
+    );
+    for row in &r.tasks {
+        let t = &row.task;
+        let _ = writeln!(
+            s,
+            "{} {} [{}{}] {}",
+            if row.allowlisted { "✓" } else { "·" },
+            t.unique_name,
+            t.runner,
+            if t.runner_available {
+                ""
+            } else {
+                ", not installed"
+            },
+            t.description.as_deref().map_or_else(
+                || format!("$ {}", t.command),
+                |d| d.lines().next().unwrap_or("").to_owned()
+            )
+        );
+    }
+    if let Some(next) = r.next_offset {
+        let _ = writeln!(
+            s,
+            "[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]",
+            r.total - next
+        );
+    }
+    if !r.diagnostics.is_empty() {
+        let _ = writeln!(
+            s,
+            "{} files had problems (see diagnostics)",
+            r.diagnostics.len()
+        );
+    }
+    if let Some(problem) = &r.allowlist.problem {
+        let _ = writeln!(s, "allowlist: {problem}");
+    }
+    s
+}
