@@ -18,6 +18,7 @@ pub mod naming;
 pub mod repo_files;
 pub mod resolve;
 pub mod scan;
+pub mod service;
 pub mod table;
 
 pub use agg_runners as runners;

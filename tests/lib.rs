@@ -12,4 +12,5 @@ mod list;
 mod live;
 mod mcp;
 mod run;
+mod services;
 mod test;

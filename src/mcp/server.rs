@@ -27,6 +27,7 @@ use schemars::JsonSchema;
 
 use super::ask::{self, Asker, Choice, Outcome, Retry};
 use super::envelope::{ToolError, ToolResult, code, failure, invalid, parse, success, tool_error};
+use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
 use super::schema;
@@ -426,6 +427,7 @@ impl Server {
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
+        let probe = readiness::plan(task, args.ready.as_ref(), args.wait_ms)?;
         let refusal = match self.decide(task) {
             Decision::Allowed(_) => None,
             Decision::Denied(rule) => {
@@ -572,8 +574,9 @@ impl Server {
             Arc::clone(&settled),
         );
         let progress = ctx.meta.get_progress_token();
+        let mut ready = None;
         let waited = tokio::select! {
-            finished = job.wait_for(Duration::from_millis(wait_ms)) => Some(finished),
+            finished = readiness::settle(&job, probe.as_ref(), Duration::from_millis(wait_ms), &mut ready) => Some(finished),
             () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
@@ -588,7 +591,8 @@ impl Server {
             settled.store(true, Ordering::Release);
         }
         let block = render::output(&job, mode, tail_lines, RESULT_CAP);
-        let result = render::job_result(&job, mode, block, started.reused);
+        let mut result = render::job_result(&job, mode, block, started.reused);
+        readiness::annotate(&mut result, ready);
         Ok(success(&result, render::job_text(&result)).into())
     }
 
