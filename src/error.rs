@@ -40,6 +40,23 @@ pub enum Error {
     Allowlist(String),
     /// The engine refused to start another job.
     Start(String),
+    /// A readiness condition (`--ready-line`, `--ready-url`, …) cannot be used.
+    BadReady {
+        /// Why.
+        reason: String,
+    },
+    /// A running `agg mcp` could not be reached or refused the request.
+    Control {
+        /// What was asked.
+        action: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// No running `agg mcp` of this user holds a job with this run id.
+    NoSuchRun {
+        /// The run id given.
+        run_id: String,
+    },
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -53,8 +70,12 @@ impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::BadRoot { .. } | Error::UnknownTask { .. } | Error::Ambiguous { .. } => 2,
-            Error::Output(_) | Error::Start(_) | Error::Allowlist(_) => 1,
+            Error::BadRoot { .. }
+            | Error::UnknownTask { .. }
+            | Error::Ambiguous { .. }
+            | Error::BadReady { .. }
+            | Error::NoSuchRun { .. } => 2,
+            Error::Output(_) | Error::Start(_) | Error::Allowlist(_) | Error::Control { .. } => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -92,9 +113,14 @@ impl std::fmt::Display for Error {
                 ),
                 other => write!(f, "cannot run `{task}`: {other}"),
             },
-            Error::Start(reason) => f.write_str(reason),
+            Error::Start(reason) | Error::BadReady { reason } => f.write_str(reason),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
+            Error::Control { action, reason } => write!(f, "cannot {action}: {reason}"),
+            Error::NoSuchRun { run_id } => write!(
+                f,
+                "no running `agg mcp` of yours has a job `{run_id}`\n  `agg ps` lists them"
+            ),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod invocation;
 pub mod live;
 pub mod mcp;
 pub mod naming;
+pub mod places;
 pub mod repo_files;
 pub mod resolve;
 pub mod scan;

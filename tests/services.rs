@@ -335,3 +335,64 @@ fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     l.local_addr().expect("addr").port()
 }
+
+#[test]
+fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
+    if !have_all(&["make", "python3"]) {
+        return;
+    }
+    let dir = service_repo();
+    let cache = tempfile::tempdir().expect("cache");
+    let out = crate::test::Test::at(dir.path())
+        .args(["run", "serve", "--until-ready"])
+        .env("XDG_CACHE_HOME", cache.path())
+        .run()
+        .success();
+    let pid: i32 = out
+        .stderr
+        .split("(pid ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("pid in: {}", out.stderr));
+    let url = out
+        .stderr
+        .split(" at ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or_else(|| panic!("url in: {}", out.stderr))
+        .to_owned();
+    assert!(
+        out.stdout.contains("Serving HTTP"),
+        "output is shown: {}",
+        out.stdout
+    );
+    assert_eq!(get(&url), 200, "still serving after agg exited");
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    );
+}
+
+#[test]
+fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
+    if !have("make") {
+        return;
+    }
+    let dir = service_repo();
+    let cache = tempfile::tempdir().expect("cache");
+    let out = crate::test::Test::at(dir.path())
+        .args([
+            "run",
+            "watch",
+            "--ready-line",
+            "^done$",
+            "--ready-timeout",
+            "800",
+        ])
+        .env("XDG_CACHE_HOME", cache.path())
+        .run()
+        .code(124);
+    assert!(out.stderr.contains("not ready after"), "{}", out.stderr);
+    assert!(out.stdout.contains("compiling"), "{}", out.stdout);
+}

@@ -8,6 +8,7 @@ mod describe;
 mod list;
 mod mcp;
 mod run;
+mod until_ready;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

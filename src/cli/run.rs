@@ -35,6 +35,23 @@ pub struct RunArgs {
     /// xc tasks: do not run the `Requires` dependencies.
     #[arg(long)]
     pub skip_deps: bool,
+    /// Return once the task is ready and leave it running in the background, its output
+    /// going to a log file. Ready means: the --ready-* condition, or for any task the
+    /// service rules (a framework's readiness message, a port its processes listen on).
+    #[arg(long)]
+    pub until_ready: bool,
+    /// Ready when an output line matches this regular expression (implies --until-ready).
+    #[arg(long, value_name = "REGEX")]
+    pub ready_line: Option<String>,
+    /// Ready when this TCP port accepts connections (implies --until-ready).
+    #[arg(long, value_name = "PORT")]
+    pub ready_port: Option<u16>,
+    /// Ready when this http:// URL answers below 500 (implies --until-ready).
+    #[arg(long, value_name = "URL")]
+    pub ready_url: Option<String>,
+    /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
+    #[arg(long, value_name = "MS")]
+    pub ready_timeout: Option<u64>,
 }
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
@@ -42,6 +59,10 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let table = crate::table::Table::load(&root.path);
     let found = super::resolve_task(&table, &root, &args.name)?;
     let task = found.task;
+    let ready = super::until_ready::spec(&args)
+        .map(|s| s.probe())
+        .transpose()
+        .map_err(|reason| Error::BadReady { reason })?;
     let mut task_args = found.implied_args;
     task_args.extend(args.args);
     let opts = RunOptions {
@@ -58,7 +79,10 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(foreground(inv))
+    match ready {
+        Some(probe) => runtime.block_on(super::until_ready::run(inv, probe)),
+        None => runtime.block_on(foreground(inv)),
+    }
 }
 
 async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
