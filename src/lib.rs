@@ -8,6 +8,7 @@
 pub mod allowlist;
 pub mod availability;
 pub mod cli;
+pub mod control;
 pub mod detail;
 pub mod engine;
 pub mod error;

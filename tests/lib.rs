@@ -5,6 +5,7 @@ mod allowlist;
 mod architecture;
 mod clients;
 mod conformance;
+mod control;
 mod engine;
 mod faults;
 mod hostile;

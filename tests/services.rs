@@ -112,8 +112,7 @@ async fn python_http_server_is_ready_at_its_own_url() {
     let started = mcp.ok("task_start", json!({"unique_name": "serve"})).await;
     assert_eq!(started["ready"], true, "{started}");
     let url = &urls(&started)[0];
-    assert!(url.starts_with("http://127.0.0.1:"), "{started}");
-    assert_eq!(get(url), 200);
+    assert_eq!(get(url), 200, "{started}");
     mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
         .await;
     mcp.client.cancel().await.expect("close");

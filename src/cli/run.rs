@@ -59,7 +59,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let table = crate::table::Table::load(&root.path);
     let found = super::resolve_task(&table, &root, &args.name)?;
     let task = found.task;
-    let ready = super::until_ready::spec(&args)
+    let ready = ready_spec(&args)
         .map(|s| s.probe())
         .transpose()
         .map_err(|reason| Error::BadReady { reason })?;
@@ -138,4 +138,16 @@ async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
         _ => 1,
     };
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+
+/// The `--ready-*` options as a condition, when `--until-ready` or one of them is given.
+fn ready_spec(args: &RunArgs) -> Option<crate::service::ReadySpec> {
+    let explicit =
+        args.ready_line.is_some() || args.ready_port.is_some() || args.ready_url.is_some();
+    (args.until_ready || explicit).then(|| crate::service::ReadySpec {
+        line: args.ready_line.clone(),
+        port: args.ready_port,
+        url: args.ready_url.clone(),
+        timeout_ms: args.ready_timeout,
+    })
 }

@@ -133,15 +133,3 @@ async fn follow(job: std::sync::Arc<Job>, log: std::path::PathBuf) {
         }
     }
 }
-
-/// The `--ready-*` options as a condition, when `--until-ready` or one of them is given.
-pub(super) fn spec(args: &super::run::RunArgs) -> Option<crate::service::ReadySpec> {
-    let explicit =
-        args.ready_line.is_some() || args.ready_port.is_some() || args.ready_url.is_some();
-    (args.until_ready || explicit).then(|| crate::service::ReadySpec {
-        line: args.ready_line.clone(),
-        port: args.ready_port,
-        url: args.ready_url.clone(),
-        timeout_ms: args.ready_timeout,
-    })
-}
