@@ -12,6 +12,7 @@ mod hostile;
 mod list;
 mod live;
 mod mcp;
+mod mcp_tasks;
 mod run;
 mod services;
 mod test;

@@ -91,7 +91,7 @@ pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
-fn agg_command(
+pub fn agg_command(
     root: &Path,
     allowlist: &Path,
     path_env: Option<&str>,

@@ -8,6 +8,7 @@
 mod ask;
 mod clients;
 mod envelope;
+mod mcp_tasks;
 mod readiness;
 mod render;
 mod resources;

@@ -15,11 +15,12 @@ use std::time::Duration;
 use agg_runners::Runner;
 use rmcp::handler::server::tool::{schema_for_input, schema_for_output};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, GetTaskParams,
+    GetTaskResult, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -27,6 +28,7 @@ use schemars::JsonSchema;
 
 use super::ask::{self, Asker, Choice, Outcome, Retry};
 use super::envelope::{ToolError, ToolResult, code, failure, invalid, parse, success, tool_error};
+use super::mcp_tasks::{self, McpTasks};
 use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::resources::{self, Subscriptions};
@@ -151,6 +153,7 @@ impl Server {
             modern: AtomicBool::new(false),
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
+            mcp_tasks: McpTasks::default(),
         }))
     }
 
@@ -590,6 +593,12 @@ impl Server {
         if waited == Some(true) {
             settled.store(true, Ordering::Release);
         }
+        if waited == Some(false) && probe.is_none() && mcp_tasks::declared(&ctx) && job.is_running()
+        {
+            return Ok(CallToolResponse::Task(
+                self.0.mcp_tasks.create(&job, mode, tail_lines),
+            ));
+        }
         let block = render::output(&job, mode, tail_lines, RESULT_CAP);
         let mut result = render::job_result(&job, mode, block, started.reused);
         readiness::annotate(&mut result, ready);
@@ -938,6 +947,13 @@ impl ServerHandler for Server {
             .enable_resources_subscribe()
             .build();
         let mut capabilities = capabilities;
+        capabilities
+            .extensions
+            .get_or_insert_with(rmcp::model::ExtensionCapabilities::new)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                rmcp::model::JsonObject::new(),
+            );
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = per_task.then_some(true);
         }
@@ -1039,6 +1055,22 @@ impl ServerHandler for Server {
             }
         };
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.0.mcp_tasks.get(&request.task_id)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.0.mcp_tasks.cancel(&request.task_id, &self.0.engine)
     }
 
     async fn list_resources(
