@@ -54,7 +54,11 @@ fn now() -> String {
 
 impl McpTasks {
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        super::state::lock(&self.entries)
+        // A panicked holder left the map consistent: every critical section is a plain
+        // lookup, insert or flag change.
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// A task for `job`, whose result will be rendered in `mode`.

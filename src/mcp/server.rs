@@ -88,7 +88,7 @@ pub fn tools() -> Vec<Tool> {
         ),
         tool::<TaskStartArgs, JobResult>(
             "task_start",
-            "Run a task. Returns its exit code and output if it ends within wait_ms (default 1000); otherwise returns state running with a run_id while it continues in the background. Only tasks the user allowlisted run.",
+            "Run a task. Returns its exit code and output if it ends within wait_ms (default 1000); otherwise returns state running with a run_id while it continues in the background. With ready (an output line regex, a port, or a URL) it returns as soon as the task is ready, with the URLs it printed; services (dev, serve, start, watch, …) wait for readiness by themselves. Only tasks the user allowlisted run.",
             ToolAnnotations::new()
                 .read_only(false)
                 .destructive(true)
