@@ -395,3 +395,33 @@ fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
     assert!(out.stderr.contains("not ready after"), "{}", out.stderr);
     assert!(out.stdout.contains("compiling"), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn a_per_task_tool_takes_the_ready_control() {
+    if !have_all(&["npm", "node"]) {
+        return;
+    }
+    let mcp = Mcp::start_args(service_repo(), true, &["--task-tools"]).await;
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let tool = tools
+        .iter()
+        .find(|t| {
+            t.input_schema
+                .get("properties")
+                .is_some_and(|p| p.get("ready").is_some() && t.name.contains("preview"))
+        })
+        .unwrap_or_else(|| panic!("a run_ tool for web/preview with ready: {tools:?}"));
+    let ready_schema = &tool.input_schema["properties"]["ready"];
+    assert_eq!(ready_schema["type"], "object", "{ready_schema}");
+    let started = mcp
+        .ok(
+            tool.name.as_ref(),
+            json!({"ready": {"line": "Local:", "timeout_ms": 10000}}),
+        )
+        .await;
+    assert_eq!(started["ready"], true, "{started}");
+    assert_eq!(started["readiness"]["by"], "line", "{started}");
+    mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
+        .await;
+    mcp.client.cancel().await.expect("close");
+}
