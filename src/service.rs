@@ -157,17 +157,22 @@ pub fn service_reason(task: &Task, declared: Option<bool>) -> Option<String> {
         Some(false) => return None,
         None => {}
     }
-    let name = task.source_name.to_ascii_lowercase();
+    service_word(&task.source_name).map(|w| format!("its name has `{w}`"))
+}
+
+/// The [`SERVICE_WORDS`] entry that `name` starts or ends with, as a word.
+pub fn service_word(name: &str) -> Option<&'static str> {
+    let name = name.to_ascii_lowercase();
     let words: Vec<&str> = name
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    let first = words.first()?;
-    let last = words.last()?;
+    let first = *words.first()?;
+    let last = *words.last()?;
     SERVICE_WORDS
         .iter()
-        .find(|w| *w == first || *w == last)
-        .map(|w| format!("its name has `{w}`"))
+        .find(|w| **w == first || **w == last)
+        .copied()
 }
 
 /// Whether `text` is a known framework readiness message.
@@ -217,6 +222,31 @@ mod tests {
             "ok",
         ] {
             assert!(!is_banner(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_name_rule_takes_the_first_or_last_word() {
+        for name in [
+            "dev",
+            "dev:api",
+            "start-server",
+            "docs:serve",
+            "watch_css",
+            "Storybook",
+            "web/dev",
+        ] {
+            assert!(service_word(name).is_some(), "{name}");
+        }
+        for name in [
+            "build",
+            "test",
+            "devtools",
+            "restart-db",
+            "lint:watcher",
+            "prestart-check",
+        ] {
+            assert!(service_word(name).is_none(), "{name}");
         }
     }
 
