@@ -354,6 +354,7 @@ fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
         .and_then(|s| s.split(',').next())
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("pid in: {}", out.stderr));
+    let _group = StopGroup(pid);
     let url = out
         .stderr
         .split(" at ")
@@ -367,10 +368,18 @@ fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
         out.stdout
     );
     assert_eq!(get(&url), 200, "still serving after agg exited");
-    let _ = nix::sys::signal::killpg(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGTERM,
-    );
+}
+
+/// Ends a process group left running on purpose, whether the test passes or not.
+struct StopGroup(i32);
+
+impl Drop for StopGroup {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.0),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+    }
 }
 
 #[test]
