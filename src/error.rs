@@ -40,6 +40,13 @@ pub enum Error {
     Allowlist(String),
     /// The engine refused to start another job.
     Refused(String),
+    /// `agg run --until-ready` could not create its log file (or its directory).
+    RunLog {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The async runtime could not be built.
     Runtime(std::io::Error),
     /// Signal handlers could not be installed.
@@ -50,6 +57,23 @@ pub enum Error {
     Serve(std::io::Error),
     /// `agg list --watch` cannot follow the repository (any more).
     Watch(String),
+    /// A readiness condition (`--ready-line`, `--ready-url`, …) cannot be used.
+    BadReady {
+        /// Why.
+        reason: String,
+    },
+    /// A running `agg mcp` could not be reached or refused the request.
+    Control {
+        /// What was asked.
+        action: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// No running `agg mcp` of this user holds a job with this run id.
+    NoSuchRun {
+        /// The run id given.
+        run_id: String,
+    },
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -66,14 +90,18 @@ impl Error {
             Error::BadRoot { .. }
             | Error::UnknownTask { .. }
             | Error::Ambiguous { .. }
-            | Error::BadGlob(_) => 2,
+            | Error::BadGlob(_)
+            | Error::BadReady { .. }
+            | Error::NoSuchRun { .. } => 2,
             Error::Output(_)
             | Error::Refused(_)
             | Error::Runtime(_)
             | Error::Signals(_)
             | Error::Serve(_)
             | Error::Watch(_)
-            | Error::Allowlist(_) => 1,
+            | Error::Allowlist(_)
+            | Error::RunLog { .. }
+            | Error::Control { .. } => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -111,14 +139,23 @@ impl std::fmt::Display for Error {
                 ),
                 other => write!(f, "cannot run `{task}`: {other}"),
             },
-            Error::Refused(reason) | Error::BadGlob(reason) | Error::Watch(reason) => {
-                f.write_str(reason)
-            }
+            Error::Refused(reason)
+            | Error::BadGlob(reason)
+            | Error::Watch(reason)
+            | Error::BadReady { reason } => f.write_str(reason),
             Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
+            Error::RunLog { path, source } => {
+                write!(f, "cannot write the run log {}: {source}", path.display())
+            }
             Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
             Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
+            Error::Control { action, reason } => write!(f, "cannot {action}: {reason}"),
+            Error::NoSuchRun { run_id } => write!(
+                f,
+                "no running `agg mcp` of yours has a job `{run_id}`\n  `agg ps` lists them"
+            ),
         }
     }
 }

@@ -14,6 +14,7 @@
 pub mod allowlist;
 mod availability;
 pub mod cli;
+mod control;
 mod detail;
 pub mod engine;
 mod error;
@@ -21,7 +22,9 @@ mod invocation;
 mod live;
 mod mcp;
 mod naming;
+mod places;
 mod repo_files;
 mod resolve;
 mod scan;
+mod service;
 pub mod table;

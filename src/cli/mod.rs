@@ -7,8 +7,12 @@
 mod allow;
 mod describe;
 mod list;
+mod logs;
 mod mcp;
+mod ps;
 mod run;
+mod stop;
+mod until_ready;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -40,6 +44,12 @@ pub enum Command {
     Describe(describe::DescribeArgs),
     /// Serve every task over MCP on stdio (add `agg mcp` to your agent's MCP servers).
     Mcp(mcp::McpArgs),
+    /// The jobs running `agg mcp` servers hold for this repository.
+    Ps(ps::PsArgs),
+    /// Show (or follow, with -f) the output of a job an `agg mcp` runs.
+    Logs(logs::LogsArgs),
+    /// Stop a job an `agg mcp` runs: SIGTERM to its process group, then SIGKILL.
+    Stop(stop::StopArgs),
     /// Let agents run a task, every task of a file, or every task under a directory.
     Allow(allow::RuleArgs),
     /// Never let agents run a task, file or directory (deny wins over allow).
@@ -91,6 +101,9 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Describe(args) => describe::run(&args),
         Command::Mcp(args) => mcp::run(&args),
+        Command::Ps(args) => ps::run(&args),
+        Command::Logs(args) => logs::run(&args),
+        Command::Stop(args) => stop::run(&args),
         Command::Allow(args) => allow::change(&args, true),
         Command::Deny(args) => allow::change(&args, false),
         Command::Allowlist(args) => allow::show(&args),

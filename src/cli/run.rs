@@ -35,6 +35,23 @@ pub struct RunArgs {
     /// xc tasks: do not run the `Requires` dependencies.
     #[arg(long)]
     pub skip_deps: bool,
+    /// Return once the task is ready and leave it running in the background, its output
+    /// going to a log file. Ready means: the --ready-* condition, or for any task the
+    /// service rules (a framework's readiness message, a port its processes listen on).
+    #[arg(long)]
+    pub until_ready: bool,
+    /// Ready when an output line matches this regular expression (implies --until-ready).
+    #[arg(long, value_name = "REGEX")]
+    pub ready_line: Option<String>,
+    /// Ready when this TCP port accepts connections (implies --until-ready).
+    #[arg(long, value_name = "PORT")]
+    pub ready_port: Option<u16>,
+    /// Ready when this http:// URL answers below 500 (implies --until-ready).
+    #[arg(long, value_name = "URL")]
+    pub ready_url: Option<String>,
+    /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
+    #[arg(long, value_name = "MS")]
+    pub ready_timeout: Option<u64>,
 }
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
@@ -42,6 +59,10 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let table = crate::table::Table::load(&root.path);
     let found = super::resolve_task(&table, &root, &args.name)?;
     let task = found.task;
+    let ready = ready_spec(&args)
+        .map(|s| s.probe())
+        .transpose()
+        .map_err(|reason| Error::BadReady { reason })?;
     let mut task_args = found.implied_args;
     task_args.extend(args.args);
     let opts = RunOptions {
@@ -59,7 +80,10 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
         .enable_all()
         .build()
         .map_err(Error::Runtime)?;
-    runtime.block_on(foreground(inv))
+    match ready {
+        Some(probe) => runtime.block_on(super::until_ready::run(inv, probe)),
+        None => runtime.block_on(foreground(inv)),
+    }
 }
 
 async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
@@ -115,4 +139,16 @@ async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
         _ => 1,
     };
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+
+/// The `--ready-*` options as a condition, when `--until-ready` or one of them is given.
+fn ready_spec(args: &RunArgs) -> Option<crate::service::ReadySpec> {
+    let explicit =
+        args.ready_line.is_some() || args.ready_port.is_some() || args.ready_url.is_some();
+    (args.until_ready || explicit).then(|| crate::service::ReadySpec {
+        line: args.ready_line.clone(),
+        port: args.ready_port,
+        url: args.ready_url.clone(),
+        timeout_ms: args.ready_timeout,
+    })
 }

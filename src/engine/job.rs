@@ -230,6 +230,13 @@ impl Job {
         self.output().read(req)
     }
 
+    /// Adds output the job wrote somewhere agg does not read itself (a log file the task
+    /// writes to directly), so readers and readiness see it as if it had been captured.
+    pub fn feed(&self, stream: super::output::Stream, chunk: &[u8]) {
+        self.output().push(stream, chunk);
+        self.progress.send_modify(|n| *n += 1);
+    }
+
     /// A receiver that changes whenever output arrives or the job ends.
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.progress.subscribe()

@@ -25,6 +25,7 @@
 pub mod job;
 pub mod output;
 pub mod process;
+pub mod ready;
 
 use std::collections::HashSet;
 use std::ffi::OsString;

@@ -86,3 +86,41 @@ fn proc_stat(pid: u32) -> Option<(char, u32, u32)> {
 pub fn signal_name(signal: i32) -> Option<&'static str> {
     Signal::try_from(signal).ok().map(Signal::as_str)
 }
+
+/// Inodes of the sockets held open by any process of group `pgid`, from `/proc/PID/fd`
+/// (empty where there is no `/proc`, or for processes agg may not inspect).
+pub fn group_socket_inodes(pgid: u32) -> std::collections::HashSet<u64> {
+    let mut inodes = std::collections::HashSet::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return inodes;
+    };
+    for entry in dir.filter_map(Result::ok) {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if proc_stat(pid).is_none_or(|(_, _, group)| group != pgid) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.filter_map(Result::ok) {
+            let Ok(target) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            if let Some(inode) = target
+                .to_str()
+                .and_then(|t| t.strip_prefix("socket:["))
+                .and_then(|t| t.strip_suffix(']'))
+                .and_then(|t| t.parse().ok())
+            {
+                inodes.insert(inode);
+            }
+        }
+    }
+    inodes
+}

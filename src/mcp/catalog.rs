@@ -120,7 +120,7 @@ static CATALOG: [Entry; 7] = [
     Entry {
         name: Name::TaskStart,
         id: "task_start",
-        description: "Run a task. Returns its exit code and output if it ends within wait_ms; otherwise returns state running with a run_id while it continues in the background. Only tasks the user allowed run (agg may ask the user first).",
+        description: "Run a task. Returns its exit code and output if it ends within wait_ms; otherwise returns state running with a run_id while it continues in the background. With ready (an output line regex, a port, or a URL) it returns as soon as the task is ready, with the URLs it printed; services (dev, serve, start, watch, …) wait for readiness by themselves. Only tasks the user allowed run (agg may ask the user first).",
         annotations: runs_anything,
         input: input::<TaskStartArgs>,
         output: output::<JobResult>,

@@ -10,6 +10,8 @@ mod catalog;
 mod clients;
 mod envelope;
 mod jobs;
+mod mcp_tasks;
+mod readiness;
 mod render;
 mod resources;
 mod schema;
@@ -73,6 +75,10 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         max_running: opts.max_runs,
         ..EngineConfig::default()
     });
+    // The user's view of these jobs (`agg ps`/`logs`/`stop`); agg serves MCP without it.
+    let control = crate::control::server::start(engine.clone(), &root)
+        .inspect_err(|err| tracing::warn!("no control socket for agg ps: {err}"))
+        .ok();
     let server = Server::new(
         root,
         live,
@@ -125,6 +131,7 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         let _ = tokio::time::timeout(IN_FLIGHT, &mut serving).await;
     }
     let _ = tokio::time::timeout(IN_FLIGHT, front.writer).await;
+    drop(control);
     Ok(())
 }
 

@@ -152,6 +152,8 @@ pub fn job_result(
         output: block,
         stderr_tail,
         hint,
+        ready: None,
+        readiness: None,
     }
 }
 
@@ -192,6 +194,9 @@ pub fn job_text(r: &JobResult) -> String {
     };
     if r.reused {
         s.push_str(" (already running; this is that job)");
+    }
+    if let Some(ready) = super::readiness::text(r) {
+        let _ = write!(s, "\n{ready}");
     }
     if let Some(error) = j
         .error

@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
+    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -25,6 +25,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use super::ask::{Asker, Retry};
 use super::catalog::{self, Name};
 use super::envelope::{ToolError, code, failure, parse, tool_error};
+use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
 use super::types::{AllowlistInfo, ListTasksResult, StatusArgs, TaskRow};
@@ -83,6 +84,7 @@ impl Server {
             modern: AtomicBool::new(false),
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
+            mcp_tasks: McpTasks::default(),
         }))
     }
 
@@ -362,6 +364,13 @@ impl ServerHandler for Server {
             .enable_resources_subscribe()
             .build();
         let mut capabilities = capabilities;
+        capabilities
+            .extensions
+            .get_or_insert_with(rmcp::model::ExtensionCapabilities::new)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                rmcp::model::JsonObject::new(),
+            );
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = per_task.then_some(true);
         }
@@ -459,6 +468,22 @@ impl ServerHandler for Server {
             },
         };
         Ok(result.unwrap_or_else(|e| failure(&e)).into())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.0.mcp_tasks.get(&request.task_id)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.0.mcp_tasks.cancel(&request.task_id, &self.0.engine)
     }
 
     async fn list_resources(

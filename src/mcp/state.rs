@@ -46,6 +46,7 @@ pub struct State {
     pub modern: AtomicBool,
     pub subscriptions: Mutex<Subscriptions>,
     pub asker: Asker,
+    pub mcp_tasks: super::mcp_tasks::McpTasks,
 }
 
 /// Locks `m`, taking over a poisoned lock (a panicked holder left consistent data: every

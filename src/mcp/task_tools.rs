@@ -11,10 +11,12 @@ use std::sync::Arc;
 
 use agg_runners::{Runner, Variadic};
 use globset::{Glob, GlobMatcher};
+use rmcp::handler::server::tool::schema_for_input;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::types::{MAX_WAIT_MS, OutputMode};
+use crate::service::ReadySpec;
 use crate::table::{Table, Task};
 
 /// Most per-task tools served unless the user asks for fewer.
@@ -259,7 +261,14 @@ pub fn annotations(task: &Task) -> ToolAnnotations {
 /// The control arguments of every per-task tool, by their plain names. A task parameter
 /// with the same name keeps its name; the control then takes a `_` prefix (more than one
 /// if needed), so no parameter is ever hidden.
-const CONTROLS: &[&str] = &["wait_ms", "async", "output", "tail_lines", "skip_deps"];
+const CONTROLS: &[&str] = &[
+    "wait_ms",
+    "async",
+    "output",
+    "tail_lines",
+    "skip_deps",
+    "ready",
+];
 
 /// The property name of each control for `task`, in [`CONTROLS`] order.
 fn control_names(task: &Task) -> Vec<String> {
@@ -288,6 +297,7 @@ fn input_schema(task: &Task) -> JsonObject {
     if !task.deps.is_empty() {
         props.insert(control(4), json!({"type": "boolean", "description": format!("Skip the dependencies ({}).", task.deps.join(", "))}));
     }
+    props.insert(control(5), ready_schema());
     for p in &task.params {
         let mut schema = match p.variadic {
             Some(_) => json!({"type": "array", "items": {"type": "string"}}),
@@ -313,6 +323,16 @@ fn input_schema(task: &Task) -> JsonObject {
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
+    schema
+}
+
+/// The `ready` control: `task_start`'s own `ready` schema, made portable.
+fn ready_schema() -> Value {
+    let schema = schema_for_input::<ReadySpec>().unwrap_or_default();
+    let mut schema = Value::Object((*super::schema::portable(&schema)).clone());
+    schema["description"] = json!(
+        "Return as soon as the task is ready: an output line matching `line` (a regex), a TCP `port` accepting connections or an http `url` answering below 500, within `timeout_ms`; `{}` uses the service rules."
+    );
     schema
 }
 
@@ -366,6 +386,7 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
         (2, "output"),
         (3, "tail_lines"),
         (4, "skip_deps"),
+        (5, "ready"),
     ] {
         if let Some(v) = args.get(&controls[i]).filter(|v| !v.is_null()) {
             out.insert(target.into(), v.clone());

@@ -36,6 +36,8 @@ use crate::table::{Filter, Table, Task};
 
 use super::task_tools::{self};
 
+use super::mcp_tasks;
+use super::readiness;
 use super::server::{Server, is_modern};
 use super::state::lock;
 
@@ -203,6 +205,7 @@ impl Server {
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
+        let probe = readiness::plan(task, args.ready.as_ref(), args.wait_ms)?;
         let refusal = match self.decide(task) {
             Decision::Allowed(_) => None,
             Decision::Denied(rule) => {
@@ -357,8 +360,9 @@ impl Server {
             Arc::clone(&settled),
         );
         let progress = ctx.meta.get_progress_token();
+        let mut ready = None;
         let waited = tokio::select! {
-            finished = job.wait_for(Duration::from_millis(wait_ms)) => Some(finished),
+            finished = readiness::settle(&job, probe.as_ref(), Duration::from_millis(wait_ms), &mut ready) => Some(finished),
             () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
@@ -372,8 +376,15 @@ impl Server {
         if waited == Some(true) {
             settled.store(true, Ordering::Release);
         }
+        if waited == Some(false) && probe.is_none() && mcp_tasks::declared(&ctx) && job.is_running()
+        {
+            return Ok(CallToolResponse::Task(
+                self.0.mcp_tasks.create(&job, mode, tail_lines),
+            ));
+        }
         let block = render::output(&job, mode, tail_lines, RESULT_CAP);
-        let result = render::job_result(&job, mode, block, started.reused);
+        let mut result = render::job_result(&job, mode, block, started.reused);
+        readiness::annotate(&mut result, ready);
         Ok(success(&result, render::job_text(&result)).into())
     }
 }

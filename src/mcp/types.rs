@@ -12,6 +12,8 @@ use super::envelope::{
 };
 use crate::detail::TaskDetail;
 use crate::engine::JobSnapshot;
+use crate::engine::ready::Readiness;
+use crate::service::ReadySpec;
 use crate::table::Task;
 
 /// Longest `wait_ms` a call may ask for (10 minutes).
@@ -86,6 +88,10 @@ pub struct TaskStartArgs {
     /// Start a second copy even when the same task with the same args is running.
     #[serde(default)]
     pub allow_parallel: bool,
+    /// Return as soon as the task is ready (an output line, a port, a URL) instead of
+    /// waiting for it to finish; `{}` uses the service rules. Services (`dev`, `serve`,
+    /// `start`, `watch`, …) wait for readiness even without it.
+    pub ready: Option<ReadySpec>,
 }
 
 /// Arguments of `status` (none).
@@ -313,6 +319,12 @@ pub struct JobResult {
     /// What to do next.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// When the start waited for readiness: whether the task became ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
+    /// When the start waited for readiness: what held, the matching line, the URLs seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<Readiness>,
 }
 
 /// Result of `status`.

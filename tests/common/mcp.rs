@@ -70,14 +70,17 @@ pub struct Mcp {
     pub root: PathBuf,
     #[allow(dead_code)]
     pub server_pid: u32,
+    /// The server's `XDG_RUNTIME_DIR` (its control socket is in `agg/` there).
+    pub runtime: PathBuf,
     _dirs: Vec<tempfile::TempDir>,
 }
 
-fn agg_command(
+pub fn agg_command(
     root: &Path,
     allowlist: &Path,
     path_env: Option<&str>,
     extra: &[&str],
+    runtime: &Path,
 ) -> tokio::process::Command {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_agg")).configure(|c| {
         c.arg("mcp")
@@ -85,6 +88,7 @@ fn agg_command(
             .arg("--root")
             .arg(root)
             .env("AGG_ALLOWLIST", allowlist)
+            .env("XDG_RUNTIME_DIR", runtime)
             .env("NO_COLOR", "1");
         if let Some(path) = path_env {
             c.env("PATH", path);
@@ -140,10 +144,13 @@ impl Mcp {
         if allow {
             allow_all(&root, &allowlist);
         }
-        let (proc, _) = TokioChildProcess::builder(agg_command(&root, &allowlist, path_env, extra))
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agg mcp");
+        let runtime = config.path().join("runtime");
+        std::fs::create_dir_all(&runtime).expect("runtime dir");
+        let (proc, _) =
+            TokioChildProcess::builder(agg_command(&root, &allowlist, path_env, extra, &runtime))
+                .stderr(Stdio::inherit())
+                .spawn()
+                .expect("spawn agg mcp");
         let server_pid = proc.id().unwrap_or(0);
         let (tx, events) = mpsc::unbounded_channel();
         let client = Recorder(tx)
@@ -155,7 +162,34 @@ impl Mcp {
             events,
             root,
             server_pid,
+            runtime,
             _dirs: vec![repo, config],
+        }
+    }
+
+    /// A second `agg mcp` on the same repository, with the same runtime directory.
+    pub async fn second(&self) -> Mcp {
+        let config = tempfile::tempdir().expect("config dir");
+        let allowlist = config.path().join("allowlist.toml");
+        allow_all(&self.root, &allowlist);
+        let command = agg_command(&self.root, &allowlist, None, &[], &self.runtime);
+        let (proc, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn agg mcp");
+        let server_pid = proc.id().unwrap_or(0);
+        let (tx, events) = mpsc::unbounded_channel();
+        let client = Recorder(tx)
+            .serve_with_lifecycle(proc, ClientLifecycleMode::Initialize)
+            .await
+            .expect("connect");
+        Mcp {
+            client,
+            events,
+            root: self.root.clone(),
+            server_pid,
+            runtime: self.runtime.clone(),
+            _dirs: vec![config],
         }
     }
 

@@ -1,0 +1,141 @@
+//! `agg run --until-ready`: start a service, return once it is ready, leave it running.
+//!
+//! The task writes its output to a log file of its own (under the cache directory), so it
+//! keeps running, with nowhere to get a broken pipe, after agg exits. While agg waits, it
+//! follows that file: lines are shown as they come and matched for readiness. agg exits
+//! 0 once the task is ready (printing its URLs, pid and log), with the task's failure if it
+//! ends first, and 124 at the timeout, after stopping it.
+
+use std::ffi::OsString;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::engine::ready::{self, Probe};
+use crate::engine::{Duplicates, Engine, Invocation, Job, JobState, StdioMode, Stream};
+use crate::error::Error;
+
+/// How often the log file is read while agg waits.
+const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
+/// The exit code of a task that was not ready in time (as `timeout(1)`).
+const TIMED_OUT: u8 = 124;
+
+/// Starts `inv` detached, writing to a log file, and waits for `probe`.
+pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, Error> {
+    let dir = crate::places::cache_dir().join("runs");
+    crate::places::private_dir(&dir).map_err(|e| Error::RunLog {
+        path: dir.clone(),
+        source: e,
+    })?;
+    let log = dir.join(format!(
+        "{}-{}.log",
+        inv.unique_name.replace(['/', ':', ' '], "-"),
+        std::process::id()
+    ));
+    std::fs::File::create(&log).map_err(|e| Error::RunLog {
+        path: log.clone(),
+        source: e,
+    })?;
+    // `exec` keeps the task the group's leader; the redirection leaves agg's pipes unused.
+    let mut args: Vec<OsString> = vec![
+        "-c".into(),
+        "exec \"$0\" \"$@\" >>\"$AGG_LOG\" 2>&1".into(),
+        std::mem::take(&mut inv.program),
+    ];
+    args.append(&mut inv.args);
+    inv.program = "sh".into();
+    inv.args = args;
+    inv.env
+        .push(("AGG_LOG".into(), log.clone().into_os_string()));
+    let engine = Engine::default();
+    let unique_name = inv.unique_name.clone();
+    let job = engine
+        .start(inv, StdioMode::Capture, Duplicates::Allow)
+        .map_err(|e| Error::Refused(e.to_string()))?
+        .job;
+    if job.state() == JobState::FailedToStart {
+        return Err(Error::FailedToStart {
+            task: unique_name,
+            reason: job.snapshot().error.unwrap_or_default(),
+        });
+    }
+    let follower = tokio::spawn(follow(std::sync::Arc::clone(&job), log.clone()));
+    let readiness = ready::wait(&job, &probe).await;
+    if !job.is_running() {
+        job.wait().await;
+    }
+    // One last read so nothing the task wrote before the decision is left unshown.
+    tokio::time::sleep(FOLLOW_INTERVAL).await;
+    follower.abort();
+    let snapshot = job.snapshot();
+    let mut err = std::io::stderr().lock();
+    if readiness.ready {
+        let urls = if readiness.urls.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", readiness.urls.join(" "))
+        };
+        let pid = snapshot.pid.unwrap_or(0);
+        let _ = writeln!(
+            err,
+            "agg: {unique_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {}\nagg: stop it with: kill -TERM -{pid}",
+            readiness.waited_ms,
+            log.display()
+        );
+        // The task outlives agg: the engine must not stop it on the way out.
+        std::mem::forget(engine);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if job.is_running() {
+        let _ = writeln!(
+            err,
+            "agg: {unique_name} was not ready after {} ms; stopping it (its output is in {})",
+            readiness.waited_ms,
+            log.display()
+        );
+        engine.stop(&job, Duration::from_secs(5)).await;
+        return Ok(ExitCode::from(TIMED_OUT));
+    }
+    let code = match (snapshot.state, snapshot.exit_code) {
+        (JobState::Exited, Some(code)) if code != 0 => code,
+        (JobState::Signaled, _) => 128 + job.signal_number().unwrap_or(0),
+        _ => 1,
+    };
+    let _ = writeln!(
+        err,
+        "agg: {unique_name} ended before it was ready ({}); its output is in {}",
+        snapshot
+            .exit_code
+            .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
+        log.display()
+    );
+    Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+
+/// Copies what the task appends to `log` into the job (for readiness) and to stdout.
+async fn follow(job: std::sync::Arc<Job>, log: std::path::PathBuf) {
+    let Ok(mut file) = std::fs::File::open(&log) else {
+        return;
+    };
+    let mut pos = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let mut read_any = false;
+        if file.seek(SeekFrom::Start(pos)).is_ok() {
+            while let Ok(n) = file.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                pos += n as u64;
+                read_any = true;
+                job.feed(Stream::Stdout, &buf[..n]);
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&buf[..n]);
+                let _ = out.flush();
+            }
+        }
+        if !read_any {
+            tokio::time::sleep(FOLLOW_INTERVAL).await;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The client side of the control socket: finds the servers of a repository and asks
+//! them, for `agg ps`, `agg logs` and `agg stop`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::Request;
+
+/// The sockets of running servers: of `root`'s repository, or of every repository when
+/// `root` is `None`. Sockets nobody answers on any more are removed.
+pub fn servers(root: Option<&Path>) -> Vec<PathBuf> {
+    let prefix = root.map(super::root_prefix);
+    let Ok(dir) = std::fs::read_dir(super::socket_dir()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = dir
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            p.extension().is_some_and(|e| e == "sock")
+                && prefix.as_ref().is_none_or(|pre| name.starts_with(pre))
+        })
+        .filter(|p| match UnixStream::connect(p) {
+            Ok(_) => true,
+            Err(err) if err.kind() == std::io::ErrorKind::ConnectionRefused => {
+                let _ = std::fs::remove_file(p);
+                false
+            }
+            Err(_) => false,
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Sends `request` to the server at `socket`; calls `each` with every reply line until
+/// the server closes the connection or `each` returns false.
+pub fn ask(
+    socket: &Path,
+    request: &Request,
+    mut each: impl FnMut(Value) -> bool,
+) -> std::io::Result<()> {
+    let mut stream = UnixStream::connect(socket)?;
+    let mut line = serde_json::to_string(request).map_err(std::io::Error::other)?;
+    line.push('\n');
+    stream.write_all(line.as_bytes())?;
+    for reply in BufReader::new(stream).lines() {
+        let reply = reply?;
+        let value: Value = serde_json::from_str(&reply).map_err(std::io::Error::other)?;
+        if let Some(err) = value.get("error").and_then(Value::as_str) {
+            return Err(std::io::Error::other(err.to_owned()));
+        }
+        if !each(value) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Asks `request` of each server in turn until one knows the job (it answers something
+/// other than `not_found`); returns whether one did.
+pub fn ask_job(
+    sockets: &[PathBuf],
+    request: &Request,
+    mut each: impl FnMut(Value) -> bool,
+) -> std::io::Result<bool> {
+    for socket in sockets {
+        let mut known = true;
+        ask(socket, request, |v| {
+            if v.get("not_found").is_some() {
+                known = false;
+                return false;
+            }
+            each(v)
+        })?;
+        if known {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

@@ -1,0 +1,190 @@
+//! `agg ps`, `agg logs` and `agg stop` in a terminal against running `agg mcp` servers:
+//! what an agent started is listed, followed and stopped through the control socket.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::common::have;
+use crate::common::mcp::Mcp;
+use crate::common::repo;
+use crate::common::{alive, eventually};
+
+const MAKEFILE: &str = "ticker:\n\t@i=0; while true; do echo tick $$i; i=$$((i+1)); sleep 0.2; done\n\nidle:\n\t@echo idle; sleep 300\n";
+
+fn agg(mcp: &Mcp, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agg"));
+    c.args(args)
+        .arg("-C")
+        .arg(&mcp.root)
+        .env("XDG_RUNTIME_DIR", &mcp.runtime)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    c
+}
+
+async fn output(mut c: Command) -> (i32, String, String) {
+    let out = tokio::task::spawn_blocking(move || c.output().expect("agg"))
+        .await
+        .expect("join");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn socket_of(runtime: &Path) -> PathBuf {
+    std::fs::read_dir(runtime.join("agg"))
+        .expect("socket dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "sock"))
+        .expect("a socket")
+}
+
+#[tokio::test]
+async fn a_job_started_over_mcp_is_listed_followed_and_stopped_from_a_terminal() {
+    if !have("make") {
+        return;
+    }
+    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let started = mcp
+        .ok("task_start", json!({"unique_name": "ticker", "wait_ms": 0}))
+        .await;
+    let run_id = started["run_id"].as_str().expect("run_id").to_owned();
+    let pid = u32::try_from(started["pid"].as_u64().expect("pid")).expect("pid");
+
+    let (code, ps, err) = output(agg(&mcp, &["ps"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(ps.contains(&run_id) && ps.contains("running"), "{ps}");
+    assert!(ps.contains(&format!("agg mcp {}", mcp.server_pid)), "{ps}");
+
+    // Follow: lines keep coming while the job runs.
+    let mut follow = agg(&mcp, &["logs", &run_id, "-f"]);
+    follow.stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let mut child = follow.spawn().expect("agg logs -f");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx.recv().await.expect("a line");
+    assert!(first.starts_with("tick "), "{first}");
+    let mut later = String::new();
+    while let Ok(Some(line)) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await {
+        if line != first {
+            later = line;
+            break;
+        }
+    }
+    assert!(later.starts_with("tick "), "new lines arrive live: {later}");
+
+    let (code, stopped, err) = output(agg(&mcp, &["stop", &run_id, "--grace-ms", "2000"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(stopped.contains("stopped"), "{stopped}");
+    assert!(!alive(pid), "its group is gone");
+    let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
+    assert_eq!(
+        status["state"], "signaled",
+        "the MCP side sees it stopped: {status}"
+    );
+    let ended = tokio::task::spawn_blocking(move || child.wait().expect("wait"))
+        .await
+        .expect("join");
+    assert!(ended.success(), "agg logs -f ends with the job");
+
+    let (code, _, err) = output(agg(&mcp, &["stop", "no-such-run"])).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("agg ps"), "{err}");
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn several_servers_on_one_repository_are_all_listed() {
+    if !have("make") {
+        return;
+    }
+    let one = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let two = one.second().await;
+    let a = one
+        .ok("task_start", json!({"unique_name": "idle", "wait_ms": 0}))
+        .await;
+    let b = two
+        .ok("task_start", json!({"unique_name": "ticker", "wait_ms": 0}))
+        .await;
+    let (code, json_out, err) = output(agg(&one, &["ps", "--json"])).await;
+    assert_eq!(code, 0, "{err}");
+    let servers: serde_json::Value = serde_json::from_str(&json_out).expect("json");
+    assert_eq!(servers.as_array().map(Vec::len), Some(2), "{servers}");
+    for job in [&a, &b] {
+        assert!(
+            json_out.contains(job["run_id"].as_str().expect("id")),
+            "{json_out}"
+        );
+    }
+    let (_, logs, _) = output(agg(&one, &["logs", a["run_id"].as_str().expect("id")])).await;
+    assert_eq!(logs.trim(), "idle");
+    two.client.cancel().await.expect("close");
+    one.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn the_socket_is_private_and_other_users_are_refused() {
+    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let socket = socket_of(&mcp.runtime);
+    let me = nix::unistd::getuid().as_raw();
+    let dir = std::fs::metadata(mcp.runtime.join("agg")).expect("dir");
+    assert_eq!(dir.permissions().mode() & 0o777, 0o700);
+    assert_eq!(dir.uid(), me);
+    let meta = std::fs::metadata(&socket).expect("socket");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_eq!(meta.uid(), me);
+    if me != 0 || !have("python3") {
+        eprintln!("SKIPPED: the peer uid check needs root to connect as another user");
+        mcp.client.cancel().await.expect("close");
+        return;
+    }
+    // Open the way on purpose, so that only the server's own check stands.
+    for (path, mode) in [
+        (&mcp.runtime, 0o711),
+        (&mcp.runtime.join("agg"), 0o711),
+        (&socket, 0o666),
+    ] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    let script = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint(s.makefile().readline())\ntry:\n    s.sendall(b'{\"op\":\"ps\"}\\n')\n    print(s.makefile().readline())\nexcept OSError:\n    pass";
+    let mut c = Command::new("python3");
+    std::os::unix::process::CommandExt::uid(&mut c, 65534);
+    c.args(["-c", script]).arg(&socket);
+    let out = tokio::task::spawn_blocking(move || c.output().expect("python3"))
+        .await
+        .expect("join");
+    let reply = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        reply.contains("refused"),
+        "{reply} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!reply.contains("jobs"), "{reply}");
+    mcp.client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn the_socket_goes_away_with_the_server() {
+    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let socket = socket_of(&mcp.runtime);
+    mcp.client.cancel().await.expect("close");
+    eventually(Duration::from_secs(5), "socket removed", || {
+        !socket.exists()
+    })
+    .await;
+}
