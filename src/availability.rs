@@ -2,9 +2,9 @@
 //! and never a process.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agg_runners::Runner;
+use agg_runners::{RawTask, Runner};
 
 /// The result of looking up each runner once.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +25,12 @@ impl Availability {
             });
         }
         Availability { found }
+    }
+
+    /// Whether `task`'s program can run: its runner is on `PATH`, or the task names a
+    /// program inside the project (`.venv/bin/poe`) that exists under `root`.
+    pub fn available_for(&self, root: &Path, task: &RawTask) -> bool {
+        self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some()
     }
 
     /// Whether tasks of `runner` can run. xc tasks always can: agg executes them itself
@@ -63,5 +69,25 @@ pub fn install_hint(runner: Runner) -> &'static str {
         Runner::Xc => {
             "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)"
         }
+        Runner::Poe => {
+            "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`"
+        }
+        Runner::Pdm => "`pipx install pdm` or `uv tool install pdm`",
+        Runner::Hatch => "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
+        Runner::Uv => "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
+        Runner::Poetry => "`pipx install poetry` or `uv tool install poetry`",
+        Runner::Tox => "`pipx install tox` or `uv tool install tox`",
+        Runner::Nox => "`pipx install nox` or `uv tool install nox`",
     }
+}
+
+/// The runner's program inside the project (`.venv/bin/poe` in the task's directory), when
+/// it is there and executable: the relative path as shown in commands, and the full path.
+pub fn project_program(root: &Path, dir: &str, runner: Runner) -> Option<(&'static str, PathBuf)> {
+    use std::os::unix::fs::PermissionsExt;
+    runner.project_binaries().iter().find_map(|rel| {
+        let path = root.join(dir).join(rel);
+        let meta = std::fs::metadata(&path).ok()?;
+        (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some((*rel, path))
+    })
 }

@@ -97,7 +97,10 @@ pub fn invocation(
         let plan = crate::xc_exec::compile(table, task, opts)?;
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
-    let program = resolve_program(task)?;
+    let program = match crate::availability::project_program(&table.root, &task.dir, task.runner) {
+        Some((_, local)) => local,
+        None => resolve_program(task)?,
+    };
     let mut args: Vec<OsString> = task.argv.iter().skip(1).map(OsString::from).collect();
     if needs_separator(task.runner) && !opts.args.is_empty() {
         args.push("--".into());
@@ -106,9 +109,13 @@ pub fn invocation(
     Ok(base(program.into_os_string(), args, None))
 }
 
-/// npm and go-task take the task's own arguments after `--`; the others take them as is.
+/// npm, go-task, tox and nox take the task's own arguments after `--`; the others take
+/// them as is.
 pub fn needs_separator(runner: Runner) -> bool {
-    matches!(runner, Runner::Npm | Runner::Task)
+    matches!(
+        runner,
+        Runner::Npm | Runner::Task | Runner::Tox | Runner::Nox
+    )
 }
 
 /// The full path of the task's program, looked up now (PATH may have changed since the

@@ -29,11 +29,25 @@ pub enum Runner {
     Task,
     /// xc-style Markdown tasks.
     Xc,
+    /// Poe the Poet tasks (`[tool.poe.tasks]`, `poe_tasks.toml`).
+    Poe,
+    /// PDM scripts (`[tool.pdm.scripts]`).
+    Pdm,
+    /// Hatch environment scripts (`[tool.hatch.envs.<env>.scripts]`, `hatch.toml`).
+    Hatch,
+    /// Console scripts of a uv project, run with `uv run`.
+    Uv,
+    /// Console scripts of a Poetry project, run with `poetry run`.
+    Poetry,
+    /// tox environments.
+    Tox,
+    /// nox sessions.
+    Nox,
 }
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 9] = [
+    pub const ALL: [Runner; 16] = [
         Runner::Make,
         Runner::Npm,
         Runner::Pnpm,
@@ -43,6 +57,13 @@ impl Runner {
         Runner::Just,
         Runner::Task,
         Runner::Xc,
+        Runner::Poe,
+        Runner::Pdm,
+        Runner::Hatch,
+        Runner::Uv,
+        Runner::Poetry,
+        Runner::Tox,
+        Runner::Nox,
     ];
 
     /// The runner's name as used in JSON and on the command line (`make`, `npm`, …).
@@ -57,21 +78,30 @@ impl Runner {
             Runner::Just => "just",
             Runner::Task => "task",
             Runner::Xc => "xc",
+            Runner::Poe => "poe",
+            Runner::Pdm => "pdm",
+            Runner::Hatch => "hatch",
+            Runner::Uv => "uv",
+            Runner::Poetry => "poetry",
+            Runner::Tox => "tox",
+            Runner::Nox => "nox",
         }
     }
 
-    /// The one-letter suffix used when two runners define the same name in one directory.
-    pub fn letter(self) -> char {
+    /// The suffix (after a `-`) used when two runners define the same name in one
+    /// directory: one letter for the first nine runners, the runner's name for later ones.
+    pub fn suffix(self) -> &'static str {
         match self {
-            Runner::Make => 'm',
-            Runner::Npm => 'n',
-            Runner::Pnpm => 'p',
-            Runner::Yarn => 'y',
-            Runner::Bun => 'b',
-            Runner::Cargo => 'c',
-            Runner::Just => 'j',
-            Runner::Task => 't',
-            Runner::Xc => 'x',
+            Runner::Make => "m",
+            Runner::Npm => "n",
+            Runner::Pnpm => "p",
+            Runner::Yarn => "y",
+            Runner::Bun => "b",
+            Runner::Cargo => "c",
+            Runner::Just => "j",
+            Runner::Task => "t",
+            Runner::Xc => "x",
+            other => other.name(),
         }
     }
 
@@ -92,6 +122,24 @@ impl Runner {
             Runner::Just => &["just"],
             Runner::Task => &["task", "go-task"],
             Runner::Xc => &["xc"],
+            Runner::Poe => &["poe"],
+            Runner::Pdm => &["pdm"],
+            Runner::Hatch => &["hatch"],
+            Runner::Uv => &["uv"],
+            Runner::Poetry => &["poetry"],
+            Runner::Tox => &["tox"],
+            Runner::Nox => &["nox"],
+        }
+    }
+}
+
+impl Runner {
+    /// Executables inside the project (relative to the task's directory) that count as this
+    /// runner being installed, preferred over `PATH`: the project's own virtualenv.
+    pub fn project_binaries(self) -> &'static [&'static str] {
+        match self {
+            Runner::Poe => &[".venv/bin/poe"],
+            _ => &[],
         }
     }
 }
