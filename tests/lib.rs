@@ -10,5 +10,6 @@ mod hostile;
 mod list;
 mod live;
 mod mcp;
+mod python;
 mod run;
 mod test;
