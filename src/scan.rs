@@ -181,6 +181,7 @@ impl Index {
         let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
         let mut marker_dirs: BTreeSet<String> = BTreeSet::new();
+        let mut python_dirs: BTreeSet<String> = BTreeSet::new();
         let mut touched = false;
         for path in changed {
             let Some(rel) = self.relative(path) else {
@@ -221,6 +222,9 @@ impl Index {
                 }
                 dirty_groups.insert(group);
             }
+            if agg_runners::python::MARKERS.contains(&name) {
+                python_dirs.insert(dir.clone());
+            }
             if PACKAGE_MANAGER_MARKERS.contains(&name) {
                 marker_dirs.insert(dir);
             }
@@ -235,7 +239,11 @@ impl Index {
                 && !marker_dirs.is_empty()
                 && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
                     .any(|d| marker_dirs.contains(d));
-            if pulls_in_changed || below_marker {
+            let below_python_marker = !python_dirs.is_empty()
+                && agg_runners::python::reads_neighbours(file)
+                && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
+                    .any(|d| python_dirs.contains(d));
+            if pulls_in_changed || below_marker || below_python_marker {
                 reparse.insert(file.clone());
             }
         }
@@ -696,7 +704,8 @@ mod tests {
     }
 
     /// Incremental updates give what a fresh scan gives: an edited include reaches its
-    /// includer, a new lockfile changes the package manager of the packages below it, and a
+    /// includer, a new lockfile changes the package manager of the packages below it (and the
+    /// runner of a Python project's console scripts), and a
     /// large batch of paths (a branch switch) is taken in at once.
     #[test]
     fn applied_changes_match_a_fresh_scan() {
@@ -725,6 +734,22 @@ mod tests {
         let tasks = listed_tasks(&index);
         assert!(tasks.contains(&(".".to_owned(), "fmt".to_owned(), Runner::Make)));
         assert!(tasks.contains(&("packages/a".to_owned(), "dev".to_owned(), Runner::Pnpm)));
+
+        // Console scripts move from uv to poetry when poetry.lock appears; a hatch.toml with
+        // `envs` takes over from the pyproject's.
+        write(
+            "py/pyproject.toml",
+            "[project.scripts]\ncli = \"m:main\"\n[tool.hatch.envs.default.scripts]\nold = \"x\"\n",
+        );
+        let mut index = Index::build(&root);
+        assert!(listed_tasks(&index).contains(&("py".to_owned(), "cli".to_owned(), Runner::Uv)));
+        let poetry = write("py/poetry.lock", "");
+        let hatch = write("py/hatch.toml", "[envs.default.scripts]\nnew = \"y\"\n");
+        assert!(index.apply(&[poetry, hatch]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        let tasks = listed_tasks(&index);
+        assert!(tasks.contains(&("py".to_owned(), "cli".to_owned(), Runner::Poetry)));
+        assert!(!tasks.contains(&("py".to_owned(), "old".to_owned(), Runner::Hatch)));
 
         let mut batch: Vec<PathBuf> = (0..3000)
             .map(|i| write(&format!("src/m{}/f{i}.rs", i % 30), ""))

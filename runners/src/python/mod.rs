@@ -70,6 +70,32 @@ pub const NOX: Adapter = Adapter {
     parse: nox::parse,
 };
 
+/// Files whose appearance or edit changes how the Python task files in their directory (and,
+/// for a uv workspace's `uv.lock`, below it) are read: which runner runs console scripts,
+/// which of two configuration files a runner reads.
+pub const MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "uv.lock",
+    "poetry.lock",
+    "hatch.toml",
+    "tox.ini",
+    "tox.toml",
+];
+
+/// Whether reading the task file at `path` looks at the [`MARKERS`] around it, so a change to
+/// one of them means reading it again.
+pub fn reads_neighbours(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "pyproject.toml"
+            | "tox.toml"
+            | "poe_tasks.toml"
+            | "poe_tasks.yaml"
+            | "poe_tasks.yml"
+            | "poe_tasks.json"
+    )
+}
+
 fn parse_pyproject(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
     let root = match value::from_toml(src.text) {
