@@ -3,6 +3,8 @@
 //! `_` holds options shared by every script, and `pre_X`/`post_X` are hooks pdm runs around
 //! script `X` or around its own commands (`pre_install`, `post_lock`, …): they are hidden.
 
+use std::collections::HashSet;
+
 use super::value::Node;
 use super::{Project, env_of, first_word, text_of};
 use crate::{Parsed, RawTask, Runner};
@@ -27,11 +29,11 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
         );
         return;
     };
+    let names: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
     let is_hook = |name: &str| {
         ["pre_", "post_"].iter().any(|prefix| {
-            name.strip_prefix(prefix).is_some_and(|target| {
-                SIGNALS.contains(&target) || entries.iter().any(|e| e.key == target)
-            })
+            name.strip_prefix(prefix)
+                .is_some_and(|target| SIGNALS.contains(&target) || names.contains(target))
         })
     };
     for entry in entries {

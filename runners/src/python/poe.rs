@@ -3,6 +3,8 @@
 //! `.json`. Each task runs as `poe NAME args` from the project directory; names starting
 //! with `_` are private to poe and hidden.
 
+use std::collections::HashSet;
+
 use super::value::{self, Node, ParseError};
 use super::{Project, env_of, first_word, text_of};
 use crate::{Param, Parsed, RawTask, Runner, Source, Variadic, parent};
@@ -127,11 +129,12 @@ fn read_config(project: &Project<'_>, config: &Node, file: &str, out: &mut Parse
         };
         let mut included = Parsed::default();
         read_tasks(project, tasks, &path, None, &mut included);
+        let mut defined: HashSet<String> = out.tasks[start..]
+            .iter()
+            .map(|t| t.source_name.clone())
+            .collect();
         for task in included.tasks {
-            if !out.tasks[start..]
-                .iter()
-                .any(|t| t.source_name == task.source_name)
-            {
+            if defined.insert(task.source_name.clone()) {
                 out.tasks.push(task);
             }
         }

@@ -6,6 +6,8 @@
 //! file tox would ignore is not listed. Brace groups (`py{311,312}-django{4,5}`) expand to
 //! their product; generated `env_list` tables and `setup.cfg` are not read.
 
+use std::collections::HashMap;
+
 use super::Project;
 use super::value::{self, Node};
 use crate::{Parsed, RawTask, Runner, Source, parent};
@@ -89,27 +91,37 @@ fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
     }
 }
 
-/// Adds `name` unless it is there already or is tox's own (`.pkg`).
-fn add(envs: &mut Vec<Env>, name: String, line: u32, description: Option<String>) {
-    if name.is_empty() || name.starts_with('.') {
-        return;
-    }
-    match envs.iter_mut().find(|e| e.name == name) {
-        Some(existing) => {
-            if description.is_some() {
+/// Environments in the order first seen, indexed by name so a long list stays linear.
+#[derive(Default)]
+struct Envs {
+    list: Vec<Env>,
+    index: HashMap<String, usize>,
+}
+
+impl Envs {
+    /// Adds `name` unless it is there already (then a description updates it) or is tox's
+    /// own (`.pkg`).
+    fn add(&mut self, name: String, line: u32, description: Option<String>) {
+        if name.is_empty() || name.starts_with('.') {
+            return;
+        }
+        if let Some(&at) = self.index.get(&name) {
+            if let (Some(existing), Some(_)) = (self.list.get_mut(at), &description) {
                 existing.description = description;
             }
+            return;
         }
-        None => envs.push(Env {
+        self.index.insert(name.clone(), self.list.len());
+        self.list.push(Env {
             name,
             line,
             description,
-        }),
+        });
     }
 }
 
 fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
-    let mut envs = Vec::new();
+    let mut envs = Envs::default();
     let base = tox
         .path(&["env_run_base", "description"])
         .and_then(Node::str)
@@ -120,7 +132,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
                 for item in items {
                     // Generated lists (`{ product = … }`) need tox's own evaluation.
                     if let Some(name) = item.str() {
-                        add(&mut envs, name.to_owned(), item.line, base.clone());
+                        envs.add(name.to_owned(), item.line, base.clone());
                     }
                 }
             }
@@ -141,7 +153,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
                         .and_then(Node::str)
                         .map(str::to_owned)
                         .or_else(|| base.clone());
-                    add(&mut envs, e.key.clone(), e.node.line, description);
+                    envs.add(e.key.clone(), e.node.line, description);
                 }
             }
             None => out.diag(
@@ -151,7 +163,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
-    envs
+    envs.list
 }
 
 /// One `key = value` of an INI section, continuation lines joined with `\n`.
@@ -205,19 +217,20 @@ fn read_ini(path: &str, text: &str, offset: u32, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
-    let get = |section: &str, key: &str| {
-        keys.iter()
-            .rev()
-            .find(|k| k.section == section && k.key.replace('-', "_") == key)
-    };
+    // The last value of each key wins, as in configparser; `env-list` means `env_list`.
+    let by_key: HashMap<(&str, String), &IniKey> = keys
+        .iter()
+        .map(|k| ((k.section.as_str(), k.key.replace('-', "_")), k))
+        .collect();
+    let get = |section: &str, key: &str| by_key.get(&(section, key.to_owned())).copied();
     let base = get("testenv", "description").map(|k| one_line(&k.value));
-    let mut envs = Vec::new();
+    let mut envs = Envs::default();
     if let Some(list) = get("tox", "envlist").or_else(|| get("tox", "env_list")) {
         for word in split_top_level(&list.value) {
             match expand(&word) {
                 Some(names) => {
                     for name in names {
-                        add(&mut envs, name, list.line, base.clone());
+                        envs.add(name, list.line, base.clone());
                     }
                 }
                 None => out.diag(
@@ -238,7 +251,7 @@ fn read_ini(path: &str, text: &str, offset: u32, out: &mut Parsed) -> Vec<Env> {
         match expand(env.trim()) {
             Some(names) => {
                 for n in names {
-                    add(&mut envs, n, *line, description.clone());
+                    envs.add(n, *line, description.clone());
                 }
             }
             None => out.diag(
@@ -248,7 +261,7 @@ fn read_ini(path: &str, text: &str, offset: u32, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
-    envs
+    envs.list
 }
 
 fn one_line(value: &str) -> String {

@@ -235,9 +235,18 @@ pub(crate) fn from_yaml(text: &str) -> Result<Node, ParseError> {
     }
 }
 
+/// Where the search for the next key starts. Once a key is not found as written (an escaped
+/// key, a quoted YAML key), later keys keep the line of the last one found: searching the rest
+/// of the text for every key would make a file of many such keys quadratic.
+#[derive(Default)]
+struct Cursor {
+    at: usize,
+    lost: bool,
+}
+
 fn from_serde(value: &serde_json::Value, text: &str, needle: impl Fn(&str) -> String) -> Node {
     let index = LineIndex::new(text);
-    let mut cursor = 0;
+    let mut cursor = Cursor::default();
     Node {
         line: 1,
         value: serde_value(value, text, &index, &needle, &mut cursor, 0),
@@ -249,7 +258,7 @@ fn serde_value(
     text: &str,
     index: &LineIndex,
     needle: &dyn Fn(&str) -> String,
-    cursor: &mut usize,
+    cursor: &mut Cursor,
     depth: usize,
 ) -> Value {
     use serde_json::Value as J;
@@ -265,7 +274,7 @@ fn serde_value(
             items
                 .iter()
                 .map(|item| Node {
-                    line: index.line(*cursor),
+                    line: index.line(cursor.at),
                     value: serde_value(item, text, index, needle, cursor, depth + 1),
                 })
                 .collect(),
@@ -273,17 +282,19 @@ fn serde_value(
         J::Object(map) => Value::Table(
             map.iter()
                 .map(|(key, v)| {
-                    let found = text
-                        .get(*cursor..)
-                        .and_then(|rest| rest.find(&needle(key)))
-                        .map(|at| *cursor + at);
-                    if let Some(at) = found {
-                        *cursor = at;
+                    if !cursor.lost {
+                        match text
+                            .get(cursor.at..)
+                            .and_then(|rest| rest.find(&needle(key)))
+                        {
+                            Some(at) => cursor.at += at,
+                            None => cursor.lost = true,
+                        }
                     }
                     Entry {
                         key: key.clone(),
                         node: Node {
-                            line: index.line(*cursor),
+                            line: index.line(cursor.at),
                             value: serde_value(v, text, index, needle, cursor, depth + 1),
                         },
                     }
