@@ -4,7 +4,7 @@
 #   fuzz/run.sh [SECONDS] [TARGETS...]
 #
 # Runs each target for SECONDS (default 600) and prints, per target, the number of
-# executions and whether anything was found. Targets default to all six. Environment:
+# executions and whether anything was found. Targets default to all of them. Environment:
 #   PARALLEL=N    run up to N targets at once (default 1; the CI machine has 2 cores)
 #   KEEP_GOING=1  do not stop at the first finding (libFuzzer fork mode, -ignore_crashes …)
 #   FUZZ_ARGS=…   more libFuzzer flags, e.g. "-use_value_profile=1 -len_control=0"
@@ -21,7 +21,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")"
 
-ALL=(just taskfile package_json xc make cargo)
+ALL=(just taskfile package_json xc make cargo pyproject poe_tasks hatch_toml tox nox)
 SECONDS_PER_TARGET=${1:-600}
 if [[ $# -gt 0 ]]; then shift; fi
 TARGETS=("$@")

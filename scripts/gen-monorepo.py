@@ -13,6 +13,8 @@ Writes OUT_DIR (a `git init`ed repository) holding, for the default seed:
   pattern rules), justfiles (`import`, `mod`) and Taskfiles (`includes:`);
 * README.md everywhere: a few with an xc `## Tasks` section, most without;
 * a few `.cargo/config.toml` with `[alias]`;
+* Python services whose pyproject.toml holds poe tasks, pdm scripts, hatch scripts or console
+  scripts (a quarter each), a third of them with a tox.ini and a third with a noxfile.py;
 * a `.gitignore` that ignores `node_modules/` and `dist/` (and a few caches), and 20,000
   gitignored files under node_modules/ (root pnpm store plus per-app node_modules), among
   them package.json files with scripts, and gitignored dist/ folders with package.json
@@ -89,6 +91,12 @@ class Gen:
             "readmes": 0,
             "readmes_with_xc_tasks": 0,
             "cargo_configs": 0,
+            "pyproject_poe": 0,
+            "pyproject_pdm": 0,
+            "pyproject_hatch": 0,
+            "pyproject_uv": 0,
+            "tox_ini": 0,
+            "noxfiles": 0,
             "declared": {
                 "package_json_scripts": 0,
                 "package_json_hook_scripts": 0,
@@ -97,6 +105,12 @@ class Gen:
                 "taskfile_tasks": 0,
                 "xc_tasks": 0,
                 "cargo_aliases": 0,
+                "poe_tasks": 0,
+                "pdm_scripts": 0,
+                "hatch_scripts": 0,
+                "console_scripts": 0,
+                "tox_envs": 0,
+                "nox_sessions": 0,
             },
         }
         self.ignored = False  # while writing into a gitignored subtree
@@ -688,7 +702,7 @@ class Gen:
                     self.write(f"{d}/internal/{pkg}{j}/{pkg}_test.go", GO_TEST.format(pkg=f"{pkg}{j}", fn=pkg.title()))
             self.write(f"{d}/proto/{svc}.proto", f'syntax = "proto3";\npackage {svc.replace("-", "")};\n\nservice Api {{ rpc Ping(Empty) returns (Empty); }}\nmessage Empty {{}}\n')
         elif lang == "python":
-            self.write(f"{d}/pyproject.toml", f'[project]\nname = "{svc}"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n')
+            self.python_tasks(d, svc, i)
             self.write(f"{d}/requirements.txt", "fastapi==0.111.0\nuvicorn==0.30.1\npydantic==2.7.4\n")
             for j in range(r.randint(10, 20)):
                 self.write(f"{d}/src/{svc.replace('-', '_')}/{r.choice(WORDS)}_{j}.py", PY_FILE.format(n=j, doc=self.sentence(7)))
@@ -719,6 +733,45 @@ class Gen:
             xc = [("up", "Start the service and its database.", "docker compose up -d", None),
                   ("smoke", "Smoke-test the running service.", "curl -fsS localhost:8080/health", "up")]
         self.readme(d, svc, xc_tasks=xc, pm="make")
+
+    def python_tasks(self, d, svc, i):
+        """A Python service's pyproject.toml with the tasks of one manager (poe, pdm, hatch or
+        console scripts under uv), and for some a tox.ini or a noxfile.py. No rng calls, so
+        the rest of the tree is the same whatever is generated here."""
+        mod = svc.replace("-", "_")
+        text = f'[project]\nname = "{svc}"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+        # Python services are every sixth; number them among themselves.
+        n = i // len(LANGS)
+        kind = n % 4
+        if kind == 0:
+            text += (f'\n[tool.poe.tasks]\ntest = "pytest -q"\nlint = {{ cmd = "ruff check .", help = "Lint {svc}" }}\n'
+                     f'serve = {{ script = "{mod}.app:serve", help = "Serve {svc}", args = [{{ name = "port", default = "8000" }}] }}\n'
+                     'check = ["lint", "test"]\n_private = "echo hidden"\n')
+            self.c["pyproject_poe"] += 1
+            self.c["declared"]["poe_tasks"] += 4
+        elif kind == 1:
+            text += ('\n[tool.pdm.scripts]\ntest = "pytest"\nlint = { shell = "ruff check . && mypy src", help = "Lint and type-check" }\n'
+                     'pre_test = "echo before"\nall = { composite = ["lint", "test"] }\n')
+            self.c["pyproject_pdm"] += 1
+            self.c["declared"]["pdm_scripts"] += 3
+        elif kind == 2:
+            text += ('\n[tool.hatch.envs.default.scripts]\ntest = "pytest {args}"\ncov = ["coverage run -m pytest", "coverage report"]\n'
+                     '\n[tool.hatch.envs.lint.scripts]\nstyle = "ruff check {args:.}"\n')
+            self.c["pyproject_hatch"] += 1
+            self.c["declared"]["hatch_scripts"] += 3
+        else:
+            text += f'\n[project.scripts]\n{svc} = "{mod}.cli:main"\n{svc}-admin = "{mod}.admin:main"\n\n[tool.uv]\npackage = true\n'
+            self.c["pyproject_uv"] += 1
+            self.c["declared"]["console_scripts"] += 2
+        self.write(f"{d}/pyproject.toml", text)
+        if n % 3 == 0:
+            self.write(f"{d}/tox.ini", "[tox]\nenvlist = py{311,312}, lint\n\n[testenv]\ndescription = run the tests\ncommands = pytest {posargs}\n\n[testenv:lint]\ndescription = lint\ncommands = ruff check .\n")
+            self.c["tox_ini"] += 1
+            self.c["declared"]["tox_envs"] += 3
+        if n % 3 == 1:
+            self.write(f"{d}/noxfile.py", 'import nox\n\n\n@nox.session(python=["3.11", "3.12"])\ndef tests(session):\n    """Run the tests."""\n    session.run("pytest")\n\n\n@nox.session(name="lint")\ndef lint_session(session):\n    """Lint the code."""\n    session.run("ruff", "check", ".")\n')
+            self.c["noxfiles"] += 1
+            self.c["declared"]["nox_sessions"] += 2
 
     def rust_workspace(self, n):
         crates = [f"acme-{w}-{j}" for j, w in enumerate(WORDS[:n])]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, and the
+# Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine.
@@ -13,6 +14,16 @@ if agg_need just "$agg_tools/venv/bin/just" || agg_need task "$agg_tools/venv/bi
   echo "installing just and go-task into .tools/venv (PyPI: rust-just, go-task-bin)" >&2
   python3 -m venv "$agg_tools/venv" >&2 &&
     "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check rust-just go-task-bin >&2
+fi
+# The Python runners (PyPI: poethepoet, pdm, hatch, uv, poetry, tox, nox).
+if agg_need poe "$agg_tools/venv/bin/poe" || agg_need pdm "$agg_tools/venv/bin/pdm" ||
+  agg_need hatch "$agg_tools/venv/bin/hatch" || agg_need uv "$agg_tools/venv/bin/uv" ||
+  agg_need poetry "$agg_tools/venv/bin/poetry" || agg_need tox "$agg_tools/venv/bin/tox" ||
+  agg_need nox "$agg_tools/venv/bin/nox"; then
+  echo "installing poe, pdm, hatch, uv, poetry, tox and nox into .tools/venv (PyPI)" >&2
+  { [ -x "$agg_tools/venv/bin/pip" ] || python3 -m venv "$agg_tools/venv" >&2; } &&
+    "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check \
+      poethepoet pdm hatch uv poetry tox nox >&2
 fi
 if [ -x "$agg_tools/venv/bin/just" ]; then
   PATH="$agg_tools/venv/bin:$PATH"

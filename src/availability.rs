@@ -2,9 +2,9 @@
 //! and never a process.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agg_runners::Runner;
+use agg_runners::{RawTask, Runner};
 
 /// The result of looking up each runner once.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +27,12 @@ impl Availability {
         Availability { found }
     }
 
+    /// Whether `task`'s program can run: its runner is on `PATH` (or agg runs it itself), or
+    /// the task names a program inside the project (`.venv/bin/poe`) that exists under `root`.
+    pub fn available_for(&self, root: &Path, task: &RawTask) -> bool {
+        self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some()
+    }
+
     /// Whether tasks of `runner` can run: its binary is installed, or agg runs them itself
     /// (xc).
     pub fn available(&self, runner: Runner) -> bool {
@@ -46,4 +52,15 @@ impl Availability {
 /// How a person installs a runner.
 pub fn install_hint(runner: Runner) -> &'static str {
     runner.descriptor().install_hint
+}
+
+/// The runner's program inside the project (`.venv/bin/poe` in the task's directory), when
+/// it is there and executable: the relative path as shown in commands, and the full path.
+pub fn project_program(root: &Path, dir: &str, runner: Runner) -> Option<(&'static str, PathBuf)> {
+    use std::os::unix::fs::PermissionsExt;
+    runner.project_binaries().iter().find_map(|rel| {
+        let path = root.join(dir).join(rel);
+        let meta = std::fs::metadata(&path).ok()?;
+        (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some((*rel, path))
+    })
 }

@@ -268,6 +268,18 @@ mod tests {
     }
 
     #[test]
+    fn later_runners_take_their_name_as_suffix() {
+        let n = named(vec![
+            task(Runner::Poe, ".", "test"),
+            task(Runner::Tox, ".", "test"),
+            task(Runner::Make, ".", "test"),
+        ]);
+        assert_eq!(lookup(&n, "poe:test"), "test-poe");
+        assert_eq!(lookup(&n, "tox:test"), "test-tox");
+        assert_eq!(lookup(&n, "make:test"), "test-m");
+    }
+
+    #[test]
     fn discovery_order_does_not_matter() {
         let tasks = vec![
             task(Runner::Make, ".", "build"),
@@ -300,6 +312,8 @@ mod properties {
             "build-n",
             "build-make",
             "build-m-2",
+            "build-poe",
+            "build-tox-2",
             "test",
             "a/build",
             "b/build",

@@ -166,12 +166,12 @@ impl Table {
         let tasks = if raw.len() >= PARALLEL_ROWS {
             raw.into_par_iter()
                 .zip(names)
-                .map(|(t, unique_name)| row(t, unique_name, &availability))
+                .map(|(t, unique_name)| row(t, unique_name, &availability, &scan.root))
                 .collect()
         } else {
             raw.into_iter()
                 .zip(names)
-                .map(|(t, unique_name)| row(t, unique_name, &availability))
+                .map(|(t, unique_name)| row(t, unique_name, &availability, &scan.root))
                 .collect()
         };
         Table {
@@ -219,8 +219,16 @@ impl Table {
     }
 }
 
-fn row(t: RawTask, unique_name: String, availability: &Availability) -> Task {
+fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path) -> Task {
+    let runner_available = availability.available_for(root, &t);
     let mut argv = t.argv;
+    // The project's own runner (`.venv/bin/poe`) is what runs, so the command shows it.
+    if let (Some(first), Some((rel, _))) = (
+        argv.first_mut(),
+        crate::availability::project_program(root, &t.dir, t.runner),
+    ) {
+        rel.clone_into(first);
+    }
     // A runner with several binaries runs as the one installed (some distributions install
     // go-task as `go-task`, some systems have only `gmake`).
     if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner))
@@ -238,7 +246,7 @@ fn row(t: RawTask, unique_name: String, availability: &Availability) -> Task {
         file_path: t.file_path,
         line: t.line,
         description: t.description,
-        runner_available: availability.available(t.runner),
+        runner_available,
         params: t.params,
         deps: t.deps,
         aliases: t.aliases,

@@ -8,7 +8,7 @@ use crate::common::{alive, have, read_pid};
 use crate::test::Test;
 
 /// The arguments every runner test passes: shell metacharacters must arrive verbatim.
-const TRICKY: [&str; 6] = [
+pub(crate) const TRICKY: [&str; 6] = [
     "a b",
     "$(echo pwned)",
     "semi;colon",
@@ -17,7 +17,7 @@ const TRICKY: [&str; 6] = [
     "new\nline",
 ];
 
-fn argv_json(stdout: &str) -> Vec<String> {
+pub(crate) fn argv_json(stdout: &str) -> Vec<String> {
     let line = stdout
         .lines()
         .find(|l| l.starts_with('['))

@@ -14,6 +14,7 @@ pub mod just;
 pub mod make;
 mod model;
 pub mod package_json;
+pub mod python;
 mod registry;
 pub mod taskfile;
 #[cfg(test)]

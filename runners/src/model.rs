@@ -31,6 +31,20 @@ pub enum Runner {
     Task,
     /// xc-style Markdown tasks.
     Xc,
+    /// Poe the Poet tasks (`[tool.poe.tasks]`, `poe_tasks.toml`).
+    Poe,
+    /// PDM scripts (`[tool.pdm.scripts]`).
+    Pdm,
+    /// Hatch environment scripts (`[tool.hatch.envs.<env>.scripts]`, `hatch.toml`).
+    Hatch,
+    /// Console scripts of a uv project, run with `uv run`.
+    Uv,
+    /// Console scripts of a Poetry project, run with `poetry run`.
+    Poetry,
+    /// tox environments.
+    Tox,
+    /// nox sessions.
+    Nox,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -58,10 +72,13 @@ pub struct Descriptor {
     pub assume_yes: Option<&'static str>,
     /// Whether agg can run its tasks without the runner installed (xc: agg's own executor).
     pub runs_without_binary: bool,
+    /// Executables inside the project (relative to the task's directory) that count as the
+    /// runner being installed and are preferred over `PATH` (`.venv/bin/poe`).
+    pub project_binaries: &'static [&'static str],
 }
 
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 9] = [
+pub static DESCRIPTORS: [Descriptor; 16] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -71,6 +88,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Npm,
@@ -81,6 +99,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Pnpm,
@@ -91,6 +110,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Yarn,
@@ -101,6 +121,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Bun,
@@ -111,6 +132,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Cargo,
@@ -121,6 +143,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Just,
@@ -131,6 +154,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: Some("--yes"),
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Task,
@@ -141,6 +165,7 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: true,
         assume_yes: Some("--yes"),
         runs_without_binary: false,
+        project_binaries: &[],
     },
     Descriptor {
         runner: Runner::Xc,
@@ -151,13 +176,91 @@ pub static DESCRIPTORS: [Descriptor; 9] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: true,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Poe,
+        name: "poe",
+        suffix: "poe",
+        binaries: &["poe"],
+        install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[".venv/bin/poe"],
+    },
+    Descriptor {
+        runner: Runner::Pdm,
+        name: "pdm",
+        suffix: "pdm",
+        binaries: &["pdm"],
+        install_hint: "`pipx install pdm` or `uv tool install pdm`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Hatch,
+        name: "hatch",
+        suffix: "hatch",
+        binaries: &["hatch"],
+        install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Uv,
+        name: "uv",
+        suffix: "uv",
+        binaries: &["uv"],
+        install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Poetry,
+        name: "poetry",
+        suffix: "poetry",
+        binaries: &["poetry"],
+        install_hint: "`pipx install poetry` or `uv tool install poetry`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Tox,
+        name: "tox",
+        suffix: "tox",
+        binaries: &["tox"],
+        install_hint: "`pipx install tox` or `uv tool install tox`",
+        separator: true,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Nox,
+        name: "nox",
+        suffix: "nox",
+        binaries: &["nox"],
+        install_hint: "`pipx install nox` or `uv tool install nox`",
+        separator: true,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
     },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 9] = {
-        let mut all = [Runner::Make; 9];
+    pub const ALL: [Runner; 16] = {
+        let mut all = [Runner::Make; 16];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;
@@ -194,6 +297,13 @@ impl Runner {
     /// Every runner's name, joined for messages (`make, npm, …, xc`).
     pub fn names() -> String {
         Runner::ALL.map(Runner::name).join(", ")
+
+    }
+
+    /// Executables inside the project (relative to the task's directory) that count as this
+    /// runner being installed, preferred over `PATH`: the project's own virtualenv.
+    pub fn project_binaries(self) -> &'static [&'static str] {
+        self.descriptor().project_binaries
     }
 }
 

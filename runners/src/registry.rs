@@ -12,4 +12,9 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::just::ADAPTER,
     crate::taskfile::ADAPTER,
     crate::xc::ADAPTER,
+    crate::python::PYPROJECT,
+    crate::python::POE_TASKS,
+    crate::python::HATCH_TOML,
+    crate::python::TOX,
+    crate::python::NOX,
 ];

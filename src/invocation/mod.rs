@@ -114,7 +114,10 @@ pub fn invocation(
         let plan = xc::compile(table, task, opts)?;
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
-    let program = resolve_program(task)?;
+    let program = match crate::availability::project_program(&table.root, &task.dir, task.runner) {
+        Some((_, local)) => local,
+        None => resolve_program(task)?,
+    };
     let mut args: Vec<OsString> = runner_args(task, &opts.args)?
         .into_iter()
         .map(OsString::from)

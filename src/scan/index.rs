@@ -127,6 +127,7 @@ impl Index {
         let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
         let mut marker_dirs: BTreeSet<String> = BTreeSet::new();
+        let mut python_dirs: BTreeSet<String> = BTreeSet::new();
         let mut touched = false;
         for path in changed {
             let Some(rel) = self.relative(path) else {
@@ -167,6 +168,9 @@ impl Index {
                 }
                 dirty_groups.insert(group);
             }
+            if agg_runners::python::MARKERS.contains(&name) {
+                python_dirs.insert(dir.clone());
+            }
             if PACKAGE_MANAGER_MARKERS.contains(&name) {
                 marker_dirs.insert(dir);
             }
@@ -181,7 +185,11 @@ impl Index {
                 && !marker_dirs.is_empty()
                 && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
                     .any(|d| marker_dirs.contains(d));
-            if pulls_in_changed || below_marker {
+            let below_python_marker = !python_dirs.is_empty()
+                && agg_runners::python::reads_neighbours(file)
+                && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
+                    .any(|d| python_dirs.contains(d));
+            if pulls_in_changed || below_marker || below_python_marker {
                 reparse.insert(file.clone());
             }
         }

@@ -198,6 +198,22 @@ mod tests {
         assert!(tasks.contains(&(".".to_owned(), "fmt".to_owned(), Runner::Make)));
         assert!(tasks.contains(&("packages/a".to_owned(), "dev".to_owned(), Runner::Pnpm)));
 
+        // Console scripts move from uv to poetry when poetry.lock appears; a hatch.toml with
+        // `envs` takes over from the pyproject's.
+        write(
+            "py/pyproject.toml",
+            "[project.scripts]\ncli = \"m:main\"\n[tool.hatch.envs.default.scripts]\nold = \"x\"\n",
+        );
+        let mut index = Index::build(&root);
+        assert!(listed_tasks(&index).contains(&("py".to_owned(), "cli".to_owned(), Runner::Uv)));
+        let poetry = write("py/poetry.lock", "");
+        let hatch = write("py/hatch.toml", "[envs.default.scripts]\nnew = \"y\"\n");
+        assert!(index.apply(&[poetry, hatch]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        let tasks = listed_tasks(&index);
+        assert!(tasks.contains(&("py".to_owned(), "cli".to_owned(), Runner::Poetry)));
+        assert!(!tasks.contains(&("py".to_owned(), "old".to_owned(), Runner::Hatch)));
+
         let mut batch: Vec<PathBuf> = (0..3000)
             .map(|i| write(&format!("src/m{}/f{i}.rs", i % 30), ""))
             .collect();

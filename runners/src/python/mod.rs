@@ -1,0 +1,174 @@
+//! The Python ecosystem: Poe the Poet tasks, PDM scripts, Hatch environment scripts,
+//! console scripts (run through uv or Poetry), tox environments and nox sessions.
+//!
+//! One `pyproject.toml` can hold the tasks of five runners, and the scan hands each file to
+//! one adapter, so [`PYPROJECT`] reads the file once and gives each runner's module its
+//! part. The runners' own files (`poe_tasks.toml`, `hatch.toml`, `tox.ini`/`tox.toml`,
+//! `noxfile.py`) have an adapter each. Nothing here runs Python: a noxfile is read as text.
+
+mod hatch;
+mod nox;
+mod pdm;
+mod poe;
+mod scripts;
+mod tox;
+pub(crate) mod value;
+
+use crate::{Adapter, file_name};
+use crate::{Files, Parsed, Source, join, parent};
+use value::Node;
+
+/// `pyproject.toml`: `[tool.poe]`, `[tool.pdm.scripts]`, `[tool.hatch.envs]`,
+/// `[project.scripts]`, `[tool.poetry.scripts]` and `[tool.tox]`.
+pub const PYPROJECT: Adapter = Adapter {
+    name: "pyproject.toml",
+    candidate: |path| (file_name(path) == "pyproject.toml").then_some(0),
+    one_per_dir: true,
+    parse: parse_pyproject,
+};
+
+/// `poe_tasks.toml`, `.yaml`, `.yml` or `.json`, read when `pyproject.toml` has no
+/// `[tool.poe]` (poe's own order).
+pub const POE_TASKS: Adapter = Adapter {
+    name: "poe_tasks",
+    candidate: |path| match file_name(path) {
+        "poe_tasks.toml" => Some(0),
+        "poe_tasks.yaml" => Some(1),
+        "poe_tasks.yml" => Some(2),
+        "poe_tasks.json" => Some(3),
+        _ => None,
+    },
+    one_per_dir: true,
+    parse: poe::parse_tasks_file,
+};
+
+/// `hatch.toml`: `[envs.<env>.scripts]`.
+pub const HATCH_TOML: Adapter = Adapter {
+    name: "hatch.toml",
+    candidate: |path| (file_name(path) == "hatch.toml").then_some(0),
+    one_per_dir: true,
+    parse: hatch::parse_hatch_toml,
+};
+
+/// `tox.ini`, or `tox.toml` when there is no `tox.ini` (tox's own order).
+pub const TOX: Adapter = Adapter {
+    name: "tox",
+    candidate: |path| match file_name(path) {
+        "tox.ini" => Some(0),
+        "tox.toml" => Some(1),
+        _ => None,
+    },
+    one_per_dir: true,
+    parse: tox::parse_file,
+};
+
+/// `noxfile.py`, read as text.
+pub const NOX: Adapter = Adapter {
+    name: "noxfile.py",
+    candidate: |path| (file_name(path) == "noxfile.py").then_some(0),
+    one_per_dir: true,
+    parse: nox::parse,
+};
+
+/// Files whose appearance or edit changes how the Python task files in their directory (and,
+/// for a uv workspace's `uv.lock`, below it) are read: which runner runs console scripts,
+/// which of two configuration files a runner reads.
+pub const MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "uv.lock",
+    "poetry.lock",
+    "hatch.toml",
+    "tox.ini",
+    "tox.toml",
+];
+
+/// Whether reading the task file at `path` looks at the [`MARKERS`] around it, so a change to
+/// one of them means reading it again.
+pub fn reads_neighbours(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "pyproject.toml"
+            | "tox.toml"
+            | "poe_tasks.toml"
+            | "poe_tasks.yaml"
+            | "poe_tasks.yml"
+            | "poe_tasks.json"
+    )
+}
+
+fn parse_pyproject(src: &Source<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let root = match value::from_toml(src.text) {
+        Ok(root) => root,
+        Err(err) => {
+            out.diag(src.path, err.line, err.message);
+            return out;
+        }
+    };
+    let dir = parent(src.path);
+    let project = Project {
+        path: src.path,
+        dir,
+        files: src.files,
+    };
+    poe::from_pyproject(&project, &root, &mut out);
+    pdm::from_pyproject(&project, &root, &mut out);
+    hatch::from_pyproject(&project, &root, &mut out);
+    scripts::from_pyproject(&project, &root, &mut out);
+    tox::from_pyproject(&project, &root, &mut out);
+    out
+}
+
+/// The file being read and where it sits.
+pub(crate) struct Project<'a> {
+    /// The file, root-relative.
+    pub path: &'a str,
+    /// Its directory: where the runner is invoked.
+    pub dir: &'a str,
+    /// The rest of the repository.
+    pub files: &'a dyn Files,
+}
+
+impl Project<'_> {
+    /// The root-relative path of `name` in the project's directory.
+    pub fn sibling(&self, name: &str) -> String {
+        join(self.dir, name).unwrap_or_else(|| name.to_owned())
+    }
+
+    /// Whether `name` exists in the project's directory.
+    pub fn has(&self, name: &str) -> bool {
+        self.files.exists(&self.sibling(name))
+    }
+
+    /// The project's `pyproject.toml`, when it is there and valid TOML.
+    pub fn pyproject(&self) -> Option<Node> {
+        let text = self.files.read(&self.sibling("pyproject.toml")).ok()?;
+        value::from_toml(&text).ok()
+    }
+}
+
+/// The task name a `deps`/`composite`/`sequence` entry refers to: its first word.
+pub(crate) fn first_word(command: &str) -> Option<String> {
+    command.split_whitespace().next().map(str::to_owned)
+}
+
+/// A string or an array of strings as lines of text (`cmd = ["a", "b"]`).
+pub(crate) fn text_of(node: &Node) -> Option<String> {
+    if let Some(s) = node.str() {
+        return Some(s.to_owned());
+    }
+    let words: Option<Vec<&str>> = node.items()?.iter().map(Node::str).collect();
+    words.map(|w| crate::quote_command(&w))
+}
+
+/// Environment variables from a `{ KEY = "value" }` table.
+pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
+    node.and_then(Node::entries)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|e| Some((e.key.clone(), e.node.scalar()?.into_owned())))
+                .collect()
+        })
+        .unwrap_or_default()
+}

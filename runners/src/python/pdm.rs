@@ -1,0 +1,160 @@
+//! PDM scripts: `[tool.pdm.scripts]` of `pyproject.toml`, each run as `pdm run NAME args`.
+//!
+//! `_` holds options shared by every script, and `pre_X`/`post_X` are hooks pdm runs around
+//! script `X` or around its own commands (`pre_install`, `post_lock`, …): they are hidden.
+
+use std::collections::HashSet;
+
+use super::value::Node;
+use super::{Project, env_of, first_word, text_of};
+use crate::{Parsed, RawTask, Runner};
+
+/// The keys that make a table a script, one of which it must have.
+const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
+
+/// pdm's own signals, which a `pre_`/`post_` script hooks into.
+const SIGNALS: &[&str] = &[
+    "build", "init", "install", "lock", "publish", "run", "script", "use",
+];
+
+pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
+    let Some(scripts) = root.path(&["tool", "pdm", "scripts"]) else {
+        return;
+    };
+    let Some(entries) = scripts.entries() else {
+        out.diag(
+            project.path,
+            Some(scripts.line),
+            format!("`tool.pdm.scripts` must be a table, not {}", scripts.kind()),
+        );
+        return;
+    };
+    let names: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+    let is_hook = |name: &str| {
+        ["pre_", "post_"].iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .is_some_and(|target| SIGNALS.contains(&target) || names.contains(target))
+        })
+    };
+    for entry in entries {
+        let name = entry.key.as_str();
+        if name == "_" || is_hook(name) {
+            continue;
+        }
+        let node = &entry.node;
+        let mut task = RawTask::new(
+            Runner::Pdm,
+            name,
+            project.dir,
+            project.path,
+            vec!["pdm".to_owned(), "run".to_owned(), name.to_owned()],
+        );
+        task.line = Some(node.line);
+        if let Some(cmd) = node.str() {
+            task.script = Some(cmd.to_owned());
+            out.tasks.push(task);
+            continue;
+        }
+        if node.entries().is_none() {
+            out.diag(
+                project.path,
+                Some(node.line),
+                format!(
+                    "pdm script `{name}` must be a string or a table, not {}",
+                    node.kind()
+                ),
+            );
+            continue;
+        }
+        let Some((kind, body)) = SCRIPT_TYPES
+            .iter()
+            .find_map(|k| node.get(k).map(|body| (*k, body)))
+        else {
+            out.diag(
+                project.path,
+                Some(node.line),
+                format!(
+                    "pdm script `{name}` has none of {}",
+                    SCRIPT_TYPES.join(", ")
+                ),
+            );
+            continue;
+        };
+        task.script = Some(match kind {
+            "composite" => {
+                let items: Vec<&str> = body
+                    .items()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(Node::str)
+                    .collect();
+                task.deps = items.iter().filter_map(|i| first_word(i)).collect();
+                items.join("\n")
+            }
+            "call" => format!("call: {}", text_of(body).unwrap_or_default()),
+            _ => text_of(body).unwrap_or_default(),
+        });
+        task.description = node.get("help").and_then(Node::str).map(str::to_owned);
+        task.env = env_of(node.get("env"));
+        out.tasks.push(task);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::MemFiles;
+    use crate::testing::{messages, names, parse_with, task};
+
+    #[test]
+    fn scripts_hooks_and_bad_entries() {
+        let text = r#"[tool.pdm.scripts]
+_.env_file = ".env"
+start = "flask run -p 54321"
+pre_start = "echo before"
+post_install = "echo installed"
+pre_flight = "echo no such script, so listed"
+lint = { shell = "ruff check . && mypy", help = "Lint everything" }
+test = { cmd = ["pytest", "-x"], env = { CI = "1" } }
+hello = { call = "demo.cli:main('x')" }
+all = { composite = ["lint", "test -k fast"], help = "Both" }
+bad = 3
+empty = { help = "nothing" }
+"#;
+        let files = MemFiles::new().with("svc/pyproject.toml", text);
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "svc/pyproject.toml");
+        assert_eq!(
+            names(&parsed),
+            ["start", "pre_flight", "lint", "test", "hello", "all"]
+        );
+        let start = task(&parsed, "start");
+        assert_eq!(start.argv, ["pdm", "run", "start"]);
+        assert_eq!(start.dir, "svc");
+        assert_eq!(start.line, Some(3));
+        assert_eq!(
+            task(&parsed, "lint").description.as_deref(),
+            Some("Lint everything")
+        );
+        assert_eq!(task(&parsed, "test").script.as_deref(), Some("pytest -x"));
+        assert_eq!(task(&parsed, "test").env.len(), 1);
+        assert_eq!(
+            task(&parsed, "hello").script.as_deref(),
+            Some("call: demo.cli:main('x')")
+        );
+        assert_eq!(task(&parsed, "all").deps, ["lint", "test"]);
+        assert_eq!(
+            messages(&parsed),
+            [
+                (
+                    "svc/pyproject.toml",
+                    Some(11),
+                    "pdm script `bad` must be a string or a table, not a number"
+                ),
+                (
+                    "svc/pyproject.toml",
+                    Some(12),
+                    "pdm script `empty` has none of cmd, shell, call, composite"
+                ),
+            ]
+        );
+    }
+}
