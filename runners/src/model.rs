@@ -297,7 +297,6 @@ impl Runner {
     /// Every runner's name, joined for messages (`make, npm, …, xc`).
     pub fn names() -> String {
         Runner::ALL.map(Runner::name).join(", ")
-
     }
 
     /// Executables inside the project (relative to the task's directory) that count as this
