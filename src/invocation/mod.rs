@@ -185,7 +185,7 @@ fn is_assignment(arg: &str) -> bool {
 /// How a run's parameter values reach the task, given as (`name`, `value`) for the task's
 /// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
 /// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
-/// variables for xc inputs. Returns the arguments (to pass as [`RunOptions::args`], before
+/// variables for xc inputs, `--name value` options for poe `args`. Returns the arguments (to pass as [`RunOptions::args`], before
 /// any others) and the environment (for [`RunOptions::env`]).
 pub fn param_arguments(
     task: &Task,
@@ -203,6 +203,12 @@ pub fn param_arguments(
             Runner::Just => args.push(value.clone()),
             Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
             Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
+            // poe turns each `args` entry into a `--name` option unless the task says
+            // otherwise (`options`, `positional`), which the table does not record.
+            Runner::Poe => {
+                args.push(format!("--{}", param.name));
+                args.push(value.clone());
+            }
             _ => env.push((param.name.clone(), value.clone())),
         }
     }
@@ -345,6 +351,14 @@ mod tests {
         assert_eq!(
             param_arguments(&xc, &values(&[("NAME", "Bob")])),
             (Vec::new(), values(&[("NAME", "Bob")]))
+        );
+        let poe = task(Runner::Poe, "serve", &["port", "host"]);
+        assert_eq!(
+            param_arguments(&poe, &values(&[("host", "0.0.0.0"), ("port", "8000")])),
+            (
+                strings(&["--port", "8000", "--host", "0.0.0.0"]),
+                Vec::new()
+            )
         );
     }
 }
