@@ -214,19 +214,7 @@ pub(crate) fn from_yaml(text: &str) -> Result<Node, ParseError> {
             |key| format!("{key}:"),
         )),
         Err(err) => {
-            let line = err
-                .location()
-                .and_then(|l| u32::try_from(l.line()).ok())
-                .filter(|&l| l > 0);
-            let options = serde_saphyr::render_options! {
-                snippets: serde_saphyr::SnippetMode::Off,
-            };
-            let rendered = err.render_with_options(options);
-            let first = rendered.lines().next().unwrap_or_default();
-            let first = first
-                .find(" at line ")
-                .map_or(first, |i| &first[..i])
-                .trim();
+            let (first, line) = crate::text::yaml_problem(&err);
             Err(ParseError {
                 message: format!("invalid YAML: {first}"),
                 line,

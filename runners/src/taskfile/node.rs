@@ -71,25 +71,12 @@ pub(super) fn parse(text: &str) -> Result<Node, YamlError> {
 }
 
 fn yaml_error(err: &serde_saphyr::Error) -> YamlError {
-    let line = err
-        .location()
-        .and_then(|l| u32::try_from(l.line()).ok())
-        .filter(|&l| l > 0);
-    let options = serde_saphyr::render_options! {
-        snippets: serde_saphyr::SnippetMode::Off,
-    };
-    let rendered = err.render_with_options(options);
-    let first = rendered.lines().next().unwrap_or_default();
-    // The line travels separately in the diagnostic; drop saphyr's position suffix.
-    let message = first
-        .find(" at line ")
-        .map_or(first, |i| &first[..i])
-        .trim();
+    let (message, line) = crate::text::yaml_problem(err);
     YamlError {
         message: if message.is_empty() {
             "invalid YAML".to_owned()
         } else {
-            message.to_owned()
+            message
         },
         line,
     }
