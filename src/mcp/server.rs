@@ -189,6 +189,37 @@ impl Server {
         }
     }
 
+    /// One page of `matching` tasks of `table` as `list_tasks` and `agg://tasks` give it:
+    /// each row with whether agents may run it and what running it involves, the total,
+    /// and where the next page starts.
+    pub(super) fn listing(
+        &self,
+        table: &Table,
+        matching: &[&Task],
+        offset: usize,
+        limit: usize,
+    ) -> ListTasksResult {
+        let rows: Vec<TaskRow> = matching
+            .iter()
+            .skip(offset)
+            .take(limit)
+            .map(|t| TaskRow {
+                allowlisted: self.decide(t).allowed(),
+                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
+                task: (*t).clone(),
+            })
+            .collect();
+        let next = offset + rows.len();
+        ListTasksResult {
+            root: table.root.display().to_string(),
+            total: matching.len(),
+            next_offset: (next < matching.len()).then_some(next),
+            tasks: rows,
+            diagnostics: table.diagnostics.clone(),
+            allowlist: self.allowlist_info(),
+        }
+    }
+
     pub(super) fn decide(&self, task: &Task) -> Decision {
         lock(&self.0.allowlist).decide(task)
     }
@@ -276,23 +307,8 @@ impl Server {
         match target {
             resources::Target::Tasks => {
                 let table = self.fresh().await;
-                let rows: Vec<TaskRow> = table
-                    .tasks
-                    .iter()
-                    .map(|t| TaskRow {
-                        allowlisted: self.decide(t).allowed(),
-                        behaviour: table.behaviour(t).cloned().unwrap_or_default(),
-                        task: t.clone(),
-                    })
-                    .collect();
-                let result = ListTasksResult {
-                    root: table.root.display().to_string(),
-                    total: rows.len(),
-                    next_offset: None,
-                    tasks: rows,
-                    diagnostics: table.diagnostics.clone(),
-                    allowlist: self.allowlist_info(),
-                };
+                let all: Vec<&Task> = table.tasks.iter().collect();
+                let result = self.listing(&table, &all, 0, usize::MAX);
                 let text = super::envelope::without_nulls(&result).to_string();
                 Ok(ReadResourceResult::new(vec![
                     ResourceContents::TextResourceContents {

@@ -26,8 +26,7 @@ use super::envelope::{ToolError, ToolResult, code, invalid, parse, success, tool
 use super::render::{self, RESULT_CAP};
 use super::stream;
 use super::types::{
-    DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskRow,
-    TaskStartArgs,
+    DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskStartArgs,
 };
 use crate::allowlist::Decision;
 use crate::engine::Duplicates;
@@ -66,25 +65,7 @@ impl Server {
         let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
         let offset = args.offset.unwrap_or(0);
         let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
-        let rows: Vec<TaskRow> = matching
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|t| TaskRow {
-                allowlisted: self.decide(t).allowed(),
-                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
-                task: (*t).clone(),
-            })
-            .collect();
-        let next = offset + rows.len();
-        let result = ListTasksResult {
-            root: table.root.display().to_string(),
-            total: matching.len(),
-            next_offset: (next < matching.len()).then_some(next),
-            tasks: rows,
-            diagnostics: table.diagnostics.clone(),
-            allowlist: self.allowlist_info(),
-        };
+        let result = self.listing(&table, &matching, offset, limit);
         let text = list_text(&result);
         Ok(success(&result, text))
     }

@@ -282,7 +282,8 @@ fn check(line: &[u8]) -> Verdict {
             ))
         };
     };
-    let parsed = serde_json::from_value::<ClientJsonRpcMessage>(value.clone());
+    // Read again from the bytes: cloning a large `Value` would cost more than parsing.
+    let parsed = serde_json::from_slice::<ClientJsonRpcMessage>(line);
     let Some(_) = id else {
         // Notifications get no reply, valid or not; rmcp ignores the ones it does not know.
         return if parsed.is_ok() {
