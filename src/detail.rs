@@ -163,6 +163,13 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if b.interactive {
         field(out, "interactive", "yes: expects a terminal")?;
     }
+    if b.service {
+        field(
+            out,
+            "service",
+            "yes: keeps running until stopped (`task_start` returns a run id)",
+        )?;
+    }
     for hook in &b.hooks {
         let when = match hook.when {
             agg_runners::HookWhen::Before => "before",

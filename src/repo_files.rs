@@ -32,6 +32,18 @@ pub struct RepoFiles {
     linked_dirs: Mutex<HashMap<PathBuf, bool>>,
 }
 
+/// How many bytes [`RepoFiles::peek`] reads.
+pub const PEEK_BYTES: usize = 512;
+
+/// The start of a file and its executable bit, for adapters that admit files by content.
+#[derive(Debug)]
+pub struct Peek {
+    /// The first [`PEEK_BYTES`] bytes (fewer for a shorter file).
+    pub head: Vec<u8>,
+    /// Whether any execute bit is set.
+    pub executable: bool,
+}
+
 /// What reading a task file gave.
 #[derive(Debug)]
 pub struct Text {
@@ -78,22 +90,42 @@ impl RepoFiles {
         }
     }
 
-    fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
+    /// Opens a root-relative file for reading, refusing a symlink that leads out of the root.
+    fn open_confined(&self, rel: &str) -> Result<fs::File, String> {
         let path = self.abs(rel);
-        let mut file = match open_no_follow(&path) {
+        match open_no_follow(&path) {
             // Only symlinks can lead out of the root: a file opened without following one,
             // below no linked directory, is inside it.
-            Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => file,
-            Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => {
-                return Err(io_reason(&err));
-            }
+            Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => Ok(file),
+            Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => Err(io_reason(&err)),
             _ => {
                 if !self.inside_root(&path) {
                     return Err("symlink points outside the repository; not followed".to_owned());
                 }
-                open_nonblocking(&path).map_err(|e| io_reason(&e))?
+                open_nonblocking(&path).map_err(|e| io_reason(&e))
             }
-        };
+        }
+    }
+
+    /// The first bytes of a regular file (at most [`PEEK_BYTES`]) and whether it is
+    /// executable, without reading the rest: enough to tell a script from a binary.
+    pub fn peek(&self, rel: &str) -> Option<Peek> {
+        use std::os::unix::fs::PermissionsExt;
+        let file = self.open_confined(rel).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let mut head = Vec::with_capacity(PEEK_BYTES);
+        file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
+        Some(Peek {
+            head,
+            executable: meta.permissions().mode() & 0o111 != 0,
+        })
+    }
+
+    fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
+        let mut file = self.open_confined(rel)?;
         let meta = file.metadata().map_err(|e| io_reason(&e))?;
         if !meta.is_file() {
             return Err("not a regular file".to_owned());
@@ -160,6 +192,10 @@ impl Files for RepoFiles {
                 _ => false,
             }
         })
+    }
+
+    fn executable(&self, path: &str) -> bool {
+        self.peek(path).is_some_and(|p| p.executable)
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {

@@ -236,7 +236,7 @@ fn filters_narrow_by_runner_dir_and_query() {
         .json();
     assert_eq!(names(&by_query), ["docs:serve"]);
     Test::fixture("polyglot")
-        .args(["list", ".", "--runner", "gradle"])
+        .args(["list", ".", "--runner", "nonesuch"])
         .run()
         .code(2);
 }

@@ -16,6 +16,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "cargo config",
     candidate,
     one_per_dir: true,
+    admit: None,
     parse,
 };
 

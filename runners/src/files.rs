@@ -14,12 +14,15 @@ pub trait Files: Sync {
     fn exists(&self, path: &str) -> bool;
     /// The names of the entries of a directory (`"."` is the root); empty when it is unreadable.
     fn read_dir(&self, dir: &str) -> Vec<String>;
+    /// Whether `path` is a regular file with an execute bit set.
+    fn executable(&self, path: &str) -> bool;
 }
 
 /// An in-memory [`Files`], for tests and fuzzing.
 #[derive(Debug, Clone, Default)]
 pub struct MemFiles {
     files: BTreeMap<String, String>,
+    executables: std::collections::BTreeSet<String>,
 }
 
 impl MemFiles {
@@ -34,6 +37,13 @@ impl MemFiles {
         self.files.insert(path.to_owned(), text.to_owned());
         self
     }
+
+    /// Adds a file with its execute bit set, builder style.
+    #[must_use]
+    pub fn with_executable(mut self, path: &str, text: &str) -> MemFiles {
+        self.executables.insert(path.to_owned());
+        self.with(path, text)
+    }
 }
 
 impl Files for MemFiles {
@@ -46,6 +56,10 @@ impl Files for MemFiles {
 
     fn exists(&self, path: &str) -> bool {
         self.files.contains_key(path)
+    }
+
+    fn executable(&self, path: &str) -> bool {
+        self.executables.contains(path)
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {

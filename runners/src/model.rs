@@ -45,6 +45,30 @@ pub enum Runner {
     Tox,
     /// nox sessions.
     Nox,
+    /// Turborepo tasks (`turbo.json`), run through the package manager.
+    Turbo,
+    /// Nx targets (`project.json`, `package.json` `nx`), run through the package manager.
+    Nx,
+    /// Deno tasks (`deno.json`, `deno.jsonc`).
+    Deno,
+    /// Composer scripts (`composer.json`).
+    Composer,
+    /// Maven lifecycle phases and profiles (`pom.xml`).
+    Maven,
+    /// Gradle tasks (`build.gradle`, `build.gradle.kts`).
+    Gradle,
+    /// `CMake` presets and custom targets.
+    Cmake,
+    /// mise tasks (`mise.toml` and file tasks).
+    Mise,
+    /// VS Code tasks (`.vscode/tasks.json`), run by agg itself.
+    Vscode,
+    /// GitHub Actions workflow jobs, run locally with act.
+    Act,
+    /// Docker Compose services.
+    Compose,
+    /// Executable scripts (`scripts/`, `script/`, `bin/`, the root).
+    Script,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -78,7 +102,7 @@ pub struct Descriptor {
 }
 
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 16] = [
+pub static DESCRIPTORS: [Descriptor; 28] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -255,12 +279,144 @@ pub static DESCRIPTORS: [Descriptor; 16] = [
         runs_without_binary: false,
         project_binaries: &[],
     },
+    Descriptor {
+        runner: Runner::Turbo,
+        name: "turbo",
+        suffix: "turbo",
+        binaries: &["turbo"],
+        install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/turbo"],
+    },
+    Descriptor {
+        runner: Runner::Nx,
+        name: "nx",
+        suffix: "nx",
+        binaries: &["nx"],
+        install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/nx"],
+    },
+    Descriptor {
+        runner: Runner::Deno,
+        name: "deno",
+        suffix: "deno",
+        binaries: &["deno"],
+        install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Composer,
+        name: "composer",
+        suffix: "composer",
+        binaries: &["composer"],
+        install_hint: "`apt install composer php-cli` or https://getcomposer.org",
+        separator: true,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Maven,
+        name: "maven",
+        suffix: "maven",
+        binaries: &["mvn"],
+        install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["mvnw"],
+    },
+    Descriptor {
+        runner: Runner::Gradle,
+        name: "gradle",
+        suffix: "gradle",
+        binaries: &["gradle"],
+        install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["gradlew"],
+    },
+    Descriptor {
+        runner: Runner::Cmake,
+        name: "cmake",
+        suffix: "cmake",
+        binaries: &["cmake"],
+        install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Mise,
+        name: "mise",
+        suffix: "mise",
+        binaries: &["mise"],
+        install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
+        separator: true,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Vscode,
+        name: "vscode",
+        suffix: "vscode",
+        binaries: &["sh"],
+        install_hint: "VS Code tasks run with the system shell (`sh`)",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Act,
+        name: "act",
+        suffix: "act",
+        binaries: &["act"],
+        install_hint: "`brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Compose,
+        name: "compose",
+        suffix: "compose",
+        binaries: &["docker", "docker-compose"],
+        install_hint: "install Docker with the Compose plugin: https://docs.docker.com/compose/install/",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Script,
+        name: "script",
+        suffix: "script",
+        binaries: &["sh"],
+        install_hint: "scripts run directly; their interpreter comes from the `#!` line",
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 16] = {
-        let mut all = [Runner::Make; 16];
+    pub const ALL: [Runner; 28] = {
+        let mut all = [Runner::Make; 28];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;
@@ -447,12 +603,16 @@ pub struct Behaviour {
     /// Scripts the runner also runs around this one (npm `pre<x>` before, `post<x>` after).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<Hook>,
+    /// Whether the task is a long-running service that does not end on its own (turbo
+    /// `persistent`, nx `continuous`, VS Code `isBackground`, a compose service).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub service: bool,
 }
 
 impl Behaviour {
     /// Whether there is nothing beyond the command.
     pub fn is_empty(&self) -> bool {
-        self.confirm.is_empty() && !self.interactive && self.hooks.is_empty()
+        self.confirm.is_empty() && !self.interactive && self.hooks.is_empty() && !self.service
     }
 }
 
@@ -552,6 +712,10 @@ pub struct Adapter {
     /// When true, only the best-ranked candidate in each directory is parsed, the way
     /// `make` picks `GNUmakefile` over `Makefile`.
     pub one_per_dir: bool,
+    /// For formats recognised by content rather than by name (executable scripts): given
+    /// the file's first bytes and whether it is executable, whether it is one at all. A
+    /// file refused here is skipped without a diagnostic and without being read further.
+    pub admit: Option<fn(head: &[u8], executable: bool) -> bool>,
     /// Parses one file.
     pub parse: fn(&Source<'_>) -> Parsed,
 }

@@ -16,6 +16,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "package_json",
     candidate: |path| (file_name(path) == "package.json").then_some(0),
     one_per_dir: true,
+    admit: None,
     parse,
 };
 

@@ -11,6 +11,13 @@ use crate::repo_files::RepoFiles;
 
 pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     let mut parsed = Parsed::default();
+    if let Some(admit) = adapter.admit
+        && !files
+            .peek(rel)
+            .is_some_and(|p| admit(&p.head, p.executable))
+    {
+        return parsed;
+    }
     let text = match files.read_task_file(rel) {
         Ok(text) => text,
         Err(reason) => {

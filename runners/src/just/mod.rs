@@ -19,6 +19,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "just",
     candidate,
     one_per_dir: true,
+    admit: None,
     parse,
 };
 

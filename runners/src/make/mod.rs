@@ -31,6 +31,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "make",
     candidate,
     one_per_dir: true,
+    admit: None,
     parse,
 };
 

@@ -24,6 +24,7 @@ pub const PYPROJECT: Adapter = Adapter {
     name: "pyproject.toml",
     candidate: |path| (file_name(path) == "pyproject.toml").then_some(0),
     one_per_dir: true,
+    admit: None,
     parse: parse_pyproject,
 };
 
@@ -39,6 +40,7 @@ pub const POE_TASKS: Adapter = Adapter {
         _ => None,
     },
     one_per_dir: true,
+    admit: None,
     parse: poe::parse_tasks_file,
 };
 
@@ -47,6 +49,7 @@ pub const HATCH_TOML: Adapter = Adapter {
     name: "hatch.toml",
     candidate: |path| (file_name(path) == "hatch.toml").then_some(0),
     one_per_dir: true,
+    admit: None,
     parse: hatch::parse_hatch_toml,
 };
 
@@ -59,6 +62,7 @@ pub const TOX: Adapter = Adapter {
         _ => None,
     },
     one_per_dir: true,
+    admit: None,
     parse: tox::parse_file,
 };
 
@@ -67,6 +71,7 @@ pub const NOX: Adapter = Adapter {
     name: "noxfile.py",
     candidate: |path| (file_name(path) == "noxfile.py").then_some(0),
     one_per_dir: true,
+    admit: None,
     parse: nox::parse,
 };
 

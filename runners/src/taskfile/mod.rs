@@ -22,6 +22,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "taskfile",
     candidate,
     one_per_dir: true,
+    admit: None,
     parse,
 };
 

@@ -30,6 +30,7 @@ pub const ADAPTER: Adapter = Adapter {
     name: "xc",
     candidate,
     one_per_dir: true,
+    admit: None,
     parse,
 };
 
