@@ -66,12 +66,15 @@ pub(crate) fn yaml_problem(err: &serde_saphyr::Error) -> (String, Option<u32>) {
 /// stack overflow.
 #[allow(dead_code)] // until the first JSONC adapter lands
 pub(crate) fn jsonc(text: &str) -> Result<serde_json::Value, (String, Option<u32>)> {
-    jsonc_parser::parse_to_serde_value::<Option<serde_json::Value>>(text, &Default::default())
-        .map(Option::unwrap_or_default)
-        .map_err(|err| {
-            let line = u32::try_from(err.line_display()).ok().filter(|&l| l > 0);
-            (err.kind().to_string(), line)
-        })
+    jsonc_parser::parse_to_serde_value::<Option<serde_json::Value>>(
+        text,
+        &jsonc_parser::ParseOptions::default(),
+    )
+    .map(Option::unwrap_or_default)
+    .map_err(|err| {
+        let line = u32::try_from(err.line_display()).ok().filter(|&l| l > 0);
+        (err.kind().to_string(), line)
+    })
 }
 
 #[cfg(test)]
