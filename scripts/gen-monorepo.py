@@ -15,6 +15,9 @@ Writes OUT_DIR (a `git init`ed repository) holding, for the default seed:
 * a few `.cargo/config.toml` with `[alias]`;
 * Python services whose pyproject.toml holds poe tasks, pdm scripts, hatch scripts or console
   scripts (a quarter each), a third of them with a tox.ini and a third with a noxfile.py;
+* in fixed proportions of the services: pom.xml, build.gradle.kts, deno.json, composer.json,
+  mise.toml (some with .mise/tasks file tasks), compose.yaml, CMakePresets.json,
+  .vscode/tasks.json, nx project.json, and an executable scripts/deploy.sh in each;
 * a `.gitignore` that ignores `node_modules/` and `dist/` (and a few caches), and 20,000
   gitignored files under node_modules/ (root pnpm store plus per-app node_modules), among
   them package.json files with scripts, and gitignored dist/ folders with package.json
@@ -97,6 +100,7 @@ class Gen:
             "pyproject_uv": 0,
             "tox_ini": 0,
             "noxfiles": 0,
+            "other_sources": {},
             "declared": {
                 "package_json_scripts": 0,
                 "package_json_hook_scripts": 0,
@@ -733,6 +737,7 @@ class Gen:
             xc = [("up", "Start the service and its database.", "docker compose up -d", None),
                   ("smoke", "Smoke-test the running service.", "curl -fsS localhost:8080/health", "up")]
         self.readme(d, svc, xc_tasks=xc, pm="make")
+        self.more_sources(d, svc, i)
 
     def python_tasks(self, d, svc, i):
         """A Python service's pyproject.toml with the tasks of one manager (poe, pdm, hatch or
@@ -772,6 +777,67 @@ class Gen:
             self.write(f"{d}/noxfile.py", 'import nox\n\n\n@nox.session(python=["3.11", "3.12"])\ndef tests(session):\n    """Run the tests."""\n    session.run("pytest")\n\n\n@nox.session(name="lint")\ndef lint_session(session):\n    """Lint the code."""\n    session.run("ruff", "check", ".")\n')
             self.c["noxfiles"] += 1
             self.c["declared"]["nox_sessions"] += 2
+
+    def more_sources(self, d, svc, i):
+        """The other task sources a service may carry, in fixed proportions of the 300
+        services: Maven and Gradle builds, deno.json, composer.json, mise.toml (some with
+        file tasks), compose.yaml, CMake presets, .vscode/tasks.json, an nx project.json,
+        and an executable deploy script. No rng calls, so the rest of the tree is the same
+        whatever is generated here."""
+        def count(kind, n=1):
+            self.c["other_sources"][kind] = self.c["other_sources"].get(kind, 0) + n
+
+        if i % 20 == 0:
+            self.write(f"{d}/pom.xml", POM.format(svc=svc))
+            count("pom_xml")
+        if i % 20 == 10:
+            self.write(f"{d}/settings.gradle.kts", f'rootProject.name = "{svc}"\ninclude("api", "worker")\n')
+            self.write(f"{d}/build.gradle.kts", GRADLE)
+            count("build_gradle")
+        if i % 25 == 3:
+            self.write(f"{d}/deno.json", json.dumps({"tasks": {
+                "dev": "deno run --watch main.ts",
+                "test": {"command": "deno test -A", "description": f"Test {svc}"},
+                "check": {"dependencies": ["test"], "description": "Everything CI runs"},
+            }}, indent=2) + "\n")
+            count("deno_json")
+        if i % 25 == 13:
+            self.write(f"{d}/composer.json", json.dumps({
+                "name": f"acme/{svc}",
+                "scripts": {"test": "phpunit", "lint": ["phpcs src", "@test"], "post-install-cmd": "echo installed"},
+                "scripts-descriptions": {"test": "Run the unit tests"},
+            }, indent=2) + "\n")
+            count("composer_json")
+        if i % 10 == 5:
+            self.write(f"{d}/mise.toml", f'[tools]\nnode = "20"\n\n[tasks.dev]\ndescription = "Run {svc} locally"\nrun = "make run"\n\n[tasks.fmt]\nrun = ["gofmt -w .", "prettier --write ."]\n\n[tasks.ci]\ndepends = ["fmt"]\nrun = "make test"\n')
+            count("mise_toml")
+            if i % 30 == 5:
+                for name in ("seed", "db/reset"):
+                    self.write(f"{d}/.mise/tasks/{name}", f"#!/usr/bin/env bash\n#MISE description=\"{name} the database\"\nset -e\necho {name}\n")
+                    os.chmod(os.path.join(self.out, d, ".mise/tasks", name), 0o755)
+                count("mise_file_tasks", 2)
+        if i % 12 == 1:
+            self.write(f"{d}/compose.yaml", f"services:\n  app:\n    build: .\n    depends_on: [db]\n  db:\n    image: postgres:16\n    profiles: [dev]\n")
+            count("compose_yaml")
+        if i % 15 == 2:
+            self.write(f"{d}/CMakePresets.json", json.dumps({"version": 6, "configurePresets": [
+                {"name": "base", "hidden": True, "binaryDir": "${sourceDir}/build/${presetName}"},
+                {"name": "debug", "inherits": "base", "displayName": "Debug"},
+                {"name": "release", "inherits": "base", "displayName": "Release"}],
+                "buildPresets": [{"name": "debug", "configurePreset": "debug"}],
+                "testPresets": [{"name": "debug", "configurePreset": "debug"}]}, indent=2) + "\n")
+            self.write(f"{d}/CMakeLists.txt", f"cmake_minimum_required(VERSION 3.20)\nproject({svc.replace('-', '_')} NONE)\nadd_custom_target(docs COMMAND doxygen)\n")
+            count("cmake_presets")
+        if i % 20 == 9:
+            self.write(f"{d}/.vscode/tasks.json", '{\n  // Tasks for this service\n  "version": "2.0.0",\n  "tasks": [\n    { "label": "build", "type": "shell", "command": "make build", "group": "build" },\n    { "label": "watch", "type": "shell", "command": "make watch", "isBackground": true },\n  ],\n}\n')
+            count("vscode_tasks_json")
+        if i % 8 == 6:
+            self.write(f"{d}/project.json", json.dumps({"name": svc, "targets": {
+                "serve": {"executor": "nx:run-commands", "options": {"command": "make run"}, "continuous": True},
+                "e2e": {"executor": "nx:run-commands", "options": {"command": "make e2e"}, "dependsOn": ["serve"]}}}, indent=2) + "\n")
+            count("nx_project_json")
+        os.chmod(os.path.join(self.out, d, "scripts/deploy.sh"), 0o755)
+        count("executable_scripts")
 
     def rust_workspace(self, n):
         crates = [f"acme-{w}-{j}" for j, w in enumerate(WORDS[:n])]
@@ -861,6 +927,31 @@ class Gen:
         for d, v in DEPS:
             out += [f"  {d}@{v}: {{}}", ""]
         self.write("pnpm-lock.yaml", "\n".join(out))
+
+
+POM = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.acme</groupId>
+  <artifactId>{svc}</artifactId>
+  <version>0.1.0</version>
+  <packaging>jar</packaging>
+  <profiles>
+    <profile><id>integration</id></profile>
+  </profiles>
+</project>
+"""
+
+GRADLE = """plugins {
+    java
+    application
+}
+
+tasks.register("migrate") {
+    description = "Apply the database migrations"
+    group = "database"
+}
+"""
 
 
 def make500(out):
@@ -1112,6 +1203,7 @@ def main():
               f"{d['make_described_targets']} described make targets, {d['just_recipes']} just recipes, "
               f"{d['taskfile_tasks']} Taskfile tasks, {d['xc_tasks']} xc tasks, {d['cargo_aliases']} cargo aliases "
               f"(not counting included/imported files)")
+        print(f"  other sources: " + ", ".join(f"{v} {k}" for k, v in sorted(c["other_sources"].items())))
         print(f"  {make_dir}: 1 Makefile with 500 described targets")
         print(f"  counts: {out}-counts.json")
 
