@@ -19,15 +19,20 @@ use crate::table::Task;
 /// The probe a start waits on, or `None` to wait for the task to finish. `wait_ms` is what
 /// the caller gave: a service without `ready` waits that long for readiness (30 s when not
 /// given), and `wait_ms: 0` still means "return at once".
+///
+/// `declared_service` is the task file's own word (turbo `persistent`, nx `continuous`, VS
+/// Code `isBackground`, a compose service): such a task is a service whatever its name.
 pub fn plan(
     task: &Task,
+    declared_service: bool,
     ready: Option<&ReadySpec>,
     wait_ms: Option<u64>,
 ) -> Result<Option<Probe>, ToolError> {
     if let Some(spec) = ready {
         return spec.probe().map(Some).map_err(invalid);
     }
-    if wait_ms == Some(0) || service::service_reason(task, None).is_none() {
+    let declared = declared_service.then_some(true);
+    if wait_ms == Some(0) || service::service_reason(task, declared).is_none() {
         return Ok(None);
     }
     let timeout = wait_ms.unwrap_or(service::DEFAULT_READY_TIMEOUT_MS);

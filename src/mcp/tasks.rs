@@ -186,7 +186,8 @@ impl Server {
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
-        let probe = readiness::plan(task, args.ready.as_ref(), args.wait_ms)?;
+        let declared_service = table.behaviour(task).is_some_and(|b| b.service);
+        let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
         let refusal = match self.decide(task) {
             Decision::Allowed(_) => None,
             Decision::Denied(rule) => {
