@@ -1,0 +1,345 @@
+//! Gradle: the tasks of a build, read from its settings file and build scripts (Groovy or
+//! Kotlin DSL) as text, never run.
+//!
+//! The settings file (`settings.gradle`, else `settings.gradle.kts`, as Gradle picks them) is
+//! the build's root: its `include`s name the subprojects, whose build scripts are read and
+//! consumed, and every task runs from the root as `gradle TASK` (the root project's) or
+//! `gradle :sub:TASK`. A directory with a build script and no settings file is a build of
+//! one project. A project's tasks are those its scripts declare ([`script`]) and those of the
+//! plugins it applies that agg knows ([`plugins`]); `subprojects {}`, `allprojects {}` and
+//! `project(":x") {}` blocks of the root script apply to the projects they name. `buildSrc`
+//! is part of the build that owns it and is not listed on its own.
+
+mod lexer;
+mod plugins;
+mod script;
+mod settings;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::{Parsed, RawTask, Runner, Source, file_name, join, parent};
+use script::{Scope, Script, TaskDecl};
+
+/// Every file name that makes a directory a Gradle build, in Gradle's order of preference.
+const FILES: &[&str] = &[
+    "settings.gradle",
+    "settings.gradle.kts",
+    "build.gradle",
+    "build.gradle.kts",
+];
+
+/// How many projects one settings file may include; past that the rest is reported.
+const MAX_PROJECTS: usize = 2000;
+
+/// Whether a script is in the Kotlin DSL (`.gradle.kts`).
+fn kotlin(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("kts"))
+}
+
+pub(super) fn candidate(path: &str) -> Option<u8> {
+    let name = file_name(path);
+    FILES
+        .iter()
+        .position(|f| *f == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// One project of the build.
+struct Project {
+    /// `:` for the root, `:a:b` for a subproject.
+    path: String,
+    /// Its build script and what it declares, when it has one.
+    script: Option<(String, Script)>,
+}
+
+pub(super) fn parse(src: &Source<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    if super::inside_sources(src.files, src.path, FILES, &["src", "build"]) {
+        return out;
+    }
+    let dir = parent(src.path);
+    let is_settings = file_name(src.path).starts_with("settings.");
+    let mut projects = Vec::new();
+    let root_script = if is_settings {
+        build_script(src, dir, &mut out)
+    } else {
+        Some((
+            src.path.to_owned(),
+            script::read(src.text, kotlin(src.path)),
+        ))
+    };
+    projects.push(Project {
+        path: ":".to_owned(),
+        script: root_script,
+    });
+    if is_settings {
+        subprojects(src, dir, &mut projects, &mut out);
+    }
+    for name in FILES {
+        if let Some(p) = join(dir, &format!("buildSrc/{name}"))
+            && src.files.exists(&p)
+        {
+            out.consumed.push(p);
+        }
+    }
+    for project in &projects {
+        if let Some((path, script)) = &project.script {
+            for (line, message) in &script.problems {
+                out.diag(path, Some(*line), message.clone());
+            }
+        }
+    }
+    let root = &projects[0];
+    for project in &projects {
+        list_tasks(dir, root, project, &mut out);
+    }
+    out
+}
+
+/// Reads the root build script next to a settings file.
+fn build_script(src: &Source<'_>, dir: &str, out: &mut Parsed) -> Option<(String, Script)> {
+    for name in ["build.gradle", "build.gradle.kts"] {
+        let Some(path) = join(dir, name) else {
+            continue;
+        };
+        if !src.files.exists(&path) {
+            continue;
+        }
+        out.consumed.push(path.clone());
+        return match src.files.read(&path) {
+            Ok(text) => {
+                let script = script::read(&text, kotlin(name));
+                Some((path, script))
+            }
+            Err(reason) => {
+                out.diag(&path, None, reason);
+                None
+            }
+        };
+    }
+    None
+}
+
+/// The subprojects a settings file includes, with their build scripts.
+fn subprojects(src: &Source<'_>, dir: &str, projects: &mut Vec<Project>, out: &mut Parsed) {
+    let settings = settings::read(src.text, kotlin(src.path));
+    for (line, message) in &settings.problems {
+        out.diag(src.path, Some(*line), message.clone());
+    }
+    let moved: HashMap<&str, &str> = settings
+        .dirs
+        .iter()
+        .map(|(p, d)| (p.as_str(), d.as_str()))
+        .collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    for include in &settings.includes {
+        if include.path.contains(['/', '\\']) {
+            out.diag(
+                src.path,
+                Some(include.line),
+                format!(
+                    "`{}` is not a project path: Gradle separates them with `:`, and names have no `/`",
+                    include.path
+                ),
+            );
+            continue;
+        }
+        // `include("a:b")` also makes `:a` a project.
+        let parts: Vec<&str> = include.path[1..].split(':').collect();
+        for n in 1..=parts.len() {
+            let path = format!(":{}", parts[..n].join(":"));
+            if seen.contains(&path) {
+                continue;
+            }
+            if seen.len() >= MAX_PROJECTS {
+                out.diag(
+                    src.path,
+                    Some(include.line),
+                    format!("the build includes more than {MAX_PROJECTS} projects; the rest are not listed"),
+                );
+                return;
+            }
+            seen.insert(path.clone());
+            let rel = moved
+                .get(path.as_str())
+                .map_or_else(|| parts[..n].join("/"), |d| (*d).to_owned());
+            let Some(project_dir) = join(dir, &rel) else {
+                out.diag(
+                    src.path,
+                    Some(include.line),
+                    format!("project `{path}` lies outside the repository"),
+                );
+                continue;
+            };
+            let script = FILES[2..].iter().find_map(|name| {
+                let file = join(&project_dir, name)?;
+                let text = src.files.read(&file).ok()?;
+                Some((file, script::read(&text, kotlin(name))))
+            });
+            if let Some((file, _)) = &script {
+                out.consumed.push(file.clone());
+            }
+            projects.push(Project { path, script });
+        }
+    }
+}
+
+/// Whether a declaration of `scope` in the script of `owner` applies to `project`.
+fn applies(scope: &Scope, owner_is_root: bool, project: &Project) -> bool {
+    let is_root = project.path == ":";
+    match scope {
+        Scope::Own => owner_is_root == is_root,
+        Scope::Subprojects => owner_is_root && !is_root,
+        Scope::All => owner_is_root,
+        Scope::Project(path) => {
+            owner_is_root && settings::normalize(path).as_deref().unwrap_or(":") == project.path
+        }
+    }
+}
+
+/// A task being assembled for one project.
+struct Row {
+    name: String,
+    file: String,
+    line: u32,
+    description: Option<String>,
+    group: Option<String>,
+    deps: Vec<String>,
+    /// Declared by a script (not brought by a plugin): a second declaration is an error.
+    declared: bool,
+}
+
+/// Lists the tasks of `project`: its plugins' and its scripts', with what configures them.
+fn list_tasks(dir: &str, root: &Project, project: &Project, out: &mut Parsed) {
+    // The scripts that speak about this project: the root's (for its blocks) and its own.
+    let mut sources: Vec<(&str, &Script, bool)> = Vec::new();
+    if let Some((file, script)) = &root.script {
+        sources.push((file, script, true));
+    }
+    if project.path != ":"
+        && let Some((file, script)) = &project.script
+    {
+        sources.push((file, script, false));
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (file, script, is_root) in &sources {
+        for plugin in &script.plugins {
+            if !applies(&plugin.scope, *is_root, project) {
+                continue;
+            }
+            for std in plugins::tasks_of(&plugin.id) {
+                if index.contains_key(std.name) {
+                    continue;
+                }
+                index.insert(std.name.to_owned(), rows.len());
+                rows.push(Row {
+                    name: std.name.to_owned(),
+                    file: (*file).to_owned(),
+                    line: plugin.line,
+                    description: Some(std.description.to_owned()),
+                    group: std.group.map(str::to_owned),
+                    deps: Vec::new(),
+                    declared: false,
+                });
+            }
+        }
+    }
+    for (file, script, is_root) in &sources {
+        for decl in &script.tasks {
+            if !applies(&decl.scope, *is_root, project) {
+                continue;
+            }
+            declare(&mut rows, &mut index, file, decl, out);
+        }
+    }
+    for (_, script, is_root) in &sources {
+        for conf in &script.configured {
+            if !applies(&conf.scope, *is_root, project) {
+                continue;
+            }
+            if let Some(row) = index.get(&conf.name).and_then(|&i| rows.get_mut(i)) {
+                merge(row, conf);
+            }
+        }
+    }
+    for row in rows {
+        let name = if project.path == ":" {
+            row.name
+        } else {
+            format!("{}:{}", project.path, row.name)
+        };
+        let mut task = RawTask::new(
+            Runner::Gradle,
+            name.clone(),
+            dir,
+            row.file,
+            vec!["gradle".to_owned(), name],
+        );
+        task.line = Some(row.line);
+        task.description = row.description;
+        task.group = row.group;
+        task.deps = row.deps;
+        out.tasks.push(task);
+    }
+}
+
+/// Adds a declared task; a name declared twice in one script is Gradle's error, and one
+/// declared by a script and a plugin is the script's.
+fn declare(
+    rows: &mut Vec<Row>,
+    index: &mut HashMap<String, usize>,
+    file: &str,
+    decl: &TaskDecl,
+    out: &mut Parsed,
+) {
+    if let Some(row) = index.get(&decl.name).and_then(|&i| rows.get_mut(i)) {
+        if row.declared {
+            if row.file == file {
+                out.diag(
+                    file,
+                    Some(decl.line),
+                    format!(
+                        "task `{}` is already declared on line {}; Gradle refuses a second task of one name",
+                        decl.name, row.line
+                    ),
+                );
+            }
+            return;
+        }
+        file.clone_into(&mut row.file);
+        row.line = decl.line;
+        row.declared = true;
+        merge(row, decl);
+        return;
+    }
+    index.insert(decl.name.clone(), rows.len());
+    rows.push(Row {
+        name: decl.name.clone(),
+        file: file.to_owned(),
+        line: decl.line,
+        description: decl.description.clone(),
+        group: decl.group.clone(),
+        deps: decl.deps.clone(),
+        declared: true,
+    });
+}
+
+fn merge(row: &mut Row, decl: &TaskDecl) {
+    if decl.description.is_some() {
+        row.description.clone_from(&decl.description);
+    }
+    if decl.group.is_some() {
+        row.group.clone_from(&decl.group);
+    }
+    for d in &decl.deps {
+        if !row.deps.contains(d) {
+            row.deps.push(d.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
