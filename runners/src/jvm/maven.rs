@@ -18,7 +18,7 @@ use crate::{LineIndex, Parsed, RawTask, Runner, Source, file_name, join, parent}
 
 /// The phases agg lists, in lifecycle order, with what each does.
 const PHASES: &[(&str, &str)] = &[
-    ("clean", "Delete the build output (target/)"),
+    ("clean", "Delete the build output in target/"),
     (
         "validate",
         "Check that the project is correct and everything it needs is there",

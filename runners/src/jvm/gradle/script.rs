@@ -77,6 +77,17 @@ struct Frame {
     end: usize,
 }
 
+/// Methods of the task container that take a block but name no task (`tasks.configureEach {`).
+const CONTAINER_METHODS: &[&str] = &[
+    "all",
+    "configureEach",
+    "registering",
+    "creating",
+    "existing",
+    "whenTaskAdded",
+    "withType",
+];
+
 /// Generic arguments (`<Copy>`) longer than this are not generic arguments.
 const MAX_GENERIC: usize = 64;
 
@@ -331,7 +342,11 @@ impl Reader<'_> {
                 self.property(i);
             }
             _ if start && matches!(self.innermost(), Some(Kind::Plugins)) => self.plugin_line(i),
-            _ if after_tasks_dot && self.punct_at(i + 1, '{') => {
+            _ if after_tasks_dot
+                && self.punct_at(i + 1, '{')
+                && !CONTAINER_METHODS.contains(&name)
+                && self.pending.as_ref().is_none_or(|(at, _)| *at != i + 1) =>
+            {
                 // `tasks.test {` (Kotlin DSL accessor).
                 let kind = self.configure(name.to_owned(), self.t[i].line);
                 self.pending = Some((i + 1, kind));
@@ -344,6 +359,10 @@ impl Reader<'_> {
     fn task_keyword(&mut self, i: usize) {
         let line = self.t[i].line;
         let mut j = self.skip_generic(i + 1);
+        if self.tok(j).is_none_or(|t| t.nl_before) {
+            // The name is on the same line in every form.
+            return;
+        }
         let (name, next) = match self.tok(j).map(|t| &t.tok) {
             Some(Tok::Ident(name)) if !self.punct_at(j + 1, '.') && !self.punct_at(j + 1, '=') => {
                 (Some(name.clone()), j + 1)
