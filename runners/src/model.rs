@@ -55,7 +55,7 @@ pub enum Runner {
     Composer,
     /// Maven lifecycle phases and profiles (`pom.xml`).
     Maven,
-    /// Gradle tasks (`build.gradle`, `build.gradle.kts`).
+    /// Gradle tasks (`settings.gradle(.kts)`, `build.gradle(.kts)`).
     Gradle,
     /// `CMake` presets and custom targets.
     Cmake,
