@@ -17,7 +17,7 @@ mod settings;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::{Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
 use script::{Scope, Script, TaskDecl};
 
 /// Every file name that makes a directory a Gradle build, in Gradle's order of preference.
@@ -74,9 +74,16 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         path: ":".to_owned(),
         script: root_script,
     });
+    let mut plugin_builds = vec!["buildSrc".to_owned()];
     if is_settings {
-        subprojects(src, dir, &mut projects, &mut out);
+        let settings = settings::read(src.text, kotlin(src.path));
+        for (line, message) in &settings.problems {
+            out.diag(src.path, Some(*line), message.clone());
+        }
+        subprojects(src, dir, &settings, &mut projects, &mut out);
+        plugin_builds.extend(settings.included_builds);
     }
+    let conventions = Conventions::read(src.files, dir, &plugin_builds, &projects);
     for name in FILES {
         if let Some(p) = join(dir, &format!("buildSrc/{name}"))
             && src.files.exists(&p)
@@ -91,9 +98,14 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
             }
         }
     }
+    for (path, script) in conventions.scripts.values() {
+        for (line, message) in &script.problems {
+            out.diag(path, Some(*line), message.clone());
+        }
+    }
     let root = &projects[0];
     for project in &projects {
-        list_tasks(dir, root, project, &mut out);
+        list_tasks(dir, root, project, &conventions, &mut out);
     }
     out
 }
@@ -123,11 +135,13 @@ fn build_script(src: &Source<'_>, dir: &str, out: &mut Parsed) -> Option<(String
 }
 
 /// The subprojects a settings file includes, with their build scripts.
-fn subprojects(src: &Source<'_>, dir: &str, projects: &mut Vec<Project>, out: &mut Parsed) {
-    let settings = settings::read(src.text, kotlin(src.path));
-    for (line, message) in &settings.problems {
-        out.diag(src.path, Some(*line), message.clone());
-    }
+fn subprojects(
+    src: &Source<'_>,
+    dir: &str,
+    settings: &settings::Settings,
+    projects: &mut Vec<Project>,
+    out: &mut Parsed,
+) {
     let moved: HashMap<&str, &str> = settings
         .dirs
         .iter()
@@ -209,10 +223,18 @@ struct Row {
     deps: Vec<String>,
     /// Declared by a script (not brought by a plugin): a second declaration is an error.
     declared: bool,
+    /// Declared inside a conditional block.
+    conditional: bool,
 }
 
 /// Lists the tasks of `project`: its plugins' and its scripts', with what configures them.
-fn list_tasks(dir: &str, root: &Project, project: &Project, out: &mut Parsed) {
+fn list_tasks(
+    dir: &str,
+    root: &Project,
+    project: &Project,
+    conventions: &Conventions,
+    out: &mut Parsed,
+) {
     // The scripts that speak about this project: the root's (for its blocks) and its own.
     let mut sources: Vec<(&str, &Script, bool)> = Vec::new();
     if let Some((file, script)) = &root.script {
@@ -223,30 +245,27 @@ fn list_tasks(dir: &str, root: &Project, project: &Project, out: &mut Parsed) {
     {
         sources.push((file, script, false));
     }
-    let mut rows: Vec<Row> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut rows = Rows::default();
+    let mut applied: HashSet<&str> = HashSet::new();
     for (file, script, is_root) in &sources {
         for plugin in &script.plugins {
-            if !applies(&plugin.scope, *is_root, project) {
-                continue;
-            }
-            for std in plugins::tasks_of(&plugin.id) {
-                if index.contains_key(std.name) {
-                    continue;
-                }
-                index.insert(std.name.to_owned(), rows.len());
-                rows.push(Row {
-                    name: std.name.to_owned(),
-                    file: (*file).to_owned(),
-                    line: plugin.line,
-                    description: Some(std.description.to_owned()),
-                    group: std.group.map(str::to_owned),
-                    deps: Vec::new(),
-                    declared: false,
-                });
+            if applies(&plugin.scope, *is_root, project) {
+                rows.plugin(
+                    &plugin.id,
+                    file,
+                    plugin.line,
+                    conventions,
+                    &mut applied,
+                    out,
+                );
             }
         }
     }
+    let Rows {
+        mut rows,
+        mut index,
+        configured,
+    } = rows;
     for (file, script, is_root) in &sources {
         for decl in &script.tasks {
             if !applies(&decl.scope, *is_root, project) {
@@ -255,14 +274,15 @@ fn list_tasks(dir: &str, root: &Project, project: &Project, out: &mut Parsed) {
             declare(&mut rows, &mut index, file, decl, out);
         }
     }
-    for (_, script, is_root) in &sources {
-        for conf in &script.configured {
-            if !applies(&conf.scope, *is_root, project) {
-                continue;
-            }
-            if let Some(row) = index.get(&conf.name).and_then(|&i| rows.get_mut(i)) {
-                merge(row, conf);
-            }
+    let own = sources.iter().flat_map(|(_, script, is_root)| {
+        script
+            .configured
+            .iter()
+            .filter(move |c| applies(&c.scope, *is_root, project))
+    });
+    for conf in configured.into_iter().chain(own) {
+        if let Some(row) = index.get(&conf.name).and_then(|&i| rows.get_mut(i)) {
+            merge(row, conf);
         }
     }
     for row in rows {
@@ -286,6 +306,106 @@ fn list_tasks(dir: &str, root: &Project, project: &Project, out: &mut Parsed) {
     }
 }
 
+/// The tasks of one project as its plugins bring them.
+#[derive(Default)]
+struct Rows<'c> {
+    rows: Vec<Row>,
+    index: HashMap<String, usize>,
+    /// What the convention plugins configure, applied once every task is known.
+    configured: Vec<&'c TaskDecl>,
+}
+
+impl<'c> Rows<'c> {
+    /// Adds the tasks of plugin `id`, applied in `file` at `line`: a core plugin's from the
+    /// table, a convention plugin's from its script (its plugins and its own tasks).
+    fn plugin(
+        &mut self,
+        id: &str,
+        file: &str,
+        line: u32,
+        conventions: &'c Conventions,
+        applied: &mut HashSet<&'c str>,
+        out: &mut Parsed,
+    ) {
+        for std in plugins::tasks_of(id) {
+            if self.index.contains_key(std.name) {
+                continue;
+            }
+            self.index.insert(std.name.to_owned(), self.rows.len());
+            self.rows.push(Row {
+                name: std.name.to_owned(),
+                file: file.to_owned(),
+                line,
+                description: Some(std.description.to_owned()),
+                group: std.group.map(str::to_owned),
+                deps: Vec::new(),
+                declared: false,
+                conditional: false,
+            });
+        }
+        let Some((id, (path, script))) = conventions.scripts.get_key_value(id) else {
+            return;
+        };
+        if !applied.insert(id) {
+            return;
+        }
+        for plugin in script.plugins.iter().filter(|p| p.scope == Scope::Own) {
+            self.plugin(&plugin.id, path, plugin.line, conventions, applied, out);
+        }
+        for decl in script.tasks.iter().filter(|t| t.scope == Scope::Own) {
+            declare(&mut self.rows, &mut self.index, path, decl, out);
+        }
+        self.configured
+            .extend(script.configured.iter().filter(|c| c.scope == Scope::Own));
+    }
+}
+
+/// Convention plugins: precompiled script plugins of `buildSrc` and of the builds the
+/// settings include (`includeBuild("build-logic")`), which a project applies by their file
+/// name (`id("myproject.java-conventions")` is `src/main/kotlin/myproject.java-conventions.gradle.kts`).
+struct Conventions {
+    /// By plugin id: the script's path and what it declares.
+    scripts: HashMap<String, (String, Script)>,
+}
+
+/// How many convention scripts one build may read.
+const MAX_CONVENTIONS: usize = 256;
+
+impl Conventions {
+    /// Reads every convention plugin the projects (and the conventions themselves) apply.
+    fn read(files: &dyn Files, dir: &str, builds: &[String], projects: &[Project]) -> Conventions {
+        let mut scripts = HashMap::new();
+        let mut pending: Vec<String> = projects
+            .iter()
+            .filter_map(|p| p.script.as_ref())
+            .flat_map(|(_, s)| s.plugins.iter().map(|p| p.id.clone()))
+            .collect();
+        let mut tried: HashSet<String> = HashSet::new();
+        while let Some(id) = pending.pop() {
+            if scripts.len() >= MAX_CONVENTIONS || !tried.insert(id.clone()) {
+                continue;
+            }
+            if id.contains('/') || id.starts_with('.') {
+                continue;
+            }
+            let found = builds.iter().find_map(|build| {
+                [("kotlin", ".gradle.kts"), ("groovy", ".gradle")]
+                    .iter()
+                    .find_map(|(lang, ext)| {
+                        let path = join(dir, &format!("{build}/src/main/{lang}/{id}{ext}"))?;
+                        let text = files.read(&path).ok()?;
+                        Some((path, script::read(&text, kotlin(ext))))
+                    })
+            });
+            if let Some((path, script)) = found {
+                pending.extend(script.plugins.iter().map(|p| p.id.clone()));
+                scripts.insert(id, (path, script));
+            }
+        }
+        Conventions { scripts }
+    }
+}
+
 /// Adds a declared task; a name declared twice in one script is Gradle's error, and one
 /// declared by a script and a plugin is the script's.
 fn declare(
@@ -297,7 +417,7 @@ fn declare(
 ) {
     if let Some(row) = index.get(&decl.name).and_then(|&i| rows.get_mut(i)) {
         if row.declared {
-            if row.file == file {
+            if row.file == file && !row.conditional && !decl.conditional {
                 out.diag(
                     file,
                     Some(decl.line),
@@ -312,6 +432,7 @@ fn declare(
         file.clone_into(&mut row.file);
         row.line = decl.line;
         row.declared = true;
+        row.conditional = decl.conditional;
         merge(row, decl);
         return;
     }
@@ -324,6 +445,7 @@ fn declare(
         group: decl.group.clone(),
         deps: decl.deps.clone(),
         declared: true,
+        conditional: decl.conditional,
     });
 }
 

@@ -208,6 +208,22 @@ static PLUGINS: &[Plugin] = &[
         ],
     },
     Plugin {
+        ids: &["checkstyle"],
+        applies: &[],
+        tasks: &[
+            t("checkstyleMain", None, "Run Checkstyle on the main sources"),
+            t("checkstyleTest", None, "Run Checkstyle on the test sources"),
+        ],
+    },
+    Plugin {
+        ids: &["pmd"],
+        applies: &[],
+        tasks: &[
+            t("pmdMain", None, "Run PMD on the main sources"),
+            t("pmdTest", None, "Run PMD on the test sources"),
+        ],
+    },
+    Plugin {
         ids: &["org.springframework.boot"],
         applies: &[],
         tasks: &[

@@ -37,6 +37,9 @@ pub(super) struct TaskDecl {
     pub description: Option<String>,
     pub group: Option<String>,
     pub deps: Vec<String>,
+    /// Declared inside a block other than a scope (`if`, `afterEvaluate`, `withType`): it may
+    /// never run, so a second declaration of its name is no sure error.
+    pub conditional: bool,
 }
 
 /// A plugin applied.
@@ -316,6 +319,7 @@ impl Reader<'_> {
             description: None,
             group: None,
             deps: Vec::new(),
+            conditional: false,
         });
         Kind::Task(true, self.out.configured.len() - 1)
     }
@@ -393,6 +397,10 @@ impl Reader<'_> {
 
     /// Records a new task in the current scope and returns its index.
     fn declare(&mut self, name: String, line: u32) -> usize {
+        let conditional = self
+            .frames
+            .iter()
+            .any(|f| !matches!(f.kind, Kind::Scope(_) | Kind::Tasks));
         self.out.tasks.push(TaskDecl {
             scope: self.scope(),
             name,
@@ -400,6 +408,7 @@ impl Reader<'_> {
             description: None,
             group: None,
             deps: Vec::new(),
+            conditional,
         });
         self.out.tasks.len() - 1
     }

@@ -18,6 +18,8 @@ pub(super) struct Settings {
     pub includes: Vec<Include>,
     /// `project(":a").projectDir = …`: project path and directory relative to the settings.
     pub dirs: Vec<(String, String)>,
+    /// `includeBuild("build-logic")`: directories of included builds, relative to the settings.
+    pub included_builds: Vec<String>,
     pub problems: Vec<(u32, String)>,
 }
 
@@ -77,6 +79,11 @@ pub(super) fn read(text: &str, kotlin: bool) -> Settings {
                 }
                 i = j;
             }
+        } else if t[i].is_ident("includeBuild") {
+            let at = if is(i + 1, '(') { i + 2 } else { i + 1 };
+            if let Some(dir) = plain(at) {
+                out.included_builds.push(dir.to_owned());
+            }
         } else if t[i].is_ident("projectDir")
             && i >= 5
             && is(i - 1, '.')
@@ -125,11 +132,12 @@ mod tests {
             .collect();
         assert_eq!(paths, [(":core", 2), (":web", 2), (":libs:util", 2)]);
         assert_eq!(s.dirs, [(":web".to_owned(), "frontend".to_owned())]);
-        let kotlin = "include(\":app\", \"lib\")\ninclude(\n  \"a:b\"\n)\nproject(\":app\").projectDir = file(\"apps/main\")\n";
+        let kotlin = "pluginManagement {\n  includeBuild(\"build-logic\")\n}\ninclude(\":app\", \"lib\")\ninclude(\n  \"a:b\"\n)\nproject(\":app\").projectDir = file(\"apps/main\")\n";
         let s = read(kotlin, true);
         let paths: Vec<&str> = s.includes.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, [":app", ":lib", ":a:b"]);
         assert_eq!(s.dirs, [(":app".to_owned(), "apps/main".to_owned())]);
+        assert_eq!(s.included_builds, ["build-logic"]);
         assert!(read("include(", true).includes.is_empty());
     }
 }

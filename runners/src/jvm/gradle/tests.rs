@@ -180,3 +180,52 @@ fn scripts_inside_a_projects_sources_are_not_builds() {
     );
     assert!(parsed.tasks.is_empty() && parsed.diagnostics.is_empty());
 }
+
+#[test]
+fn convention_plugins_of_build_src_and_included_builds_bring_their_tasks() {
+    let files = MemFiles::new()
+        .with(
+            "settings.gradle.kts",
+            "pluginManagement { includeBuild(\"build-logic\") }\ninclude(\"core\", \"cli\")\n",
+        )
+        .with(
+            "core/build.gradle.kts",
+            "plugins {\n    id(\"shop.java-conventions\")\n}\n",
+        )
+        .with("cli/build.gradle", "plugins {\n    id 'shop.app-conventions'\n}\n")
+        .with(
+            "buildSrc/src/main/kotlin/shop.java-conventions.gradle.kts",
+            "plugins {\n    `java-library`\n    checkstyle\n}\n\ntasks.register(\"lines\") {\n    description = \"Count the lines\"\n}\ntasks.named(\"test\") { description = \"Tests, the shop's way\" }\n",
+        )
+        .with(
+            "build-logic/src/main/groovy/shop.app-conventions.gradle",
+            "plugins {\n    id 'shop.java-conventions'\n    id 'application'\n}\n",
+        );
+    let parsed = parse_with(super::parse, &files, "settings.gradle.kts");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+    let lines = task(&parsed, ":core:lines");
+    assert_eq!(
+        lines.file_path,
+        "buildSrc/src/main/kotlin/shop.java-conventions.gradle.kts"
+    );
+    assert_eq!(lines.line, Some(6));
+    let test = task(&parsed, ":core:test");
+    assert_eq!(test.description.as_deref(), Some("Tests, the shop's way"));
+    assert_eq!(task(&parsed, ":core:checkstyleMain").line, Some(3));
+    let all = names(&parsed);
+    for expected in [":cli:run", ":cli:lines", ":cli:jar", ":core:jar"] {
+        assert!(all.contains(&expected), "{expected} missing from {all:?}");
+    }
+    assert!(!all.contains(&":core:run"), "{all:?}");
+}
+
+#[test]
+fn a_name_declared_twice_in_exclusive_branches_is_no_error() {
+    let files = MemFiles::new().with(
+        "build.gradle.kts",
+        "if (android) {\n    val sourcesJar by tasks.registering(Jar::class)\n} else {\n    val sourcesJar by tasks.registering(Jar::class)\n}\n",
+    );
+    let parsed = parse_with(super::parse, &files, "build.gradle.kts");
+    assert_eq!(names(&parsed), ["sourcesJar"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+}
