@@ -262,7 +262,7 @@ fn list_tasks(
         }
     }
     let Rows {
-        mut rows,
+        list: mut rows,
         mut index,
         configured,
     } = rows;
@@ -309,7 +309,7 @@ fn list_tasks(
 /// The tasks of one project as its plugins bring them.
 #[derive(Default)]
 struct Rows<'c> {
-    rows: Vec<Row>,
+    list: Vec<Row>,
     index: HashMap<String, usize>,
     /// What the convention plugins configure, applied once every task is known.
     configured: Vec<&'c TaskDecl>,
@@ -331,8 +331,8 @@ impl<'c> Rows<'c> {
             if self.index.contains_key(std.name) {
                 continue;
             }
-            self.index.insert(std.name.to_owned(), self.rows.len());
-            self.rows.push(Row {
+            self.index.insert(std.name.to_owned(), self.list.len());
+            self.list.push(Row {
                 name: std.name.to_owned(),
                 file: file.to_owned(),
                 line,
@@ -353,7 +353,7 @@ impl<'c> Rows<'c> {
             self.plugin(&plugin.id, path, plugin.line, conventions, applied, out);
         }
         for decl in script.tasks.iter().filter(|t| t.scope == Scope::Own) {
-            declare(&mut self.rows, &mut self.index, path, decl, out);
+            declare(&mut self.list, &mut self.index, path, decl, out);
         }
         self.configured
             .extend(script.configured.iter().filter(|c| c.scope == Scope::Own));
