@@ -8,7 +8,7 @@
 //! which are the phases to run; without any, Maven runs the `<defaultGoal>`.
 //!
 //! DTDs are refused before any entity is read (roxmltree's `allow_dtd: false`), so an entity
-//! bomb costs nothing; Maven itself does not accept a DOCTYPE in a POM either.
+//! bomb costs nothing; Maven itself expands none of a DOCTYPE's entities.
 
 use std::collections::{HashSet, VecDeque};
 
