@@ -31,6 +31,9 @@ const FILES: &[&str] = &[
 /// How many projects one settings file may include; past that the rest is reported.
 const MAX_PROJECTS: usize = 2000;
 
+/// How deep a project path may nest (`:a:b:c` is 3).
+const MAX_DEPTH: usize = 64;
+
 /// Whether a script is in the Kotlin DSL (`.gradle.kts`).
 fn kotlin(path: &str) -> bool {
     std::path::Path::new(path)
@@ -162,6 +165,14 @@ fn subprojects(
         }
         // `include("a:b")` also makes `:a` a project.
         let parts: Vec<&str> = include.path[1..].split(':').collect();
+        if parts.len() > MAX_DEPTH {
+            out.diag(
+                src.path,
+                Some(include.line),
+                format!("project paths deeper than {MAX_DEPTH} levels are not listed"),
+            );
+            continue;
+        }
         for n in 1..=parts.len() {
             let path = format!(":{}", parts[..n].join(":"));
             if seen.contains(&path) {

@@ -78,6 +78,11 @@ struct Frame {
     kind: Kind,
     /// The index of its `}` (or `usize::MAX` when it is never closed).
     end: usize,
+    /// The innermost scope frame at or below this one, by index, so that finding the scope
+    /// costs one step however deep the nesting.
+    scope_at: Option<usize>,
+    /// Whether this frame or one below it is not a scope (a declaration here is conditional).
+    conditional: bool,
 }
 
 /// Methods of the task container that take a block but name no task (`tasks.configureEach {`).
@@ -90,6 +95,10 @@ const CONTAINER_METHODS: &[&str] = &[
     "whenTaskAdded",
     "withType",
 ];
+
+/// How far (in tokens) a property's value, a `dependsOn` list or a `plugins {}` line is read:
+/// longer ones are not the literals agg reads, and the bound keeps nested statements linear.
+const MAX_STATEMENT: usize = 512;
 
 /// Generic arguments (`<Copy>`) longer than this are not generic arguments.
 const MAX_GENERIC: usize = 64;
@@ -213,9 +222,9 @@ impl Reader<'_> {
     /// The innermost scope.
     fn scope(&self) -> Scope {
         self.frames
-            .iter()
-            .rev()
-            .find_map(|f| match &f.kind {
+            .last()
+            .and_then(|f| f.scope_at)
+            .and_then(|at| match &self.frames[at].kind {
                 Kind::Scope(s) => Some(s.clone()),
                 _ => None,
             })
@@ -257,9 +266,20 @@ impl Reader<'_> {
             let token = &self.t[i];
             if token.is('{') {
                 let kind = self.open_kind(i);
+                let below = self.frames.last();
+                let is_scope = matches!(kind, Kind::Scope(_));
+                let scope_at = if is_scope {
+                    Some(self.frames.len())
+                } else {
+                    below.and_then(|f| f.scope_at)
+                };
+                let conditional = below.is_some_and(|f| f.conditional)
+                    || !matches!(kind, Kind::Scope(_) | Kind::Tasks);
                 self.frames.push(Frame {
                     kind,
                     end: self.pair[i],
+                    scope_at,
+                    conditional,
                 });
             } else if token.is('}') {
                 if self.frames.last().is_some_and(|f| f.end == i) {
@@ -397,10 +417,7 @@ impl Reader<'_> {
 
     /// Records a new task in the current scope and returns its index.
     fn declare(&mut self, name: String, line: u32) -> usize {
-        let conditional = self
-            .frames
-            .iter()
-            .any(|f| !matches!(f.kind, Kind::Scope(_) | Kind::Tasks));
+        let conditional = self.frames.last().is_some_and(|f| f.conditional);
         self.out.tasks.push(TaskDecl {
             scope: self.scope(),
             name,
@@ -462,6 +479,7 @@ impl Reader<'_> {
 
     /// The end (exclusive) of the argument starting at `k`: the next top-level `,` or `limit`.
     fn argument_end(&self, mut k: usize, limit: usize) -> usize {
+        let limit = limit.min(k.saturating_add(MAX_STATEMENT));
         while k < limit && !self.t[k].is(',') {
             k = self.skip_nested(k) + 1;
         }
@@ -470,6 +488,7 @@ impl Reader<'_> {
 
     /// Task names in `from..to`: literal strings, bare names and `tasks.x`/`tasks.named("x")`.
     fn names_in(&self, from: usize, to: usize) -> Vec<String> {
+        let to = to.min(from.saturating_add(MAX_STATEMENT));
         let mut names = Vec::new();
         let mut k = from;
         while k < to {
@@ -606,7 +625,7 @@ impl Reader<'_> {
         let mut k = i + 1;
         let mut applied = true;
         while let Some(t) = self.tok(k) {
-            if t.nl_before || t.is(';') || t.is('}') {
+            if t.nl_before || t.is(';') || t.is('}') || k > i + MAX_STATEMENT {
                 break;
             }
             if t.is_ident("apply") && self.ident_at(k + 1, "false") {
@@ -676,7 +695,11 @@ impl Reader<'_> {
         let first = k;
         while let Some(t) = self.tok(k) {
             let continued = k > first && self.t[k - 1].is(',');
-            if (k > first && t.nl_before && !continued) || t.is(';') || t.is('}') {
+            if (k > first && t.nl_before && !continued)
+                || t.is(';')
+                || t.is('}')
+                || k > first + MAX_STATEMENT
+            {
                 break;
             }
             k = self.skip_nested(k).saturating_add(1);
@@ -886,5 +909,19 @@ tasks.register("gen$n")
         assert!(names(&parens, true).is_empty());
         let generics = format!("task{}", "<".repeat(100_000));
         assert!(names(&generics, true).is_empty());
+        let declared_deep = format!("{}{}", "task x {".repeat(100_000), "}".repeat(100_000));
+        assert_eq!(read(&declared_deep, false).tasks.len(), 100_000);
+        let nested = format!(
+            "task a {{\n{}{}\n}}",
+            "description = (;".repeat(50_000),
+            ")".repeat(50_000)
+        );
+        assert_eq!(names(&nested, false), ["a"]);
+        let plugins = format!(
+            "plugins {{\n{}{}\n}}",
+            "id(;".repeat(50_000),
+            ")".repeat(50_000)
+        );
+        assert!(read(&plugins, true).plugins.is_empty());
     }
 }
