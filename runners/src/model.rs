@@ -55,7 +55,7 @@ pub enum Runner {
     Composer,
     /// Maven lifecycle phases and profiles (`pom.xml`).
     Maven,
-    /// Gradle tasks (`build.gradle`, `build.gradle.kts`).
+    /// Gradle tasks (`settings.gradle(.kts)`, `build.gradle(.kts)`).
     Gradle,
     /// `CMake` presets and custom targets.
     Cmake,
@@ -332,7 +332,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
-        project_binaries: &["mvnw"],
+        project_binaries: &["./mvnw"],
     },
     Descriptor {
         runner: Runner::Gradle,
@@ -343,7 +343,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
-        project_binaries: &["gradlew"],
+        project_binaries: &["./gradlew"],
     },
     Descriptor {
         runner: Runner::Cmake,

@@ -1,0 +1,231 @@
+//! The Gradle adapter over whole builds: settings, root and subproject scripts together.
+
+use crate::MemFiles;
+use crate::testing::{messages, names, parse_with, task};
+
+const SETTINGS: &str = r#"rootProject.name = "shop"
+include("core", "app")
+include(":libs:util")
+project(":libs:util").projectDir = file("util")
+"#;
+
+const ROOT: &str = r#"plugins {
+    base
+    id("org.jetbrains.kotlin.jvm") version "2.0.0" apply false
+}
+
+subprojects {
+    apply(plugin = "java")
+    tasks.register("lines") {
+        description = "Count the lines of code"
+    }
+}
+
+tasks.register<Exec>("release") {
+    description = "Tag and publish"
+    group = "publishing"
+    dependsOn(":app:installDist")
+}
+"#;
+
+const APP: &str = r#"plugins {
+    application
+}
+
+tasks.named<JavaExec>("run") {
+    description = "Run the shop locally"
+}
+"#;
+
+fn shop() -> MemFiles {
+    MemFiles::new()
+        .with("settings.gradle.kts", SETTINGS)
+        .with("build.gradle.kts", ROOT)
+        .with("app/build.gradle.kts", APP)
+        .with(
+            "core/build.gradle",
+            "task generate(description: 'Generate the sources')\n",
+        )
+        .with("util/build.gradle.kts", "")
+        .with("buildSrc/build.gradle.kts", "plugins { `kotlin-dsl` }\n")
+}
+
+#[test]
+fn a_build_lists_each_projects_tasks_from_the_root() {
+    let parsed = parse_with(super::parse, &shop(), "settings.gradle.kts");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+    let all = names(&parsed);
+    for expected in [
+        "clean",
+        "build",
+        "release",
+        ":core:compileJava",
+        ":core:lines",
+        ":core:generate",
+        ":app:run",
+        ":app:distZip",
+        ":libs:util:test",
+        ":libs:lines",
+    ] {
+        assert!(all.contains(&expected), "{expected} missing from {all:?}");
+    }
+    assert!(
+        !all.contains(&"compileJava"),
+        "the root applies no java: {all:?}"
+    );
+    assert!(!all.contains(&"compileKotlin"), "apply false: {all:?}");
+    let release = task(&parsed, "release");
+    assert_eq!(release.argv, ["gradle", "release"]);
+    assert_eq!(release.file_path, "build.gradle.kts");
+    assert_eq!(release.line, Some(13));
+    assert_eq!(release.group.as_deref(), Some("publishing"));
+    assert_eq!(release.deps, [":app:installDist"]);
+    let run = task(&parsed, ":app:run");
+    assert_eq!(run.argv, ["gradle", ":app:run"]);
+    assert_eq!(run.dir, ".");
+    assert_eq!(run.file_path, "app/build.gradle.kts");
+    assert_eq!(run.description.as_deref(), Some("Run the shop locally"));
+    let lines = task(&parsed, ":core:lines");
+    assert_eq!(lines.file_path, "build.gradle.kts");
+    assert_eq!(
+        lines.description.as_deref(),
+        Some("Count the lines of code")
+    );
+    assert_eq!(
+        task(&parsed, ":core:generate").description.as_deref(),
+        Some("Generate the sources")
+    );
+    assert_eq!(
+        task(&parsed, ":libs:util:test").file_path,
+        "build.gradle.kts"
+    );
+    assert_eq!(
+        parsed.consumed,
+        [
+            "build.gradle.kts",
+            "core/build.gradle",
+            "app/build.gradle.kts",
+            "util/build.gradle.kts",
+            "buildSrc/build.gradle.kts"
+        ]
+    );
+}
+
+#[test]
+fn a_build_script_without_settings_is_a_one_project_build() {
+    let files = MemFiles::new().with(
+        "tool/build.gradle",
+        "apply plugin: 'java'\n\ntask hello {\n    description 'Say hello'\n}\n",
+    );
+    let parsed = parse_with(super::parse, &files, "tool/build.gradle");
+    let hello = task(&parsed, "hello");
+    assert_eq!(hello.dir, "tool");
+    assert_eq!(hello.argv, ["gradle", "hello"]);
+    assert_eq!(hello.description.as_deref(), Some("Say hello"));
+    assert_eq!(task(&parsed, "test").line, Some(1));
+    assert!(parsed.consumed.is_empty());
+}
+
+#[test]
+fn the_groovy_files_win_over_kotlin_ones() {
+    assert_eq!(super::candidate("a/settings.gradle"), Some(0));
+    assert_eq!(super::candidate("settings.gradle.kts"), Some(1));
+    assert_eq!(super::candidate("build.gradle"), Some(2));
+    assert_eq!(super::candidate("build.gradle.kts"), Some(3));
+    assert_eq!(super::candidate("gradle.properties"), None);
+    let files = MemFiles::new()
+        .with("settings.gradle", "")
+        .with("build.gradle", "task groovy\n")
+        .with("build.gradle.kts", "tasks.register(\"kotlin\")\n");
+    let parsed = parse_with(super::parse, &files, "settings.gradle");
+    assert_eq!(names(&parsed), ["groovy"]);
+}
+
+#[test]
+fn definite_errors_are_reported_and_the_rest_listed() {
+    let files = MemFiles::new()
+        .with("settings.gradle", "include 'a'\ninclude '../../out'\n")
+        .with("build.gradle", "task one\ntask one\ntask two {\n")
+        .with("a/build.gradle", "task three\n}\n");
+    let parsed = parse_with(super::parse, &files, "settings.gradle");
+    assert_eq!(names(&parsed), ["one", "two", ":a:three"]);
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "settings.gradle",
+                Some(2),
+                "`:../../out` is not a project path: Gradle separates them with `:`, and names have no `/`"
+            ),
+            ("build.gradle", Some(3), "this `{` is never closed"),
+            ("a/build.gradle", Some(2), "this `}` closes nothing"),
+            (
+                "build.gradle",
+                Some(2),
+                "task `one` is already declared on line 1; Gradle refuses a second task of one name"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn scripts_inside_a_projects_sources_are_not_builds() {
+    let files = MemFiles::new()
+        .with("build.gradle", "")
+        .with("src/test/resources/sample/build.gradle", "task x\n");
+    let parsed = parse_with(
+        super::parse,
+        &files,
+        "src/test/resources/sample/build.gradle",
+    );
+    assert!(parsed.tasks.is_empty() && parsed.diagnostics.is_empty());
+}
+
+#[test]
+fn convention_plugins_of_build_src_and_included_builds_bring_their_tasks() {
+    let files = MemFiles::new()
+        .with(
+            "settings.gradle.kts",
+            "pluginManagement { includeBuild(\"build-logic\") }\ninclude(\"core\", \"cli\")\n",
+        )
+        .with(
+            "core/build.gradle.kts",
+            "plugins {\n    id(\"shop.java-conventions\")\n}\n",
+        )
+        .with("cli/build.gradle", "plugins {\n    id 'shop.app-conventions'\n}\n")
+        .with(
+            "buildSrc/src/main/kotlin/shop.java-conventions.gradle.kts",
+            "plugins {\n    `java-library`\n    checkstyle\n}\n\ntasks.register(\"lines\") {\n    description = \"Count the lines\"\n}\ntasks.named(\"test\") { description = \"Tests, the shop's way\" }\n",
+        )
+        .with(
+            "build-logic/src/main/groovy/shop.app-conventions.gradle",
+            "plugins {\n    id 'shop.java-conventions'\n    id 'application'\n}\n",
+        );
+    let parsed = parse_with(super::parse, &files, "settings.gradle.kts");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+    let lines = task(&parsed, ":core:lines");
+    assert_eq!(
+        lines.file_path,
+        "buildSrc/src/main/kotlin/shop.java-conventions.gradle.kts"
+    );
+    assert_eq!(lines.line, Some(6));
+    let test = task(&parsed, ":core:test");
+    assert_eq!(test.description.as_deref(), Some("Tests, the shop's way"));
+    assert_eq!(task(&parsed, ":core:checkstyleMain").line, Some(3));
+    let all = names(&parsed);
+    for expected in [":cli:run", ":cli:lines", ":cli:jar", ":core:jar"] {
+        assert!(all.contains(&expected), "{expected} missing from {all:?}");
+    }
+    assert!(!all.contains(&":core:run"), "{all:?}");
+}
+
+#[test]
+fn a_name_declared_twice_in_exclusive_branches_is_no_error() {
+    let files = MemFiles::new().with(
+        "build.gradle.kts",
+        "if (android) {\n    val sourcesJar by tasks.registering(Jar::class)\n} else {\n    val sourcesJar by tasks.registering(Jar::class)\n}\n",
+    );
+    let parsed = parse_with(super::parse, &files, "build.gradle.kts");
+    assert_eq!(names(&parsed), ["sourcesJar"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+}
