@@ -237,17 +237,22 @@ fn describe(file: &str, root: &Node, out: &mut Parsed) {
     for entry in entries {
         let Some(text) = entry.node.str() else {
             let message = format!(
-                "the description of `{}` must be a string, not {}",
+                "the description of `{}` must be a string, not {}: Composer stops with a type error",
                 entry.key,
                 entry.node.kind()
             );
             out.diag(file, Some(entry.node.line), message);
             continue;
         };
-        if let Some(task) = out.tasks.iter_mut().find(|t| t.source_name == entry.key) {
-            let text = text.trim();
-            task.description = (!text.is_empty()).then(|| text.to_owned());
-        }
+        let Some(task) = out.tasks.iter_mut().find(|t| t.source_name == entry.key) else {
+            if !EVENTS.contains(&entry.key.as_str()) {
+                let message = format!("a description for `{}`, which is not a script", entry.key);
+                out.diag(file, Some(entry.node.line), message);
+            }
+            continue;
+        };
+        let text = text.trim();
+        task.description = (!text.is_empty()).then(|| text.to_owned());
     }
 }
 
@@ -279,8 +284,10 @@ fn alias(file: &str, root: &Node, out: &mut Parsed) {
             continue;
         };
         let Some(task) = out.tasks.iter_mut().find(|t| t.source_name == entry.key) else {
-            let message = format!("aliases for `{}`, which is not a script", entry.key);
-            out.diag(file, Some(entry.node.line), message);
+            if !EVENTS.contains(&entry.key.as_str()) {
+                let message = format!("aliases for `{}`, which is not a script", entry.key);
+                out.diag(file, Some(entry.node.line), message);
+            }
             continue;
         };
         for name in names {
@@ -376,7 +383,7 @@ mod tests {
 
     #[test]
     fn bad_entries_cost_a_diagnostic_each_and_the_rest_stays() {
-        let text = "{\n  \"scripts\": {\n    \"n\": 5,\n    \"ok\": \"echo ok\",\n    \"mixed\": [\"echo a\", {\"x\": 1}],\n    \"ref\": \"@missing arg\"\n  },\n  \"scripts-descriptions\": {\"ok\": 1},\n  \"scripts-aliases\": {\"gone\": [\"g\"], \"ok\": \"o\"}\n}\n";
+        let text = "{\n  \"scripts\": {\n    \"n\": 5,\n    \"ok\": \"echo ok\",\n    \"mixed\": [\"echo a\", {\"x\": 1}],\n    \"ref\": \"@missing arg\"\n  },\n  \"scripts-descriptions\": {\"ok\": 1, \"post-install-cmd\": \"x\"},\n  \"scripts-aliases\": {\"gone\": [\"g\"], \"ok\": \"o\"}\n}\n";
         let parsed = parse_one(parse, "composer.json", text);
         assert_eq!(names(&parsed), ["ok", "mixed", "ref"]);
         assert_eq!(task(&parsed, "mixed").script.as_deref(), Some("echo a"));

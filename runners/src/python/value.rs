@@ -184,7 +184,7 @@ fn toml_value(value: &DeValue<'_>, index: &LineIndex, depth: usize) -> Value {
 pub(crate) fn from_json(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => Ok(from_serde(&value, text, |key| format!("\"{key}\""))),
+        Ok(value) => Ok(from_serde(&value, text, json_key)),
         Err(err) => {
             let message = err.to_string();
             let message = message
@@ -198,13 +198,19 @@ pub(crate) fn from_json(text: &str) -> Result<Node, ParseError> {
     }
 }
 
+/// A key as JSON writes it, quotes and escapes included (`"Acme\\Shop\\"` for the key
+/// `Acme\Shop\`), to find it in the text.
+fn json_key(key: &str) -> String {
+    serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
+}
+
 /// Reads JSON with comments and trailing commas (`deno.json`, `deno.jsonc`) through
 /// [`crate::text::jsonc`], which refuses nesting deeper than 512 levels. A key's line is
 /// found the way [`from_json`] does it.
 pub(crate) fn from_jsonc(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match crate::text::jsonc(text) {
-        Ok(value) => Ok(from_serde(&value, text, |key| format!("\"{key}\""))),
+        Ok(value) => Ok(from_serde(&value, text, json_key)),
         Err((message, line)) => Err(ParseError {
             message: format!("invalid JSON: {message}"),
             line,
@@ -348,6 +354,8 @@ mod tests {
             from_json("{\n \"tasks\": {\n  \"a\": \"x\",\n  \"b\": \"y\"\n }\n}").expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(4));
         let root = from_json("{\"a\": [\"b\"],\n\"b\": 1}").expect("ok");
+        assert_eq!(root.get("b").map(|n| n.line), Some(2));
+        let root = from_json("{\"Acme\\\\\": 1,\n\"b\": 1}").expect("ok");
         assert_eq!(root.get("b").map(|n| n.line), Some(2));
         let root = from_yaml("tasks:\n  a: x\n  b:\n    cmd: y\n").expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(3));
