@@ -21,7 +21,7 @@ pub const ADAPTER: Adapter = Adapter {
 /// Every event Composer dispatches (Composer 2.8: `ScriptEvents`, `PackageEvents`,
 /// `InstallerEvents`, `PluginEvents`). A script under one of these names is a hook Composer
 /// runs itself, not a task.
-const EVENTS: &[&str] = &[
+pub const EVENTS: &[&str] = &[
     // Command events.
     "pre-install-cmd",
     "post-install-cmd",
@@ -52,6 +52,9 @@ const EVENTS: &[&str] = &[
     "pre-command-run",
     "pre-pool-create",
 ];
+
+/// Script names Composer keeps for its own `@composer`, `@php` and `@putenv`.
+const RESERVED: [&str; 3] = ["composer", "php", "putenv"];
 
 /// `composer.json`, except the manifests of installed packages under a `vendor/` directory
 /// (Composer's default `vendor-dir`): Composer runs the scripts of the root package only.
@@ -86,6 +89,13 @@ fn parse(src: &Source<'_>) -> Parsed {
     for entry in entries {
         if EVENTS.contains(&entry.key.as_str()) {
             continue;
+        }
+        if RESERVED.contains(&entry.key.as_str()) {
+            let message = format!(
+                "Composer reserves the name `{}` for `@{}` and warns that it is deprecated as a script name",
+                entry.key, entry.key
+            );
+            out.diag(src.path, Some(entry.node.line), message);
         }
         if let Some(task) = read_script(src.path, dir, &entry.key, &entry.node, &mut out) {
             out.tasks.push(task);
@@ -395,6 +405,20 @@ mod tests {
             "{found:?}"
         );
         assert!(found[2].1.contains("`@missing`"));
+    }
+
+    #[test]
+    fn reserved_names_are_listed_with_a_warning() {
+        let parsed = parse_one(
+            parse,
+            "composer.json",
+            "{\"scripts\": {\n\"php\": \"php -v\"}}",
+        );
+        assert_eq!(names(&parsed), ["php"]);
+        let found = lines(&parsed);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, Some(2));
+        assert!(found[0].1.contains("reserves the name `php`"));
     }
 
     #[test]
