@@ -6,6 +6,8 @@
 //! Composer's event dispatcher does. Composer's event hooks (`post-install-cmd`, …) run
 //! around Composer's own commands and are not listed.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::python::value::{self, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, parent};
 
@@ -101,9 +103,9 @@ fn parse(src: &Source<'_>) -> Parsed {
             out.tasks.push(task);
         }
     }
-    let defined = |name: &str| entries.iter().any(|e| e.key == name);
+    let defined: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
     for task in &out.tasks {
-        for dep in task.deps.iter().filter(|d| !defined(d)) {
+        for dep in task.deps.iter().filter(|d| !defined.contains(d.as_str())) {
             let message = format!(
                 "script `{}` refers to `@{dep}`, which is not a script here: Composer warns and skips it",
                 task.source_name
@@ -112,8 +114,14 @@ fn parse(src: &Source<'_>) -> Parsed {
                 .push(crate::Diagnostic::new(src.path, task.line, message));
         }
     }
-    describe(src.path, &root, &mut out);
-    alias(src.path, &root, &mut out);
+    let index: HashMap<String, usize> = out
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.source_name.clone(), i))
+        .collect();
+    describe(src.path, &root, &index, &mut out);
+    alias(src.path, &root, &index, &mut out);
     out
 }
 
@@ -157,11 +165,12 @@ fn read_script(
     let mut task = RawTask::new(Runner::Composer, name, dir, file, argv);
     task.line = Some(node.line);
     let mut lines = Vec::with_capacity(commands.len());
+    let mut seen = HashSet::new();
     for command in commands {
         let kind = Command::of(command);
         match kind {
             Command::Script(other) => {
-                if !task.deps.iter().any(|d| d == other) {
+                if seen.insert(other) {
                     task.deps.push(other.to_owned());
                 }
             }
@@ -232,7 +241,7 @@ impl<'a> Command<'a> {
 }
 
 /// `scripts-descriptions`: a description per script.
-fn describe(file: &str, root: &Node, out: &mut Parsed) {
+fn describe(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Parsed) {
     let Some(descriptions) = root.get("scripts-descriptions") else {
         return;
     };
@@ -254,7 +263,7 @@ fn describe(file: &str, root: &Node, out: &mut Parsed) {
             out.diag(file, Some(entry.node.line), message);
             continue;
         };
-        let Some(task) = out.tasks.iter_mut().find(|t| t.source_name == entry.key) else {
+        let Some(task) = index.get(&entry.key).and_then(|&i| out.tasks.get_mut(i)) else {
             if !EVENTS.contains(&entry.key.as_str()) {
                 let message = format!("a description for `{}`, which is not a script", entry.key);
                 out.diag(file, Some(entry.node.line), message);
@@ -267,7 +276,7 @@ fn describe(file: &str, root: &Node, out: &mut Parsed) {
 }
 
 /// `scripts-aliases` (Composer 2.7): other command names per script, as in `composer stan`.
-fn alias(file: &str, root: &Node, out: &mut Parsed) {
+fn alias(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Parsed) {
     let Some(aliases) = root.get("scripts-aliases") else {
         return;
     };
@@ -293,18 +302,19 @@ fn alias(file: &str, root: &Node, out: &mut Parsed) {
             out.diag(file, Some(entry.node.line), message);
             continue;
         };
-        let Some(task) = out.tasks.iter_mut().find(|t| t.source_name == entry.key) else {
+        let Some(task) = index.get(&entry.key).and_then(|&i| out.tasks.get_mut(i)) else {
             if !EVENTS.contains(&entry.key.as_str()) {
                 let message = format!("aliases for `{}`, which is not a script", entry.key);
                 out.diag(file, Some(entry.node.line), message);
             }
             continue;
         };
-        for name in names {
-            if !task.aliases.iter().any(|a| a == name) {
-                task.aliases.push(name.to_owned());
-            }
-        }
+        let mut seen = HashSet::new();
+        task.aliases = names
+            .into_iter()
+            .filter(|name| seen.insert(*name))
+            .map(str::to_owned)
+            .collect();
     }
 }
 
@@ -405,6 +415,36 @@ mod tests {
             "{found:?}"
         );
         assert!(found[2].1.contains("`@missing`"));
+    }
+
+    #[test]
+    fn many_scripts_references_and_descriptions_are_matched_by_name_not_by_search() {
+        use std::fmt::Write as _;
+        let count = 50_000;
+        let mut text = String::from("{\"scripts\": {\n");
+        for i in 0..count {
+            let _ = writeln!(
+                text,
+                "\"s{i}\": [\"@s{}\", \"@s{i}\", \"echo {i}\"],",
+                i + 1
+            );
+        }
+        text.push_str("\"last\": \"echo\"},\n\"scripts-descriptions\": {\n");
+        for i in 0..count {
+            let _ = writeln!(text, "\"s{i}\": \"Step {i}\",");
+        }
+        text.push_str("\"last\": \"The end\"}}\n");
+        let parsed = parse_one(parse, "composer.json", &text);
+        assert_eq!(parsed.tasks.len(), count + 1);
+        // Only the last step refers to a script that is not there.
+        assert_eq!(
+            parsed.diagnostics.len(),
+            1,
+            "{:?}",
+            parsed.diagnostics.first()
+        );
+        assert_eq!(task(&parsed, "s7").description.as_deref(), Some("Step 7"));
+        assert_eq!(task(&parsed, "s7").deps, ["s8", "s7"]);
     }
 
     #[test]

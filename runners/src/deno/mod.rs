@@ -145,11 +145,12 @@ fn read_task(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -
             problem("dependencies", "an array of task names", deps);
             return None;
         };
-        for dep in names {
-            if !task.deps.iter().any(|d| d == dep) {
-                task.deps.push(dep.to_owned());
-            }
-        }
+        let mut seen = HashSet::new();
+        task.deps = names
+            .into_iter()
+            .filter(|dep| seen.insert(*dep))
+            .map(str::to_owned)
+            .collect();
     }
     Some(task)
 }

@@ -39,6 +39,7 @@ pub(super) fn check_members(src: &Source<'_>, dir: &str, workspace: &Node, out: 
         out.diag(src.path, Some(workspace.line), message);
         return;
     };
+    let mut seen = HashSet::new();
     for member in members {
         let Some(rel) = member.str() else {
             let message = format!("a workspace member must be a path, not {}", member.kind());
@@ -53,6 +54,9 @@ pub(super) fn check_members(src: &Source<'_>, dir: &str, workspace: &Node, out: 
             out.diag(src.path, Some(member.line), message);
             continue;
         };
+        if !seen.insert(path.clone()) {
+            continue;
+        }
         let entries = src.files.read_dir(&path);
         if entries.is_empty() {
             let message = format!("workspace member `{rel}` does not exist; deno skips it");
