@@ -179,7 +179,7 @@ fn agg_lists_what_composer_lists_on_the_fixture() {
         .run()
         .success()
         .json();
-    for dir in [".", "packages/billing"] {
+    for dir in [".", "packages/billing", "apps/admin"] {
         let ours: BTreeSet<String> = json["tasks"]
             .as_array()
             .into_iter()

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::python::value::{self, Node};
+use crate::python::value::{self, Entry, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, parent};
 
 /// The composer adapter.
@@ -149,6 +149,10 @@ fn read_script(
             }
         }
         commands
+    } else if let Some(entries) = node.entries() {
+        let mut task = new_task(file, dir, name, node);
+        task.script = Some(flex_commands(file, name, entries, out));
+        return Some(task);
     } else {
         let message = format!(
             "script `{name}` must be a command or an array of commands, not {}",
@@ -157,13 +161,7 @@ fn read_script(
         out.diag(file, Some(node.line), message);
         return None;
     };
-    let argv = vec![
-        "composer".to_owned(),
-        "run-script".to_owned(),
-        name.to_owned(),
-    ];
-    let mut task = RawTask::new(Runner::Composer, name, dir, file, argv);
-    task.line = Some(node.line);
+    let mut task = new_task(file, dir, name, node);
     let mut lines = Vec::with_capacity(commands.len());
     let mut seen = HashSet::new();
     for command in commands {
@@ -188,6 +186,38 @@ fn read_script(
     }
     task.script = Some(lines.join("\n"));
     Some(task)
+}
+
+fn new_task(file: &str, dir: &str, name: &str, node: &Node) -> RawTask {
+    let argv = vec![
+        "composer".to_owned(),
+        "run-script".to_owned(),
+        name.to_owned(),
+    ];
+    let mut task = RawTask::new(Runner::Composer, name, dir, file, argv);
+    task.line = Some(node.line);
+    task
+}
+
+/// Symfony Flex's form of a script (`"auto-scripts": {"cache:clear": "symfony-cmd"}`): each
+/// key is a command and its value says how Flex runs it (`symfony-cmd` through
+/// `bin/console`, `php-script` through PHP, `script` through the shell). Flex, a Composer
+/// plugin installed with the project, runs these; Composer alone does not understand them.
+fn flex_commands(file: &str, name: &str, entries: &[Entry], out: &mut Parsed) -> String {
+    let mut lines = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let Some(kind) = entry.node.str() else {
+            let message = format!(
+                "`{}` in script `{name}` must name how Symfony Flex runs it (`symfony-cmd`, `php-script` or `script`), not {}",
+                entry.key,
+                entry.node.kind()
+            );
+            out.diag(file, Some(entry.node.line), message);
+            continue;
+        };
+        lines.push(format!("{}  ({kind}, run by Symfony Flex)", entry.key));
+    }
+    lines.join("\n")
 }
 
 /// What one command of a script is, decided as Composer's `EventDispatcher` decides it.
@@ -445,6 +475,23 @@ mod tests {
         );
         assert_eq!(task(&parsed, "s7").description.as_deref(), Some("Step 7"));
         assert_eq!(task(&parsed, "s7").deps, ["s8", "s7"]);
+    }
+
+    #[test]
+    fn symfony_flex_auto_scripts_are_a_task_whose_commands_flex_runs() {
+        let text = "{\"scripts\": {\n\"auto-scripts\": {\n  \"cache:clear\": \"symfony-cmd\",\n  \"assets:install %PUBLIC_DIR%\": \"symfony-cmd\",\n  \"x\": 1\n},\n\"post-install-cmd\": [\"@auto-scripts\"]}}";
+        let parsed = parse_one(parse, "composer.json", text);
+        assert_eq!(names(&parsed), ["auto-scripts"]);
+        let auto = task(&parsed, "auto-scripts");
+        assert_eq!(auto.line, Some(2));
+        assert_eq!(
+            auto.script.as_deref(),
+            Some(
+                "cache:clear  (symfony-cmd, run by Symfony Flex)\nassets:install %PUBLIC_DIR%  (symfony-cmd, run by Symfony Flex)"
+            )
+        );
+        assert_eq!(lines(&parsed).len(), 1);
+        assert_eq!(lines(&parsed)[0].0, Some(5));
     }
 
     #[test]
