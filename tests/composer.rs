@@ -133,7 +133,7 @@ async fn composer_scripts_run_through_mcp_with_their_args() {
     let run = mcp
         .ok(
             "task_start",
-            json!({"unique_name": "print", "args": TRICKY, "env": env, "output": "full"}),
+            json!({"unique_name": "print", "args": TRICKY, "env": env, "output": "full", "wait_ms": 120_000}),
         )
         .await;
     assert_eq!(run["exit_code"], 0, "{run}");

@@ -126,6 +126,7 @@ async fn deno_tasks_run_through_mcp_with_their_args() {
                 "args": TRICKY,
                 "env": {"DENO_DIR": cache, "DENO_NO_UPDATE_CHECK": "1"},
                 "output": "full",
+                "wait_ms": 120_000,
             }),
         )
         .await;
