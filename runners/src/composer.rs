@@ -55,6 +55,9 @@ pub const EVENTS: &[&str] = &[
     "pre-pool-create",
 ];
 
+/// The callback that lifts Composer's `process-timeout` for the rest of a script.
+const DISABLE_TIMEOUT: &str = "Composer\\Config::disableProcessTimeout";
+
 /// Script names Composer keeps for its own `@composer`, `@php` and `@putenv`.
 const RESERVED: [&str; 3] = ["composer", "php", "putenv"];
 
@@ -180,6 +183,9 @@ fn read_script(
                     task.env.push((key.to_owned(), value.to_owned()));
                 }
             }
+            // Composer kills a script after `process-timeout` (300 s) unless it calls this:
+            // a script that does is meant to keep running (a server, a watcher).
+            Command::Callback if command == DISABLE_TIMEOUT => task.behaviour.service = true,
             Command::Composer | Command::Callback | Command::ConsoleClass => {}
         }
         lines.push(kind.show(command));
@@ -402,6 +408,14 @@ mod tests {
             Some("@putenv XDEBUG_MODE=coverage\n@lint\nphpunit --colors=always")
         );
         assert_eq!(task(&parsed, "lint").aliases, ["cs", "phpcs"]);
+        assert!(!test.behaviour.service);
+    }
+
+    #[test]
+    fn a_script_that_lifts_the_process_timeout_is_a_service() {
+        let text = r#"{"scripts": {"dev": ["Composer\\Config::disableProcessTimeout", "php -S localhost:8000 -t public"]}}"#;
+        let parsed = parse_one(parse, "composer.json", text);
+        assert!(task(&parsed, "dev").behaviour.service);
     }
 
     #[test]
