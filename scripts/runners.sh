@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, and the
-# Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno, and
+# the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
+# Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine. Maven and Gradle (with a JDK) come from Debian's
 # packages: installed with apt when missing and running as root in CI.
@@ -51,5 +52,23 @@ if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } 
       maven gradle openjdk-17-jdk-headless >&2
 fi
 
+
+# deno (npm registry: the `deno` package ships the binary through an optional dependency).
+if agg_need deno "$agg_tools/npm-deno/node_modules/.bin/deno"; then
+  echo "installing deno into .tools/npm-deno (npm registry)" >&2
+  mkdir -p "$agg_tools/npm-deno" &&
+    npm install --prefix "$agg_tools/npm-deno" --no-audit --no-fund --silent deno >&2
+fi
+if [ -d "$agg_tools/npm-deno/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm-deno/node_modules/.bin:$PATH"
+fi
+
+# composer and the PHP it runs on (Debian: composer, php-cli), installed only as root in CI.
+if { agg_need composer "" || agg_need php ""; } && [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] &&
+  command -v apt-get >/dev/null 2>&1; then
+  echo "installing composer and php-cli (apt-get)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends composer php-cli; } >&2
+fi
 export PATH
 unset agg_tools

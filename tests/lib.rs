@@ -6,8 +6,10 @@ mod architecture;
 #[macro_use]
 mod common;
 mod clients;
+mod composer;
 mod conformance;
 mod control;
+mod deno;
 mod engine;
 mod faults;
 mod hostile;

@@ -9,6 +9,8 @@
 #![deny(missing_docs)]
 
 pub mod cargo;
+pub mod composer;
+pub mod deno;
 mod files;
 pub mod just;
 pub mod jvm;

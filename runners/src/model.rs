@@ -310,7 +310,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
-        project_binaries: &[],
+        project_binaries: &["node_modules/.bin/deno"],
     },
     Descriptor {
         runner: Runner::Composer,

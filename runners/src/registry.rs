@@ -19,4 +19,6 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::python::NOX,
     crate::jvm::MAVEN,
     crate::jvm::GRADLE,
+    crate::deno::ADAPTER,
+    crate::composer::ADAPTER,
 ];

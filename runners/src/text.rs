@@ -64,7 +64,6 @@ pub(crate) fn yaml_problem(err: &serde_saphyr::Error) -> (String, Option<u32>) {
 /// way the tools that read those files accept them. On error: the parser's message without
 /// its position, and the 1-based line. Nesting deeper than 512 levels is an error, not a
 /// stack overflow.
-#[allow(dead_code)] // until the first JSONC adapter lands
 pub(crate) fn jsonc(text: &str) -> Result<serde_json::Value, (String, Option<u32>)> {
     jsonc_parser::parse_to_serde_value::<Option<serde_json::Value>>(
         text,

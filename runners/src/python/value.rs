@@ -1,8 +1,9 @@
 //! One loose tree for TOML, JSON and YAML configuration, keeping the line of every key.
 //!
 //! Poe reads its tasks from `pyproject.toml`, `poe_tasks.toml`, `.yaml` or `.json`, and the
-//! other Python runners from TOML; each adapter interprets this tree by hand, so a badly
-//! typed entry costs one diagnostic and never the rest of the file.
+//! other Python runners from TOML; deno reads JSON with comments and Composer JSON through it
+//! too. Each adapter interprets this tree by hand, so a badly typed entry costs one
+//! diagnostic and never the rest of the file.
 
 use std::borrow::Cow;
 
@@ -183,7 +184,7 @@ fn toml_value(value: &DeValue<'_>, index: &LineIndex, depth: usize) -> Value {
 pub(crate) fn from_json(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => Ok(from_serde(&value, text, |key| format!("\"{key}\""))),
+        Ok(value) => Ok(from_serde(&value, text, json_key)),
         Err(err) => {
             let message = err.to_string();
             let message = message
@@ -194,6 +195,26 @@ pub(crate) fn from_json(text: &str) -> Result<Node, ParseError> {
                 line: u32::try_from(err.line()).ok().filter(|&l| l > 0),
             })
         }
+    }
+}
+
+/// A key as JSON writes it, quotes and escapes included (`"Acme\\Shop\\"` for the key
+/// `Acme\Shop\`), to find it in the text.
+fn json_key(key: &str) -> String {
+    serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
+}
+
+/// Reads JSON with comments and trailing commas (`deno.json`, `deno.jsonc`) through
+/// [`crate::text::jsonc`], which refuses nesting deeper than 512 levels. A key's line is
+/// found the way [`from_json`] does it.
+pub(crate) fn from_jsonc(text: &str) -> Result<Node, ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match crate::text::jsonc(text) {
+        Ok(value) => Ok(from_serde(&value, text, json_key)),
+        Err((message, line)) => Err(ParseError {
+            message: format!("invalid JSON: {message}"),
+            line,
+        }),
     }
 }
 
@@ -230,6 +251,20 @@ pub(crate) fn from_yaml(text: &str) -> Result<Node, ParseError> {
 struct Cursor {
     at: usize,
     lost: bool,
+}
+
+/// Where `needle` next occurs in `rest` as a key: followed by a `:` (JSON's `"name"` also
+/// occurs as a value, as in a list of dependencies naming a later task).
+fn find_key(rest: &str, needle: &str) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let at = from + rest.get(from..)?.find(needle)?;
+        let after = rest.get(at + needle.len()..).unwrap_or_default();
+        if needle.ends_with(':') || after.trim_start().starts_with(':') {
+            return Some(at);
+        }
+        from = at + needle.len();
+    }
 }
 
 fn from_serde(value: &serde_json::Value, text: &str, needle: impl Fn(&str) -> String) -> Node {
@@ -273,7 +308,7 @@ fn serde_value(
                     if !cursor.lost {
                         match text
                             .get(cursor.at..)
-                            .and_then(|rest| rest.find(&needle(key)))
+                            .and_then(|rest| find_key(rest, &needle(key)))
                         {
                             Some(at) => cursor.at += at,
                             None => cursor.lost = true,
@@ -318,6 +353,10 @@ mod tests {
         let root =
             from_json("{\n \"tasks\": {\n  \"a\": \"x\",\n  \"b\": \"y\"\n }\n}").expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(4));
+        let root = from_json("{\"a\": [\"b\"],\n\"b\": 1}").expect("ok");
+        assert_eq!(root.get("b").map(|n| n.line), Some(2));
+        let root = from_json("{\"Acme\\\\\": 1,\n\"b\": 1}").expect("ok");
+        assert_eq!(root.get("b").map(|n| n.line), Some(2));
         let root = from_yaml("tasks:\n  a: x\n  b:\n    cmd: y\n").expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(3));
         assert_eq!(from_yaml("a: [").expect_err("bad").line, Some(1));

@@ -1,0 +1,194 @@
+//! deno for real: tasks of `deno.json`, `deno.jsonc` and a workspace member run through
+//! `agg run` and MCP, their arguments arriving verbatim (deno appends them to the task's
+//! command, quoted for its own shell), and agg lists what `deno task` lists.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::common::mcp::Mcp;
+use crate::common::repo;
+use crate::run::{TRICKY, argv_json};
+use crate::test::{Test, copy_dir, fixtures};
+
+/// A deno task command that prints its arguments as a JSON array.
+const PRINT_ARGS: &str = r#"deno eval \"console.log(JSON.stringify(Deno.args))\""#;
+
+/// deno's cache in the test's own directory, no update check, no colour.
+fn deno_env(test: Test, cache: &Path) -> Test {
+    test.env("DENO_DIR", cache)
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .env("NO_COLOR", "1")
+}
+
+fn deno_json() -> String {
+    format!(
+        "{{\n  \"tasks\": {{\n    \"args\": {{\n      \"description\": \"Print the arguments\",\n      \"command\": \"{PRINT_ARGS}\"\n    }},\n    \"echo\": \"echo\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n"
+    )
+}
+
+#[test]
+fn deno_tasks_get_their_args_verbatim() {
+    require!("deno");
+    let cache = tempfile::tempdir().expect("tmp");
+    let test = Test::new().write("deno.json", deno_json());
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let args = &json["tasks"][0];
+    assert_eq!(args["unique_name"], "args", "{json}");
+    assert_eq!(args["command"], "deno task args");
+    assert_eq!(args["description"], "Print the arguments");
+    assert_eq!(args["runner_available"], true);
+    let out = deno_env(Test::at(test.root()), cache.path())
+        .args(["run", "args", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
+    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
+    // A `--` among the arguments is one of them: deno passes it on.
+    let out = deno_env(Test::at(test.root()), cache.path())
+        .args(["run", "echo", "--", "--", "-x"])
+        .run()
+        .success();
+    assert_eq!(out.stdout, "-- -x\n", "{}", out.stderr);
+    deno_env(Test::at(test.root()), cache.path())
+        .args(["run", "fail"])
+        .run()
+        .code(7);
+}
+
+/// A deno task command (JSON-escaped) that prints `label` and its working directory.
+fn print_cwd(label: &str) -> String {
+    format!(r#"deno eval \"console.log('{label} ' + Deno.cwd())\""#)
+}
+
+#[test]
+fn a_jsonc_member_of_a_workspace_runs_in_its_directory_after_the_roots_task() {
+    require!("deno");
+    let cache = tempfile::tempdir().expect("tmp");
+    let test = Test::new()
+        .write(
+            "deno.json",
+            format!(
+                "{{\n  \"workspace\": [\"./apps/*\"],\n  \"tasks\": {{\n    \"prepare\": \"{}\"\n  }}\n}}\n",
+                print_cwd("prepare")
+            ),
+        )
+        .write(
+            "apps/web/deno.jsonc",
+            format!(
+                "// comments and trailing commas, as deno allows them\n{{\n  \"tasks\": {{\n    \"where\": {{\n      \"command\": \"{}\",\n      \"dependencies\": [\"prepare\"],\n    }},\n    \"all\": {{ \"dependencies\": [\"where\"] }},\n  }},\n}}\n",
+                print_cwd("where")
+            ),
+        );
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert!(
+        json["diagnostics"].as_array().is_none_or(Vec::is_empty),
+        "{json}"
+    );
+    let out = deno_env(Test::at(test.root()), cache.path())
+        .args(["run", "apps/web/all"])
+        .run()
+        .success();
+    let root = std::fs::canonicalize(test.root()).expect("root");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("prepare {}", root.display()),
+            format!("where {}", root.join("apps/web").display())
+        ],
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
+async fn deno_tasks_run_through_mcp_with_their_args() {
+    require!("deno");
+    let mcp = Mcp::start(repo(&[("deno.json", &deno_json())]), true).await;
+    let cache = tempfile::tempdir().expect("tmp");
+    let cache = cache.path().to_string_lossy().into_owned();
+    let run = mcp
+        .ok(
+            "task_start",
+            json!({
+                "unique_name": "args",
+                "args": TRICKY,
+                "env": {"DENO_DIR": cache, "DENO_NO_UPDATE_CHECK": "1"},
+                "output": "full",
+                "wait_ms": 120_000,
+            }),
+        )
+        .await;
+    assert_eq!(run["exit_code"], 0, "{run}");
+    let text = run["output"]["text"].as_str().unwrap_or_default();
+    assert_eq!(argv_json(text), TRICKY, "{run}");
+    mcp.client.cancel().await.expect("close");
+}
+
+/// The task names `deno task` lists in `dir` (its own, without the workspace root's).
+fn deno_task_list(dir: &Path, cache: &Path) -> BTreeSet<String> {
+    let out = Command::new("deno")
+        .arg("task")
+        .current_dir(dir)
+        .env("DENO_DIR", cache)
+        .env("DENO_NO_UPDATE_CHECK", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("deno task");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter(|name| !name.ends_with(" (workspace)"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn agg_lists_what_deno_task_lists_in_the_fixture_workspace() {
+    require!("deno");
+    let cache = tempfile::tempdir().expect("tmp");
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("deno-edge-cases"), dir.path());
+    let json = Test::at(dir.path())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    for member in [
+        "workspace",
+        "workspace/apps/web",
+        "workspace/packages/utils",
+        "workspace/packages/http",
+        "both-files",
+    ] {
+        let ours: BTreeSet<String> = json["tasks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["dir"] == member)
+            .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
+            .collect();
+        assert!(!ours.is_empty(), "{member}");
+        assert_eq!(
+            ours,
+            deno_task_list(&dir.path().join(member), cache.path()),
+            "{member}"
+        );
+    }
+}
