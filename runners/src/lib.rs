@@ -10,6 +10,7 @@
 
 pub mod cargo;
 mod files;
+pub mod js;
 pub mod just;
 pub mod make;
 mod model;

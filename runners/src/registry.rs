@@ -17,4 +17,6 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::python::HATCH_TOML,
     crate::python::TOX,
     crate::python::NOX,
+    crate::js::TURBO,
+    crate::js::NX_PROJECT,
 ];
