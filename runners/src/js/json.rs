@@ -60,12 +60,26 @@ pub(crate) struct ParseError {
 /// none of the tools accept an empty configuration file.
 pub(crate) fn parse(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Comments and trailing commas, as the tools allow; none of JSON5's other freedoms.
+    let options = ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
     let parsed =
-        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &ParseOptions::default())
-            .map_err(|err| ParseError {
+        jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options).map_err(|err| {
+            ParseError {
                 message: format!("invalid JSON: {}", err.kind()),
                 line: u32::try_from(err.line_display()).ok().filter(|&l| l > 0),
-            })?;
+            }
+        })?;
     let Some(value) = parsed.value else {
         return Err(ParseError {
             message: "the file is empty".to_owned(),
@@ -219,5 +233,16 @@ mod tests {
         );
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         assert!(parse(&deep).is_err());
+        for json5 in [
+            "{a: 1}",
+            "{\"a\": 1 \"b\": 2}",
+            "['x']",
+            "[0x1]",
+            "[+1]",
+            "[.5]",
+            "[NaN]",
+        ] {
+            assert!(parse(json5).is_err(), "{json5}");
+        }
     }
 }

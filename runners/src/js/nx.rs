@@ -1,5 +1,5 @@
-//! Nx targets, named `project:target` and run from the project's directory as `<pm> nx run
-//! project:target`: every target of a `project.json`, and of a `package.json`, the targets
+//! Nx targets, named `project:target` and run from the workspace root (the directory of
+//! `nx.json`; the project's own without one) as `<pm> nx run project:target`: every target of a `project.json`, and of a `package.json`, the targets
 //! its `nx.targets` configures plus the scripts `nx.json` `targetDefaults` configures.
 //!
 //! Nx turns every package.json script into a target too; agg does not list a script as an
@@ -161,7 +161,8 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
 /// The project a file describes and what every one of its targets shares.
 struct Project<'s> {
     path: &'s str,
-    dir: &'s str,
+    /// Where its targets run: the workspace root.
+    dir: String,
     name: String,
     manager: Runner,
     /// `nx.json` `targetDefaults`, by key.
@@ -170,12 +171,14 @@ struct Project<'s> {
 
 impl<'s> Project<'s> {
     fn new(src: &Source<'s>, name: String, workspace: Option<&str>) -> Project<'s> {
-        let dir = parent(src.path);
+        // Nx addresses `project:target` from anywhere in the workspace; its root is where
+        // people run it, and where the names need no directory in front.
+        let dir = workspace.unwrap_or_else(|| parent(src.path)).to_owned();
         Project {
             path: src.path,
+            manager: package_json::detect_manager(&dir, src.files),
             dir,
             name,
-            manager: package_json::detect_manager(dir, src.files),
             defaults: workspace
                 .map(|root| target_defaults(root, src.files))
                 .unwrap_or_default(),
@@ -219,7 +222,7 @@ impl<'s> Project<'s> {
 
         let source_name = format!("{}:{key}", self.name);
         let argv = through_manager(self.manager, "nx", &["run", &source_name]);
-        let mut task = RawTask::new(Runner::Nx, source_name, self.dir, self.path, argv);
+        let mut task = RawTask::new(Runner::Nx, source_name, &self.dir, self.path, argv);
         task.line = Some(line);
         task.description = field("metadata")
             .or_else(|| defaults.and_then(|d| d.get("metadata")))
@@ -406,7 +409,7 @@ mod tests {
         );
         let build = task(&parsed, "api:build");
         assert_eq!(build.argv, ["pnpm", "exec", "nx", "run", "api:build"]);
-        assert_eq!(build.dir, "apps/api");
+        assert_eq!(build.dir, ".");
         assert_eq!(build.line, Some(6));
         assert_eq!(build.deps, ["^build"]);
         assert_eq!(
