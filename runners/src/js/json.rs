@@ -145,12 +145,11 @@ impl Node {
             std::collections::HashMap::with_capacity(entries.len());
         let mut out: Vec<&Entry> = Vec::with_capacity(entries.len());
         for entry in entries {
-            match at.get(entry.key.as_str()) {
-                Some(&i) => out[i] = entry,
-                None => {
-                    at.insert(&entry.key, out.len());
-                    out.push(entry);
-                }
+            if let Some(&i) = at.get(entry.key.as_str()) {
+                out[i] = entry;
+            } else {
+                at.insert(&entry.key, out.len());
+                out.push(entry);
             }
         }
         Some(out)

@@ -80,7 +80,7 @@ fn nearest<'n>(dir: &str, names: &[&'n str], files: &dyn Files) -> Option<(Strin
         if current == "." {
             return None;
         }
-        current = parent(&current).to_owned();
+        current = String::from(parent(&current));
     }
 }
 

@@ -127,24 +127,21 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     };
     let mut listed: HashSet<&str> = HashSet::new();
     if let Some(targets) = nx.and_then(|n| n.get("targets")) {
-        match targets.entries() {
-            Some(entries) => {
-                for entry in entries {
-                    let key = entry.key.as_str();
-                    project.push(
-                        key,
-                        entry.node.line,
-                        Some(&entry.node),
-                        runs_script(key),
-                        out,
-                    );
-                    listed.insert(key);
-                }
+        if let Some(entries) = targets.entries() {
+            for entry in entries {
+                let key = entry.key.as_str();
+                project.push(
+                    key,
+                    entry.node.line,
+                    Some(&entry.node),
+                    runs_script(key),
+                    out,
+                );
+                listed.insert(key);
             }
-            None => {
-                let message = format!("`nx.targets` should be an object, not {}", targets.kind());
-                out.diag(src.path, Some(targets.line), message);
-            }
+        } else {
+            let message = format!("`nx.targets` should be an object, not {}", targets.kind());
+            out.diag(src.path, Some(targets.line), message);
         }
     }
     for entry in &scripts {
@@ -232,19 +229,18 @@ impl<'s> Project<'s> {
             .filter(|d| !d.is_empty())
             .map(str::to_owned);
         if let Some(depends) = either("dependsOn") {
-            match depends.items() {
-                Some(items) => task.deps = items.iter().flat_map(dependency).collect(),
-                None => {
-                    let message = format!(
-                        "`dependsOn` of `{key}` should be an array, not {}",
-                        depends.kind()
-                    );
-                    out.diag(self.path, Some(depends.line), message);
-                }
+            if let Some(items) = depends.items() {
+                task.deps = items.iter().flat_map(dependency).collect();
+            } else {
+                let message = format!(
+                    "`dependsOn` of `{key}` should be an array, not {}",
+                    depends.kind()
+                );
+                out.diag(self.path, Some(depends.line), message);
             }
         }
         task.behaviour.service = either("continuous").is_some_and(Node::is_true);
-        task.script = what_it_runs(config, command, script, executor);
+        task.script = Some(what_it_runs(config, command, script, executor));
         out.tasks.push(task);
     }
 }
@@ -256,7 +252,7 @@ fn what_it_runs(
     command: Option<&str>,
     script: Option<&str>,
     executor: &str,
-) -> Option<String> {
+) -> String {
     let options = config.and_then(|c| c.get("options"));
     let commands: Vec<&str> = match options
         .and_then(|o| o.get("commands"))
@@ -283,7 +279,7 @@ fn what_it_runs(
         text.push_str("\nconfigurations: ");
         text.push_str(&configurations.join(", "));
     }
-    Some(text)
+    text
 }
 
 /// One `dependsOn` entry as the deps column shows it: `build` (this project), `^build` (the
@@ -300,7 +296,7 @@ fn dependency(entry: &Node) -> Vec<String> {
     }
     match entry.get("projects") {
         Some(projects) => match (projects.str(), projects.items()) {
-            (Some("self"), _) => vec![target.to_owned()],
+            (Some("self"), _) | (None, None) => vec![target.to_owned()],
             (Some("dependencies"), _) => vec![format!("^{target}")],
             (Some(one), _) => vec![format!("{one}:{target}")],
             (None, Some(many)) => many
@@ -308,7 +304,6 @@ fn dependency(entry: &Node) -> Vec<String> {
                 .filter_map(Node::str)
                 .map(|p| format!("{p}:{target}"))
                 .collect(),
-            (None, None) => vec![target.to_owned()],
         },
         None => vec![target.to_owned()],
     }
@@ -465,14 +460,14 @@ mod tests {
         assert_eq!(parsed, Parsed::default());
     }
 
-    fn package(files: MemFiles, path: &str) -> Parsed {
+    fn package(files: &MemFiles, path: &str) -> Parsed {
         let text = files.read(path).expect("file");
         let mut out = Parsed::default();
         from_package_json(
             &Source {
                 path,
                 text: &text,
-                files: &files,
+                files,
             },
             &mut out,
         );
@@ -499,7 +494,7 @@ mod tests {
   }
 }"#;
         let parsed = package(
-            workspace().with("apps/web/package.json", web),
+            &workspace().with("apps/web/package.json", web),
             "apps/web/package.json",
         );
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -529,18 +524,18 @@ mod tests {
             "package.json",
             r#"{"name": "x", "scripts": {"build": "tsc"}}"#,
         );
-        assert_eq!(package(plain, "package.json"), Parsed::default());
+        assert_eq!(package(&plain, "package.json"), Parsed::default());
         let beside = workspace().with(
             "apps/api/package.json",
             r#"{"name": "api", "scripts": {"build": "tsc"}}"#,
         );
-        assert_eq!(package(beside, "apps/api/package.json"), Parsed::default());
+        assert_eq!(package(&beside, "apps/api/package.json"), Parsed::default());
         // An `nx` key alone makes a project, even without nx.json.
         let keyed = MemFiles::new().with(
             "tools/package.json",
             r#"{"name": "tools", "nx": {"targets": {"gen": {"command": "node gen.js"}}}}"#,
         );
-        assert_eq!(names(&package(keyed, "tools/package.json")), ["tools:gen"]);
+        assert_eq!(names(&package(&keyed, "tools/package.json")), ["tools:gen"]);
     }
 
     #[test]
@@ -555,7 +550,7 @@ mod tests {
             .with("d/project.json", "{\"name\": \"d\", \"targets\": []}")
             .with("e/project.json", "{\"name\": \"e\", \"targets\": {,}");
         assert_eq!(
-            messages(&package(files.clone(), "a/package.json")),
+            messages(&package(&files, "a/package.json")),
             [(
                 "a/package.json",
                 Some(2),
@@ -563,7 +558,7 @@ mod tests {
             )]
         );
         assert_eq!(
-            messages(&package(files.clone(), "b/package.json")),
+            messages(&package(&files, "b/package.json")),
             [(
                 "b/package.json",
                 Some(2),

@@ -156,22 +156,19 @@ fn push(src: &Source<'_>, run_dir: &str, name: &str, config: &Node, out: &mut Pa
         .filter(|d| !d.is_empty())
         .map(str::to_owned);
     if let Some(depends) = config.get("dependsOn") {
-        match depends.items() {
-            Some(items) => {
-                task.deps = items
-                    .iter()
-                    .filter_map(Node::str)
-                    .filter(|d| !d.starts_with('$') && !d.is_empty())
-                    .map(str::to_owned)
-                    .collect();
-            }
-            None => {
-                let message = format!(
-                    "`dependsOn` of `{name}` should be an array, not {}",
-                    depends.kind()
-                );
-                out.diag(src.path, Some(depends.line), message);
-            }
+        if let Some(items) = depends.items() {
+            task.deps = items
+                .iter()
+                .filter_map(Node::str)
+                .filter(|d| !d.starts_with('$') && !d.is_empty())
+                .map(str::to_owned)
+                .collect();
+        } else {
+            let message = format!(
+                "`dependsOn` of `{name}` should be an array, not {}",
+                depends.kind()
+            );
+            out.diag(src.path, Some(depends.line), message);
         }
     }
     task.behaviour.service = config.get("persistent").is_some_and(Node::is_true);
