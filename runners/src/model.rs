@@ -96,8 +96,9 @@ pub struct Descriptor {
     pub assume_yes: Option<&'static str>,
     /// Whether agg can run its tasks without the runner installed (xc: agg's own executor).
     pub runs_without_binary: bool,
-    /// Executables inside the project (relative to the task's directory) that count as the
-    /// runner being installed and are preferred over `PATH` (`.venv/bin/poe`).
+    /// Executables inside the project (relative to the task's directory, or to the nearest
+    /// directory above it that has one) that count as the runner being installed and are
+    /// preferred over `PATH` (`.venv/bin/poe`, `node_modules/.bin/turbo`).
     pub project_binaries: &'static [&'static str],
 }
 

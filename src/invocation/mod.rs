@@ -341,6 +341,20 @@ mod tests {
     }
 
     #[test]
+    fn a_program_that_starts_the_runner_is_never_replaced_by_the_runner() {
+        let mut turbo = task(Runner::Turbo, "build", &[]);
+        turbo.argv = strings(&["agg-test-no-such-launcher", "exec", "turbo", "run", "build"]);
+        // Even with turbo on PATH, running `turbo exec turbo run build` would be wrong.
+        assert_eq!(
+            super::resolve_program(&turbo),
+            Err(super::InvocationError::RunnerMissing {
+                runner: Runner::Turbo,
+                hint: Runner::Turbo.descriptor().install_hint,
+            })
+        );
+    }
+
+    #[test]
     fn parameter_values_reach_each_runner_its_own_way() {
         let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
             pairs
