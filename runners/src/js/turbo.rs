@@ -45,8 +45,9 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     };
     match root.get("extends") {
         None => {
+            let manager = detect_manager(dir, src.files);
             for entry in tasks.entries().unwrap_or_default() {
-                push(src, dir, &entry.key, &entry.node, &mut out);
+                push(src, (dir, manager), &entry.key, &entry.node, &mut out);
             }
         }
         Some(extends) => package_tasks(src, extends, tasks, &mut out),
@@ -122,6 +123,7 @@ fn package_tasks(src: &Source<'_>, extends: &Node, tasks: &Node, out: &mut Parse
             Some(tasks.entries()?.iter().map(|e| e.key.clone()).collect())
         })
         .unwrap_or_default();
+    let manager = detect_manager(&root_dir, src.files);
     for entry in tasks.entries().unwrap_or_default() {
         if entry.key.contains('#') {
             let message = format!(
@@ -135,17 +137,23 @@ fn package_tasks(src: &Source<'_>, extends: &Node, tasks: &Node, out: &mut Parse
         if root_tasks.contains(&name) {
             continue;
         }
-        push(src, &root_dir, &name, &entry.node, out);
+        push(src, (&root_dir, manager), &name, &entry.node, out);
     }
 }
 
-fn push(src: &Source<'_>, run_dir: &str, name: &str, config: &Node, out: &mut Parsed) {
+/// Adds task `name`, run from `run_dir` through its package manager.
+fn push(
+    src: &Source<'_>,
+    (run_dir, manager): (&str, Runner),
+    name: &str,
+    config: &Node,
+    out: &mut Parsed,
+) {
     if !config.is_object() {
         let message = format!("task `{name}` should be an object, not {}", config.kind());
         out.diag(src.path, Some(config.line), message);
         return;
     }
-    let manager = detect_manager(run_dir, src.files);
     let argv = through_manager(manager, "turbo", &["run", name]);
     let mut task = RawTask::new(Runner::Turbo, name, run_dir, src.path, argv);
     task.line = Some(config.line);
