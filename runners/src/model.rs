@@ -96,8 +96,9 @@ pub struct Descriptor {
     pub assume_yes: Option<&'static str>,
     /// Whether agg can run its tasks without the runner installed (xc: agg's own executor).
     pub runs_without_binary: bool,
-    /// Executables inside the project (relative to the task's directory) that count as the
-    /// runner being installed and are preferred over `PATH` (`.venv/bin/poe`).
+    /// Executables inside the project (relative to the task's directory, or to the nearest
+    /// directory above it that has one) that count as the runner being installed and are
+    /// preferred over `PATH` (`.venv/bin/poe`, `node_modules/.bin/turbo`).
     pub project_binaries: &'static [&'static str],
 }
 
@@ -285,7 +286,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "turbo",
         binaries: &["turbo"],
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
-        separator: false,
+        separator: true,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
@@ -296,7 +297,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "nx",
         binaries: &["nx"],
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
-        separator: false,
+        separator: true,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],

@@ -54,6 +54,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
     };
     let Some(scripts) = root.get("scripts") else {
+        crate::js::nx::from_package_json(src, &mut parsed);
         return parsed;
     };
     let keys = KeyOffsets::scan(text);
@@ -96,6 +97,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
         parsed.tasks.push(task);
     }
+    crate::js::nx::from_package_json(src, &mut parsed);
     parsed
 }
 

@@ -21,4 +21,6 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::jvm::GRADLE,
     crate::deno::ADAPTER,
     crate::composer::ADAPTER,
+    crate::js::TURBO,
+    crate::js::NX_PROJECT,
 ];

@@ -23,8 +23,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let root = super::Root::choose(args.root.as_deref())?;
     let table = crate::table::Table::load(&root.path);
     let task = super::resolve_task(&table, &root, &args.name)?.task;
-    let runner_path = crate::invocation::resolve_program(task)
-        .ok()
+    let runner_path = crate::availability::runner_path(&table.root, &task.dir, task.runner)
         .map(|p| p.to_string_lossy().into_owned());
     let detail = crate::detail::of(&table, task, runner_path);
     if args.json {

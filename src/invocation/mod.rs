@@ -114,7 +114,12 @@ pub fn invocation(
         let plan = xc::compile(table, task, opts)?;
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
-    let program = match crate::availability::project_program(&table.root, &task.dir, task.runner) {
+    let program = match crate::availability::program_override(
+        &table.root,
+        &task.dir,
+        task.runner,
+        &task.argv,
+    ) {
         Some((_, local)) => local,
         None => resolve_program(task)?,
     };
@@ -221,18 +226,29 @@ pub fn needs_separator(runner: Runner) -> bool {
 }
 
 /// The full path of the task's program, looked up now (PATH may have changed since the
-/// table was built).
+/// table was built). The runner's other binaries stand in for it (`go-task` for `task`) only
+/// when the program is one of them: `pnpm` of `pnpm exec turbo` has no stand-in, and when it
+/// is missing, the runner reported missing is the one that owns it.
 pub fn resolve_program(task: &Task) -> Result<PathBuf, InvocationError> {
     let first = task.argv.first().map_or("", String::as_str);
+    let own = task.runner.binaries().contains(&first);
     let candidates: Vec<&str> = std::iter::once(first)
-        .chain(task.runner.binaries().iter().copied())
+        .chain(task.runner.binaries().iter().copied().filter(|_| own))
         .collect();
+    let missing = if own {
+        task.runner
+    } else {
+        Runner::ALL
+            .into_iter()
+            .find(|r| r.binaries().contains(&first))
+            .unwrap_or(task.runner)
+    };
     candidates
         .iter()
         .find_map(|bin| which::which(bin).ok())
         .ok_or(InvocationError::RunnerMissing {
-            runner: task.runner,
-            hint: install_hint(task.runner),
+            runner: missing,
+            hint: install_hint(missing),
         })
 }
 
@@ -321,6 +337,20 @@ mod tests {
         assert_eq!(
             runner_args(&npm, &strings(&["A=1"])).ok(),
             Some(strings(&["test", "--", "A=1"]))
+        );
+    }
+
+    #[test]
+    fn a_program_that_starts_the_runner_is_never_replaced_by_the_runner() {
+        let mut turbo = task(Runner::Turbo, "build", &[]);
+        turbo.argv = strings(&["agg-test-no-such-launcher", "exec", "turbo", "run", "build"]);
+        // Even with turbo on PATH, running `turbo exec turbo run build` would be wrong.
+        assert_eq!(
+            super::resolve_program(&turbo),
+            Err(super::InvocationError::RunnerMissing {
+                runner: Runner::Turbo,
+                hint: Runner::Turbo.descriptor().install_hint,
+            })
         );
     }
 

@@ -78,8 +78,7 @@ impl Server {
             detail: crate::detail::of(
                 &table,
                 task,
-                crate::invocation::resolve_program(task)
-                    .ok()
+                crate::availability::runner_path(&table.root, &task.dir, task.runner)
                     .map(|p| p.to_string_lossy().into_owned()),
             ),
             allowlisted: decision.allowed(),

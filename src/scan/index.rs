@@ -171,7 +171,7 @@ impl Index {
             if agg_runners::python::MARKERS.contains(&name) {
                 python_dirs.insert(dir.clone());
             }
-            if PACKAGE_MANAGER_MARKERS.contains(&name) {
+            if PACKAGE_MANAGER_MARKERS.contains(&name) || agg_runners::js::MARKERS.contains(&name) {
                 marker_dirs.insert(dir);
             }
             changed_rels.insert(rel);
@@ -181,7 +181,8 @@ impl Index {
         // switch changes thousands).
         for (file, parsed) in &self.parsed {
             let pulls_in_changed = parsed.consumed.iter().any(|c| changed_rels.contains(c));
-            let below_marker = file.ends_with("package.json")
+            let below_marker = (file.ends_with("package.json")
+                || agg_runners::js::reads_neighbours(file))
                 && !marker_dirs.is_empty()
                 && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
                     .any(|d| marker_dirs.contains(d));

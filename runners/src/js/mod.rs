@@ -1,0 +1,130 @@
+//! The JavaScript monorepo runners: Turborepo tasks (`turbo.json`, `turbo.jsonc`) and Nx
+//! targets (`project.json`, and the `nx` key of `package.json`, which the package.json
+//! adapter hands to [`nx::from_package_json`]).
+//!
+//! Both run through the workspace's package manager, chosen by the same rule as its scripts
+//! ([`crate::package_json::detect_manager`]): `pnpm exec turbo run build`, `npx nx run
+//! web:build`. Nothing here runs JavaScript: every file is read as JSON with comments.
+
+mod json;
+pub mod nx;
+mod turbo;
+
+use crate::{Adapter, Files, Runner, file_name, join, parent};
+
+/// `turbo.json`, or `turbo.jsonc` when there is no `turbo.json`.
+pub const TURBO: Adapter = Adapter {
+    name: "turbo.json",
+    candidate: |path| match file_name(path) {
+        "turbo.json" => Some(0),
+        "turbo.jsonc" => Some(1),
+        _ => None,
+    },
+    one_per_dir: true,
+    admit: None,
+    parse: turbo::parse,
+};
+
+/// Nx `project.json`.
+pub const NX_PROJECT: Adapter = Adapter {
+    name: "project.json",
+    candidate: |path| (file_name(path) == "project.json").then_some(0),
+    one_per_dir: true,
+    admit: None,
+    parse: nx::parse_project_json,
+};
+
+/// Files whose appearance or edit changes how the files of this module below them are read:
+/// the Nx workspace and its `targetDefaults`, the root Turborepo configuration a package's
+/// `turbo.json` extends, a package's name.
+pub const MARKERS: &[&str] = &["nx.json", "turbo.json", "turbo.jsonc", "package.json"];
+
+/// Whether reading the file at `path` looks at the [`MARKERS`] in its directory or above it,
+/// so a change to one of them means reading it again.
+pub fn reads_neighbours(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "turbo.json" | "turbo.jsonc" | "project.json" | "package.json"
+    )
+}
+
+/// The argv that runs `program` (a package's binary: `turbo`, `nx`) with `args` through the
+/// package manager `manager`, the way each documents it: `npx`, `pnpm exec`, `yarn <bin>`
+/// and `bun x` all find the workspace's own `node_modules/.bin` first.
+fn through_manager(manager: Runner, program: &str, args: &[&str]) -> Vec<String> {
+    let launcher: &[&str] = match manager {
+        Runner::Pnpm => &["pnpm", "exec"],
+        Runner::Yarn => &["yarn"],
+        Runner::Bun => &["bun", "x"],
+        _ => &["npx"],
+    };
+    launcher
+        .iter()
+        .chain(std::iter::once(&program))
+        .chain(args)
+        .map(|s| (*s).to_owned())
+        .collect()
+}
+
+/// The nearest directory at or above `dir` (root-relative) that holds one of `names`, with
+/// the name found there.
+fn nearest<'n>(dir: &str, names: &[&'n str], files: &dyn Files) -> Option<(String, &'n str)> {
+    let mut current = dir.to_owned();
+    loop {
+        if let Some(name) = names
+            .iter()
+            .find(|name| join(&current, name).is_some_and(|p| files.exists(&p)))
+        {
+            return Some((current, name));
+        }
+        if current == "." {
+            return None;
+        }
+        current = String::from(parent(&current));
+    }
+}
+
+/// The file `name` in `dir`, parsed, when it is there and valid (its own problems are
+/// reported when it is read as a task file, or do not matter here).
+fn read_json(dir: &str, name: &str, files: &dyn Files) -> Option<json::Node> {
+    let path = join(dir, name)?;
+    let text = files.read(&path).ok()?;
+    json::parse(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_manager_launches_the_workspace_binary_its_own_way() {
+        let cases = [
+            (Runner::Npm, "npx turbo run build"),
+            (Runner::Pnpm, "pnpm exec turbo run build"),
+            (Runner::Yarn, "yarn turbo run build"),
+            (Runner::Bun, "bun x turbo run build"),
+        ];
+        for (manager, expected) in cases {
+            assert_eq!(
+                through_manager(manager, "turbo", &["run", "build"]).join(" "),
+                expected
+            );
+        }
+    }
+
+    #[test]
+    fn nearest_walks_up_to_the_root() {
+        let files = crate::MemFiles::new()
+            .with("nx.json", "{}")
+            .with("apps/web/turbo.json", "{}");
+        assert_eq!(
+            nearest("apps/web/src", &["turbo.json"], &files),
+            Some(("apps/web".to_owned(), "turbo.json"))
+        );
+        assert_eq!(
+            nearest("apps/web", &["nx.json"], &files),
+            Some((".".to_owned(), "nx.json"))
+        );
+        assert_eq!(nearest("apps", &["turbo.jsonc"], &files), None);
+    }
+}

@@ -1,0 +1,625 @@
+//! Nx targets, named `project:target` and run from the workspace root (the directory of
+//! `nx.json`; the project's own without one) as `<pm> nx run project:target`: every target of a `project.json`, and of a `package.json`, the targets
+//! its `nx.targets` configures plus the scripts `nx.json` `targetDefaults` configures.
+//!
+//! Nx turns every package.json script into a target too; agg does not list a script as an
+//! Nx target unless Nx configuration adds something to it (a `nx.targets` entry or a
+//! `targetDefaults` entry of its name: dependencies, caching, `continuous`): otherwise the
+//! npm row runs the very same command. A package.json with a `project.json` beside it gives
+//! no Nx rows: the project is read from `project.json`. Targets that Nx plugins infer from
+//! other tools' files (`@nx/vite`, `@nx/jest`, …) need the plugins' code and are not listed.
+//!
+//! A target's `dependsOn` (or its `targetDefaults`'s, by executor then by name) become its
+//! deps: `build` on the project itself, `^build` on the projects it depends on,
+//! `other:build` on named ones; `metadata.description` its description; `continuous` marks
+//! it a service; its command (or executor) and `configurations` are shown by `describe`.
+
+use std::collections::{HashMap, HashSet};
+
+use super::json::{self, Node};
+use super::{nearest, read_json, through_manager};
+use crate::{Files, Parsed, RawTask, Runner, Source, file_name, package_json, parent};
+
+pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let root = match json::parse(src.text) {
+        Ok(root) if root.is_object() => root,
+        Ok(other) => {
+            let message = format!("project.json should be an object, not {}", other.kind());
+            out.diag(src.path, Some(other.line), message);
+            return out;
+        }
+        Err(err) => {
+            out.diag(src.path, err.line, err.message);
+            return out;
+        }
+    };
+    let dir = parent(src.path);
+    let workspace = nearest(dir, &["nx.json"], src.files);
+    // Other tools have used the name `project.json` (.NET's first project system); without
+    // an Nx workspace around it, only its `targets` make it Nx's.
+    let Some(targets) = root.get("targets") else {
+        return out;
+    };
+    let name = root
+        .get("name")
+        .and_then(Node::str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .or_else(|| {
+            let package = read_json(dir, "package.json", src.files)?;
+            package_name(&package)
+        })
+        .or_else(|| dir_name(dir));
+    let Some(name) = name else {
+        out.diag(
+            src.path,
+            Some(1),
+            "a project.json at the workspace root needs a `name`",
+        );
+        return out;
+    };
+    let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
+    let Some(entries) = targets.entries() else {
+        let message = format!("`targets` should be an object, not {}", targets.kind());
+        out.diag(src.path, Some(targets.line), message);
+        return out;
+    };
+    for entry in entries {
+        project.push(
+            &entry.key,
+            entry.node.line,
+            Some(&entry.node),
+            None,
+            &mut out,
+        );
+    }
+    out
+}
+
+/// The Nx rows of a `package.json` (the package.json adapter owns the file and calls this
+/// with its text once it has read it as valid JSON).
+pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
+    let dir = parent(src.path);
+    let workspace = nearest(dir, &["nx.json"], src.files);
+    // The key cannot be there without its name in the text (escapes aside, which no one
+    // writes): skip the second parse for the packages of other repositories.
+    let may_have_key = src.text.contains("\"nx\"") || src.text.contains("\\u");
+    if workspace.is_none() && !may_have_key {
+        return;
+    }
+    if crate::join(dir, "project.json").is_some_and(|p| src.files.exists(&p)) {
+        return;
+    }
+    let Ok(root) = json::parse(src.text) else {
+        return;
+    };
+    let nx = root.get("nx");
+    if workspace.is_none() && nx.is_none() {
+        return;
+    }
+    if let Some(nx) = nx.filter(|n| !n.is_object()) {
+        let message = format!("`nx` should be an object, not {}", nx.kind());
+        out.diag(src.path, Some(nx.line), message);
+        return;
+    }
+    let Some(name) = package_name(&root).or_else(|| dir_name(dir)) else {
+        return;
+    };
+    let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
+    let scripts = root
+        .get("scripts")
+        .and_then(Node::entries)
+        .unwrap_or_default();
+    let by_name: HashMap<&str, &str> = scripts
+        .iter()
+        .filter_map(|e| Some((e.key.as_str(), e.node.str()?)))
+        .collect();
+    let included: Option<HashSet<&str>> = nx
+        .and_then(|n| n.get("includedScripts"))
+        .and_then(Node::items)
+        .map(|items| items.iter().filter_map(Node::str).collect());
+    let runs_script = |name: &str| {
+        by_name
+            .get(name)
+            .copied()
+            .filter(|_| included.as_ref().is_none_or(|list| list.contains(name)))
+    };
+    let mut listed: HashSet<&str> = HashSet::new();
+    if let Some(targets) = nx.and_then(|n| n.get("targets")) {
+        if let Some(entries) = targets.entries() {
+            for entry in entries {
+                let key = entry.key.as_str();
+                project.push(
+                    key,
+                    entry.node.line,
+                    Some(&entry.node),
+                    runs_script(key),
+                    out,
+                );
+                listed.insert(key);
+            }
+        } else {
+            let message = format!("`nx.targets` should be an object, not {}", targets.kind());
+            out.diag(src.path, Some(targets.line), message);
+        }
+    }
+    for entry in &scripts {
+        let key = entry.key.as_str();
+        if listed.contains(key) || project.defaults_for(key, "nx:run-script").is_none() {
+            continue;
+        }
+        if let Some(command) = runs_script(key) {
+            project.push(key, entry.node.line, None, Some(command), out);
+        }
+    }
+}
+
+/// The project a file describes and what every one of its targets shares.
+struct Project<'s> {
+    path: &'s str,
+    /// Where its targets run: the workspace root.
+    dir: String,
+    name: String,
+    manager: Runner,
+    /// `nx.json` `targetDefaults`, by key.
+    defaults: HashMap<String, Node>,
+}
+
+impl<'s> Project<'s> {
+    fn new(src: &Source<'s>, name: String, workspace: Option<&str>) -> Project<'s> {
+        // Nx addresses `project:target` from anywhere in the workspace; its root is where
+        // people run it, and where the names need no directory in front.
+        let dir = workspace.unwrap_or_else(|| parent(src.path)).to_owned();
+        Project {
+            path: src.path,
+            manager: package_json::detect_manager(&dir, src.files),
+            dir,
+            name,
+            defaults: workspace
+                .map(|root| target_defaults(root, src.files))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The `targetDefaults` entry for a target: by its executor first, then by its name (Nx's
+    /// own order).
+    fn defaults_for(&self, target: &str, executor: &str) -> Option<&Node> {
+        self.defaults
+            .get(executor)
+            .or_else(|| self.defaults.get(target))
+            .filter(|d| d.is_object())
+    }
+
+    /// Adds target `key` (configured by `config`, or by nothing but a script).
+    fn push(
+        &self,
+        key: &str,
+        line: u32,
+        config: Option<&Node>,
+        script: Option<&str>,
+        out: &mut Parsed,
+    ) {
+        if let Some(config) = config.filter(|c| !c.is_object()) {
+            let message = format!("target `{key}` should be an object, not {}", config.kind());
+            out.diag(self.path, Some(config.line), message);
+            return;
+        }
+        let field = |name: &str| config.and_then(|c| c.get(name));
+        let command = field("command").and_then(Node::str);
+        let executor = field("executor").and_then(Node::str).unwrap_or(
+            if command.is_some() || script.is_none() {
+                "nx:run-commands"
+            } else {
+                "nx:run-script"
+            },
+        );
+        let defaults = self.defaults_for(key, executor);
+        let either = |name: &str| field(name).or_else(|| defaults.and_then(|d| d.get(name)));
+
+        let source_name = format!("{}:{key}", self.name);
+        let argv = through_manager(self.manager, "nx", &["run", &source_name]);
+        let mut task = RawTask::new(Runner::Nx, source_name, &self.dir, self.path, argv);
+        task.line = Some(line);
+        task.description = field("metadata")
+            .or_else(|| defaults.and_then(|d| d.get("metadata")))
+            .and_then(|m| m.get("description"))
+            .and_then(Node::str)
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_owned);
+        if let Some(depends) = either("dependsOn") {
+            if let Some(items) = depends.items() {
+                task.deps = items.iter().flat_map(dependency).collect();
+            } else {
+                let message = format!(
+                    "`dependsOn` of `{key}` should be an array, not {}",
+                    depends.kind()
+                );
+                out.diag(self.path, Some(depends.line), message);
+            }
+        }
+        task.behaviour.service = either("continuous").is_some_and(Node::is_true);
+        task.script = Some(what_it_runs(config, command, script, executor));
+        out.tasks.push(task);
+    }
+}
+
+/// What `describe` shows of a target: its command(s), else its executor; then its
+/// configurations, each runnable as `nx run project:target:configuration`.
+fn what_it_runs(
+    config: Option<&Node>,
+    command: Option<&str>,
+    script: Option<&str>,
+    executor: &str,
+) -> String {
+    let options = config.and_then(|c| c.get("options"));
+    let commands: Vec<&str> = match options
+        .and_then(|o| o.get("commands"))
+        .and_then(Node::items)
+    {
+        Some(items) => items
+            .iter()
+            .filter_map(|c| c.str().or_else(|| c.get("command").and_then(Node::str)))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut text = command
+        .or_else(|| options.and_then(|o| o.get("command")).and_then(Node::str))
+        .map(str::to_owned)
+        .or_else(|| (!commands.is_empty()).then(|| commands.join("\n")))
+        .or_else(|| script.map(str::to_owned))
+        .unwrap_or_else(|| format!("executor: {executor}"));
+    let configurations: Vec<&str> = config
+        .and_then(|c| c.get("configurations"))
+        .and_then(Node::entries)
+        .map(|entries| entries.iter().map(|e| e.key.as_str()).collect())
+        .unwrap_or_default();
+    if !configurations.is_empty() {
+        text.push_str("\nconfigurations: ");
+        text.push_str(&configurations.join(", "));
+    }
+    text
+}
+
+/// One `dependsOn` entry as the deps column shows it: `build` (this project), `^build` (the
+/// projects it depends on), `other:build` (a named project), as many as it names.
+fn dependency(entry: &Node) -> Vec<String> {
+    if let Some(text) = entry.str() {
+        return vec![text.to_owned()];
+    }
+    let Some(target) = entry.get("target").and_then(Node::str) else {
+        return Vec::new();
+    };
+    if entry.get("dependencies").is_some_and(Node::is_true) {
+        return vec![format!("^{target}")];
+    }
+    match entry.get("projects") {
+        Some(projects) => match (projects.str(), projects.items()) {
+            (Some("self"), _) | (None, None) => vec![target.to_owned()],
+            (Some("dependencies"), _) => vec![format!("^{target}")],
+            (Some(one), _) => vec![format!("{one}:{target}")],
+            (None, Some(many)) => many
+                .iter()
+                .filter_map(Node::str)
+                .map(|p| format!("{p}:{target}"))
+                .collect(),
+        },
+        None => vec![target.to_owned()],
+    }
+}
+
+/// `nx.json`'s `targetDefaults` in the workspace root `root`, by key.
+fn target_defaults(root: &str, files: &dyn Files) -> HashMap<String, Node> {
+    let Some(nx) = read_json(root, "nx.json", files) else {
+        return HashMap::new();
+    };
+    nx.get("targetDefaults")
+        .and_then(Node::entries)
+        .map(|entries| {
+            entries
+                .into_iter()
+                .map(|e| (e.key.clone(), e.node.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The project name a package.json gives: `nx.name`, else its package `name`.
+fn package_name(package: &Node) -> Option<String> {
+    package
+        .path(&["nx", "name"])
+        .or_else(|| package.get("name"))
+        .and_then(Node::str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+}
+
+/// Nx's last resort for a project's name: its directory's name, lowercased.
+fn dir_name(dir: &str) -> Option<String> {
+    (dir != ".").then(|| file_name(dir).to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemFiles;
+    use crate::testing::{messages, names, parse_with, task};
+
+    const NX_JSON: &str = r#"{
+  "$schema": "./node_modules/nx/schemas/nx-schema.json",
+  "targetDefaults": {
+    "build": { "dependsOn": ["^build"], "cache": true },
+    "serve": { "continuous": true },
+    "@nx/vite:test": { "metadata": { "description": "Vitest" } },
+    "lint": { "cache": true }
+  }
+}"#;
+
+    const PROJECT: &str = r#"{
+  "name": "api",
+  "$schema": "../../node_modules/nx/schemas/project-schema.json",
+  // Targets of the API server.
+  "targets": {
+    "build": {
+      "executor": "@nx/esbuild:esbuild",
+      "options": { "main": "src/main.ts" },
+      "configurations": { "production": {}, "development": {} }
+    },
+    "serve": {
+      "command": "node dist/main.js",
+      "metadata": { "description": "Start the API" }
+    },
+    "test": { "executor": "@nx/vite:test" },
+    "e2e": {
+      "executor": "nx:run-commands",
+      "options": { "commands": ["echo one", { "command": "echo two" }] },
+      "dependsOn": [
+        "build",
+        { "target": "build", "dependencies": true },
+        { "target": "seed", "projects": ["db", "cache"] },
+        { "target": "x", "projects": "self" }
+      ]
+    }
+  }
+}"#;
+
+    fn workspace() -> MemFiles {
+        MemFiles::new()
+            .with("nx.json", NX_JSON)
+            .with(
+                "package.json",
+                r#"{"name": "acme", "packageManager": "pnpm@9.1.0"}"#,
+            )
+            .with("apps/api/project.json", PROJECT)
+    }
+
+    #[test]
+    fn project_json_targets_with_their_defaults() {
+        let parsed = parse_with(parse_project_json, &workspace(), "apps/api/project.json");
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(
+            names(&parsed),
+            ["api:build", "api:serve", "api:test", "api:e2e"]
+        );
+        let build = task(&parsed, "api:build");
+        assert_eq!(build.argv, ["pnpm", "exec", "nx", "run", "api:build"]);
+        assert_eq!(build.dir, ".");
+        assert_eq!(build.line, Some(6));
+        assert_eq!(build.deps, ["^build"]);
+        assert_eq!(
+            build.script.as_deref(),
+            Some("executor: @nx/esbuild:esbuild\nconfigurations: production, development")
+        );
+        let serve = task(&parsed, "api:serve");
+        assert!(serve.behaviour.service);
+        assert_eq!(serve.description.as_deref(), Some("Start the API"));
+        assert_eq!(serve.script.as_deref(), Some("node dist/main.js"));
+        assert_eq!(
+            task(&parsed, "api:test").description.as_deref(),
+            Some("Vitest")
+        );
+        let e2e = task(&parsed, "api:e2e");
+        assert_eq!(e2e.deps, ["build", "^build", "db:seed", "cache:seed", "x"]);
+        assert_eq!(e2e.script.as_deref(), Some("echo one\necho two"));
+        assert!(!e2e.behaviour.service);
+    }
+
+    #[test]
+    fn the_project_name_falls_back_to_package_json_then_the_directory() {
+        let files = MemFiles::new()
+            .with("nx.json", "{}")
+            .with(
+                "libs/util/project.json",
+                r#"{"targets": {"build": {"command": "tsc"}}}"#,
+            )
+            .with("libs/util/package.json", r#"{"name": "@acme/util"}"#)
+            .with("libs/Core/project.json", r#"{"targets": {"build": {}}}"#)
+            .with("project.json", r#"{"targets": {"build": {}}}"#);
+        let util = parse_with(parse_project_json, &files, "libs/util/project.json");
+        assert_eq!(names(&util), ["@acme/util:build"]);
+        assert_eq!(util.tasks[0].argv, ["npx", "nx", "run", "@acme/util:build"]);
+        let core = parse_with(parse_project_json, &files, "libs/Core/project.json");
+        assert_eq!(names(&core), ["core:build"]);
+        let root = parse_with(parse_project_json, &files, "project.json");
+        assert!(root.tasks.is_empty());
+        assert_eq!(
+            messages(&root),
+            [(
+                "project.json",
+                Some(1),
+                "a project.json at the workspace root needs a `name`"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_project_json_without_targets_is_not_read_as_nx() {
+        let dotnet = r#"{"dependencies": {"Microsoft.AspNetCore": "1.0.0"}, "frameworks": {}}"#;
+        let parsed = crate::testing::parse_one(parse_project_json, "src/app/project.json", dotnet);
+        assert_eq!(parsed, Parsed::default());
+    }
+
+    fn package(files: &MemFiles, path: &str) -> Parsed {
+        let text = files.read(path).expect("file");
+        let mut out = Parsed::default();
+        from_package_json(
+            &Source {
+                path,
+                text: &text,
+                files,
+            },
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn package_json_gives_its_nx_targets_and_the_scripts_nx_json_configures() {
+        let web = r#"{
+  "name": "web",
+  "scripts": {
+    "build": "vite build",
+    "serve": "vite",
+    "lint": "eslint .",
+    "format": "prettier -w .",
+    "test": "vitest"
+  },
+  "nx": {
+    "includedScripts": ["build", "serve", "format", "test"],
+    "targets": {
+      "test": { "dependsOn": ["build"] },
+      "deploy": { "command": "wrangler deploy", "continuous": false }
+    }
+  }
+}"#;
+        let parsed = package(
+            &workspace().with("apps/web/package.json", web),
+            "apps/web/package.json",
+        );
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        // lint has defaults but nx does not include it; format has no Nx configuration.
+        assert_eq!(
+            names(&parsed),
+            ["web:test", "web:deploy", "web:build", "web:serve"]
+        );
+        let test = task(&parsed, "web:test");
+        assert_eq!(test.deps, ["build"]);
+        assert_eq!(test.script.as_deref(), Some("vitest"));
+        assert_eq!(test.line, Some(13));
+        assert_eq!(test.argv, ["pnpm", "exec", "nx", "run", "web:test"]);
+        let build = task(&parsed, "web:build");
+        assert_eq!(build.deps, ["^build"]);
+        assert_eq!(build.line, Some(4));
+        assert!(task(&parsed, "web:serve").behaviour.service);
+        assert_eq!(
+            task(&parsed, "web:deploy").script.as_deref(),
+            Some("wrangler deploy")
+        );
+    }
+
+    #[test]
+    fn package_json_outside_nx_or_beside_project_json_gives_no_nx_rows() {
+        let plain = MemFiles::new().with(
+            "package.json",
+            r#"{"name": "x", "scripts": {"build": "tsc"}}"#,
+        );
+        assert_eq!(package(&plain, "package.json"), Parsed::default());
+        let beside = workspace().with(
+            "apps/api/package.json",
+            r#"{"name": "api", "scripts": {"build": "tsc"}}"#,
+        );
+        assert_eq!(package(&beside, "apps/api/package.json"), Parsed::default());
+        // An `nx` key alone makes a project, even without nx.json.
+        let keyed = MemFiles::new().with(
+            "tools/package.json",
+            r#"{"name": "tools", "nx": {"targets": {"gen": {"command": "node gen.js"}}}}"#,
+        );
+        assert_eq!(names(&package(&keyed, "tools/package.json")), ["tools:gen"]);
+    }
+
+    #[test]
+    fn bad_nx_configuration_costs_one_diagnostic_each() {
+        let files = workspace()
+            .with("a/package.json", "{\"name\": \"a\",\n\"nx\": []}")
+            .with("b/package.json", "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}")
+            .with(
+                "c/project.json",
+                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"dependsOn\": {}},\n\"z\": {}}}",
+            )
+            .with("d/project.json", "{\"name\": \"d\", \"targets\": []}")
+            .with("e/project.json", "{\"name\": \"e\", \"targets\": {,}");
+        assert_eq!(
+            messages(&package(&files, "a/package.json")),
+            [(
+                "a/package.json",
+                Some(2),
+                "`nx` should be an object, not an array"
+            )]
+        );
+        assert_eq!(
+            messages(&package(&files, "b/package.json")),
+            [(
+                "b/package.json",
+                Some(2),
+                "`nx.targets` should be an object, not a number"
+            )]
+        );
+        let c = parse_with(parse_project_json, &files, "c/project.json");
+        assert_eq!(names(&c), ["c:y", "c:z"]);
+        assert_eq!(
+            messages(&c),
+            [
+                (
+                    "c/project.json",
+                    Some(2),
+                    "target `x` should be an object, not a number"
+                ),
+                (
+                    "c/project.json",
+                    Some(3),
+                    "`dependsOn` of `y` should be an array, not an object"
+                ),
+            ]
+        );
+        let d = parse_with(parse_project_json, &files, "d/project.json");
+        assert_eq!(
+            messages(&d),
+            [(
+                "d/project.json",
+                Some(1),
+                "`targets` should be an object, not an array"
+            )]
+        );
+        let e = parse_with(parse_project_json, &files, "e/project.json");
+        assert!(e.tasks.is_empty());
+        assert_eq!(e.diagnostics.len(), 1);
+        assert_eq!(e.diagnostics[0].line, Some(1));
+    }
+
+    #[test]
+    fn hostile_inputs_return() {
+        let many = format!(
+            "{{\"name\": \"p\", \"targets\": {{{}}}}}",
+            (0..20_000)
+                .map(|i| format!(
+                    "\"t{i}\": {{\"dependsOn\": [{{\"target\": \"b\", \"projects\": [\"a\"]}}]}}"
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let parsed = crate::testing::parse_one(parse_project_json, "p/project.json", &many);
+        assert_eq!(parsed.tasks.len(), 20_000);
+        let deep = format!(
+            "{{\"targets\": {}{}}}",
+            "{\"a\":".repeat(50_000),
+            "}".repeat(50_000)
+        );
+        assert_eq!(
+            crate::testing::parse_one(parse_project_json, "p/project.json", &deep)
+                .diagnostics
+                .len(),
+            1
+        );
+    }
+}
