@@ -12,6 +12,7 @@ pub mod cargo;
 mod files;
 pub mod just;
 pub mod make;
+pub mod mise;
 mod model;
 pub mod package_json;
 pub mod python;

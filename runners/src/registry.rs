@@ -17,4 +17,5 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::python::HATCH_TOML,
     crate::python::TOX,
     crate::python::NOX,
+    crate::mise::ADAPTER,
 ];

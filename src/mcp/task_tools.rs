@@ -420,15 +420,18 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
         if p.required && values.is_empty() {
             return Err(format!("parameter `{}` is required", p.name));
         }
-        if task.runner == Runner::Just {
+        // just parameters and mise's positional usage args are positional.
+        let positional_param = task.runner == Runner::Just
+            || (task.runner == Runner::Mise && !p.name.starts_with('-'));
+        if positional_param {
             if values.is_empty() {
                 gap.get_or_insert(&p.name);
                 continue;
             }
             if let Some(skipped) = gap {
                 return Err(format!(
-                    "`{}` comes after `{skipped}`, and just parameters are positional: give `{skipped}` too",
-                    p.name
+                    "`{}` comes after `{skipped}`, and {} parameters are positional: give `{skipped}` too",
+                    p.name, task.runner
                 ));
             }
             positional.extend(values);
