@@ -190,6 +190,7 @@ fn parse(src: &Source<'_>) -> Parsed {
     };
     let file_defs = project.file_tasks(&includes);
     let mut defs = merge(file_defs, config_defs);
+    shorten_script_names(&mut defs);
     defs.sort_by(|a, b| a.task.source_name.cmp(&b.task.source_name));
     out.tasks = defs
         .into_iter()
@@ -408,6 +409,33 @@ impl Project<'_, '_> {
 #[allow(clippy::case_sensitive_file_extension_comparisons)]
 fn is_toml(name: &str) -> bool {
     name.ends_with(".toml")
+}
+
+/// Names a file task without its extension (`db:seed.py` is `db:seed`), as mise shows and
+/// runs it, unless another task already has that name.
+fn shorten_script_names(defs: &mut [Def]) {
+    let taken: std::collections::HashSet<String> =
+        defs.iter().map(|d| d.task.source_name.clone()).collect();
+    for def in defs.iter_mut().filter(|d| d.origin == Origin::Script) {
+        let name = &def.task.source_name;
+        let (prefix, last) = match name.rsplit_once(':') {
+            Some((prefix, last)) => (Some(prefix), last),
+            None => (None, name.as_str()),
+        };
+        let short_last = stem(last);
+        if short_last == last {
+            continue;
+        }
+        let short = match prefix {
+            Some(prefix) => format!("{prefix}:{short_last}"),
+            None => short_last.to_owned(),
+        };
+        if taken.contains(&short) {
+            continue;
+        }
+        def.task.argv[2].clone_from(&short);
+        def.task.source_name = short;
+    }
 }
 
 /// A file name without its extension.

@@ -169,6 +169,8 @@ fn file_tasks_from_the_task_directories() {
         .with_executable("mise-tasks/db/migrate", "#!/bin/sh\n# [MISE] description=\"Migrate\"\n")
         .with_executable("mise-tasks/test/_default", SCRIPT)
         .with_executable("mise-tasks/test/unit.sh", SCRIPT)
+        .with_executable("mise-tasks/seed.py", SCRIPT)
+        .with_executable("mise-tasks/lint.sh", SCRIPT)
         .with_executable("mise-tasks/a:b", SCRIPT)
         .with("mise-tasks/notes.txt", "not executable")
         .with_executable("mise-tasks/.hidden", SCRIPT)
@@ -188,8 +190,10 @@ fn file_tasks_from_the_task_directories() {
             "extra",
             "fmt",
             "lint",
+            "lint.sh",
+            "seed",
             "test",
-            "test:unit.sh"
+            "test:unit"
         ]
     );
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -204,6 +208,9 @@ fn file_tasks_from_the_task_directories() {
     assert_eq!(deploy.params[0].name, "env");
     assert_eq!(deploy.params[1].name, "--force");
     assert_eq!(task(&parsed, "test").file_path, "mise-tasks/test/_default");
+    // Shown without its extension, as mise does, unless that name is taken.
+    assert_eq!(task(&parsed, "seed").argv, ["mise", "run", "seed"]);
+    assert_eq!(task(&parsed, "lint.sh").file_path, "mise-tasks/lint.sh");
     assert_eq!(task(&parsed, "extra").file_path, "mise-tasks/more.toml");
     for read in [
         "mise-tasks/deploy",
