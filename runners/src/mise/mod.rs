@@ -322,7 +322,7 @@ impl Project<'_, '_> {
         };
         match value::from_toml(&text) {
             Ok(root) => {
-                read_task_table(&root, self.dir, path, Origin::IncludedToml, defs, self.out)
+                read_task_table(&root, self.dir, path, Origin::IncludedToml, defs, self.out);
             }
             Err(err) => self.out.diag(path, err.line, err.message),
         }
