@@ -201,15 +201,6 @@ pub fn param_arguments(
             continue;
         };
         match task.runner {
-            Runner::Just => args.push(value.clone()),
-            Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
-            Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
-            // poe turns each `args` entry into a `--name` option unless the task says
-            // otherwise (`options`, `positional`), which the table does not record.
-            Runner::Poe => {
-                args.push(format!("--{}", param.name));
-                args.push(value.clone());
-            }
             // mise usage specs: a flag's parameter is named as typed (`--force`); a switch
             // (default `false`) is passed alone when true, a flag with a value as `--out v`.
             Runner::Mise if param.name.starts_with('-') => {
@@ -220,7 +211,15 @@ pub fn param_arguments(
                     args.push(param.name.clone());
                 }
             }
-            Runner::Mise => args.push(value.clone()),
+            Runner::Just | Runner::Mise => args.push(value.clone()),
+            Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
+            Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
+            // poe turns each `args` entry into a `--name` option unless the task says
+            // otherwise (`options`, `positional`), which the table does not record.
+            Runner::Poe => {
+                args.push(format!("--{}", param.name));
+                args.push(value.clone());
+            }
             _ => env.push((param.name.clone(), value.clone())),
         }
     }
