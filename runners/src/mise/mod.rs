@@ -186,6 +186,8 @@ fn parse(src: &Source<'_>) -> Parsed {
         dir,
         files: src.files,
         budget: MAX_TASK_ENTRIES,
+        too_deep: false,
+        exhausted: false,
         out: &mut out,
     };
     let file_defs = project.file_tasks(&includes);
@@ -270,8 +272,12 @@ fn includes(configs: &[(String, Node)], out: &mut Parsed) -> Vec<(String, Option
 struct Project<'a, 'o> {
     dir: &'a str,
     files: &'a dyn Files,
-    /// Entries that may still be read.
+    /// Entries that may still be read; once none may, every listing stops.
     budget: usize,
+    /// Whether the nesting limit was reported already (once is enough).
+    too_deep: bool,
+    /// Whether running out of entries was reported already.
+    exhausted: bool,
     out: &'o mut Parsed,
 }
 
@@ -305,7 +311,7 @@ impl Project<'_, '_> {
             }
             // Listed as read even when missing, so creating it reads the project again.
             self.out.consumed.push(path.clone());
-            self.directory(&path, "", 0, &mut defs);
+            self.directory(&path, "", &mut Vec::new(), &mut defs);
         }
         defs
     }
@@ -330,32 +336,62 @@ impl Project<'_, '_> {
 
     /// A task directory: executable files are tasks named by their path below the include
     /// (`db/migrate` is `db:migrate`, `test/_default` is `test`), `*.toml` files hold tasks,
-    /// hidden entries are skipped.
-    fn directory(&mut self, dir: &str, prefix: &str, depth: usize, defs: &mut Vec<Def>) {
-        if depth > MAX_TASK_DEPTH {
-            self.out.diag(
-                dir,
-                None,
-                format!("task directories nested deeper than {MAX_TASK_DEPTH} levels are not read"),
-            );
-            return;
-        }
-        let mut names = self.files.read_dir(dir);
-        names.sort();
-        if depth > 0 && !names.is_empty() {
-            self.out.consumed.push(dir.to_owned());
-        }
-        for name in names {
-            if name.starts_with('.') {
-                continue;
-            }
-            if self.budget == 0 {
+    /// hidden entries are skipped. `above` holds the listings of the directories it is in.
+    fn directory(
+        &mut self,
+        dir: &str,
+        prefix: &str,
+        above: &mut Vec<Vec<String>>,
+        defs: &mut Vec<Def>,
+    ) {
+        if above.len() > MAX_TASK_DEPTH {
+            if !self.too_deep {
+                self.too_deep = true;
                 self.out.diag(
                     dir,
                     None,
-                    format!("more than {MAX_TASK_ENTRIES} entries in task directories; the rest are not read"),
+                    format!(
+                        "task directories nested deeper than {MAX_TASK_DEPTH} levels are not read"
+                    ),
                 );
-                return;
+            }
+            return;
+        }
+        let mut names: Vec<String> = self
+            .files
+            .read_dir(dir)
+            .into_iter()
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        if names.is_empty() {
+            return;
+        }
+        // A directory listing exactly the (several) entries one it is in lists is that
+        // directory again through a symlink (mise itself stops at such a loop).
+        if names.len() > 1 && above.contains(&names) {
+            self.out.diag(
+                dir,
+                None,
+                "task directory lists the same entries as one it is in (a symlink loop?); not read",
+            );
+            return;
+        }
+        if !above.is_empty() {
+            self.out.consumed.push(dir.to_owned());
+        }
+        above.push(names.clone());
+        for name in names {
+            if self.budget == 0 {
+                if !self.exhausted {
+                    self.exhausted = true;
+                    self.out.diag(
+                        dir,
+                        None,
+                        format!("more than {MAX_TASK_ENTRIES} entries in task directories; the rest are not read"),
+                    );
+                }
+                break;
             }
             self.budget -= 1;
             let Some(path) = join(dir, &name) else {
@@ -368,9 +404,12 @@ impl Project<'_, '_> {
                 format!("{prefix}:{part}")
             };
             if !self.files.exists(&path) {
-                self.directory(&path, &task_name, depth + 1, defs);
+                self.directory(&path, &task_name, above, defs);
             } else if is_toml(&name) {
-                self.toml_file(&path, defs);
+                // A config file met in a task directory is configuration, not a task file.
+                if locate(&path).is_none() {
+                    self.toml_file(&path, defs);
+                }
             } else if self.files.executable(&path) {
                 let task_name = match (prefix, stem(&name)) {
                     (prefix, "_default") if !prefix.is_empty() => prefix.to_owned(),
@@ -379,6 +418,7 @@ impl Project<'_, '_> {
                 defs.extend(self.script(&path, &task_name));
             }
         }
+        above.pop();
     }
 
     /// An executable file task and its `#MISE` header.

@@ -1,6 +1,6 @@
 use super::*;
 use crate::testing::{messages, names, parse_with, task};
-use crate::{MemFiles, Runner, Variadic};
+use crate::{Files, MemFiles, Runner, Source, Variadic};
 
 const SCRIPT: &str = "#!/bin/sh\necho hi\n";
 
@@ -178,7 +178,8 @@ fn file_tasks_from_the_task_directories() {
         .with_executable("mise-tasks/secret", "#!/bin/sh\n#MISE hide=true\n")
         .with_executable(".mise/tasks/lint", "#!/bin/sh\n//MISE description=\"Lint\"\n")
         .with_executable(".config/mise/tasks/fmt", SCRIPT)
-        .with("mise-tasks/more.toml", "[extra]\nrun = \"echo extra\"\n");
+        .with("mise-tasks/more.toml", "[extra]\nrun = \"echo extra\"\n")
+        .with("mise-tasks/nested/mise.toml", "[tasks.not-here]\nrun = \"x\"\n");
     let parsed = parse_with(parse, &files, "mise.toml");
     assert_eq!(
         names(&parsed),
@@ -344,8 +345,58 @@ fn hostile_task_trees_are_bounded() {
         .iter()
         .map(|d| d.message.as_str())
         .collect();
-    assert!(text.iter().any(|m| m.contains("nested deeper")), "{text:?}");
-    assert!(text.iter().any(|m| m.contains("more than")), "{text:?}");
+    assert_eq!(text.len(), 2, "each limit is reported once: {text:?}");
+    assert!(text[0].contains("nested deeper"), "{text:?}");
+    assert!(text[1].contains("more than"), "{text:?}");
+}
+
+/// A view whose `mise-tasks/self` is the task directory again, at every depth (a symlink to
+/// `.`), and whose `mise-tasks/up` is the project directory.
+struct Looping;
+
+impl Files for Looping {
+    fn read(&self, path: &str) -> Result<String, String> {
+        if path == "mise.toml" {
+            Ok(String::new())
+        } else {
+            Ok(SCRIPT.to_owned())
+        }
+    }
+    fn exists(&self, path: &str) -> bool {
+        path == "mise.toml" || path.ends_with("/x")
+    }
+    fn read_dir(&self, dir: &str) -> Vec<String> {
+        let names: &[&str] = if dir == "." || dir.ends_with("/up") {
+            &["mise-tasks", "mise.toml"]
+        } else if dir == "mise-tasks" || dir.ends_with("/mise-tasks") || dir.ends_with("/self") {
+            &["self", "up", "x"]
+        } else {
+            &[]
+        };
+        names.iter().map(|n| (*n).to_owned()).collect()
+    }
+    fn executable(&self, path: &str) -> bool {
+        path.ends_with("/x")
+    }
+}
+
+#[test]
+fn a_symlink_loop_in_a_task_directory_is_read_once() {
+    let parsed = parse(&Source {
+        path: "mise.toml",
+        text: "",
+        files: &Looping,
+    });
+    assert_eq!(names(&parsed), ["x"]);
+    let text: Vec<(&str, &str)> = parsed
+        .diagnostics
+        .iter()
+        .map(|d| (d.file_path.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert_eq!(text[0].0, "mise-tasks/self");
+    assert_eq!(text[1].0, "mise-tasks/up/mise-tasks");
+    assert!(text[0].1.contains("symlink loop"));
 }
 
 #[test]
