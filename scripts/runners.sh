@@ -3,6 +3,8 @@
 # the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, turbo,
 # nx, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, mise, and
+# the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
@@ -81,6 +83,14 @@ if agg_need turbo "$agg_tools/npm-js/node_modules/.bin/turbo" ||
 fi
 if [ -d "$agg_tools/npm-js/node_modules/.bin" ]; then
   PATH="$agg_tools/npm-js/node_modules/.bin:$PATH"
+# mise (npm registry: @jdxcode/mise, which ships the binary) in its own prefix.
+if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
+  echo "installing mise into .tools/npm-mise (npm registry: @jdxcode/mise)" >&2
+  mkdir -p "$agg_tools/npm-mise" &&
+    npm install --prefix "$agg_tools/npm-mise" --no-audit --no-fund --silent @jdxcode/mise >&2
+fi
+if [ -x "$agg_tools/npm-mise/node_modules/.bin/mise" ]; then
+  PATH="$agg_tools/npm-mise/node_modules/.bin:$PATH"
 fi
 export PATH
 unset agg_tools

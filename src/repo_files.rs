@@ -199,7 +199,12 @@ impl Files for RepoFiles {
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {
-        let Ok(entries) = fs::read_dir(self.abs(dir)) else {
+        let abs = self.abs(dir);
+        // Like reads, listings stay inside the root: a directory symlinked out of it is empty.
+        if !self.inside_root(&abs) {
+            return Vec::new();
+        }
+        let Ok(entries) = fs::read_dir(abs) else {
             return Vec::new();
         };
         let mut names: Vec<String> = entries
@@ -280,4 +285,25 @@ fn mib(bytes: u64) -> f64 {
 
 fn bytecount_newlines(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_stay_inside_the_root() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "").unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir(root.join("inner")).unwrap();
+        std::fs::write(root.join("inner/task"), "").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::os::unix::fs::symlink(root.join("inner"), root.join("linked")).unwrap();
+        let files = RepoFiles::new(root);
+        assert!(files.read_dir("out").is_empty());
+        assert_eq!(files.read_dir("linked"), ["task"]);
+        assert_eq!(files.read_dir("inner"), ["task"]);
+    }
 }

@@ -304,7 +304,8 @@ fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
 }
 
 /// A repository for the elicitation flows: make tasks nobody allowed, a denied one, and
-/// runner-native confirmations (just `[confirm]`, go-task `prompt`) in allowed files.
+/// runner-native confirmations (just `[confirm]`, go-task `prompt`, mise `confirm`) in allowed
+/// files.
 fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
     let repo = crate::common::repo(&[
         (
@@ -316,6 +317,10 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
             "Taskfile.yml",
             "version: '3'\ntasks:\n  ship:\n    prompt: Ship it to production?\n    cmds:\n      - echo shipped\n",
         ),
+        (
+            "mise.toml",
+            "[tasks.release]\nconfirm = \"Cut a release?\"\nrun = \"echo released\"\n",
+        ),
     ]);
     let (config, allowlist) = rules(
         repo.path(),
@@ -323,6 +328,7 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
             &["deny", "deploy"],
             &["allow", "--file", "justfile"],
             &["allow", "--file", "Taskfile.yml"],
+            &["allow", "--file", "mise.toml"],
         ],
     );
     (repo, config, allowlist)
@@ -331,10 +337,17 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
 #[test]
 fn the_python_sdk_asks_the_user_through_elicitation_in_both_lifecycles() {
     let Some(clients) = clients() else { return };
-    require!("just", "task");
+    require!("just", "task", "mise");
     for mode in ["legacy", "2026-07-28"] {
         let (repo, _config, allowlist) = elicitation_repo();
+        // mise keeps what it records (trusting the repository) out of the developer's home.
+        let mise_state = tempfile::tempdir().expect("mise state");
         let out = Command::new(clients.join("venv/bin/python"))
+            .env("MISE_STATE_DIR", mise_state.path().join("state"))
+            .env("MISE_DATA_DIR", mise_state.path().join("data"))
+            .env("MISE_CACHE_DIR", mise_state.path().join("cache"))
+            .env("MISE_CONFIG_DIR", mise_state.path().join("config"))
+            .env("MISE_OFFLINE", "1")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/py_elicit.py"))
             .arg(mode)
             .arg(env!("CARGO_BIN_EXE_agg"))

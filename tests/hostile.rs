@@ -146,6 +146,27 @@ fn symlink_loops_are_not_followed() {
     assert!(!names(&json).iter().any(|n| n.starts_with("loop/")));
 }
 
+/// mise follows symlinks in its task directories; a loop there (`self -> .`, `up -> ..`) is
+/// read once and reported, not listed as thousands of `self:self:…` tasks.
+#[test]
+fn a_mise_task_directory_loop_is_read_once() {
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("hostile"), dir.path());
+    let (json, _) = list(dir.path());
+    let mut mise: Vec<&str> = names(&json)
+        .into_iter()
+        .filter(|n| n.starts_with("mise-loop/"))
+        .collect();
+    mise.sort_unstable();
+    assert_eq!(mise, ["mise-loop/build", "mise-loop/lint"], "{json}");
+    assert!(
+        diag_for(&json, "mise-loop/mise-tasks/self")
+            .iter()
+            .any(|m| m.contains("symlink loop")),
+        "{json}"
+    );
+}
+
 /// A FIFO named like a task file would block a reader until something writes to it.
 #[test]
 fn a_fifo_named_like_a_task_file_does_not_block_the_scan() {

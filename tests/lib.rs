@@ -19,6 +19,7 @@ mod list;
 mod live;
 mod mcp;
 mod mcp_tasks;
+mod mise;
 mod python;
 mod run;
 mod services;

@@ -16,6 +16,7 @@ pub mod js;
 pub mod just;
 pub mod jvm;
 pub mod make;
+pub mod mise;
 mod model;
 pub mod package_json;
 pub mod python;

@@ -364,7 +364,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         binaries: &["mise"],
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
         separator: true,
-        assume_yes: None,
+        assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
     },

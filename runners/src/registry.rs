@@ -23,4 +23,5 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::composer::ADAPTER,
     crate::js::TURBO,
     crate::js::NX_PROJECT,
+    crate::mise::ADAPTER,
 ];

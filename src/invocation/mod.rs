@@ -190,7 +190,8 @@ fn is_assignment(arg: &str) -> bool {
 /// How a run's parameter values reach the task, given as (`name`, `value`) for the task's
 /// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
 /// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
-/// variables for xc inputs, `--name value` options for poe `args`. Returns the arguments (to pass as [`RunOptions::args`], before
+/// variables for xc inputs, `--name value` options for poe `args`, positional values and
+/// `--flag [value]` for mise usage specs. Returns the arguments (to pass as [`RunOptions::args`], before
 /// any others) and the environment (for [`RunOptions::env`]).
 pub fn param_arguments(
     task: &Task,
@@ -205,7 +206,17 @@ pub fn param_arguments(
             continue;
         };
         match task.runner {
-            Runner::Just => args.push(value.clone()),
+            // mise usage specs: a flag's parameter is named as typed (`--force`); a switch
+            // (default `false`) is passed alone when true, a flag with a value as `--out v`.
+            Runner::Mise if param.name.starts_with('-') => {
+                if param.default.as_deref() != Some("false") {
+                    args.push(param.name.clone());
+                    args.push(value.clone());
+                } else if value == "true" {
+                    args.push(param.name.clone());
+                }
+            }
+            Runner::Just | Runner::Mise => args.push(value.clone()),
             Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
             Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
             // poe turns each `args` entry into a `--name` option unless the task says

@@ -420,15 +420,18 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
         if p.required && values.is_empty() {
             return Err(format!("parameter `{}` is required", p.name));
         }
-        if task.runner == Runner::Just {
+        // just parameters and mise's positional usage args are positional.
+        let positional_param = task.runner == Runner::Just
+            || (task.runner == Runner::Mise && !p.name.starts_with('-'));
+        if positional_param {
             if values.is_empty() {
                 gap.get_or_insert(&p.name);
                 continue;
             }
             if let Some(skipped) = gap {
                 return Err(format!(
-                    "`{}` comes after `{skipped}`, and just parameters are positional: give `{skipped}` too",
-                    p.name
+                    "`{}` comes after `{skipped}`, and {} parameters are positional: give `{skipped}` too",
+                    p.name, task.runner
                 ));
             }
             positional.extend(values);
@@ -560,5 +563,30 @@ mod tests {
         let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");
         assert!(pos.is_empty());
         assert_eq!(env[0], ("env".to_owned(), "prod".to_owned()));
+    }
+
+    #[test]
+    fn mise_args_are_positional_and_flags_are_passed_as_typed() {
+        let mut t = task("release", Some("x"), &[]);
+        t.runner = Runner::Mise;
+        let flag = |name: &str, default: &str| Param {
+            default: Some(default.into()),
+            required: false,
+            ..Param::required(name)
+        };
+        t.params = vec![
+            Param::required("version"),
+            flag("--dry-run", "false"),
+            flag("--tag", "latest"),
+        ];
+        let args = json!({"version": "1.4.0", "--dry-run": true, "--tag": "next"});
+        let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");
+        assert_eq!(pos, ["1.4.0", "--dry-run", "--tag", "next"]);
+        assert!(env.is_empty());
+        let off = json!({"version": "1.4.0", "--dry-run": false});
+        let (pos, _) = task_arguments(&t, off.as_object().expect("object")).expect("ok");
+        assert_eq!(pos, ["1.4.0"]);
+        let missing = json!({"--dry-run": true});
+        assert!(task_arguments(&t, missing.as_object().expect("object")).is_err());
     }
 }

@@ -126,6 +126,7 @@ impl Index {
         let mut dirty_groups: BTreeSet<(usize, String)> = BTreeSet::new();
         let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
+        let mut changed_dirs: HashSet<String> = HashSet::new();
         let mut marker_dirs: BTreeSet<String> = BTreeSet::new();
         let mut python_dirs: BTreeSet<String> = BTreeSet::new();
         let mut touched = false;
@@ -144,6 +145,11 @@ impl Index {
             }
             let meta = std::fs::symlink_metadata(path).ok();
             let dir = parent(&rel).to_owned();
+            // A file that read a directory's listing lists it as consumed: the directory
+            // appearing or going, or an entry appearing or going in it (mise's task
+            // directories), means reading that file again.
+            changed_dirs.insert(dir.clone());
+            changed_dirs.insert(rel.clone());
             if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
                 if !self.dirs.contains(&rel) && self.dirs.contains(&dir) {
                     touched |= self.walk_new_dir(path, &mut dirty_groups);
@@ -180,7 +186,10 @@ impl Index {
         // package.json: one pass over the parsed files, however many paths changed (a branch
         // switch changes thousands).
         for (file, parsed) in &self.parsed {
-            let pulls_in_changed = parsed.consumed.iter().any(|c| changed_rels.contains(c));
+            let pulls_in_changed = parsed
+                .consumed
+                .iter()
+                .any(|c| changed_rels.contains(c) || changed_dirs.contains(c));
             let below_marker = (file.ends_with("package.json")
                 || agg_runners::js::reads_neighbours(file))
                 && !marker_dirs.is_empty()

@@ -228,6 +228,48 @@ mod tests {
         )));
     }
 
+    /// mise reads its task directories through a config file: a file task that appears,
+    /// a task directory created later, a file task removed and a second config file are
+    /// each taken in as a fresh scan would.
+    #[test]
+    fn mise_task_directories_follow_changes() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let mise = |index: &Index| -> Vec<String> {
+            listed_tasks(index)
+                .into_iter()
+                .filter(|t| t.2 == Runner::Mise)
+                .map(|t| t.1)
+                .collect()
+        };
+        write("mise.toml", "[tasks.build]\nrun = \"true\"\n");
+        write("mise-tasks/lint", "#!/bin/sh\n");
+        let mut index = Index::build(&root);
+        assert_eq!(mise(&index), ["build", "lint"]);
+
+        let added = write("mise-tasks/db/migrate", "#!/bin/sh\n");
+        assert!(index.apply(&[root.join("mise-tasks/db"), added]));
+        assert_eq!(mise(&index), ["build", "db:migrate", "lint"]);
+
+        let created = write(".mise/tasks/fmt", "#!/bin/sh\n");
+        assert!(index.apply(&[root.join(".mise"), root.join(".mise/tasks"), created]));
+        assert_eq!(mise(&index), ["build", "db:migrate", "fmt", "lint"]);
+
+        std::fs::remove_file(root.join("mise-tasks/lint")).unwrap();
+        let local = write("mise.local.toml", "[tasks.mine]\nrun = \"true\"\n");
+        assert!(index.apply(&[root.join("mise-tasks/lint"), local]));
+        assert_eq!(mise(&index), ["build", "db:migrate", "fmt", "mine"]);
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+    }
+
     #[test]
     fn relative_paths_match_strip_prefix() {
         for (root, path) in [

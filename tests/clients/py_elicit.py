@@ -1,7 +1,7 @@
 """Asking the user through the official MCP Python SDK's elicitation callback, in one
 lifecycle: accept once, accept always (the rule is written and the next start does not ask),
 decline, cancel, a denied task is never asked about, and the runners' own confirmations
-(just `[confirm]`, go-task `prompt`) are asked with the runner's words.
+(just `[confirm]`, go-task `prompt`, mise `confirm`) are asked with the runner's words.
 
 Usage: python py_elicit.py MODE AGG_BIN ROOT ALLOWLIST
 """
@@ -92,7 +92,11 @@ async def main():
         r = await client.call_tool("task_start", {"unique_name": "deploy"})
         check(r.is_error and code(r) == -32010 and len(asked) == n, "a deny rule from the file is never asked about")
         # The runners' own confirmations, in their words.
-        for name, words in (("publish", "Run recipe `publish`?"), ("ship", "Ship it to production?")):
+        for name, words in (
+            ("publish", "Run recipe `publish`?"),
+            ("ship", "Ship it to production?"),
+            ("release", "Cut a release?"),
+        ):
             n = len(asked)
             answers.append(("accept", {"confirm": True}))
             r = await client.call_tool("task_start", {"unique_name": name})
