@@ -56,7 +56,6 @@ if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } 
       maven gradle openjdk-17-jdk-headless >&2
 fi
 
-
 # deno (npm registry: the `deno` package ships the binary through an optional dependency).
 if agg_need deno "$agg_tools/npm-deno/node_modules/.bin/deno"; then
   echo "installing deno into .tools/npm-deno (npm registry)" >&2
@@ -73,6 +72,8 @@ if { agg_need composer "" || agg_need php ""; } && [ -n "${CI:-}" ] && [ "$(id -
   echo "installing composer and php-cli (apt-get)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
     --no-install-recommends composer php-cli; } >&2
+fi
+
 # Turborepo and Nx (npm registry: turbo, nx; each ships its native binary as an optional
 # dependency for the platform).
 if agg_need turbo "$agg_tools/npm-js/node_modules/.bin/turbo" ||
@@ -83,6 +84,8 @@ if agg_need turbo "$agg_tools/npm-js/node_modules/.bin/turbo" ||
 fi
 if [ -d "$agg_tools/npm-js/node_modules/.bin" ]; then
   PATH="$agg_tools/npm-js/node_modules/.bin:$PATH"
+fi
+
 # mise (npm registry: @jdxcode/mise, which ships the binary) in its own prefix.
 if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
   echo "installing mise into .tools/npm-mise (npm registry: @jdxcode/mise)" >&2
