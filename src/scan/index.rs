@@ -210,12 +210,16 @@ impl Index {
                 .map(|g| g.keys().cloned().collect())
                 .unwrap_or_default();
             // Every candidate of the group was possibly the chosen one; drop them all and
-            // parse whichever is best now.
+            // parse whichever is best now (every one, for formats that read each file).
             for m in &members {
                 touched |= self.parsed.remove(m).is_some();
             }
-            if let Some(rel) = self.best(group) {
-                reparse.insert(rel);
+            if ADAPTERS[group.0].one_per_dir {
+                if let Some(rel) = self.best(group) {
+                    reparse.insert(rel);
+                }
+            } else {
+                reparse.extend(members.iter().cloned());
             }
             if members.is_empty() {
                 self.candidates.remove(group);
