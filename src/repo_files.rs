@@ -194,6 +194,13 @@ impl Files for RepoFiles {
         })
     }
 
+    fn root_name(&self) -> Option<String> {
+        self.canonical_root
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(str::to_owned)
+    }
+
     fn executable(&self, path: &str) -> bool {
         self.peek(path).is_some_and(|p| p.executable)
     }

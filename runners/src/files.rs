@@ -16,6 +16,11 @@ pub trait Files: Sync {
     fn read_dir(&self, dir: &str) -> Vec<String>;
     /// Whether `path` is a regular file with an execute bit set.
     fn executable(&self, path: &str) -> bool;
+    /// The name of the root directory itself (VS Code's `${workspaceFolderBasename}` of a
+    /// workspace at the root), when known.
+    fn root_name(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An in-memory [`Files`], for tests and fuzzing.

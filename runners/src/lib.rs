@@ -25,6 +25,7 @@ pub mod taskfile;
 #[cfg(test)]
 mod testing;
 mod text;
+pub mod vscode;
 pub mod xc;
 
 pub(crate) use files::file_name;

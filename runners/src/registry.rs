@@ -24,4 +24,5 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::js::TURBO,
     crate::js::NX_PROJECT,
     crate::mise::ADAPTER,
+    crate::vscode::ADAPTER,
 ];

@@ -1,0 +1,214 @@
+//! VS Code tasks: `.vscode/tasks.json` (JSON with comments), run by agg itself the way VS
+//! Code's terminal would run them. A `shell` task is its command line (with `args` quoted as
+//! VS Code quotes them) through `sh -c`; a `process` task is the program and its arguments.
+//! The workspace folder is the directory holding `.vscode`; `options.cwd`, `options.env`,
+//! the file-wide `options` and the `linux`/`osx` overrides are applied, and the variables
+//! that need no editor (`${workspaceFolder}`, `${env:X}`, …) are substituted. A task whose
+//! `dependsOn` names other tasks runs them first, in order, as VS Code does.
+
+mod resolve;
+#[cfg(test)]
+mod tests;
+
+use crate::python::value::{self, Node};
+use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
+
+pub(crate) use resolve::Spec;
+
+/// The `.vscode/tasks.json` adapter.
+pub const ADAPTER: Adapter = Adapter {
+    name: "tasks.json",
+    candidate: |path| {
+        (path == ".vscode/tasks.json" || path.ends_with("/.vscode/tasks.json")).then_some(0)
+    },
+    one_per_dir: true,
+    admit: None,
+    parse,
+};
+
+/// The platform key whose properties override a task's on this system.
+const PLATFORM: &str = if cfg!(target_os = "macos") {
+    "osx"
+} else if cfg!(windows) {
+    "windows"
+} else {
+    "linux"
+};
+
+/// Chains of `dependsOn` deeper than this are cut with a diagnostic.
+const MAX_DEPTH: usize = 32;
+
+fn parse(src: &Source<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let root = match value::from_jsonc(src.text) {
+        Ok(root) => root,
+        Err(err) => {
+            out.diag(src.path, err.line, err.message);
+            return out;
+        }
+    };
+    if root.entries().is_none() {
+        out.diag(
+            src.path,
+            Some(root.line),
+            format!("expected an object, found {}", root.kind()),
+        );
+        return out;
+    }
+    let Some(tasks) = root.get("tasks") else {
+        return out;
+    };
+    let Some(items) = tasks.items() else {
+        out.diag(
+            src.path,
+            Some(tasks.line),
+            format!("`tasks` must be an array, found {}", tasks.kind()),
+        );
+        return out;
+    };
+    // `.vscode` sits in the workspace folder.
+    let folder = parent(parent(src.path)).to_owned();
+    let context = resolve::Context::new(src, &root, &folder);
+    let specs: Vec<Spec> = items
+        .iter()
+        .filter_map(|item| context.spec(item, &mut out))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for spec in &specs {
+        if !seen.insert(spec.label.as_str()) {
+            out.diag(
+                src.path,
+                Some(spec.line),
+                format!(
+                    "task `{}` is defined twice; VS Code runs the first",
+                    spec.label
+                ),
+            );
+            continue;
+        }
+        if let Some(task) = task(src.path, &folder, spec, &specs, &mut out) {
+            out.tasks.push(task);
+        }
+    }
+    out
+}
+
+/// The row for `spec`: its own command, after the commands of what it depends on.
+fn task(
+    path: &str,
+    folder: &str,
+    spec: &Spec,
+    specs: &[Spec],
+    out: &mut Parsed,
+) -> Option<RawTask> {
+    if let Some(reason) = &spec.unrunnable {
+        out.diag(
+            path,
+            Some(spec.line),
+            format!("task `{}` is not listed: {reason}", spec.label),
+        );
+        return None;
+    }
+    let mut order = Vec::new();
+    if let Err(message) = dependencies(spec, specs, &mut Vec::new(), &mut order) {
+        out.diag(path, Some(spec.line), message);
+        return None;
+    }
+    if spec.command.is_none() && order.is_empty() {
+        out.diag(
+            path,
+            Some(spec.line),
+            format!(
+                "task `{}` has neither a command nor `dependsOn`; nothing to run",
+                spec.label
+            ),
+        );
+        return None;
+    }
+    let direct = order.is_empty() && spec.dir == folder;
+    let (dir, argv, script) = if direct {
+        let command = spec.command.as_ref()?;
+        (spec.dir.clone(), command.argv(), command.display())
+    } else {
+        // Run from the workspace folder (the task's home, which names it), each step in its
+        // own directory.
+        let mut steps: Vec<String> = order
+            .iter()
+            .filter_map(|&i| specs[i].step(folder, false))
+            .collect();
+        if let Some(own) = spec.step(folder, true) {
+            steps.push(own);
+        }
+        let line = steps.join(" &&\n");
+        let argv = vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            line.clone(),
+            "sh".to_owned(),
+        ];
+        (folder.to_owned(), argv, line)
+    };
+    let mut task = RawTask::new(Runner::Vscode, &spec.label, dir, path, argv);
+    task.line = Some(spec.line);
+    task.description.clone_from(&spec.detail);
+    task.group.clone_from(&spec.group);
+    task.deps.clone_from(&spec.depends_on);
+    task.env.clone_from(&spec.env);
+    task.script = Some(script);
+    task.behaviour.service = spec.background;
+    Some(task)
+}
+
+/// The tasks `spec` depends on, deepest first, each once; an unknown name or a cycle is an
+/// error.
+fn dependencies(
+    spec: &Spec,
+    specs: &[Spec],
+    stack: &mut Vec<String>,
+    order: &mut Vec<usize>,
+) -> Result<(), String> {
+    if stack.len() > MAX_DEPTH {
+        return Err(format!(
+            "task `{}`: `dependsOn` is nested more than {MAX_DEPTH} deep",
+            spec.label
+        ));
+    }
+    stack.push(spec.label.clone());
+    for name in &spec.depends_on {
+        let Some(i) = specs.iter().position(|s| &s.label == name) else {
+            return Err(format!(
+                "task `{}` depends on `{name}`, which tasks.json does not define",
+                stack[0]
+            ));
+        };
+        if stack.iter().any(|s| s == name) {
+            return Err(format!(
+                "task `{}`: `dependsOn` cycle through `{name}`",
+                stack[0]
+            ));
+        }
+        if specs[i].unrunnable.is_some() {
+            return Err(format!(
+                "task `{}` depends on `{name}`, which agg cannot run",
+                stack[0]
+            ));
+        }
+        dependencies(&specs[i], specs, stack, order)?;
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    }
+    stack.pop();
+    Ok(())
+}
+
+/// A node's string or the strings of an array of them (`dependsOn`).
+fn strings(node: &Node) -> Vec<String> {
+    match node.items() {
+        Some(items) => items
+            .iter()
+            .filter_map(|n| n.str().map(str::to_owned))
+            .collect(),
+        None => node.str().map(str::to_owned).into_iter().collect(),
+    }
+}

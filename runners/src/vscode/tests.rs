@@ -1,0 +1,162 @@
+use super::resolve::relative;
+use super::*;
+use crate::testing::{lines, names, parse_one, task};
+
+const PATH: &str = "app/.vscode/tasks.json";
+
+fn parsed(text: &str) -> Parsed {
+    parse_one(parse, PATH, text)
+}
+
+#[test]
+fn shell_and_process_tasks_with_their_fields() {
+    let p = parsed(
+        r#"{
+  // a comment
+  "version": "2.0.0",
+  "tasks": [
+    { "label": "build", "type": "shell", "command": "make all", "detail": "Build it",
+      "group": { "kind": "build", "isDefault": true } },
+    { "label": "serve", "type": "process", "command": "node", "args": ["server.js", "a b"],
+      "isBackground": true, "dependsOn": "build" },
+  ],
+}"#,
+    );
+    assert_eq!(names(&p), ["build", "serve"]);
+    let build = task(&p, "build");
+    assert_eq!(build.dir, "app");
+    assert_eq!(build.line, Some(5));
+    assert_eq!(build.description.as_deref(), Some("Build it"));
+    assert_eq!(build.group.as_deref(), Some("build"));
+    assert_eq!(build.argv, ["sh", "-c", "make all \"$@\"", "sh"]);
+    let serve = task(&p, "serve");
+    assert!(serve.behaviour.service);
+    assert_eq!(serve.deps, ["build"]);
+    // It depends on build, so the chain runs build first from the workspace folder.
+    assert_eq!(
+        serve.argv[2],
+        "(make all) &&\n(node server.js 'a b' \"$@\")"
+    );
+    assert!(lines(&p).is_empty(), "{:?}", lines(&p));
+}
+
+#[test]
+fn variables_cwd_env_and_platform_overrides() {
+    let p = parsed(
+        r#"{ "version": "2.0.0", "options": { "env": { "A": "1" } },
+  "linux": { "options": { "env": { "A": "linux" } } },
+  "osx": { "options": { "env": { "A": "mac" } } },
+  "tasks": [
+    { "label": "where", "type": "shell", "command": "echo ${workspaceFolder}${pathSeparator}x ${workspaceFolderBasename}" },
+    { "label": "sub", "type": "process", "command": "ls", "options": { "cwd": "${workspaceFolder}/src" } },
+    { "label": "home", "type": "process", "command": "echo", "args": ["${env:HOME}/x"] },
+    { "label": "os", "command": "echo", "args": ["other"], "linux": { "args": ["linux"] }, "osx": { "args": ["mac"] } }
+  ] }"#,
+    );
+    let expected = if cfg!(target_os = "macos") {
+        "mac"
+    } else {
+        "linux"
+    };
+    let where_ = task(&p, "where");
+    assert_eq!(where_.env, [("A".to_owned(), expected.to_owned())]);
+    assert!(
+        where_.argv[2].contains("echo ./x app"),
+        "{}",
+        where_.argv[2]
+    );
+    let sub = task(&p, "sub");
+    assert_eq!(
+        sub.dir, "app",
+        "named and started from the workspace folder"
+    );
+    assert!(sub.argv[2].starts_with("(cd 'src' && "), "{}", sub.argv[2]);
+    assert!(task(&p, "home").argv[2].contains("\"${HOME}/x\""));
+    assert!(task(&p, "os").script.as_deref().unwrap().contains(expected));
+}
+
+#[test]
+fn what_agg_cannot_run_is_reported_with_its_line() {
+    let p = parsed(
+        r#"{ "tasks": [
+  { "label": "file", "type": "shell", "command": "cat ${file}" },
+  { "label": "tsc", "type": "typescript", "tsconfig": "tsconfig.json" },
+  { "label": "uses-tsc", "dependsOn": ["tsc"] },
+  { "label": "loop-a", "dependsOn": "loop-b" },
+  { "label": "loop-b", "dependsOn": "loop-a" },
+  { "label": "ghost", "dependsOn": "nope" },
+  { "label": "empty" },
+  { "type": "shell", "command": "x" },
+  "not a task",
+  { "label": "ok", "type": "shell", "command": "true" },
+  { "label": "ok", "type": "shell", "command": "false" },
+  { "label": "out", "command": "ls", "options": { "cwd": "${workspaceFolder}/../.." } },
+  { "type": "npm", "script": "build", "path": "web/" }
+] }"#,
+    );
+    assert_eq!(names(&p), ["ok", "npm: build"]);
+    assert_eq!(
+        task(&p, "npm: build").argv[2],
+        "(cd 'web' && npm run build \"$@\")"
+    );
+    assert_eq!(task(&p, "npm: build").dir, "app");
+    let found = lines(&p);
+    let has = |line: u32, text: &str| {
+        assert!(
+            found
+                .iter()
+                .any(|(l, m)| *l == Some(line) && m.contains(text)),
+            "no `{text}` at line {line}: {found:?}"
+        );
+    };
+    has(2, "${file}");
+    has(3, "`typescript`");
+    has(4, "cannot run");
+    has(5, "cycle");
+    has(7, "`nope`");
+    has(8, "nothing to run");
+    has(12, "defined twice");
+    has(13, "outside the repository");
+    assert!(found.iter().any(|(_, m)| m.contains("without a `label`")));
+    assert!(found.iter().any(|(_, m)| m.contains("must be an object")));
+}
+
+#[test]
+fn bad_files_are_one_diagnostic() {
+    assert_eq!(lines(&parsed("{ \"tasks\": [ }"))[0].0, Some(1));
+    assert!(
+        lines(&parsed("{ \"tasks\": {} }"))[0]
+            .1
+            .contains("must be an array")
+    );
+    assert!(lines(&parsed("[1]"))[0].1.contains("expected an object"));
+    let deep = format!(
+        "{{\"tasks\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    assert_eq!(parsed(&deep).tasks.len(), 0);
+    assert!(parsed("").tasks.is_empty());
+}
+
+#[test]
+fn shell_quoting_follows_vs_code() {
+    let p = parsed(
+        r#"{ "tasks": [ { "label": "q", "type": "shell", "command": "printf",
+  "args": ["plain", "two words", {"value": "a b", "quoting": "escape"},
+           {"value": "$X y", "quoting": "weak"}, {"value": "it's", "quoting": "strong"}] } ] }"#,
+    );
+    assert_eq!(
+        task(&p, "q").script.as_deref(),
+        Some(r#"printf plain 'two words' a\ b "$X y" 'it'\''s'"#)
+    );
+}
+
+#[test]
+fn relative_paths_between_directories() {
+    assert_eq!(relative("a", "a"), ".");
+    assert_eq!(relative("a/b", "a"), "..");
+    assert_eq!(relative(".", "a/b"), "a/b");
+    assert_eq!(relative("a/b", "a/c"), "../c");
+    assert_eq!(relative("a", "."), "..");
+}

@@ -1,0 +1,163 @@
+//! VS Code tasks for real: agg runs `.vscode/tasks.json` tasks itself (`shell` tasks through
+//! `sh -c`, `process` tasks as argv), with `${workspaceFolder}`, `options.cwd`,
+//! `options.env` and `dependsOn` applied, and the caller's arguments arriving verbatim.
+
+use serde_json::json;
+
+use crate::common::mcp::Mcp;
+use crate::common::repo;
+use crate::run::{TRICKY, argv_json};
+use crate::test::Test;
+
+/// Prints its arguments as a JSON array.
+const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
+
+fn tasks_json() -> String {
+    json!({
+        "version": "2.0.0",
+        "options": { "env": { "STAGE": "dev stage" } },
+        "tasks": [
+            { "label": "where", "type": "shell",
+              "command": "cat ${workspaceFolder}/marker.txt && echo \"$STAGE\"" },
+            { "label": "in-src", "type": "shell", "command": "pwd && cat marker.txt",
+              "options": { "cwd": "${workspaceFolder}/src", "env": { "STAGE": "src" } } },
+            { "label": "process", "type": "process", "command": "python3",
+              "args": ["-c", PRINT_ARGS, "two words", "it's \"quoted\"", "$HOME"] },
+            { "label": "shell-args", "type": "shell", "command": "python3",
+              "args": ["-c", PRINT_ARGS, {"value": "a b", "quoting": "escape"},
+                       {"value": "it's", "quoting": "strong"}] },
+            { "label": "fail", "type": "shell", "command": "exit 7" },
+            { "label": "all", "dependsOn": ["where", "in-src"] }
+        ]
+    })
+    .to_string()
+}
+
+fn project() -> Test {
+    Test::new()
+        .write(".vscode/tasks.json", tasks_json())
+        .write("marker.txt", "root marker\n")
+        .write("src/marker.txt", "src marker\n")
+}
+
+#[test]
+fn shell_and_process_tasks_run_with_their_folder_cwd_and_env() {
+    require!("python3");
+    let test = project();
+    let root = test.root().to_path_buf();
+    let out = Test::at(&root).args(["run", "where"]).run().success();
+    assert_eq!(out.stdout, "root marker\ndev stage\n", "{}", out.stderr);
+    let out = Test::at(&root).args(["run", "in-src"]).run().success();
+    let src = std::fs::canonicalize(root.join("src")).expect("src");
+    assert_eq!(
+        out.stdout,
+        format!("{}\nsrc marker\n", src.display()),
+        "{}",
+        out.stderr
+    );
+    // A process task's arguments are argv words: spaces, quotes and `$` arrive untouched,
+    // and the caller's follow them verbatim.
+    let out = Test::at(&root)
+        .args(["run", "process", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
+    let mut expected = vec!["two words", "it's \"quoted\"", "$HOME"];
+    expected.extend(TRICKY);
+    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    // A shell task's arguments are quoted as VS Code quotes them.
+    let out = Test::at(&root)
+        .args(["run", "shell-args", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
+    let mut expected = vec!["a b", "it's"];
+    expected.extend(TRICKY);
+    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    Test::at(&root).args(["run", "fail"]).run().code(7);
+    // dependsOn runs the dependencies first, in order, each in its own directory.
+    let out = Test::at(&root).args(["run", "all"]).run().success();
+    assert_eq!(
+        out.stdout,
+        format!("root marker\ndev stage\n{}\nsrc marker\n", src.display()),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_table_shows_vscode_fields() {
+    let test = project().write(
+        ".vscode/tasks.json",
+        r#"{ // comments and trailing commas, as VS Code allows
+  "version": "2.0.0",
+  "tasks": [
+    { "label": "watch", "type": "shell", "command": "sleep 100", "isBackground": true,
+      "detail": "Rebuild on change", "group": "build", },
+    { "label": "pick", "type": "shell", "command": "echo ${input:name}" },
+  ],
+}"#,
+    );
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let watch = &json["tasks"][0];
+    assert_eq!(watch["unique_name"], "watch", "{json}");
+    assert_eq!(watch["runner"], "vscode");
+    assert_eq!(watch["service"], true);
+    assert_eq!(watch["group"], "build");
+    assert_eq!(watch["description"], "Rebuild on change");
+    assert_eq!(watch["runner_available"], true);
+    assert_eq!(json["tasks"].as_array().map(Vec::len), Some(1), "{json}");
+    let diagnostic = &json["diagnostics"][0];
+    assert_eq!(diagnostic["file_path"], ".vscode/tasks.json");
+    assert_eq!(diagnostic["line"], 6);
+    assert!(
+        diagnostic["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("${input:name}")),
+        "{diagnostic}"
+    );
+}
+
+#[tokio::test]
+async fn vscode_tasks_run_through_mcp_with_their_args() {
+    if !crate::common::have("python3") {
+        return;
+    }
+    let mcp = Mcp::start(
+        repo(&[
+            (".vscode/tasks.json", &tasks_json()),
+            ("marker.txt", "root marker\n"),
+            ("src/marker.txt", "src marker\n"),
+        ]),
+        true,
+    )
+    .await;
+    let run = mcp
+        .ok(
+            "task_start",
+            json!({ "unique_name": "process", "args": TRICKY, "output": "full", "wait_ms": 60_000 }),
+        )
+        .await;
+    assert_eq!(run["exit_code"], 0, "{run}");
+    let mut expected = vec!["two words", "it's \"quoted\"", "$HOME"];
+    expected.extend(TRICKY);
+    let text = run["output"]["text"].as_str().unwrap_or_default();
+    assert_eq!(argv_json(text), expected, "{run}");
+    let run = mcp
+        .ok(
+            "task_start",
+            json!({ "unique_name": "in-src", "output": "full", "wait_ms": 60_000 }),
+        )
+        .await;
+    assert!(
+        run["output"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("src marker")),
+        "{run}"
+    );
+    mcp.client.cancel().await.expect("close");
+}
