@@ -8,7 +8,9 @@
 //! offers each file to the registry and builds the unified table from what comes back.
 #![deny(missing_docs)]
 
+pub mod act;
 pub mod cargo;
+pub mod compose;
 mod files;
 pub mod just;
 pub mod make;
@@ -16,11 +18,13 @@ mod model;
 pub mod package_json;
 pub mod python;
 mod registry;
+pub mod script;
 pub mod taskfile;
 #[cfg(test)]
 mod testing;
 mod text;
 pub mod xc;
+mod yaml;
 
 pub(crate) use files::file_name;
 pub use files::{Files, MemFiles, join, parent};

@@ -17,4 +17,9 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::python::HATCH_TOML,
     crate::python::TOX,
     crate::python::NOX,
+    crate::act::ADAPTER,
+    crate::compose::ADAPTER,
+    // Last: it takes any file at its places whose content says script, so every format
+    // recognised by name comes first.
+    crate::script::ADAPTER,
 ];
