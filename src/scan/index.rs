@@ -204,8 +204,14 @@ impl Index {
             for m in &members {
                 touched |= self.parsed.remove(m).is_some();
             }
-            if let Some(rel) = self.best(group) {
-                reparse.insert(rel);
+            if ADAPTERS[group.0].one_per_dir {
+                if let Some(rel) = self.best(group) {
+                    reparse.insert(rel);
+                }
+            } else {
+                // Every file of a format read several to a directory (workflows, scripts);
+                // a script's name depends on its neighbours.
+                reparse.extend(members.iter().cloned());
             }
             if members.is_empty() {
                 self.candidates.remove(group);

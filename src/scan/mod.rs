@@ -73,10 +73,11 @@ pub fn find_root(start: &Path) -> PathBuf {
     if let Some(dir) = start.ancestors().find(|dir| dir.join(".git").exists()) {
         return dir.to_path_buf();
     }
+    // Formats known by content (scripts) say nothing by name alone.
     let is_task_file = |name: &str| {
         ADAPTERS
             .iter()
-            .filter(|a| a.name != "xc")
+            .filter(|a| a.name != "xc" && a.admit.is_none())
             .any(|a| (a.candidate)(name).is_some())
     };
     start
