@@ -5,7 +5,10 @@ mod allowlist;
 mod architecture;
 #[macro_use]
 mod common;
+// After `common`, whose `require!` it uses.
+mod act;
 mod clients;
+mod compose;
 mod conformance;
 mod control;
 mod engine;
@@ -17,5 +20,6 @@ mod mcp;
 mod mcp_tasks;
 mod python;
 mod run;
+mod scripts;
 mod services;
 mod test;

@@ -59,16 +59,15 @@ fn parse(src: &Source<'_>) -> Parsed {
     };
     let stem = workflow_stem(file_name(src.path)).unwrap_or(src.path);
     let workflow_name = root.get("name").and_then(Node::scalar);
-    let (event, inputs) = match root.entry("on") {
-        Some(on) => choose_event(src.path, on, &mut parsed),
-        None => {
-            parsed.diag(
-                src.path,
-                Some(1),
-                "no `on`: GitHub runs this workflow on no event; act is told `push`",
-            );
-            ("push".to_owned(), Vec::new())
-        }
+    let (event, inputs) = if let Some(on) = root.entry("on") {
+        choose_event(src.path, on, &mut parsed)
+    } else {
+        parsed.diag(
+            src.path,
+            Some(1),
+            "no `on`: GitHub runs this workflow on no event; act is told `push`",
+        );
+        ("push".to_owned(), Vec::new())
     };
     let jobs = match root.entry("jobs") {
         Some(Entry {

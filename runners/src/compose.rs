@@ -240,7 +240,10 @@ impl Stack<'_> {
             self.read_includes(path, entry, chain);
         }
         match root.entry("services") {
-            None => {}
+            None
+            | Some(Entry {
+                value: Node::Null, ..
+            }) => {}
             Some(Entry {
                 value: Node::Map(services),
                 ..
@@ -249,9 +252,6 @@ impl Stack<'_> {
                     self.add_service(path, entry, merge);
                 }
             }
-            Some(Entry {
-                value: Node::Null, ..
-            }) => {}
             Some(entry) => {
                 let message = format!(
                     "`services` is a mapping of service names, not {}",

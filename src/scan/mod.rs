@@ -229,6 +229,51 @@ mod tests {
         )));
     }
 
+    /// Formats read several to a directory (scripts, workflows) are all read again when one
+    /// of them changes: a new `scripts/test` renames `scripts/test.sh`, and no other script
+    /// of the directory is lost.
+    #[test]
+    fn every_script_of_a_directory_is_read_again_when_one_appears() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let script = |rel: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let scripts = |index: &Index| -> Vec<String> {
+            listed_tasks(index)
+                .into_iter()
+                .filter(|t| t.2 == Runner::Script)
+                .map(|t| t.1)
+                .collect()
+        };
+        script("scripts/test.sh");
+        script("scripts/lint.sh");
+        script(".github/workflows/ci.yml");
+        std::fs::write(
+            root.join(".github/workflows/ci.yml"),
+            "on: push\njobs:\n  a:\n    runs-on: x\n",
+        )
+        .unwrap();
+        let mut index = Index::build(&root);
+        assert_eq!(scripts(&index), ["scripts/lint", "scripts/test"]);
+        let added = script("scripts/test");
+        assert!(index.apply(&[added]));
+        assert_eq!(
+            scripts(&index),
+            ["scripts/lint", "scripts/test", "scripts/test.sh"]
+        );
+        let workflow = root.join(".github/workflows/release.yml");
+        std::fs::write(&workflow, "on: push\njobs:\n  b:\n    runs-on: x\n").unwrap();
+        assert!(index.apply(&[workflow]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        assert!(listed_tasks(&index).iter().any(|t| t.1 == "ci/a"));
+    }
+
     #[test]
     fn relative_paths_match_strip_prefix() {
         for (root, path) in [
