@@ -599,6 +599,24 @@ services:
         );
     }
 
+    /// Large real stacks (Sentry's self-hosted one: 142 aliases of 10 anchors) merge a few
+    /// anchors into every service; YAML's alias heuristics must not refuse them.
+    #[test]
+    fn many_services_merging_one_anchor_are_read() {
+        let mut text =
+            String::from("x-defaults: &defaults\n  restart: always\n  image: app\nservices:\n");
+        for i in 0..300 {
+            text.push_str(&format!("  svc{i}:\n    <<: *defaults\n"));
+        }
+        let parsed = parse_one(parse, "compose.yaml", &text);
+        assert_eq!(lines(&parsed), []);
+        assert_eq!(parsed.tasks.len(), 302);
+        assert_eq!(
+            task(&parsed, "svc299").description.as_deref(),
+            Some("image app")
+        );
+    }
+
     #[test]
     fn a_service_named_up_leaves_the_stack_task_its_own_name() {
         let parsed = parse_one(

@@ -47,11 +47,16 @@ pub(crate) struct YamlError {
 /// Parses one YAML document. An empty document is [`Node::Null`].
 ///
 /// The budgets are serde-saphyr's defaults (nesting depth 64, 250k nodes, anchors and aliases
-/// capped) with alias replay tightened to 100k events: no task file comes near it, and an
+/// capped), without its aliases-per-anchor heuristic, with alias replay tightened to 100k events: no task file comes near it, and an
 /// alias bomb or a 100k-deep nesting fails fast instead of eating memory or stack.
 pub(crate) fn parse(text: &str) -> Result<Node, YamlError> {
+    // Real Compose files merge one anchor into a hundred services (`<<: *defaults`): the
+    // aliases-per-anchor heuristic refuses them, while the replay cap below is what stops an
+    // alias bomb.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.enforce_alias_anchor_ratio = false;
     let options = serde_saphyr::options! {
-        budget: Some(serde_saphyr::Budget::default()),
+        budget: Some(budget),
         alias_limits: serde_saphyr::alias_limits! {
             max_total_replayed_events: 100_000,
         },
