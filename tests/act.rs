@@ -235,3 +235,44 @@ async fn dispatch_inputs_reach_act_as_inputs_through_mcp() {
     );
     client.cancel().await.expect("close");
 }
+
+/// act's own listing (`act -l`) and agg's agree on the fixture, once the two files act
+/// refuses as a whole are gone (agg lists their readable jobs; see the README).
+#[test]
+fn act_lists_the_same_jobs_as_agg() {
+    require!("act");
+    let tmp = tempfile::tempdir().expect("tmp");
+    crate::test::copy_dir(&crate::test::fixtures().join("act-workflows"), tmp.path());
+    for refused in ["broken.yml", "labels.yml"] {
+        std::fs::remove_file(tmp.path().join(".github/workflows").join(refused)).expect("rm");
+    }
+    let out = std::process::Command::new("act")
+        .arg("-l")
+        .current_dir(tmp.path())
+        .output()
+        .expect("act");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    // Columns: stage, job id, job name (may hold spaces), workflow name, file, events.
+    let mut act: Vec<String> = listing
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let file = words.iter().rev().nth(1)?;
+            let stem = file
+                .strip_suffix(".yml")
+                .or_else(|| file.strip_suffix(".yaml"))?;
+            Some(format!("{stem}/{}", words.get(1)?))
+        })
+        .collect();
+    act.sort();
+    let json = Test::at(tmp.path())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let mut agg = crate::test::names(&json);
+    agg.sort();
+    assert!(!act.is_empty(), "{listing}");
+    assert_eq!(agg, act, "{listing}");
+}
