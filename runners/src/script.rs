@@ -78,9 +78,12 @@ fn parse(src: &Source<'_>) -> Parsed {
     } else {
         "."
     };
-    if file_name(file_dir) == "bin" && join(dir, "pyvenv.cfg").is_some_and(|p| src.files.exists(&p))
+    // A Python virtualenv's own programs (`venv/bin/pip`): their first lines name Python
+    // (in the `#!` line, or in the `exec` line of the `#!/bin/sh` form for long paths).
+    if file_name(file_dir) == "bin"
+        && src.text.lines().take(2).any(|l| l.contains("python"))
+        && join(dir, "pyvenv.cfg").is_some_and(|p| src.files.exists(&p))
     {
-        // A Python virtualenv's own programs (`venv/bin/pip`).
         return parsed;
     }
     let rel = match dir {
