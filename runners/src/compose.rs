@@ -606,7 +606,9 @@ services:
         let mut text =
             String::from("x-defaults: &defaults\n  restart: always\n  image: app\nservices:\n");
         for i in 0..300 {
-            text.push_str(&format!("  svc{i}:\n    <<: *defaults\n"));
+            text.push_str("  svc");
+            text.push_str(&i.to_string());
+            text.push_str(":\n    <<: *defaults\n");
         }
         let parsed = parse_one(parse, "compose.yaml", &text);
         assert_eq!(lines(&parsed), []);
