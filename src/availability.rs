@@ -23,6 +23,9 @@ impl Availability {
         let mut found = BTreeMap::new();
         for runner in runners {
             found.entry(runner).or_insert_with(|| {
+                if runner == Runner::Compose {
+                    return compose_program().map(ComposeProgram::binary);
+                }
                 runner
                     .binaries()
                     .iter()
@@ -187,4 +190,60 @@ mod tests {
         let direct = strings(&["turbo", "run", "build"]);
         assert!(program_override(root.path(), ".", Runner::Turbo, &direct).is_some());
     }
+}
+
+/// Where Docker looks for CLI plugins, after `$DOCKER_CONFIG/cli-plugins` (by default
+/// `~/.docker/cli-plugins`).
+const DOCKER_PLUGIN_DIRS: [&str; 5] = [
+    "/usr/local/lib/docker/cli-plugins",
+    "/usr/local/libexec/docker/cli-plugins",
+    "/usr/lib/docker/cli-plugins",
+    "/usr/libexec/docker/cli-plugins",
+    "/Applications/Docker.app/Contents/Resources/cli-plugins",
+];
+
+/// What runs a Compose task here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ComposeProgram {
+    /// `docker` (its path), with the Compose plugin installed: `docker compose …`.
+    Plugin(PathBuf),
+    /// The standalone `docker-compose` (its path): `docker-compose …`.
+    Standalone(PathBuf),
+}
+
+impl ComposeProgram {
+    fn binary(self) -> (&'static str, PathBuf) {
+        match self {
+            ComposeProgram::Plugin(path) => ("docker", path),
+            ComposeProgram::Standalone(path) => ("docker-compose", path),
+        }
+    }
+}
+
+/// `docker compose` works only when Docker's Compose plugin is installed, which a `docker` on
+/// `PATH` does not tell: the plugin is looked for where Docker looks for it, on disk (docker
+/// is never run for it). Without the plugin, a standalone `docker-compose` on `PATH` runs the
+/// same commands.
+pub fn compose_program() -> Option<ComposeProgram> {
+    if let Ok(docker) = which::which("docker") {
+        let config = std::env::var_os("DOCKER_CONFIG")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".docker")));
+        let user = config.map(|c| c.join("cli-plugins"));
+        let plugin = user
+            .into_iter()
+            .chain(DOCKER_PLUGIN_DIRS.iter().map(PathBuf::from))
+            .any(|dir| is_executable(&dir.join("docker-compose")));
+        if plugin {
+            return Some(ComposeProgram::Plugin(docker));
+        }
+    }
+    which::which("docker-compose")
+        .ok()
+        .map(ComposeProgram::Standalone)
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }

@@ -32,17 +32,8 @@ pub struct RepoFiles {
     linked_dirs: Mutex<HashMap<PathBuf, bool>>,
 }
 
-/// How many bytes [`RepoFiles::peek`] reads.
+/// How many bytes [`RepoFiles::read_admitted`] shows an adapter's gate.
 pub const PEEK_BYTES: usize = 512;
-
-/// The start of a file and its executable bit, for adapters that admit files by content.
-#[derive(Debug)]
-pub struct Peek {
-    /// The first [`PEEK_BYTES`] bytes (fewer for a shorter file).
-    pub head: Vec<u8>,
-    /// Whether any execute bit is set.
-    pub executable: bool,
-}
 
 /// What reading a task file gave.
 #[derive(Debug)]
@@ -72,24 +63,73 @@ impl RepoFiles {
 
     /// Reads a task file, size-capped, decoding lossily so one bad byte loses no task.
     pub fn read_task_file(&self, rel: &str) -> Result<Text, String> {
-        let bytes = self.read_bytes(rel)?;
+        self.read_bytes(rel).map(decode)
+    }
+
+    /// Reads a file of a format known by content with one `open`: its first [`PEEK_BYTES`]
+    /// and execute bit go to `admit`, and the rest is read only when it says yes. `None` when
+    /// refused, or when there is no regular file to look at.
+    pub fn read_admitted(
+        &self,
+        rel: &str,
+        admit: fn(&[u8], bool) -> bool,
+    ) -> Option<Result<Text, String>> {
+        use std::os::unix::fs::PermissionsExt;
+        let mut file = self.open_confined(rel).ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let mut bytes = Vec::with_capacity(PEEK_BYTES);
+        (&mut file)
+            .take(PEEK_BYTES as u64)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        if !admit(&bytes, meta.permissions().mode() & 0o111 != 0) {
+            return None;
+        }
+        if meta.len() > MAX_TASK_FILE_BYTES {
+            return Some(Err(too_large(meta.len())));
+        }
+        let rest = MAX_TASK_FILE_BYTES.saturating_sub(bytes.len() as u64);
+        if let Err(err) = file.take(rest).read_to_end(&mut bytes) {
+            return Some(Err(io_reason(&err)));
+        }
+        Some(Ok(decode(bytes)))
+    }
+}
+
+/// Decodes a task file lossily, noting the line of the first undecodable byte.
+fn decode(bytes: Vec<u8>) -> Text {
+    {
         match String::from_utf8(bytes) {
-            Ok(text) => Ok(Text {
+            Ok(text) => Text {
                 text,
                 invalid_utf8_line: None,
-            }),
+            },
             Err(err) => {
                 let valid = err.utf8_error().valid_up_to();
                 let bytes = err.into_bytes();
                 let line = bytecount_newlines(&bytes[..valid]) + 1;
-                Ok(Text {
+                Text {
                     text: String::from_utf8_lossy(&bytes).into_owned(),
                     invalid_utf8_line: Some(u32::try_from(line).unwrap_or(u32::MAX)),
-                })
+                }
             }
         }
     }
+}
 
+/// Why a file over [`MAX_TASK_FILE_BYTES`] is skipped.
+fn too_large(len: u64) -> String {
+    format!(
+        "file is {:.1} MiB, over the {} MiB limit for task files; skipped",
+        mib(len),
+        MAX_TASK_FILE_BYTES / 1024 / 1024
+    )
+}
+
+impl RepoFiles {
     /// Opens a root-relative file for reading, refusing a symlink that leads out of the root.
     fn open_confined(&self, rel: &str) -> Result<fs::File, String> {
         let path = self.abs(rel);
@@ -107,23 +147,6 @@ impl RepoFiles {
         }
     }
 
-    /// The first bytes of a regular file (at most [`PEEK_BYTES`]) and whether it is
-    /// executable, without reading the rest: enough to tell a script from a binary.
-    pub fn peek(&self, rel: &str) -> Option<Peek> {
-        use std::os::unix::fs::PermissionsExt;
-        let file = self.open_confined(rel).ok()?;
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        let mut head = Vec::with_capacity(PEEK_BYTES);
-        file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
-        Some(Peek {
-            head,
-            executable: meta.permissions().mode() & 0o111 != 0,
-        })
-    }
-
     fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
         let mut file = self.open_confined(rel)?;
         let meta = file.metadata().map_err(|e| io_reason(&e))?;
@@ -131,11 +154,7 @@ impl RepoFiles {
             return Err("not a regular file".to_owned());
         }
         if meta.len() > MAX_TASK_FILE_BYTES {
-            return Err(format!(
-                "file is {:.1} MiB, over the {} MiB limit for task files; skipped",
-                mib(meta.len()),
-                MAX_TASK_FILE_BYTES / 1024 / 1024
-            ));
+            return Err(too_large(meta.len()));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         // The cap holds even for a file that grows while it is read.
@@ -202,7 +221,10 @@ impl Files for RepoFiles {
     }
 
     fn executable(&self, path: &str) -> bool {
-        self.peek(path).is_some_and(|p| p.executable)
+        use std::os::unix::fs::PermissionsExt;
+        self.open_confined(path)
+            .and_then(|f| f.metadata().map_err(|e| io_reason(&e)))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {

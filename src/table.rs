@@ -236,6 +236,10 @@ fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path
         && t.runner.binaries().contains(&first.as_str())
     {
         bin.clone_into(first);
+        // Without Docker's Compose plugin, `docker compose` runs as `docker-compose`.
+        if bin == "docker-compose" && argv.get(1).is_some_and(|a| a == "compose") {
+            argv.remove(1);
+        }
     }
     Task {
         unique_name,

@@ -5,7 +5,10 @@ mod allowlist;
 mod architecture;
 #[macro_use]
 mod common;
+// After `common`, whose `require!` it uses.
+mod act;
 mod clients;
+mod compose;
 mod composer;
 mod conformance;
 mod control;
@@ -22,6 +25,7 @@ mod mcp_tasks;
 mod mise;
 mod python;
 mod run;
+mod scripts;
 mod services;
 mod test;
 mod vscode;

@@ -29,8 +29,12 @@ fn fixture_tables_match_their_snapshots() {
             ".root" => "[root]",
             ".tasks[].runner_available" => "[machine-dependent]",
             ".tasks[].command" => insta::dynamic_redaction(|value, _| {
-                // go-task is installed as `go-task` on some distributions.
+                // go-task is installed as `go-task` on some distributions; Compose runs as
+                // `docker-compose` where Docker's Compose plugin is missing.
                 value.as_str().map_or(value.clone(), |c| {
+                    if let Some(rest) = c.strip_prefix("docker-compose ") {
+                        return format!("docker compose {rest}").into();
+                    }
                     c.strip_prefix("go-task ").map_or(value.clone(), |rest| format!("task {rest}").into())
                 })
             }),

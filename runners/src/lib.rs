@@ -8,7 +8,9 @@
 //! offers each file to the registry and builds the unified table from what comes back.
 #![deny(missing_docs)]
 
+pub mod act;
 pub mod cargo;
+pub mod compose;
 pub mod composer;
 pub mod deno;
 mod files;
@@ -21,12 +23,14 @@ mod model;
 pub mod package_json;
 pub mod python;
 mod registry;
+pub mod script;
 pub mod taskfile;
 #[cfg(test)]
 mod testing;
 mod text;
 pub mod vscode;
 pub mod xc;
+mod yaml;
 
 pub(crate) use files::file_name;
 pub use files::{Files, MemFiles, join, parent};

@@ -114,25 +114,62 @@ pub fn invocation(
         let plan = xc::compile(table, task, opts)?;
         return Ok(base(plan.program, plan.args, Some(plan.temp)));
     }
-    let program = match crate::availability::program_override(
-        &table.root,
-        &task.dir,
-        task.runner,
-        &task.argv,
-    ) {
-        Some((_, local)) => local,
-        None => resolve_program(task)?,
-    };
     let mut args: Vec<OsString> = runner_args(task, &opts.args)?
         .into_iter()
         .map(OsString::from)
         .collect();
+    let program = if let Some(path) = path_program(&cwd, task) {
+        path
+    } else if task.runner == Runner::Compose {
+        compose_program(task, &mut args)?
+    } else {
+        match crate::availability::program_override(
+            &table.root,
+            &task.dir,
+            task.runner,
+            &task.argv,
+        ) {
+            Some((_, local)) => local,
+            None => resolve_program(task)?,
+        }
+    };
     if opts.confirmed
         && let Some(yes) = task.runner.descriptor().assume_yes
     {
         args.insert(0, OsString::from(yes));
     }
     Ok(base(program.into_os_string(), args, None))
+}
+
+/// A program written as a path (`./scripts/deploy.sh`) is that file, from the task's
+/// directory, as a shell would run it: never looked up on `PATH`.
+fn path_program(cwd: &std::path::Path, task: &Task) -> Option<PathBuf> {
+    let first = task.argv.first()?;
+    (first.starts_with("./") || first.starts_with("../")).then(|| cwd.join(first))
+}
+
+/// `docker compose` when the Compose plugin is installed, else the standalone
+/// `docker-compose` (without the `compose` argument), whichever the table was built with.
+fn compose_program(task: &Task, args: &mut Vec<OsString>) -> Result<PathBuf, InvocationError> {
+    use crate::availability::ComposeProgram;
+    match crate::availability::compose_program() {
+        Some(ComposeProgram::Plugin(docker)) => {
+            if args.first().is_none_or(|a| a != "compose") {
+                args.insert(0, OsString::from("compose"));
+            }
+            Ok(docker)
+        }
+        Some(ComposeProgram::Standalone(path)) => {
+            if args.first().is_some_and(|a| a == "compose") {
+                args.remove(0);
+            }
+            Ok(path)
+        }
+        None => Err(InvocationError::RunnerMissing {
+            runner: task.runner,
+            hint: install_hint(task.runner),
+        }),
+    }
 }
 
 /// The arguments after the program for `task` run with the caller's `args`, the way its
@@ -191,7 +228,8 @@ fn is_assignment(arg: &str) -> bool {
 /// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
 /// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
 /// variables for xc inputs, `--name value` options for poe `args`, positional values and
-/// `--flag [value]` for mise usage specs. Returns the arguments (to pass as [`RunOptions::args`], before
+/// `--flag [value]` for mise usage specs, `--input name=value` for act. Returns the arguments
+/// (to pass as [`RunOptions::args`], before
 /// any others) and the environment (for [`RunOptions::env`]).
 pub fn param_arguments(
     task: &Task,
@@ -224,6 +262,11 @@ pub fn param_arguments(
             Runner::Poe => {
                 args.push(format!("--{}", param.name));
                 args.push(value.clone());
+            }
+            // act: the inputs of the event it simulates.
+            Runner::Act => {
+                args.push("--input".to_owned());
+                args.push(format!("{}={value}", param.name));
             }
             _ => env.push((param.name.clone(), value.clone())),
         }

@@ -219,6 +219,8 @@ impl Index {
                     reparse.insert(rel);
                 }
             } else {
+                // Every file of a format read several to a directory (workflows, scripts);
+                // a script's name depends on its neighbours.
                 reparse.extend(members.iter().cloned());
             }
             if members.is_empty() {

@@ -11,14 +11,15 @@ use crate::repo_files::RepoFiles;
 
 pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     let mut parsed = Parsed::default();
-    if let Some(admit) = adapter.admit
-        && !files
-            .peek(rel)
-            .is_some_and(|p| admit(&p.head, p.executable))
-    {
-        return parsed;
-    }
-    let text = match files.read_task_file(rel) {
+    let text = match adapter.admit {
+        // A file its adapter refuses by content is no task file: no diagnostic.
+        Some(admit) => match files.read_admitted(rel, admit) {
+            Some(text) => text,
+            None => return parsed,
+        },
+        None => files.read_task_file(rel),
+    };
+    let text = match text {
         Ok(text) => text,
         Err(reason) => {
             parsed.diag(rel, None, reason);

@@ -73,10 +73,11 @@ pub fn find_root(start: &Path) -> PathBuf {
     if let Some(dir) = start.ancestors().find(|dir| dir.join(".git").exists()) {
         return dir.to_path_buf();
     }
+    // Formats known by content (scripts) say nothing by name alone.
     let is_task_file = |name: &str| {
         ADAPTERS
             .iter()
-            .filter(|a| a.name != "xc")
+            .filter(|a| a.name != "xc" && a.admit.is_none())
             .any(|a| (a.candidate)(name).is_some())
     };
     start
@@ -268,6 +269,51 @@ mod tests {
         assert!(index.apply(&[root.join("mise-tasks/lint"), local]));
         assert_eq!(mise(&index), ["build", "db:migrate", "fmt", "mine"]);
         assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+    }
+
+    /// Formats read several to a directory (scripts, workflows) are all read again when one
+    /// of them changes: a new `scripts/test` renames `scripts/test.sh`, and no other script
+    /// of the directory is lost.
+    #[test]
+    fn every_script_of_a_directory_is_read_again_when_one_appears() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(tmp.path()).unwrap();
+        let script = |rel: &str| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        };
+        let scripts = |index: &Index| -> Vec<String> {
+            listed_tasks(index)
+                .into_iter()
+                .filter(|t| t.2 == Runner::Script)
+                .map(|t| t.1)
+                .collect()
+        };
+        script("scripts/test.sh");
+        script("scripts/lint.sh");
+        script(".github/workflows/ci.yml");
+        std::fs::write(
+            root.join(".github/workflows/ci.yml"),
+            "on: push\njobs:\n  a:\n    runs-on: x\n",
+        )
+        .unwrap();
+        let mut index = Index::build(&root);
+        assert_eq!(scripts(&index), ["scripts/lint", "scripts/test"]);
+        let added = script("scripts/test");
+        assert!(index.apply(&[added]));
+        assert_eq!(
+            scripts(&index),
+            ["scripts/lint", "scripts/test", "scripts/test.sh"]
+        );
+        let workflow = root.join(".github/workflows/release.yml");
+        std::fs::write(&workflow, "on: push\njobs:\n  b:\n    runs-on: x\n").unwrap();
+        assert!(index.apply(&[workflow]));
+        assert_eq!(listed_tasks(&index), listed_tasks(&Index::build(&root)));
+        assert!(listed_tasks(&index).iter().any(|t| t.1 == "ci/a"));
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! reported as consumed; remote includes are not followed (one short diagnostic each).
 
 mod include;
-mod node;
 mod task;
 
 use std::collections::{HashMap, HashSet};
@@ -14,6 +13,7 @@ use std::rc::Rc;
 use self::include::Include;
 use self::node::{Entry, Node};
 use self::task::TaskDef;
+use crate::yaml as node;
 use crate::{Adapter, file_name};
 use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
 

@@ -1,7 +1,8 @@
 //! A YAML tree that keeps the line of every mapping key, read with serde-saphyr.
 //!
-//! The Taskfile adapter reads each file into this loose tree first and interprets it by
-//! hand afterwards, so one badly typed task never makes the whole file unreadable.
+//! The YAML adapters (Taskfiles, GitHub Actions workflows, Compose files) read each file
+//! into this loose tree first and interpret it by hand afterwards, so one badly typed task
+//! never makes the whole file unreadable.
 
 use std::fmt;
 
@@ -10,7 +11,7 @@ use serde_saphyr::Spanned;
 
 /// One YAML node. Scalars keep the text agg shows; numbers are kept as written by serde.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Node {
+pub(crate) enum Node {
     /// `~`, `null` or an empty value.
     Null,
     /// `true` / `false`.
@@ -27,7 +28,7 @@ pub(super) enum Node {
 
 /// One mapping entry.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Entry {
+pub(crate) struct Entry {
     /// The key as text (collection keys, which no Taskfile uses, become empty).
     pub key: String,
     /// The 1-based line of the key; for keys brought in by `<<: *anchor`, the merge site.
@@ -38,7 +39,7 @@ pub(super) struct Entry {
 
 /// Why a file could not be read as YAML: a message and the line it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct YamlError {
+pub(crate) struct YamlError {
     pub message: String,
     pub line: Option<u32>,
 }
@@ -46,11 +47,16 @@ pub(super) struct YamlError {
 /// Parses one YAML document. An empty document is [`Node::Null`].
 ///
 /// The budgets are serde-saphyr's defaults (nesting depth 64, 250k nodes, anchors and aliases
-/// capped) with alias replay tightened to 100k events: a Taskfile never comes near it, and an
+/// capped), without its aliases-per-anchor heuristic, with alias replay tightened to 100k events: no task file comes near it, and an
 /// alias bomb or a 100k-deep nesting fails fast instead of eating memory or stack.
-pub(super) fn parse(text: &str) -> Result<Node, YamlError> {
+pub(crate) fn parse(text: &str) -> Result<Node, YamlError> {
+    // Real Compose files merge one anchor into a hundred services (`<<: *defaults`): the
+    // aliases-per-anchor heuristic refuses them, while the replay cap below is what stops an
+    // alias bomb.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.enforce_alias_anchor_ratio = false;
     let options = serde_saphyr::options! {
-        budget: Some(serde_saphyr::Budget::default()),
+        budget: Some(budget),
         alias_limits: serde_saphyr::alias_limits! {
             max_total_replayed_events: 100_000,
         },

@@ -1,0 +1,475 @@
+//! GitHub Actions workflows (`.github/workflows/*.yml`), one task per job, run locally with
+//! act: `act EVENT -W .github/workflows/FILE -j JOB`.
+//!
+//! Each job is named `workflow/job` (the workflow is the file's stem). Its description is
+//! the job's `name` after the workflow's; `needs` become dependencies; the inputs of the
+//! event act is told to simulate (`workflow_dispatch`, or `workflow_call` for a reusable
+//! workflow) become parameters, given to act as `--input name=value`. Only the repository
+//! root's `.github/workflows/` is read, as GitHub reads it.
+
+use crate::yaml::{self, Entry, Node};
+use crate::{Adapter, Param, Parsed, RawTask, Runner, Source, file_name};
+
+/// The GitHub Actions adapter.
+pub const ADAPTER: Adapter = Adapter {
+    name: "github-actions",
+    candidate,
+    one_per_dir: false,
+    admit: None,
+    parse,
+};
+
+/// Where GitHub reads workflows from: directly in this directory of the repository root.
+pub const WORKFLOWS_DIR: &str = ".github/workflows/";
+
+/// The events act is told to simulate, in order of preference, when the workflow has them.
+/// `workflow_dispatch` first: running a job by hand is what it stands for, and it is the
+/// event whose inputs `--input` fills. Otherwise the workflow's first trigger.
+pub const EVENT_PREFERENCE: [&str; 3] = ["workflow_dispatch", "push", "pull_request"];
+
+fn candidate(path: &str) -> Option<u8> {
+    let name = path.strip_prefix(WORKFLOWS_DIR)?;
+    let stem = workflow_stem(name)?;
+    (!name.contains('/') && !stem.is_empty()).then_some(0)
+}
+
+/// `ci` for `ci.yml` or `ci.yaml`.
+fn workflow_stem(name: &str) -> Option<&str> {
+    name.strip_suffix(".yml")
+        .or_else(|| name.strip_suffix(".yaml"))
+}
+
+fn parse(src: &Source<'_>) -> Parsed {
+    let mut parsed = Parsed::default();
+    let root = match yaml::parse(src.text) {
+        Ok(node) => node,
+        Err(err) => {
+            parsed.diag(src.path, err.line, format!("invalid YAML: {}", err.message));
+            return parsed;
+        }
+    };
+    let Node::Map(_) = root else {
+        let message = if root == Node::Null {
+            "empty workflow: GitHub needs `on` and `jobs`".to_owned()
+        } else {
+            format!("a workflow is a mapping, not {}", root.kind())
+        };
+        parsed.diag(src.path, Some(1), message);
+        return parsed;
+    };
+    let stem = workflow_stem(file_name(src.path)).unwrap_or(src.path);
+    let workflow_name = root.get("name").and_then(Node::scalar);
+    let (event, inputs) = if let Some(on) = root.entry("on") {
+        choose_event(src.path, on, &mut parsed)
+    } else {
+        parsed.diag(
+            src.path,
+            Some(1),
+            "no `on`: GitHub runs this workflow on no event; act is told `push`",
+        );
+        ("push".to_owned(), Vec::new())
+    };
+    let jobs = match root.entry("jobs") {
+        Some(Entry {
+            value: Node::Map(jobs),
+            ..
+        }) => jobs.as_slice(),
+        Some(entry) => {
+            let message = format!("`jobs` is a mapping of job ids, not {}", entry.value.kind());
+            parsed.diag(src.path, Some(entry.line), message);
+            return parsed;
+        }
+        None => {
+            parsed.diag(
+                src.path,
+                Some(1),
+                "no `jobs`: the workflow defines nothing to run",
+            );
+            return parsed;
+        }
+    };
+    let ids: Vec<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
+    for (i, job) in jobs.iter().enumerate() {
+        if ids[..i].contains(&job.key.as_str()) {
+            let message = format!(
+                "job `{}` is defined twice; GitHub refuses the workflow",
+                job.key
+            );
+            parsed.diag(src.path, Some(job.line), message);
+            continue;
+        }
+        if !valid_job_id(&job.key) {
+            let message = format!(
+                "job id `{}` must start with a letter or `_` and hold only letters, digits, `-` and `_`",
+                job.key
+            );
+            parsed.diag(src.path, Some(job.line), message);
+        }
+        let task = job_task(
+            src.path,
+            stem,
+            workflow_name,
+            &event,
+            &inputs,
+            job,
+            &ids,
+            &mut parsed,
+        );
+        parsed.tasks.push(task);
+    }
+    parsed
+}
+
+/// The event act simulates and that event's inputs, read from `on`.
+fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Param>) {
+    let triggers: Vec<(&str, Option<&Node>)> = match &on.value {
+        Node::Map(entries) => entries
+            .iter()
+            .map(|e| (e.key.as_str(), Some(&e.value)))
+            .collect(),
+        Node::Seq(items) => items
+            .iter()
+            .filter_map(Node::scalar)
+            .map(|s| (s, None))
+            .collect(),
+        other => other.scalar().map(|s| vec![(s, None)]).unwrap_or_default(),
+    };
+    let chosen = EVENT_PREFERENCE
+        .iter()
+        .find_map(|want| triggers.iter().find(|(name, _)| name == want))
+        .or_else(|| triggers.first());
+    let Some((event, config)) = chosen else {
+        let message = format!(
+            "`on` names no event (it is {}); act is told `push`",
+            on.value.kind()
+        );
+        parsed.diag(path, Some(on.line), message);
+        return ("push".to_owned(), Vec::new());
+    };
+    let inputs = match (*event, config) {
+        ("workflow_dispatch" | "workflow_call", Some(config)) => read_inputs(path, config, parsed),
+        _ => Vec::new(),
+    };
+    ((*event).to_owned(), inputs)
+}
+
+/// `inputs:` of a `workflow_dispatch` or `workflow_call` trigger, as parameters.
+fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
+    let Some(entry) = config.entry("inputs") else {
+        return Vec::new();
+    };
+    let Node::Map(inputs) = &entry.value else {
+        if entry.value != Node::Null {
+            let message = format!("`inputs` is a mapping, not {}", entry.value.kind());
+            parsed.diag(path, Some(entry.line), message);
+        }
+        return Vec::new();
+    };
+    inputs
+        .iter()
+        .map(|input| {
+            let default = input
+                .value
+                .get("default")
+                .and_then(Node::scalar)
+                .map(str::to_owned);
+            let required = input.value.get("required").is_some_and(Node::is_true);
+            Param {
+                required: required && default.is_none(),
+                default,
+                ..Param::required(input.key.clone())
+            }
+        })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn job_task(
+    path: &str,
+    stem: &str,
+    workflow_name: Option<&str>,
+    event: &str,
+    inputs: &[Param],
+    job: &Entry,
+    ids: &[&str],
+    parsed: &mut Parsed,
+) -> RawTask {
+    let argv = vec![
+        "act".to_owned(),
+        event.to_owned(),
+        "-W".to_owned(),
+        path.to_owned(),
+        "-j".to_owned(),
+        job.key.clone(),
+    ];
+    let mut task = RawTask::new(Runner::Act, format!("{stem}/{}", job.key), ".", path, argv);
+    task.line = Some(job.line);
+    let job_name = job.value.get("name").and_then(Node::scalar);
+    task.description = match (workflow_name, job_name) {
+        (Some(w), Some(j)) => Some(format!("{w} / {j}")),
+        (w, j) => w.or(j).map(str::to_owned),
+    };
+    task.params = inputs.to_vec();
+    let needs: Vec<&str> = match job.value.get("needs") {
+        Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar).collect(),
+        Some(other) => other.scalar().into_iter().collect(),
+        None => Vec::new(),
+    };
+    for need in needs {
+        if !ids.contains(&need) {
+            let message = format!(
+                "job `{}` needs `{need}`, which this workflow does not define",
+                job.key
+            );
+            parsed.diag(path, Some(job.line), message);
+        }
+        task.deps.push(format!("{stem}/{need}"));
+    }
+    task.script = steps_summary(&job.value);
+    task
+}
+
+/// What the job does, one line per step (`run:` first line, or `uses:`), or the reusable
+/// workflow it calls: shown by `describe`.
+fn steps_summary(job: &Node) -> Option<String> {
+    if let Some(uses) = job.get("uses").and_then(Node::scalar) {
+        return Some(format!("uses: {uses}"));
+    }
+    let Some(Node::Seq(steps)) = job.get("steps") else {
+        return None;
+    };
+    let lines: Vec<String> = steps
+        .iter()
+        .filter_map(|step| {
+            let what = if let Some(run) = step.get("run").and_then(Node::scalar) {
+                let first = run
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default();
+                let more = if run.trim().lines().nth(1).is_some() {
+                    " …"
+                } else {
+                    ""
+                };
+                format!("run: {}{more}", first.trim())
+            } else {
+                format!("uses: {}", step.get("uses").and_then(Node::scalar)?)
+            };
+            Some(match step.get("name").and_then(Node::scalar) {
+                Some(name) => format!("- {name} ({what})"),
+                None => format!("- {what}"),
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// GitHub's rule for job ids.
+fn valid_job_id(id: &str) -> bool {
+    let mut chars = id.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{lines, names, parse_one, task};
+
+    const CI: &str = ".github/workflows/ci.yml";
+
+    #[test]
+    fn only_workflows_of_the_root_workflows_directory_are_read() {
+        assert_eq!(candidate(".github/workflows/ci.yml"), Some(0));
+        assert_eq!(candidate(".github/workflows/release.yaml"), Some(0));
+        assert_eq!(candidate(".github/workflows/nested/ci.yml"), None);
+        assert_eq!(candidate(".github/workflows/.yml"), None);
+        assert_eq!(candidate(".github/workflows/README.md"), None);
+        assert_eq!(candidate("vendor/x/.github/workflows/ci.yml"), None);
+        assert_eq!(candidate(".github/dependabot.yml"), None);
+    }
+
+    #[test]
+    fn jobs_become_tasks_with_names_needs_and_steps() {
+        let text = "\
+name: CI
+on:
+  push:
+    branches: [main]
+  pull_request:
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Clippy
+        run: |
+          cargo clippy -- -D warnings
+          cargo fmt --check
+  test:
+    name: Test (${{ matrix.os }})
+    needs: lint
+    runs-on: ${{ matrix.os }}
+    steps:
+      - run: cargo test
+  release:
+    needs: [lint, test]
+    uses: ./.github/workflows/release.yml
+";
+        let parsed = parse_one(parse, CI, text);
+        assert_eq!(names(&parsed), ["ci/lint", "ci/test", "ci/release"]);
+        assert_eq!(lines(&parsed), []);
+        let test = task(&parsed, "ci/test");
+        assert_eq!(test.argv, ["act", "push", "-W", CI, "-j", "test"]);
+        assert_eq!(test.dir, ".");
+        assert_eq!(test.line, Some(15));
+        assert_eq!(
+            test.description.as_deref(),
+            Some("CI / Test (${{ matrix.os }})")
+        );
+        assert_eq!(test.deps, ["ci/lint"]);
+        let lint = task(&parsed, "ci/lint");
+        assert_eq!(lint.description.as_deref(), Some("CI"));
+        assert_eq!(
+            lint.script.as_deref(),
+            Some("- uses: actions/checkout@v4\n- Clippy (run: cargo clippy -- -D warnings …)")
+        );
+        let release = task(&parsed, "ci/release");
+        assert_eq!(release.deps, ["ci/lint", "ci/test"]);
+        assert_eq!(
+            release.script.as_deref(),
+            Some("uses: ./.github/workflows/release.yml")
+        );
+    }
+
+    #[test]
+    fn the_event_is_workflow_dispatch_then_push_then_pull_request_then_the_first() {
+        let event = |on: &str| {
+            let text = format!("on: {on}\njobs:\n  j:\n    runs-on: x\n");
+            let parsed = parse_one(parse, CI, &text);
+            format!("{}{:?}", parsed.tasks[0].argv[1], lines(&parsed))
+        };
+        assert_eq!(event("push"), "push[]");
+        assert_eq!(event("[pull_request, push]"), "push[]");
+        assert_eq!(event("[schedule, pull_request]"), "pull_request[]");
+        assert_eq!(event("{release: {types: [published]}}"), "release[]");
+        assert_eq!(
+            event("{push: null, workflow_dispatch: null}"),
+            "workflow_dispatch[]"
+        );
+        assert_eq!(
+            event("[]"),
+            "push[(Some(1), \"`on` names no event (it is a list); act is told `push`\")]"
+        );
+    }
+
+    #[test]
+    fn dispatch_inputs_are_parameters() {
+        let text = "\
+on:
+  workflow_dispatch:
+    inputs:
+      environment:
+        description: Where to deploy
+        required: true
+        type: choice
+        options: [staging, production]
+      dry-run:
+        type: boolean
+        default: true
+      tag:
+        required: true
+        default: latest
+  push:
+jobs:
+  deploy:
+    runs-on: ubuntu-latest
+";
+        let parsed = parse_one(parse, ".github/workflows/deploy.yaml", text);
+        let deploy = task(&parsed, "deploy/deploy");
+        assert_eq!(deploy.argv[1], "workflow_dispatch");
+        let params: Vec<(&str, Option<&str>, bool)> = deploy
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.default.as_deref(), p.required))
+            .collect();
+        assert_eq!(
+            params,
+            [
+                ("environment", None, true),
+                ("dry-run", Some("true"), false),
+                ("tag", Some("latest"), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reusable_workflow_takes_its_call_inputs() {
+        let text = "on:\n  workflow_call:\n    inputs:\n      target:\n        type: string\n        required: true\njobs:\n  build:\n    runs-on: x\n";
+        let parsed = parse_one(parse, ".github/workflows/build.yml", text);
+        let build = task(&parsed, "build/build");
+        assert_eq!(build.argv[1], "workflow_call");
+        assert_eq!(build.params, [Param::required("target")]);
+    }
+
+    #[test]
+    fn bad_workflows_name_the_line_and_keep_the_other_jobs() {
+        let text = "\
+on: push
+jobs:
+  good:
+    runs-on: x
+  bad id:
+    needs: missing
+  good:
+    runs-on: y
+";
+        let parsed = parse_one(parse, CI, text);
+        assert_eq!(names(&parsed), ["ci/good", "ci/bad id"]);
+        assert_eq!(
+            lines(&parsed),
+            [
+                (
+                    Some(5),
+                    "job id `bad id` must start with a letter or `_` and hold only letters, digits, `-` and `_`"
+                ),
+                (
+                    Some(5),
+                    "job `bad id` needs `missing`, which this workflow does not define"
+                ),
+                (
+                    Some(7),
+                    "job `good` is defined twice; GitHub refuses the workflow"
+                ),
+            ]
+        );
+        let broken = parse_one(parse, CI, "on: push\njobs:\n  a: [\n");
+        assert!(broken.tasks.is_empty());
+        assert_eq!(broken.diagnostics.len(), 1);
+        assert!(broken.diagnostics[0].message.starts_with("invalid YAML"));
+        assert!(broken.diagnostics[0].line.is_some());
+        assert_eq!(
+            lines(&parse_one(parse, CI, "")),
+            [(Some(1), "empty workflow: GitHub needs `on` and `jobs`")]
+        );
+        assert_eq!(
+            lines(&parse_one(parse, CI, "on: push\njobs: [a]\n")),
+            [(Some(2), "`jobs` is a mapping of job ids, not a list")]
+        );
+        assert_eq!(
+            lines(&parse_one(parse, CI, "- a\n")),
+            [(Some(1), "a workflow is a mapping, not a list")]
+        );
+        let no_on = parse_one(parse, CI, "jobs:\n  a:\n    runs-on: x\n");
+        assert_eq!(no_on.tasks[0].argv[1], "push");
+        assert_eq!(
+            lines(&no_on),
+            [(
+                Some(1),
+                "no `on`: GitHub runs this workflow on no event; act is told `push`"
+            )]
+        );
+    }
+}

@@ -1,0 +1,219 @@
+//! Docker Compose services. There is no Docker daemon here, so no service can start: the
+//! exact argv, and which program runs it (`docker compose` only when Docker's Compose plugin
+//! is installed, else `docker-compose`), are checked with stand-ins that print what they
+//! got; the real `docker-compose` (Debian) is driven as far as it goes without a daemon.
+
+use std::path::Path;
+
+use crate::run::{TRICKY, argv_json};
+use crate::scripts::{executable, print_args_program};
+use crate::test::Test;
+
+const STACK: &str = "\
+services:
+  web:
+    build: ./web
+    depends_on: [db]
+  db:
+    image: postgres:16
+";
+
+const OVERRIDE: &str = "services:\n  db:\n    image: postgres:17\n";
+
+/// Directories for stand-ins: `bin/` (put on `PATH`) and a Docker config directory.
+struct Stand {
+    dir: tempfile::TempDir,
+}
+
+impl Stand {
+    fn new() -> Stand {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
+        std::fs::create_dir_all(dir.path().join("docker")).expect("config");
+        Stand { dir }
+    }
+
+    fn with(self, rel: &str) -> Stand {
+        executable(self.dir.path(), rel, &print_args_program());
+        self
+    }
+
+    /// Only the stand-ins: the machine's own `docker` or `docker-compose` stay out of sight.
+    fn path(&self) -> String {
+        self.dir.path().join("bin").display().to_string()
+    }
+
+    fn agg(&self, root: &Path) -> Test {
+        Test::at(root)
+            .env("PATH", self.path())
+            .env("DOCKER_CONFIG", self.dir.path().join("docker"))
+    }
+
+    /// Whether the machine itself has a Compose plugin where Docker looks for it, which
+    /// would make the stand-in `docker` count as having it.
+    fn machine_interferes() -> bool {
+        let system = [
+            "/usr/local/lib/docker/cli-plugins",
+            "/usr/local/libexec/docker/cli-plugins",
+            "/usr/lib/docker/cli-plugins",
+            "/usr/libexec/docker/cli-plugins",
+        ]
+        .iter()
+        .any(|d| Path::new(d).join("docker-compose").exists());
+        if system {
+            eprintln!("SKIPPED: this machine has Docker's Compose plugin installed system-wide");
+        }
+        system
+    }
+}
+
+fn stack() -> Test {
+    Test::new()
+        .write("compose.yaml", STACK)
+        .write("compose.override.yml", OVERRIDE)
+}
+
+fn listed(test: &Test, stand: &Stand, name: &str) -> serde_json::Value {
+    let json = stand
+        .agg(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    json["tasks"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["unique_name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("no {name} in {json}"))
+}
+
+#[test]
+fn with_the_compose_plugin_docker_compose_runs_the_service() {
+    let stand = Stand::new()
+        .with("bin/docker")
+        .with("docker/cli-plugins/docker-compose");
+    if Stand::machine_interferes() {
+        return;
+    }
+    let test = stack();
+    let web = listed(&test, &stand, "web");
+    assert_eq!(
+        web["command"],
+        "docker compose -f compose.yaml -f compose.override.yml up web"
+    );
+    assert_eq!(web["runner_available"], true);
+    assert_eq!(web["service"], true);
+    let out = stand
+        .agg(test.root())
+        .args(["run", "web", "--"])
+        .args(TRICKY)
+        .run()
+        .success();
+    let mut expected = vec![
+        "compose",
+        "-f",
+        "compose.yaml",
+        "-f",
+        "compose.override.yml",
+        "up",
+        "web",
+    ];
+    expected.extend(TRICKY);
+    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    let out = stand.agg(test.root()).args(["run", "down"]).run().success();
+    assert_eq!(
+        argv_json(&out.stdout),
+        [
+            "compose",
+            "-f",
+            "compose.yaml",
+            "-f",
+            "compose.override.yml",
+            "down"
+        ]
+    );
+}
+
+#[test]
+fn docker_without_the_plugin_runs_the_standalone_docker_compose() {
+    let stand = Stand::new().with("bin/docker").with("bin/docker-compose");
+    if Stand::machine_interferes() {
+        return;
+    }
+    let test = stack();
+    let db = listed(&test, &stand, "db");
+    assert_eq!(
+        db["command"],
+        "docker-compose -f compose.yaml -f compose.override.yml up db"
+    );
+    assert_eq!(db["runner_available"], true);
+    let out = stand
+        .agg(test.root())
+        .args(["run", "db", "--", "a b"])
+        .run()
+        .success();
+    assert_eq!(
+        argv_json(&out.stdout),
+        [
+            "-f",
+            "compose.yaml",
+            "-f",
+            "compose.override.yml",
+            "up",
+            "db",
+            "a b"
+        ]
+    );
+}
+
+#[test]
+fn docker_alone_is_not_compose() {
+    let stand = Stand::new().with("bin/docker");
+    if Stand::machine_interferes() {
+        return;
+    }
+    let test = stack();
+    assert_eq!(listed(&test, &stand, "web")["runner_available"], false);
+    let out = stand.agg(test.root()).args(["run", "web"]).run();
+    assert_ne!(out.code, Some(0));
+    assert!(
+        out.stderr.contains("not installed") && out.stderr.contains("Compose plugin"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_real_docker_compose_reads_the_file_agg_names() {
+    require!("docker-compose");
+    // A compose file docker-compose 1.x understands; `down` touches nothing even where a
+    // daemon runs.
+    let test = Test::new().write(
+        "deploy/docker-compose.yml",
+        "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n",
+    );
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let names = crate::test::names(&json);
+    assert_eq!(names, ["deploy/down", "deploy/up", "deploy/cache"]);
+    let out = Test::at(test.root()).args(["run", "deploy/down"]).run();
+    // Without a daemon, compose gets as far as asking Docker for its version: it found
+    // and read the file.
+    assert!(
+        out.code == Some(0) || out.stderr.contains("API version") || out.stderr.contains("daemon"),
+        "{:?} {}",
+        out.code,
+        out.stderr
+    );
+    // A broken file is refused by compose itself, before any daemon is asked.
+    let broken = Test::new().write(
+        "docker-compose.yml",
+        "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n    ports: 6379\n",
+    );
+    let out = Test::at(broken.root()).args(["run", "cache"]).run();
+    assert_ne!(out.code, Some(0));
+    assert!(out.stderr.contains("ports"), "{}", out.stderr);
+}
