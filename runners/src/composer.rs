@@ -64,8 +64,12 @@ const RESERVED: [&str; 3] = ["composer", "php", "putenv"];
 /// `composer.json`, except the manifests of installed packages under a `vendor/` directory
 /// (Composer's default `vendor-dir`): Composer runs the scripts of the root package only.
 fn candidate(path: &str) -> Option<u8> {
+    // The name first: it turns away nearly every path of a walk at once.
+    if file_name(path) != "composer.json" {
+        return None;
+    }
     let in_vendor = path.split('/').rev().skip(1).any(|part| part == "vendor");
-    (file_name(path) == "composer.json" && !in_vendor).then_some(0)
+    (!in_vendor).then_some(0)
 }
 
 fn parse(src: &Source<'_>) -> Parsed {

@@ -38,5 +38,5 @@ pub use model::{
     Adapter, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param, Parsed,
     RawTask, Runner, Source, Variadic, XcSpec,
 };
-pub use registry::ADAPTERS;
+pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

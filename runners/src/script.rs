@@ -40,16 +40,18 @@ const NOT_SCRIPTS: [&str; 24] = [
 fn candidate(path: &str) -> Option<u8> {
     let mut parts = path.rsplit('/');
     let name = parts.next()?;
-    if name.starts_with('.') || has_extension_in(name, &NOT_SCRIPTS) {
+    let dir = parts.next();
+    // The directory first: it turns away nearly every path of a walk at once.
+    if dir.is_some_and(|d| !SCRIPT_DIRS.contains(&d))
+        || name.starts_with('.')
+        || has_extension_in(name, &NOT_SCRIPTS)
+    {
         return None;
     }
-    let Some(dir) = parts.next() else {
+    let Some(dir) = dir else {
         // A file of the root.
         return Some(0);
     };
-    if !SCRIPT_DIRS.contains(&dir) {
-        return None;
-    }
     let clean = std::iter::once(dir)
         .chain(parts)
         .all(|p| !p.starts_with('.') && !VENDORED.contains(&p));

@@ -123,12 +123,8 @@ pub fn invocation(
     } else if task.runner == Runner::Compose {
         compose_program(task, &mut args)?
     } else {
-        match crate::availability::program_override(
-            &table.root,
-            &task.dir,
-            task.runner,
-            &task.argv,
-        ) {
+        match crate::availability::program_override(&table.root, &task.dir, task.runner, &task.argv)
+        {
             Some((_, local)) => local,
             None => resolve_program(task)?,
         }

@@ -93,6 +93,9 @@ pub fn find_root(start: &Path) -> PathBuf {
 
 /// Tells whether `rel` (root-relative) is a file some adapter reads, and which.
 pub fn candidate_of(rel: &str) -> Option<(usize, u8)> {
+    if agg_runners::surely_not_a_task_file(rel) {
+        return None;
+    }
     ADAPTERS
         .iter()
         .enumerate()

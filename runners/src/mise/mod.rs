@@ -77,17 +77,17 @@ const MAX_TASK_ENTRIES: usize = 10_000;
 
 /// The project directory of a config file, and the config's index in [`CONFIGS`].
 fn locate(path: &str) -> Option<(&str, usize)> {
+    // Every config file is TOML: one test turns away nearly every path of a walk. mise
+    // matches its file names exactly, so the case matters here too.
+    #[allow(clippy::case_sensitive_file_extension_comparisons)]
+    if !path.ends_with(".toml") {
+        return None;
+    }
     let mut best: Option<(&str, usize, usize)> = None;
     for (i, place) in CONFIGS.iter().enumerate() {
         let (suffix, matched) = match *place {
-            Place::File(name) => (name, path == name || path.ends_with(&format!("/{name}"))),
-            Place::ConfD(dir) => {
-                let p = parent(path);
-                (
-                    dir,
-                    is_toml(path) && (p == dir || p.ends_with(&format!("/{dir}"))),
-                )
-            }
+            Place::File(name) => (name, ends_with_part(path, name)),
+            Place::ConfD(dir) => (dir, is_toml(path) && ends_with_part(parent(path), dir)),
         };
         if !matched || best.is_some_and(|(_, _, len)| len >= suffix.len()) {
             continue;
@@ -101,6 +101,12 @@ fn locate(path: &str) -> Option<(&str, usize)> {
         best = Some((project, i, suffix.len()));
     }
     best.map(|(project, i, _)| (project, i))
+}
+
+/// Whether `path` is `tail` or ends with `/tail`.
+fn ends_with_part(path: &str, tail: &str) -> bool {
+    path.strip_suffix(tail)
+        .is_some_and(|head| head.is_empty() || head.ends_with('/'))
 }
 
 fn candidate(path: &str) -> Option<u8> {
