@@ -30,6 +30,17 @@ fn isolated(root: &Path, home: &Path) -> Test {
     ] {
         test = test.env(key, home.join(sub));
     }
+    // In CI mise answers its own `confirm` questions yes: these tests are about a terminal
+    // session, so agg runs mise without the CI markers.
+    for key in [
+        "CI",
+        "CONTINUOUS_INTEGRATION",
+        "GITHUB_ACTIONS",
+        "BUILD_NUMBER",
+        "RUN_ID",
+    ] {
+        test = test.env_remove(key);
+    }
     test.env("MISE_GLOBAL_CONFIG_FILE", home.join("config/config.toml"))
         .env("MISE_OFFLINE", "1")
         .env("MISE_TASK_RUN_AUTO_INSTALL", "false")

@@ -110,6 +110,12 @@ impl Test {
         self
     }
 
+    /// Removes a variable from agg's environment.
+    pub fn env_remove(mut self, key: impl Into<OsString>) -> Test {
+        self.remove.push(key.into());
+        self
+    }
+
     /// Removes the xc input variables the tests use from agg's environment.
     pub fn env_remove_name(mut self) -> Test {
         self.remove.extend(["NAME".into(), "GREETING".into()]);
