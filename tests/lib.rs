@@ -8,6 +8,7 @@ mod common;
 // After `common`, whose `require!` it uses.
 mod act;
 mod clients;
+mod cmake;
 mod compose;
 mod composer;
 mod conformance;

@@ -122,6 +122,27 @@ pub fn join(dir: &str, rel: &str) -> Option<String> {
     }
 }
 
+/// The path from directory `from` to directory `to`, both root-relative and normalized
+/// (`a/b`, `a/c` → `../c`; the same directory → `.`).
+pub(crate) fn relative(from: &str, to: &str) -> String {
+    fn parts(d: &str) -> Vec<&str> {
+        if d == "." {
+            Vec::new()
+        } else {
+            d.split('/').collect()
+        }
+    }
+    let (from, to) = (parts(from), parts(to));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut steps: Vec<&str> = vec![".."; from.len() - common];
+    steps.extend(&to[common..]);
+    if steps.is_empty() {
+        ".".to_owned()
+    } else {
+        steps.join("/")
+    }
+}
+
 /// The file name part of a root-relative path.
 pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)

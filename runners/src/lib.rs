@@ -10,6 +10,7 @@
 
 pub mod act;
 pub mod cargo;
+pub mod cmake;
 pub mod compose;
 pub mod composer;
 pub mod deno;
@@ -32,8 +33,8 @@ pub mod vscode;
 pub mod xc;
 mod yaml;
 
-pub(crate) use files::file_name;
 pub use files::{Files, MemFiles, join, parent};
+pub(crate) use files::{file_name, relative};
 pub use model::{
     Adapter, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param, Parsed,
     RawTask, Runner, Source, Variadic, XcSpec,

@@ -305,19 +305,26 @@ fn serde_value(
         J::Object(map) => Value::Table(
             map.iter()
                 .map(|(key, v)| {
+                    let mut line = index.line(cursor.at);
                     if !cursor.lost {
+                        let needle = needle(key);
                         match text
                             .get(cursor.at..)
-                            .and_then(|rest| find_key(rest, &needle(key)))
+                            .and_then(|rest| find_key(rest, &needle))
                         {
-                            Some(at) => cursor.at += at,
+                            Some(at) => {
+                                line = index.line(cursor.at + at);
+                                // Past the key, so that the same key in the next object is
+                                // not found here again.
+                                cursor.at += at + needle.len();
+                            }
                             None => cursor.lost = true,
                         }
                     }
                     Entry {
                         key: key.clone(),
                         node: Node {
-                            line: index.line(cursor.at),
+                            line,
                             value: serde_value(v, text, index, needle, cursor, depth + 1),
                         },
                     }
@@ -346,6 +353,20 @@ mod tests {
         assert_eq!(root.path(&["a", "c", "d"]).map(|n| n.line), Some(6));
         let err = from_toml("[a]\nb = \n").expect_err("invalid");
         assert_eq!(err.line, Some(2));
+    }
+
+    #[test]
+    fn the_same_key_in_consecutive_objects_gets_each_its_own_line() {
+        let root =
+            from_json("[\n  {\"name\": \"a\"},\n  {\"name\": \"a\"},\n  {\"name\": \"b\"}\n]")
+                .expect("valid");
+        let lines: Vec<u32> = root
+            .items()
+            .expect("array")
+            .iter()
+            .filter_map(|item| item.get("name").map(|n| n.line))
+            .collect();
+        assert_eq!(lines, [2, 3, 4]);
     }
 
     #[test]

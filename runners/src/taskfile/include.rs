@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 
 use super::node::Node;
+use crate::relative;
 
 /// What an include says, before its path is resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -140,26 +141,6 @@ fn go_arch() -> &'static str {
         "aarch64" => "arm64",
         "x86" => "386",
         other => other,
-    }
-}
-
-/// The path from directory `from` to directory `to`, both root-relative and normalized.
-fn relative(from: &str, to: &str) -> String {
-    let parts = |d: &str| -> Vec<String> {
-        if d == "." {
-            Vec::new()
-        } else {
-            d.split('/').map(str::to_owned).collect()
-        }
-    };
-    let (from, to) = (parts(from), parts(to));
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut steps: Vec<&str> = vec![".."; from.len() - common];
-    steps.extend(to[common..].iter().map(String::as_str));
-    if steps.is_empty() {
-        ".".to_owned()
-    } else {
-        steps.join("/")
     }
 }
 

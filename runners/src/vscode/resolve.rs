@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{PLATFORM, strings};
 use crate::python::value::Node;
-use crate::{Parsed, Source, join};
+use crate::{Parsed, Source, join, relative};
 
 /// A task as agg runs it.
 #[derive(Debug)]
@@ -464,24 +464,4 @@ fn escape(value: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// The relative path from directory `from` to directory `to` (both root-relative).
-pub(crate) fn relative(from: &str, to: &str) -> String {
-    let parts = |p: &str| -> Vec<String> {
-        if p == "." {
-            Vec::new()
-        } else {
-            p.split('/').map(str::to_owned).collect()
-        }
-    };
-    let (from, to) = (parts(from), parts(to));
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut path: Vec<String> = vec!["..".to_owned(); from.len() - common];
-    path.extend(to[common..].iter().cloned());
-    if path.is_empty() {
-        ".".to_owned()
-    } else {
-        path.join("/")
-    }
 }

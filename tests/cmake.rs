@@ -1,0 +1,233 @@
+//! CMake for real: presets run as `cmake --preset`, `cmake --build --preset`, `ctest
+//! --preset` and `cmake --workflow --preset`, custom targets as `cmake --build DIR --target
+//! NAME` in the first configure preset's binary directory, arguments arriving verbatim, and
+//! agg lists the presets `cmake --list-presets=all` lists.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+
+use crate::common::mcp::Mcp;
+use crate::common::repo;
+use crate::run::TRICKY;
+use crate::test::{Test, copy_dir, fixtures};
+
+/// A project that prints the cache variables `A0`…`A5` when configured, and a custom target
+/// that fails.
+const ARGS_LISTS: &str = r#"cmake_minimum_required(VERSION 3.25)
+project(args NONE)
+foreach(i RANGE 5)
+  message(NOTICE "A${i}=[${A${i}}]")
+endforeach()
+add_custom_target(fail COMMAND ${CMAKE_COMMAND} -E false COMMENT "Fail on purpose")
+"#;
+
+const ARGS_PRESETS: &str =
+    r#"{"version": 6, "configurePresets": [{"name": "args", "binaryDir": "${sourceDir}/out"}]}"#;
+
+/// `-DA<i>=<value>` for each of the tricky arguments.
+fn definitions() -> Vec<String> {
+    TRICKY
+        .iter()
+        .enumerate()
+        .map(|(i, v)| format!("-DA{i}={v}"))
+        .collect()
+}
+
+/// The values the configure step printed, in order. CMake keeps a value's newline in the
+/// variable (and drops what follows it only from the cache file).
+fn printed(stderr: &str) -> Vec<String> {
+    (0..TRICKY.len())
+        .map(|i| {
+            let start = format!("A{i}=[");
+            let at = stderr
+                .find(&start)
+                .map_or(stderr.len(), |at| at + start.len());
+            let rest = &stderr[at..];
+            rest[..rest.find("]\n").unwrap_or(rest.len())].to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn configure_presets_get_their_args_verbatim_and_targets_build_in_the_preset_dir() {
+    require!("cmake");
+    let test = Test::new()
+        .write("CMakeLists.txt", ARGS_LISTS)
+        .write("CMakePresets.json", ARGS_PRESETS);
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let tasks = json["tasks"].as_array().expect("tasks");
+    let command = |name: &str| {
+        tasks
+            .iter()
+            .find(|t| t["unique_name"] == name)
+            .map(|t| t["command"].clone())
+    };
+    assert_eq!(
+        command("configure:args"),
+        Some(json!("cmake --preset args"))
+    );
+    assert_eq!(
+        command("fail"),
+        Some(json!("cmake --build out --target fail"))
+    );
+    assert!(
+        tasks.iter().all(|t| t["runner_available"] == true),
+        "{json}"
+    );
+    let out = Test::at(test.root())
+        .args(["run", "configure:args", "--"])
+        .args(definitions())
+        .run()
+        .success();
+    assert_eq!(printed(&out.stderr), TRICKY, "{}", out.stderr);
+    assert!(test.root().join("out/CMakeCache.txt").is_file());
+    // The custom target builds in the preset's binary directory; its failure is the task's.
+    let out = Test::at(test.root()).args(["run", "fail"]).run();
+    assert_ne!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("Fail on purpose"), "{}", out.stdout);
+}
+
+#[test]
+fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
+    require!("cmake", "ctest", "make");
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("cmake-edge-cases"), dir.path());
+    let run = |name: &str| Test::at(dir.path()).args(["run", name]).run().success();
+    let out = run("configure:dev");
+    assert!(
+        dir.path().join("build/dev/CMakeCache.txt").is_file(),
+        "{}",
+        out.stderr
+    );
+    // A custom target of the top file, one of a subdirectory, one of an included file.
+    assert!(run("hello").stdout.contains("hello from cmake"));
+    let docs = run("docs").stdout;
+    assert!(
+        docs.contains("building docs") && docs.contains("hello from cmake"),
+        "{docs}"
+    );
+    assert!(run("lint").stdout.contains("linting"));
+    assert!(run("build:docs").stdout.contains("building docs"));
+    assert!(run("test:dev").stdout.contains("100% tests passed"));
+    let workflow = run("workflow:check").stdout;
+    assert!(
+        workflow.contains("Executing workflow step 3 of 3: test preset \"dev\""),
+        "{workflow}"
+    );
+    // The preset that inherits across an included file configures where it says.
+    run("configure:ci");
+    let cache = std::fs::read_to_string(dir.path().join("build/ci/CMakeCache.txt")).expect("cache");
+    assert!(
+        cache.contains("CI:UNINITIALIZED=ON") || cache.contains("CI:STRING=ON"),
+        "{cache}"
+    );
+    assert!(cache.contains("GREETING:STRING=hello"), "{cache}");
+}
+
+/// The preset names `cmake --list-presets=all` prints in `dir`, as agg names them
+/// (`configure:dev`).
+fn cmake_presets(dir: &Path) -> BTreeSet<String> {
+    let out = Command::new("cmake")
+        .arg("--list-presets=all")
+        .current_dir(dir)
+        .output()
+        .expect("cmake --list-presets");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut kind = String::new();
+    let mut names = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some(rest) = line.strip_prefix("Available ") {
+            rest.split(' ')
+                .next()
+                .unwrap_or_default()
+                .clone_into(&mut kind);
+        } else if let Some(name) = line
+            .trim()
+            .strip_prefix('"')
+            .and_then(|l| l.split('"').next())
+        {
+            names.insert(format!("{kind}:{name}"));
+        }
+    }
+    names
+}
+
+#[test]
+fn agg_lists_the_presets_cmake_lists() {
+    require!("cmake");
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixtures().join("cmake-edge-cases"), dir.path());
+    // The user's own presets file, beside the project's, is read through it.
+    std::fs::write(
+        dir.path().join("CMakeUserPresets.json"),
+        r#"{"version": 6, "configurePresets": [{"name": "mine", "inherits": "dev", "displayName": "Mine"}],
+            "buildPresets": [{"name": "mine", "configurePreset": "mine"}]}"#,
+    )
+    .expect("write");
+    let json = Test::at(dir.path())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let ours: BTreeSet<String> = json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["dir"] == "." && t["runner"] == "cmake")
+        .filter_map(|t| t["source_name"].as_str())
+        .filter(|name| name.contains(':'))
+        .map(str::to_owned)
+        .collect();
+    let theirs = cmake_presets(dir.path());
+    assert!(
+        theirs.contains("configure:mine") && theirs.contains("workflow:check"),
+        "{theirs:?}"
+    );
+    assert_eq!(ours, theirs);
+}
+
+#[tokio::test]
+async fn presets_and_targets_run_through_mcp() {
+    require!("cmake");
+    let mcp = Mcp::start(
+        repo(&[
+            ("CMakeLists.txt", ARGS_LISTS),
+            ("CMakePresets.json", ARGS_PRESETS),
+        ]),
+        true,
+    )
+    .await;
+    let run = mcp
+        .ok(
+            "task_start",
+            json!({
+                "unique_name": "configure:args",
+                "args": definitions(),
+                "output": "full",
+                "wait_ms": 120_000,
+            }),
+        )
+        .await;
+    assert_eq!(run["exit_code"], 0, "{run}");
+    let text = run["output"]["text"].as_str().unwrap_or_default();
+    assert_eq!(printed(text), TRICKY, "{run}");
+    let run = mcp
+        .ok(
+            "task_start",
+            json!({"unique_name": "fail", "output": "full", "wait_ms": 120_000}),
+        )
+        .await;
+    assert_ne!(run["exit_code"], 0, "{run}");
+    mcp.client.cancel().await.expect("close");
+}
