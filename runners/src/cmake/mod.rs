@@ -17,7 +17,7 @@ mod tests;
 use presets::{Kind, Presets, step_kind, tidy};
 
 use crate::python::value::Node;
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent, relative};
+use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
 
 /// The CMake adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -305,15 +305,8 @@ fn target_tasks(presets: &Presets, project: &lists::Project, dir: &str) -> Vec<R
                     task.deps.push(dep.clone());
                 }
             }
-            let mut lines = target.commands.clone();
-            if dir != parent(&target.file) {
-                lines.push(format!(
-                    "(defined in {})",
-                    relative(dir, parent(&target.file))
-                ));
-            }
-            if !lines.is_empty() {
-                task.script = Some(lines.join("\n"));
+            if !target.commands.is_empty() {
+                task.script = Some(target.commands.join("\n"));
             }
             task.behaviour.interactive = target.uses_terminal;
             task

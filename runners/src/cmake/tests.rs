@@ -405,10 +405,7 @@ include(CTest)
     let lint = task(&parsed, "lint");
     assert_eq!(lint.file_path, "tools/CMakeLists.txt");
     assert_eq!(lint.deps, ["format"]);
-    assert_eq!(
-        lint.script.as_deref(),
-        Some("\"run-lint --all\"\n(defined in tools)")
-    );
+    assert_eq!(lint.script.as_deref(), Some("\"run-lint --all\""));
     assert_eq!(
         parsed.consumed,
         [
