@@ -19,9 +19,19 @@ use agg_runners::Files;
 /// and it keeps a hostile 1 GB file from being read into memory.
 pub const MAX_TASK_FILE_BYTES: u64 = 8 * 1024 * 1024;
 
+/// What a walk of the tree already knows, so that [`RepoFiles`] need not ask the file
+/// system again.
+pub trait Walked: Sync {
+    /// Whether the walk entered the root-relative directory `dir`. The walk follows no
+    /// symlink, so neither `dir` nor a directory above it is one.
+    fn entered(&self, dir: &str) -> bool;
+    /// The names of the other files the walk found beside `path` that are candidates of the
+    /// same format; `None` when the walk did not see `path`'s directory.
+    fn candidates_beside(&self, path: &str) -> Option<Vec<String>>;
+}
+
 /// Root-confined, cached, size-capped file access.
-#[derive(Debug)]
-pub struct RepoFiles {
+pub struct RepoFiles<'w> {
     root: PathBuf,
     canonical_root: PathBuf,
     cache: Mutex<HashMap<String, Result<Arc<str>, String>>>,
@@ -30,6 +40,16 @@ pub struct RepoFiles {
     /// Directories known to have (true) or not to have (false) a symlink between them and
     /// the root.
     linked_dirs: Mutex<HashMap<PathBuf, bool>>,
+    walked: Option<&'w dyn Walked>,
+}
+
+impl std::fmt::Debug for RepoFiles<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RepoFiles")
+            .field("root", &self.root)
+            .field("walked", &self.walked.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// How many bytes [`RepoFiles::read_admitted`] shows an adapter's gate.
@@ -44,16 +64,24 @@ pub struct Text {
     pub invalid_utf8_line: Option<u32>,
 }
 
-impl RepoFiles {
+impl<'w> RepoFiles<'w> {
     /// A view of the tree under `root`.
-    pub fn new(root: &Path) -> RepoFiles {
+    pub fn new(root: &Path) -> RepoFiles<'w> {
         RepoFiles {
             root: root.to_path_buf(),
             canonical_root: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             cache: Mutex::new(HashMap::new()),
             exists_cache: Mutex::new(HashMap::new()),
             linked_dirs: Mutex::new(HashMap::new()),
+            walked: None,
         }
+    }
+
+    /// The same view, told what a walk of the tree found.
+    #[must_use]
+    pub fn with_walk(mut self, walked: &'w dyn Walked) -> RepoFiles<'w> {
+        self.walked = Some(walked);
+        self
     }
 
     /// The absolute path of a root-relative path.
@@ -82,7 +110,7 @@ impl RepoFiles {
         }
         let mut bytes = Vec::with_capacity(PEEK_BYTES);
         (&mut file)
-            .take(PEEK_BYTES as u64)
+            .take(read_limit(&meta).min(PEEK_BYTES as u64))
             .read_to_end(&mut bytes)
             .ok()?;
         if !admit(&bytes, meta.permissions().mode() & 0o111 != 0) {
@@ -91,11 +119,22 @@ impl RepoFiles {
         if meta.len() > MAX_TASK_FILE_BYTES {
             return Some(Err(too_large(meta.len())));
         }
-        let rest = MAX_TASK_FILE_BYTES.saturating_sub(bytes.len() as u64);
+        let rest = read_limit(&meta).saturating_sub(bytes.len() as u64);
         if let Err(err) = file.take(rest).read_to_end(&mut bytes) {
             return Some(Err(io_reason(&err)));
         }
         Some(Ok(decode(bytes)))
+    }
+}
+
+/// How many bytes of a regular file to read: its size when it was opened, so that the read
+/// that reaches it is the last (no extra read to see the end), or the cap when the size says
+/// nothing (0, as files of virtual file systems report). A file that grows while it is read
+/// is read as it was; the cap holds either way.
+fn read_limit(meta: &fs::Metadata) -> u64 {
+    match meta.len() {
+        0 => MAX_TASK_FILE_BYTES,
+        len => len.min(MAX_TASK_FILE_BYTES),
     }
 }
 
@@ -129,7 +168,7 @@ fn too_large(len: u64) -> String {
     )
 }
 
-impl RepoFiles {
+impl RepoFiles<'_> {
     /// Opens a root-relative file for reading, refusing a symlink that leads out of the root.
     fn open_confined(&self, rel: &str) -> Result<fs::File, String> {
         let path = self.abs(rel);
@@ -157,9 +196,8 @@ impl RepoFiles {
             return Err(too_large(meta.len()));
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        // The cap holds even for a file that grows while it is read.
         (&mut file)
-            .take(MAX_TASK_FILE_BYTES)
+            .take(read_limit(&meta))
             .read_to_end(&mut bytes)
             .map_err(|e| io_reason(&e))?;
         Ok(bytes)
@@ -181,6 +219,12 @@ impl RepoFiles {
         if dir == self.root || !dir.starts_with(&self.root) {
             return false;
         }
+        if let Some(walked) = self.walked
+            && let Ok(rel) = dir.strip_prefix(&self.root)
+            && rel.to_str().is_some_and(|rel| walked.entered(rel))
+        {
+            return false;
+        }
         remembered(&self.linked_dirs, dir, || {
             fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
                 || dir.parent().is_some_and(|p| self.has_symlink_ancestor(p))
@@ -188,7 +232,7 @@ impl RepoFiles {
     }
 }
 
-impl Files for RepoFiles {
+impl Files for RepoFiles<'_> {
     fn read(&self, path: &str) -> Result<String, String> {
         remembered(&self.cache, path, || {
             self.read_task_file(path)
@@ -225,6 +269,16 @@ impl Files for RepoFiles {
         self.open_confined(path)
             .and_then(|f| f.metadata().map_err(|e| io_reason(&e)))
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+
+    fn siblings(&self, path: &str) -> Vec<String> {
+        if let Some(found) = self.walked.and_then(|w| w.candidates_beside(path)) {
+            return found;
+        }
+        let (dir, name) = path.rsplit_once('/').unwrap_or((".", path));
+        let mut names = self.read_dir(dir);
+        names.retain(|n| n != name);
+        names
     }
 
     fn read_dir(&self, dir: &str) -> Vec<String> {
@@ -319,6 +373,31 @@ fn bytecount_newlines(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_give_whole_files_of_every_size_around_the_peek() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = RepoFiles::new(tmp.path());
+        for len in [
+            0,
+            1,
+            PEEK_BYTES - 1,
+            PEEK_BYTES,
+            PEEK_BYTES + 1,
+            3 * PEEK_BYTES,
+        ] {
+            let text: String = "#!/bin/sh\n"
+                .chars()
+                .chain(std::iter::repeat('x'))
+                .take(len)
+                .collect();
+            let name = format!("f{len}");
+            std::fs::write(tmp.path().join(&name), &text).unwrap();
+            assert_eq!(files.read_task_file(&name).unwrap().text, text, "{len}");
+            let admitted = files.read_admitted(&name, |_, _| true);
+            assert_eq!(admitted.unwrap().unwrap().text, text, "{len}");
+        }
+    }
 
     #[test]
     fn listings_stay_inside_the_root() {

@@ -151,6 +151,35 @@ fn only_the_projects_own_scripts_are_listed() {
 }
 
 #[test]
+fn an_extension_stays_only_beside_another_program_of_the_same_stem() {
+    let test = Test::new().write(".gitignore", "bin/release\n");
+    let root = test.root().to_path_buf();
+    executable(&root, "bin/build.sh", "#!/bin/sh\n");
+    executable(&root, "bin/build.py", "#!/usr/bin/env python3\n");
+    // A binary of the same stem is a program too.
+    executable(&root, "bin/fmt.sh", "#!/bin/sh\n");
+    executable(&root, "bin/fmt", "\u{7f}ELF\u{2}\u{1}\u{1}\0\0\0");
+    // An ignored build output, a document and a non-executable file do not count.
+    executable(&root, "bin/release.sh", "#!/bin/sh\n");
+    executable(&root, "bin/release", "#!/bin/sh\n");
+    executable(&root, "bin/lint.sh", "#!/bin/sh\n");
+    executable(&root, "bin/lint.md", "notes\n");
+    executable(&root, "bin/serve.sh", "#!/bin/sh\n");
+    std::fs::write(root.join("bin/serve.js"), "#!/usr/bin/env node\n").expect("write");
+    assert_eq!(
+        names(&root),
+        [
+            "bin/build.py",
+            "bin/build.sh",
+            "bin/fmt.sh",
+            "bin/lint",
+            "bin/release",
+            "bin/serve"
+        ]
+    );
+}
+
+#[test]
 fn a_directory_with_only_scripts_is_not_taken_for_a_repository_root() {
     // Without `.git`, agg looks up for the nearest directory with a task file; a file that
     // might be a script says nothing by its name alone.

@@ -16,6 +16,15 @@ pub trait Files: Sync {
     fn read_dir(&self, dir: &str) -> Vec<String>;
     /// Whether `path` is a regular file with an execute bit set.
     fn executable(&self, path: &str) -> bool;
+    /// The names of the other files in `path`'s directory that may be files of the same
+    /// format as `path`. A scan answers from its walk (files the ignore rules hide are not
+    /// among them); by default, every other entry of the directory.
+    fn siblings(&self, path: &str) -> Vec<String> {
+        let (dir, name) = path.rsplit_once('/').unwrap_or((".", path));
+        let mut names = self.read_dir(dir);
+        names.retain(|n| n != name);
+        names
+    }
     /// The name of the root directory itself (VS Code's `${workspaceFolderBasename}` of a
     /// workspace at the root), when known.
     fn root_name(&self) -> Option<String> {

@@ -107,16 +107,16 @@ fn parse(src: &Source<'_>) -> Parsed {
 }
 
 /// `scripts/deploy` for `scripts/deploy.sh`; the extension stays when another executable
-/// file of the same directory has the same stem (`scripts/test` beside `scripts/test.sh`,
-/// `bin/build.py` beside `bin/build.sh`), so that no two scripts share a name and no name
-/// suggests a different file than the one that runs.
+/// file of the same directory that could be a script has the same stem (`scripts/test`
+/// beside `scripts/test.sh`, `bin/build.py` beside `bin/build.sh`), so that no two scripts
+/// share a name and no name suggests a different file than the one that runs.
 fn script_name(path: &str, rel: &str, files: &dyn Files) -> String {
     let name = file_name(path);
     let Some((stem, _)) = name.rsplit_once('.').filter(|(stem, _)| !stem.is_empty()) else {
         return rel.to_owned();
     };
     let dir = parent(path);
-    let clash = files.read_dir(dir).iter().any(|other| {
+    let clash = files.siblings(path).iter().any(|other| {
         other != name
             && (other == stem || other.strip_prefix(stem).is_some_and(|r| r.starts_with('.')))
             && join(dir, other).is_some_and(|p| files.executable(&p))

@@ -10,7 +10,34 @@ use rayon::prelude::*;
 use super::listing::{listed, parse_file};
 use super::walk::{relative, walk};
 use super::{Group, NEVER_ENTER, PACKAGE_MANAGER_MARKERS, Scan, candidate_of};
-use crate::repo_files::{RepoFiles, abs_path};
+use crate::repo_files::{RepoFiles, Walked, abs_path};
+
+impl Walked for Index {
+    fn entered(&self, dir: &str) -> bool {
+        self.dirs.contains(dir)
+    }
+
+    fn candidates_beside(&self, path: &str) -> Option<Vec<String>> {
+        let dir = parent(path);
+        if !self.dirs.contains(dir) {
+            return None;
+        }
+        let (adapter, _) = candidate_of(path)?;
+        let group = self.candidates.get(&(adapter, dir.to_owned()));
+        Some(
+            group
+                .into_iter()
+                .flat_map(BTreeMap::keys)
+                .filter(|rel| rel.as_str() != path)
+                .map(|rel| {
+                    rel.rsplit_once('/')
+                        .map_or(rel.as_str(), |(_, name)| name)
+                        .to_owned()
+                })
+                .collect(),
+        )
+    }
+}
 
 /// What the scan knows about a repository, kept up to date by [`Index::apply`].
 #[derive(Debug)]
@@ -276,15 +303,17 @@ impl Index {
     }
 
     fn parse(&mut self, jobs: &[(usize, String)]) {
-        let files = RepoFiles::new(&self.root);
-        let one = |(adapter, rel): &(usize, String)| {
-            (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
-        };
-        // A handful of files is parsed faster than a thread pool starts.
-        let results: Vec<(String, Parsed)> = if jobs.len() <= 8 {
-            jobs.iter().map(one).collect()
-        } else {
-            jobs.par_iter().map(one).collect()
+        let results: Vec<(String, Parsed)> = {
+            let files = RepoFiles::new(&self.root).with_walk(&*self);
+            let one = |(adapter, rel): &(usize, String)| {
+                (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
+            };
+            // A handful of files is parsed faster than a thread pool starts.
+            if jobs.len() <= 8 {
+                jobs.iter().map(one).collect()
+            } else {
+                jobs.par_iter().map(one).collect()
+            }
         };
         self.parsed.extend(results);
     }
