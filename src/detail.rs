@@ -82,7 +82,10 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if let Some(desc) = &t.description {
         field(out, "description", desc)?;
     }
-    field(out, "command", &t.command)?;
+    match &d.behaviour.not_runnable {
+        Some(reason) => field(out, "not runnable", reason)?,
+        None => field(out, "command", &t.command)?,
+    }
     field(out, "dir", &t.dir)?;
     let at = match t.line {
         Some(line) => format!("{}:{line}", t.file_path),

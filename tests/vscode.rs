@@ -95,6 +95,7 @@ fn the_table_shows_vscode_fields() {
     { "label": "watch", "type": "shell", "command": "sleep 100", "isBackground": true,
       "detail": "Rebuild on change", "group": "build", },
     { "label": "pick", "type": "shell", "command": "echo ${input:name}" },
+    { "label": "bad", "type": "shell", "command": ["make"] },
   ],
 }"#,
     );
@@ -110,16 +111,107 @@ fn the_table_shows_vscode_fields() {
     assert_eq!(watch["group"], "build");
     assert_eq!(watch["description"], "Rebuild on change");
     assert_eq!(watch["runner_available"], true);
-    assert_eq!(json["tasks"].as_array().map(Vec::len), Some(1), "{json}");
-    let diagnostic = &json["diagnostics"][0];
-    assert_eq!(diagnostic["file_path"], ".vscode/tasks.json");
-    assert_eq!(diagnostic["line"], 6);
+    assert!(watch.get("not_runnable").is_none(), "{watch}");
+    // A task that needs the editor is listed with the reason, at its line.
+    let pick = &json["tasks"][1];
+    assert_eq!(pick["unique_name"], "pick", "{json}");
+    assert_eq!(pick["line"], 6);
+    assert_eq!(pick["command"], "");
     assert!(
-        diagnostic["message"]
+        pick["not_runnable"]
             .as_str()
             .is_some_and(|m| m.contains("${input:name}")),
-        "{diagnostic}"
+        "{pick}"
     );
+    assert_eq!(json["tasks"].as_array().map(Vec::len), Some(2), "{json}");
+    // A task written wrong is a diagnostic at its line.
+    let diagnostics = json["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{json}");
+    assert_eq!(diagnostics[0]["file_path"], ".vscode/tasks.json");
+    assert_eq!(diagnostics[0]["line"], 7);
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`command` must be a string")),
+        "{json}"
+    );
+}
+
+#[test]
+fn a_task_that_needs_the_editor_is_shown_and_refused_with_its_reason() {
+    let test = project().write(
+        ".vscode/tasks.json",
+        r#"{ "version": "2.0.0", "tasks": [
+    { "label": "tsc: watch", "type": "typescript", "tsconfig": "tsconfig.json", "option": "watch" },
+    { "label": "lint file", "type": "shell", "command": "eslint ${file}", "detail": "Lint the open file" },
+    { "label": "all", "dependsOn": ["lint file"] },
+    { "label": "ok", "type": "shell", "command": "touch ran" }
+  ] }"#,
+    );
+    let root = test.root().to_path_buf();
+    let out = Test::at(&root).args(["list"]).run().success();
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.contains("tsc: watch") && l.ends_with("[not runnable here]")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.contains("Lint the open file  [not runnable here]")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("3 tasks marked [not runnable here]"),
+        "{}",
+        out.stderr
+    );
+    let out = Test::at(&root).args(["describe", "all"]).run().success();
+    assert!(
+        out.stdout.contains("not runnable") && out.stdout.contains("depends on `lint file`"),
+        "{}",
+        out.stdout
+    );
+    for name in ["tsc: watch", "lint file", "all"] {
+        let out = Test::at(&root).args(["run", name]).run().code(2);
+        assert!(out.stderr.contains("run it from VS Code"), "{}", out.stderr);
+    }
+    assert!(!root.join("ran").exists());
+    Test::at(&root).args(["run", "ok"]).run().success();
+    assert!(root.join("ran").exists());
+}
+
+#[tokio::test]
+async fn an_agent_is_told_why_a_task_cannot_run_before_any_permission_question() {
+    let mcp = Mcp::start(
+        repo(&[(
+            ".vscode/tasks.json",
+            r#"{ "version": "2.0.0", "tasks": [
+    { "label": "tsc: build", "type": "typescript", "tsconfig": "tsconfig.json" } ] }"#,
+        )]),
+        false,
+    )
+    .await;
+    let listed = mcp.ok("list_tasks", json!({})).await;
+    assert!(
+        listed["tasks"][0]["not_runnable"]
+            .as_str()
+            .is_some_and(|r| r.contains("`typescript`")),
+        "{listed}"
+    );
+    let body = mcp
+        .err("task_start", json!({ "unique_name": "tsc: build" }), -32015)
+        .await;
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("agg cannot run `tsc: build`")),
+        "{body}"
+    );
+    mcp.client.cancel().await.expect("close");
 }
 
 #[tokio::test]

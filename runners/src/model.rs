@@ -608,12 +608,22 @@ pub struct Behaviour {
     /// `persistent`, nx `continuous`, VS Code `isBackground`, a compose service).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub service: bool,
+    /// Why agg cannot run the task, when it cannot: a VS Code task of a type an extension
+    /// provides, or one that needs a variable only the editor fills in (`${file}`). Such a
+    /// task is listed so it can be found, and `agg run` and `task_start` refuse it with
+    /// this reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_runnable: Option<String>,
 }
 
 impl Behaviour {
     /// Whether there is nothing beyond the command.
     pub fn is_empty(&self) -> bool {
-        self.confirm.is_empty() && !self.interactive && self.hooks.is_empty() && !self.service
+        self.confirm.is_empty()
+            && !self.interactive
+            && self.hooks.is_empty()
+            && !self.service
+            && self.not_runnable.is_none()
     }
 }
 

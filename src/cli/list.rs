@@ -49,9 +49,9 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     } else {
         let mut out = anstream::stdout().lock();
         chosen.announce(&mut out).map_err(Error::Output)?;
-        write_table(&mut out, &table.tasks).map_err(Error::Output)?;
+        write_table(&mut out, &table).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
-        print_hints(&table.tasks).map_err(Error::Output)?;
+        print_hints(&table).map_err(Error::Output)?;
     }
     // The process ends next: freeing a monorepo's rows one by one would only delay it.
     std::mem::forget(table);
@@ -75,7 +75,7 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
                     // Clear the screen and home the cursor: the table replaces itself.
                     write!(out, "\x1b[2J\x1b[H")?;
                 }
-                write_table(&mut out, &shown.tasks)?;
+                write_table(&mut out, &shown)?;
                 writeln!(
                     out,
                     "{DIM}watching {} · {} tasks · {}{DIM:#}",
@@ -108,7 +108,8 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
 }
 
 /// Writes the human table: one block per directory, tasks aligned within it.
-pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
+pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
+    let tasks = &table.tasks;
     if tasks.is_empty() {
         writeln!(out, "no tasks found")?;
         return Ok(());
@@ -143,7 +144,12 @@ pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
             .unwrap_or(0);
         for t in group {
             let label = runner_label(t);
-            let runner_style = if t.runner_available { DIM } else { MISSING };
+            let not_runnable = table.behaviour(t).is_some_and(|b| b.not_runnable.is_some());
+            let runner_style = if t.runner_available && !not_runnable {
+                DIM
+            } else {
+                MISSING
+            };
             write!(
                 out,
                 "  {NAME}{}{NAME:#}{}  {runner_style}{label}{runner_style:#}{}  ",
@@ -153,7 +159,11 @@ pub fn write_table(out: &mut impl Write, tasks: &[Task]) -> io::Result<()> {
             )?;
             match t.description.as_deref().and_then(|d| d.lines().next()) {
                 Some(desc) => write!(out, "{desc}")?,
+                None if not_runnable => {}
                 None => write!(out, "{DIM}$ {}{DIM:#}", t.command)?,
+            }
+            if not_runnable {
+                write!(out, "  {MISSING}[not runnable here]{MISSING:#}")?;
             }
             if t.is_suffixed() {
                 // Another name agg takes for it: `agg run 'just format'`.
@@ -217,13 +227,26 @@ fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
     Ok(())
 }
 
-/// One line per missing runner, however many tasks use it.
-fn print_hints(tasks: &[Task]) -> io::Result<()> {
+/// One line per missing runner, however many tasks use it, and one for the tasks that
+/// need their editor.
+fn print_hints(table: &Table) -> io::Result<()> {
     let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
-    for t in tasks.iter().filter(|t| !t.runner_available) {
+    for t in table.tasks.iter().filter(|t| !t.runner_available) {
         *missing.entry(t.runner).or_default() += 1;
     }
     let mut err = anstream::stderr().lock();
+    let editor_only = table
+        .tasks
+        .iter()
+        .filter(|t| table.behaviour(t).is_some_and(|b| b.not_runnable.is_some()))
+        .count();
+    if editor_only > 0 {
+        let tasks = if editor_only == 1 { "task" } else { "tasks" };
+        writeln!(
+            err,
+            "{DIM}note:{DIM:#} {editor_only} {tasks} marked [not runnable here] need the editor that defines them; `agg describe NAME` says why"
+        )?;
+    }
     for (runner, count) in missing {
         let tasks = if count == 1 { "task" } else { "tasks" };
         writeln!(

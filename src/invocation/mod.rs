@@ -54,6 +54,11 @@ pub enum InvocationError {
     },
     /// The built-in xc executor refused the task (missing input, cycle, missing dep).
     Xc(String),
+    /// agg lists the task but cannot run it (a VS Code task an extension provides).
+    NotRunnable {
+        /// Why, as the table says it.
+        reason: String,
+    },
     /// A wildcard task (go-task `greet:*`) was given no value for one of its `*`s.
     MissingMatch {
         /// The parameter standing for that `*` (`MATCH`).
@@ -75,6 +80,7 @@ impl std::fmt::Display for InvocationError {
             InvocationError::InvalidArg { index } => {
                 write!(f, "argument {} contains a NUL byte", index + 1)
             }
+            InvocationError::NotRunnable { reason } => f.write_str(reason),
             InvocationError::Xc(message) => f.write_str(message),
             InvocationError::MissingMatch { param, pattern } => write!(
                 f,
@@ -93,6 +99,9 @@ pub fn invocation(
     task: &Task,
     opts: &RunOptions,
 ) -> Result<Invocation, InvocationError> {
+    if let Some(reason) = table.behaviour(task).and_then(|b| b.not_runnable.clone()) {
+        return Err(InvocationError::NotRunnable { reason });
+    }
     validate(opts)?;
     let cwd = table.root.join(&task.dir);
     let env: Vec<(OsString, OsString)> = opts

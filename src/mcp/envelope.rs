@@ -51,6 +51,9 @@ pub mod code {
     /// The task's runner asks for confirmation, and the user did not give it (or the
     /// client cannot ask).
     pub const NEEDS_CONFIRMATION: i32 = -32014;
+    /// agg lists the task but cannot run it (a VS Code task an extension provides, or one
+    /// that needs a variable only the editor fills in).
+    pub const NOT_RUNNABLE: i32 = -32015;
     /// The arguments are invalid.
     pub const INVALID_ARGS: i32 = -32602;
 }

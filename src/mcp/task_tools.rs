@@ -69,7 +69,13 @@ impl TaskTools {
     /// the rest are left out (and counted), so a growing repository never takes the server
     /// down; `list_tasks` and `task_start` still reach every task.
     pub fn tools(&self, table: &Table) -> Selection {
-        let matching: Vec<&Task> = table.tasks.iter().filter(|t| self.matches(t)).collect();
+        // A task agg cannot run would be a tool that only ever fails.
+        let matching: Vec<&Task> = table
+            .tasks
+            .iter()
+            .filter(|t| self.matches(t))
+            .filter(|t| table.behaviour(t).is_none_or(|b| b.not_runnable.is_none()))
+            .collect();
         let left_out = matching.len().saturating_sub(self.cap);
         let tasks = &matching[..matching.len().min(self.cap)];
         let names = tool_names(

@@ -185,6 +185,10 @@ impl Server {
         let tail_lines = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
+        // Before the user is asked anything: a permission for what cannot run is no use.
+        if let Some(reason) = table.behaviour(task).and_then(|b| b.not_runnable.clone()) {
+            return Err(not_runnable(task, reason));
+        }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
         let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
         let refusal = match self.decide(task) {
@@ -303,6 +307,7 @@ impl Server {
                 ),
                 Some(format!("install it: {hint}")),
             ),
+            InvocationError::NotRunnable { reason } => not_runnable(task, reason),
             other => tool_error(code::INVALID_ARGS, other.to_string(), None),
         })?;
         let started = self
@@ -371,6 +376,14 @@ impl Server {
 }
 
 /// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
+fn not_runnable(task: &Task, reason: String) -> ToolError {
+    tool_error(
+        code::NOT_RUNNABLE,
+        format!("agg cannot run `{}`: {reason}", task.unique_name),
+        Some("the user can run it from the editor that defines it".to_owned()),
+    )
+}
+
 fn needs_confirmation(task: &Task, texts: &[String]) -> ToolError {
     tool_error(
         code::NEEDS_CONFIRMATION,
@@ -420,10 +433,10 @@ fn list_text(r: &ListTasksResult) -> String {
             if row.allowlisted { "✓" } else { "·" },
             t.unique_name,
             t.runner,
-            if t.runner_available {
-                ""
-            } else {
-                ", not installed"
+            match row.behaviour.not_runnable {
+                Some(_) => ", not runnable",
+                None if t.runner_available => "",
+                None => ", not installed",
             },
             t.description.as_deref().map_or_else(
                 || format!("$ {}", t.command),

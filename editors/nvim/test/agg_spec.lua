@@ -96,6 +96,10 @@ test('each picker item shows name, runner and description (or command), in colum
     "tools/gen  make    Generate the tools' code",
   }, 'picker lines')
   eq(agg.format_item({ unique_name = 'x', runner = 'just', runner_available = false, command = 'just x', description = vim.NIL }), 'x  just ✗  $ just x')
+  eq(
+    agg.format_item({ unique_name = 'tsc', runner = 'vscode', runner_available = true, command = '', description = vim.NIL, not_runnable = 'needs VS Code' }),
+    'tsc  vscode ✗ not runnable here: needs VS Code'
+  )
 end)
 
 test('choosing a task runs it with agg run in a terminal split', function()

@@ -1,4 +1,4 @@
-// The `agg` task provider: every row of each workspace folder's table becomes a vscode.Task
+// The `agg` task provider: each row of a workspace folder's table becomes a vscode.Task
 // that runs `agg run NAME` in the integrated terminal. Tasks with parameters ask for their
 // arguments first, through a command VS Code calls while it resolves `${command:…}`.
 
@@ -10,6 +10,7 @@ import {
   AggTaskDefinition,
   definitionExecution,
   Execution,
+  offered,
   paramsHint,
   TASK_TYPE,
   TaskSpec,
@@ -35,7 +36,7 @@ export class AggTaskProvider implements vscode.TaskProvider, vscode.Disposable {
         continue; // reported by Tables (one notification when agg is missing)
       }
       const aggPath = this.options().path;
-      for (const row of table.tasks) {
+      for (const row of table.tasks.filter(offered)) {
         const spec = taskSpec(row, folder.uri.fsPath, aggPath, (r) => this.prompt(folder, r));
         tasks.push(this.toTask(folder, spec));
       }

@@ -25,6 +25,8 @@ export interface AggTask {
   deps: string[];
   aliases: string[];
   group?: string | null;
+  /** Why agg cannot run the task (a VS Code task an extension provides), when it cannot. */
+  not_runnable?: string;
 }
 
 /** A file agg could not read or understand. */

@@ -70,6 +70,15 @@ export function definitionExecution(
   return processExecution(definition.task, definition.args ?? [], root, aggPath);
 }
 
+/**
+ * Whether the provider offers the row. Not a task agg cannot run, and not a task of the folder's
+ * own `.vscode/tasks.json`: VS Code lists and runs those itself (a nested folder's tasks.json it
+ * does not read, so agg offers those).
+ */
+export function offered(row: AggTask): boolean {
+  return row.not_runnable === undefined && !(row.runner === 'vscode' && row.file_path === '.vscode/tasks.json');
+}
+
 /** `make`, or `make apps/api` for a task outside the root. */
 export function source(row: AggTask): string {
   return row.dir === '.' ? row.runner : `${row.runner} ${row.dir}`;

@@ -148,6 +148,35 @@ test('running the registered tasks runs them through agg (marker files)', async 
   assert.equal(fs.readFileSync(path.join(root, 'tools', 'marker-gen.txt'), 'utf8'), 'generated\n');
 });
 
+test("the folder's own tasks.json and what agg cannot run are left to VS Code; a nested tasks.json is offered", async () => {
+  const root = fixtureCopy();
+  const tasksJson = (tasks: object[]) => JSON.stringify({ version: '2.0.0', tasks });
+  fs.mkdirSync(path.join(root, '.vscode'));
+  fs.writeFileSync(
+    path.join(root, '.vscode', 'tasks.json'),
+    tasksJson([{ label: 'root-echo', type: 'shell', command: 'echo root' }]),
+  );
+  fs.mkdirSync(path.join(root, 'tools', '.vscode'));
+  fs.writeFileSync(
+    path.join(root, 'tools', '.vscode', 'tasks.json'),
+    tasksJson([
+      { label: 'nested-mark', type: 'shell', command: 'echo nested > marker-nested.txt' },
+      { label: 'tsc-watch', type: 'typescript', tsconfig: 'tsconfig.json', option: 'watch' },
+    ]),
+  );
+  const rows = aggTable(root).tasks.filter((t) => t.runner === 'vscode');
+  assert.deepEqual(rows.map((t) => t.source_name).sort(), ['nested-mark', 'root-echo', 'tsc-watch']);
+  assert.match(rows.find((t) => t.source_name === 'tsc-watch')?.not_runnable ?? '', /`typescript`/);
+
+  const tasks = await start([root]).provideTasks();
+  assert.deepEqual(
+    tasks.filter((t) => t.source.startsWith('vscode')).map((t) => t.name),
+    ['nested-mark'],
+  );
+  await run(byName(tasks, 'tools/nested-mark'));
+  assert.equal(fs.readFileSync(path.join(root, 'tools', 'marker-nested.txt'), 'utf8'), 'nested\n');
+});
+
 test('a task with parameters asks for its arguments, which the shell splits as typed', async () => {
   const root = fixtureCopy();
   const tasks = await start([root]).provideTasks();

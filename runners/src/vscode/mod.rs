@@ -13,7 +13,7 @@ mod tests;
 use crate::python::value::{self, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
 
-pub(crate) use resolve::Spec;
+pub(crate) use resolve::{Refusal, Spec};
 
 /// The `.vscode/tasks.json` adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -101,18 +101,24 @@ fn task(
     specs: &[Spec],
     out: &mut Parsed,
 ) -> Option<RawTask> {
-    if let Some(reason) = &spec.unrunnable {
-        out.diag(
-            path,
-            Some(spec.line),
-            format!("task `{}` is not listed: {reason}", spec.label),
-        );
-        return None;
-    }
     let mut order = Vec::new();
-    if let Err(message) = dependencies(spec, specs, &mut Vec::new(), &mut order) {
-        out.diag(path, Some(spec.line), message);
-        return None;
+    let refusal = match &spec.refusal {
+        Some(Refusal::Broken(reason)) => Some(Refusal::Broken(format!(
+            "task `{}` is not listed: {reason}",
+            spec.label
+        ))),
+        Some(needs_editor) => Some(needs_editor.clone()),
+        None => dependencies(spec, specs, &mut Vec::new(), &mut order).err(),
+    };
+    match refusal {
+        None => {}
+        Some(Refusal::NeedsEditor(reason)) => {
+            return Some(unrunnable(path, folder, spec, reason));
+        }
+        Some(Refusal::Broken(message)) => {
+            out.diag(path, Some(spec.line), message);
+            return None;
+        }
     }
     if spec.command.is_none() && order.is_empty() {
         out.diag(
@@ -148,15 +154,30 @@ fn task(
         ];
         (folder.to_owned(), argv, line)
     };
+    let mut task = row(path, spec, dir, argv);
+    task.env.clone_from(&spec.env);
+    task.script = Some(script);
+    Some(task)
+}
+
+/// The row of a task agg cannot run: listed, as VS Code lists it, with the reason instead
+/// of a command, so that it can be found and `agg run` can say why it will not run it.
+fn unrunnable(path: &str, folder: &str, spec: &Spec, reason: String) -> RawTask {
+    let mut task = row(path, spec, folder.to_owned(), Vec::new());
+    task.script.clone_from(&spec.written);
+    task.behaviour.not_runnable = Some(reason);
+    task
+}
+
+/// What every row of `spec` holds, whether agg can run it or not.
+fn row(path: &str, spec: &Spec, dir: String, argv: Vec<String>) -> RawTask {
     let mut task = RawTask::new(Runner::Vscode, &spec.label, dir, path, argv);
     task.line = Some(spec.line);
     task.description.clone_from(&spec.detail);
     task.group.clone_from(&spec.group);
     task.deps.clone_from(&spec.depends_on);
-    task.env.clone_from(&spec.env);
-    task.script = Some(script);
     task.behaviour.service = spec.background;
-    Some(task)
+    task
 }
 
 /// The tasks `spec` depends on, deepest first, each once; an unknown name or a cycle is an
@@ -166,32 +187,40 @@ fn dependencies(
     specs: &[Spec],
     stack: &mut Vec<String>,
     order: &mut Vec<usize>,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     if stack.len() > MAX_DEPTH {
-        return Err(format!(
+        return Err(Refusal::Broken(format!(
             "task `{}`: `dependsOn` is nested more than {MAX_DEPTH} deep",
             spec.label
-        ));
+        )));
     }
     stack.push(spec.label.clone());
     for name in &spec.depends_on {
         let Some(i) = specs.iter().position(|s| &s.label == name) else {
-            return Err(format!(
+            return Err(Refusal::Broken(format!(
                 "task `{}` depends on `{name}`, which tasks.json does not define",
                 stack[0]
-            ));
+            )));
         };
         if stack.iter().any(|s| s == name) {
-            return Err(format!(
+            return Err(Refusal::Broken(format!(
                 "task `{}`: `dependsOn` cycle through `{name}`",
                 stack[0]
-            ));
+            )));
         }
-        if specs[i].unrunnable.is_some() {
-            return Err(format!(
-                "task `{}` depends on `{name}`, which agg cannot run",
-                stack[0]
-            ));
+        match &specs[i].refusal {
+            None => {}
+            Some(Refusal::NeedsEditor(reason)) => {
+                return Err(Refusal::NeedsEditor(format!(
+                    "it depends on `{name}`, which agg cannot run: {reason}"
+                )));
+            }
+            Some(Refusal::Broken(_)) => {
+                return Err(Refusal::Broken(format!(
+                    "task `{}` depends on `{name}`, which agg cannot run",
+                    stack[0]
+                )));
+            }
         }
         dependencies(&specs[i], specs, stack, order)?;
         if !order.contains(&i) {

@@ -21,8 +21,21 @@ pub(crate) struct Spec {
     /// The working directory, root-relative.
     pub dir: String,
     pub command: Option<Command>,
-    /// Why agg cannot run it (an editor-only variable, a task type of an extension).
-    pub unrunnable: Option<String>,
+    /// Why agg cannot run it, when it cannot.
+    pub refusal: Option<Refusal>,
+    /// `command` and `args` as the file writes them, variables and all.
+    pub written: Option<String>,
+}
+
+/// Why agg does not run a task.
+#[derive(Debug, Clone)]
+pub(crate) enum Refusal {
+    /// The task is written wrong (a `command` that is not a string, a `cwd` outside the
+    /// repository, a `dependsOn` cycle): a diagnostic, and no row.
+    Broken(String),
+    /// The task is fine but needs VS Code (a task type an extension provides, a variable
+    /// only the editor fills in): listed as not runnable, with this reason.
+    NeedsEditor(String),
 }
 
 /// What a task executes.
@@ -141,13 +154,21 @@ impl<'a> Context<'a> {
             background: prop("isBackground").is_some_and(Node::is_true),
             dir: self.folder.to_owned(),
             command: None,
-            unrunnable: None,
+            refusal: None,
+            written: prop("command").and_then(|command| {
+                let args = prop("args").and_then(Node::items).unwrap_or_default();
+                std::iter::once(command)
+                    .chain(args)
+                    .map(|n| word(n, false).map(|w| w.value))
+                    .collect::<Option<Vec<_>>>()
+                    .map(|words| words.join(" "))
+            }),
         };
         let mut options: Vec<&Node> = self.options.clone();
         options.extend(item.get("options"));
         options.extend(platform.and_then(|p| p.get("options")));
-        if let Err(reason) = self.fill(&mut spec, kind, &prop, item, &options) {
-            spec.unrunnable = Some(reason);
+        if let Err(refusal) = self.fill(&mut spec, kind, &prop, item, &options) {
+            spec.refusal = Some(refusal);
         }
         Some(spec)
     }
@@ -160,7 +181,7 @@ impl<'a> Context<'a> {
         prop: &dyn Fn(&str) -> Option<&'n Node>,
         item: &Node,
         options: &[&Node],
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         if let Some(cwd) = options
             .iter()
             .rev()
@@ -168,7 +189,9 @@ impl<'a> Context<'a> {
         {
             let cwd = self.substitute(cwd, ".", Mode::Plain)?;
             spec.dir = join(self.folder, &cwd)
-                .ok_or_else(|| format!("`options.cwd` `{cwd}` is outside the repository"))?;
+                .ok_or_else(|| {
+                    Refusal::Broken(format!("`options.cwd` `{cwd}` is outside the repository"))
+                })?;
         }
         let up = relative(&spec.dir, self.folder);
         let mut exports = Vec::new();
@@ -201,9 +224,9 @@ impl<'a> Context<'a> {
             "shell" | "process" => {}
             "npm" => return self.npm(spec, item),
             other => {
-                return Err(format!(
-                    "tasks of type `{other}` come from a VS Code extension, which agg cannot run"
-                ));
+                return Err(Refusal::NeedsEditor(format!(
+                    "a task of type `{other}` is run by a VS Code extension; run it from VS Code"
+                )));
             }
         }
         // Without a command the task only runs what it depends on.
@@ -219,11 +242,15 @@ impl<'a> Context<'a> {
         let mut words = Vec::new();
         // VS Code quotes a command holding whitespace only when arguments follow it.
         let program =
-            word(command, shell && !args.is_empty()).ok_or("`command` must be a string")?;
+            word(command, shell && !args.is_empty()).ok_or_else(|| {
+                Refusal::Broken("`command` must be a string".to_owned())
+            })?;
         words.push(self.render(&program, &up, needs_shell, shell)?);
         for arg in &args {
             let Some(arg) = word(arg, shell) else {
-                return Err("every `args` item must be a string or `{value, quoting}`".to_owned());
+                return Err(Refusal::Broken(
+                    "every `args` item must be a string or `{value, quoting}`".to_owned(),
+                ));
             };
             words.push(self.render(&arg, &up, needs_shell, shell)?);
         }
@@ -244,14 +271,18 @@ impl<'a> Context<'a> {
     }
 
     /// An `npm`-type task: `npm run SCRIPT` in its `path`.
-    fn npm(&self, spec: &mut Spec, item: &Node) -> Result<(), String> {
+    fn npm(&self, spec: &mut Spec, item: &Node) -> Result<(), Refusal> {
         let script = item
             .get("script")
             .and_then(Node::str)
-            .ok_or("an `npm` task without `script` runs nothing agg can run")?;
+            .ok_or_else(|| {
+                Refusal::Broken("an `npm` task without `script` runs nothing".to_owned())
+            })?;
         if let Some(path) = item.get("path").and_then(Node::str) {
             spec.dir = join(self.folder, path.trim_end_matches('/'))
-                .ok_or_else(|| format!("`path` `{path}` is outside the repository"))?;
+                .ok_or_else(|| {
+                    Refusal::Broken(format!("`path` `{path}` is outside the repository"))
+                })?;
         }
         spec.command = Some(Command::Process(vec![
             "npm".to_owned(),
@@ -270,7 +301,7 @@ impl<'a> Context<'a> {
         up: &str,
         on_shell: bool,
         shell_task: bool,
-    ) -> Result<String, String> {
+    ) -> Result<String, Refusal> {
         if !on_shell {
             return self.substitute(&word.value, up, Mode::Plain);
         }
@@ -289,7 +320,7 @@ impl<'a> Context<'a> {
 
     /// Substitutes the variables VS Code resolves without an editor; `folder` is what
     /// `${workspaceFolder}` becomes.
-    fn substitute(&self, text: &str, folder: &str, mode: Mode) -> Result<String, String> {
+    fn substitute(&self, text: &str, folder: &str, mode: Mode) -> Result<String, Refusal> {
         let mut out = String::with_capacity(text.len());
         let literal = |out: &mut String, part: &str| {
             if mode == Mode::Quoted {
@@ -319,7 +350,11 @@ impl<'a> Context<'a> {
                     &mut out,
                     self.folder_name
                         .as_deref()
-                        .ok_or("`${workspaceFolderBasename}` is not known here")?,
+                        .ok_or_else(|| {
+                            Refusal::Broken(
+                                "`${workspaceFolderBasename}` is not known here".to_owned(),
+                            )
+                        })?,
                 ),
                 "pathSeparator" | "/" => out.push('/'),
                 "userHome" if shell => out.push_str("${HOME}"),
@@ -327,14 +362,16 @@ impl<'a> Context<'a> {
                     let var = &name[4..];
                     if var.is_empty() || !var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                     {
-                        return Err(format!("`${{{name}}}` names no environment variable"));
+                        return Err(Refusal::Broken(format!(
+                            "`${{{name}}}` names no environment variable"
+                        )));
                     }
                     let _ = write!(out, "${{{var}}}");
                 }
                 _ => {
-                    return Err(format!(
-                        "it uses `${{{name}}}`, which only the editor can fill in"
-                    ));
+                    return Err(Refusal::NeedsEditor(format!(
+                        "it uses `${{{name}}}`, which only the editor can fill in; run it from VS Code"
+                    )));
                 }
             }
             rest = &after[end + 1..];

@@ -109,14 +109,17 @@ local function pad(text, width)
   return text .. (' '):rep(width - vim.fn.strdisplaywidth(text))
 end
 
---- How a task is shown in the picker: name, runner (✗ when not installed), description (or
---- command). `width` pads the name, so that a list of them lines up in columns.
+--- How a task is shown in the picker: name, runner (✗ when not installed, or when agg cannot
+--- run the task), description (or command; or why agg cannot run it). `width` pads the name, so that a list of them lines up in columns.
 function M.format_item(task, width)
   local text = task.description
-  if type(text) ~= 'string' or text == '' then
+  if type(task.not_runnable) == 'string' then
+    text = 'not runnable here: ' .. task.not_runnable
+  elseif type(text) ~= 'string' or text == '' then
     text = '$ ' .. task.command
   end
-  local runner = task.runner .. (task.runner_available and '' or ' ✗')
+  local missing = not task.runner_available or type(task.not_runnable) == 'string'
+  local runner = task.runner .. (missing and ' ✗' or '')
   return ('%s  %s %s'):format(pad(task.unique_name, width or 0), pad(runner, 7), text)
 end
 
