@@ -159,7 +159,11 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
             )?;
             match t.description.as_deref().and_then(|d| d.lines().next()) {
                 Some(desc) => write!(out, "{desc}")?,
-                None if not_runnable => {}
+                // Nothing runs, so no `$`: what the file wrote, if anything.
+                None if not_runnable => {
+                    let written = t.script.as_deref().and_then(|s| s.lines().next());
+                    write!(out, "{DIM}{}{DIM:#}", written.unwrap_or_default())?;
+                }
                 None => write!(out, "{DIM}$ {}{DIM:#}", t.command)?,
             }
             if not_runnable {

@@ -186,7 +186,10 @@ impl Server {
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         // Before the user is asked anything: a permission for what cannot run is no use.
-        if let Some(reason) = table.behaviour(task).and_then(|b| b.not_runnable.clone()) {
+        if let Some(reason) = table
+            .behaviour(task)
+            .and_then(|b| b.not_runnable.as_deref())
+        {
             return Err(not_runnable(task, reason));
         }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
@@ -307,7 +310,7 @@ impl Server {
                 ),
                 Some(format!("install it: {hint}")),
             ),
-            InvocationError::NotRunnable { reason } => not_runnable(task, reason),
+            InvocationError::NotRunnable { reason } => not_runnable(task, &reason),
             other => tool_error(code::INVALID_ARGS, other.to_string(), None),
         })?;
         let started = self
@@ -376,7 +379,7 @@ impl Server {
 }
 
 /// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
-fn not_runnable(task: &Task, reason: String) -> ToolError {
+fn not_runnable(task: &Task, reason: &str) -> ToolError {
     tool_error(
         code::NOT_RUNNABLE,
         format!("agg cannot run `{}`: {reason}", task.unique_name),

@@ -188,10 +188,9 @@ impl<'a> Context<'a> {
             .find_map(|o| o.get("cwd").and_then(Node::str))
         {
             let cwd = self.substitute(cwd, ".", Mode::Plain)?;
-            spec.dir = join(self.folder, &cwd)
-                .ok_or_else(|| {
-                    Refusal::Broken(format!("`options.cwd` `{cwd}` is outside the repository"))
-                })?;
+            spec.dir = join(self.folder, &cwd).ok_or_else(|| {
+                Refusal::Broken(format!("`options.cwd` `{cwd}` is outside the repository"))
+            })?;
         }
         let up = relative(&spec.dir, self.folder);
         let mut exports = Vec::new();
@@ -241,10 +240,8 @@ impl<'a> Context<'a> {
         let needs_shell = shell || !exports.is_empty() || uses_env(command, &args);
         let mut words = Vec::new();
         // VS Code quotes a command holding whitespace only when arguments follow it.
-        let program =
-            word(command, shell && !args.is_empty()).ok_or_else(|| {
-                Refusal::Broken("`command` must be a string".to_owned())
-            })?;
+        let program = word(command, shell && !args.is_empty())
+            .ok_or_else(|| Refusal::Broken("`command` must be a string".to_owned()))?;
         words.push(self.render(&program, &up, needs_shell, shell)?);
         for arg in &args {
             let Some(arg) = word(arg, shell) else {
@@ -272,17 +269,13 @@ impl<'a> Context<'a> {
 
     /// An `npm`-type task: `npm run SCRIPT` in its `path`.
     fn npm(&self, spec: &mut Spec, item: &Node) -> Result<(), Refusal> {
-        let script = item
-            .get("script")
-            .and_then(Node::str)
-            .ok_or_else(|| {
-                Refusal::Broken("an `npm` task without `script` runs nothing".to_owned())
-            })?;
+        let script = item.get("script").and_then(Node::str).ok_or_else(|| {
+            Refusal::Broken("an `npm` task without `script` runs nothing".to_owned())
+        })?;
         if let Some(path) = item.get("path").and_then(Node::str) {
-            spec.dir = join(self.folder, path.trim_end_matches('/'))
-                .ok_or_else(|| {
-                    Refusal::Broken(format!("`path` `{path}` is outside the repository"))
-                })?;
+            spec.dir = join(self.folder, path.trim_end_matches('/')).ok_or_else(|| {
+                Refusal::Broken(format!("`path` `{path}` is outside the repository"))
+            })?;
         }
         spec.command = Some(Command::Process(vec![
             "npm".to_owned(),
@@ -348,13 +341,9 @@ impl<'a> Context<'a> {
                 "workspaceFolder" | "workspaceRoot" => literal(&mut out, folder),
                 "workspaceFolderBasename" => literal(
                     &mut out,
-                    self.folder_name
-                        .as_deref()
-                        .ok_or_else(|| {
-                            Refusal::Broken(
-                                "`${workspaceFolderBasename}` is not known here".to_owned(),
-                            )
-                        })?,
+                    self.folder_name.as_deref().ok_or_else(|| {
+                        Refusal::Broken("`${workspaceFolderBasename}` is not known here".to_owned())
+                    })?,
                 ),
                 "pathSeparator" | "/" => out.push('/'),
                 "userHome" if shell => out.push_str("${HOME}"),

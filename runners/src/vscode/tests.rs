@@ -120,7 +120,10 @@ fn what_agg_cannot_run_is_reported_with_its_line() {
             "no `{text}` at line {line}: {found:?}"
         );
     };
-    assert!(!found.iter().any(|(l, _)| matches!(l, Some(2..=4))), "{found:?}");
+    assert!(
+        !found.iter().any(|(l, _)| matches!(l, Some(2..=4))),
+        "{found:?}"
+    );
     has(5, "cycle");
     has(7, "`nope`");
     has(8, "nothing to run");
