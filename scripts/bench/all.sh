@@ -30,6 +30,7 @@ for d in /tmp/tools/venv/bin /tmp/tools/npm/node_modules/.bin "$PWD/.tools/venv/
   [ -d "$d" ] && PATH="$d:$PATH"
 done
 export PATH
+. scripts/bench/tools.sh
 
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT

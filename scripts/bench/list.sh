@@ -36,6 +36,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$RUNS" -ge 10 ] 2>/dev/null || { echo "list.sh: --runs must be at least 10" >&2; exit 2; }
 
+. scripts/bench/tools.sh
 for tool in hyperfine rg python3 git; do
   command -v "$tool" >/dev/null || { echo "list.sh: $tool is required" >&2; exit 2; }
 done

@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+. scripts/bench/tools.sh
 AGG=${1:-target/release/agg}
 TREE=target/bench-bins
 if [ ! -x "$AGG" ]; then cargo build --release; fi
