@@ -95,7 +95,7 @@ fn the_table_shows_vscode_fields() {
     { "label": "watch", "type": "shell", "command": "sleep 100", "isBackground": true,
       "detail": "Rebuild on change", "group": "build", },
     { "label": "pick", "type": "shell", "command": "echo ${input:name}" },
-    { "label": "bad", "type": "shell", "command": ["make"] },
+    { "label": "bad", "type": "shell", "command": { "make": 1 } },
   ],
 }"#,
     );
@@ -252,4 +252,84 @@ async fn vscode_tasks_run_through_mcp_with_their_args() {
         "{run}"
     );
     mcp.client.cancel().await.expect("close");
+}
+
+#[test]
+fn a_command_list_runs_wholly_in_its_cwd_and_not_at_all_without_it() {
+    let test = Test::new()
+        .write(
+            ".vscode/tasks.json",
+            r#"{ "version": "2.0.0", "tasks": [
+    { "label": "both", "type": "shell", "command": "pwd; pwd",
+      "options": { "cwd": "${workspaceFolder}/src", "env": { "X": "1" } } },
+    { "label": "gone", "type": "shell", "command": "echo ran; echo again",
+      "options": { "cwd": "${workspaceFolder}/missing" } }
+  ] }"#,
+        )
+        .write("src/.keep", "");
+    let root = test.root().to_path_buf();
+    let src = std::fs::canonicalize(root.join("src")).expect("src");
+    let out = Test::at(&root).args(["run", "both"]).run().success();
+    assert_eq!(out.stdout, format!("{0}\n{0}\n", src.display()));
+    let out = Test::at(&root).args(["run", "gone"]).run();
+    assert_ne!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stdout.contains("ran"), "{}", out.stdout);
+}
+
+#[test]
+fn a_background_dependency_starts_and_the_chain_goes_on() {
+    let test = Test::new().write(
+        ".vscode/tasks.json",
+        r#"{ "version": "2.0.0", "tasks": [
+    { "label": "watcher", "type": "shell", "command": "sleep 0.5; echo watcher-done",
+      "isBackground": true },
+    { "label": "after", "type": "shell", "command": "echo after", "dependsOn": "watcher" }
+  ] }"#,
+    );
+    let root = test.root().to_path_buf();
+    let json = Test::at(&root)
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let after = json["tasks"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["unique_name"] == "after"))
+        .cloned()
+        .expect("after");
+    assert_eq!(after["service"], true, "{after}");
+    // The dependent task does not wait for the watcher to end; the job lasts as long as it.
+    let out = Test::at(&root).args(["run", "after"]).run().success();
+    assert_eq!(out.stdout, "after\nwatcher-done\n");
+}
+
+#[test]
+fn npm_tasks_pass_the_callers_flags_to_the_script() {
+    require!("npm");
+    let test = Test::new()
+        .write(
+            ".vscode/tasks.json",
+            r#"{ "version": "2.0.0", "tasks": [
+    { "label": "echo", "type": "npm", "script": "echo", "path": "${workspaceFolder}/web" },
+    { "label": "both", "dependsOn": [{ "type": "npm", "script": "echo" }] }
+  ] }"#,
+        )
+        .write(
+            "web/package.json",
+            r#"{ "name": "web", "scripts": { "echo": "node -e \"console.log(JSON.stringify(process.argv.slice(1)))\" --" } }"#,
+        );
+    let root = test.root().to_path_buf();
+    let out = Test::at(&root)
+        .args(["run", "echo", "--", "--flag", "pos"])
+        .run()
+        .success();
+    assert!(
+        out.stdout.contains(r#"["--flag","pos"]"#),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    // `{type: npm, script}` in dependsOn is that task.
+    let out = Test::at(&root).args(["run", "both"]).run().success();
+    assert!(out.stdout.contains("[]"), "{}\n{}", out.stdout, out.stderr);
 }

@@ -60,42 +60,9 @@ pub(crate) fn yaml_problem(err: &serde_saphyr::Error) -> (String, Option<u32>) {
     (message.to_owned(), line)
 }
 
-/// Parses JSON with comments and trailing commas (`deno.jsonc`, `.vscode/tasks.json`), the
-/// way the tools that read those files accept them. On error: the parser's message without
-/// its position, and the 1-based line. Nesting deeper than 512 levels is an error, not a
-/// stack overflow.
-pub(crate) fn jsonc(text: &str) -> Result<serde_json::Value, (String, Option<u32>)> {
-    jsonc_parser::parse_to_serde_value::<Option<serde_json::Value>>(
-        text,
-        &jsonc_parser::ParseOptions::default(),
-    )
-    .map(Option::unwrap_or_default)
-    .map_err(|err| {
-        let line = u32::try_from(err.line_display()).ok().filter(|&l| l > 0);
-        (err.kind().to_string(), line)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn jsonc_takes_comments_and_trailing_commas_and_refuses_deep_nesting() {
-        let value =
-            jsonc("{\n  // a comment\n  \"tasks\": { \"a\": \"x\", }, /* b */\n}\n").unwrap();
-        assert_eq!(value["tasks"]["a"], "x");
-        assert_eq!(jsonc("  \n").unwrap(), serde_json::Value::Null);
-        let (message, line) = jsonc("{\n  \"a\": [1,\n  \"b\" }\n").unwrap_err();
-        assert!(
-            !message.is_empty() && !message.contains("line"),
-            "{message}"
-        );
-        assert_eq!(line, Some(3));
-        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        let (message, _) = jsonc(&deep).unwrap_err();
-        assert!(!message.is_empty());
-    }
 
     #[test]
     fn lines_are_one_based() {

@@ -258,7 +258,7 @@ fn what_cmake_refuses_is_reported_and_the_rest_listed() {
         ),
         (Some(8), "a configure preset without a `name`"),
         (
-            Some(8),
+            Some(9),
             "a configure preset must be an object, not a string",
         ),
         (Some(17), "`testPresets` must be an array, not a table"),

@@ -150,14 +150,14 @@ mod tests {
         assert_eq!(
             found[0],
             (
-                Some(2),
+                Some(5),
                 "workspace member `./gone` does not exist; deno skips it"
             )
         );
-        // An array item has no key: it carries the line of `workspace`.
-        assert_eq!(found[1].0, Some(2));
+        // Each array item is reported at its own line.
+        assert_eq!(found[1].0, Some(6));
         assert!(found[1].1.contains("deno refuses to run any task"));
-        assert_eq!(found[2].0, Some(2));
+        assert_eq!(found[2].0, Some(8));
     }
 
     #[test]

@@ -204,17 +204,73 @@ fn json_key(key: &str) -> String {
     serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
 }
 
-/// Reads JSON with comments and trailing commas (`deno.json`, `deno.jsonc`) through
-/// [`crate::text::jsonc`], which refuses nesting deeper than 512 levels. A key's line is
-/// found the way [`from_json`] does it.
+/// Reads JSON with comments and trailing commas (`deno.json`, `deno.jsonc`, `tasks.json`,
+/// CMake presets) through jsonc-parser's syntax tree, which refuses nesting deeper than 512
+/// levels and knows where every value starts: a key's line is exact, whatever comments or
+/// repeated keys come before it. A repeated key keeps its last value, as `JSON.parse` does.
 pub(crate) fn from_jsonc(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    match crate::text::jsonc(text) {
-        Ok(value) => Ok(from_serde(&value, text, json_key)),
-        Err((message, line)) => Err(ParseError {
-            message: format!("invalid JSON: {message}"),
-            line,
-        }),
+    let parsed = jsonc_parser::parse_to_ast(
+        text,
+        &jsonc_parser::CollectOptions::default(),
+        &jsonc_parser::ParseOptions::default(),
+    )
+    .map_err(|err| ParseError {
+        message: format!("invalid JSON: {}", err.kind()),
+        line: u32::try_from(err.line_display()).ok().filter(|&l| l > 0),
+    })?;
+    let index = LineIndex::new(text);
+    Ok(Node {
+        line: 1,
+        value: parsed
+            .value
+            .as_ref()
+            .map_or(Value::Other, |v| ast_value(v, &index, 0)),
+    })
+}
+
+fn ast_value(value: &jsonc_parser::ast::Value<'_>, index: &LineIndex, depth: usize) -> Value {
+    use jsonc_parser::ast::Value as J;
+    use jsonc_parser::common::Ranged as _;
+    if depth > MAX_DEPTH {
+        return Value::Other;
+    }
+    match value {
+        J::StringLit(s) => Value::Str(s.value.clone().into_owned()),
+        J::NumberLit(n) => Value::Num(n.value.to_owned()),
+        J::BooleanLit(b) => Value::Bool(b.value),
+        J::NullKeyword(_) => Value::Other,
+        J::Array(array) => Value::Arr(
+            array
+                .elements
+                .iter()
+                .map(|item| Node {
+                    line: index.line(item.range().start),
+                    value: ast_value(item, index, depth + 1),
+                })
+                .collect(),
+        ),
+        J::Object(object) => {
+            let mut entries: Vec<Entry> = Vec::with_capacity(object.properties.len());
+            let mut seen = std::collections::HashMap::new();
+            for prop in &object.properties {
+                let entry = Entry {
+                    key: prop.name.as_str().to_owned(),
+                    node: Node {
+                        line: index.line(prop.range.start),
+                        value: ast_value(&prop.value, index, depth + 1),
+                    },
+                };
+                match seen.entry(prop.name.as_str()) {
+                    std::collections::hash_map::Entry::Occupied(at) => entries[*at.get()] = entry,
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(entries.len());
+                        entries.push(entry);
+                    }
+                }
+            }
+            Value::Table(entries)
+        }
     }
 }
 
@@ -337,6 +393,38 @@ fn serde_value(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jsonc_takes_comments_and_trailing_commas_and_refuses_deep_nesting() {
+        let root =
+            from_jsonc("{\n  // a comment\n  \"tasks\": { \"a\": \"x\", }, /* b */\n}\n").unwrap();
+        assert_eq!(root.path(&["tasks", "a"]).and_then(Node::str), Some("x"));
+        assert_eq!(from_jsonc("  \n").unwrap().value, Value::Other);
+        let err = from_jsonc("{\n  \"a\": [1,\n  \"b\" }\n").unwrap_err();
+        assert!(!err.message.contains("line"), "{}", err.message);
+        assert_eq!(err.line, Some(3));
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(from_jsonc(&deep).is_err());
+    }
+
+    #[test]
+    fn jsonc_lines_are_where_values_start_whatever_comes_before() {
+        let text = r#"{ "tasks": [
+  // { "label": "old", "command": "x" },
+  { "label": "a", "label": "b" },
+  {
+    "type": "npm"
+  }
+] }"#;
+        let root = from_jsonc(text).unwrap();
+        let items = root.get("tasks").and_then(Node::items).unwrap();
+        assert_eq!(items[0].line, 3);
+        // A repeated key keeps its last value.
+        assert_eq!(items[0].get("label").and_then(Node::str), Some("b"));
+        assert_eq!(items[0].entries().map(<[Entry]>::len), Some(1));
+        assert_eq!(items[1].line, 4);
+        assert_eq!(items[1].get("type").map(|n| n.line), Some(5));
+    }
 
     #[test]
     fn toml_keys_keep_lines_and_file_order() {

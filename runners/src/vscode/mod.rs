@@ -66,15 +66,29 @@ fn parse(src: &Source<'_>) -> Parsed {
         );
         return out;
     };
+    if let Some(version) = root.get("version").and_then(Node::str)
+        && version.starts_with("0.")
+    {
+        out.diag(
+            src.path,
+            root.get("version").map(|n| n.line),
+            format!("the tasks.json format {version} is not read (VS Code's current one is 2.0.0)"),
+        );
+        return out;
+    }
     // `.vscode` sits in the workspace folder.
     let folder = parent(parent(src.path)).to_owned();
     let context = resolve::Context::new(src, &root, &folder);
-    let specs: Vec<Spec> = items
+    let mut specs: Vec<Spec> = items
         .iter()
         .filter_map(|item| context.spec(item, &mut out))
         .collect();
+    detected_npm_tasks(&mut specs, &folder);
     let mut seen = std::collections::HashSet::new();
     for spec in &specs {
+        if spec.hidden {
+            continue;
+        }
         if !seen.insert(spec.label.as_str()) {
             out.diag(
                 src.path,
@@ -138,12 +152,24 @@ fn task(
     } else {
         // Run from the workspace folder (the task's home, which names it), each step in its
         // own directory.
+        // A background dependency (a watcher) never ends: VS Code starts it and goes on, so
+        // agg starts it in the background too, and the task waits for it at the end.
         let mut steps: Vec<String> = order
             .iter()
-            .filter_map(|&i| specs[i].step(folder, false))
+            .filter_map(|&i| {
+                let step = specs[i].step(folder, false)?;
+                Some(if specs[i].background {
+                    format!("{{ {step} & }}")
+                } else {
+                    step
+                })
+            })
             .collect();
         if let Some(own) = spec.step(folder, true) {
             steps.push(own);
+        }
+        if order.iter().any(|&i| specs[i].background) {
+            steps.push("wait".to_owned());
         }
         let line = steps.join(" &&\n");
         let argv = vec![
@@ -157,6 +183,8 @@ fn task(
     let mut task = row(path, spec, dir, argv);
     task.env.clone_from(&spec.env);
     task.script = Some(script);
+    // Its background dependencies keep running, so it does too.
+    task.behaviour.service |= order.iter().any(|&i| specs[i].background);
     Some(task)
 }
 
@@ -196,7 +224,7 @@ fn dependencies(
     }
     stack.push(spec.label.clone());
     for name in &spec.depends_on {
-        let Some(i) = specs.iter().position(|s| &s.label == name) else {
+        let Some(i) = find(specs, name) else {
             return Err(Refusal::Broken(format!(
                 "task `{}` depends on `{name}`, which tasks.json does not define",
                 stack[0]
@@ -231,13 +259,51 @@ fn dependencies(
     Ok(())
 }
 
-/// A node's string or the strings of an array of them (`dependsOn`).
-fn strings(node: &Node) -> Vec<String> {
+/// The tasks a `dependsOn` names: a label, or a task identifier such as
+/// `{ "type": "npm", "script": "compile" }` (named as VS Code names that task, `npm:
+/// compile`); one or an array of them.
+fn dependency_names(node: &Node) -> Vec<String> {
+    let name = |n: &Node| {
+        n.str().map(str::to_owned).or_else(|| {
+            let get = |key: &str| n.get(key).and_then(Node::str);
+            get("label")
+                .map(str::to_owned)
+                .or_else(|| resolve::default_label(n, get("type")))
+        })
+    };
     match node.items() {
-        Some(items) => items
+        Some(items) => items.iter().filter_map(name).collect(),
+        None => name(node).into_iter().collect(),
+    }
+}
+
+/// The task `name` refers to: by label, or an `npm` task by its script (`npm: build` is
+/// whatever task of the file runs the `build` script).
+fn find(specs: &[Spec], name: &str) -> Option<usize> {
+    specs.iter().position(|s| s.label == name).or_else(|| {
+        let script = name.strip_prefix("npm: ")?;
+        specs
             .iter()
-            .filter_map(|n| n.str().map(str::to_owned))
-            .collect(),
-        None => node.str().map(str::to_owned).into_iter().collect(),
+            .position(|s| s.npm_script.as_deref() == Some(script))
+    })
+}
+
+/// `npm: x` in a `dependsOn` that no task of the file defines is the task VS Code detects
+/// in the folder's `package.json`: `npm run x`. agg lists those scripts as npm tasks of
+/// their own, so these run as dependencies only.
+fn detected_npm_tasks(specs: &mut Vec<Spec>, folder: &str) {
+    let wanted: Vec<String> = specs
+        .iter()
+        .flat_map(|s| s.depends_on.iter())
+        .filter(|name| name.starts_with("npm: "))
+        .cloned()
+        .collect();
+    for name in wanted {
+        if find(specs, &name).is_none()
+            && let Some(script) = name.strip_prefix("npm: ")
+        {
+            let script = script.to_owned();
+            specs.push(Spec::detected_npm(name, script, folder));
+        }
     }
 }

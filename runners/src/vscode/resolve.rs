@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{PLATFORM, strings};
+use super::{PLATFORM, dependency_names};
 use crate::python::value::Node;
 use crate::{Parsed, Source, join, relative};
 
@@ -25,6 +25,11 @@ pub(crate) struct Spec {
     pub refusal: Option<Refusal>,
     /// `command` and `args` as the file writes them, variables and all.
     pub written: Option<String>,
+    /// The script of an `npm` task, which a `dependsOn` may name by `{type, script}`.
+    pub npm_script: Option<String>,
+    /// Not offered in the list (`"hide": true`, or a task VS Code detects by itself that a
+    /// `dependsOn` names); it still runs as a dependency.
+    pub hidden: bool,
 }
 
 /// Why agg does not run a task.
@@ -71,6 +76,31 @@ impl Command {
 }
 
 impl Spec {
+    /// The task VS Code detects for the `script` of the folder's `package.json`, which a
+    /// `dependsOn` names (`npm: build`) without the file defining it.
+    pub fn detected_npm(label: String, script: String, folder: &str) -> Spec {
+        Spec {
+            label,
+            line: 0,
+            detail: None,
+            group: None,
+            depends_on: Vec::new(),
+            env: Vec::new(),
+            background: false,
+            dir: folder.to_owned(),
+            command: Some(Command::Process(vec![
+                "npm".to_owned(),
+                "run".to_owned(),
+                script.clone(),
+                "--".to_owned(),
+            ])),
+            refusal: None,
+            written: None,
+            npm_script: Some(script),
+            hidden: true,
+        }
+    }
+
     /// This task as one step of a `dependsOn` chain run from the workspace folder: a
     /// subshell that enters its directory and runs its command (`own`: with the caller's
     /// arguments).
@@ -78,7 +108,9 @@ impl Spec {
         let command = self.command.as_ref()?;
         let mut line = String::from("(");
         if self.dir != folder {
-            let _ = write!(line, "cd {} && ", quote(&relative(folder, &self.dir)));
+            // `||` and not `&&`: the command may be a list (`a; b`, `a & b`), all of which
+            // must run in the directory, and none of it when the directory is missing.
+            let _ = write!(line, "cd {} || exit; ", quote(&relative(folder, &self.dir)));
         }
         line.push_str(&command.display());
         if own {
@@ -139,9 +171,15 @@ impl<'a> Context<'a> {
         let Some(label) = label_node
             .and_then(Node::str)
             .map(str::to_owned)
-            .or_else(|| npm_label(item, kind))
+            .or_else(|| default_label(item, kind))
         else {
-            out.diag(self.path, Some(line), "a task without a `label` is skipped");
+            let message = match kind {
+                Some(kind) if !matches!(kind, "shell" | "process") => format!(
+                    "a task of type `{kind}` without a `label` is skipped: its extension names it"
+                ),
+                _ => "a task without a `label` is skipped".to_owned(),
+            };
+            out.diag(self.path, Some(line), message);
             return None;
         };
         let mut spec = Spec {
@@ -149,17 +187,21 @@ impl<'a> Context<'a> {
             line,
             detail: prop("detail").and_then(Node::str).map(str::to_owned),
             group: prop("group").and_then(group),
-            depends_on: prop("dependsOn").map(strings).unwrap_or_default(),
+            depends_on: prop("dependsOn").map(dependency_names).unwrap_or_default(),
             env: Vec::new(),
             background: prop("isBackground").is_some_and(Node::is_true),
             dir: self.folder.to_owned(),
             command: None,
             refusal: None,
+            npm_script: (kind == Some("npm"))
+                .then(|| item.get("script").and_then(Node::str).map(str::to_owned))
+                .flatten(),
+            hidden: prop("hide").is_some_and(Node::is_true),
             written: prop("command").and_then(|command| {
                 let args = prop("args").and_then(Node::items).unwrap_or_default();
-                std::iter::once(command)
-                    .chain(args)
-                    .map(|n| word(n, false).map(|w| w.value))
+                std::iter::once(command_word(command, false))
+                    .chain(args.iter().map(|n| word(n, false)))
+                    .map(|w| w.map(|w| w.value))
                     .collect::<Option<Vec<_>>>()
                     .map(|words| words.join(" "))
             }),
@@ -232,15 +274,24 @@ impl<'a> Context<'a> {
         let Some(command) = prop("command") else {
             return Ok(());
         };
-        let args: Vec<&Node> = prop("args")
+        let shell = kind == "shell";
+        let mut args: Vec<&Node> = prop("args")
             .and_then(Node::items)
             .map(|items| items.iter().collect())
             .unwrap_or_default();
-        let shell = kind == "shell";
+        // A `command` array: a shell task's words joined with spaces (as VS Code joins
+        // them), a process task's program and its first arguments.
+        let command = match command.items() {
+            Some([program, rest @ ..]) if !shell => {
+                args.splice(0..0, rest);
+                program
+            }
+            _ => command,
+        };
         let needs_shell = shell || !exports.is_empty() || uses_env(command, &args);
         let mut words = Vec::new();
         // VS Code quotes a command holding whitespace only when arguments follow it.
-        let program = word(command, shell && !args.is_empty())
+        let program = command_word(command, shell && !args.is_empty())
             .ok_or_else(|| Refusal::Broken("`command` must be a string".to_owned()))?;
         words.push(self.render(&program, &up, needs_shell, shell)?);
         for arg in &args {
@@ -273,14 +324,17 @@ impl<'a> Context<'a> {
             Refusal::Broken("an `npm` task without `script` runs nothing".to_owned())
         })?;
         if let Some(path) = item.get("path").and_then(Node::str) {
+            let path = self.substitute(path, ".", Mode::Plain)?;
             spec.dir = join(self.folder, path.trim_end_matches('/')).ok_or_else(|| {
                 Refusal::Broken(format!("`path` `{path}` is outside the repository"))
             })?;
         }
+        // `--`: the caller's arguments are the script's, not npm's own options.
         spec.command = Some(Command::Process(vec![
             "npm".to_owned(),
             "run".to_owned(),
             script.to_owned(),
+            "--".to_owned(),
         ]));
         Ok(())
     }
@@ -370,18 +424,26 @@ impl<'a> Context<'a> {
     }
 }
 
-/// The label VS Code gives an `npm` task without one (`npm: build`).
-fn npm_label(item: &Node, kind: Option<&str>) -> Option<String> {
-    (kind == Some("npm"))
-        .then(|| item.get("script").and_then(Node::str))
-        .flatten()
-        .map(|s| format!("npm: {s}"))
+/// The label VS Code (or the extension that provides the type) gives a task without one:
+/// `npm: build`, `tsc: watch - tsconfig.json`, `gulp: lint`.
+pub(crate) fn default_label(item: &Node, kind: Option<&str>) -> Option<String> {
+    let get = |key: &str| item.get(key).and_then(Node::str);
+    match kind? {
+        "npm" => get("script").map(|s| format!("npm: {s}")),
+        "typescript" => {
+            let option = get("option").unwrap_or("build");
+            get("tsconfig").map(|c| format!("tsc: {option} - {c}"))
+        }
+        kind @ ("gulp" | "grunt" | "jake") => get("task").map(|t| format!("{kind}: {t}")),
+        _ => None,
+    }
 }
 
 /// `group`: `"build"` or `{ "kind": "build" }`.
 fn group(node: &Node) -> Option<String> {
     node.str()
         .or_else(|| node.get("kind").and_then(Node::str))
+        .filter(|g| *g != "none")
         .map(str::to_owned)
 }
 
@@ -412,6 +474,21 @@ struct Word {
 
 /// A `command` or `args` item: a string (quoted strongly when it holds whitespace, as VS
 /// Code does for `sh`) or `{ "value": …, "quoting": "escape" | "strong" | "weak" }`.
+/// A `command`: a word, or an array of strings VS Code joins with spaces.
+fn command_word(node: &Node, shell: bool) -> Option<Word> {
+    match node.items() {
+        Some(parts) => Some(Word {
+            value: parts
+                .iter()
+                .map(Node::str)
+                .collect::<Option<Vec<_>>>()?
+                .join(" "),
+            quoting: Quoting::Verbatim,
+        }),
+        None => word(node, shell),
+    }
+}
+
 fn word(node: &Node, shell: bool) -> Option<Word> {
     if let Some(value) = node.scalar() {
         let quoting = if shell && value.contains(char::is_whitespace) {

@@ -70,7 +70,11 @@ fn variables_cwd_env_and_platform_overrides() {
         sub.dir, "app",
         "named and started from the workspace folder"
     );
-    assert!(sub.argv[2].starts_with("(cd 'src' && "), "{}", sub.argv[2]);
+    assert!(
+        sub.argv[2].starts_with("(cd 'src' || exit; "),
+        "{}",
+        sub.argv[2]
+    );
     assert!(task(&p, "home").argv[2].contains("\"${HOME}/x\""));
     assert!(task(&p, "os").script.as_deref().unwrap().contains(expected));
 }
@@ -108,7 +112,7 @@ fn what_agg_cannot_run_is_reported_with_its_line() {
     assert!(task(&p, "ok").behaviour.not_runnable.is_none());
     assert_eq!(
         task(&p, "npm: build").argv[2],
-        "(cd 'web' && npm run build \"$@\")"
+        "(cd 'web' || exit; npm run build -- \"$@\")"
     );
     assert_eq!(task(&p, "npm: build").dir, "app");
     let found = lines(&p);
@@ -171,4 +175,75 @@ fn relative_paths_between_directories() {
     assert_eq!(relative(".", "a/b"), "a/b");
     assert_eq!(relative("a/b", "a/c"), "../c");
     assert_eq!(relative("a", "."), "..");
+}
+
+#[test]
+fn found_in_real_tasks_files() {
+    let p = parsed(
+        r#"{ "version": "2.0.0", "tasks": [
+  // { "label": "old", "type": "shell", "command": "x" },
+  { "label": "watch:tsc", "type": "shell", "command": "tsc -w", "isBackground": true },
+  { "label": "watch", "dependsOn": ["watch:tsc", "npm: watch:esbuild"] },
+  { "label": "after", "type": "shell", "command": "echo go", "dependsOn": "watch:tsc" },
+  { "label": "compile", "dependsOn": [{ "type": "npm", "script": "compile:client" }] },
+  { "label": "client", "type": "npm", "script": "compile:client", "path": "${workspaceFolder}/client" },
+  { "label": "list", "type": "shell", "command": "echo a; pwd & pwd",
+    "options": { "cwd": "sub", "env": { "X": "1" } } },
+  { "label": "secret", "type": "shell", "command": "true", "hide": true },
+  { "label": "arr", "command": ["echo", "one"], "group": "none" },
+  {
+    "type": "typescript", "tsconfig": "tsconfig.json", "option": "watch"
+  },
+  { "type": "gulp", "task": "hygiene" },
+  { "type": "cargo", "command": "build" }
+] }"#,
+    );
+    assert_eq!(
+        names(&p),
+        [
+            "watch:tsc",
+            "watch",
+            "after",
+            "compile",
+            "client",
+            "list",
+            "arr",
+            "tsc: watch - tsconfig.json",
+            "gulp: hygiene",
+        ]
+    );
+    // Lines are exact, whatever comments come before.
+    assert_eq!(task(&p, "watch:tsc").line, Some(3));
+    assert_eq!(task(&p, "tsc: watch - tsconfig.json").line, Some(12));
+    // Background dependencies start and the chain goes on; the task waits for them.
+    let watch = task(&p, "watch");
+    assert_eq!(
+        watch.argv[2],
+        "{ (tsc -w) & } &&\n(npm run watch:esbuild --) &&\nwait"
+    );
+    assert!(watch.behaviour.service);
+    assert_eq!(
+        task(&p, "after").argv[2],
+        "{ (tsc -w) & } &&\n(echo go \"$@\") &&\nwait"
+    );
+    // A task identifier in dependsOn is the npm task of that script.
+    assert_eq!(task(&p, "compile").deps, ["npm: compile:client"]);
+    assert_eq!(
+        task(&p, "compile").argv[2],
+        "(cd 'client' || exit; npm run compile:client --)"
+    );
+    // The whole command list runs in the directory, and none of it without it.
+    assert_eq!(
+        task(&p, "list").argv[2],
+        "(cd 'sub' || exit; export X='1'; echo a; pwd & pwd \"$@\")"
+    );
+    assert_eq!(task(&p, "arr").argv, ["echo", "one"]);
+    assert_eq!(task(&p, "arr").group, None);
+    assert!(
+        lines(&p)
+            .iter()
+            .any(|(l, m)| *l == Some(16) && m.contains("`cargo` without a `label`")),
+        "{:?}",
+        lines(&p)
+    );
 }
