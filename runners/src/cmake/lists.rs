@@ -322,6 +322,17 @@ pub(super) struct Target {
     /// `DEPENDS` entries and `add_dependencies`, as written (files and targets alike).
     pub depends: Vec<String>,
     pub uses_terminal: bool,
+    /// Defined inside an `if()` block (of its file or of what pulled the file in): agg reads
+    /// every branch, so a second definition of the name may be the other branch.
+    conditional: bool,
+}
+
+/// Where a file is read from: the source directory its relative paths start from (an
+/// `include`d file's are its includer's, as in CMake) and whether an `if()` encloses it.
+#[derive(Debug, Clone, Copy)]
+struct Scope<'a> {
+    source_dir: &'a str,
+    conditional: bool,
 }
 
 /// What reading a project's `CMakeLists.txt` files found.
@@ -351,7 +362,11 @@ pub(super) fn read(files: &dyn Files, path: &str, text: &str, out: &mut Parsed) 
         vars.insert(name.to_owned(), root_path(dir));
     }
     let mut chain = vec![path.to_owned()];
-    project.file(files, path, text, &mut vars, &mut chain, out);
+    let scope = Scope {
+        source_dir: dir,
+        conditional: false,
+    };
+    project.file(files, path, text, scope, &mut vars, &mut chain, out);
     let added = std::mem::take(&mut project.added);
     for (target, deps) in added {
         if let Some(&i) = project.index.get(&target) {
@@ -382,11 +397,13 @@ fn resolve_path(dir: &str, path: &str) -> Option<String> {
 }
 
 impl Project {
+    #[allow(clippy::too_many_arguments)]
     fn file(
         &mut self,
         files: &dyn Files,
         path: &str,
         text: &str,
+        scope: Scope<'_>,
         vars: &mut HashMap<String, String>,
         chain: &mut Vec<String>,
         out: &mut Parsed,
@@ -400,8 +417,9 @@ impl Project {
                 format!("{}; CMake stops reading this file here", err.message),
             );
         }
-        let dir = parent(path);
+        let dir = scope.source_dir;
         let mut skipping: Vec<&str> = Vec::new();
+        let mut ifs = 0usize;
         for command in &commands {
             // Function and macro bodies run only when called, with arguments agg cannot know.
             match command.name.as_str() {
@@ -418,8 +436,14 @@ impl Project {
                     continue;
                 }
                 _ if !skipping.is_empty() => continue,
+                "if" => ifs += 1,
+                "endif" => ifs = ifs.saturating_sub(1),
                 _ => {}
             }
+            let here = Scope {
+                source_dir: dir,
+                conditional: scope.conditional || ifs > 0,
+            };
             match command.name.as_str() {
                 "project" => {
                     if let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars)) {
@@ -431,7 +455,9 @@ impl Project {
                     }
                 }
                 "set" => set(command, vars),
-                "add_custom_target" => self.custom_target(path, command, vars, out),
+                "add_custom_target" => {
+                    self.custom_target(path, command, here.conditional, vars, out);
+                }
                 "add_dependencies" => {
                     let mut names = command.args.iter().filter_map(|a| expand(&a.text, vars));
                     if let Some(target) = names.next() {
@@ -448,10 +474,22 @@ impl Project {
                     let Some(list) = join(&sub_dir, "CMakeLists.txt") else {
                         continue;
                     };
-                    let mut scope = vars.clone();
-                    scope.insert("CMAKE_CURRENT_SOURCE_DIR".to_owned(), root_path(&sub_dir));
-                    scope.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), root_path(&sub_dir));
-                    self.follow(files, path, command.line, &list, &mut scope, chain, out);
+                    let mut sub_vars = vars.clone();
+                    sub_vars.insert("CMAKE_CURRENT_SOURCE_DIR".to_owned(), root_path(&sub_dir));
+                    sub_vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), root_path(&sub_dir));
+                    let inner = Scope {
+                        source_dir: &sub_dir,
+                        ..here
+                    };
+                    self.follow(
+                        files,
+                        (path, command.line),
+                        &list,
+                        inner,
+                        &mut sub_vars,
+                        chain,
+                        out,
+                    );
                 }
                 "include" => {
                     let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars))
@@ -474,7 +512,7 @@ impl Project {
                         "CMAKE_CURRENT_LIST_DIR".to_owned(),
                         root_path(parent(&file)),
                     );
-                    self.follow(files, path, command.line, &file, vars, chain, out);
+                    self.follow(files, (path, command.line), &file, here, vars, chain, out);
                     if let Some(saved) = saved {
                         vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), saved);
                     }
@@ -488,9 +526,9 @@ impl Project {
     fn follow(
         &mut self,
         files: &dyn Files,
-        from: &str,
-        line: u32,
+        (from, line): (&str, u32),
         path: &str,
+        scope: Scope<'_>,
         vars: &mut HashMap<String, String>,
         chain: &mut Vec<String>,
         out: &mut Parsed,
@@ -514,8 +552,11 @@ impl Project {
         let text = match files.read(path) {
             Ok(text) => text,
             Err(reason) => {
-                // A missing directory is CMake's error too; report it where it is named.
-                out.diag(from, Some(line), format!("cannot read `{path}`: {reason}"));
+                // A missing directory is CMake's error too; report it where it is named,
+                // unless an `if()` may be what keeps CMake away from it (`if(EXISTS …)`).
+                if !scope.conditional {
+                    out.diag(from, Some(line), format!("cannot read `{path}`: {reason}"));
+                }
                 return;
             }
         };
@@ -523,7 +564,7 @@ impl Project {
             out.consumed.push(path.to_owned());
         }
         chain.push(path.to_owned());
-        self.file(files, path, &text, vars, chain, out);
+        self.file(files, path, &text, scope, vars, chain, out);
         chain.pop();
     }
 
@@ -531,6 +572,7 @@ impl Project {
         &mut self,
         path: &str,
         command: &Command,
+        conditional: bool,
         vars: &HashMap<String, String>,
         out: &mut Parsed,
     ) {
@@ -548,7 +590,11 @@ impl Project {
             return;
         };
         if let Some(first) = self.index.get(&name).map(|&i| &self.targets[i]) {
-            out.diag(path, Some(command.line), format!("a second custom target `{name}` (the first is in {} line {}); CMake refuses it", first.file, first.line));
+            // Two unconditional definitions are CMake's error; under an `if()` the second
+            // may be the other branch (`if(NOT TARGET x)`, `else()`), and the first stays.
+            if !conditional && !first.conditional {
+                out.diag(path, Some(command.line), format!("a second custom target `{name}` (the first is in {} line {}); CMake refuses it", first.file, first.line));
+            }
             return;
         }
         let mut target = Target {
@@ -559,6 +605,7 @@ impl Project {
             commands: Vec::new(),
             depends: Vec::new(),
             uses_terminal: false,
+            conditional,
         };
         let mut section = "COMMAND";
         let mut current: Vec<String> = Vec::new();

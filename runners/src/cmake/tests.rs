@@ -540,3 +540,51 @@ fn paths_are_tidied_relative_to_the_project() {
     assert_eq!(relative(".", "a"), "a");
     assert_eq!(relative("a", "a"), ".");
 }
+
+#[test]
+fn what_an_if_may_keep_cmake_from_is_not_reported() {
+    let files = MemFiles::new()
+        .with(
+            "CMakeLists.txt",
+            "if(ADB)\n  add_custom_target(prepare COMMENT \"adb\")\nelse()\n  add_custom_target(prepare COMMENT \"no adb\")\nendif()\n\
+             if(EXISTS \"${CMAKE_CURRENT_LIST_DIR}/Tests/CMakeLists.txt\")\n  add_subdirectory(Tests)\nendif()\n\
+             add_subdirectory(a)\nadd_subdirectory(b)\n",
+        )
+        .with(
+            "a/CMakeLists.txt",
+            "if(NOT TARGET uninstall)\n  add_custom_target(uninstall)\nendif()\n",
+        )
+        .with(
+            "b/CMakeLists.txt",
+            "if(NOT TARGET uninstall)\n  add_custom_target(uninstall)\nendif()\n",
+        );
+    let parsed = parse_at(&files, "CMakeLists.txt");
+    assert_eq!(names(&parsed), ["prepare", "uninstall"]);
+    assert_eq!(
+        task(&parsed, "prepare").description.as_deref(),
+        Some("adb"),
+        "the first definition stays"
+    );
+    assert!(messages(&parsed).is_empty(), "{:#?}", messages(&parsed));
+}
+
+#[test]
+fn an_included_file_names_paths_from_its_includers_directory() {
+    // CMake resolves an included file's relative paths against the current source
+    // directory, that of the CMakeLists.txt being processed, not the included file's own.
+    let files = MemFiles::new()
+        .with("CMakeLists.txt", "add_subdirectory(frontend)\n")
+        .with("frontend/CMakeLists.txt", "include(cmake/feature.cmake)\n")
+        .with(
+            "frontend/cmake/feature.cmake",
+            "include(cmake/more.cmake)\nadd_subdirectory(tool)\n",
+        )
+        .with("frontend/cmake/more.cmake", "add_custom_target(more)\n")
+        .with(
+            "frontend/tool/CMakeLists.txt",
+            "add_custom_target(tool-target)\n",
+        );
+    let parsed = parse_at(&files, "CMakeLists.txt");
+    assert_eq!(names(&parsed), ["more", "tool-target"]);
+    assert!(messages(&parsed).is_empty(), "{:#?}", messages(&parsed));
+}
