@@ -60,7 +60,12 @@ fn check(parsed: &Parsed) {
         );
         assert!(!task.dir.is_empty(), "task with empty dir: {task:?}");
         assert!(task.line.is_none_or(|l| l >= 1), "task line 0: {task:?}");
-        assert!(!task.argv.is_empty(), "task with empty argv: {task:?}");
+        // Only a task agg lists but cannot run has nothing to execute.
+        assert_eq!(
+            task.argv.is_empty(),
+            task.behaviour.not_runnable.is_some(),
+            "argv empty exactly when not runnable: {task:?}"
+        );
     }
     for diag in &parsed.diagnostics {
         assert!(

@@ -10,6 +10,9 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
 use crate::python::value::{self, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
 
@@ -37,6 +40,10 @@ const PLATFORM: &str = if cfg!(target_os = "macos") {
 
 /// Chains of `dependsOn` deeper than this are cut with a diagnostic.
 const MAX_DEPTH: usize = 32;
+
+/// A task that needs more tasks than this run before it is reported instead of listed: its
+/// command would hold every one of them.
+const MAX_STEPS: usize = 1_000;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -79,13 +86,16 @@ fn parse(src: &Source<'_>) -> Parsed {
     // `.vscode` sits in the workspace folder.
     let folder = parent(parent(src.path)).to_owned();
     let context = resolve::Context::new(src, &root, &folder);
-    let mut specs: Vec<Spec> = items
-        .iter()
-        .filter_map(|item| context.spec(item, &mut out))
-        .collect();
-    detected_npm_tasks(&mut specs, &folder);
-    let mut seen = std::collections::HashSet::new();
-    for spec in &specs {
+    let specs = Specs::new(
+        items
+            .iter()
+            .filter_map(|item| context.spec(item, &mut out))
+            .collect(),
+        &folder,
+    );
+    let mut seen = HashSet::new();
+    let mut memo = vec![Memo::Todo; specs.len()];
+    for (i, spec) in specs.iter().enumerate() {
         if spec.hidden {
             continue;
         }
@@ -100,7 +110,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             );
             continue;
         }
-        if let Some(task) = task(src.path, &folder, spec, &specs, &mut out) {
+        if let Some(task) = task(src.path, &folder, i, &specs, &mut memo, &mut out) {
             out.tasks.push(task);
         }
     }
@@ -111,29 +121,41 @@ fn parse(src: &Source<'_>) -> Parsed {
 fn task(
     path: &str,
     folder: &str,
-    spec: &Spec,
-    specs: &[Spec],
+    i: usize,
+    specs: &Specs,
+    memo: &mut [Memo],
     out: &mut Parsed,
 ) -> Option<RawTask> {
-    let mut order = Vec::new();
-    let refusal = match &spec.refusal {
-        Some(Refusal::Broken(reason)) => Some(Refusal::Broken(format!(
-            "task `{}` is not listed: {reason}",
-            spec.label
-        ))),
-        Some(needs_editor) => Some(needs_editor.clone()),
-        None => dependencies(spec, specs, &mut Vec::new(), &mut order).err(),
+    let spec = &specs[i];
+    let refused = |refusal: &Refusal, out: &mut Parsed| match refusal {
+        Refusal::NeedsEditor(reason) => Some(unrunnable(path, folder, spec, reason.clone())),
+        Refusal::Broken(reason) => {
+            out.diag(
+                path,
+                Some(spec.line),
+                format!("task `{}` is not listed: {reason}", spec.label),
+            );
+            None
+        }
+        Refusal::TooDeep => {
+            out.diag(
+                path,
+                Some(spec.line),
+                format!(
+                    "task `{}` is not listed: `dependsOn` is nested more than {MAX_DEPTH} deep",
+                    spec.label
+                ),
+            );
+            None
+        }
     };
-    match refusal {
-        None => {}
-        Some(Refusal::NeedsEditor(reason)) => {
-            return Some(unrunnable(path, folder, spec, reason));
-        }
-        Some(Refusal::Broken(message)) => {
-            out.diag(path, Some(spec.line), message);
-            return None;
-        }
+    if let Some(refusal) = &spec.refusal {
+        return refused(refusal, out);
     }
+    let order = match specs.before(i, memo, 0) {
+        Ok(order) => order,
+        Err(refusal) => return refused(&refusal, out),
+    };
     if spec.command.is_none() && order.is_empty() {
         out.diag(
             path,
@@ -208,57 +230,6 @@ fn row(path: &str, spec: &Spec, dir: String, argv: Vec<String>) -> RawTask {
     task
 }
 
-/// The tasks `spec` depends on, deepest first, each once; an unknown name or a cycle is an
-/// error.
-fn dependencies(
-    spec: &Spec,
-    specs: &[Spec],
-    stack: &mut Vec<String>,
-    order: &mut Vec<usize>,
-) -> Result<(), Refusal> {
-    if stack.len() > MAX_DEPTH {
-        return Err(Refusal::Broken(format!(
-            "task `{}`: `dependsOn` is nested more than {MAX_DEPTH} deep",
-            spec.label
-        )));
-    }
-    stack.push(spec.label.clone());
-    for name in &spec.depends_on {
-        let Some(i) = find(specs, name) else {
-            return Err(Refusal::Broken(format!(
-                "task `{}` depends on `{name}`, which tasks.json does not define",
-                stack[0]
-            )));
-        };
-        if stack.iter().any(|s| s == name) {
-            return Err(Refusal::Broken(format!(
-                "task `{}`: `dependsOn` cycle through `{name}`",
-                stack[0]
-            )));
-        }
-        match &specs[i].refusal {
-            None => {}
-            Some(Refusal::NeedsEditor(reason)) => {
-                return Err(Refusal::NeedsEditor(format!(
-                    "it depends on `{name}`, which agg cannot run: {reason}"
-                )));
-            }
-            Some(Refusal::Broken(_)) => {
-                return Err(Refusal::Broken(format!(
-                    "task `{}` depends on `{name}`, which agg cannot run",
-                    stack[0]
-                )));
-            }
-        }
-        dependencies(&specs[i], specs, stack, order)?;
-        if !order.contains(&i) {
-            order.push(i);
-        }
-    }
-    stack.pop();
-    Ok(())
-}
-
 /// The tasks a `dependsOn` names: a label, or a task identifier such as
 /// `{ "type": "npm", "script": "compile" }` (named as VS Code names that task, `npm:
 /// compile`); one or an array of them.
@@ -277,33 +248,143 @@ fn dependency_names(node: &Node) -> Vec<String> {
     }
 }
 
-/// The task `name` refers to: by label, or an `npm` task by its script (`npm: build` is
-/// whatever task of the file runs the `build` script).
-fn find(specs: &[Spec], name: &str) -> Option<usize> {
-    specs.iter().position(|s| s.label == name).or_else(|| {
-        let script = name.strip_prefix("npm: ")?;
-        specs
-            .iter()
-            .position(|s| s.npm_script.as_deref() == Some(script))
-    })
+/// The file's tasks, found by label (the first of a label, as VS Code runs the first) or,
+/// for an `npm` task, by its script (`npm: build` is whatever task of the file runs the
+/// `build` script).
+struct Specs {
+    all: Vec<Spec>,
+    by_label: HashMap<String, usize>,
+    by_script: HashMap<String, usize>,
 }
 
-/// `npm: x` in a `dependsOn` that no task of the file defines is the task VS Code detects
-/// in the folder's `package.json`: `npm run x`. agg lists those scripts as npm tasks of
-/// their own, so these run as dependencies only.
-fn detected_npm_tasks(specs: &mut Vec<Spec>, folder: &str) {
-    let wanted: Vec<String> = specs
-        .iter()
-        .flat_map(|s| s.depends_on.iter())
-        .filter(|name| name.starts_with("npm: "))
-        .cloned()
-        .collect();
-    for name in wanted {
-        if find(specs, &name).is_none()
-            && let Some(script) = name.strip_prefix("npm: ")
-        {
-            let script = script.to_owned();
-            specs.push(Spec::detected_npm(name, script, folder));
+impl Specs {
+    /// `all`, and for each `npm: x` a `dependsOn` names that no task of the file defines, the
+    /// task VS Code detects in the folder's `package.json`: `npm run x` (agg lists that
+    /// script as an npm task of its own, so this one runs as a dependency only).
+    fn new(all: Vec<Spec>, folder: &str) -> Specs {
+        let mut specs = Specs {
+            all: Vec::with_capacity(all.len()),
+            by_label: HashMap::new(),
+            by_script: HashMap::new(),
+        };
+        for spec in all {
+            specs.push(spec);
         }
+        let wanted: Vec<String> = specs
+            .all
+            .iter()
+            .flat_map(|s| s.depends_on.iter())
+            .filter(|name| name.starts_with("npm: "))
+            .cloned()
+            .collect();
+        for name in wanted {
+            if specs.find(&name).is_none()
+                && let Some(script) = name.strip_prefix("npm: ")
+            {
+                let script = script.to_owned();
+                specs.push(Spec::detected_npm(name, script, folder));
+            }
+        }
+        specs
+    }
+
+    fn push(&mut self, spec: Spec) {
+        let i = self.all.len();
+        self.by_label.entry(spec.label.clone()).or_insert(i);
+        if let Some(script) = &spec.npm_script {
+            self.by_script.entry(script.clone()).or_insert(i);
+        }
+        self.all.push(spec);
+    }
+
+    /// Every task that runs before task `i`, deepest first, each once. Each task's list is
+    /// worked out once (`memo`), so a file of many tasks sharing dependencies is read in
+    /// linear time; `depth` bounds the recursion.
+    fn before(&self, i: usize, memo: &mut [Memo], depth: usize) -> Result<Rc<[usize]>, Refusal> {
+        if let Memo::Done(done) = &memo[i] {
+            return done.clone();
+        }
+        if depth > MAX_DEPTH {
+            return Err(Refusal::TooDeep);
+        }
+        memo[i] = Memo::Busy;
+        let result = self.expand(i, memo, depth);
+        memo[i] = match &result {
+            // Not remembered: from a task nearer the top the same one may be within reach.
+            Err(Refusal::TooDeep) => Memo::Todo,
+            _ => Memo::Done(result.clone()),
+        };
+        result
+    }
+
+    fn expand(&self, i: usize, memo: &mut [Memo], depth: usize) -> Result<Rc<[usize]>, Refusal> {
+        let spec = &self.all[i];
+        let mut order = Vec::new();
+        let mut placed = HashSet::new();
+        for name in &spec.depends_on {
+            let Some(j) = self.find(name) else {
+                return Err(Refusal::Broken(format!(
+                    "`{}` depends on `{name}`, which tasks.json does not define",
+                    spec.label
+                )));
+            };
+            if matches!(memo[j], Memo::Busy) {
+                return Err(Refusal::Broken(format!(
+                    "`dependsOn` cycle through `{}`",
+                    self.all[j].label
+                )));
+            }
+            match &self.all[j].refusal {
+                None => {}
+                Some(Refusal::NeedsEditor(reason)) => {
+                    return Err(Refusal::NeedsEditor(format!(
+                        "it depends on `{name}`, which agg cannot run: {reason}"
+                    )));
+                }
+                Some(Refusal::Broken(_) | Refusal::TooDeep) => {
+                    return Err(Refusal::Broken(format!(
+                        "`{}` depends on `{name}`, which agg cannot run",
+                        spec.label
+                    )));
+                }
+            }
+            let below = self.before(j, memo, depth + 1)?;
+            for &k in below.iter().chain(std::iter::once(&j)) {
+                if placed.insert(k) {
+                    order.push(k);
+                }
+            }
+            if order.len() > MAX_STEPS {
+                return Err(Refusal::Broken(format!(
+                    "`{}` needs more than {MAX_STEPS} tasks to run first",
+                    spec.label
+                )));
+            }
+        }
+        Ok(order.into())
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        self.by_label.get(name).copied().or_else(|| {
+            let script = name.strip_prefix("npm: ")?;
+            self.by_script.get(script).copied()
+        })
+    }
+}
+
+/// What is known of one task's dependencies while a file is read.
+#[derive(Debug, Clone)]
+enum Memo {
+    Todo,
+    /// Being worked out: meeting it again is a cycle.
+    Busy,
+    Done(Result<Rc<[usize]>, Refusal>),
+}
+
+impl std::ops::Deref for Specs {
+    type Target = [Spec];
+
+    fn deref(&self) -> &[Spec] {
+        &self.all
     }
 }

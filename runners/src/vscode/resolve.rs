@@ -41,6 +41,8 @@ pub(crate) enum Refusal {
     /// The task is fine but needs VS Code (a task type an extension provides, a variable
     /// only the editor fills in): listed as not runnable, with this reason.
     NeedsEditor(String),
+    /// A `dependsOn` chain deeper than agg follows: a diagnostic.
+    TooDeep,
 }
 
 /// What a task executes.

@@ -247,3 +247,47 @@ fn found_in_real_tasks_files() {
         lines(&p)
     );
 }
+
+#[test]
+fn a_task_needing_more_than_the_step_cap_is_reported() {
+    let mut tasks: Vec<String> = (0..1_200)
+        .map(|i| format!(r#"{{ "label": "t{i}", "type": "shell", "command": "true" }}"#))
+        .collect();
+    let all: Vec<String> = (0..1_200).map(|i| format!("\"t{i}\"")).collect();
+    tasks.push(format!(
+        r#"{{ "label": "hub", "dependsOn": [{}] }}"#,
+        all.join(",")
+    ));
+    let p = parsed(&format!(r#"{{ "tasks": [{}] }}"#, tasks.join(",\n")));
+    assert_eq!(p.tasks.len(), 1_200);
+    assert!(
+        lines(&p)
+            .iter()
+            .any(|(_, m)| m.contains("`hub` needs more than 1000 tasks")),
+        "{:?}",
+        lines(&p)
+    );
+}
+
+#[test]
+fn chains_deeper_than_the_cap_are_reported_and_shared_dependencies_read_once() {
+    // t0 → t1 → … → t40: the first tasks' chains are too deep, the later ones are listed.
+    let mut tasks: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{ "label": "t{i}", "dependsOn": "t{}" }}"#, i + 1))
+        .collect();
+    tasks.push(r#"{ "label": "t40", "type": "shell", "command": "true" }"#.to_owned());
+    // Many tasks on one hub with a long, repeated dependency list.
+    let leafs = vec!["\"t40\""; 5_000].join(",");
+    tasks.push(format!(r#"{{ "label": "hub", "dependsOn": [{leafs}] }}"#));
+    tasks.extend((0..5_000).map(|i| format!(r#"{{ "label": "top{i}", "dependsOn": "hub" }}"#)));
+    let p = parsed(&format!(r#"{{ "tasks": [{}] }}"#, tasks.join(",\n")));
+    let deep: Vec<_> = lines(&p)
+        .into_iter()
+        .filter(|(_, m)| m.contains("nested more than 32 deep"))
+        .collect();
+    assert_eq!(deep.len(), 8, "{deep:?}");
+    assert!(names(&p).contains(&"t8"));
+    assert!(!names(&p).contains(&"t7"));
+    assert_eq!(task(&p, "top4999").argv[2], "(true)");
+    assert_eq!(task(&p, "top0").deps, ["hub"]);
+}
