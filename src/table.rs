@@ -189,6 +189,12 @@ impl Table {
         self.behaviours.get(&task.unique_name)
     }
 
+    /// Why agg cannot run `task`, when it lists a task it cannot run (a VS Code task that
+    /// needs the editor).
+    pub fn not_runnable(&self, task: &Task) -> Option<&str> {
+        self.behaviour(task).and_then(|b| b.not_runnable.as_deref())
+    }
+
     /// Whether the two tables hold the same tasks as agents see them: every field but line
     /// numbers, so an edit that only moves a task within its file is not a change of the
     /// task list.

@@ -144,7 +144,7 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
             .unwrap_or(0);
         for t in group {
             let label = runner_label(t);
-            let not_runnable = table.behaviour(t).is_some_and(|b| b.not_runnable.is_some());
+            let not_runnable = table.not_runnable(t).is_some();
             let runner_style = if t.runner_available && !not_runnable {
                 DIM
             } else {
@@ -242,7 +242,7 @@ fn print_hints(table: &Table) -> io::Result<()> {
     let editor_only = table
         .tasks
         .iter()
-        .filter(|t| table.behaviour(t).is_some_and(|b| b.not_runnable.is_some()))
+        .filter(|t| table.not_runnable(t).is_some())
         .count();
     if editor_only > 0 {
         let tasks = if editor_only == 1 { "task" } else { "tasks" };

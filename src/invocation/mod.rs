@@ -99,8 +99,10 @@ pub fn invocation(
     task: &Task,
     opts: &RunOptions,
 ) -> Result<Invocation, InvocationError> {
-    if let Some(reason) = table.behaviour(task).and_then(|b| b.not_runnable.clone()) {
-        return Err(InvocationError::NotRunnable { reason });
+    if let Some(reason) = table.not_runnable(task) {
+        return Err(InvocationError::NotRunnable {
+            reason: reason.to_owned(),
+        });
     }
     validate(opts)?;
     let cwd = table.root.join(&task.dir);

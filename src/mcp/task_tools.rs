@@ -74,7 +74,7 @@ impl TaskTools {
             .tasks
             .iter()
             .filter(|t| self.matches(t))
-            .filter(|t| table.behaviour(t).is_none_or(|b| b.not_runnable.is_none()))
+            .filter(|t| table.not_runnable(t).is_none())
             .collect();
         let left_out = matching.len().saturating_sub(self.cap);
         let tasks = &matching[..matching.len().min(self.cap)];

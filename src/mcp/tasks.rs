@@ -186,10 +186,7 @@ impl Server {
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         // Before the user is asked anything: a permission for what cannot run is no use.
-        if let Some(reason) = table
-            .behaviour(task)
-            .and_then(|b| b.not_runnable.as_deref())
-        {
+        if let Some(reason) = table.not_runnable(task) {
             return Err(not_runnable(task, reason));
         }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
