@@ -127,27 +127,20 @@ fn task(
     out: &mut Parsed,
 ) -> Option<RawTask> {
     let spec = &specs[i];
-    let refused = |refusal: &Refusal, out: &mut Parsed| match refusal {
-        Refusal::NeedsEditor(reason) => Some(unrunnable(path, folder, spec, reason.clone())),
-        Refusal::Broken(reason) => {
-            out.diag(
-                path,
-                Some(spec.line),
-                format!("task `{}` is not listed: {reason}", spec.label),
-            );
-            None
-        }
-        Refusal::TooDeep => {
-            out.diag(
-                path,
-                Some(spec.line),
-                format!(
-                    "task `{}` is not listed: `dependsOn` is nested more than {MAX_DEPTH} deep",
-                    spec.label
-                ),
-            );
-            None
-        }
+    let refused = |refusal: &Refusal, out: &mut Parsed| {
+        let reason = match refusal {
+            Refusal::NeedsEditor(reason) => {
+                return Some(unrunnable(path, folder, spec, reason.clone()));
+            }
+            Refusal::Broken(reason) => reason.clone(),
+            Refusal::TooDeep => format!("`dependsOn` is nested more than {MAX_DEPTH} deep"),
+        };
+        out.diag(
+            path,
+            Some(spec.line),
+            format!("task `{}` is not listed: {reason}", spec.label),
+        );
+        None
     };
     if let Some(refusal) = &spec.refusal {
         return refused(refusal, out);
@@ -167,6 +160,7 @@ fn task(
         );
         return None;
     }
+    let background_deps = order.iter().any(|&i| specs[i].background);
     let direct = order.is_empty() && spec.dir == folder;
     let (dir, argv, script) = if direct {
         let command = spec.command.as_ref()?;
@@ -190,7 +184,7 @@ fn task(
         if let Some(own) = spec.step(folder, true) {
             steps.push(own);
         }
-        if order.iter().any(|&i| specs[i].background) {
+        if background_deps {
             steps.push("wait".to_owned());
         }
         let line = steps.join(" &&\n");
@@ -206,7 +200,7 @@ fn task(
     task.env.clone_from(&spec.env);
     task.script = Some(script);
     // Its background dependencies keep running, so it does too.
-    task.behaviour.service |= order.iter().any(|&i| specs[i].background);
+    task.behaviour.service |= background_deps;
     Some(task)
 }
 

@@ -55,6 +55,17 @@ pub(crate) enum Command {
 }
 
 impl Command {
+    /// `npm run SCRIPT --`: with `--`, the caller's arguments are the script's, not npm's
+    /// own options.
+    pub fn npm_run(script: &str) -> Command {
+        Command::Process(
+            ["npm", "run", script, "--"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
+
     /// The argv agg executes; the caller's arguments are appended (`"$@"` for a shell line).
     pub fn argv(&self) -> Vec<String> {
         match self {
@@ -90,12 +101,7 @@ impl Spec {
             env: Vec::new(),
             background: false,
             dir: folder.to_owned(),
-            command: Some(Command::Process(vec![
-                "npm".to_owned(),
-                "run".to_owned(),
-                script.clone(),
-                "--".to_owned(),
-            ])),
+            command: Some(Command::npm_run(&script)),
             refusal: None,
             written: None,
             npm_script: Some(script),
@@ -331,13 +337,7 @@ impl<'a> Context<'a> {
                 Refusal::Broken(format!("`path` `{path}` is outside the repository"))
             })?;
         }
-        // `--`: the caller's arguments are the script's, not npm's own options.
-        spec.command = Some(Command::Process(vec![
-            "npm".to_owned(),
-            "run".to_owned(),
-            script.to_owned(),
-            "--".to_owned(),
-        ]));
+        spec.command = Some(Command::npm_run(script));
         Ok(())
     }
 
