@@ -308,6 +308,32 @@ fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
         .open(path)
 }
 
+/// Reads the file at the absolute `path` (symlinks followed) the way agg reads anything it
+/// expects to be a regular file outside a scan (a pinned file, the allowlist, an ignore
+/// file): opened without blocking, so a FIFO or a device answers at once; refused unless it
+/// is a regular file; refused when over `cap` bytes, and never read past `cap` even when it
+/// grows while read. The error says why in words.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let mut file = open_nonblocking(path).map_err(|e| io_reason(&e))?;
+    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    if meta.len() > cap {
+        return Err(format!(
+            "file is {:.1} MiB, over the {:.1} MiB limit",
+            mib(meta.len()),
+            mib(cap)
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    (&mut file)
+        .take(cap)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_reason(&e))?;
+    Ok(bytes)
+}
+
 /// Opens `path` for reading, following symlinks, without blocking on a FIFO.
 fn open_nonblocking(path: &Path) -> std::io::Result<fs::File> {
     fs::OpenOptions::new()

@@ -7,6 +7,7 @@ mod architecture;
 mod common;
 // After `common`, whose `require!` it uses.
 mod act;
+mod attacks;
 mod clients;
 mod cmake;
 mod compose;

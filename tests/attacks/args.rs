@@ -1,0 +1,1 @@
+//! Attacks through what an MCP client sends: args.

@@ -1,0 +1,1 @@
+//! A client that sends requests and never reads the replies.

@@ -1,0 +1,14 @@
+//! Attacks on agg's promise that an agent runs only what a person allowed, one module per
+//! area, each written as the attacker would: real processes and runners, a refused attack
+//! leaves no marker file behind and the server keeps answering.
+
+mod args;
+mod backpressure;
+mod env;
+mod files;
+mod orphans;
+mod pins;
+mod question;
+mod socket;
+mod symlinks;
+mod terminal;

@@ -1,0 +1,1 @@
+//! Jobs outliving a server that is killed.

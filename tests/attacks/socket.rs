@@ -1,0 +1,1 @@
+//! Floods of the control socket.

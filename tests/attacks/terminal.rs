@@ -1,0 +1,1 @@
+//! Terminal injection: control characters, bidi overrides and newlines in names, descriptions, directories and output.
