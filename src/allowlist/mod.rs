@@ -10,6 +10,7 @@
 //! Precedence: deny > directory > file > task. Any matching deny entry wins; otherwise the
 //! broadest matching allow entry whose pin still holds is reported as the reason.
 
+mod current;
 mod live;
 pub mod pin;
 pub mod rule;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use crate::table::Task;
 
 pub use live::LiveAllowlist;
+pub use current::{Current, Now};
 pub use pin::Pin;
 pub use rule::{Kind, Rule};
 pub use status::{RuleState, audit};
@@ -71,19 +73,29 @@ impl Decision {
 }
 
 impl Allowlist {
-    /// Decides for `task` of the table rooted at the absolute `root`.
+    /// Decides for `task` of the table rooted at the absolute `root`, comparing pins with
+    /// what the task's files say now (`now` reads them from disk, once per file).
     ///
-    /// A pinned file rule reads the task file to compare its content; a file that cannot
-    /// be read counts as changed.
-    pub fn decide(&self, root: &Path, task: &Task) -> Decision {
-        let file = root.join(&task.file_path);
-        if let Some(by) = self.denied_by(&file, &task.source_name) {
+    /// A rule matches the task file by the path as written and by its canonical target (a
+    /// `Makefile` that is a symlink), and a deny matching either wins.
+    pub fn decide(&self, root: &Path, task: &Task, now: &mut Now) -> Decision {
+        let written = root.join(&task.file_path);
+        let real = std::fs::canonicalize(&written)
+            .ok()
+            .filter(|real| *real != written);
+        let paths: Vec<&Path> = std::iter::once(written.as_path())
+            .chain(real.as_deref())
+            .collect();
+        if let Some(by) = paths
+            .iter()
+            .find_map(|file| self.denied_by(file, &task.source_name))
+        {
             return Decision::Denied(by);
         }
         let mut matching: Vec<&Rule> = self
             .allow
             .iter()
-            .filter(|r| r.matches(&file, &task.source_name))
+            .filter(|r| paths.iter().any(|file| r.matches(file, &task.source_name)))
             .collect();
         matching.sort_by_key(|r| r.kind());
         // The most specific lapsed rule says most about what changed.
@@ -92,29 +104,41 @@ impl Allowlist {
             let Some(pin) = &rule.pin else {
                 return Decision::Allowed(rule.describe());
             };
-            let now = if pin.is_task() {
-                Pin::task(root, task)
+            let current = now.current(root, task);
+            let pinned_now = if pin.is_task() {
+                current.task_pin.clone()
             } else {
-                match std::fs::read(&file) {
-                    Ok(content) => Pin::file(&content),
-                    Err(e) => {
-                        lapsed = Some((
-                            rule.describe(),
-                            format!("file cannot be read: {}", crate::repo_files::io_reason(&e)),
-                        ));
-                        continue;
-                    }
-                }
+                current.file_pin.clone()
             };
-            match pin.changes(&now) {
-                None => return Decision::Allowed(rule.describe()),
-                Some(summary) => lapsed = Some((rule.describe(), summary)),
+            match pinned_now {
+                Err(reason) => lapsed = Some((rule.describe(), reason)),
+                Ok(now) => match pin.changes(&now) {
+                    None => return Decision::Allowed(rule.describe()),
+                    Some(summary) => lapsed = Some((rule.describe(), summary)),
+                },
             }
         }
         lapsed.map_or(Decision::NotListed, |(rule, summary)| Decision::Lapsed {
             rule,
             summary,
         })
+    }
+
+    /// The allow rule that lets agents pass any arguments to `task` (`agg allow NAME
+    /// --any-args`), in words, when one matches and `decision` allowed the task.
+    pub fn any_args(&self, root: &Path, task: &Task) -> Option<String> {
+        let written = root.join(&task.file_path);
+        let real = std::fs::canonicalize(&written).ok();
+        self.allow
+            .iter()
+            .filter(|r| r.any_args)
+            .find(|r| {
+                r.matches(&written, &task.source_name)
+                    || real
+                        .as_deref()
+                        .is_some_and(|real| r.matches(real, &task.source_name))
+            })
+            .map(Rule::describe)
     }
 
     /// The deny rule that refuses the task `source_name` of the absolute `file`, in words.
@@ -225,6 +249,7 @@ mod tests {
             script: Some(recipe.to_owned()),
             env: Vec::new(),
             xc: None,
+            origin: String::new(),
         }
     }
 

@@ -1,30 +1,33 @@
 //! Pins: what a task (or a whole file) said when the user allowed it.
 //!
 //! A pin is a sha256 fingerprint plus the few facts a person needs to see what changed
-//! (runner, command, directory, deps, line count). When the definition changes the
-//! fingerprint no longer matches, the allow lapses, and [`Pin::changes`] says why.
+//! (runner, command, directory, deps, line count, the files it covers). The fingerprint
+//! covers everything the runner reads to run the task: the task's own facts and the bytes
+//! of every file its adapter read for it (the task file, its includes and imports, a
+//! script's body), read from disk when the decision is made ([`super::Current`]). When any
+//! of it changes the fingerprint no longer matches, the allow lapses, and [`Pin::changes`]
+//! says what changed.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{Param, XcSpec};
+use agg_runners::{Behaviour, Param, RawTask, XcSpec, quote_command};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
+use crate::repo_files::sha256_hex;
 use crate::table::Task;
 
 /// Bumped when the fingerprinted facts change shape, so an old pin lapses instead of
 /// matching something it never saw.
-const FINGERPRINT_VERSION: u32 = 1;
+const FINGERPRINT_VERSION: u32 = 2;
 
 /// What a task or file looked like when it was allowed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pin {
-    /// sha256 of everything pinned: for a task its runner, command, argv, directory,
-    /// deps, parameters (with defaults), recipe text, environment and xc settings; for a
-    /// file its bytes.
+    /// sha256 of everything pinned: for a task its runner, argv, directory, deps,
+    /// parameters (with defaults), recipe text, environment, hooks, xc settings and the
+    /// bytes of every file in `files`; for a file its bytes and those of `files`.
     pub sha256: String,
     /// Lines of the recipe text (task) or of the file (file) when pinned.
     pub lines: usize,
@@ -44,6 +47,20 @@ pub struct Pin {
     /// changed environment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_sha256: Option<String>,
+    /// Every file the pin covers (the task file first, then what it pulls in), with the
+    /// sha256 of its bytes when pinned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PinnedFile>,
+}
+
+/// One file a pin covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedFile {
+    /// The file's absolute path.
+    pub path: PathBuf,
+    /// sha256 of its bytes, or `unreadable…` when it could not be read.
+    pub sha256: String,
 }
 
 /// The facts a task pin hashes. Field order is part of the fingerprint.
@@ -51,7 +68,6 @@ pub struct Pin {
 struct Fingerprinted<'a> {
     version: u32,
     runner: &'a str,
-    command: &'a str,
     argv: &'a [String],
     dir: &'a Path,
     deps: &'a [String],
@@ -59,35 +75,42 @@ struct Fingerprinted<'a> {
     script: Option<&'a str>,
     env: &'a [(String, String)],
     xc: Option<&'a XcSpec>,
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for byte in &digest {
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
+    behaviour: &'a Behaviour,
+    files: &'a [PinnedFile],
 }
 
 /// The absolute directory a task of the table rooted at `root` runs in.
 pub fn task_dir(root: &Path, task: &Task) -> PathBuf {
-    if task.dir == "." || task.dir.is_empty() {
+    dir_of(root, &task.dir)
+}
+
+fn dir_of(root: &Path, dir: &str) -> PathBuf {
+    if dir == "." || dir.is_empty() {
         root.to_path_buf()
     } else {
-        root.join(&task.dir)
+        root.join(dir)
     }
 }
 
+/// The files read, as a pin records them: absolute paths under `root`.
+pub fn pinned_files(root: &Path, read: &[(String, String)]) -> Vec<PinnedFile> {
+    read.iter()
+        .map(|(rel, sha256)| PinnedFile {
+            path: crate::repo_files::abs_path(root, rel),
+            sha256: sha256.clone(),
+        })
+        .collect()
+}
+
 impl Pin {
-    /// Pins `task` of the table rooted at `root` (absolute).
-    pub fn task(root: &Path, task: &Task) -> Pin {
-        let dir = task_dir(root, task);
+    /// Pins `task` as its file, read now from the repository at the absolute `root`, defines
+    /// it, with `files` the files read to find it.
+    pub fn task(root: &Path, task: &RawTask, files: Vec<PinnedFile>) -> Pin {
+        let dir = dir_of(root, &task.dir);
         let script = task.script.as_deref();
         let facts = Fingerprinted {
             version: FINGERPRINT_VERSION,
             runner: task.runner.name(),
-            command: &task.command,
             argv: &task.argv,
             dir: &dir,
             deps: &task.deps,
@@ -95,25 +118,39 @@ impl Pin {
             script,
             env: &task.env,
             xc: task.xc.as_ref(),
+            behaviour: &task.behaviour,
+            files: &files,
         };
-        // Serialising plain strings, paths and a derived struct cannot fail; an empty
+        // Serialising plain strings, paths and derived structs cannot fail; an empty
         // body would still give a fingerprint that no real task matches.
         let body = serde_json::to_vec(&facts).unwrap_or_default();
         Pin {
             sha256: sha256_hex(&body),
             lines: script.map_or(0, |s| s.lines().count()),
             runner: Some(task.runner.name().to_owned()),
-            command: Some(task.command.clone()),
+            command: Some(quote_command(&task.argv)),
             dir: Some(dir),
             deps: task.deps.clone(),
             text_sha256: Some(sha256_hex(script.unwrap_or("").as_bytes())),
+            files,
         }
     }
 
-    /// Pins a file's content.
-    pub fn file(content: &[u8]) -> Pin {
+    /// Pins a file's content, and the other `files` it pulls in.
+    pub fn file(content: &[u8], files: Vec<PinnedFile>) -> Pin {
+        let mut body = sha256_hex(content);
+        for f in &files {
+            body.push('\n');
+            body.push_str(&f.path.to_string_lossy());
+            body.push('\0');
+            body.push_str(&f.sha256);
+        }
         Pin {
-            sha256: sha256_hex(content),
+            sha256: if files.is_empty() {
+                sha256_hex(content)
+            } else {
+                sha256_hex(body.as_bytes())
+            },
             lines: memchr::memchr_iter(b'\n', content).count()
                 + usize::from(!content.is_empty() && !content.ends_with(b"\n")),
             runner: None,
@@ -121,6 +158,7 @@ impl Pin {
             dir: None,
             deps: Vec::new(),
             text_sha256: None,
+            files,
         }
     }
 
@@ -129,16 +167,42 @@ impl Pin {
         self.command.is_some()
     }
 
+    /// The files that changed from this pin to `now`, in words.
+    fn changed_files(&self, now: &Pin) -> Vec<String> {
+        let mut out = Vec::new();
+        for before in &self.files {
+            match now.files.iter().find(|f| f.path == before.path) {
+                Some(after) if after.sha256 == before.sha256 => {}
+                Some(_) => out.push(format!("{} changed", before.path.display())),
+                None => out.push(format!("{} is no longer read", before.path.display())),
+            }
+        }
+        for after in &now.files {
+            if !self.files.iter().any(|f| f.path == after.path) {
+                out.push(format!("{} is now read too", after.path.display()));
+            }
+        }
+        out
+    }
+
     /// A short summary of what changed from this pin to `now`, or `None` when nothing did.
     pub fn changes(&self, now: &Pin) -> Option<String> {
         if self.sha256 == now.sha256 {
             return None;
         }
+        if self.files.is_empty() {
+            return Some(
+                "pinned by an earlier agg that did not cover the files the task reads; allow it again"
+                    .to_owned(),
+            );
+        }
         if !self.is_task() {
-            return Some(format!(
+            let mut parts = vec![format!(
                 "file content changed ({})",
                 lines(self.lines, now.lines)
-            ));
+            )];
+            parts.extend(self.changed_files(now).into_iter().skip(1));
+            return Some(parts.join("; "));
         }
         let mut parts = Vec::new();
         if self.runner != now.runner {
@@ -179,8 +243,9 @@ impl Pin {
                 lines(self.lines, now.lines)
             ));
         }
+        parts.extend(self.changed_files(now));
         if parts.is_empty() {
-            parts.push("parameters, environment or runner settings changed".to_owned());
+            parts.push("parameters, environment, hooks or runner settings changed".to_owned());
         }
         Some(parts.join("; "))
     }
@@ -201,14 +266,24 @@ mod tests {
 
     #[test]
     fn file_pins_count_lines_with_or_without_a_final_newline() {
-        assert_eq!(Pin::file(b"").lines, 0);
-        assert_eq!(Pin::file(b"a\nb\n").lines, 2);
-        assert_eq!(Pin::file(b"a\nb").lines, 2);
-        let summary = Pin::file(b"a\n").changes(&Pin::file(b"a\nb\nc\n"));
+        let file = |content: &[u8]| {
+            let sha256 = sha256_hex(content);
+            Pin::file(
+                content,
+                vec![PinnedFile {
+                    path: PathBuf::from("/repo/Makefile"),
+                    sha256,
+                }],
+            )
+        };
+        assert_eq!(file(b"").lines, 0);
+        assert_eq!(file(b"a\nb\n").lines, 2);
+        assert_eq!(file(b"a\nb").lines, 2);
+        let summary = file(b"a\n").changes(&file(b"a\nb\nc\n"));
         assert_eq!(
             summary.as_deref(),
             Some("file content changed (1 → 3 lines)")
         );
-        assert_eq!(Pin::file(b"x").changes(&Pin::file(b"x")), None);
+        assert_eq!(file(b"x").changes(&file(b"x")), None);
     }
 }

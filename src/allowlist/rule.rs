@@ -28,6 +28,10 @@ pub struct Rule {
     /// that changes. Allow rules for tasks and files only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pin: Option<Pin>,
+    /// Agents may add any arguments to the task (`agg allow NAME --any-args`). Without it,
+    /// an argument the runner could read as its own option, target or code is asked about.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_args: bool,
 }
 
 /// What a rule covers, broadest first: the order of precedence among allow rules.
@@ -60,6 +64,7 @@ impl Rule {
             file: Some(file),
             task: Some(source_name),
             pin,
+            any_args: false,
         }
     }
 
@@ -70,6 +75,7 @@ impl Rule {
             file: Some(file),
             task: None,
             pin,
+            any_args: false,
         }
     }
 
@@ -80,6 +86,7 @@ impl Rule {
             file: None,
             task: None,
             pin: None,
+            any_args: false,
         }
     }
 
@@ -117,10 +124,11 @@ impl Rule {
             (None, Some(f), None) => format!("file {}", f.display()),
             _ => "(empty rule)".to_owned(),
         };
-        if self.pin.is_some() {
-            format!("{what} (pinned)")
-        } else {
-            what
+        match (self.pin.is_some(), self.any_args) {
+            (true, true) => format!("{what} (pinned, any arguments)"),
+            (true, false) => format!("{what} (pinned)"),
+            (false, true) => format!("{what} (any arguments)"),
+            (false, false) => what,
         }
     }
 
@@ -136,6 +144,7 @@ impl Rule {
         let relative = self.dir.iter().chain(&self.file).any(|p| !p.is_absolute());
         shape
             .or(relative.then_some("paths in the allowlist are absolute"))
+            .or((!allow && self.any_args).then_some("a deny rule takes no `any_args`"))
             .or_else(|| {
                 let pin = self.pin.as_ref()?;
                 if !allow {

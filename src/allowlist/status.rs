@@ -1,14 +1,16 @@
 //! Whether each allow rule's pin still holds, for `agg allowlist`.
 //!
-//! A task pin is checked against a fresh scan of the repository holding its file (the
-//! nearest directory with a `.git`, else the file's directory), scanned once per
-//! repository; a file pin against the file's bytes.
+//! A pin is checked against what the files say now: the repository holding the rule's file
+//! (the nearest directory with a `.git`, else the file's directory) is scanned once to find
+//! the task, and its files are read again as a decision reads them ([`Now`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{Allowlist, Pin, Rule};
-use crate::table::Table;
+use super::pin::PinnedFile;
+use super::{Allowlist, Now, Pin, Rule};
+use crate::repo_files::{MAX_TASK_FILE_BYTES, read_regular, sha256_hex};
+use crate::table::{Table, Task};
 
 /// The state of one allow rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,44 +47,60 @@ impl RuleState {
 
 /// The state of every allow rule of `list`, in order.
 pub fn audit(list: &Allowlist) -> Vec<RuleState> {
-    let mut tables: HashMap<PathBuf, Table> = HashMap::new();
+    let mut tables: HashMap<PathBuf, (Table, Now)> = HashMap::new();
     list.allow
         .iter()
         .map(|rule| state(rule, &mut tables))
         .collect()
 }
 
-fn state(rule: &Rule, tables: &mut HashMap<PathBuf, Table>) -> RuleState {
+fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState {
     let (Some(pin), Some(file)) = (&rule.pin, &rule.file) else {
         return RuleState::Unpinned;
     };
-    if !pin.is_task() {
-        return match std::fs::read(file) {
-            Ok(content) => pin
-                .changes(&Pin::file(&content))
-                .map_or(RuleState::Holds, RuleState::Lapsed),
-            Err(e) => RuleState::Missing(crate::repo_files::io_reason(&e)),
-        };
-    }
-    let Some(name) = &rule.task else {
-        return RuleState::Unpinned;
-    };
     if !file.is_file() {
-        return RuleState::Missing("the task file is gone".to_owned());
+        return RuleState::Missing(if pin.is_task() {
+            "the task file is gone".to_owned()
+        } else {
+            "no such file".to_owned()
+        });
     }
     let root = repo_root(file);
-    let table = tables
+    let (table, now) = tables
         .entry(root.clone())
-        .or_insert_with(|| Table::load(&root));
-    match table
-        .tasks
-        .iter()
-        .find(|t| table.root.join(&t.file_path) == *file && t.source_name == *name)
-    {
-        Some(task) => pin
-            .changes(&Pin::task(&table.root, task))
+        .or_insert_with(|| (Table::load(&root), Now::new()));
+    let defines = |t: &&Task| {
+        let written = table.root.join(&t.file_path);
+        (written == *file || std::fs::canonicalize(&written).is_ok_and(|real| real == *file))
+            && rule.task.as_ref().is_none_or(|name| *name == t.source_name)
+    };
+    let task = table.tasks.iter().find(defines);
+    let current = match (task, pin.is_task()) {
+        (Some(task), true) => now.current(&table.root, task).task_pin.clone(),
+        (Some(task), false) => now.current(&table.root, task).file_pin.clone(),
+        (None, true) => {
+            return RuleState::Missing(format!(
+                "the file no longer defines `{}`",
+                rule.task.as_deref().unwrap_or_default()
+            ));
+        }
+        // A file that defines no task now: its bytes alone.
+        (None, false) => read_regular(file, MAX_TASK_FILE_BYTES).map(|content| {
+            let sha256 = sha256_hex(&content);
+            Pin::file(
+                &content,
+                vec![PinnedFile {
+                    path: file.clone(),
+                    sha256,
+                }],
+            )
+        }),
+    };
+    match current {
+        Ok(current) => pin
+            .changes(&current)
             .map_or(RuleState::Holds, RuleState::Lapsed),
-        None => RuleState::Missing(format!("the file no longer defines `{name}`")),
+        Err(reason) => RuleState::Missing(reason),
     }
 }
 

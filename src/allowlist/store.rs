@@ -41,6 +41,13 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
+    /// A task cannot be pinned: its file no longer defines it, or cannot be read.
+    Unpinnable {
+        /// The task's unique name.
+        task: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A file operation failed.
     Io {
         /// What agg was doing: `read`, `lock`, `write`, …
@@ -68,6 +75,9 @@ impl std::fmt::Display for StoreError {
                 line: None,
                 message,
             } => write!(f, "{}: {message}", path.display()),
+            StoreError::Unpinnable { task, reason } => {
+                write!(f, "cannot allow `{task}` as its files say it now: {reason}")
+            }
             StoreError::Io {
                 action,
                 path,
@@ -134,38 +144,36 @@ impl Store {
         }
     }
 
-    /// Allows `task` of the table rooted at the absolute `root`, pinned to what it says
-    /// now; allowing it again re-pins it.
-    pub fn allow_task(&self, root: &Path, task: &Task) -> Result<Change, StoreError> {
-        let rule = Rule::for_task(
+    /// Allows `task` of the table rooted at the absolute `root` while its files say what
+    /// `pin` recorded (see [`super::Current::task_pin`]); allowing it again re-pins it. With
+    /// `any_args`, agents may also add any arguments to it.
+    pub fn allow_task(
+        &self,
+        root: &Path,
+        task: &Task,
+        pin: Pin,
+        any_args: bool,
+    ) -> Result<Change, StoreError> {
+        let mut rule = Rule::for_task(
             root.join(&task.file_path),
             task.source_name.clone(),
-            Some(Pin::task(root, task)),
+            Some(pin),
         );
+        rule.any_args = any_args;
         self.update(|list| list.allow(rule))
     }
 
-    /// Allows every task of the absolute `file`; with `pin`, only while its content stays
-    /// as it is now.
-    pub fn allow_file(&self, file: &Path, pin: bool) -> Result<Change, StoreError> {
-        let pin = if pin {
-            Some(Pin::file(&fs::read(file).map_err(io_error("read", file))?))
-        } else {
-            None
-        };
+    /// Allows every task of the absolute `file`; with a `pin`, only while the file and what
+    /// it pulls in stay as they are now.
+    pub fn allow_file(&self, file: &Path, pin: Option<Pin>) -> Result<Change, StoreError> {
         let rule = Rule::for_file(file.to_path_buf(), pin);
         self.update(|list| list.allow(rule))
     }
 
     /// Allows every task of the file that defines `task` (of the table rooted at the
-    /// absolute `root`), as [`Store::allow_file`] does.
-    pub fn allow_task_file(
-        &self,
-        root: &Path,
-        task: &Task,
-        pin: bool,
-    ) -> Result<Change, StoreError> {
-        self.allow_file(&root.join(&task.file_path), pin)
+    /// absolute `root`), unpinned.
+    pub fn allow_task_file(&self, root: &Path, task: &Task) -> Result<Change, StoreError> {
+        self.allow_file(&root.join(&task.file_path), None)
     }
 
     /// Allows every task defined in a file under the absolute `dir`.

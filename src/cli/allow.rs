@@ -7,7 +7,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::allowlist::{self, Change, Rule, RuleState, Store, StoreError};
+use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
+use crate::table::Task;
 use crate::error::Error;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
@@ -23,6 +24,10 @@ pub struct RuleArgs {
     /// With `allow --file`: only while the file's content stays exactly as it is now.
     #[arg(long, conflicts_with_all = ["name", "dir"])]
     pub pin: bool,
+    /// With `allow NAME`: agents may also add any arguments to the task. Without it, an
+    /// argument the runner could read as its own option, target or code is asked about.
+    #[arg(long, conflicts_with_all = ["file", "dir"])]
+    pub any_args: bool,
     /// Every task defined in a file under this directory.
     #[arg(long)]
     pub dir: Option<PathBuf>,
@@ -64,7 +69,16 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
         let table = super::load_table(&args.root)?;
         let task = super::find_task(&table, name)?;
         let change = if allow {
-            store.allow_task(&table.root, task)
+            let pin = Now::new()
+                .current(&table.root, task)
+                .task_pin
+                .clone()
+                .map_err(|reason| StoreError::Unpinnable {
+                    task: task.unique_name.clone(),
+                    reason,
+                })
+                .map_err(store_error)?;
+            store.allow_task(&table.root, task, pin, args.any_args)
         } else {
             store.deny_task(&table.root, task)
         };
@@ -84,7 +98,12 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
             )));
         }
         let change = if allow {
-            store.allow_file(&file, args.pin)
+            let pin = if args.pin {
+                Some(file_pin(&args.root, &file)?)
+            } else {
+                None
+            };
+            store.allow_file(&file, pin)
         } else {
             store.deny_file(&file)
         };
@@ -99,7 +118,40 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
     Ok((change.map_err(store_error)?, Rule::for_dir(dir)))
 }
 
+/// The pin of the absolute `file` as it is now: with what it pulls in when it defines a
+/// task of the repository at `root`, else its bytes alone.
+fn file_pin(root: &Path, file: &Path) -> Result<Pin, Error> {
+    let table = super::load_table(root)?;
+    let defines = |t: &&Task| {
+        let written = table.root.join(&t.file_path);
+        written == file || std::fs::canonicalize(&written).is_ok_and(|real| real == file)
+    };
+    if let Some(task) = table.tasks.iter().find(defines) {
+        return Now::new()
+            .current(&table.root, task)
+            .file_pin
+            .clone()
+            .map_err(Error::Allowlist);
+    }
+    let content = crate::repo_files::read_regular(file, crate::repo_files::MAX_TASK_FILE_BYTES)
+        .map_err(|reason| Error::Allowlist(format!("{}: {reason}", file.display())))?;
+    let sha256 = crate::repo_files::sha256_hex(&content);
+    Ok(Pin::file(
+        &content,
+        vec![allowlist::pin::PinnedFile {
+            path: file.to_path_buf(),
+            sha256,
+        }],
+    ))
+}
+
 pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
+    if !allow && args.any_args {
+        return Err(Error::Allowlist(
+            "--any-args is for `agg allow NAME`: a deny rule refuses the task whatever its arguments"
+                .to_owned(),
+        ));
+    }
     if !allow && args.pin {
         return Err(Error::Allowlist(
             "--pin is for `agg allow --file`: a deny rule applies whatever the file says"
@@ -132,16 +184,24 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         match (&pin.command, &pin.dir) {
             (Some(command), Some(dir)) => writeln!(
                 out,
-                "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task's definition changes",
+                "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task or a file it reads changes",
                 dir.display(),
                 pin.lines,
             ).map_err(Error::Output)?,
             _ => writeln!(
                 out,
-                "  pinned to the file's content ({} {lines}); it lapses on any edit of the file",
+                "  pinned to the file's content ({} {lines}); it lapses on any edit of the file or of a file it reads",
                 pin.lines
             ).map_err(Error::Output)?,
         }
+        write_covers(&mut out, pin)?;
+    }
+    if rule.any_args {
+        writeln!(
+            out,
+            "  agents may add any arguments to it (the runner reads some as its own options: that can run anything)"
+        )
+        .map_err(Error::Output)?;
     }
     if allow
         && let Some(file) = &rule.file
@@ -153,6 +213,19 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     }
     writeln!(out, "allowlist: {}", store.path().display()).map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files a pin covers, one line.
+fn write_covers(out: &mut impl Write, pin: &Pin) -> Result<(), Error> {
+    if pin.files.is_empty() {
+        return Ok(());
+    }
+    let files: Vec<String> = pin
+        .files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    writeln!(out, "        covers: {}", files.join(", ")).map_err(Error::Output)
 }
 
 pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
@@ -199,6 +272,9 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
     for (rule, state) in list.allow.iter().zip(&states) {
         writeln!(out, "  allow {:<9} {}", rule.kind().name(), rule.describe())
             .map_err(Error::Output)?;
+        if let Some(pin) = &rule.pin {
+            write_covers(&mut out, pin)?;
+        }
         match state {
             RuleState::Lapsed(change) => writeln!(
                 out,

@@ -14,6 +14,7 @@ use crate::availability::install_hint;
 use crate::engine::Invocation;
 use crate::table::{Table, Task};
 
+pub mod policy;
 mod xc;
 
 /// What the caller asks for beyond the task itself.
@@ -369,6 +370,7 @@ mod tests {
             script: None,
             env: Vec::new(),
             xc: None,
+            origin: String::new(),
         }
     }
 

@@ -26,6 +26,7 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
 
+use crate::invocation::policy::Unvetted;
 use crate::table::Task;
 
 /// The key of the permission question in `inputRequests` / `inputResponses`.
@@ -46,15 +47,18 @@ pub enum Choice {
     AlwaysTask,
     /// Allow every task of its file from now on.
     AlwaysFile,
+    /// Allow this task with any arguments from now on (`agg allow NAME --any-args`).
+    AlwaysAnyArgs,
     /// Deny this task from now on.
     Deny,
 }
 
 impl Choice {
-    const ALL: [(Choice, &'static str); 4] = [
+    const ALL: [(Choice, &'static str); 5] = [
         (Choice::Once, "once"),
         (Choice::AlwaysTask, "always-task"),
         (Choice::AlwaysFile, "always-file"),
+        (Choice::AlwaysAnyArgs, "always-any-args"),
         (Choice::Deny, "deny"),
     ];
 
@@ -109,36 +113,105 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What identifies a question: the task, what exactly would run and what is asked, so an
-/// edit between the question and the answer asks again.
-fn key(task: &Task, questions: &[Question]) -> String {
-    let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
-    format!(
-        "{}\u{0}{}\u{0}{}\u{0}{}\u{0}{}",
-        task.file_path,
-        task.source_name,
-        task.command,
-        task.dir,
-        keys.join(",")
-    )
+/// Exactly what would run if the person says yes: what they are shown, and what their
+/// answer is keyed by, so an answer never covers anything they did not see.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// The task.
+    pub task: &'a Task,
+    /// The program and every argument, as executed.
+    pub argv: Vec<String>,
+    /// The absolute directory it runs in.
+    pub dir: String,
+    /// Environment variables the agent added.
+    pub env: &'a [(String, String)],
+    /// Arguments the agent added that the allow does not cover, each with the reason.
+    pub unvetted: &'a [Unvetted],
+    /// What else runs with it: deps and hooks, in words.
+    pub also: Vec<String>,
+    /// The fingerprint of the task and every file it reads, as read for this question.
+    pub fingerprint: String,
 }
 
-/// What the form says about the task.
-fn describe(task: &Task) -> String {
+impl Request<'_> {
+    /// What identifies the question: the task, its fingerprint, the exact argv and
+    /// environment, and what is asked, so an edit or another argument asks again.
+    fn key(&self, questions: &[Question]) -> String {
+        let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
+        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        [
+            self.task.file_path.as_str(),
+            &self.task.source_name,
+            &self.fingerprint,
+            &self.dir,
+            &self.argv.join("\u{0}"),
+            &env.join("\u{0}"),
+            &keys.join(","),
+        ]
+        .join("\u{1}")
+    }
+}
+
+/// Makes a line safe to show in a client's form: control characters, bidi overrides and
+/// other invisible format characters shown as escapes, so a recipe cannot hide what follows
+/// a carriage return.
+fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\u{1b}' => out.push_str("\\e"),
+            c if c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}') =>
+            {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What the form says about the request.
+fn describe(request: &Request) -> String {
+    let task = request.task;
     let at = task.line.map_or_else(
         || task.file_path.clone(),
         |l| format!("{}:{l}", task.file_path),
     );
     let mut text = format!(
-        "  command:   {}\n  directory: {}\n  defined:   {at}",
-        task.command, task.dir
+        "  runs:      {}\n  directory: {}\n  defined:   {}",
+        shown(&agg_runners::quote_command(&request.argv)),
+        shown(&request.dir),
+        shown(&at)
     );
+    for u in request.unvetted {
+        let _ = write!(
+            text,
+            "\n  argument added by the agent: {} ({})",
+            shown(&agg_runners::quote_command(std::slice::from_ref(&u.arg))),
+            u.why
+        );
+    }
+    for (k, v) in request.env {
+        let _ = write!(
+            text,
+            "\n  environment added by the agent: {}={}",
+            shown(k),
+            shown(&agg_runners::quote_command(std::slice::from_ref(v)))
+        );
+    }
+    for also in &request.also {
+        let _ = write!(text, "\n  also runs: {}", shown(also));
+    }
     if let Some(script) = task.script.as_deref().filter(|s| !s.trim().is_empty()) {
         let lines: Vec<&str> = script.lines().take(12).collect();
-        text.push_str("\n  runs:\n");
+        text.push_str("\n  recipe:\n");
         for line in &lines {
             text.push_str("    ");
-            text.push_str(line);
+            text.push_str(&shown(line));
             text.push('\n');
         }
         let more = script.lines().count().saturating_sub(lines.len());
@@ -161,26 +234,34 @@ fn question(key: &'static str, message: String, schema: &serde_json::Value) -> O
     })
 }
 
-/// May the agent run `task`, which `reason` (e.g. "is not in your allowlist")?
-pub fn permission(task: &Task, reason: &str) -> Option<Question> {
+/// May the agent run what `request` describes, which `reason` (e.g. "is not in your
+/// allowlist")? `allowed` says whether the task itself is already allowed (only what the
+/// agent added is asked about).
+pub fn permission(request: &Request, reason: &str, allowed: bool) -> Option<Question> {
+    let task = request.task;
     let message = format!(
         "An agent wants to run `{}` ({}), which {reason}.\n\n{}",
-        task.unique_name,
+        shown(&task.unique_name),
         task.runner,
-        describe(task)
+        describe(request)
     );
+    let name = shown(&task.unique_name);
+    let mut options = vec![json!({"const": "once", "title": "Run it once, exactly as shown"})];
+    if !allowed {
+        options.push(json!({"const": "always-task", "title": format!("Always allow `{name}` (what the agent adds is still asked about)")}));
+        options.push(json!({"const": "always-file", "title": format!("Always allow every task in {}", shown(&task.file_path))}));
+    }
+    if !request.unvetted.is_empty() {
+        options.push(json!({"const": "always-any-args", "title": format!("Always allow `{name}` with any arguments")}));
+    }
+    options.push(json!({"const": "deny", "title": format!("Deny `{name}`")}));
     let schema = json!({
         "type": "object",
         "properties": {
             "decision": {
                 "type": "string",
-                "title": "Allow this task?",
-                "oneOf": [
-                    {"const": "once", "title": "Run it once"},
-                    {"const": "always-task", "title": format!("Always allow `{}`", task.unique_name)},
-                    {"const": "always-file", "title": format!("Always allow every task in {}", task.file_path)},
-                    {"const": "deny", "title": format!("Deny `{}`", task.unique_name)},
-                ],
+                "title": "Allow this?",
+                "oneOf": options,
             },
         },
         "required": ["decision"],
@@ -189,18 +270,19 @@ pub fn permission(task: &Task, reason: &str) -> Option<Question> {
 }
 
 /// The runner's own confirmation (just `[confirm]`, go-task `prompt`), in its own words.
-pub fn confirmation(task: &Task, texts: &[String]) -> Option<Question> {
+pub fn confirmation(request: &Request, texts: &[String]) -> Option<Question> {
+    let task = request.task;
     let message = format!(
         "{}\n\n(`{}` asks this before it runs; {})\n{}",
-        texts.join("\n"),
-        task.unique_name,
+        shown(&texts.join("\n")),
+        shown(&task.unique_name),
         task.runner,
-        describe(task)
+        describe(request)
     );
     let schema = json!({
         "type": "object",
         "properties": {
-            "confirm": {"type": "boolean", "title": texts.first().cloned().unwrap_or_default(), "default": false},
+            "confirm": {"type": "boolean", "title": shown(&texts.first().cloned().unwrap_or_default()), "default": false},
         },
         "required": ["confirm"],
     });
@@ -239,16 +321,18 @@ impl Asker {
     pub async fn classic(
         &self,
         peer: &Peer<RoleServer>,
-        task: &Task,
+        request: &Request<'_>,
         questions: Vec<Question>,
     ) -> Outcome {
         if peer.supported_elicitation_modes().is_empty() {
             return Outcome::Unsupported;
         }
-        let key = key(task, &questions);
+        let key = request.key(&questions);
         let cell = Arc::clone(lock(&self.in_flight).entry(key.clone()).or_default());
         let mut answer = cell.lock().await;
-        if let Some(known) = answer.clone() {
+        // A lasting answer (always, deny, declined) serves every call that waited for it;
+        // "run once" and a runner's confirmation cover the one start they were given for.
+        if let Some(known) = answer.clone().filter(lasting) {
             return known;
         }
         let mut answers = HashMap::new();
@@ -284,11 +368,11 @@ impl Asker {
     pub fn modern(
         &self,
         supports: bool,
-        task: &Task,
+        request: &Request<'_>,
         questions: Vec<Question>,
         retry: &Retry,
     ) -> Outcome {
-        let key = key(task, &questions);
+        let key = request.key(&questions);
         if let (Some(state), Some(responses)) = (&retry.state, &retry.responses) {
             let pending = lock(&self.states).remove(state);
             if pending.is_some_and(|p| p.key == key && p.issued.elapsed() < STATE_TTL) {
@@ -328,6 +412,15 @@ impl Asker {
         }
         Outcome::NeedInput(InputRequiredResult::new(Some(requests), Some(state)))
     }
+}
+
+/// Whether an answer may serve another call that asked the same: everything but "run
+/// once" and a runner's confirmation, which cover one start each.
+fn lasting(outcome: &Outcome) -> bool {
+    let Outcome::Answers(answers) = outcome else {
+        return false;
+    };
+    !answers.contains_key(CONFIRM_KEY) && chosen(answers) != Some(Choice::Once)
 }
 
 /// An unguessable handle for a pending question.

@@ -54,6 +54,11 @@ pub mod code {
     /// agg lists the task but cannot run it (a VS Code task an extension provides, or one
     /// that needs a variable only the editor fills in).
     pub const NOT_RUNNABLE: i32 = -32015;
+    /// Arguments or environment the agent added are not covered by the allow, and the
+    /// user did not approve them (or the client cannot ask).
+    pub const NEEDS_APPROVAL: i32 = -32016;
+    /// An environment variable that loads or redirects code: never taken from an agent.
+    pub const ENV_REFUSED: i32 = -32017;
     /// The arguments are invalid.
     pub const INVALID_ARGS: i32 = -32602;
 }

@@ -29,7 +29,7 @@ use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
 use super::types::{AllowlistInfo, ListTasksResult, StatusArgs, TaskRow};
-use crate::allowlist::{Decision, LiveAllowlist};
+use crate::allowlist::{Decision, LiveAllowlist, Now};
 use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
 use crate::table::{Table, Task};
@@ -199,12 +199,13 @@ impl Server {
         offset: usize,
         limit: usize,
     ) -> ListTasksResult {
+        let mut now = Now::new();
         let rows: Vec<TaskRow> = matching
             .iter()
             .skip(offset)
             .take(limit)
             .map(|t| TaskRow {
-                allowlisted: self.decide(t).allowed(),
+                allowlisted: self.decide(t, &mut now).allowed(),
                 behaviour: table.behaviour(t).cloned().unwrap_or_default(),
                 task: (*t).clone(),
             })
@@ -220,8 +221,9 @@ impl Server {
         }
     }
 
-    pub(super) fn decide(&self, task: &Task) -> Decision {
-        lock(&self.0.allowlist).decide(task)
+    /// Whether agents may run `task`, its pins compared with what `now` reads from disk.
+    pub(super) fn decide(&self, task: &Task, now: &mut Now) -> Decision {
+        lock(&self.0.allowlist).decide(task, now)
     }
 
     pub(super) fn allowlist_info(&self) -> AllowlistInfo {

@@ -28,8 +28,9 @@ use super::stream;
 use super::types::{
     DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskStartArgs,
 };
-use crate::allowlist::Decision;
-use crate::engine::Duplicates;
+use crate::allowlist::{Decision, Now, StoreError};
+use crate::engine::{Duplicates, Invocation};
+use crate::invocation::policy::{self, Unvetted};
 use crate::invocation::{InvocationError, RunOptions, invocation};
 use crate::table::{Filter, Table, Task};
 
@@ -73,7 +74,7 @@ impl Server {
     pub(super) async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
         let (table, i, _) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
-        let decision = self.decide(task);
+        let decision = self.decide(task, &mut Now::new());
         let result = DescribeResult {
             detail: crate::detail::of(
                 &table,
@@ -121,12 +122,14 @@ impl Server {
         self.task_start(start, ctx, retry).await
     }
 
-    /// Writes the user's answer as `agg allow` / `agg deny` would; `Err` for a deny.
+    /// Writes the user's answer as `agg allow` / `agg deny` would, pinning what the user
+    /// was shown (`now`); `Err` for a deny.
     pub(super) async fn record(
         &self,
         choice: Choice,
         table: &Table,
         task: &Task,
+        now: &Now,
     ) -> Result<(), ToolError> {
         if choice == Choice::Once {
             return Ok(());
@@ -145,10 +148,17 @@ impl Server {
         };
         let root = table.root.clone();
         let owned = task.clone();
-        let written = tokio::task::spawn_blocking(move || match choice {
-            Choice::AlwaysTask => store.allow_task(&root, &owned),
-            Choice::AlwaysFile => store.allow_task_file(&root, &owned, false),
-            Choice::Deny | Choice::Once => store.deny_task(&root, &owned),
+        let pin = now.shown(task).and_then(|c| c.task_pin.clone().ok());
+        let written = tokio::task::spawn_blocking(move || match (choice, pin) {
+            (Choice::AlwaysTask | Choice::AlwaysAnyArgs, Some(pin)) => {
+                store.allow_task(&root, &owned, pin, choice == Choice::AlwaysAnyArgs)
+            }
+            (Choice::AlwaysTask | Choice::AlwaysAnyArgs, None) => Err(StoreError::Unpinnable {
+                task: owned.unique_name.clone(),
+                reason: "its files could not be read".to_owned(),
+            }),
+            (Choice::AlwaysFile, _) => store.allow_task_file(&root, &owned),
+            (Choice::Deny | Choice::Once, _) => store.deny_task(&root, &owned),
         })
         .await;
         match written {
@@ -191,8 +201,46 @@ impl Server {
         }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
         let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
-        let refusal = match self.decide(task) {
-            Decision::Allowed(_) => None,
+        let env: Vec<(String, String)> = args.env.into_iter().collect();
+        if let Some((name, why)) = env
+            .iter()
+            .find_map(|(name, _)| policy::refused_env(name).map(|why| (name, why)))
+        {
+            return Err(tool_error(
+                code::ENV_REFUSED,
+                format!("agg never takes `{name}` from an agent: {why}"),
+                Some(format!(
+                    "leave `{name}` out; a person can set it with `agg run {}` in a terminal",
+                    task.unique_name
+                )),
+            ));
+        }
+        let opts = RunOptions {
+            args: implied.into_iter().chain(args.args).collect(),
+            confirmed: false,
+            env,
+            skip_deps: args.skip_deps,
+        };
+        // The invocation is built before asking too: a missing runner or a bad argument is
+        // said at once, and the question shows exactly what will run.
+        let mut inv = invocation(&table, task, &opts).map_err(|e| invocation_error(task, e))?;
+        let shown = Shown::of(&table, task, &inv, &opts);
+        // What the task's files say now, read from disk: never the watcher's table.
+        let mut now = Now::new();
+        let fingerprint = self.fingerprint(&table, task, &mut now)?;
+        let decision = self.decide(task, &mut now);
+        let is_task = |name: &str| {
+            table.tasks.iter().any(|t| {
+                t.source_name == name && t.runner == task.runner && t.file_path == task.file_path
+            })
+        };
+        let mut unvetted = policy::unvetted(task, &opts.args, &is_task);
+        if !unvetted.is_empty() && decision.allowed() && lock(&self.0.allowlist).any_args(task).is_some() {
+            unvetted.clear();
+        }
+        let refusal = match decision {
+            Decision::Allowed(_) if unvetted.is_empty() && opts.env.is_empty() => None,
+            Decision::Allowed(_) => Some(Refusal::approval(task, &unvetted, &opts.env)),
             Decision::Denied(rule) => {
                 // A deny is never asked about.
                 return Err(tool_error(
@@ -201,9 +249,9 @@ impl Server {
                     Some("only the user can change this, with `agg allow` / `agg deny` outside the agent".to_owned()),
                 ));
             }
-            Decision::Lapsed { summary, .. } => Some((
-                format!("changed since you allowed it: {summary}"),
-                tool_error(
+            Decision::Lapsed { summary, .. } => Some(Refusal {
+                reason: format!("changed since you allowed it: {summary}"),
+                error: tool_error(
                     code::NOT_ALLOWLISTED,
                     format!(
                         "`{}` changed since you allowed it: {summary}",
@@ -215,10 +263,11 @@ impl Server {
                         table.root.display()
                     )),
                 ),
-            )),
-            Decision::NotListed => Some((
-                "is not in your allowlist".to_owned(),
-                tool_error(
+                task_allowed: false,
+            }),
+            Decision::NotListed => Some(Refusal {
+                reason: "is not in your allowlist".to_owned(),
+                error: tool_error(
                     code::NOT_ALLOWLISTED,
                     format!(
                         "`{}` is not allowlisted, so agents may not run it",
@@ -231,48 +280,68 @@ impl Server {
                         table.root.display()
                     )),
                 ),
-            )),
+                task_allowed: false,
+            }),
         };
         let confirm_texts = table
             .behaviour(task)
             .map(|b| b.confirm.clone())
             .unwrap_or_default();
+        let request = ask::Request {
+            task,
+            argv: shown.argv,
+            dir: shown.dir,
+            env: &opts.env,
+            unvetted: &unvetted,
+            also: shown.also,
+            fingerprint: fingerprint.clone(),
+        };
         let mut questions = Vec::new();
-        if let Some((reason, _)) = &refusal {
-            questions.extend(ask::permission(task, reason));
+        if let Some(refusal) = &refusal {
+            questions.extend(ask::permission(&request, &refusal.reason, refusal.task_allowed));
         }
         if !confirm_texts.is_empty() {
-            questions.extend(ask::confirmation(task, &confirm_texts));
+            questions.extend(ask::confirmation(&request, &confirm_texts));
         }
-        let mut confirmed = false;
         if !questions.is_empty() {
             let outcome = if is_modern(&ctx) {
                 let supports = ctx
                     .meta
                     .client_capabilities()
                     .is_some_and(|c| c.elicitation.is_some());
-                self.0.asker.modern(supports, task, questions, &retry)
+                self.0.asker.modern(supports, &request, questions, &retry)
             } else {
-                self.0.asker.classic(&ctx.peer, task, questions).await
+                self.0.asker.classic(&ctx.peer, &request, questions).await
             };
             let answers = match outcome {
                 Outcome::NeedInput(question) => return Ok(question.into()),
                 Outcome::Answers(answers) => answers,
                 Outcome::Unsupported => {
                     return Err(match refusal {
-                        Some((_, refusal)) => refusal,
+                        Some(refusal) => refusal.error,
                         None => needs_confirmation(task, &confirm_texts),
                     });
                 }
             };
-            if refusal.is_some() {
+            // The answer covers what the person saw: the files must still say it.
+            if self.fingerprint(&table, task, &mut Now::new())? != fingerprint {
+                return Err(tool_error(
+                    code::NOT_ALLOWLISTED,
+                    format!(
+                        "`{}` changed on disk while the user was being asked; nothing ran",
+                        task.unique_name
+                    ),
+                    Some("call task_start again: the user is asked about what it says now".to_owned()),
+                ));
+            }
+            if let Some(refusal) = &refusal {
                 match ask::chosen(&answers) {
-                    Some(choice) => self.record(choice, &table, task).await?,
+                    Some(choice) => self.record(choice, &table, task, &now).await?,
                     None => {
                         return Err(tool_error(
-                            code::NOT_ALLOWLISTED,
+                            refusal.error.code,
                             format!("`{}` was declined by the user", task.unique_name),
-                            None,
+                            refusal.error.hint.clone(),
                         ));
                     }
                 }
@@ -289,27 +358,13 @@ impl Server {
                         None,
                     ));
                 }
-                confirmed = true;
+                let confirmed = RunOptions {
+                    confirmed: true,
+                    ..opts.clone()
+                };
+                inv = invocation(&table, task, &confirmed).map_err(|e| invocation_error(task, e))?;
             }
         }
-        let opts = RunOptions {
-            args: implied.into_iter().chain(args.args).collect(),
-            confirmed,
-            env: args.env.into_iter().collect(),
-            skip_deps: args.skip_deps,
-        };
-        let inv = invocation(&table, task, &opts).map_err(|e| match e {
-            InvocationError::RunnerMissing { runner, hint } => tool_error(
-                code::RUNNER_UNAVAILABLE,
-                format!(
-                    "`{}` needs {runner}, which is not installed",
-                    task.unique_name
-                ),
-                Some(format!("install it: {hint}")),
-            ),
-            InvocationError::NotRunnable { reason } => not_runnable(task, &reason),
-            other => tool_error(code::INVALID_ARGS, other.to_string(), None),
-        })?;
         let started = self
             .0
             .engine
@@ -372,6 +427,136 @@ impl Server {
         let mut result = render::job_result(&job, mode, block, started.reused);
         readiness::annotate(&mut result, ready);
         Ok(success(&result, render::job_text(&result)).into())
+    }
+}
+
+/// Why a start needs the user's yes: the reason the question gives, and the error the agent
+/// gets when the client cannot ask.
+struct Refusal {
+    reason: String,
+    error: ToolError,
+    /// Whether the task itself is allowed (only what the agent added is asked about).
+    task_allowed: bool,
+}
+
+impl Refusal {
+    /// An allowed task with arguments or environment the allow does not cover.
+    fn approval(task: &Task, unvetted: &[Unvetted], env: &[(String, String)]) -> Refusal {
+        let mut what = Vec::new();
+        for u in unvetted {
+            what.push(format!("argument `{}` ({})", u.arg, u.why));
+        }
+        for (name, _) in env {
+            what.push(format!("environment variable `{name}`"));
+        }
+        let what = what.join(", ");
+        let hint = if unvetted.is_empty() {
+            format!(
+                "run it without `env`, or ask the user to run `agg run {}` with that environment in a terminal",
+                task.unique_name
+            )
+        } else {
+            format!(
+                "run it without those arguments, or ask the user to run `agg allow {} --any-args` (agents may then pass any arguments to it)",
+                task.unique_name
+            )
+        };
+        Refusal {
+            reason: format!("is allowed, but not with what the agent added: {what}"),
+            error: tool_error(
+                code::NEEDS_APPROVAL,
+                format!(
+                    "`{}` is allowed, but not with {what}; the user must approve that",
+                    task.unique_name
+                ),
+                Some(hint),
+            ),
+            task_allowed: true,
+        }
+    }
+}
+
+/// What the question shows besides the task itself.
+struct Shown {
+    argv: Vec<String>,
+    dir: String,
+    also: Vec<String>,
+}
+
+impl Shown {
+    fn of(table: &Table, task: &Task, inv: &Invocation, opts: &RunOptions) -> Shown {
+        let argv = std::iter::once(&inv.program)
+            .chain(&inv.args)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let mut also = Vec::new();
+        if !task.deps.is_empty() && !opts.skip_deps {
+            also.push(format!("first its deps: {}", task.deps.join(", ")));
+        }
+        for hook in table.behaviour(task).map(|b| b.hooks.as_slice()).unwrap_or_default() {
+            also.push(format!("hook `{}`: {}", hook.name, hook.command));
+        }
+        Shown {
+            argv,
+            dir: inv.cwd.display().to_string(),
+            also,
+        }
+    }
+}
+
+/// A failure to build the invocation, as the agent reads it.
+fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
+    match e {
+        InvocationError::RunnerMissing { runner, hint } => tool_error(
+            code::RUNNER_UNAVAILABLE,
+            format!(
+                "`{}` needs {runner}, which is not installed",
+                task.unique_name
+            ),
+            Some(format!("install it: {hint}")),
+        ),
+        InvocationError::NotRunnable { reason } => not_runnable(task, &reason),
+        other => tool_error(code::INVALID_ARGS, other.to_string(), None),
+    }
+}
+
+impl Server {
+    /// The fingerprint of `task` and every file it reads, as the files say it now; an error
+    /// when the files no longer say what the table lists (an edit the watcher has not taken
+    /// in yet, or a file gone).
+    fn fingerprint(&self, table: &Table, task: &Task, now: &mut Now) -> Result<String, ToolError> {
+        let current = now.current(&table.root, task);
+        let stale = |reason: String| {
+            tool_error(
+                code::NOT_FOUND,
+                format!(
+                    "`{}` is not what agg listed: {reason}; nothing ran",
+                    task.unique_name
+                ),
+                Some("call list_tasks or task_start again: agg reads the files anew".to_owned()),
+            )
+        };
+        let raw = current.task.as_ref().map_err(|reason| stale(reason.clone()))?;
+        let tail = |argv: &[String]| -> Vec<String> {
+            argv.iter().skip(1).filter(|a| *a != "compose").cloned().collect()
+        };
+        let behaviour = table.behaviour(task).cloned().unwrap_or_default();
+        let same = raw.dir == task.dir
+            && raw.script == task.script
+            && raw.deps == task.deps
+            && raw.params == task.params
+            && raw.env == task.env
+            && raw.xc == task.xc
+            && raw.behaviour == behaviour
+            && tail(&raw.argv) == tail(&task.argv);
+        if !same {
+            return Err(stale(format!("{} changed since agg last read it", task.file_path)));
+        }
+        current
+            .task_pin
+            .as_ref()
+            .map(|pin| pin.sha256.clone())
+            .map_err(|reason| stale(reason.clone()))
     }
 }
 

@@ -4,28 +4,44 @@
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use agg_runners::{Adapter, Parsed, Runner, Source, parent};
+use agg_runners::{Adapter, Files, Parsed, Runner, Source, parent};
 
 use crate::naming::canonical_order;
-use crate::repo_files::RepoFiles;
+use crate::repo_files::{RepoFiles, Text};
 
 pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
-    let mut parsed = Parsed::default();
+    match read_source(adapter, rel, files) {
+        Ok(Some(text)) => parse_text(adapter, rel, &text, files),
+        Ok(None) => Parsed::default(),
+        Err(parsed) => parsed,
+    }
+}
+
+/// Reads the task file `rel` for `adapter`: `Ok(None)` when the adapter refuses it by
+/// content (no task file, no diagnostic), `Err` with the diagnostic when it cannot be read.
+pub(super) fn read_source(
+    adapter: &Adapter,
+    rel: &str,
+    files: &RepoFiles,
+) -> Result<Option<Text>, Parsed> {
     let text = match adapter.admit {
-        // A file its adapter refuses by content is no task file: no diagnostic.
         Some(admit) => match files.read_admitted(rel, admit) {
             Some(text) => text,
-            None => return parsed,
+            None => return Ok(None),
         },
         None => files.read_task_file(rel),
     };
-    let text = match text {
-        Ok(text) => text,
-        Err(reason) => {
-            parsed.diag(rel, None, reason);
-            return parsed;
-        }
-    };
+    text.map(Some).map_err(|reason| {
+        let mut parsed = Parsed::default();
+        parsed.diag(rel, None, reason);
+        parsed
+    })
+}
+
+/// Parses the text of the task file `rel`, its adapter reading any other file through
+/// `files`.
+pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn Files) -> Parsed {
+    let mut parsed = Parsed::default();
     if let Some(line) = text.invalid_utf8_line {
         parsed.diag(
             rel,
@@ -42,6 +58,9 @@ pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Par
     // better than losing every other file's tasks.
     if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
         found.diagnostics.splice(0..0, parsed.diagnostics);
+        for task in &mut found.tasks {
+            rel.clone_into(&mut task.origin);
+        }
         // In table order already, here on the pool, so that sorting the whole table later
         // finds it (nearly) sorted and moves nothing.
         found.tasks.sort_by(canonical_order);

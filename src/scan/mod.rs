@@ -20,9 +20,11 @@ use agg_runners::{ADAPTERS, Diagnostic, RawTask};
 
 mod index;
 mod listing;
+mod reread;
 mod walk;
 
 pub use index::Index;
+pub use reread::{Reread, reread};
 
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
