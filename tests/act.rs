@@ -178,7 +178,8 @@ async fn task_tools_server(
     let allowlist = config.path().join("allowlist.toml");
     let runtime: PathBuf = config.path().join("runtime");
     std::fs::create_dir_all(&runtime).expect("runtime");
-    crate::common::mcp::allow_all(root, &allowlist);
+    // The inputs below hold shell characters on purpose: allowed as such, they arrive verbatim.
+    crate::common::mcp::allow_all_any_args(root, &allowlist);
     let cmd =
         crate::common::mcp::agg_command(root, &allowlist, Some(path), &["--task-tools"], &runtime);
     let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)

@@ -118,6 +118,8 @@ async fn maven_runs_through_mcp_with_its_arguments() {
     let repo = tempfile::tempdir().expect("tmp");
     let dir = crate::common::repo(&[("pom.xml", POM)]);
     let mcp = Mcp::start(dir, true).await;
+    // Arguments the runner or a shell could read need the person's approval; this one covers them.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let result = mcp
         .ok(
             "task_start",

@@ -104,6 +104,8 @@ async fn scripts_run_through_mcp_with_their_args() {
         "#!/bin/sh\necho failing >&2\nexit 3\n",
     );
     let mcp = Mcp::start(test.into_tempdir(), true).await;
+    // Arguments the runner or a shell could read need the person's approval; this one covers them.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let ok = mcp
         .ok(
             "task_start",

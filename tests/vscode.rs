@@ -228,6 +228,8 @@ async fn vscode_tasks_run_through_mcp_with_their_args() {
         true,
     )
     .await;
+    // Arguments a shell could read need the person's approval; this one covers them.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let run = mcp
         .ok(
             "task_start",

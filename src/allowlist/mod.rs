@@ -497,7 +497,7 @@ mod tests {
 
         let file_pin = Now::new().current(&root, &build).file_pin.clone().expect("pin");
         assert_eq!(
-            store.allow_file(&root.join("Makefile"), Some(file_pin)).expect("write"),
+            store.allow_file(&root.join("Makefile"), Some(file_pin), false).expect("write"),
             Change::Added
         );
         assert!(live.decide(&build, &mut Now::new()).allowed());

@@ -165,20 +165,28 @@ impl Store {
 
     /// Allows every task of the absolute `file`; with a `pin`, only while the file and what
     /// it pulls in stay as they are now.
-    pub fn allow_file(&self, file: &Path, pin: Option<Pin>) -> Result<Change, StoreError> {
-        let rule = Rule::for_file(file.to_path_buf(), pin);
+    pub fn allow_file(
+        &self,
+        file: &Path,
+        pin: Option<Pin>,
+        any_args: bool,
+    ) -> Result<Change, StoreError> {
+        let mut rule = Rule::for_file(file.to_path_buf(), pin);
+        rule.any_args = any_args;
         self.update(|list| list.allow(rule))
     }
 
     /// Allows every task of the file that defines `task` (of the table rooted at the
     /// absolute `root`), unpinned.
     pub fn allow_task_file(&self, root: &Path, task: &Task) -> Result<Change, StoreError> {
-        self.allow_file(&root.join(&task.file_path), None)
+        self.allow_file(&root.join(&task.file_path), None, false)
     }
 
-    /// Allows every task defined in a file under the absolute `dir`.
-    pub fn allow_dir(&self, dir: &Path) -> Result<Change, StoreError> {
-        let rule = Rule::for_dir(dir.to_path_buf());
+    /// Allows every task defined in a file under the absolute `dir`; with `any_args`, with
+    /// any arguments an agent adds.
+    pub fn allow_dir(&self, dir: &Path, any_args: bool) -> Result<Change, StoreError> {
+        let mut rule = Rule::for_dir(dir.to_path_buf());
+        rule.any_args = any_args;
         self.update(|list| list.allow(rule))
     }
 

@@ -24,9 +24,10 @@ pub struct RuleArgs {
     /// With `allow --file`: only while the file's content stays exactly as it is now.
     #[arg(long, conflicts_with_all = ["name", "dir"])]
     pub pin: bool,
-    /// With `allow NAME`: agents may also add any arguments to the task. Without it, an
-    /// argument the runner could read as its own option, target or code is asked about.
-    #[arg(long, conflicts_with_all = ["file", "dir"])]
+    /// Agents may also add any arguments to the task (or to every task of the file or
+    /// directory). Without it, an argument the runner could read as its own option, a target
+    /// or code is asked about.
+    #[arg(long)]
     pub any_args: bool,
     /// Every task defined in a file under this directory.
     #[arg(long)]
@@ -103,7 +104,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
             } else {
                 None
             };
-            store.allow_file(&file, pin)
+            store.allow_file(&file, pin, args.any_args)
         } else {
             store.deny_file(&file)
         };
@@ -111,7 +112,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
     }
     let dir = canonical(args.dir.as_ref().unwrap_or(&args.root))?;
     let change = if allow {
-        store.allow_dir(&dir)
+        store.allow_dir(&dir, args.any_args)
     } else {
         store.deny_dir(&dir)
     };

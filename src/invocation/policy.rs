@@ -120,11 +120,22 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
             }
         }
         Arguments::Options => {
-            for arg in rest {
-                // make `NAME=value` for a parameter the task declares is data.
-                if !(task.runner == Runner::Make && declared_assignment(task, arg)) {
-                    out.push(flag(arg, RUNNER_READS));
+            let mut i = 0;
+            while let Some(arg) = rest.get(i) {
+                i += 1;
+                // make `NAME=value` and act `--input NAME=value` for a parameter the task
+                // declares, with a plain value, are data.
+                if task.runner == Runner::Make && declared_assignment(task, arg) {
+                    continue;
                 }
+                if task.runner == Runner::Act
+                    && arg == "--input"
+                    && rest.get(i).is_some_and(|v| declared_assignment(task, v))
+                {
+                    i += 1;
+                    continue;
+                }
+                out.push(flag(arg, RUNNER_READS));
             }
         }
     }

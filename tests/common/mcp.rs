@@ -72,6 +72,8 @@ pub struct Mcp {
     pub server_pid: u32,
     /// The server's `XDG_RUNTIME_DIR` (its control socket is in `agg/` there).
     pub runtime: PathBuf,
+    /// The allowlist the server reads.
+    pub allowlist: PathBuf,
     _dirs: Vec<tempfile::TempDir>,
 }
 
@@ -98,9 +100,20 @@ pub fn agg_command(
 
 /// Allows every task of every file under `root` (runs the real `agg allow --dir`).
 pub fn allow_all(root: &Path, allowlist: &Path) {
+    allow_dir(root, allowlist, &[]);
+}
+
+/// Allows every task under `root` with any arguments an agent adds (`agg allow --dir ROOT
+/// --any-args`): for tests of how arguments reach a runner.
+pub fn allow_all_any_args(root: &Path, allowlist: &Path) {
+    allow_dir(root, allowlist, &["--any-args"]);
+}
+
+fn allow_dir(root: &Path, allowlist: &Path, extra: &[&str]) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
         .args(["allow", "--dir"])
         .arg(root)
+        .args(extra)
         .env("AGG_ALLOWLIST", allowlist)
         .output()
         .expect("agg allow");
@@ -163,8 +176,26 @@ impl Mcp {
             root,
             server_pid,
             runtime,
+            allowlist,
             _dirs: vec![repo, config],
         }
+    }
+
+    /// Runs the real `agg allow ARGS…` against this server's allowlist (`agg allow --dir ROOT
+    /// --any-args` lets agents add any arguments to every task).
+    pub fn agg_allow(&self, args: &[&str]) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+            .arg("allow")
+            .args(args)
+            .env("AGG_ALLOWLIST", &self.allowlist)
+            .current_dir(&self.root)
+            .output()
+            .expect("agg allow");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// A second `agg mcp` on the same repository, with the same runtime directory.
@@ -189,6 +220,7 @@ impl Mcp {
             root: self.root.clone(),
             server_pid,
             runtime: self.runtime.clone(),
+            allowlist,
             _dirs: vec![config],
         }
     }
