@@ -165,6 +165,8 @@ async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) 
 async fn hostile_arguments_and_environment_never_reach_a_shell() {
     let (dir, _config, _allowlist) = setup();
     let mcp = Mcp::start(dir, true).await;
+    // The person allows any arguments: even then they reach the task as data.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let tricky = [
         "a b",
         "$(touch pwned)",

@@ -244,6 +244,8 @@ async fn port_and_url_conditions_wait_for_the_server() {
         return;
     }
     let mcp = Mcp::start(service_repo(), true).await;
+    // `PORT=…` is a make variable: the person allows agents to set it.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     for (i, condition) in ["port", "url"].into_iter().enumerate() {
         let port = free_port();
         let ready = if condition == "port" {

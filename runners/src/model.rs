@@ -227,7 +227,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         suffix: "x",
         binaries: &["xc"],
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
-        arguments: Arguments::Options,
+        arguments: Arguments::Appended,
         separator: false,
         assume_yes: None,
         runs_without_binary: true,

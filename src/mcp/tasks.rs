@@ -238,9 +238,17 @@ impl Server {
         if !unvetted.is_empty() && decision.allowed() && lock(&self.0.allowlist).any_args(task).is_some() {
             unvetted.clear();
         }
+        // A variable the task declares as a parameter (an xc input) is data; any other
+        // changes what runs as the person did not see it.
+        let added_env: Vec<(String, String)> = opts
+            .env
+            .iter()
+            .filter(|(name, _)| !task.params.iter().any(|p| p.name == *name))
+            .cloned()
+            .collect();
         let refusal = match decision {
-            Decision::Allowed(_) if unvetted.is_empty() && opts.env.is_empty() => None,
-            Decision::Allowed(_) => Some(Refusal::approval(task, &unvetted, &opts.env)),
+            Decision::Allowed(_) if unvetted.is_empty() && added_env.is_empty() => None,
+            Decision::Allowed(_) => Some(Refusal::approval(task, &unvetted, &added_env)),
             Decision::Denied(rule) => {
                 // A deny is never asked about.
                 return Err(tool_error(

@@ -1,1 +1,140 @@
-//! Attacks through what an MCP client sends: args.
+//! Attacks through the arguments an agent adds to an allowed task: another target, a
+//! runner option that loads code, a variable the runner reads, a wildcard filled with a
+//! denied task's name, a value a shell would expand. Each is refused with -32016 (the
+//! user did not approve it) and leaves no marker; a plain start still runs, and a rule the
+//! person wrote for it (`--any-args`) lets the arguments through.
+
+use serde_json::json;
+
+use super::harness::{Attack, MAKEFILE, error_code, ran, refused, start, text};
+
+const NEEDS_APPROVAL: i64 = -32016;
+
+#[test]
+fn make_arguments_are_targets_options_and_variables_so_they_are_asked_about() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.write("evil.mk", "build:\n\t@echo pwned > MARKER\n");
+    attack.agg(&["allow", "build"]);
+    attack.agg(&["deny", "deploy"]);
+    let evil = attack.root.join("evil.mk").display().to_string();
+    let shell = attack.text("SHELL=/bin/sh -c 'touch MARKER'");
+    let eval = attack.text("--eval=x:;@touch MARKER");
+    let mut raw = attack.serve();
+    for (id, args) in [
+        (1, vec!["deploy"]),
+        (2, vec![eval.as_str(), "x"]),
+        (3, vec!["-f", evil.as_str()]),
+        (4, vec![shell.as_str()]),
+        (5, vec!["--file", evil.as_str(), "build"]),
+    ] {
+        let response = start(&mut raw, id, "build", &json!({"args": args}));
+        refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+        let said = text(&response);
+        assert!(said.contains("agg allow build --any-args"), "{said}");
+    }
+    ran(&start(&mut raw, 10, "build", &json!({})));
+    assert!(!attack.marked());
+}
+
+#[test]
+fn a_rule_the_person_wrote_for_any_arguments_lets_them_through() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build", "--any-args"]);
+    let shown = attack.agg(&["allowlist"]);
+    assert!(shown.contains("(pinned, any arguments)"), "{shown}");
+    let mut raw = attack.serve();
+    // `deploy` is not denied here: the person allowed `build` with anything after it.
+    ran(&start(&mut raw, 1, "build", &json!({"args": ["deploy"]})));
+    assert!(attack.marked(), "the person's rule let `deploy` run");
+}
+
+#[test]
+fn just_never_takes_an_argument_past_the_recipe_s_parameters() {
+    require!("just");
+    let attack = Attack::new(&[(
+        "justfile",
+        "build:\n\t@echo building\n\ndeploy:\n\t@echo deployed > MARKER\n\n[private]\nsecret:\n\t@echo secret > MARKER\n\ntest filter='all':\n\t@echo testing {{filter}}\n",
+    )]);
+    attack.agg(&["allow", "build"]);
+    attack.agg(&["allow", "test"]);
+    attack.agg(&["deny", "deploy"]);
+    let mut raw = attack.serve();
+    for (id, name, args) in [
+        (1, "build", vec!["deploy"]),
+        (2, "build", vec!["secret"]),
+        (3, "test", vec!["unit", "deploy"]),
+        (4, "test", vec!["$(touch MARKER)"]),
+        (5, "test", vec!["--set", "filter", "x"]),
+    ] {
+        let args: Vec<String> = args.iter().map(|a| attack.text(a)).collect();
+        let response = start(&mut raw, id, name, &json!({"args": args}));
+        refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+    }
+    let response = start(&mut raw, 10, "test", &json!({"args": ["unit"]}));
+    ran(&response);
+    assert!(text(&response).contains("testing unit"), "{response}");
+}
+
+#[test]
+fn a_go_task_wildcard_is_never_filled_with_another_task_s_name() {
+    require!("task");
+    let attack = Attack::new(&[(
+        "Taskfile.yml",
+        "version: '3'\ntasks:\n  greet:*:\n    cmds:\n      - echo hello {{index .MATCH 0}}\n  greet:secret:\n    cmds:\n      - echo secret > MARKER\n",
+    )]);
+    attack.agg(&["allow", "greet:*"]);
+    attack.agg(&["deny", "greet:secret"]);
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, "greet:*", &json!({"args": ["secret"]}));
+    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+    let response = start(&mut raw, 2, "greet:*", &json!({"args": ["$(touch MARKER)"]}));
+    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+    let response = start(&mut raw, 3, "greet:*", &json!({"args": ["bob"]}));
+    ran(&response);
+    assert!(text(&response).contains("hello bob"), "{response}");
+}
+
+#[test]
+fn a_cargo_alias_takes_no_config_from_an_agent() {
+    let attack = Attack::new(&[
+        (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("src/main.rs", "fn main() {}\n"),
+    ]);
+    attack.write("wrap.sh", "#!/bin/sh\ntouch MARKER\nexec \"$@\"\n");
+    attack.executable("wrap.sh");
+    attack.agg(&["allow", "b"]);
+    let config = format!(
+        "build.rustc-wrapper=\"{}\"",
+        attack.root.join("wrap.sh").display()
+    );
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, "b", &json!({"args": ["--config", config]}));
+    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+}
+
+#[test]
+fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them() {
+    require!("npm");
+    let attack = Attack::new(&[
+        (
+            "package.json",
+            r#"{"name": "x", "scripts": {"test": "node print.js"}}"#,
+        ),
+        ("print.js", "console.log(process.argv.slice(2).join(' '));\n"),
+    ]);
+    attack.agg(&["allow", "test"]);
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, "test", &json!({"args": ["--watch=false", "src/a.test.ts"]}));
+    ran(&response);
+    assert!(
+        text(&response).contains("--watch=false src/a.test.ts"),
+        "{response}"
+    );
+    let response = start(&mut raw, 2, "test", &json!({"args": [attack.text("$(touch MARKER)")]}));
+    assert_eq!(error_code(&response), Some(NEEDS_APPROVAL), "{response}");
+    assert!(!attack.marked());
+}

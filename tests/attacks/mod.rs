@@ -3,6 +3,7 @@
 //! leaves no marker file behind and the server keeps answering.
 
 mod args;
+mod harness;
 mod backpressure;
 mod env;
 mod files;

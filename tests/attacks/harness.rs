@@ -1,0 +1,150 @@
+//! What the permission attacks share: a repository with a marker file outside it, an
+//! allowlist written by the real `agg allow`/`agg deny`, and `agg mcp` driven by raw
+//! JSON-RPC lines from a client that cannot ask the user (so anything not allowed is
+//! refused, never run).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::common::raw::Raw;
+
+/// A repository under attack.
+pub struct Attack {
+    _repo: TempDir,
+    _config: TempDir,
+    /// The repository's canonical root.
+    pub root: PathBuf,
+    /// The allowlist `agg mcp` and `agg allow` use.
+    pub allowlist: PathBuf,
+    /// A file that exists only if code nobody allowed ran; outside the repository.
+    pub marker: PathBuf,
+    /// A directory outside the repository, for the attacker's own files.
+    pub outside: PathBuf,
+}
+
+impl Attack {
+    /// A repository with `files`, in which `MARKER` stands for the marker file's path.
+    pub fn new(files: &[(&str, &str)]) -> Attack {
+        let repo = tempfile::tempdir().expect("repo");
+        let config = tempfile::tempdir().expect("config");
+        let root = std::fs::canonicalize(repo.path()).expect("root");
+        let outside = std::fs::canonicalize(config.path()).expect("config");
+        let marker = outside.join("marker");
+        let attack = Attack {
+            _repo: repo,
+            _config: config,
+            root,
+            allowlist: outside.join("allowlist.toml"),
+            marker,
+            outside,
+        };
+        for (path, text) in files {
+            attack.write(path, text);
+        }
+        attack
+    }
+
+    /// Writes a repository file (`MARKER` replaced by the marker's path).
+    pub fn write(&self, path: &str, text: &str) {
+        let full = self.root.join(path);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&full, self.text(text)).expect("write");
+    }
+
+    /// `text` with `MARKER` replaced by the marker's path.
+    pub fn text(&self, text: &str) -> String {
+        text.replace("MARKER", &self.marker.display().to_string())
+    }
+
+    /// Makes a repository file executable.
+    pub fn executable(&self, path: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(self.root.join(path), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+
+    /// Runs the real `agg ARGS…` in the repository with its allowlist; fails the test when
+    /// it fails.
+    pub fn agg(&self, args: &[&str]) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(args)
+            .env("AGG_ALLOWLIST", &self.allowlist)
+            .env("NO_COLOR", "1")
+            .current_dir(&self.root)
+            .output()
+            .expect("agg");
+        assert!(
+            out.status.success(),
+            "agg {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `agg mcp` on the repository.
+    pub fn serve(&self) -> Raw {
+        Raw::start(&self.root, &self.allowlist)
+    }
+
+    /// Whether code nobody allowed ran.
+    pub fn marked(&self) -> bool {
+        self.marker.exists()
+    }
+}
+
+/// The `agg/error` code of a tool result, when it is an error.
+pub fn error_code(response: &Value) -> Option<i64> {
+    let result = &response["result"];
+    (result["isError"] == true)
+        .then(|| result["_meta"]["agg/error"]["code"].as_i64())
+        .flatten()
+}
+
+/// The text of a tool result.
+pub fn text(response: &Value) -> String {
+    response["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect()
+}
+
+/// `task_start` of `name` with `extra` arguments (merged), waiting up to 20 s.
+pub fn start(raw: &mut Raw, id: u64, name: &str, extra: &Value) -> Value {
+    let mut args = json!({"unique_name": name, "wait_ms": 20_000});
+    if let (Some(args), Some(extra)) = (args.as_object_mut(), extra.as_object()) {
+        args.extend(extra.clone());
+    }
+    raw.call(id, "task_start", &args)
+}
+
+/// Asserts that the start was refused with `code`, that nothing ran, and that the server
+/// still answers.
+pub fn refused(attack: &Attack, raw: &mut Raw, response: &Value, code: i64) {
+    assert_eq!(error_code(response), Some(code), "{response}");
+    assert!(
+        !attack.marked(),
+        "code nobody allowed ran: {}",
+        attack.marker.display()
+    );
+    let id = 900_000 + u64::from(std::process::id() % 1000);
+    let list = raw.call(id, "list_tasks", &json!({}));
+    assert!(list["result"]["isError"] != true, "{list}");
+}
+
+/// Asserts that the start ran and exited 0.
+pub fn ran(response: &Value) {
+    assert_eq!(error_code(response), None, "{response}");
+    assert_eq!(
+        response["result"]["structuredContent"]["exit_code"], 0,
+        "{response}"
+    );
+}
+
+/// A Makefile with an allowed `build` and a `deploy` that touches the marker.
+pub const MAKEFILE: &str =
+    "build:\n\t@echo building\n\ndeploy:\n\t@echo deployed > MARKER\n\nx:\n\t@true\n";
