@@ -84,7 +84,8 @@ impl Setup {
             .iter()
             .find(|t| t.unique_name == name)
             .unwrap_or_else(|| panic!("no task {name}"));
-        LiveAllowlist::new(Some(self.list.clone()), &root).decide(task, &mut agg::allowlist::Now::new())
+        LiveAllowlist::new(Some(self.list.clone()), &root)
+            .decide(task, &mut agg::allowlist::Now::new())
     }
 
     fn text(&self) -> String {

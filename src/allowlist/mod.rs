@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::table::Task;
 
-pub use live::LiveAllowlist;
 pub use current::{Current, Now};
+pub use live::LiveAllowlist;
 pub use pin::Pin;
 pub use rule::{Kind, Rule};
 pub use status::{RuleState, audit};
@@ -380,14 +380,28 @@ mod tests {
         let Decision::Lapsed { rule, summary } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert_eq!(rule, format!("task build in {} (pinned)", root.join("Makefile").display()));
-        assert!(summary.starts_with("recipe text changed (1 → 3 lines)"), "{summary}");
+        assert_eq!(
+            rule,
+            format!("task build in {} (pinned)", root.join("Makefile").display())
+        );
+        assert!(
+            summary.starts_with("recipe text changed (1 → 3 lines)"),
+            "{summary}"
+        );
         // A variable the recipe reads, elsewhere in the file, changes what runs too.
-        std::fs::write(root.join("Makefile"), "CC = evil\nbuild:\n\tcc -o app main.c\n").expect("write");
+        std::fs::write(
+            root.join("Makefile"),
+            "CC = evil\nbuild:\n\tcc -o app main.c\n",
+        )
+        .expect("write");
         let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert!(summary.ends_with("Makefile changed"), "{summary}");
+        assert!(
+            summary
+                .ends_with("Makefile changed outside the task (a variable or setting it may read)"),
+            "{summary}"
+        );
         // Put back as it was, the pin holds again.
         std::fs::write(root.join("Makefile"), "build:\n\tcc -o app main.c\n").expect("write");
         assert!(decide(&list, &root, &build).allowed());
@@ -404,13 +418,20 @@ mod tests {
         let covered: Vec<PathBuf> = pinned.files.iter().map(|f| f.path.clone()).collect();
         assert_eq!(covered, [root.join("Makefile"), root.join("common.mk")]);
         let mut list = Allowlist::default();
-        list.allow(Rule::for_task(root.join("Makefile"), "build".to_owned(), Some(pinned)));
+        list.allow(Rule::for_task(
+            root.join("Makefile"),
+            "build".to_owned(),
+            Some(pinned),
+        ));
         assert!(decide(&list, &root, &build).allowed());
         std::fs::write(root.join("common.mk"), "CC = /tmp/evil\n").expect("write");
         let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert_eq!(summary, format!("{} changed", root.join("common.mk").display()));
+        assert_eq!(
+            summary,
+            format!("{} changed", root.join("common.mk").display())
+        );
     }
 
     #[test]
@@ -418,12 +439,19 @@ mod tests {
         let (_dir, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
         let build = listed(&root, "build");
         let mut list = Allowlist::default();
-        list.allow(Rule::for_task(root.join("Makefile"), "build".to_owned(), Some(pin(&root, &build))));
+        list.allow(Rule::for_task(
+            root.join("Makefile"),
+            "build".to_owned(),
+            Some(pin(&root, &build)),
+        ));
         std::fs::write(root.join("GNUmakefile"), "build:\n\tid\n").expect("write");
         let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert!(summary.contains("GNUmakefile now stands beside Makefile"), "{summary}");
+        assert!(
+            summary.contains("GNUmakefile now stands beside Makefile"),
+            "{summary}"
+        );
     }
 
     #[test]
@@ -441,7 +469,11 @@ mod tests {
             decide(&list, &root, &build),
             Decision::Lapsed { .. }
         ));
-        list.allow(rule(None, Some(&root.join("Makefile").to_string_lossy()), None));
+        list.allow(rule(
+            None,
+            Some(&root.join("Makefile").to_string_lossy()),
+            None,
+        ));
         assert_eq!(
             decide(&list, &root, &build),
             Decision::Allowed(format!("file {}", root.join("Makefile").display()))
@@ -458,11 +490,19 @@ mod tests {
         list.allow(rule(Some(&root.to_string_lossy()), None, None));
         assert!(decide(&list, &root, &build).allowed());
         // `agg deny --file Makefile` stores the canonical target.
-        list.deny(rule(None, Some(&root.join("tasks.mk").to_string_lossy()), None));
+        list.deny(rule(
+            None,
+            Some(&root.join("tasks.mk").to_string_lossy()),
+            None,
+        ));
         assert!(matches!(decide(&list, &root, &build), Decision::Denied(_)));
         // And an allow written for the target allows the task listed through the link.
         let mut list = Allowlist::default();
-        list.allow(rule(None, Some(&root.join("tasks.mk").to_string_lossy()), None));
+        list.allow(rule(
+            None,
+            Some(&root.join("tasks.mk").to_string_lossy()),
+            None,
+        ));
         assert!(decide(&list, &root, &build).allowed());
     }
 
@@ -495,9 +535,15 @@ mod tests {
         let build = listed(&root, "build");
         assert_eq!(live.decide(&build, &mut Now::new()), Decision::NotListed);
 
-        let file_pin = Now::new().current(&root, &build).file_pin.clone().expect("pin");
+        let file_pin = Now::new()
+            .current(&root, &build)
+            .file_pin
+            .clone()
+            .expect("pin");
         assert_eq!(
-            store.allow_file(&root.join("Makefile"), Some(file_pin), false).expect("write"),
+            store
+                .allow_file(&root.join("Makefile"), Some(file_pin), false)
+                .expect("write"),
             Change::Added
         );
         assert!(live.decide(&build, &mut Now::new()).allowed());
@@ -510,19 +556,26 @@ mod tests {
         let build = listed(&root, "build");
         let pinned = pin(&root, &build);
         assert_eq!(
-            store.allow_task(&root, &build, pinned.clone(), false).expect("write"),
+            store
+                .allow_task(&root, &build, pinned.clone(), false)
+                .expect("write"),
             Change::Added
         );
         assert!(live.decide(&build, &mut Now::new()).allowed());
         assert_eq!(
-            store.allow_task(&root, &build, pinned, false).expect("write"),
+            store
+                .allow_task(&root, &build, pinned, false)
+                .expect("write"),
             Change::Unchanged
         );
         assert_eq!(
             store.deny_task(&root, &build).expect("write"),
             Change::Updated
         );
-        assert!(matches!(live.decide(&build, &mut Now::new()), Decision::Denied(_)));
+        assert!(matches!(
+            live.decide(&build, &mut Now::new()),
+            Decision::Denied(_)
+        ));
     }
 
     #[test]

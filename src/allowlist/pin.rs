@@ -246,11 +246,16 @@ impl Pin {
         // The task file itself changed whenever its facts did: name it only when nothing
         // else says why (a variable or setting elsewhere in it changed).
         let files = self.changed_files(now);
-        let own = self.files.first().map(|f| format!("{} changed", f.path.display()));
+        let own = self
+            .files
+            .first()
+            .map(|f| format!("{} changed", f.path.display()));
         for change in files {
             if Some(&change) == own.as_ref() {
                 if parts.is_empty() {
-                    parts.push(format!("{change} outside the task (a variable or setting it may read)"));
+                    parts.push(format!(
+                        "{change} outside the task (a variable or setting it may read)"
+                    ));
                 }
             } else {
                 parts.push(change);

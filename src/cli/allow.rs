@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
-use crate::table::Task;
 use crate::error::Error;
+use crate::table::Task;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
 #[derive(Debug, clap::Args)]

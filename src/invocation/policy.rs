@@ -33,7 +33,8 @@ fn plain(arg: &str) -> bool {
 const NOT_PLAIN: &str = "it holds characters a shell or the runner's templates could expand";
 const OPTION: &str = "it starts with `-`, which the runner may read as its own option";
 const RUNNER_READS: &str = "the runner reads it as its own option, target or variable";
-const TOO_MANY: &str = "it is more than the recipe's parameters, so the runner would run it as another recipe";
+const TOO_MANY: &str =
+    "it is more than the recipe's parameters, so the runner would run it as another recipe";
 const UNDECLARED_VAR: &str = "it sets a variable the task does not declare as a parameter";
 const OTHER_TASK: &str = "it fills the wildcard with the name of another task";
 
@@ -80,10 +81,7 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
         if fills.len() == stars && stars > 0 && is_task(&filled) {
             out.extend(fills.iter().map(|v| flag(v, OTHER_TASK)));
         }
-        let vars = after
-            .iter()
-            .take_while(|a| super::is_assignment(a))
-            .count();
+        let vars = after.iter().take_while(|a| super::is_assignment(a)).count();
         for var in &after[..vars] {
             if !declared_assignment(task, var) {
                 out.push(flag(var, UNDECLARED_VAR));
@@ -93,7 +91,11 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
     }
     match task.runner.descriptor().arguments {
         Arguments::Separated => {
-            out.extend(rest.iter().filter(|a| !plain(a)).map(|a| flag(a, NOT_PLAIN)));
+            out.extend(
+                rest.iter()
+                    .filter(|a| !plain(a))
+                    .map(|a| flag(a, NOT_PLAIN)),
+            );
         }
         Arguments::Appended => {
             for arg in rest {
@@ -307,7 +309,10 @@ mod tests {
             ["deploy", "-f", "x.mk", "SHELL=/tmp/x"]
         );
         assert!(flagged(&build, &["VERSION=1.2"]).is_empty());
-        assert_eq!(flagged(&build, &["VERSION=$(shell id)"]), ["VERSION=$(shell id)"]);
+        assert_eq!(
+            flagged(&build, &["VERSION=$(shell id)"]),
+            ["VERSION=$(shell id)"]
+        );
         let alias = task(Runner::Cargo, "b", &[]);
         assert_eq!(flagged(&alias, &["--release"]), ["--release"]);
     }

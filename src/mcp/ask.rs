@@ -1,18 +1,23 @@
 //! Asking the human through the client (MCP elicitation) before a task runs that their
-//! allowlist does not allow, or that its runner would confirm first (just `[confirm]`,
-//! go-task `prompt`).
+//! allowlist does not allow, with arguments or environment the allow does not cover, or that
+//! its runner would confirm first (just `[confirm]`, go-task `prompt`).
 //!
-//! The permission form shows the task's unique name, runner, exact command, directory and `file:line`,
-//! and offers: run it once (nothing is written), always allow this task, always allow every
-//! task of its file, or deny this task; "always" and "deny" are written exactly as
-//! `agg allow` / `agg deny` would write them. A deny rule is never asked about.
+//! The form shows exactly what would run ([`Request`]): the exact argv, the directory,
+//! `file:line`, each argument and variable the agent added and why it needs approval, the
+//! deps and hooks that run with it, and the recipe, with control characters made visible.
+//! It offers: run it once (nothing is written), always allow this task, always allow every
+//! task of its file, always allow it with any arguments, or deny it; "always" and "deny" are
+//! written exactly as `agg allow` / `agg deny` would write them. A deny rule is never asked
+//! about.
 //!
-//! Classic sessions get an `elicitation/create` request while the call waits. 2026-07-28
-//! sessions get the protocol's multi-round-trip answer instead: the call returns
+//! An answer is keyed by the task, the fingerprint of its files, the exact argv and the
+//! environment, so it never covers anything the person did not see. Classic sessions get an
+//! `elicitation/create` request while the call waits; concurrent calls asking exactly the
+//! same wait for one question and share a lasting answer, while "run once" covers one start.
+//! 2026-07-28 sessions get the protocol's multi-round-trip answer instead: the call returns
 //! `input_required` with the form, and the client calls again with the user's answer and
 //! the opaque `requestState`, which agg keeps server side (the client's copy is only a
-//! handle, never trusted). Concurrent asks for the same task are asked once: the others
-//! wait for that answer.
+//! handle, never trusted) and spends on first use.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;

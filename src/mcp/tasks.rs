@@ -235,7 +235,10 @@ impl Server {
             })
         };
         let mut unvetted = policy::unvetted(task, &opts.args, &is_task);
-        if !unvetted.is_empty() && decision.allowed() && lock(&self.0.allowlist).any_args(task).is_some() {
+        if !unvetted.is_empty()
+            && decision.allowed()
+            && lock(&self.0.allowlist).any_args(task).is_some()
+        {
             unvetted.clear();
         }
         // A variable the task declares as a parameter (an xc input) is data; any other
@@ -306,7 +309,11 @@ impl Server {
         };
         let mut questions = Vec::new();
         if let Some(refusal) = &refusal {
-            questions.extend(ask::permission(&request, &refusal.reason, refusal.task_allowed));
+            questions.extend(ask::permission(
+                &request,
+                &refusal.reason,
+                refusal.task_allowed,
+            ));
         }
         if !confirm_texts.is_empty() {
             questions.extend(ask::confirmation(&request, &confirm_texts));
@@ -339,7 +346,10 @@ impl Server {
                         "`{}` changed on disk while the user was being asked; nothing ran",
                         task.unique_name
                     ),
-                    Some("call task_start again: the user is asked about what it says now".to_owned()),
+                    Some(
+                        "call task_start again: the user is asked about what it says now"
+                            .to_owned(),
+                    ),
                 ));
             }
             if let Some(refusal) = &refusal {
@@ -370,7 +380,8 @@ impl Server {
                     confirmed: true,
                     ..opts.clone()
                 };
-                inv = invocation(&table, task, &confirmed).map_err(|e| invocation_error(task, e))?;
+                inv =
+                    invocation(&table, task, &confirmed).map_err(|e| invocation_error(task, e))?;
             }
         }
         let started = self
@@ -501,7 +512,11 @@ impl Shown {
         if !task.deps.is_empty() && !opts.skip_deps {
             also.push(format!("first its deps: {}", task.deps.join(", ")));
         }
-        for hook in table.behaviour(task).map(|b| b.hooks.as_slice()).unwrap_or_default() {
+        for hook in table
+            .behaviour(task)
+            .map(|b| b.hooks.as_slice())
+            .unwrap_or_default()
+        {
             also.push(format!("hook `{}`: {}", hook.name, hook.command));
         }
         Shown {
@@ -544,9 +559,16 @@ impl Server {
                 Some("call list_tasks or task_start again: agg reads the files anew".to_owned()),
             )
         };
-        let raw = current.task.as_ref().map_err(|reason| stale(reason.clone()))?;
+        let raw = current
+            .task
+            .as_ref()
+            .map_err(|reason| stale(reason.clone()))?;
         let tail = |argv: &[String]| -> Vec<String> {
-            argv.iter().skip(1).filter(|a| *a != "compose").cloned().collect()
+            argv.iter()
+                .skip(1)
+                .filter(|a| *a != "compose")
+                .cloned()
+                .collect()
         };
         let behaviour = table.behaviour(task).cloned().unwrap_or_default();
         let same = raw.dir == task.dir
@@ -558,7 +580,10 @@ impl Server {
             && raw.behaviour == behaviour
             && tail(&raw.argv) == tail(&task.argv);
         if !same {
-            return Err(stale(format!("{} changed since agg last read it", task.file_path)));
+            return Err(stale(format!(
+                "{} changed since agg last read it",
+                task.file_path
+            )));
         }
         current
             .task_pin

@@ -87,7 +87,12 @@ fn a_go_task_wildcard_is_never_filled_with_another_task_s_name() {
     let mut raw = attack.serve();
     let response = start(&mut raw, 1, "greet:*", &json!({"args": ["secret"]}));
     refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
-    let response = start(&mut raw, 2, "greet:*", &json!({"args": ["$(touch MARKER)"]}));
+    let response = start(
+        &mut raw,
+        2,
+        "greet:*",
+        &json!({"args": ["$(touch MARKER)"]}),
+    );
     refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
     let response = start(&mut raw, 3, "greet:*", &json!({"args": ["bob"]}));
     ran(&response);
@@ -124,17 +129,30 @@ fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them()
             "package.json",
             r#"{"name": "x", "scripts": {"test": "node print.js"}}"#,
         ),
-        ("print.js", "console.log(process.argv.slice(2).join(' '));\n"),
+        (
+            "print.js",
+            "console.log(process.argv.slice(2).join(' '));\n",
+        ),
     ]);
     attack.agg(&["allow", "test"]);
     let mut raw = attack.serve();
-    let response = start(&mut raw, 1, "test", &json!({"args": ["--watch=false", "src/a.test.ts"]}));
+    let response = start(
+        &mut raw,
+        1,
+        "test",
+        &json!({"args": ["--watch=false", "src/a.test.ts"]}),
+    );
     ran(&response);
     assert!(
         text(&response).contains("--watch=false src/a.test.ts"),
         "{response}"
     );
-    let response = start(&mut raw, 2, "test", &json!({"args": [attack.text("$(touch MARKER)")]}));
+    let response = start(
+        &mut raw,
+        2,
+        "test",
+        &json!({"args": [attack.text("$(touch MARKER)")]}),
+    );
     assert_eq!(error_code(&response), Some(NEEDS_APPROVAL), "{response}");
     assert!(!attack.marked());
 }

@@ -3,10 +3,10 @@
 //! leaves no marker file behind and the server keeps answering.
 
 mod args;
-mod harness;
 mod backpressure;
 mod env;
 mod files;
+mod harness;
 mod orphans;
 mod pins;
 mod question;

@@ -12,7 +12,11 @@ const REFUSED: i64 = -32010;
 
 /// An edit the decision must see: either the allow lapsed (-32010), or the table no
 /// longer matches the files (-32012); never a run.
-fn refused_either(attack: &Attack, raw: &mut crate::common::raw::Raw, response: &serde_json::Value) {
+fn refused_either(
+    attack: &Attack,
+    raw: &mut crate::common::raw::Raw,
+    response: &serde_json::Value,
+) {
     let code = error_code(response);
     assert!(
         matches!(code, Some(-32010 | -32012)),
@@ -53,12 +57,18 @@ fn an_npm_hook_added_after_the_allow_is_refused() {
 #[test]
 fn an_edit_of_an_included_file_is_refused() {
     let attack = Attack::new(&[
-        ("Makefile", "include common.mk\nbuild:\n\t@$(GREET) building\n"),
+        (
+            "Makefile",
+            "include common.mk\nbuild:\n\t@$(GREET) building\n",
+        ),
         ("common.mk", "GREET = echo\n"),
     ]);
     attack.agg(&["allow", "build"]);
     let shown = attack.agg(&["allowlist"]);
-    assert!(shown.contains("common.mk"), "the pin covers the include: {shown}");
+    assert!(
+        shown.contains("common.mk"),
+        "the pin covers the include: {shown}"
+    );
     let mut raw = attack.serve();
     ran(&start(&mut raw, 1, "build", &json!({})));
     attack.write("common.mk", "GREET = touch MARKER; echo\n");

@@ -57,7 +57,10 @@ fn the_question_shows_what_runs_with_control_characters_made_visible() {
     );
     let (message, _) = question(&response).unwrap_or_else(|| panic!("no question: {response}"));
     assert!(message.contains("make build"), "{message}");
-    assert!(message.contains("environment added by the agent: GREETING="), "{message}");
+    assert!(
+        message.contains("environment added by the agent: GREETING="),
+        "{message}"
+    );
     assert!(message.contains("| sh #\\r@echo building"), "{message}");
     assert!(message.contains("\\u{202e}"), "{message}");
     assert!(
@@ -72,9 +75,17 @@ fn an_argument_the_runner_reads_is_in_the_question() {
     attack.agg(&["allow", "build"]);
     let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
     let eval = attack.text("--eval=x:;@touch MARKER");
-    let response = call(&mut raw, 1, &json!({"unique_name": "build", "args": [eval, "x"]}), None);
+    let response = call(
+        &mut raw,
+        1,
+        &json!({"unique_name": "build", "args": [eval, "x"]}),
+        None,
+    );
     let (message, _) = question(&response).unwrap_or_else(|| panic!("no question: {response}"));
-    assert!(message.contains("argument added by the agent: '--eval="), "{message}");
+    assert!(
+        message.contains("argument added by the agent: '--eval="),
+        "{message}"
+    );
     assert!(message.contains("runs:      "), "{message}");
     assert!(!attack.marked());
 }
@@ -97,7 +108,10 @@ fn run_once_covers_one_start_and_only_the_argv_it_was_given_for() {
     let (_, state) = question(&call(&mut raw, 4, &build, None)).expect("question");
     let response = call(&mut raw, 5, &build, Some((&state, "once")));
     assert_eq!(error_code(&response), None, "{response}");
-    assert_eq!(response["result"]["structuredContent"]["exit_code"], 0, "{response}");
+    assert_eq!(
+        response["result"]["structuredContent"]["exit_code"], 0,
+        "{response}"
+    );
     let response = call(&mut raw, 6, &build, Some((&state, "once")));
     assert!(question(&response).is_some(), "once ran twice: {response}");
     assert!(!attack.marked());

@@ -35,10 +35,16 @@ fn an_allowlist_that_is_a_symlink_into_the_repository_is_ignored() {
         "dotfiles/allowlist.toml",
         &format!("[[allow]]\ndir = \"{}\"\n", attack.root.display()),
     );
-    std::os::unix::fs::symlink(attack.root.join("dotfiles/allowlist.toml"), &attack.allowlist)
-        .expect("link");
+    std::os::unix::fs::symlink(
+        attack.root.join("dotfiles/allowlist.toml"),
+        &attack.allowlist,
+    )
+    .expect("link");
     let mut raw = attack.serve();
     let response = start(&mut raw, 1, "deploy", &json!({}));
     refused(&attack, &mut raw, &response, -32010);
-    assert!(text(&response).contains("inside the repository"), "{response}");
+    assert!(
+        text(&response).contains("inside the repository"),
+        "{response}"
+    );
 }
