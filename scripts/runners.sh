@@ -35,9 +35,9 @@ fi
 if agg_need pnpm "$agg_tools/npm/node_modules/.bin/pnpm" ||
   agg_need yarn "$agg_tools/npm/node_modules/.bin/yarn" ||
   agg_need bun "$agg_tools/npm/node_modules/.bin/bun"; then
-  echo "installing pnpm, yarn and bun into .tools/npm (npm registry)" >&2
+  echo "installing pnpm 10, yarn and bun into .tools/npm (npm registry; pnpm 12 fails here resolving its @pnpm/exe platform packages, ERR_PNPM_BAD_CONFIG_DEP)" >&2
   mkdir -p "$agg_tools/npm" &&
-    npm install --prefix "$agg_tools/npm" --no-audit --no-fund --silent pnpm yarn bun >&2
+    npm install --prefix "$agg_tools/npm" --no-audit --no-fund --silent pnpm@10 yarn bun >&2
 fi
 if [ -d "$agg_tools/npm/node_modules/.bin" ]; then
   PATH="$agg_tools/npm/node_modules/.bin:$PATH"

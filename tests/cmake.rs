@@ -208,6 +208,8 @@ async fn presets_and_targets_run_through_mcp() {
         true,
     )
     .await;
+    // The arguments are tricky on purpose: the person allows agents to pass any.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let run = mcp
         .ok(
             "task_start",

@@ -121,6 +121,8 @@ async fn composer_scripts_run_through_mcp_with_their_args() {
         true,
     )
     .await;
+    // The arguments are tricky on purpose: the person allows agents to pass any.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let home = tempfile::tempdir().expect("tmp");
     let mut env: serde_json::Map<String, serde_json::Value> = COMPOSER_ENV
         .iter()

@@ -115,16 +115,23 @@ fn a_jsonc_member_of_a_workspace_runs_in_its_directory_after_the_roots_task() {
 #[tokio::test]
 async fn deno_tasks_run_through_mcp_with_their_args() {
     require!("deno");
-    let mcp = Mcp::start(repo(&[("deno.json", &deno_json())]), true).await;
     let cache = tempfile::tempdir().expect("tmp");
     let cache = cache.path().to_string_lossy().into_owned();
+    // An agent may not set `DENO_*` (a cache directory decides what code runs): the server's
+    // own environment carries them, as a person's shell would.
+    let mcp = Mcp::start_env(
+        repo(&[("deno.json", &deno_json())]),
+        true,
+        &[("DENO_DIR", &cache), ("DENO_NO_UPDATE_CHECK", "1")],
+    )
+    .await;
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let run = mcp
         .ok(
             "task_start",
             json!({
                 "unique_name": "args",
                 "args": TRICKY,
-                "env": {"DENO_DIR": cache, "DENO_NO_UPDATE_CHECK": "1"},
                 "output": "full",
                 "wait_ms": 120_000,
             }),

@@ -246,6 +246,8 @@ async fn mcp_lists_turbo_services_and_runs_tasks_with_arguments_verbatim() {
     require!("turbo", "npm");
     let test = turbo_npm_workspace();
     let mcp = Mcp::start(test.into_tempdir(), true).await;
+    // The arguments are tricky on purpose: the person allows agents to pass any.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
     let listed = mcp.ok("list_tasks", json!({"runner": "turbo"})).await;
     let dev = listed["tasks"]
         .as_array()

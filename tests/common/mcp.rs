@@ -132,7 +132,15 @@ impl Mcp {
 
     /// Starts `agg mcp EXTRA…` on `repo`.
     pub async fn start_args(repo: tempfile::TempDir, allow: bool, extra: &[&str]) -> Mcp {
-        Mcp::spawn(repo, allow, None, ClientLifecycleMode::Initialize, extra).await
+        Mcp::spawn(
+            repo,
+            allow,
+            None,
+            ClientLifecycleMode::Initialize,
+            extra,
+            &[],
+        )
+        .await
     }
 
     pub async fn start_with(
@@ -141,7 +149,13 @@ impl Mcp {
         path_env: Option<&str>,
         mode: ClientLifecycleMode,
     ) -> Mcp {
-        Mcp::spawn(repo, allow, path_env, mode, &[]).await
+        Mcp::spawn(repo, allow, path_env, mode, &[], &[]).await
+    }
+
+    /// Starts `agg mcp` on `repo` with `env` in the server's own environment (which its jobs
+    /// inherit): for settings an agent may not pass in `env`, such as `DENO_DIR`.
+    pub async fn start_env(repo: tempfile::TempDir, allow: bool, env: &[(&str, &str)]) -> Mcp {
+        Mcp::spawn(repo, allow, None, ClientLifecycleMode::Initialize, &[], env).await
     }
 
     async fn spawn(
@@ -150,6 +164,7 @@ impl Mcp {
         path_env: Option<&str>,
         mode: ClientLifecycleMode,
         extra: &[&str],
+        env: &[(&str, &str)],
     ) -> Mcp {
         let config = tempfile::tempdir().expect("config dir");
         let allowlist = config.path().join("allowlist.toml");
@@ -159,11 +174,12 @@ impl Mcp {
         }
         let runtime = config.path().join("runtime");
         std::fs::create_dir_all(&runtime).expect("runtime dir");
-        let (proc, _) =
-            TokioChildProcess::builder(agg_command(&root, &allowlist, path_env, extra, &runtime))
-                .stderr(Stdio::inherit())
-                .spawn()
-                .expect("spawn agg mcp");
+        let mut command = agg_command(&root, &allowlist, path_env, extra, &runtime);
+        command.envs(env.iter().copied());
+        let (proc, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn agg mcp");
         let server_pid = proc.id().unwrap_or(0);
         let (tx, events) = mpsc::unbounded_channel();
         let client = Recorder(tx)
