@@ -1,7 +1,8 @@
 //! Everything known about one task, for `agg describe` and MCP `describe_task`: the row,
 //! what it runs, its environment and xc details, what running it involves beyond its
 //! command, and the program that would run it (looked up by the caller, so this module
-//! never touches `PATH`); and its text rendering, shared by both.
+//! never touches `PATH`); and its text rendering, shared by both, in which everything the
+//! task file wrote is shown through [`crate::visible`].
 
 use std::io::{self, Write};
 
@@ -11,6 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::table::{Table, Task};
+use crate::visible;
 
 /// Everything known about one task: the row plus what it runs (`agg describe`,
 /// MCP `describe_task`).
@@ -68,19 +70,31 @@ pub fn of(table: &Table, task: &Task, runner_path: Option<String>) -> TaskDetail
 const KEY: Style = Style::new().bold();
 const DIM: Style = Style::new().dimmed();
 
+/// The column a field's value starts at (`  ` + a 12-wide key + ` `): a description's
+/// later lines are indented to it, so they never pass for a field of their own.
+const VALUE_INDENT: &str = "               ";
+
 /// Writes the human description of a task.
 pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     let t = &d.task;
     writeln!(
         out,
         "{KEY}{}{KEY:#}  {DIM}{}: {}{DIM:#}",
-        t.unique_name, t.runner, t.source_name
+        visible::line(&t.unique_name),
+        t.runner,
+        visible::line(&t.source_name)
     )?;
+    // Every value is one line: what the task file wrote is escaped, newlines included.
     let field = |out: &mut dyn Write, key: &str, value: &str| {
-        writeln!(out, "  {KEY}{key:<12}{KEY:#} {value}")
+        writeln!(out, "  {KEY}{key:<12}{KEY:#} {}", visible::line(value))
     };
     if let Some(desc) = &t.description {
-        field(out, "description", desc)?;
+        let mut lines = desc.lines();
+        let first = visible::text(lines.next().unwrap_or_default());
+        writeln!(out, "  {KEY}{:<12}{KEY:#} {first}", "description")?;
+        for more in lines {
+            writeln!(out, "{VALUE_INDENT}{}", visible::text(more))?;
+        }
     }
     match &d.behaviour.not_runnable {
         Some(reason) => field(out, "not runnable", reason)?,
@@ -187,7 +201,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;
         for line in script.lines() {
-            writeln!(out, "    {line}")?;
+            writeln!(out, "    {}", visible::text(line))?;
         }
     }
     Ok(())

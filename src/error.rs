@@ -1,7 +1,16 @@
 //! agg's errors, each carrying the context a person needs and the exit code it maps to.
-//! They are printed in one place only: [`crate::cli::main`].
+//! They are printed in one place only: [`crate::cli::main`]. A name or path they quote is
+//! shown in its [`visible`] form, so a suggestion never looks like what was typed unless it
+//! is what was typed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::visible;
+
+/// A path as a person's terminal shows it.
+fn shown(path: &Path) -> String {
+    visible::line(&path.to_string_lossy()).into_owned()
+}
 
 /// Everything that can stop an agg command.
 #[derive(Debug)]
@@ -115,46 +124,64 @@ impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Error::BadRoot { path, reason } => {
-                write!(f, "cannot scan `{}`: {reason}", path.display())
+                write!(f, "cannot scan `{}`: {reason}", shown(path))
             }
             Error::Output(err) => write!(f, "cannot write output: {err}"),
             Error::UnknownTask { name, suggestions } => {
-                write!(f, "no task named `{name}`")?;
+                write!(f, "no task named `{}`", visible::line(name))?;
                 if !suggestions.is_empty() {
-                    write!(f, "\n  did you mean: {}?", suggestions.join(", "))?;
+                    let shown: Vec<_> = suggestions.iter().map(|s| visible::line(s)).collect();
+                    write!(f, "\n  did you mean: {}?", shown.join(", "))?;
                 }
                 write!(f, "\n  `agg list` shows every task")
             }
             Error::Ambiguous { name, candidates } => {
-                write!(f, "`{name}` names {} tasks; use one of:", candidates.len())?;
+                write!(
+                    f,
+                    "`{}` names {} tasks; use one of:",
+                    visible::line(name),
+                    candidates.len()
+                )?;
                 for (unique, runner, file) in candidates {
+                    let (unique, file) = (visible::line(unique), visible::line(file));
                     write!(f, "\n  {unique:<24} {runner:<6} {file}")?;
                 }
                 Ok(())
             }
-            Error::Invocation { task, source } => match source {
-                crate::invocation::InvocationError::RunnerMissing { runner, hint } => write!(
-                    f,
-                    "`{task}` needs {runner}, which is not installed\n  install it: {hint}"
-                ),
-                other => write!(f, "cannot run `{task}`: {other}"),
-            },
+            Error::Invocation { task, source } => {
+                let task = visible::line(task);
+                match source {
+                    crate::invocation::InvocationError::RunnerMissing { runner, hint } => write!(
+                        f,
+                        "`{task}` needs {runner}, which is not installed\n  install it: {hint}"
+                    ),
+                    other => write!(f, "cannot run `{task}`: {other}"),
+                }
+            }
             Error::Refused(reason)
             | Error::BadGlob(reason)
             | Error::Watch(reason)
             | Error::BadReady { reason } => f.write_str(reason),
             Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
             Error::RunLog { path, source } => {
-                write!(f, "cannot write the run log {}: {source}", path.display())
+                write!(f, "cannot write the run log {}: {source}", shown(path))
             }
             Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
             Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
-            Error::FailedToStart { task, reason } => write!(f, "cannot start `{task}`: {reason}"),
-            Error::Control { action, reason } => write!(f, "cannot {action}: {reason}"),
+            Error::FailedToStart { task, reason } => {
+                write!(f, "cannot start `{}`: {reason}", visible::line(task))
+            }
+            Error::Control { action, reason } => write!(
+                f,
+                "cannot {}: {}",
+                visible::line(action),
+                visible::line(reason)
+            ),
             Error::NoSuchRun { run_id } => write!(
                 f,
-                "no running `agg mcp` of yours has a job `{run_id}`\n  `agg ps` lists them"
+                "no running `agg mcp` of yours has a job `{}`\n  `agg ps` lists them",
+                visible::line(run_id)
             ),
         }
     }

@@ -5,8 +5,9 @@
 //! which runners are installed ([`availability`]); [`resolve`] turns the names people and
 //! agents give into tasks and [`invocation`] turns a task into a process, which the
 //! [`engine`] runs; [`live`] keeps the table current; [`allowlist`] decides what agents may
-//! run; [`detail`] describes one task. The [`cli`] (`agg list`, `run`, `describe`, `allow`)
-//! and the [`mcp`] server sit on top; neither imports the other.
+//! run; [`detail`] describes one task; [`visible`], at the bottom, makes what a repository
+//! or a task wrote safe to print on a person's terminal. The [`cli`] (`agg list`, `run`,
+//! `describe`, `allow`) and the [`mcp`] server sit on top; neither imports the other.
 //!
 //! Only what the `agg` binary, the integration tests and the benchmarks use is public.
 #![deny(missing_docs)]
@@ -28,3 +29,4 @@ mod resolve;
 mod scan;
 mod service;
 pub mod table;
+mod visible;

@@ -1,7 +1,8 @@
 //! `agg allow`, `agg deny` and `agg allowlist`: the human side of the MCP permission model.
 //!
 //! Every change goes through [`allowlist::Store`], the same calls the MCP server makes
-//! when the user answers a question in the agent's client.
+//! when the user answers a question in the agent's client. Rules quote task names,
+//! commands and paths from the repository: they are printed in their [`visible`] form.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
 use crate::error::Error;
 use crate::table::Task;
+use crate::visible;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
 #[derive(Debug, clap::Args)]
@@ -171,13 +173,13 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     let mut out = anstream::stdout().lock();
     let verb = if allow { "allowed" } else { "denied" };
     match change {
-        Change::Added => writeln!(out, "{verb}: {}", rule.describe()),
+        Change::Added => writeln!(out, "{verb}: {}", visible::line(&rule.describe())),
         Change::Updated => writeln!(
             out,
             "{verb} (replacing the earlier rule for it): {}",
-            rule.describe()
+            visible::line(&rule.describe())
         ),
-        Change::Unchanged => writeln!(out, "already {verb}: {}", rule.describe()),
+        Change::Unchanged => writeln!(out, "already {verb}: {}", visible::line(&rule.describe())),
     }
     .map_err(Error::Output)?;
     if let Some(pin) = &rule.pin {
@@ -185,8 +187,9 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         match (&pin.command, &pin.dir) {
             (Some(command), Some(dir)) => writeln!(
                 out,
-                "  pinned to `{command}` in {} ({} recipe {lines}); it lapses when the task or a file it reads changes",
-                dir.display(),
+                "  pinned to `{}` in {} ({} recipe {lines}); it lapses when the task or a file it reads changes",
+                visible::line(command),
+                visible::line(&dir.to_string_lossy()),
                 pin.lines,
             ).map_err(Error::Output)?,
             _ => writeln!(
@@ -209,10 +212,15 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         && let Some(by) = list.denied_by(file, rule.task.as_deref().unwrap_or(""))
     {
         // A broader deny still wins; say so rather than let the user wonder.
-        writeln!(out, "note: still denied by {by} (deny wins over allow)")
-            .map_err(Error::Output)?;
+        writeln!(
+            out,
+            "note: still denied by {} (deny wins over allow)",
+            visible::line(&by)
+        )
+        .map_err(Error::Output)?;
     }
-    writeln!(out, "allowlist: {}", store.path().display()).map_err(Error::Output)?;
+    let path = visible::line(&store.path().to_string_lossy()).into_owned();
+    writeln!(out, "allowlist: {path}").map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -224,7 +232,7 @@ fn write_covers(out: &mut impl Write, pin: &Pin) -> Result<(), Error> {
     let files: Vec<String> = pin
         .files
         .iter()
-        .map(|f| f.path.display().to_string())
+        .map(|f| visible::line(&f.path.to_string_lossy()).into_owned())
         .collect();
     writeln!(out, "        covers: {}", files.join(", ")).map_err(Error::Output)
 }
@@ -258,7 +266,8 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = anstream::stdout().lock();
-    writeln!(out, "allowlist: {}", store.path().display()).map_err(Error::Output)?;
+    let path = visible::line(&store.path().to_string_lossy()).into_owned();
+    writeln!(out, "allowlist: {path}").map_err(Error::Output)?;
     if list.deny.is_empty() && list.allow.is_empty() {
         writeln!(
             out,
@@ -267,21 +276,32 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         .map_err(Error::Output)?;
     }
     for rule in &list.deny {
-        writeln!(out, "  deny  {:<9} {}", rule.kind().name(), rule.describe())
-            .map_err(Error::Output)?;
+        writeln!(
+            out,
+            "  deny  {:<9} {}",
+            rule.kind().name(),
+            visible::line(&rule.describe())
+        )
+        .map_err(Error::Output)?;
     }
     for (rule, state) in list.allow.iter().zip(&states) {
-        writeln!(out, "  allow {:<9} {}", rule.kind().name(), rule.describe())
-            .map_err(Error::Output)?;
+        writeln!(
+            out,
+            "  allow {:<9} {}",
+            rule.kind().name(),
+            visible::line(&rule.describe())
+        )
+        .map_err(Error::Output)?;
         if let Some(pin) = &rule.pin {
             write_covers(&mut out, pin)?;
         }
         match state {
             RuleState::Lapsed(change) => writeln!(
                 out,
-                "        lapsed: {change}; agents may not run it until you allow it again"
+                "        lapsed: {}; agents may not run it until you allow it again",
+                visible::line(change)
             ).map_err(Error::Output)?,
-            RuleState::Missing(why) => writeln!(out, "        lapsed: {why}").map_err(Error::Output)?,
+            RuleState::Missing(why) => writeln!(out, "        lapsed: {}", visible::line(why)).map_err(Error::Output)?,
             RuleState::Unpinned if rule.task.is_some() => writeln!(
                 out,
                 "        unpinned (written before pins): allows whatever the task says; `agg allow` it again to pin it"

@@ -11,6 +11,7 @@ use super::ListArgs;
 use crate::availability::install_hint;
 use crate::error::Error;
 use crate::table::{Filter, Table, Task};
+use crate::visible;
 
 const DIR: Style = Style::new().bold();
 const NAME: Style = AnsiColor::Cyan.on_default().bold();
@@ -79,7 +80,7 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
                 writeln!(
                     out,
                     "{DIM}watching {} · {} tasks · {}{DIM:#}",
-                    shown.root.display(),
+                    visible::line(&shown.root.to_string_lossy()),
                     shown.tasks.len(),
                     humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 )?;
@@ -107,7 +108,9 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
     Err(Error::Watch(live.problem().unwrap_or_default()))
 }
 
-/// Writes the human table: one block per directory, tasks aligned within it.
+/// Writes the human table: one block per directory, tasks aligned within it. Everything
+/// the repository wrote is printed through [`visible`]: a name, directory or description
+/// can neither drive the terminal nor start a row of its own.
 pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
     let tasks = &table.tasks;
     if tasks.is_empty() {
@@ -126,23 +129,28 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
             writeln!(out)?;
         }
         let files: Vec<&str> = dedup(group.iter().map(|t| file_name(&t.file_path)));
+        let files: Vec<_> = files.iter().map(|f| visible::line(f)).collect();
         writeln!(
             out,
             "{DIR}{}{DIR:#} {DIM}({}){DIM:#}",
-            if *dir == "." { "./" } else { dir },
+            if *dir == "." {
+                "./".into()
+            } else {
+                visible::line(dir)
+            },
             files.join(", ")
         )?;
-        let name_w = group
+        let names: Vec<_> = group
             .iter()
-            .map(|t| t.unique_name.chars().count())
-            .max()
-            .unwrap_or(0);
+            .map(|t| visible::line(&t.unique_name))
+            .collect();
+        let name_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         let runner_w = group
             .iter()
             .map(|t| runner_label(t).chars().count())
             .max()
             .unwrap_or(0);
-        for t in group {
+        for (t, name) in group.iter().zip(&names) {
             let label = runner_label(t);
             let not_runnable = table.not_runnable(t).is_some();
             let runner_style = if t.runner_available && !not_runnable {
@@ -152,19 +160,19 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
             };
             write!(
                 out,
-                "  {NAME}{}{NAME:#}{}  {runner_style}{label}{runner_style:#}{}  ",
-                t.unique_name,
-                pad(&t.unique_name, name_w),
+                "  {NAME}{name}{NAME:#}{}  {runner_style}{label}{runner_style:#}{}  ",
+                pad(name, name_w),
                 pad(&label, runner_w),
             )?;
             match t.description.as_deref().and_then(|d| d.lines().next()) {
-                Some(desc) => write!(out, "{desc}")?,
+                Some(desc) => write!(out, "{}", visible::text(desc))?,
                 // Nothing runs, so no `$`: what the file wrote, if anything.
                 None if not_runnable => {
                     let written = t.script.as_deref().and_then(|s| s.lines().next());
-                    write!(out, "{DIM}{}{DIM:#}", written.unwrap_or_default())?;
+                    let written = visible::text(written.unwrap_or_default());
+                    write!(out, "{DIM}{written}{DIM:#}")?;
                 }
-                None => write!(out, "{DIM}$ {}{DIM:#}", t.command)?,
+                None => write!(out, "{DIM}$ {}{DIM:#}", visible::line(&t.command))?,
             }
             if not_runnable {
                 write!(out, "  {MISSING}[not runnable here]{MISSING:#}")?;
@@ -176,7 +184,12 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
                 } else {
                     format!("{}/{}", t.dir, t.source_name)
                 };
-                write!(out, "  {DIM}[{} {local}]{DIM:#}", t.runner)?;
+                write!(
+                    out,
+                    "  {DIM}[{} {}]{DIM:#}",
+                    t.runner,
+                    visible::line(&local)
+                )?;
             }
             writeln!(out)?;
         }
@@ -219,13 +232,10 @@ fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
     let mut err = anstream::stderr().lock();
     for d in diagnostics {
+        let (file, message) = (visible::line(&d.file_path), visible::line(&d.message));
         match d.line {
-            Some(line) => writeln!(
-                err,
-                "{WARN}warning:{WARN:#} {}:{line}: {}",
-                d.file_path, d.message
-            )?,
-            None => writeln!(err, "{WARN}warning:{WARN:#} {}: {}", d.file_path, d.message)?,
+            Some(line) => writeln!(err, "{WARN}warning:{WARN:#} {file}:{line}: {message}")?,
+            None => writeln!(err, "{WARN}warning:{WARN:#} {file}: {message}")?,
         }
     }
     Ok(())

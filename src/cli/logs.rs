@@ -1,4 +1,9 @@
 //! `agg logs RUN_ID [-f]`: a job's output from the `agg mcp` that runs it.
+//!
+//! The output is shown with its control characters and escape sequences made visible
+//! ([`crate::visible::text`]), to a terminal and to a pipe alike: an agent started the job,
+//! and what it prints must not drive the terminal of the person reading it (set the
+//! clipboard, retitle the window, redraw lines). `--raw` writes the text as the task wrote it.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,6 +26,10 @@ pub struct LogsArgs {
     /// The repository root (default: the repository around the current directory).
     #[arg(long, short = 'C')]
     pub root: Option<PathBuf>,
+    /// Write the output exactly as the task wrote it, escape sequences included (by
+    /// default control characters are shown as `\e`, `\r`, `\x07`, `\u{202e}`).
+    #[arg(long)]
+    pub raw: bool,
 }
 
 pub(super) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
@@ -34,7 +43,12 @@ pub(super) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
     let mut failed = None;
     let found = client::ask_job(&sockets, &request, |v| {
         if let Some(line) = v.get("line") {
-            let text = line["text"].as_str().unwrap_or("");
+            let raw = line["text"].as_str().unwrap_or("");
+            let text = if args.raw {
+                raw.into()
+            } else {
+                crate::visible::text(raw)
+            };
             let written = if line["stream"] == "stderr" {
                 writeln!(std::io::stderr().lock(), "{text}")
             } else {

@@ -2,7 +2,8 @@
 //! and how the repository root is found when none is given.
 //!
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
-//! pipe (`agg list | head`) counts as success.
+//! pipe (`agg list | head`) counts as success. Everything a repository, a task or a server
+//! wrote reaches the terminal through [`crate::visible`]; JSON output is left exact.
 
 mod allow;
 mod describe;
@@ -114,11 +115,14 @@ pub fn main() -> ExitCode {
         Err(Error::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(err) => {
             let mut stderr = anstream::stderr();
+            // The error quotes names in their visible form already; this catches whatever an
+            // operating system or a server put in its reason.
             let _ = writeln!(
                 stderr,
-                "{}error:{} {err}",
+                "{}error:{} {}",
                 ERROR.render(),
-                ERROR.render_reset()
+                ERROR.render_reset(),
+                crate::visible::text(&err.to_string())
             );
             ExitCode::from(err.exit_code())
         }
@@ -183,7 +187,8 @@ impl Root {
     fn announce(&self, out: &mut impl Write) -> io::Result<()> {
         if self.below.is_some() {
             let dim = anstyle::Style::new().dimmed();
-            writeln!(out, "{dim}repository root: {}{dim:#}", self.path.display())?;
+            let path = crate::visible::line(&self.path.to_string_lossy()).into_owned();
+            writeln!(out, "{dim}repository root: {path}{dim:#}")?;
         }
         Ok(())
     }

@@ -1,4 +1,5 @@
 //! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository.
+//! Every field a server sends is printed in its [`crate::visible`] form.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -86,15 +87,16 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A string field as one visible line (a task name may hold anything its file wrote).
 fn text(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_owned()
+    crate::visible::line(v.as_str().unwrap_or("")).into_owned()
 }
 
 fn state(job: &Value) -> String {
     let s = text(&job["state"]);
     match (job["exit_code"].as_i64(), job["signal"].as_str()) {
         (Some(code), _) => format!("{s} {code}"),
-        (None, Some(sig)) => format!("{s} {sig}"),
+        (None, Some(sig)) => format!("{s} {}", crate::visible::line(sig)),
         _ => s,
     }
 }

@@ -60,14 +60,15 @@ pub(super) fn run(args: &StopArgs) -> Result<ExitCode, Error> {
         .or_else(|| job["exit_code"].as_i64().map(|c| format!("with exit {c}")))
         .unwrap_or_else(|| "already".to_owned());
     println!(
-        "{} ({}) {}: {how}",
-        args.run_id,
-        job["unique_name"].as_str().unwrap_or(""),
+        "{} ({}) {}: {}",
+        crate::visible::line(&args.run_id),
+        crate::visible::line(job["unique_name"].as_str().unwrap_or("")),
         if job["state"] == "running" {
             "still running"
         } else {
             "stopped"
-        }
+        },
+        crate::visible::line(&how)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,9 @@
 //! keeps running, with nowhere to get a broken pipe, after agg exits. While agg waits, it
 //! follows that file: lines are shown as they come and matched for readiness. agg exits
 //! 0 once the task is ready (printing its URLs, pid and log), with the task's failure if it
-//! ends first, and 124 at the timeout, after stopping it.
+//! ends first, and 124 at the timeout, after stopping it. The task's own output is copied
+//! as it wrote it, as a foreground run shows it; agg's messages about the task quote its
+//! name, URLs and log path in their [`crate::visible`] form.
 
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -49,6 +51,8 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
         .push(("AGG_LOG".into(), log.clone().into_os_string()));
     let engine = Engine::default();
     let unique_name = inv.unique_name.clone();
+    let shown_name = crate::visible::line(&unique_name).into_owned();
+    let shown_log = crate::visible::line(&log.to_string_lossy()).into_owned();
     let job = engine
         .start(inv, StdioMode::Capture, Duplicates::Allow)
         .map_err(|e| Error::Refused(e.to_string()))?
@@ -73,14 +77,13 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
         let urls = if readiness.urls.is_empty() {
             String::new()
         } else {
-            format!(" at {}", readiness.urls.join(" "))
+            format!(" at {}", crate::visible::line(&readiness.urls.join(" ")))
         };
         let pid = snapshot.pid.unwrap_or(0);
         let _ = writeln!(
             err,
-            "agg: {unique_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {}\nagg: stop it with: kill -TERM -{pid}",
+            "agg: {shown_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {shown_log}\nagg: stop it with: kill -TERM -{pid}",
             readiness.waited_ms,
-            log.display()
         );
         // The task outlives agg: the engine must not stop it on the way out.
         std::mem::forget(engine);
@@ -89,9 +92,8 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
     if job.is_running() {
         let _ = writeln!(
             err,
-            "agg: {unique_name} was not ready after {} ms; stopping it (its output is in {})",
+            "agg: {shown_name} was not ready after {} ms; stopping it (its output is in {shown_log})",
             readiness.waited_ms,
-            log.display()
         );
         engine.stop(&job, Duration::from_secs(5)).await;
         return Ok(ExitCode::from(TIMED_OUT));
@@ -103,11 +105,10 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
     };
     let _ = writeln!(
         err,
-        "agg: {unique_name} ended before it was ready ({}); its output is in {}",
+        "agg: {shown_name} ended before it was ready ({}); its output is in {shown_log}",
         snapshot
             .exit_code
             .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
-        log.display()
     );
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
 }

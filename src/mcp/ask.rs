@@ -157,26 +157,10 @@ impl Request<'_> {
     }
 }
 
-/// Makes a line safe to show in a client's form: control characters, bidi overrides and
-/// other invisible format characters shown as escapes, so a recipe cannot hide what follows
-/// a carriage return.
+/// A line safe to show in a client's form: control characters, bidi overrides and other
+/// invisible characters shown as escapes, so a recipe cannot hide what follows a CR.
 fn shown(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\n' => out.push_str("\\n"),
-            '\u{1b}' => out.push_str("\\e"),
-            c if c.is_control()
-                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}') =>
-            {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::visible::line(text).into_owned()
 }
 
 /// What the form says about the request.
