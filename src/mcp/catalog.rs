@@ -19,7 +19,12 @@ use super::types::{
 };
 
 /// Rows `list_tasks` returns unless asked for another `limit`.
-pub const LIST_LIMIT: usize = 200;
+pub const LIST_LIMIT: usize = 50;
+/// The most rows one `list_tasks` call returns, whatever `limit` says (a larger page would
+/// be more than a model's tool-result budget; `offset` pages on).
+pub const LIST_MAX: usize = 500;
+/// Diagnostics `list_tasks` carries (the rest are counted in `problems`).
+pub const LIST_DIAGNOSTICS: usize = 5;
 /// Lines of output `task_status` includes unless asked otherwise.
 pub const STATUS_TAIL: usize = 20;
 /// Bounds of `task_output`'s `max_bytes`.
@@ -229,7 +234,7 @@ pub fn tools(settings: &Settings) -> Vec<Tool> {
                 );
             }
             Tool::new(e.id, e.description, std::sync::Arc::new(input))
-                .with_raw_output_schema(schema::portable(&(e.output)()))
+                .with_raw_output_schema(schema::output(&(e.output)()))
                 .with_annotations((e.annotations)())
         })
         .collect()

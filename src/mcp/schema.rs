@@ -64,6 +64,77 @@ pub fn portable(schema: &JsonObject) -> Arc<JsonObject> {
     }
 }
 
+/// The portable form of an output schema, without prose: a client validates
+/// `structuredContent` against it, and hosts that show schemas to a model pay for every word.
+/// Descriptions live in the input schemas and the tool descriptions.
+/// Shallow: the result's own fields with their types, a nested object or list by its kind
+/// only. That is what a client checks a result against; the model reads the fields'
+/// meaning in the tool's description, and each nested shape would cost every session
+/// hundreds of tokens of `tools/list`.
+pub fn output(schema: &JsonObject) -> Arc<JsonObject> {
+    let mut out = (*portable(schema)).clone();
+    if let Some(Value::Object(props)) = out.get_mut("properties") {
+        for prop in props.values_mut() {
+            *prop = shallow(prop);
+        }
+    }
+    let mut out = Value::Object(out);
+    strip_prose(&mut out, 0);
+    match out {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// A property's schema reduced to its kind: a scalar's type (and `enum`), an object or an
+/// array as such.
+fn shallow(prop: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(t) = prop.get("type") {
+        out.insert("type".into(), t.clone());
+    }
+    if let Some(e) = prop.get("enum") {
+        out.insert("enum".into(), e.clone());
+    }
+    if out.is_empty() {
+        // A union of shapes: say nothing rather than something wrong.
+        return Value::Object(Map::new());
+    }
+    Value::Object(out)
+}
+
+/// Removes `description`, `title` and `examples` from a schema and every schema inside it
+/// (a property called `description` stays: property maps hold names, not keywords).
+fn strip_prose(schema: &mut Value, depth: usize) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for key in ["description", "title", "examples"] {
+        map.remove(key);
+    }
+    for (key, child) in map.iter_mut() {
+        match (key.as_str(), child) {
+            ("properties" | "patternProperties", Value::Object(props)) => {
+                for prop in props.values_mut() {
+                    strip_prose(prop, depth + 1);
+                }
+            }
+            ("items" | "additionalProperties" | "not" | "contains", child) => {
+                strip_prose(child, depth + 1);
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(items)) => {
+                for item in items {
+                    strip_prose(item, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     let Value::Object(mut map) = value else {
         return value;
@@ -94,6 +165,16 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
         if let Some(first) = non_null.first() {
             map.insert("type".into(), first.clone());
         }
+    }
+    // `oneOf` of `const`s (how schemars writes a Rust enum) is an `enum` with a `type`:
+    // the form Gemini's function declarations and OpenAI's function calling accept.
+    if let Some(Value::Array(branches)) = map.get("oneOf").or_else(|| map.get("anyOf"))
+        && let Some((kind, values)) = const_branches(branches)
+    {
+        map.remove("oneOf");
+        map.remove("anyOf");
+        map.insert("type".into(), Value::String(kind));
+        map.insert("enum".into(), Value::Array(values));
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.remove(key) {
@@ -176,6 +257,31 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
         map.insert(key, child);
     }
     Value::Object(map)
+}
+
+/// The type and values of branches that are each one `const` of one type (a `null`
+/// branch aside), when they all are.
+fn const_branches(branches: &[Value]) -> Option<(String, Vec<Value>)> {
+    let mut kind: Option<String> = None;
+    let mut values = Vec::new();
+    for branch in branches {
+        if branch.get("type").and_then(Value::as_str) == Some("null") {
+            continue;
+        }
+        let value = branch.get("const")?;
+        let this = match value {
+            Value::String(_) => "string",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            _ => return None,
+        };
+        if kind.get_or_insert_with(|| this.to_owned()) != this {
+            return None;
+        }
+        values.push(value.clone());
+    }
+    kind.map(|k| (k, values))
 }
 
 /// Whether `schema` accepts `null` (a `type` array with it, a `null` branch, a `$ref` to

@@ -28,7 +28,7 @@ use super::envelope::{ToolError, code, failure, parse, tool_error};
 use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
-use super::types::{AllowlistInfo, ListTasksResult, StatusArgs, TaskRow};
+use super::types::{ListTasksResult, StatusArgs, TaskRow};
 use crate::allowlist::{Decision, LiveAllowlist, Now};
 use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
@@ -192,6 +192,7 @@ impl Server {
     /// One page of `matching` tasks of `table` as `list_tasks` and `agg://tasks` give it:
     /// each row with whether agents may run it and what running it involves, the total,
     /// and where the next page starts.
+    /// Rows of `list_tasks`, at the most ([`catalog::LIST_MAX`] whatever `limit` says).
     pub(super) fn listing(
         &self,
         table: &Table,
@@ -203,12 +204,8 @@ impl Server {
         let rows: Vec<TaskRow> = matching
             .iter()
             .skip(offset)
-            .take(limit)
-            .map(|t| TaskRow {
-                allowlisted: self.decide(t, &mut now).allowed(),
-                behaviour: table.behaviour(t).cloned().unwrap_or_default(),
-                task: (*t).clone(),
-            })
+            .take(limit.min(catalog::LIST_MAX))
+            .map(|t| TaskRow::of(t, table.behaviour(t), self.decide(t, &mut now).allowed()))
             .collect();
         let next = offset + rows.len();
         ListTasksResult {
@@ -216,8 +213,14 @@ impl Server {
             total: matching.len(),
             next_offset: (next < matching.len()).then_some(next),
             tasks: rows,
-            diagnostics: table.diagnostics.clone(),
-            allowlist: self.allowlist_info(),
+            problems: table.diagnostics.len(),
+            diagnostics: table
+                .diagnostics
+                .iter()
+                .take(catalog::LIST_DIAGNOSTICS)
+                .cloned()
+                .collect(),
+            allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
         }
     }
 
@@ -226,13 +229,6 @@ impl Server {
         lock(&self.0.allowlist).decide(task, now)
     }
 
-    pub(super) fn allowlist_info(&self) -> AllowlistInfo {
-        let list = lock(&self.0.allowlist);
-        AllowlistInfo {
-            path: list.path().map(|p| p.display().to_string()),
-            problem: list.problem().map(str::to_owned),
-        }
-    }
 
     /// Tells every session that a list changed: the tools (only per-task tools ever
     /// change) or the resources (a job's log appeared).

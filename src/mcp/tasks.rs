@@ -67,7 +67,14 @@ impl Server {
         let offset = args.offset.unwrap_or(0);
         let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
         let result = self.listing(&table, &matching, offset, limit);
-        let text = list_text(&result);
+        let mut text = list_text(&result);
+        if limit > catalog::LIST_MAX {
+            let _ = writeln!(
+                text,
+                "[limit is at most {}: page on with offset]",
+                catalog::LIST_MAX
+            );
+        }
         Ok(success(&result, text))
     }
 
@@ -644,21 +651,31 @@ fn list_text(r: &ListTasksResult) -> String {
         r.root
     );
     for row in &r.tasks {
-        let t = &row.task;
+        let mut tags = String::new();
+        for (on, tag) in [
+            (row.not_runnable.is_some(), ", not runnable"),
+            (row.missing_runner, ", not installed"),
+            (row.service, ", service"),
+            (!row.confirm.is_empty(), ", asks first"),
+        ] {
+            if on {
+                tags.push_str(tag);
+            }
+        }
+        let params = if row.params.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", row.params.join(" "))
+        };
         let _ = writeln!(
             s,
-            "{} {} [{}{}] {}",
+            "{} {}{params} [{}{tags}] {}",
             if row.allowlisted { "✓" } else { "·" },
-            t.unique_name,
-            t.runner,
-            match row.behaviour.not_runnable {
-                Some(_) => ", not runnable",
-                None if t.runner_available => "",
-                None => ", not installed",
-            },
-            t.description.as_deref().map_or_else(
-                || format!("$ {}", t.command),
-                |d| d.lines().next().unwrap_or("").to_owned()
+            row.unique_name,
+            row.runner,
+            row.description.as_deref().map_or_else(
+                || format!("$ {}", row.command.as_deref().unwrap_or_default()),
+                str::to_owned
             )
         );
     }
@@ -669,14 +686,10 @@ fn list_text(r: &ListTasksResult) -> String {
             r.total - next
         );
     }
-    if !r.diagnostics.is_empty() {
-        let _ = writeln!(
-            s,
-            "{} files had problems (see diagnostics)",
-            r.diagnostics.len()
-        );
+    if r.problems > 0 {
+        let _ = writeln!(s, "{} problems reading task files (see diagnostics)", r.problems);
     }
-    if let Some(problem) = &r.allowlist.problem {
+    if let Some(problem) = &r.allowlist_problem {
         let _ = writeln!(s, "allowlist: {problem}");
     }
     s

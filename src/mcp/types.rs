@@ -219,28 +219,70 @@ impl Bounded for TaskStartArgs {
     }
 }
 
-/// A table row as `list_tasks` returns it.
+/// A table row as `list_tasks` returns it: what a model needs to pick a task, and nothing
+/// it can get from `describe_task` (file, line, directory, deps, the script). Fields at
+/// their usual value are left out.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TaskRow {
-    /// The row.
-    #[serde(flatten)]
-    pub task: Task,
-    /// What running it involves beyond its command (confirmations, hooks, a terminal).
-    #[serde(flatten)]
-    pub behaviour: agg_runners::Behaviour,
-    /// Whether the user's allowlist lets agents run it.
+    /// What `task_start` and `describe_task` take.
+    pub unique_name: String,
+    /// The runner.
+    pub runner: agg_runners::Runner,
+    /// The first line of the task's description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The command, when there is no description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Parameters, as `name`, `name=default` or `*name` (variadic).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
+    /// Agents may run it (present only when true).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allowlisted: bool,
+    /// The runner is not installed (present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missing_runner: bool,
+    /// Why agg cannot run it, when it cannot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_runnable: Option<String>,
+    /// A long-running service.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub service: bool,
+    /// What its runner asks before it runs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub confirm: Vec<String>,
 }
 
-/// Where the allowlist is and whether it could be read.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct AllowlistInfo {
-    /// The allowlist file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// Why it could not be used, if it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
+impl TaskRow {
+    /// The row of `task`, with what running it involves.
+    pub fn of(task: &Task, behaviour: Option<&agg_runners::Behaviour>, allowlisted: bool) -> TaskRow {
+        let description = task
+            .description
+            .as_deref()
+            .and_then(|d| d.lines().next())
+            .map(str::to_owned);
+        TaskRow {
+            unique_name: task.unique_name.clone(),
+            runner: task.runner,
+            command: description.is_none().then(|| task.command.clone()),
+            description,
+            params: task
+                .params
+                .iter()
+                .map(|p| match (&p.variadic, &p.default) {
+                    (Some(_), _) => format!("*{}", p.name),
+                    (None, Some(d)) => format!("{}={d}", p.name),
+                    (None, None) => p.name.clone(),
+                })
+                .collect(),
+            allowlisted,
+            missing_runner: !task.runner_available,
+            not_runnable: behaviour.and_then(|b| b.not_runnable.clone()),
+            service: behaviour.is_some_and(|b| b.service),
+            confirm: behaviour.map(|b| b.confirm.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 /// Result of `list_tasks`.
@@ -248,17 +290,27 @@ pub struct AllowlistInfo {
 pub struct ListTasksResult {
     /// The repository root.
     pub root: String,
-    /// The tasks (one page).
-    pub tasks: Vec<TaskRow>,
     /// Tasks matching the filters, in all pages.
     pub total: usize,
+    /// The tasks (one page).
+    pub tasks: Vec<TaskRow>,
     /// Pass as `offset` for the next page, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<usize>,
-    /// Files that could not be read or understood.
+    /// How many problems agg found reading task files (the first few are in `diagnostics`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub problems: usize,
+    /// The first problems found reading task files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
-    /// The allowlist in force.
-    pub allowlist: AllowlistInfo,
+    /// Why the allowlist cannot be used, when it cannot (every task is then refused).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowlist_problem: Option<String>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Result of `describe_task`.
