@@ -64,7 +64,7 @@ fn main() {
     let calls = args.value("--calls", 100).max(100);
 
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let agg = find_agg(manifest);
+    let agg = common::find_agg(manifest);
     println!("agg MCP benchmarks (load average {})", loadavg());
     println!("binary: {}", agg.display());
     let mono = monorepo(manifest);
@@ -89,26 +89,6 @@ fn main() {
             std::process::exit(1);
         }
     }
-}
-
-fn find_agg(manifest: &Path) -> PathBuf {
-    if let Some(p) = std::env::var_os("AGG_BIN") {
-        println!("(AGG_BIN)");
-        return PathBuf::from(p);
-    }
-    for profile in ["release", "debug"] {
-        let p = manifest.join("target").join(profile).join("agg");
-        if p.is_file() {
-            if profile == "debug" {
-                println!(
-                    "WARNING: using a debug build; run `cargo build --release` for meaningful figures"
-                );
-            }
-            return p;
-        }
-    }
-    eprintln!("no agg binary: run `cargo build --release` (or set AGG_BIN)");
-    std::process::exit(2);
 }
 
 fn monorepo(manifest: &Path) -> PathBuf {

@@ -7,6 +7,7 @@
     clippy::cast_sign_loss
 )]
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A benchmark's command line.
@@ -72,4 +73,36 @@ pub fn percentile(xs: &[f64], p: f64) -> f64 {
     }
     let rank = ((p / 100.0) * v.len() as f64).ceil() as usize;
     v[rank.clamp(1, v.len()) - 1]
+}
+
+/// The agg binary to measure: `$AGG_BIN`, else `target/release/agg`, else `target/debug/agg`
+/// (with a warning); which one is printed.
+pub fn find_agg(manifest: &Path) -> PathBuf {
+    if let Some(p) = std::env::var_os("AGG_BIN") {
+        println!("(AGG_BIN)");
+        return PathBuf::from(p);
+    }
+    for profile in ["release", "debug"] {
+        let p = manifest.join("target").join(profile).join("agg");
+        if p.is_file() {
+            if profile == "debug" {
+                println!(
+                    "WARNING: using a debug build; run `cargo build --release` for meaningful figures"
+                );
+            }
+            return p;
+        }
+    }
+    eprintln!("no agg binary: run `cargo build --release` (or set AGG_BIN)");
+    std::process::exit(2);
+}
+
+/// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`), 0 when unreadable.
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }

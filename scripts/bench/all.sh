@@ -8,6 +8,7 @@
 #                                     generates target/bench-monorepo when missing)
 #   cargo bench --bench engine       output flood and start overhead of the job engine
 #   cargo bench --bench mcp          MCP cold start and task_start round trip
+#   cargo bench --bench memory       resident memory after 3,000 runs; a client that never reads
 # and repeats every PASS/FAIL summary at the end.
 #
 # Timing targets are reported, not enforced: the exit status is 0 even when one is missed,
@@ -21,7 +22,7 @@ for a in "$@"; do
   case "$a" in
     --check) CHECK=(--check) ;;
     --regen) REGEN=(--regen) ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "all.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +57,8 @@ run() { # name command...
 run list scripts/bench/list.sh "${REGEN[@]}" "${CHECK[@]}"
 run engine cargo bench --quiet --bench engine -- "${CHECK[@]}"
 run mcp cargo bench --quiet --bench mcp -- "${CHECK[@]}"
+run memory cargo bench --quiet --bench memory -- "${CHECK[@]}"
 
 echo "################ summary (load avg now: $(cut -d' ' -f1-3 /proc/loadavg))"
-grep -h -E 'target .*(PASS|FAIL|\(info\))$|^SUMMARY|^BROKEN|^ASSERT' "$OUT"/list.log "$OUT"/engine.log "$OUT"/mcp.log | sed 's/^ *//'
+grep -h -E 'target .*(PASS|FAIL|\(info\))$|^SUMMARY|^BROKEN|^ASSERT' "$OUT"/list.log "$OUT"/engine.log "$OUT"/mcp.log "$OUT"/memory.log | sed 's/^ *//'
 exit $status

@@ -5,8 +5,9 @@
 //! cursor (`offset`). When the ring is full the oldest lines are evicted and counted, so a
 //! reader always learns what it missed. A line longer than the per-line cap keeps its head
 //! and counts the rest as cut: a 10 MB line without a newline costs the cap, not 10 MB.
-//! Storage is one preallocated-on-demand byte ring and a queue of small entries: no
-//! allocation per line, so a flood costs little more than the copy.
+//! Storage is one byte ring, grown as lines arrive and trimmed to its lines when the job
+//! ends, and a queue of small entries: no allocation per line, so a flood costs little
+//! more than the copy, and a job that printed 4 KB holds about 4 KB.
 
 use std::collections::VecDeque;
 
@@ -185,12 +186,33 @@ impl OutputBuffer {
         }
     }
 
-    /// Stores a stream's unterminated last line, once the stream has ended.
+    /// Stores a stream's unterminated last line, once the stream has ended, and gives back
+    /// what the ring holds beyond its lines: a finished job keeps only what it printed.
     pub fn finish(&mut self, stream: Stream) {
         let pending = std::mem::take(&mut self.pending[stream.index()]);
         if !pending.bytes.is_empty() || pending.cut > 0 {
             self.commit(stream, &pending.bytes, pending.cut);
         }
+        self.compact();
+    }
+
+    /// Lays the retained lines out again from the start of a ring just their size. The
+    /// ring grows by doubling while a job runs; once it ended, the slack (up to half the
+    /// ring) would stay allocated for as long as the job is retained.
+    fn compact(&mut self) {
+        if self.ring.capacity() <= self.bytes && self.entries.capacity() <= self.entries.len() {
+            return;
+        }
+        let cap = self.limits.max_bytes;
+        let mut ring = Vec::with_capacity(self.bytes);
+        for e in &mut self.entries {
+            let start = ring.len() as u64;
+            copy_entry(&self.ring, cap, e, &mut ring);
+            e.start = start;
+        }
+        self.write_pos = ring.len() as u64;
+        self.ring = ring;
+        self.entries.shrink_to_fit();
     }
 
     /// Lines written so far (both streams, evicted ones included).
@@ -246,12 +268,17 @@ impl OutputBuffer {
 
     fn write_ring(&mut self, bytes: &[u8]) {
         let cap = self.limits.max_bytes;
-        if self.ring.len() < cap {
-            // Grow lazily: a quiet job never pays for the full ring.
-            let want = (self.ring.len() + bytes.len())
-                .max(self.ring.len() * 2)
-                .min(cap);
-            if want > self.ring.len() {
+        let len = self.ring.len();
+        if len < cap {
+            // Grow lazily, and only when the line does not fit: a quiet job never pays for
+            // the full ring. Until the ring reaches its cap it has never wrapped, so its
+            // bytes lie at 0..write_pos.
+            let need = usize::try_from(self.write_pos)
+                .unwrap_or(usize::MAX)
+                .saturating_add(bytes.len());
+            if need > len {
+                let want = need.max(len * 2).min(cap);
+                self.ring.reserve_exact(want - len);
                 self.ring.resize(want, 0);
             }
         }
@@ -271,13 +298,8 @@ impl OutputBuffer {
     }
 
     fn text(&self, e: &Entry) -> String {
-        let cap = self.limits.max_bytes;
-        let len = e.len as usize;
-        let start = ring_index(e.start, cap);
-        let mut bytes = Vec::with_capacity(len);
-        let first = len.min(self.ring.len().saturating_sub(start));
-        bytes.extend_from_slice(&self.ring[start..start + first]);
-        bytes.extend_from_slice(&self.ring[..len - first]);
+        let mut bytes = Vec::with_capacity(e.len as usize);
+        copy_entry(&self.ring, self.limits.max_bytes, e, &mut bytes);
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
@@ -403,6 +425,15 @@ impl OutputBuffer {
         page.lines = candidates;
         page
     }
+}
+
+/// Appends the bytes of `e` from `ring` (whose positions wrap at `cap`) to `out`.
+fn copy_entry(ring: &[u8], cap: usize, e: &Entry, out: &mut Vec<u8>) {
+    let len = e.len as usize;
+    let start = ring_index(e.start, cap);
+    let first = len.min(ring.len().saturating_sub(start));
+    out.extend_from_slice(&ring[start..start + first]);
+    out.extend_from_slice(&ring[..len - first]);
 }
 
 fn ring_index(pos: u64, cap: usize) -> usize {
@@ -538,6 +569,40 @@ mod tests {
         });
         assert!(end.lines.is_empty());
         assert_eq!(end.next_offset, 11);
+    }
+
+    #[test]
+    fn a_short_job_holds_what_it_printed_not_the_whole_ring() {
+        let mut b = OutputBuffer::new(OutputLimits::default());
+        for i in 0..200 {
+            b.push(
+                Stream::Stdout,
+                format!("line {i:03} of the output\n").as_bytes(),
+            );
+        }
+        let printed = 200 * "line 000 of the output".len();
+        assert!(b.capacity_bytes() <= 2 * printed, "{}", b.capacity_bytes());
+        let before = b.read(&ReadRequest::default());
+        b.finish(Stream::Stdout);
+        b.finish(Stream::Stderr);
+        assert_eq!(b.capacity_bytes(), printed);
+        assert_eq!(b.read(&ReadRequest::default()), before);
+    }
+
+    #[test]
+    fn a_compacted_ring_still_takes_output_and_wraps() {
+        let mut b = small(20, 1000, 20);
+        for i in 0..7 {
+            b.push(Stream::Stdout, format!("line{i}\n").as_bytes());
+        }
+        b.finish(Stream::Stdout);
+        assert!(b.capacity_bytes() <= 20);
+        for i in 7..10 {
+            b.push(Stream::Stdout, format!("line{i}\n").as_bytes());
+        }
+        let page = b.read(&ReadRequest::default());
+        assert_eq!(texts(&page), ["line6", "line7", "line8", "line9"]);
+        assert_eq!(page.dropped, 6);
     }
 
     #[test]

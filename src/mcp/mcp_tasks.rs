@@ -5,10 +5,11 @@
 //! `task_status`/`task_output`/`task_stop` still work on it. `tasks/get` reports the job
 //! working (with its last line) and, once it ended, the `task_start` result it would have
 //! returned; `tasks/cancel` stops the job's process group. Clients without the extension
-//! keep the `run_id` answer.
+//! keep the `run_id` answer. A task lives as long as the engine keeps its job (running, or
+//! among the newest finished ones): the handle never keeps a job's output alive by itself.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{
@@ -29,7 +30,7 @@ const MAX_TASKS: usize = 256;
 
 #[derive(Debug)]
 struct Entry {
-    job: Arc<Job>,
+    job: Weak<Job>,
     mode: OutputMode,
     tail_lines: usize,
     created_at: String,
@@ -65,20 +66,15 @@ impl McpTasks {
     pub fn create(&self, job: &Arc<Job>, mode: OutputMode, tail_lines: usize) -> CreateTaskResult {
         let created_at = now();
         let mut entries = self.entries();
+        // Tasks whose job the engine let go of are gone too.
+        entries.retain(|_, e| e.job.strong_count() > 0);
         if entries.len() >= MAX_TASKS {
-            let done: Vec<String> = entries
-                .iter()
-                .filter(|(_, e)| !e.job.is_running())
-                .map(|(k, _)| k.clone())
-                .collect();
-            for k in done {
-                entries.remove(&k);
-            }
+            entries.retain(|_, e| e.job.upgrade().is_some_and(|j| j.is_running()));
         }
         entries.insert(
             job.run_id.clone(),
             Entry {
-                job: Arc::clone(job),
+                job: Arc::downgrade(job),
                 mode,
                 tail_lines,
                 created_at: created_at.clone(),
@@ -103,7 +99,7 @@ impl McpTasks {
     pub fn get(&self, task_id: &str) -> Result<GetTaskResult, ErrorData> {
         let entries = self.entries();
         let entry = entries.get(task_id).ok_or_else(|| unknown(task_id))?;
-        let job = &entry.job;
+        let job = &entry.job.upgrade().ok_or_else(|| unknown(task_id))?;
         let task = Task::new(
             task_id,
             TaskStatus::Working,
@@ -146,11 +142,11 @@ impl McpTasks {
     pub fn cancel(&self, task_id: &str, engine: &Engine) -> Result<(), ErrorData> {
         let mut entries = self.entries();
         let entry = entries.get_mut(task_id).ok_or_else(|| unknown(task_id))?;
-        if !entry.job.is_running() {
+        let job = entry.job.upgrade().ok_or_else(|| unknown(task_id))?;
+        if !job.is_running() {
             return Ok(());
         }
         entry.cancelled = true;
-        let job = Arc::clone(&entry.job);
         let engine = engine.clone();
         tokio::spawn(async move { engine.stop(&job, Duration::from_secs(5)).await });
         Ok(())
@@ -158,5 +154,58 @@ impl McpTasks {
 }
 
 fn unknown(task_id: &str) -> ErrorData {
-    ErrorData::invalid_params(format!("no task `{task_id}`"), None)
+    ErrorData::invalid_params(
+        format!("no task `{task_id}` (a finished task goes once its job is no longer kept)"),
+        None,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Duplicates, EngineConfig, Invocation};
+
+    fn echo(dir: &std::path::Path) -> Invocation {
+        Invocation {
+            unique_name: "echo".to_owned(),
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo done".into()],
+            cwd: dir.to_path_buf(),
+            env: Vec::new(),
+            user_args: Vec::new(),
+            user_env: Vec::new(),
+            temp: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_goes_with_its_job_once_the_engine_lets_the_job_go() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let engine = Engine::new(EngineConfig {
+            retain_finished: 1,
+            ..EngineConfig::default()
+        });
+        let tasks = McpTasks::default();
+        let wait = Duration::from_secs(10);
+        let (first, _) = engine
+            .start_and_wait(echo(dir.path()), wait, Duplicates::Allow)
+            .await
+            .expect("start");
+        let run_id = first.job.run_id.clone();
+        tasks.create(&first.job, OutputMode::default(), 10);
+        assert!(tasks.get(&run_id).is_ok());
+        drop(first);
+        // A newer finished job evicts the first one from the engine, and so from the tasks.
+        let _second = engine
+            .start_and_wait(echo(dir.path()), wait, Duplicates::Allow)
+            .await
+            .expect("start");
+        // The engine prunes right after the job reports its end: wait for that, bounded.
+        let deadline = std::time::Instant::now() + wait;
+        while engine.get(&run_id).is_some() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(engine.get(&run_id).is_none());
+        assert!(tasks.get(&run_id).is_err());
+    }
 }

@@ -11,6 +11,7 @@ mod clients;
 mod envelope;
 mod jobs;
 mod mcp_tasks;
+mod outbox;
 mod readiness;
 mod render;
 mod resources;

@@ -15,13 +15,21 @@
 //! - everything else goes to rmcp unchanged, through an in-memory pipe; rmcp's output and
 //!   these replies are written to stdout whole lines at a time, never interleaved.
 //!
+//! Every line out goes through the [`Outbox`], which bounds what waits for a client that
+//! does not read: a request is read and handed to rmcp only when one of a fixed number of
+//! places is free, and its place is freed when its answer is taken to be written.
+//!
 //! End of stdin is reported through [`Front::closed`], so the server can stop its jobs and
 //! exit within a second whatever is in flight.
+
+use std::sync::Arc;
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
+
+use super::outbox::{Admission, Outbox, id_key};
 
 /// Longest line accepted from the client (16 MiB, rmcp's own default).
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
@@ -84,11 +92,22 @@ where
     const PIPE: usize = 1024 * 1024;
     let (rmcp_read, feed) = tokio::io::duplex(PIPE);
     let (rmcp_write, drain) = tokio::io::duplex(PIPE);
-    let (reply_tx, reply_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let outbox = Arc::new(Outbox::default());
     let (closed_tx, closed) = oneshot::channel();
-    let writer = tokio::spawn(write_loop(drain, reply_rx, output));
+    let writer = {
+        let outbox = Arc::clone(&outbox);
+        tokio::spawn(async move { outbox.write_to(output).await })
+    };
+    {
+        let outbox = Arc::clone(&outbox);
+        tokio::spawn(async move {
+            drain_rmcp(drain, &outbox).await;
+            outbox.rmcp_done();
+        });
+    }
     tokio::spawn(async move {
-        read_loop(input, feed, reply_tx).await;
+        read_loop(input, feed, &outbox).await;
+        outbox.reader_done();
         let _ = closed_tx.send(());
     });
     Front {
@@ -99,11 +118,7 @@ where
     }
 }
 
-async fn read_loop<R: AsyncRead + Unpin>(
-    input: R,
-    mut feed: DuplexStream,
-    replies: mpsc::UnboundedSender<Vec<u8>>,
-) {
+async fn read_loop<R: AsyncRead + Unpin>(input: R, mut feed: DuplexStream, outbox: &Outbox) {
     let mut input = BufReader::with_capacity(64 * 1024, input);
     let mut line = Vec::new();
     loop {
@@ -125,24 +140,49 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 rpc::INVALID_REQUEST,
                 &format!("message too large: at most {MAX_LINE} bytes per line"),
             );
-            let _ = replies.send(reply);
+            if !outbox.reply(reply).await {
+                return;
+            }
             continue;
         }
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         if !text.iter().all(u8::is_ascii_whitespace) {
-            match check(text) {
-                Verdict::Forward => {
-                    let mut owned = text.to_vec();
-                    owned.push(b'\n');
-                    if feed.write_all(&owned).await.is_err() {
-                        return;
+            let forward = match check(text) {
+                Verdict::Forward => true,
+                Verdict::Request(id) => match outbox.admit(&id).await {
+                    Admission::Admitted => true,
+                    Admission::Closed => return,
+                    Admission::Duplicate => {
+                        let reply = error(
+                            &serde_json::from_str(&id).unwrap_or(Value::Null),
+                            rpc::INVALID_REQUEST,
+                            "invalid request: a request with this id is still in flight",
+                        );
+                        if !outbox.reply(reply).await {
+                            return;
+                        }
+                        false
                     }
+                },
+                Verdict::Cancel(id) => {
+                    outbox.cancelled(&id);
+                    true
                 }
                 Verdict::Reply(reply) => {
-                    let _ = replies.send(reply);
+                    if !outbox.reply(reply).await {
+                        return;
+                    }
+                    false
                 }
-                Verdict::Drop => {}
+                Verdict::Drop => false,
+            };
+            if forward {
+                let mut owned = text.to_vec();
+                owned.push(b'\n');
+                if feed.write_all(&owned).await.is_err() {
+                    return;
+                }
             }
         }
         if eof {
@@ -201,7 +241,12 @@ async fn read_line<R: AsyncRead + Unpin>(
 }
 
 enum Verdict {
+    /// A notification or a response: to rmcp, nothing to wait for.
     Forward,
+    /// A request with this id (JSON text): to rmcp once it has a place.
+    Request(String),
+    /// `notifications/cancelled` for this request id: to rmcp, and its place is free.
+    Cancel(String),
     Reply(Vec<u8>),
     Drop,
 }
@@ -287,7 +332,10 @@ fn check(line: &[u8]) -> Verdict {
     let Some(_) = id else {
         // Notifications get no reply, valid or not; rmcp ignores the ones it does not know.
         return if parsed.is_ok() {
-            Verdict::Forward
+            match cancelled_id(&value, method) {
+                Some(id) => Verdict::Cancel(id),
+                None => Verdict::Forward,
+            }
         } else {
             tracing::debug!("dropped a malformed notification `{method}`");
             Verdict::Drop
@@ -304,7 +352,7 @@ fn check(line: &[u8]) -> Verdict {
                 &params_problem(&value, method),
             ))
         }
-        Ok(_) if known => Verdict::Forward,
+        Ok(_) if known => Verdict::Request(id_key(&reply_id)),
         Ok(_) | Err(_) if !known => Verdict::Reply(error(
             &reply_id,
             rpc::METHOD_NOT_FOUND,
@@ -315,6 +363,17 @@ fn check(line: &[u8]) -> Verdict {
             rpc::INVALID_PARAMS,
             &params_problem(&value, method),
         )),
+    }
+}
+
+/// The request a `notifications/cancelled` names, as the outbox keys it.
+fn cancelled_id(value: &Value, method: &str) -> Option<String> {
+    if method != "notifications/cancelled" {
+        return None;
+    }
+    match value.get("params")?.get("requestId")? {
+        id @ (Value::String(_) | Value::Number(_)) => Some(id_key(id)),
+        _ => None,
     }
 }
 
@@ -345,38 +404,15 @@ fn error(id: &Value, code: i32, message: &str) -> Vec<u8> {
     out
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(
-    drain: DuplexStream,
-    mut replies: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut output: W,
-) {
+/// Copies rmcp's output to the outbox line by line, as fast as rmcp writes it: rmcp never
+/// waits on a slow client, and the outbox decides what is kept.
+async fn drain_rmcp(drain: DuplexStream, outbox: &Outbox) {
     let mut drain = BufReader::with_capacity(64 * 1024, drain);
-    let mut line = Vec::new();
-    let mut rmcp_open = true;
-    let mut replies_open = true;
-    while rmcp_open || replies_open {
-        tokio::select! {
-            read = drain.read_until(b'\n', &mut line), if rmcp_open => {
-                match read {
-                    Ok(0) | Err(_) => rmcp_open = false,
-                    Ok(_) => {
-                        if output.write_all(&line).await.is_err() || output.flush().await.is_err() {
-                            return;
-                        }
-                        line.clear();
-                    }
-                }
-            }
-            reply = replies.recv(), if replies_open => {
-                match reply {
-                    Some(reply) => {
-                        if output.write_all(&reply).await.is_err() || output.flush().await.is_err() {
-                            return;
-                        }
-                    }
-                    None => replies_open = false,
-                }
-            }
+    loop {
+        let mut line = Vec::new();
+        match drain.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => outbox.rmcp_line(line),
         }
     }
 }
@@ -388,7 +424,7 @@ mod tests {
     fn reply(line: &str) -> Option<Value> {
         match check(line.as_bytes()) {
             Verdict::Reply(bytes) => serde_json::from_slice(&bytes).ok(),
-            Verdict::Forward | Verdict::Drop => None,
+            Verdict::Forward | Verdict::Request(_) | Verdict::Cancel(_) | Verdict::Drop => None,
         }
     }
 
@@ -433,7 +469,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
         ] {
-            assert!(matches!(check(ok.as_bytes()), Verdict::Forward), "{ok}");
+            assert!(
+                matches!(check(ok.as_bytes()), Verdict::Forward | Verdict::Request(_)),
+                "{ok}"
+            );
         }
         assert!(matches!(
             check(br#"{"jsonrpc":"2.0","method":"x/y","params":3}"#),

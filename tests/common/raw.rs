@@ -27,30 +27,13 @@ impl Raw {
     }
 
     fn spawn(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(["mcp", "--root"])
-            .arg(root)
-            .env("AGG_ALLOWLIST", allowlist)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
+        let mut child = command(root, allowlist).spawn().expect("spawn");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
         Raw {
             child,
             stdin,
-            lines,
+            lines: lines(stdout),
         }
     }
 
@@ -117,6 +100,136 @@ impl Raw {
             .find_map(|l| l.strip_prefix("VmHWM:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
+    }
+}
+
+/// The server's stdout lines, read from a thread from now on.
+fn lines(stdout: BufReader<std::process::ChildStdout>) -> std::sync::mpsc::Receiver<String> {
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+fn command(root: &std::path::Path, allowlist: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agg"));
+    command
+        .args(["mcp", "--root"])
+        .arg(root)
+        .env("AGG_ALLOWLIST", allowlist)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    command
+}
+
+/// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`), 0 when unreadable.
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// `agg mcp` driven by a client that writes requests and does not read what comes back,
+/// until [`Unread::read`] turns it into an ordinary [`Raw`] session.
+pub struct Unread {
+    child: Option<std::process::Child>,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: Option<BufReader<std::process::ChildStdout>>,
+    writer: Option<std::thread::JoinHandle<std::process::ChildStdin>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Unread {
+    /// Starts the server and initializes the session (reading only that answer).
+    pub fn start(root: &std::path::Path, allowlist: &std::path::Path) -> Unread {
+        let mut child = command(root, allowlist).spawn().expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "unread", "version": "0"}}});
+        writeln!(stdin, "{init}").expect("write");
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("initialize answer");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(answer["id"], 0, "{line}");
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        )
+        .expect("write");
+        Unread {
+            child: Some(child),
+            stdin: Some(stdin),
+            stdout: Some(stdout),
+            writer: None,
+            stop: std::sync::Arc::default(),
+        }
+    }
+
+    /// The server's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, std::process::Child::id)
+    }
+
+    /// Writes `request(n)` for n = 1, 2, … from a thread, as fast as the pipe takes them,
+    /// for `time`; returns how many were written by then. The thread keeps going (or stays
+    /// blocked on the full pipe) until [`Unread::read`].
+    pub fn flood(&mut self, time: Duration, request: fn(u64) -> Value) -> u64 {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let mut stdin = self.stdin.take().expect("not flooding yet");
+        let sent = std::sync::Arc::new(AtomicU64::new(0));
+        let stop = std::sync::Arc::clone(&self.stop);
+        let counter = std::sync::Arc::clone(&sent);
+        self.writer = Some(std::thread::spawn(move || {
+            let mut n = 1;
+            while !stop.load(Ordering::Relaxed) {
+                let mut line = request(n).to_string();
+                line.push('\n');
+                if stdin.write_all(line.as_bytes()).is_err() {
+                    break;
+                }
+                counter.store(n, Ordering::Relaxed);
+                n += 1;
+            }
+            stdin
+        }));
+        std::thread::sleep(time);
+        sent.load(Ordering::Relaxed)
+    }
+
+    /// Starts reading the server's stdout, stops the flood, and hands the session over.
+    pub fn read(mut self) -> Raw {
+        let child = self.child.take().expect("child");
+        let lines = lines(self.stdout.take().expect("stdout"));
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let stdin = match self.writer.take() {
+            Some(writer) => writer.join().expect("writer"),
+            None => self.stdin.take().expect("stdin"),
+        };
+        Raw {
+            child,
+            stdin,
+            lines,
+        }
+    }
+}
+
+impl Drop for Unread {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
