@@ -229,7 +229,6 @@ impl Server {
         lock(&self.0.allowlist).decide(task, now)
     }
 
-
     /// Tells every session that a list changed: the tools (only per-task tools ever
     /// change) or the resources (a job's log appeared).
     fn notify_list_changed(&self, what: Changed) {

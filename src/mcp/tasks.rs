@@ -234,7 +234,7 @@ impl Server {
         let shown = Shown::of(&table, task, &inv, &opts);
         // What the task's files say now, read from disk: never the watcher's table.
         let mut now = Now::new();
-        let fingerprint = self.fingerprint(&table, task, &mut now)?;
+        let shown_fingerprint = fingerprint(&table, task, &mut now)?;
         let decision = self.decide(task, &mut now);
         let is_task = |name: &str| {
             table.tasks.iter().any(|t| {
@@ -312,7 +312,7 @@ impl Server {
             env: &opts.env,
             unvetted: &unvetted,
             also: shown.also,
-            fingerprint: fingerprint.clone(),
+            fingerprint: shown_fingerprint.clone(),
         };
         let mut questions = Vec::new();
         if let Some(refusal) = &refusal {
@@ -346,7 +346,7 @@ impl Server {
                 }
             };
             // The answer covers what the person saw: the files must still say it.
-            if self.fingerprint(&table, task, &mut Now::new())? != fingerprint {
+            if fingerprint(&table, task, &mut Now::new())? != shown_fingerprint {
                 return Err(tool_error(
                     code::NOT_ALLOWLISTED,
                     format!(
@@ -550,54 +550,52 @@ fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
     }
 }
 
-impl Server {
-    /// The fingerprint of `task` and every file it reads, as the files say it now; an error
-    /// when the files no longer say what the table lists (an edit the watcher has not taken
-    /// in yet, or a file gone).
-    fn fingerprint(&self, table: &Table, task: &Task, now: &mut Now) -> Result<String, ToolError> {
-        let current = now.current(&table.root, task);
-        let stale = |reason: String| {
-            tool_error(
-                code::NOT_FOUND,
-                format!(
-                    "`{}` is not what agg listed: {reason}; nothing ran",
-                    task.unique_name
-                ),
-                Some("call list_tasks or task_start again: agg reads the files anew".to_owned()),
-            )
-        };
-        let raw = current
-            .task
-            .as_ref()
-            .map_err(|reason| stale(reason.clone()))?;
-        let tail = |argv: &[String]| -> Vec<String> {
-            argv.iter()
-                .skip(1)
-                .filter(|a| *a != "compose")
-                .cloned()
-                .collect()
-        };
-        let behaviour = table.behaviour(task).cloned().unwrap_or_default();
-        let same = raw.dir == task.dir
-            && raw.script == task.script
-            && raw.deps == task.deps
-            && raw.params == task.params
-            && raw.env == task.env
-            && raw.xc == task.xc
-            && raw.behaviour == behaviour
-            && tail(&raw.argv) == tail(&task.argv);
-        if !same {
-            return Err(stale(format!(
-                "{} changed since agg last read it",
-                task.file_path
-            )));
-        }
-        current
-            .task_pin
-            .as_ref()
-            .map(|pin| pin.sha256.clone())
-            .map_err(|reason| stale(reason.clone()))
+/// The fingerprint of `task` and every file it reads, as the files say it now; an error
+/// when the files no longer say what the table lists (an edit the watcher has not taken
+/// in yet, or a file gone).
+fn fingerprint(table: &Table, task: &Task, now: &mut Now) -> Result<String, ToolError> {
+    let current = now.current(&table.root, task);
+    let stale = |reason: String| {
+        tool_error(
+            code::NOT_FOUND,
+            format!(
+                "`{}` is not what agg listed: {reason}; nothing ran",
+                task.unique_name
+            ),
+            Some("call list_tasks or task_start again: agg reads the files anew".to_owned()),
+        )
+    };
+    let raw = current
+        .task
+        .as_ref()
+        .map_err(|reason| stale(reason.clone()))?;
+    let tail = |argv: &[String]| -> Vec<String> {
+        argv.iter()
+            .skip(1)
+            .filter(|a| *a != "compose")
+            .cloned()
+            .collect()
+    };
+    let behaviour = table.behaviour(task).cloned().unwrap_or_default();
+    let same = raw.dir == task.dir
+        && raw.script == task.script
+        && raw.deps == task.deps
+        && raw.params == task.params
+        && raw.env == task.env
+        && raw.xc == task.xc
+        && raw.behaviour == behaviour
+        && tail(&raw.argv) == tail(&task.argv);
+    if !same {
+        return Err(stale(format!(
+            "{} changed since agg last read it",
+            task.file_path
+        )));
     }
+    current
+        .task_pin
+        .as_ref()
+        .map(|pin| pin.sha256.clone())
+        .map_err(|reason| stale(reason.clone()))
 }
 
 /// The refusal for a task whose runner asks for confirmation, when the client cannot ask.
@@ -687,7 +685,11 @@ fn list_text(r: &ListTasksResult) -> String {
         );
     }
     if r.problems > 0 {
-        let _ = writeln!(s, "{} problems reading task files (see diagnostics)", r.problems);
+        let _ = writeln!(
+            s,
+            "{} problems reading task files (see diagnostics)",
+            r.problems
+        );
     }
     if let Some(problem) = &r.allowlist_problem {
         let _ = writeln!(s, "allowlist: {problem}");

@@ -256,7 +256,11 @@ pub struct TaskRow {
 
 impl TaskRow {
     /// The row of `task`, with what running it involves.
-    pub fn of(task: &Task, behaviour: Option<&agg_runners::Behaviour>, allowlisted: bool) -> TaskRow {
+    pub fn of(
+        task: &Task,
+        behaviour: Option<&agg_runners::Behaviour>,
+        allowlisted: bool,
+    ) -> TaskRow {
         let description = task
             .description
             .as_deref()
