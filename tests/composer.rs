@@ -113,29 +113,27 @@ fn composer_scripts_get_their_args_verbatim_after_a_separator() {
 #[tokio::test]
 async fn composer_scripts_run_through_mcp_with_their_args() {
     require!("composer", "php");
-    let mcp = Mcp::start(
+    // An agent may not set `COMPOSER_*` (they change what composer loads): the server's own
+    // environment carries them, as a person's shell would.
+    let home = tempfile::tempdir().expect("tmp");
+    let home_path = home.path().to_string_lossy().into_owned();
+    let mut env: Vec<(&str, &str)> = COMPOSER_ENV.to_vec();
+    env.push(("COMPOSER_HOME", &home_path));
+    let mcp = Mcp::start_env(
         repo(&[
             ("composer.json", COMPOSER_JSON),
             ("bin/print-args.php", PRINT_ARGS_PHP),
         ]),
         true,
+        &env,
     )
     .await;
     // The arguments are tricky on purpose: the person allows agents to pass any.
     mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let home = tempfile::tempdir().expect("tmp");
-    let mut env: serde_json::Map<String, serde_json::Value> = COMPOSER_ENV
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), json!(v)))
-        .collect();
-    env.insert(
-        "COMPOSER_HOME".to_owned(),
-        json!(home.path().to_string_lossy()),
-    );
     let run = mcp
         .ok(
             "task_start",
-            json!({"unique_name": "print", "args": TRICKY, "env": env, "output": "full", "wait_ms": 120_000}),
+            json!({"unique_name": "print", "args": TRICKY, "output": "full", "wait_ms": 120_000}),
         )
         .await;
     assert_eq!(run["exit_code"], 0, "{run}");

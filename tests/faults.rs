@@ -273,7 +273,7 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
         .expect("list");
     let body = list.structured_content.expect("structured");
     assert!(
-        body["allowlist"]["problem"]
+        body["allowlist_problem"]
             .as_str()
             .is_some_and(|p| p.contains("inside the repository")),
         "{body}"

@@ -30,4 +30,5 @@ mod run;
 mod scripts;
 mod services;
 mod test;
+mod tokens;
 mod vscode;

@@ -28,7 +28,7 @@ pub const LIST_DIAGNOSTICS: usize = 5;
 /// Lines of output `task_status` includes unless asked otherwise.
 pub const STATUS_TAIL: usize = 20;
 /// Bounds of `task_output`'s `max_bytes`.
-pub const OUTPUT_BYTES: (usize, usize) = (256, 256 * 1024);
+pub const OUTPUT_BYTES: (usize, usize) = (256, 64 * 1024);
 /// `task_stop`'s SIGTERM-to-SIGKILL grace unless asked otherwise, and its maximum.
 pub const STOP_GRACE_MS: (u64, u64) = (5_000, 60_000);
 

@@ -208,7 +208,7 @@ impl Server {
         }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
         let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
-        let env: Vec<(String, String)> = args.env.into_iter().collect();
+        let env: Vec<(String, String)> = args.env.0.into_iter().collect();
         if let Some((name, why)) = env
             .iter()
             .find_map(|(name, _)| policy::refused_env(name).map(|why| (name, why)))

@@ -72,9 +72,11 @@ pub struct TaskStartArgs {
     /// Arguments for the task (passed as argv, never through a shell).
     #[serde(default)]
     pub args: Vec<String>,
-    /// Environment overrides for this run.
+    /// Environment for this run, as `NAME=value` strings. Variables that load or redirect
+    /// code (`PATH`, `LD_*`, `NODE_OPTIONS`, …) are refused; any other is shown to the user,
+    /// who approves it.
     #[serde(default)]
-    pub env: BTreeMap<String, String>,
+    pub env: EnvArg,
     /// How long to wait for the task to finish before returning a `run_id` (0 starts it in
     /// the background and returns at once).
     pub wait_ms: Option<u64>,
@@ -92,6 +94,51 @@ pub struct TaskStartArgs {
     /// waiting for it to finish; `{}` uses the service rules. Services (`dev`, `serve`,
     /// `start`, `watch`, …) wait for readiness even without it.
     pub ready: Option<ReadySpec>,
+}
+
+/// Environment variables for one run: `["NAME=value", …]`, the form every model API's
+/// function calling accepts (an object `{"NAME": "value"}` is read too).
+#[derive(Debug, Default, Clone)]
+pub struct EnvArg(pub BTreeMap<String, String>);
+
+impl<'de> Deserialize<'de> for EnvArg {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            List(Vec<String>),
+            Map(BTreeMap<String, String>),
+        }
+        match Form::deserialize(deserializer)
+            .map_err(|_| serde::de::Error::custom("env is a list of \"NAME=value\" strings"))?
+        {
+            Form::Map(map) => Ok(EnvArg(map)),
+            Form::List(items) => items
+                .into_iter()
+                .map(|item| match item.split_once('=') {
+                    Some((name, value)) => Ok((name.to_owned(), value.to_owned())),
+                    None => Err(serde::de::Error::custom(format!(
+                        "env entry `{item}` is not NAME=value"
+                    ))),
+                })
+                .collect::<Result<_, _>>()
+                .map(EnvArg),
+        }
+    }
+}
+
+impl JsonSchema for EnvArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EnvArg".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "array", "items": {"type": "string"}})
+    }
 }
 
 /// Arguments of `status` (none).
@@ -203,7 +250,7 @@ impl Bounded for StatusArgs {}
 impl Bounded for TaskStartArgs {
     fn check(&self) -> Result<(), ToolError> {
         bound("unique_name", Some(&self.unique_name), MAX_NAME_BYTES)?;
-        if self.args.len() > MAX_ARGS || self.env.len() > MAX_ARGS {
+        if self.args.len() > MAX_ARGS || self.env.0.len() > MAX_ARGS {
             return Err(invalid(format!(
                 "at most {MAX_ARGS} args and {MAX_ARGS} env entries are accepted"
             )));
@@ -211,7 +258,7 @@ impl Bounded for TaskStartArgs {
         for a in &self.args {
             bound("an argument", Some(a), MAX_ARG_BYTES)?;
         }
-        for (k, v) in &self.env {
+        for (k, v) in &self.env.0 {
             bound("an env name", Some(k), MAX_NAME_BYTES)?;
             bound("an env value", Some(v), MAX_ARG_BYTES)?;
         }

@@ -1,0 +1,102 @@
+//! What a model pays for agg's answers, counted with a real o200k tokenizer (tiktoken-rs
+//! embeds the rank file): `tools/list`, and `list_tasks` on the generated monorepo in both
+//! forms hosts show a model (the text, and `structuredContent`, which Claude Code and Codex
+//! pass on). Each test prints its figures; the README's token table comes from them.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+use tiktoken_rs::CoreBPE;
+
+use crate::common::raw::Raw;
+use crate::test::fixtures;
+
+/// `tools/list` of a plain server (no per-task tools).
+const TOOLS_BUDGET: usize = 3_000;
+/// `list_tasks {}` on the generated monorepo, in either form.
+const LIST_BUDGET: usize = 3_000;
+/// Any result, whatever the arguments.
+const RESULT_BUDGET: usize = 25_000;
+
+fn bpe() -> &'static CoreBPE {
+    static BPE: OnceLock<CoreBPE> = OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k"))
+}
+
+fn tokens(text: &str) -> usize {
+    bpe().encode_ordinary(text).len()
+}
+
+/// The generated monorepo of the benchmarks (24,690 tasks), made once per test run.
+fn monorepo() -> std::path::PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tmp");
+        let out = dir.path().join("mono");
+        let status = Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/gen-monorepo.py"))
+            .args(["--quiet"])
+            .arg(&out)
+            .status()
+            .expect("python3");
+        assert!(status.success(), "gen-monorepo.py failed");
+        dir
+    })
+    .path()
+    .join("mono")
+}
+
+fn server(root: &Path) -> (Raw, tempfile::TempDir) {
+    let config = tempfile::tempdir().expect("config");
+    let raw = Raw::start(root, &config.path().join("allowlist.toml"));
+    (raw, config)
+}
+
+/// The text and the structured form of a tool result, in tokens.
+fn both(response: &Value) -> (usize, usize) {
+    let result = &response["result"];
+    let text: String = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    (
+        tokens(&text),
+        tokens(&result["structuredContent"].to_string()),
+    )
+}
+
+#[test]
+fn tools_list_fits_its_budget() {
+    let (mut raw, _config) = server(&fixtures().join("polyglot"));
+    raw.send_value(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let list = raw.response(1);
+    let total = tokens(&list["result"].to_string());
+    let outputs: usize = list["result"]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| tokens(&t["outputSchema"].to_string()))
+        .sum();
+    eprintln!("tools/list: {total} tokens, {outputs} of them output schemas");
+    assert!(total <= TOOLS_BUDGET, "tools/list is {total} tokens");
+}
+
+#[test]
+fn list_tasks_on_the_monorepo_fits_in_either_form() {
+    let (mut raw, _config) = server(&monorepo());
+    let (text, structured) = both(&raw.call(1, "list_tasks", &json!({})));
+    eprintln!("list_tasks {{}} on the monorepo: text {text} tokens, structured {structured}");
+    assert!(text <= LIST_BUDGET, "text {text} tokens");
+    assert!(structured <= LIST_BUDGET, "structured {structured} tokens");
+    let (text, structured) = both(&raw.call(2, "list_tasks", &json!({"limit": 100_000})));
+    eprintln!("list_tasks {{limit: 100000}}: text {text} tokens, structured {structured}");
+    assert!(text < RESULT_BUDGET, "text {text} tokens");
+    assert!(structured < RESULT_BUDGET, "structured {structured} tokens");
+    let (text, structured) = both(&raw.call(3, "list_tasks", &json!({"query": "test"})));
+    eprintln!("list_tasks {{query: test}}: text {text} tokens, structured {structured}");
+    assert!(text <= LIST_BUDGET && structured <= LIST_BUDGET);
+}
