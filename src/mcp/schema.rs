@@ -5,8 +5,12 @@
 //! that map tool schemas onto a single-`type` dialect (Gemini function declarations) may
 //! reject `"type": ["string", "null"]`, and not every client resolves `$ref`. So every
 //! schema agg publishes is rewritten once: optional fields are plain types (they are simply
-//! not required), `null` branches go, non-standard formats go, `$ref`s are inlined, and the
-//! root is `type: object`.
+//! not required), `null` branches go, non-standard formats go, `$ref`s are inlined, a
+//! `oneOf` of `const`s becomes an `enum` with its `type`, `additionalProperties: false`
+//! goes (agg refuses unknown fields itself), and the root is `type: object`. Output schemas
+//! are also shallow and without prose ([`output`]). A test checks every input schema, the
+//! per-task tools' included, against the dialect Gemini's function declarations and
+//! OpenAI's function calling accept.
 
 use std::sync::Arc;
 
@@ -202,6 +206,11 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     }
     if map.get("default").is_some_and(Value::is_null) {
         map.remove("default");
+    }
+    // `additionalProperties: false` (schemars' `deny_unknown_fields`): Gemini's function
+    // declarations reject the keyword, and agg refuses an unknown field itself (-32602).
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        map.remove("additionalProperties");
     }
     // A property that may be null is optional: agg leaves it out instead of sending null.
     let nullable: Vec<String> = map
@@ -400,5 +409,72 @@ mod tests {
                 assert_eq!(schema["type"], "object", "{}", tool.name);
             }
         }
+    }
+
+    /// What the function-calling dialects of Gemini (its function declarations) and OpenAI
+    /// (non-strict) accept of JSON Schema, as a checker: one `type` from a short list on
+    /// every schema, `enum` only beside a `type`, no `oneOf`/`anyOf`/`allOf`/`const`, no
+    /// `$ref`, no maps (`additionalProperties`, `patternProperties`), every nested object
+    /// with properties and every array with `items`.
+    fn function_calling(schema: &Value, path: &str, root: bool, found: &mut Vec<String>) {
+        let Value::Object(map) = schema else {
+            found.push(format!("{path}: not a schema object"));
+            return;
+        };
+        for key in [
+            "oneOf",
+            "anyOf",
+            "allOf",
+            "not",
+            "const",
+            "$ref",
+            "$defs",
+            "additionalProperties",
+            "patternProperties",
+        ] {
+            if map.contains_key(key) {
+                found.push(format!("{path}: {key}"));
+            }
+        }
+        let kind = map.get("type").and_then(Value::as_str);
+        match kind {
+            Some("string" | "integer" | "number" | "boolean") => {}
+            Some("array") => match map.get("items") {
+                Some(items) => function_calling(items, &format!("{path}[]"), false, found),
+                None => found.push(format!("{path}: array without items")),
+            },
+            Some("object") => {
+                let props = map.get("properties").and_then(Value::as_object);
+                if !root && props.is_none_or(serde_json::Map::is_empty) {
+                    found.push(format!("{path}: object without properties"));
+                }
+                for (name, prop) in props.into_iter().flatten() {
+                    function_calling(prop, &format!("{path}.{name}"), false, found);
+                }
+            }
+            other => found.push(format!("{path}: type {other:?}")),
+        }
+        if map.contains_key("enum") && kind.is_none() {
+            found.push(format!("{path}: enum without type"));
+        }
+    }
+
+    #[test]
+    fn every_input_schema_fits_gemini_and_openai_function_calling() {
+        let table = crate::table::Table::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/polyglot"),
+        );
+        let per_task = crate::mcp::task_tools::TaskTools::new("*", 500)
+            .expect("glob")
+            .tools(&table);
+        let mut found = Vec::new();
+        for tool in crate::mcp::server::tools()
+            .into_iter()
+            .chain(per_task.tools.into_iter().map(|t| t.tool))
+        {
+            let schema = Value::Object((*tool.input_schema).clone());
+            function_calling(&schema, &tool.name, true, &mut found);
+        }
+        assert!(found.is_empty(), "{found:#?}");
     }
 }

@@ -325,7 +325,8 @@ fn input_schema(task: &Task) -> JsonObject {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), json!(props));
-    schema.insert("additionalProperties".into(), json!(false));
+    // No `additionalProperties: false`: Gemini's function declarations reject the keyword;
+    // `start_arguments` refuses an unknown property itself, naming the ones that exist.
     if !required.is_empty() {
         schema.insert("required".into(), Value::Array(required));
     }
