@@ -10,7 +10,7 @@
 //! goes (agg refuses unknown fields itself), and the root is `type: object`. Output schemas
 //! are also shallow and without prose ([`output`]). A test checks every input schema, the
 //! per-task tools' included, against the dialect Gemini's function declarations and
-//! OpenAI's function calling accept.
+//! `OpenAI`'s function calling accept.
 
 use std::sync::Arc;
 
@@ -411,7 +411,7 @@ mod tests {
         }
     }
 
-    /// What the function-calling dialects of Gemini (its function declarations) and OpenAI
+    /// What the function-calling dialects of Gemini (its function declarations) and `OpenAI`
     /// (non-strict) accept of JSON Schema, as a checker: one `type` from a short list on
     /// every schema, `enum` only beside a `type`, no `oneOf`/`anyOf`/`allOf`/`const`, no
     /// `$ref`, no maps (`additionalProperties`, `patternProperties`), every nested object
