@@ -3,7 +3,6 @@
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
