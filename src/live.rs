@@ -60,6 +60,10 @@ struct Shared {
     watch: Mutex<Option<Watch>>,
     /// Why the watch is not running, if it is not.
     problem: Mutex<Option<String>>,
+    /// Whether the first scan is done (until then the table is empty).
+    built: AtomicBool,
+    /// Wakes whoever waits for the first scan.
+    built_now: tokio::sync::Notify,
 }
 
 /// The file watch and what it covers.
@@ -90,16 +94,7 @@ impl LiveTable {
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let index = Index::build(root);
         let table = Table::from_scan(index.snapshot());
-        let shared = Arc::new(Shared {
-            root: index.root().to_path_buf(),
-            batches: AtomicU64::new(0),
-            index: Mutex::new(index),
-            table: RwLock::new(Arc::new(table)),
-            on_change,
-            starting: AtomicBool::new(true),
-            watch: Mutex::new(None),
-            problem: Mutex::new(None),
-        });
+        let shared = Arc::new(Shared::new(index, table, on_change, true));
         let weak = Arc::downgrade(&shared);
         let spawned = std::thread::Builder::new()
             .name("agg-watch".to_owned())
@@ -108,6 +103,50 @@ impl LiveTable {
             shared.give_up(&format!("cannot start the watch thread: {e}"));
         }
         LiveTable { shared }
+    }
+
+    /// Like [`LiveTable::start`], but returns at once with an empty table: the scan runs on
+    /// the watch thread, which then lays the watch. [`LiveTable::built`] waits for the scan;
+    /// `on_change` is told when it is done, as for any change.
+    pub fn start_in_background(root: &Path, on_change: OnChange) -> LiveTable {
+        let since = SystemTime::now()
+            .checked_sub(Duration::from_secs(1))
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let empty = Table::from_scan(crate::scan::Scan {
+            root: root.clone(),
+            tasks: Vec::new(),
+            diagnostics: Vec::new(),
+            task_files: Vec::new(),
+        });
+        let shared = Arc::new(Shared::new(Index::empty(&root), empty, on_change, false));
+        let weak = Arc::downgrade(&shared);
+        let spawned = std::thread::Builder::new()
+            .name("agg-watch".to_owned())
+            .spawn(move || {
+                if let Some(shared) = weak.upgrade() {
+                    shared.first_scan();
+                }
+                watch_thread(&weak, since);
+            });
+        if let Err(e) = spawned {
+            // No thread: scan here, so the table is right even without a watch.
+            shared.first_scan();
+            shared.give_up(&format!("cannot start the watch thread: {e}"));
+        }
+        LiveTable { shared }
+    }
+
+    /// Waits until the first scan is done.
+    pub async fn built(&self) {
+        loop {
+            // Created before the check: a wake between the two is not lost.
+            let woken = self.shared.built_now.notified();
+            if self.shared.built.load(Ordering::Acquire) {
+                return;
+            }
+            woken.await;
+        }
     }
 
     /// The current table.
@@ -168,6 +207,37 @@ impl LiveTable {
     #[cfg(test)]
     pub fn batches(&self) -> u64 {
         self.shared.batches.load(Ordering::Relaxed)
+    }
+}
+
+impl Shared {
+    fn new(index: Index, table: Table, on_change: OnChange, built: bool) -> Shared {
+        Shared {
+            root: index.root().to_path_buf(),
+            batches: AtomicU64::new(0),
+            index: Mutex::new(index),
+            table: RwLock::new(Arc::new(table)),
+            on_change,
+            starting: AtomicBool::new(true),
+            watch: Mutex::new(None),
+            problem: Mutex::new(None),
+            built: AtomicBool::new(built),
+            built_now: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Scans the tree for the first time, publishes the table and wakes the waiters.
+    fn first_scan(&self) {
+        let index = Index::build(&self.root);
+        let table = Arc::new(Table::from_scan(index.snapshot()));
+        *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
+        let old = std::mem::replace(
+            &mut *self.table.write().unwrap_or_else(PoisonError::into_inner),
+            Arc::clone(&table),
+        );
+        self.built.store(true, Ordering::Release);
+        self.built_now.notify_waiters();
+        (self.on_change)(&old, &table);
     }
 }
 

@@ -57,21 +57,15 @@ pub struct Options {
 pub async fn serve(opts: Options) -> std::io::Result<()> {
     let root = std::fs::canonicalize(&opts.root)?;
     let (changed_tx, mut changed_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let live = {
-        let root = root.clone();
-        tokio::task::spawn_blocking(move || {
-            LiveTable::start(
-                &root,
-                Box::new(move |_, _| {
-                    let _ = changed_tx.send(());
-                }),
-            )
-        })
-        .await
-        .map_err(std::io::Error::other)?
-    };
-    let table = live.table();
-    tracing::info!(root = %root.display(), tasks = table.tasks.len(), watching = live.watching(), "serving");
+    // `initialize` and `tools/list` are answered at once; the scan runs meanwhile, and every
+    // call that needs the table waits for it.
+    let live = LiveTable::start_in_background(
+        &root,
+        Box::new(move |_, _| {
+            let _ = changed_tx.send(());
+        }),
+    );
+    tracing::info!(root = %root.display(), "serving while the first scan runs");
     let engine = Engine::new(EngineConfig {
         max_running: opts.max_runs,
         ..EngineConfig::default()

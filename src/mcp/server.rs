@@ -97,9 +97,16 @@ impl Server {
         self.0.live.table()
     }
 
+    /// The table once the first scan is done.
+    pub(super) async fn built(&self) -> Arc<Table> {
+        self.0.live.built().await;
+        self.table()
+    }
+
     /// The current table: kept fresh by the file watch, or scanned again when no watch
     /// runs.
     pub(super) async fn fresh(&self) -> Arc<Table> {
+        self.0.live.built().await;
         if self.0.live.watching() {
             return self.table();
         }
@@ -170,7 +177,7 @@ impl Server {
                     .map(|i| (i, r.implied_args))
             })
         };
-        let table = self.table();
+        let table = self.built().await;
         if let Some((i, implied)) = position(&table) {
             return Ok((table, i, implied));
         }

@@ -116,7 +116,7 @@ impl Server {
         ctx: RequestContext<RoleServer>,
         retry: Retry,
     ) -> Result<CallToolResponse, ToolError> {
-        let table = self.table();
+        let table = self.built().await;
         let Some(task) = table.get(&unique_name) else {
             return Err(tool_error(
                 code::NOT_FOUND,

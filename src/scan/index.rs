@@ -54,6 +54,17 @@ pub struct Index {
 }
 
 impl Index {
+    /// An index of nothing yet, for a tree that is being scanned.
+    pub fn empty(root: &Path) -> Index {
+        Index {
+            root: root.to_path_buf(),
+            candidates: BTreeMap::new(),
+            parsed: BTreeMap::new(),
+            dirs: BTreeSet::new(),
+            walk_diagnostics: Vec::new(),
+        }
+    }
+
     /// Walks and parses the whole tree.
     pub fn build(root: &Path) -> Index {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
