@@ -7,5 +7,9 @@
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // First, before any thread: `agg __watch`, the watchdog of a job's process group.
+    if let Some(code) = agg::engine::watchdog::run_if_asked() {
+        return code;
+    }
     agg::cli::main()
 }

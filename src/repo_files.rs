@@ -314,7 +314,18 @@ fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
 /// is a regular file; refused when over `cap` bytes, and never read past `cap` even when it
 /// grows while read. The error says why in words.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
-    let mut file = open_nonblocking(path).map_err(|e| io_reason(&e))?;
+    read_regular_if_present(path, cap)?.ok_or_else(|| "no such file".to_owned())
+}
+
+/// [`read_regular`], with a missing file (or a symlink to a missing file) as `Ok(None)`:
+/// for files that are mostly absent, such as an ignore file in each directory, or the
+/// allowlist before the first rule.
+pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
+    let mut file = match open_nonblocking(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(io_reason(&err)),
+    };
     let meta = file.metadata().map_err(|e| io_reason(&e))?;
     if !meta.is_file() {
         return Err("not a regular file".to_owned());
@@ -331,7 +342,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
         .take(cap)
         .read_to_end(&mut bytes)
         .map_err(|e| io_reason(&e))?;
-    Ok(bytes)
+    Ok(Some(bytes))
 }
 
 /// Opens `path` for reading, following symlinks, without blocking on a FIFO.

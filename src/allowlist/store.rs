@@ -9,18 +9,23 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
 use super::{Allowlist, Pin, Rule};
+use crate::repo_files::read_regular_if_present;
 use crate::table::Task;
 
 /// The first lines of every file agg writes.
 const HEADER: &str = "# agg allowlist: the tasks agents may run through `agg mcp`.\n\
 # Precedence: deny > dir > file > task. A pinned allow lapses when what it pinned changes.\n\
 # Edit with `agg allow` and `agg deny`; `agg allowlist` shows every rule and lapsed pins.\n\n";
+
+/// The largest allowlist agg reads: some 15,000 rules, far beyond what a person writes.
+pub const MAX_ALLOWLIST_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Test builds only: when set, a writer pauses this many seconds between writing the
 /// temporary file and renaming it, after saying so on stderr, so a test can kill it there.
@@ -98,6 +103,14 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Stor
     }
 }
 
+fn read_error(path: &Path, reason: String) -> StoreError {
+    StoreError::Io {
+        action: "read",
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 /// What a change did to the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
@@ -135,12 +148,20 @@ impl Store {
         &self.path
     }
 
-    /// Reads the allowlist; a missing file is an empty list.
+    /// Reads the allowlist; a missing file is an empty list. Read the bounded way: a FIFO,
+    /// a device or a file over [`MAX_ALLOWLIST_BYTES`] is an error at once.
     pub fn load(&self) -> Result<Allowlist, StoreError> {
-        match fs::read_to_string(&self.path) {
+        let bytes = match read_regular_if_present(&self.path, MAX_ALLOWLIST_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Allowlist::default()),
+            Err(reason) => return Err(read_error(&self.path, reason)),
+        };
+        match String::from_utf8(bytes) {
             Ok(text) => parse(&self.path, &text),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Allowlist::default()),
-            Err(e) => Err(io_error("read", &self.path)(e)),
+            Err(_) => Err(read_error(
+                &self.path,
+                "stream did not contain valid UTF-8".to_owned(),
+            )),
         }
     }
 
@@ -295,10 +316,13 @@ const TEMP_SUFFIX: &str = ".tmp";
 
 /// Blocks until this process holds the allowlist's lock; dropping it unlocks.
 fn lock(path: &Path) -> Result<Flock<File>, StoreError> {
+    // Non-blocking open: a FIFO named like the lock file answers at once (ENXIO) instead
+    // of waiting for a reader; flock's own wait is unaffected.
     let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
         .map_err(io_error("open", path))?;
     loop {

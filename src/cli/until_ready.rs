@@ -86,6 +86,7 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
             readiness.waited_ms,
         );
         // The task outlives agg: the engine must not stop it on the way out.
+        engine.detach(&job);
         std::mem::forget(engine);
         return Ok(ExitCode::SUCCESS);
     }

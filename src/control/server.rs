@@ -1,14 +1,22 @@
 //! The server side of the control socket, run by `agg mcp` beside the MCP session.
+//!
+//! Bounded against a flood: at most [`MAX_CONNECTIONS`] connections at once (an idle one
+//! gives its slot to a newcomer), [`REQUEST_TIMEOUT`] to send the request line,
+//! [`WRITE_TIMEOUT`] per reply line, and an accept loop that backs off when accepting fails
+//! instead of spinning, so the MCP session beside it keeps its descriptors and its CPU.
 
+use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::AbortHandle;
 
 use super::{MAX_REQUEST_BYTES, Request};
 use crate::engine::{Engine, Job, ReadRequest};
@@ -44,24 +52,116 @@ pub fn start(engine: Engine, root: &Path) -> std::io::Result<ControlServer> {
         "pid": std::process::id(),
         "started_at": humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
     }));
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let engine = engine.clone();
-            let info = Arc::clone(&info);
-            tokio::spawn(async move {
-                if let Err(err) = answer(stream, &engine, &info).await {
-                    tracing::debug!("control connection: {err}");
-                }
-            });
-        }
-    });
+    let task = tokio::spawn(serve(listener, engine, info));
     Ok(ControlServer { path, task })
 }
 
-async fn answer(stream: UnixStream, engine: &Engine, info: &Value) -> std::io::Result<()> {
+/// Connections served at once. A client sends one line and reads a few; only `agg logs
+/// --follow` and `agg stop` hold theirs for long, and a person runs a handful of those.
+const MAX_CONNECTIONS: usize = 64;
+/// How long a connection may take to send its request line.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one reply line may wait for a client that does not read.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The first pause after a failed accept (out of descriptors, say); it doubles up to
+/// [`ACCEPT_BACKOFF_MAX`] while accepts keep failing.
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+/// How long a new connection waits for the slot of the idle one it displaced.
+const EVICTION_WAIT: Duration = Duration::from_millis(100);
+
+/// The connections that have not sent their request yet, oldest (smallest id) first.
+type Waiting = Arc<Mutex<BTreeMap<u64, AbortHandle>>>;
+
+/// The accept loop. At most [`MAX_CONNECTIONS`] connections are open at once; when all
+/// slots are taken, a new connection takes the slot of the oldest one that has not sent
+/// its request yet (so idle connections cannot lock the user's `agg ps` out), and is
+/// refused at once if every slot is serving a request.
+async fn serve(listener: UnixListener, engine: Engine, info: Arc<Value>) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let waiting: Waiting = Arc::default();
+    let mut backoff = ACCEPT_BACKOFF_MIN;
+    for id in 0u64.. {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => {
+                backoff = ACCEPT_BACKOFF_MIN;
+                stream
+            }
+            Err(err) => {
+                tracing::debug!("control socket: accept failed: {err}");
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                continue;
+            }
+        };
+        let Some(slot) = admit(&slots, &waiting).await else {
+            // Best effort, never waiting: the client learns why instead of seeing EOF.
+            let _ = stream.try_write(b"{\"error\":\"busy: too many control connections\"}\n");
+            continue;
+        };
+        let engine = engine.clone();
+        let info = Arc::clone(&info);
+        let mut list = waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pending = Pending {
+            id,
+            waiting: Some(Arc::clone(&waiting)),
+        };
+        let handle = tokio::spawn(async move {
+            let _slot = slot;
+            if let Err(err) = answer(stream, &engine, &info, &mut pending).await {
+                tracing::debug!("control connection: {err}");
+            }
+        });
+        list.insert(id, handle.abort_handle());
+    }
+}
+
+/// A slot for a new connection: a free one, or that of the oldest connection still silent.
+async fn admit(slots: &Arc<Semaphore>, waiting: &Waiting) -> Option<OwnedSemaphorePermit> {
+    if let Ok(slot) = Arc::clone(slots).try_acquire_owned() {
+        return Some(slot);
+    }
+    let (_, oldest) = waiting
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .pop_first()?;
+    oldest.abort();
+    tokio::time::timeout(EVICTION_WAIT, Arc::clone(slots).acquire_owned())
+        .await
+        .ok()?
+        .ok()
+}
+
+/// A connection's place among those that have not sent their request; leaving it (the
+/// request read, or the connection gone) makes the connection no longer displaceable.
+struct Pending {
+    id: u64,
+    waiting: Option<Waiting>,
+}
+
+impl Pending {
+    fn leave(&mut self) {
+        if let Some(waiting) = self.waiting.take() {
+            waiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&self.id);
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+
+async fn answer(
+    stream: UnixStream,
+    engine: &Engine,
+    info: &Value,
+    pending: &mut Pending,
+) -> std::io::Result<()> {
     let peer = getsockopt(&stream, PeerCredentials).map_err(std::io::Error::from)?;
     let (read, mut write) = stream.into_split();
     if peer.uid() != nix::unistd::getuid().as_raw() {
@@ -76,9 +176,11 @@ async fn answer(stream: UnixStream, engine: &Engine, info: &Value) -> std::io::R
         .await;
     }
     let mut line = String::new();
-    BufReader::new(read.take(MAX_REQUEST_BYTES as u64))
-        .read_line(&mut line)
-        .await?;
+    let mut reader = BufReader::new(read.take(MAX_REQUEST_BYTES as u64));
+    tokio::time::timeout(REQUEST_TIMEOUT, reader.read_line(&mut line))
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "no request in time"))??;
+    pending.leave();
     let request: Request = match serde_json::from_str(&line) {
         Ok(r) => r,
         Err(err) => {
@@ -177,5 +279,7 @@ async fn send_lines(
 async fn send(write: &mut tokio::net::unix::OwnedWriteHalf, value: &Value) -> std::io::Result<()> {
     let mut text = value.to_string();
     text.push('\n');
-    write.write_all(text.as_bytes()).await
+    tokio::time::timeout(WRITE_TIMEOUT, write.write_all(text.as_bytes()))
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "client does not read"))?
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use tokio::sync::watch;
 
 use super::output::{OutputBuffer, Page, ReadRequest};
+use super::watchdog::Watchdog;
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -103,6 +104,8 @@ pub struct Job {
     /// `signaled` with that signal, whatever its runner does while dying.
     pub(super) stop_signal: AtomicI32,
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
+    /// The member of its group that ends the group should agg die, until released.
+    watchdog: Mutex<Option<Watchdog>>,
 }
 
 /// What a new [`Job`] is made of.
@@ -116,6 +119,7 @@ pub(super) struct JobParts {
     pub output: OutputBuffer,
     pub status: Status,
     pub temp: Option<tempfile::TempDir>,
+    pub watchdog: Option<Watchdog>,
 }
 
 impl Job {
@@ -130,6 +134,7 @@ impl Job {
             output,
             status,
             temp,
+            watchdog,
         } = parts;
         let finished = status.state != JobState::Running;
         Job {
@@ -147,7 +152,16 @@ impl Job {
             stop_requested: AtomicBool::new(false),
             stop_signal: AtomicI32::new(0),
             temp: Mutex::new(temp),
+            watchdog: Mutex::new(watchdog),
         }
+    }
+
+    /// The job's watchdog, taken to be released.
+    pub(super) fn take_watchdog(&self) -> Option<Watchdog> {
+        self.watchdog
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     pub(super) fn status(&self) -> MutexGuard<'_, Status> {

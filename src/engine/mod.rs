@@ -17,7 +17,8 @@
 //!
 //! [`Engine::stop`] sends SIGTERM to the group, waits the grace period, then SIGKILL.
 //! [`Engine::shutdown`] does that for every job; dropping the engine SIGKILLs any group
-//! still running, so even an abrupt exit of agg's own runtime leaks no process.
+//! still running, so even an abrupt exit of agg's own runtime leaks no process. When agg
+//! itself is killed (SIGKILL, no cleanup at all), each group's [`watchdog`] SIGKILLs it.
 //!
 //! The engine knows nothing about task files: callers resolve a table row into an
 //! [`Invocation`] (see [`crate::invocation`]).
@@ -26,6 +27,7 @@ pub mod job;
 pub mod output;
 pub mod process;
 pub mod ready;
+pub mod watchdog;
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -268,6 +270,8 @@ impl Engine {
         let job = match spawned {
             Ok(mut child) => {
                 let pid = child.id();
+                let pgid = pid.filter(|_| mode != StdioMode::Foreground);
+                let watchdog = pgid.and_then(watchdog::Watchdog::spawn);
                 let stdout = child.stdout.take();
                 let stderr = child.stderr.take();
                 let job = Arc::new(Job::new(JobParts {
@@ -276,10 +280,11 @@ impl Engine {
                     args: inv.user_args,
                     env: inv.user_env,
                     pid,
-                    pgid: pid.filter(|_| mode != StdioMode::Foreground),
+                    pgid,
                     output,
                     status: running_status(),
                     temp: inv.temp,
+                    watchdog,
                 }));
                 tokio::spawn(supervise(
                     Arc::clone(&job),
@@ -307,6 +312,7 @@ impl Engine {
                     error: Some(reason),
                 },
                 temp: None,
+                watchdog: None,
             })),
         };
         jobs.push(Arc::clone(&job));
@@ -362,6 +368,14 @@ impl Engine {
     /// Stops a job: SIGTERM to its group, `grace`, then SIGKILL. Returns once it ended.
     pub async fn stop(&self, job: &Arc<Job>, grace: Duration) {
         stop_job(job, grace).await;
+    }
+
+    /// Lets `job` outlive agg: its watchdog is released, so that neither agg's exit nor its
+    /// death ends the job (`agg run --until-ready` leaves a service running this way).
+    pub fn detach(&self, job: &Job) {
+        if let Some(watchdog) = job.take_watchdog() {
+            watchdog.detach();
+        }
     }
 
     /// Stops every running job (in parallel), each with `grace`.
@@ -512,6 +526,10 @@ async fn supervise(
         readers.spawn(read_pipe(Arc::clone(&job), Stream::Stderr, err));
     }
     let status = child.wait().await;
+    // The watchdog goes first, so that whatever is left in the group is the task's.
+    if let Some(watchdog) = job.take_watchdog() {
+        watchdog.release().await;
+    }
     let pgid = job.pgid;
     // Whatever the task left in its group goes with it.
     if let Some(pgid) = pgid

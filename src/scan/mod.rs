@@ -10,14 +10,16 @@
 //! task file is parsed again on its own, a directory is walked again only when something
 //! appears in it, and a change to any other file costs nothing.
 //!
-//! The parts: [`walk`] (the directory walk), [`index`] (what was found, updated per batch of
-//! changed paths) and [`listing`] (parsing one file, and which files' tasks are listed).
+//! The parts: [`walk`] (the directory walk), [`ignores`] (the ignore rules it respects, read
+//! bounded), [`index`] (what was found, updated per batch of changed paths) and [`listing`]
+//! (parsing one file, and which files' tasks are listed).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agg_runners::{ADAPTERS, Diagnostic, RawTask};
 
+mod ignores;
 mod index;
 mod listing;
 mod reread;
@@ -146,13 +148,14 @@ mod tests {
                 write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
             }
         }
-        let serial = walk_serial(root, root, usize::MAX).expect("no budget");
+        let ignores = || std::sync::Arc::new(ignores::Ignores::new(root, root));
+        let serial = walk_serial(root, root, usize::MAX, &ignores()).expect("no budget");
         assert!(
-            walk_serial(root, root, SERIAL_WALK_BUDGET).is_none(),
+            walk_serial(root, root, SERIAL_WALK_BUDGET, &ignores()).is_none(),
             "over budget"
         );
         let serial = found(serial);
-        assert_eq!(serial, found(walk_parallel(root, root)));
+        assert_eq!(serial, found(walk_parallel(root, root, &ignores())));
         assert_eq!(serial, found(walking::walk(root, root)));
         let (candidates, dirs, diagnostics) = serial;
         assert_eq!(candidates.len(), 61, "{candidates:?}");

@@ -1,12 +1,14 @@
-//! The directory walk: serial for small trees, ignore's parallel walker past a budget.
+//! The directory walk: serial for small trees, ignore's parallel walker past a budget, with
+//! the ignore rules of [`Ignores`].
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
 
+use super::ignores::Ignores;
 use super::{NEVER_ENTER, candidate_of};
 
 pub(super) struct Walked {
@@ -25,62 +27,79 @@ pub(super) const SERIAL_WALK_BUDGET: usize = 1_000;
 
 /// Walks `start` (the root or a directory under it) and collects candidate task files.
 pub(super) fn walk(root: &Path, start: &Path) -> Walked {
-    walk_serial(root, start, SERIAL_WALK_BUDGET).unwrap_or_else(|| walk_parallel(root, start))
+    let ignores = Arc::new(Ignores::new(root, start));
+    walk_serial(root, start, SERIAL_WALK_BUDGET, &ignores)
+        .unwrap_or_else(|| walk_parallel(root, start, &ignores))
 }
 
-/// The walk's settings: ignore files respected (even outside a git repository), hidden
-/// files seen, links not followed, `.git` and `node_modules` never entered.
-pub(super) fn walk_builder(start: &Path) -> WalkBuilder {
+/// The walk's settings: hidden files seen, links not followed, `.git` and `node_modules`
+/// never entered, and ignore files respected (even outside a git repository) through
+/// [`Ignores`], which reads them itself: the crate's own reading of ignore files is off,
+/// because it would block on a FIFO and read a file of any size.
+///
+/// Only directories are filtered here, to decide what is entered; a file is checked only
+/// when it is a candidate task file ([`visit`]). Most directories hold neither a candidate
+/// nor a directory, and so their ignore files are never looked for.
+pub(super) fn walk_builder(start: &Path, ignores: &Arc<Ignores>) -> WalkBuilder {
     let mut builder = WalkBuilder::new(start);
+    let ignores = Arc::clone(ignores);
     builder
         .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(true)
-        .ignore(true)
-        .parents(true)
-        .require_git(false)
+        .git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .ignore(false)
+        .parents(false)
         .follow_links(false)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && NEVER_ENTER.iter().any(|n| e.file_name() == *n))
+        .filter_entry(move |e| {
+            !e.file_type().is_some_and(|t| t.is_dir())
+                || (!NEVER_ENTER.iter().any(|n| e.file_name() == *n) && ignores.admits(e))
         });
     builder
 }
 
 /// The walk on this thread, or `None` once it has seen more than `budget` entries.
-pub(super) fn walk_serial(root: &Path, start: &Path, budget: usize) -> Option<Walked> {
+pub(super) fn walk_serial(
+    root: &Path,
+    start: &Path,
+    budget: usize,
+    ignores: &Arc<Ignores>,
+) -> Option<Walked> {
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(BTreeSet::new());
     let diags = Mutex::new(Vec::new());
-    for (seen, entry) in walk_builder(start).build().enumerate() {
+    for (seen, entry) in walk_builder(start, ignores).build().enumerate() {
         if seen >= budget {
             return None;
         }
-        record(root, entry, &found, &dirs, &diags);
+        record(root, entry, ignores, &found, &dirs, &diags);
     }
+    let mut diagnostics = diags.into_inner().unwrap_or_default();
+    diagnostics.extend(ignores.take_diagnostics());
     Some(Walked {
         candidates: found.into_inner().unwrap_or_default(),
         dirs: dirs.into_inner().unwrap_or_default(),
-        diagnostics: diags.into_inner().unwrap_or_default(),
+        diagnostics,
     })
 }
 
-pub(super) fn walk_parallel(root: &Path, start: &Path) -> Walked {
+pub(super) fn walk_parallel(root: &Path, start: &Path, ignores: &Arc<Ignores>) -> Walked {
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(BTreeSet::new());
     let diags = Mutex::new(Vec::new());
-    walk_builder(start).build_parallel().run(|| {
+    walk_builder(start, ignores).build_parallel().run(|| {
         let (found, dirs, diags) = (&found, &dirs, &diags);
         Box::new(move |entry| {
-            record(root, entry, found, dirs, diags);
+            record(root, entry, ignores, found, dirs, diags);
             WalkState::Continue
         })
     });
+    let mut diagnostics = diags.into_inner().unwrap_or_default();
+    diagnostics.extend(ignores.take_diagnostics());
     Walked {
         candidates: found.into_inner().unwrap_or_default(),
         dirs: dirs.into_inner().unwrap_or_default(),
-        diagnostics: diags.into_inner().unwrap_or_default(),
+        diagnostics,
     }
 }
 
@@ -88,6 +107,7 @@ pub(super) fn walk_parallel(root: &Path, start: &Path) -> Walked {
 pub(super) fn record(
     root: &Path,
     entry: Result<ignore::DirEntry, ignore::Error>,
+    ignores: &Ignores,
     found: &Mutex<Vec<(usize, u8, String)>>,
     dirs: &Mutex<BTreeSet<String>>,
     diags: &Mutex<Vec<Diagnostic>>,
@@ -106,7 +126,7 @@ pub(super) fn record(
                 };
                 push_set(dirs, rel);
             } else {
-                visit(rel, found, diags);
+                visit(rel, &entry, ignores, found, diags);
             }
         }
         Err(err) => push(diags, walk_error(root, &err)),
@@ -133,18 +153,23 @@ pub(super) fn relative<'p>(root: &Path, path: &'p Path) -> Option<&'p Path> {
     path.strip_prefix(root).ok()
 }
 
+/// Takes a file into account when it is a candidate task file that no ignore rule excludes.
 pub(super) fn visit(
     rel: &Path,
+    entry: &ignore::DirEntry,
+    ignores: &Ignores,
     found: &Mutex<Vec<(usize, u8, String)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {
-        if let Some((adapter, rank)) = candidate_of(rel) {
+        if let Some((adapter, rank)) = candidate_of(rel)
+            && ignores.admits(entry)
+        {
             push(found, (adapter, rank, rel.to_owned()));
         }
     } else {
         let lossy = rel.to_string_lossy();
-        if candidate_of(&lossy).is_some() {
+        if candidate_of(&lossy).is_some() && ignores.admits(entry) {
             push(
                 diags,
                 Diagnostic::new(

@@ -1,1 +1,355 @@
 //! Files that are not what they seem: FIFOs, devices and huge files where agg expects a regular file.
+//! Each is answered at once, with a diagnostic or a clear error, every other task is still
+//! listed, and `agg mcp` keeps answering. A command that takes more than a minute counts as
+//! a hang (before agg read these files the bounded way, a FIFO hung it forever).
+
+use std::fmt::Write as _;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::stat::Mode;
+use nix::unistd::mkfifo;
+use serde_json::{Value, json};
+
+use crate::common::mcp::allow_all;
+use crate::common::raw::Raw;
+use crate::common::repo;
+
+/// What one agg command printed.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs agg with `args` and `AGG_ALLOWLIST=allowlist`, failing the test if it hangs.
+fn agg(args: &[&str], allowlist: &Path) -> Run {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(args)
+        .env("AGG_ALLOWLIST", allowlist)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn agg");
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("agg {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: stdout.join().expect("stdout"),
+        stderr: stderr.join().expect("stderr"),
+    }
+}
+
+fn fifo(path: &Path) {
+    mkfifo(path, Mode::from_bits_truncate(0o644)).expect("mkfifo");
+}
+
+fn messages<'a>(diagnostics: &'a Value, file: &str) -> Vec<&'a str> {
+    diagnostics
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["file_path"] == file)
+        .filter_map(|d| d["message"].as_str())
+        .collect()
+}
+
+fn names(tasks: &Value) -> Vec<&str> {
+    tasks
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["unique_name"].as_str())
+        .collect()
+}
+
+#[test]
+fn fifos_and_devices_named_like_task_and_ignore_files_are_diagnostics() {
+    let dir = repo(&[
+        ("Makefile", "build:\n\t@true\n"),
+        ("sub/Makefile", "check:\n\t@true\n"),
+        ("sub/dist/Makefile", "shipped:\n\t@true\n"),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+    ]);
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("pipe")).expect("mkdir");
+    std::fs::create_dir_all(root.join("zero")).expect("mkdir");
+    std::fs::create_dir_all(root.join(".git/info")).expect("mkdir");
+    fifo(&root.join("pipe/Makefile"));
+    symlink("/dev/zero", root.join("zero/justfile")).expect("symlink");
+    fifo(&root.join(".gitignore"));
+    symlink("/dev/zero", root.join("sub/.ignore")).expect("symlink");
+    fifo(&root.join(".git/info/exclude"));
+    let config = tempfile::tempdir().expect("tmp");
+
+    let run = agg(
+        &["list", "--json", &root.display().to_string()],
+        &config.path().join("allowlist.toml"),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let diagnostics = &json["diagnostics"];
+    for file in [
+        "pipe/Makefile",
+        ".gitignore",
+        "sub/.ignore",
+        ".git/info/exclude",
+    ] {
+        let said = messages(diagnostics, file);
+        assert!(
+            said.iter().any(|m| m.contains("not a regular file")),
+            "{file}: {said:?}\n{diagnostics:#}"
+        );
+    }
+    assert!(
+        !messages(diagnostics, "zero/justfile").is_empty(),
+        "{diagnostics:#}"
+    );
+    // The unreadable ignore files hide nothing: their patterns are not applied.
+    let listed = names(&json["tasks"]);
+    for task in ["build", "sub/check", "sub/dist/shipped"] {
+        assert!(listed.contains(&task), "{task} in {listed:?}");
+    }
+}
+
+#[test]
+fn a_huge_gitignore_is_skipped_with_a_diagnostic_and_the_tree_still_listed() {
+    let dir = repo(&[
+        ("Makefile", "build:\n\t@true\n"),
+        ("dist/Makefile", "shipped:\n\t@true\n"),
+        ("web/.gitignore", "gen/\n"),
+        ("web/Makefile", "serve:\n\t@true\n"),
+        ("web/gen/Makefile", "generated:\n\t@true\n"),
+    ]);
+    let root = dir.path();
+    // 64 MiB of patterns, 2.8 million of them: before the cap this took agg minutes and
+    // gigabytes; now it is refused by its size alone.
+    let mut huge = String::from("dist/\n");
+    let mut i = 0u64;
+    while huge.len() < 64 << 20 {
+        let _ = writeln!(huge, "build-{i}/**/cache-{i}.tmp");
+        i += 1;
+    }
+    std::fs::write(root.join(".gitignore"), huge).expect("write");
+    let config = tempfile::tempdir().expect("tmp");
+
+    let run = agg(
+        &["list", "--json", &root.display().to_string()],
+        &config.path().join("allowlist.toml"),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let said = messages(&json["diagnostics"], ".gitignore");
+    assert!(
+        said.iter()
+            .any(|m| m.contains("64.0 MiB") && m.contains("1.0 MiB limit")),
+        "{said:?}"
+    );
+    let listed = names(&json["tasks"]);
+    // The skipped file's `dist/` does not apply; another directory's ignore file does.
+    for task in ["build", "dist/shipped", "web/serve"] {
+        assert!(listed.contains(&task), "{task} in {listed:?}");
+    }
+    assert!(!listed.contains(&"web/gen/generated"), "{listed:?}");
+}
+
+#[test]
+fn many_ignore_files_under_the_cap_are_capped_together() {
+    let dir = repo(&[("Makefile", "build:\n\t@true\n")]);
+    let root = dir.path();
+    // Six files of 300 KiB each: every one under the limit, together well over it.
+    let mut patterns = String::new();
+    let mut i = 0u64;
+    while patterns.len() < 300 << 10 {
+        let _ = writeln!(patterns, "generated/module-{i}.js");
+        i += 1;
+    }
+    for d in 0..6 {
+        std::fs::create_dir_all(root.join(format!("d{d}"))).expect("mkdir");
+        std::fs::write(root.join(format!("d{d}/.gitignore")), &patterns).expect("write");
+        std::fs::write(root.join(format!("d{d}/Makefile")), "x:\n\t@true\n").expect("write");
+    }
+    let config = tempfile::tempdir().expect("tmp");
+    let run = agg(
+        &["list", "--json", &root.display().to_string()],
+        &config.path().join("allowlist.toml"),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let skipped = (0..6)
+        .filter(|d| {
+            messages(&json["diagnostics"], &format!("d{d}/.gitignore"))
+                .iter()
+                .any(|m| m.contains("together"))
+        })
+        .count();
+    assert!(
+        (3..6).contains(&skipped),
+        "{skipped}: {:#}",
+        json["diagnostics"]
+    );
+    assert_eq!(names(&json["tasks"]).len(), 7, "{:#}", json["tasks"]);
+}
+
+/// `list_tasks` through the raw harness: the structured result.
+fn list_tasks(raw: &mut Raw, id: u64) -> Value {
+    let reply = raw.call(id, "list_tasks", &json!({}));
+    reply["result"]["structuredContent"].clone()
+}
+
+/// `tools/list` answers: the server is alive and serving.
+fn tools_listed(raw: &mut Raw, id: u64) {
+    raw.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+    let reply = raw.response(id);
+    assert!(
+        reply["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{reply}"
+    );
+}
+
+#[test]
+fn agg_mcp_answers_when_task_and_ignore_files_become_fifos_or_devices() {
+    let dir = repo(&[
+        ("Makefile", "build:\n\t@true\n"),
+        (".gitignore", "dist/\n"),
+        ("dist/Makefile", "shipped:\n\t@true\n"),
+    ]);
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    std::fs::create_dir_all(root.join("pipe")).expect("mkdir");
+    fifo(&root.join("pipe/Makefile"));
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    allow_all(&root, &allowlist);
+    let mut raw = Raw::start(&root, &allowlist);
+
+    let listed = list_tasks(&mut raw, 1);
+    assert_eq!(names(&listed["tasks"]), ["build"], "{listed}");
+    assert!(
+        messages(&listed["diagnostics"], "pipe/Makefile")
+            .iter()
+            .any(|m| m.contains("not a regular file")),
+        "{listed}"
+    );
+
+    // The watcher sees the ignore file replaced, by a FIFO and then by a device; each time
+    // the tree is scanned again, the file reported and its pattern no longer applied.
+    let mut id = 10;
+    for (swap, kind) in [(true, "FIFO"), (false, "/dev/zero")] {
+        std::fs::remove_file(root.join(".gitignore")).expect("rm");
+        if swap {
+            fifo(&root.join(".gitignore"));
+        } else {
+            symlink("/dev/zero", root.join(".gitignore")).expect("symlink");
+        }
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            id += 1;
+            let listed = list_tasks(&mut raw, id);
+            let reported = messages(&listed["diagnostics"], ".gitignore")
+                .iter()
+                .any(|m| m.contains("not a regular file"));
+            if reported && names(&listed["tasks"]).contains(&"dist/shipped") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{kind}: {listed}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        tools_listed(&mut raw, id + 1000);
+    }
+}
+
+#[test]
+fn an_allowlist_that_is_a_fifo_or_a_device_is_an_error_at_once() {
+    let dir = repo(&[("Makefile", "build:\n\t@true\n")]);
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    let config = tempfile::tempdir().expect("tmp");
+    let pipe = config.path().join("fifo.toml");
+    fifo(&pipe);
+    let device = config.path().join("device.toml");
+    symlink("/dev/zero", &device).expect("symlink");
+
+    for allowlist in [&pipe, &device] {
+        let run = agg(&["allowlist"], allowlist);
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+
+        let mut raw = Raw::start(&root, allowlist);
+        let listed = list_tasks(&mut raw, 1);
+        assert_eq!(names(&listed["tasks"]), ["build"], "{listed}");
+        let refused = raw.call(2, "task_start", &json!({"unique_name": "build"}));
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+        assert!(
+            refused.to_string().contains("not a regular file"),
+            "the refusal says why: {refused}"
+        );
+        tools_listed(&mut raw, 3);
+    }
+    // A change goes through the same read: refused, the FIFO left as it is.
+    let root_arg = root.display().to_string();
+    let run = agg(&["allow", "--dir", &root_arg], &pipe);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+    assert!(
+        std::fs::symlink_metadata(&pipe).is_ok_and(|m| !m.is_file()),
+        "the FIFO is untouched"
+    );
+}
+
+#[test]
+fn a_pinned_file_replaced_by_a_fifo_or_a_device_is_reported_at_once() {
+    let dir = repo(&[("Makefile", "build:\n\t@true\n")]);
+    let root = std::fs::canonicalize(dir.path()).expect("root");
+    let makefile = root.join("Makefile");
+    let config = tempfile::tempdir().expect("tmp");
+    let allowlist = config.path().join("allowlist.toml");
+    let file_arg = makefile.display().to_string();
+    let run = agg(&["allow", "--file", &file_arg, "--pin"], &allowlist);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+
+    for swap in [true, false] {
+        std::fs::remove_file(&makefile).expect("rm");
+        if swap {
+            fifo(&makefile);
+        } else {
+            symlink("/dev/zero", &makefile).expect("symlink");
+        }
+        let run = agg(&["allowlist", "--json"], &allowlist);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+        assert_eq!(json["allow"][0]["state"], "missing", "{json:#}");
+        // Pinning it again is refused, at once.
+        let run = agg(&["allow", "--file", &file_arg, "--pin"], &allowlist);
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("not a file") || run.stderr.contains("not a regular file"),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -1,0 +1,298 @@
+//! The ignore rules of a walk, read by agg itself rather than by the `ignore` crate's walker,
+//! so that every ignore file is read the bounded way: without blocking on a FIFO, regular
+//! files only, at most [`MAX_IGNORE_BYTES`] for all of a walk's ignore files together. One
+//! that is not (a FIFO, a device, a 50 MB `.gitignore`, the file that takes the total over
+//! the limit) is reported as a diagnostic and its patterns do not apply; the rest of the
+//! tree is walked as usual.
+//!
+//! The rules and their precedence are those of the crate's walker as agg configured it
+//! (ignore files respected even outside a git repository): the `.ignore` and `.gitignore` of
+//! each directory from the entry's up to `/`, deepest first, then the `.git/info/exclude` of
+//! the repository holding the walk's start, then git's global excludes file; any `.ignore`
+//! match decides before any `.gitignore` match, which decides before an exclude match. The
+//! walk asks [`Ignores::admits`] about each directory (from `filter_entry`) and each candidate
+//! task file; a directory's rules are read when the first entry in it is asked about, once
+//! per walk.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use agg_runners::Diagnostic;
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::repo_files::read_regular_if_present;
+
+/// The most bytes of ignore files one walk takes in, one file or all together; a file over
+/// it, or one that would take the total over it, is reported and its patterns not applied.
+/// Real trees hold a few hundred kilobytes at most (GitHub's largest template is under
+/// 10 KB). Patterns chosen to be costly take some 400 bytes of memory and half a
+/// microsecond to compile per byte (1 MiB: about 400 MB and half a second), and the cost
+/// adds up over files: hence one budget for the whole walk, not only one per file.
+pub const MAX_IGNORE_BYTES: u64 = 1024 * 1024;
+
+/// A `.git` file (of a worktree or submodule) or a `commondir` file is one short line.
+const MAX_GIT_POINTER_BYTES: u64 = 4096;
+
+/// The rules of one directory that has some, and those of the directories above it.
+struct Level {
+    /// `.ignore`.
+    ignore: Gitignore,
+    /// `.gitignore`.
+    gitignore: Gitignore,
+    /// `.git/info/exclude`, for a directory with a `.git`.
+    exclude: Gitignore,
+    parent: Option<Arc<Level>>,
+}
+
+/// A walk's number, a directory, and the rules in force inside it.
+type Remembered = (u64, PathBuf, Option<Arc<Level>>);
+
+thread_local! {
+    /// The walk, directory and rules this thread asked about last.
+    static LAST: RefCell<Option<Remembered>> = const { RefCell::new(None) };
+}
+
+/// Numbers the walks, so that a thread never takes another walk's rules for its own.
+static WALKS: AtomicU64 = AtomicU64::new(0);
+
+/// The rules in force during one walk, and what was wrong with the files they come from.
+pub(super) struct Ignores {
+    walk: u64,
+    root: PathBuf,
+    global: Gitignore,
+    /// The rules in force inside each directory the walk looked into (`None`: none).
+    levels: RwLock<HashMap<PathBuf, Option<Arc<Level>>>>,
+    diagnostics: Mutex<Vec<Diagnostic>>,
+    /// Whether problems of ignore files above `start` are reported: only when the walk starts
+    /// at the root, so that walking a new directory later does not report them again.
+    report_above_start: bool,
+    start: PathBuf,
+    /// Bytes of ignore files this walk may still take in.
+    budget: AtomicU64,
+}
+
+impl Drop for Ignores {
+    fn drop(&mut self) {
+        // The walker's threads are gone; the calling thread lets go of this walk's rules.
+        LAST.with_borrow_mut(|last| {
+            if last.as_ref().is_some_and(|(walk, _, _)| *walk == self.walk) {
+                *last = None;
+            }
+        });
+    }
+}
+
+impl Ignores {
+    /// The rules for a walk of `start` (the root, or a directory under it), with those of
+    /// every directory above it already read.
+    pub(super) fn new(root: &Path, start: &Path) -> Ignores {
+        let mut ignores = Ignores {
+            walk: WALKS.fetch_add(1, Ordering::Relaxed),
+            root: root.to_path_buf(),
+            global: Gitignore::empty(),
+            levels: RwLock::new(HashMap::new()),
+            diagnostics: Mutex::new(Vec::new()),
+            report_above_start: start == root,
+            start: start.to_path_buf(),
+            budget: AtomicU64::new(MAX_IGNORE_BYTES),
+        };
+        ignores.global = ignore::gitignore::gitconfig_excludes_path()
+            .map_or_else(Gitignore::empty, |path| ignores.rules(root, &path));
+        ignores.rules_in(start);
+        ignores
+    }
+
+    /// Whether the walk takes `entry`: false when an ignore rule excludes it.
+    pub(super) fn admits(&self, entry: &ignore::DirEntry) -> bool {
+        let path = entry.path();
+        let Some(dir) = path.parent() else {
+            return true;
+        };
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        // The walker hands a thread the entries of one directory in a row: remembering the
+        // last directory's rules spares a lookup (and hashing its path) per entry.
+        LAST.with_borrow_mut(|last| {
+            let known = last
+                .as_ref()
+                .is_some_and(|(walk, known, _)| *walk == self.walk && known == dir);
+            if !known {
+                *last = Some((self.walk, dir.to_path_buf(), self.rules_in(dir)));
+            }
+            let rules = last.as_ref().and_then(|(_, _, rules)| rules.as_deref());
+            !self.ignored(rules, path, is_dir)
+        })
+    }
+
+    /// What was wrong with the ignore files read so far.
+    pub(super) fn take_diagnostics(&self) -> Vec<Diagnostic> {
+        std::mem::take(
+            &mut self
+                .diagnostics
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    fn ignored(&self, mut level: Option<&Level>, path: &Path, is_dir: bool) -> bool {
+        let (mut ignore, mut gitignore, mut exclude) = (Match::None, Match::None, Match::None);
+        while let Some(l) = level {
+            if ignore.is_none() {
+                ignore = l.ignore.matched(path, is_dir).map(|_| ());
+            }
+            if gitignore.is_none() {
+                gitignore = l.gitignore.matched(path, is_dir).map(|_| ());
+            }
+            if exclude.is_none() {
+                exclude = l.exclude.matched(path, is_dir).map(|_| ());
+            }
+            level = l.parent.as_deref();
+        }
+        match ignore.or(gitignore).or(exclude) {
+            Match::None => self.global.matched(path, is_dir).is_ignore(),
+            decided => decided.is_ignore(),
+        }
+    }
+
+    /// The rules in force inside `dir`, read on first use.
+    fn rules_in(&self, dir: &Path) -> Option<Arc<Level>> {
+        if let Some(known) = self
+            .levels
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(dir)
+        {
+            return known.clone();
+        }
+        let parent = dir.parent().and_then(|p| self.rules_in(p));
+        let ignore = self.rules(dir, &dir.join(".ignore"));
+        let gitignore = self.rules(dir, &dir.join(".gitignore"));
+        // The repository's own exclude file is found at the start or above it. A repository
+        // nested in the tree is not git's business when it lists this one, and looking for
+        // a `.git` in every directory would cost a third more system calls.
+        let exclude = if self.start.starts_with(dir) {
+            self.git_common_dir(dir)
+                .map_or_else(Gitignore::empty, |git| {
+                    self.rules(dir, &git.join("info").join("exclude"))
+                })
+        } else {
+            Gitignore::empty()
+        };
+        let level = if ignore.is_empty() && gitignore.is_empty() && exclude.is_empty() {
+            parent
+        } else {
+            Some(Arc::new(Level {
+                ignore,
+                gitignore,
+                exclude,
+                parent,
+            }))
+        };
+        self.levels
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(dir.to_path_buf(), level.clone());
+        level
+    }
+
+    /// The patterns of the ignore file `file`, matched relative to `dir`; none when it is
+    /// absent or cannot be read (reported).
+    fn rules(&self, dir: &Path, file: &Path) -> Gitignore {
+        let bytes = match read_regular_if_present(file, MAX_IGNORE_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Gitignore::empty(),
+            Err(reason) => {
+                self.report(
+                    file,
+                    None,
+                    format!("{reason}; ignore file skipped: its patterns do not apply"),
+                );
+                return Gitignore::empty();
+            }
+        };
+        let len = bytes.len() as u64;
+        let within = self
+            .budget
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(len)
+            })
+            .is_ok();
+        if !within {
+            self.report(
+                file,
+                None,
+                format!(
+                    "with this file the ignore files of the tree are over {} MiB together, the limit; ignore file skipped: its patterns do not apply",
+                    MAX_IGNORE_BYTES >> 20
+                ),
+            );
+            return Gitignore::empty();
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let mut builder = GitignoreBuilder::new(dir);
+        let mut bad = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if let Err(err) = builder.add_line(Some(file.to_path_buf()), line) {
+                bad.push((i + 1, err));
+            }
+        }
+        // One report per file: a file of bad patterns must not become a flood of diagnostics.
+        if let Some((line, err)) = bad.first() {
+            let more = match bad.len() {
+                1 => String::new(),
+                n => format!(" (and {} more bad patterns)", n - 1),
+            };
+            self.report(
+                file,
+                u32::try_from(*line).ok(),
+                format!("{err}; pattern skipped{more}"),
+            );
+        }
+        builder.build().unwrap_or_else(|err| {
+            self.report(file, None, format!("{err}; ignore file skipped"));
+            Gitignore::empty()
+        })
+    }
+
+    /// The git directory whose `info/exclude` applies to `dir`: `dir/.git`, or for a worktree
+    /// or submodule (`.git` is a file saying `gitdir: PATH`) the common directory it names.
+    fn git_common_dir(&self, dir: &Path) -> Option<PathBuf> {
+        let dot_git = dir.join(".git");
+        let meta = std::fs::metadata(&dot_git).ok()?;
+        if meta.is_dir() {
+            return Some(dot_git);
+        }
+        let first_line = |path: &Path| match read_regular_if_present(path, MAX_GIT_POINTER_BYTES) {
+            Ok(bytes) => bytes.and_then(|b| {
+                let text = String::from_utf8(b).ok()?;
+                text.lines().next().map(|l| l.trim_end().to_owned())
+            }),
+            Err(reason) => {
+                self.report(path, None, format!("{reason}; not read"));
+                None
+            }
+        };
+        let git_dir = dir.join(first_line(&dot_git)?.strip_prefix("gitdir: ")?);
+        match first_line(&git_dir.join("commondir")) {
+            Some(common) => Some(git_dir.join(common)),
+            None => Some(git_dir),
+        }
+    }
+
+    fn report(&self, file: &Path, line: Option<u32>, message: String) {
+        let inside = file.starts_with(&self.start) || self.report_above_start;
+        if !inside {
+            return;
+        }
+        let shown = file.strip_prefix(&self.root).unwrap_or(file);
+        let diagnostic = Diagnostic::new(shown.to_string_lossy().into_owned(), line, message);
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(diagnostic);
+    }
+}
