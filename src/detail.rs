@@ -1,7 +1,7 @@
 //! Everything known about one task, for `agg describe` and MCP `describe_task`: the row,
 //! what it runs, its environment and xc details, what running it involves beyond its
-//! command, and the program that would run it (looked up by the caller, so this module
-//! never touches `PATH`); and its text rendering, shared by both, in which everything the
+//! command, the program that would run it and its run history (both looked up by the
+//! caller, so this module never touches `PATH` or the store); and its text rendering, shared by both, in which everything the
 //! task file wrote is shown through [`crate::visible`].
 
 use std::io::{self, Write};
@@ -11,6 +11,7 @@ use anstyle::Style;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::history::{Run, Summary};
 use crate::table::{Table, Task};
 use crate::visible;
 
@@ -36,6 +37,9 @@ pub struct TaskDetail {
     /// What running it involves beyond its command (from [`Table::behaviour`]).
     #[serde(flatten)]
     pub behaviour: Behaviour,
+    /// How its last run ended and how long it usually takes, when it has run before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Summary>,
 }
 
 /// One environment variable a task sets.
@@ -64,6 +68,7 @@ pub fn of(table: &Table, task: &Task, runner_path: Option<String>) -> TaskDetail
         xc: task.xc.clone(),
         runner_path,
         behaviour: table.behaviour(task).cloned().unwrap_or_default(),
+        history: None,
     }
 }
 
@@ -198,6 +203,25 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             &format!("{} ({when}): {}", hook.name, hook.command),
         )?;
     }
+    if let Some(h) = &d.history {
+        field(out, "last run", &last_run(&h.last))?;
+        let of = if h.passed > 0 {
+            format!(
+                "of {} passed runs",
+                h.passed.min(crate::history::TYPICAL_OF)
+            )
+        } else {
+            format!(
+                "of {} runs, none passed",
+                h.runs.min(crate::history::TYPICAL_OF)
+            )
+        };
+        field(
+            out,
+            "typical",
+            &format!("{} ({of})", crate::history::duration(h.typical_ms)),
+        )?;
+    }
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;
         for line in script.lines() {
@@ -205,4 +229,23 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// One run in words: `passed in 2.3s, 5m ago (agg run)`.
+fn last_run(run: &Run) -> String {
+    let took = crate::history::duration(run.duration_ms);
+    let how = if run.stopped {
+        format!("stopped by agg after {took}")
+    } else if run.passed() {
+        format!("passed in {took}")
+    } else {
+        let badge = run.badge();
+        let ended = badge.trim_start_matches("✗ ");
+        format!("failed ({ended}) after {took}")
+    };
+    format!(
+        "{how}, {} ({})",
+        crate::history::ago(run.started),
+        run.via.as_str()
+    )
 }

@@ -5,7 +5,8 @@
 //! which runners are installed ([`availability`]); [`resolve`] turns the names people and
 //! agents give into tasks and [`invocation`] turns a task into a process, which the
 //! [`engine`] runs; [`live`] keeps the table current; [`allowlist`] decides what agents may
-//! run; [`detail`] describes one task; [`visible`], at the bottom, makes what a repository
+//! run; [`history`] keeps how past runs ended and how long they took; [`detail`] describes
+//! one task; [`visible`], at the bottom, makes what a repository
 //! or a task wrote safe to print on a person's terminal. The [`cli`] (`agg list`, `run`,
 //! `describe`, `allow`) and the [`mcp`] server sit on top; neither imports the other.
 //!
@@ -19,6 +20,7 @@ mod control;
 mod detail;
 pub mod engine;
 mod error;
+mod history;
 mod invocation;
 mod live;
 mod mcp;

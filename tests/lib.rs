@@ -17,6 +17,7 @@ mod control;
 mod deno;
 mod engine;
 mod faults;
+mod history;
 mod hostile;
 mod js;
 mod jvm;

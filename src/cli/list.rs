@@ -10,6 +10,7 @@ use anstyle::{AnsiColor, Style};
 use super::ListArgs;
 use crate::availability::install_hint;
 use crate::error::Error;
+use crate::history::{History, Summaries};
 use crate::table::{Filter, Table, Task};
 use crate::visible;
 
@@ -50,7 +51,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     } else {
         let mut out = anstream::stdout().lock();
         chosen.announce(&mut out).map_err(Error::Output)?;
-        write_table(&mut out, &table).map_err(Error::Output)?;
+        write_table(&mut out, &table, &past_runs(root)).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
         print_hints(&table).map_err(Error::Output)?;
     }
@@ -76,7 +77,7 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
                     // Clear the screen and home the cursor: the table replaces itself.
                     write!(out, "\x1b[2J\x1b[H")?;
                 }
-                write_table(&mut out, &shown)?;
+                write_table(&mut out, &shown, &past_runs(&shown.root))?;
                 writeln!(
                     out,
                     "{DIM}watching {} · {} tasks · {}{DIM:#}",
@@ -108,10 +109,16 @@ fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode,
     Err(Error::Watch(live.problem().unwrap_or_default()))
 }
 
-/// Writes the human table: one block per directory, tasks aligned within it. Everything
+/// The run history of the repository at `root` (empty when it has none).
+fn past_runs(root: &std::path::Path) -> Summaries {
+    History::open_existing(root).map_or_else(Summaries::default, |h| h.summaries())
+}
+
+/// Writes the human table: one block per directory, tasks aligned within it, with how each
+/// task last ended and its typical duration when any task has a run history. Everything
 /// the repository wrote is printed through [`visible`]: a name, directory or description
 /// can neither drive the terminal nor start a row of its own.
-pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
+pub fn write_table(out: &mut impl Write, table: &Table, history: &Summaries) -> io::Result<()> {
     let tasks = &table.tasks;
     if tasks.is_empty() {
         writeln!(out, "no tasks found")?;
@@ -150,7 +157,19 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
             .map(|t| runner_label(t).chars().count())
             .max()
             .unwrap_or(0);
-        for (t, name) in group.iter().zip(&names) {
+        let badges: Vec<Option<(String, bool)>> = group
+            .iter()
+            .map(|t| {
+                let s = history.get(&t.unique_name, &t.file_path, &t.source_name)?;
+                Some((s.badge(), s.last.passed()))
+            })
+            .collect();
+        let badge_w = badges
+            .iter()
+            .flatten()
+            .map(|(b, _)| b.chars().count())
+            .max();
+        for ((t, name), badge) in group.iter().zip(&names).zip(&badges) {
             let label = runner_label(t);
             let not_runnable = table.not_runnable(t).is_some();
             let runner_style = if t.runner_available && !not_runnable {
@@ -164,6 +183,11 @@ pub fn write_table(out: &mut impl Write, table: &Table) -> io::Result<()> {
                 pad(name, name_w),
                 pad(&label, runner_w),
             )?;
+            if let Some(width) = badge_w {
+                let (text, passed) = badge.clone().unwrap_or_default();
+                let style = if passed { DIM } else { MISSING };
+                write!(out, "{style}{text}{style:#}{}  ", pad(&text, width))?;
+            }
             match t.description.as_deref().and_then(|d| d.lines().next()) {
                 Some(desc) => write!(out, "{}", visible::text(desc))?,
                 // Nothing runs, so no `$`: what the file wrote, if anything.

@@ -1,5 +1,6 @@
-//! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository.
-//! Every field a server sends is printed in its [`crate::visible`] form.
+//! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository, and
+//! with `--history` the runs that finished there, from the run history ([`crate::history`]).
+//! Every field a server sends or the history holds is printed in its [`crate::visible`] form.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::control::{Request, client};
 use crate::error::Error;
+use crate::history::{History, Run};
 
 /// Options of `agg ps`.
 #[derive(Debug, clap::Args)]
@@ -19,7 +21,12 @@ pub struct PsArgs {
     /// Jobs of servers on every repository, not only this one.
     #[arg(long, short)]
     pub all: bool,
-    /// Print JSON: one object per server with its jobs.
+    /// Also the runs that finished, by `agg run` or any `agg mcp`, newest first: the last N
+    /// (default 20), from the run history.
+    #[arg(long, short = 'H', value_name = "N", num_args = 0..=1, default_missing_value = "20")]
+    pub history: Option<usize>,
+    /// Print JSON: one object per server with its jobs (with --history: an object with
+    /// `servers` and `history`).
     #[arg(long)]
     pub json: bool,
 }
@@ -47,22 +54,106 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
             tracing::debug!("{}: {err}", socket.display());
         }
     }
+    let past = args.history.map(|n| past_runs(root.as_deref(), n));
     let mut out = std::io::stdout().lock();
     if args.json {
-        super::print_json(&json!(servers))?;
-        return Ok(ExitCode::SUCCESS);
+        return match past {
+            Some(past) => {
+                let history: Vec<Value> = past
+                    .iter()
+                    .map(|(root, run)| {
+                        let mut v = json!(run);
+                        if args.all {
+                            v["root"] = json!(root);
+                        }
+                        v
+                    })
+                    .collect();
+                super::print_json(&json!({ "servers": servers, "history": history }))
+            }
+            None => super::print_json(&json!(servers)),
+        };
     }
     if servers.is_empty() {
         writeln!(out, "no agg mcp of yours is running here").map_err(Error::Output)?;
-        return Ok(ExitCode::SUCCESS);
+    } else {
+        write_jobs(&mut out, &servers, args.all)?;
     }
+    if let Some(past) = past {
+        writeln!(out).map_err(Error::Output)?;
+        write_history(&mut out, &past, args.all).map_err(Error::Output)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The newest `limit` runs of the repository at `root`, or of every repository with a
+/// history (each with its root).
+fn past_runs(root: Option<&std::path::Path>, limit: usize) -> Vec<(String, Run)> {
+    let stores: Vec<History> = match root {
+        Some(root) => History::open_existing(root).into_iter().collect(),
+        None => crate::history::store_files()
+            .iter()
+            .filter_map(|f| History::open_file(f, false))
+            .collect(),
+    };
+    let mut runs: Vec<(String, Run)> = stores
+        .iter()
+        .flat_map(|h| {
+            let root = h.root().unwrap_or_default();
+            h.recent(limit).into_iter().map(move |r| (root.clone(), r))
+        })
+        .collect();
+    runs.sort_by_key(|(_, run)| std::cmp::Reverse(run.started));
+    runs.truncate(limit);
+    runs
+}
+
+fn write_history(out: &mut impl Write, runs: &[(String, Run)], all: bool) -> std::io::Result<()> {
+    if runs.is_empty() {
+        return writeln!(out, "no finished runs recorded here yet");
+    }
+    writeln!(
+        out,
+        "{:<20} {:<12} {:>7} {:>9}  BY",
+        "TASK", "RESULT", "TOOK", "STARTED"
+    )?;
+    for (root, run) in runs {
+        let result = if run.passed() {
+            "✓ passed".to_owned()
+        } else {
+            run.badge()
+        };
+        writeln!(
+            out,
+            "{:<20} {} {:>7} {:>9}  {}{}",
+            crate::visible::line(&run.unique_name),
+            pad(&result, 12),
+            crate::history::duration(run.duration_ms),
+            crate::history::ago(run.started),
+            run.via.as_str(),
+            if all {
+                format!(" ({})", crate::visible::line(root))
+            } else {
+                String::new()
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// `s` padded to `width` characters (`format!` pads by bytes' chars too, but `✓` is one).
+fn pad(s: &str, width: usize) -> String {
+    format!("{s}{}", " ".repeat(width.saturating_sub(s.chars().count())))
+}
+
+fn write_jobs(out: &mut impl Write, servers: &[Value], all: bool) -> Result<(), Error> {
     writeln!(
         out,
         "{:<24} {:<20} {:<16} {:>8} {:>9}  SERVER",
         "RUN_ID", "TASK", "STATE", "PID", "ELAPSED"
     )
     .map_err(Error::Output)?;
-    for server in &servers {
+    for server in servers {
         let pid = &server["pid"];
         for job in server["jobs"].as_array().into_iter().flatten() {
             writeln!(
@@ -75,7 +166,7 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
                     .as_u64()
                     .map_or_else(|| "-".to_owned(), |p| p.to_string()),
                 elapsed(job["elapsed_ms"].as_u64().unwrap_or(0)),
-                if args.all {
+                if all {
                     format!(" ({})", text(&server["root"]))
                 } else {
                     String::new()
@@ -84,7 +175,7 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
             .map_err(Error::Output)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// A string field as one visible line (a task name may hold anything its file wrote).

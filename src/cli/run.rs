@@ -13,7 +13,7 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::engine::{Duplicates, Engine, JobState, StdioMode};
+use crate::engine::{Duplicates, Engine, EngineConfig, JobState, OnFinish, StdioMode};
 use crate::error::Error;
 use crate::invocation::{RunOptions, invocation};
 
@@ -80,13 +80,21 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
         .enable_all()
         .build()
         .map_err(Error::Runtime)?;
+    // Every run that ends while agg waits goes into the run history.
+    let (file, source) = (task.file_path.clone(), task.source_name.clone());
+    let on_finish = crate::history::recorder(root.path, crate::history::Via::Run, move |_| {
+        Some((file.clone(), source.clone()))
+    });
     match ready {
-        Some(probe) => runtime.block_on(super::until_ready::run(inv, probe)),
-        None => runtime.block_on(foreground(inv)),
+        Some(probe) => runtime.block_on(super::until_ready::run(inv, probe, on_finish)),
+        None => runtime.block_on(foreground(inv, on_finish)),
     }
 }
 
-async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
+async fn foreground(
+    inv: crate::engine::Invocation,
+    on_finish: OnFinish,
+) -> Result<ExitCode, Error> {
     let at_terminal = std::io::stdin().is_terminal();
     let mode = if at_terminal {
         StdioMode::Foreground
@@ -96,7 +104,10 @@ async fn foreground(inv: crate::engine::Invocation) -> Result<ExitCode, Error> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
     let mut sighup = signal(SignalKind::hangup()).map_err(Error::Signals)?;
-    let engine = Engine::default();
+    let engine = Engine::new(EngineConfig {
+        on_finish: Some(on_finish),
+        ..EngineConfig::default()
+    });
     let unique_name = inv.unique_name.clone();
     let job = engine
         .start(inv, mode, Duplicates::Allow)

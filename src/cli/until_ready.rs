@@ -14,7 +14,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::engine::ready::{self, Probe};
-use crate::engine::{Duplicates, Engine, Invocation, Job, JobState, StdioMode, Stream};
+use crate::engine::{
+    Duplicates, Engine, EngineConfig, Invocation, Job, JobState, OnFinish, StdioMode, Stream,
+};
 use crate::error::Error;
 
 /// How often the log file is read while agg waits.
@@ -22,8 +24,13 @@ const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
 /// The exit code of a task that was not ready in time (as `timeout(1)`).
 const TIMED_OUT: u8 = 124;
 
-/// Starts `inv` detached, writing to a log file, and waits for `probe`.
-pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, Error> {
+/// Starts `inv` detached, writing to a log file, and waits for `probe`. A task that ends while agg waits (before it is ready, or stopped at the timeout) is
+/// passed to `on_finish`; one left running is not, as agg is gone when it ends.
+pub(super) async fn run(
+    mut inv: Invocation,
+    probe: Probe,
+    on_finish: OnFinish,
+) -> Result<ExitCode, Error> {
     let dir = crate::places::cache_dir().join("runs");
     crate::places::private_dir(&dir).map_err(|e| Error::RunLog {
         path: dir.clone(),
@@ -49,7 +56,10 @@ pub(super) async fn run(mut inv: Invocation, probe: Probe) -> Result<ExitCode, E
     inv.args = args;
     inv.env
         .push(("AGG_LOG".into(), log.clone().into_os_string()));
-    let engine = Engine::default();
+    let engine = Engine::new(EngineConfig {
+        on_finish: Some(on_finish),
+        ..EngineConfig::default()
+    });
     let unique_name = inv.unique_name.clone();
     let shown_name = crate::visible::line(&unique_name).into_owned();
     let shown_log = crate::visible::line(&log.to_string_lossy()).into_owned();

@@ -207,6 +207,11 @@ impl Job {
         self.status().finished.map(|(_, i)| i)
     }
 
+    /// When the job started.
+    pub fn started_at(&self) -> SystemTime {
+        self.started.0
+    }
+
     /// Time since start, or the run time once finished.
     pub fn elapsed(&self) -> Duration {
         match self.status().finished {

@@ -13,7 +13,8 @@
 //!    a job is its whole process tree, and nothing outlives it;
 //! 2. drains the pipes for a moment and then lets go of them, so a process that escaped
 //!    the group (a daemon in its own session) cannot keep the job open by holding them;
-//! 3. records the exit code or signal and wakes every waiter.
+//! 3. records the exit code or signal, hands the job to the engine's [`OnFinish`] hook
+//!    (the run history), and wakes every waiter.
 //!
 //! [`Engine::stop`] sends SIGTERM to the group, waits the grace period, then SIGKILL.
 //! [`Engine::shutdown`] does that for every job; dropping the engine SIGKILLs any group
@@ -61,6 +62,20 @@ pub struct EngineConfig {
     pub leftover_grace: Duration,
     /// How long the pipes are drained after the task exits (300 ms).
     pub drain: Duration,
+    /// Called for every job that ends after it ran (run history).
+    pub on_finish: Option<OnFinish>,
+}
+
+/// A hook called once for each job whose process ran and ended, with the job in its final
+/// state, on a blocking thread, before the job's waiters are woken: whoever sees a job
+/// finished also sees what the hook did with it. A job that failed to start is not passed.
+#[derive(Clone)]
+pub struct OnFinish(pub Arc<dyn Fn(&Job) + Send + Sync>);
+
+impl std::fmt::Debug for OnFinish {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnFinish")
+    }
 }
 
 impl Default for EngineConfig {
@@ -72,6 +87,7 @@ impl Default for EngineConfig {
             default_grace: Duration::from_secs(5),
             leftover_grace: Duration::from_secs(1),
             drain: Duration::from_millis(300),
+            on_finish: None,
         }
     }
 }
@@ -596,6 +612,11 @@ async fn supervise(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take();
+    if let Some(on_finish) = config.on_finish {
+        let finished = Arc::clone(&job);
+        // A hook may touch the disk: off the runtime's threads, and a panic stays there.
+        let _ = tokio::task::spawn_blocking(move || (on_finish.0)(&finished)).await;
+    }
     job.progress.send_modify(|n| *n += 1);
     job.done.send_replace(true);
     if let Some(engine) = engine.upgrade() {
