@@ -41,7 +41,8 @@ const QUIET: Duration = Duration::from_millis(200);
 /// …or after this long, however busy the tree is.
 const MAX_BATCH: Duration = Duration::from_secs(1);
 
-/// The table and the watch that keeps it current.
+/// The table and the watch that keeps it current. Clones share both.
+#[derive(Clone)]
 pub struct LiveTable {
     shared: Arc<Shared>,
 }

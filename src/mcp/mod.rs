@@ -66,8 +66,23 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         }),
     );
     tracing::info!(root = %root.display(), "serving while the first scan runs");
+    // Every finished job goes into the repository's run history, under its task's file and
+    // source name as the table says them when it ends.
+    let locate = {
+        let live = live.clone();
+        move |name: &str| {
+            live.table()
+                .get(name)
+                .map(|t| (t.file_path.clone(), t.source_name.clone()))
+        }
+    };
     let engine = Engine::new(EngineConfig {
         max_running: opts.max_runs,
+        on_finish: Some(crate::history::recorder(
+            root.clone(),
+            crate::history::Via::Mcp,
+            locate,
+        )),
         ..EngineConfig::default()
     });
     // The user's view of these jobs (`agg ps`/`logs`/`stop`); agg serves MCP without it.

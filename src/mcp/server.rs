@@ -208,11 +208,17 @@ impl Server {
         limit: usize,
     ) -> ListTasksResult {
         let mut now = Now::new();
+        let history = crate::history::History::open_existing(&table.root)
+            .map(|h| h.summaries())
+            .unwrap_or_default();
         let rows: Vec<TaskRow> = matching
             .iter()
             .skip(offset)
             .take(limit.min(catalog::LIST_MAX))
-            .map(|t| TaskRow::of(t, table.behaviour(t), self.decide(t, &mut now).allowed()))
+            .map(|t| {
+                TaskRow::of(t, table.behaviour(t), self.decide(t, &mut now).allowed())
+                    .with_history(history.get(&t.unique_name, &t.file_path, &t.source_name))
+            })
             .collect();
         let next = offset + rows.len();
         ListTasksResult {

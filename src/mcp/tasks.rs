@@ -82,13 +82,16 @@ impl Server {
         let (table, i, _) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         let decision = self.decide(task, &mut Now::new());
+        let mut detail = crate::detail::of(
+            &table,
+            task,
+            crate::availability::runner_path(&table.root, &task.dir, task.runner)
+                .map(|p| p.to_string_lossy().into_owned()),
+        );
+        detail.history = crate::history::History::open_existing(&table.root)
+            .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
         let result = DescribeResult {
-            detail: crate::detail::of(
-                &table,
-                task,
-                crate::availability::runner_path(&table.root, &task.dir, task.runner)
-                    .map(|p| p.to_string_lossy().into_owned()),
-            ),
+            detail,
             allowlisted: decision.allowed(),
             allowlist_rule: match decision {
                 Decision::Allowed(r) | Decision::Denied(r) => Some(r),
@@ -192,7 +195,7 @@ impl Server {
         ctx: RequestContext<RoleServer>,
         retry: Retry,
     ) -> Result<CallToolResponse, ToolError> {
-        let wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
+        let mut wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
         if wait_ms > MAX_WAIT_MS {
             return Err(invalid(format!(
                 "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
@@ -205,6 +208,9 @@ impl Server {
         // Before the user is asked anything: a permission for what cannot run is no use.
         if let Some(reason) = table.not_runnable(task) {
             return Err(not_runnable(task, reason));
+        }
+        if args.wait_ms.is_none() {
+            wait_ms = typical_wait(&table, task).map_or(wait_ms, |typical| typical.max(wait_ms));
         }
         let declared_service = table.behaviour(task).is_some_and(|b| b.service);
         let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
@@ -534,6 +540,22 @@ impl Shown {
     }
 }
 
+/// Longest wait a start without `wait_ms` takes from the run history.
+const TYPICAL_WAIT_MAX_MS: u64 = 30_000;
+
+/// How long a start without `wait_ms` waits for `task`: a little over its typical duration
+/// when the run history knows one under [`TYPICAL_WAIT_MAX_MS`], so a task that usually
+/// ends in 4 s returns its result instead of a `run_id`.
+fn typical_wait(table: &Table, task: &Task) -> Option<u64> {
+    let summary = crate::history::History::open_existing(&table.root)?.summary_of(
+        &task.unique_name,
+        &task.file_path,
+        &task.source_name,
+    )?;
+    let wait = summary.typical_ms.saturating_mul(3) / 2 + 250;
+    (wait <= TYPICAL_WAIT_MAX_MS).then_some(wait)
+}
+
 /// A failure to build the invocation, as the agent reads it.
 fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
     match e {
@@ -665,6 +687,9 @@ fn list_text(r: &ListTasksResult) -> String {
         } else {
             format!(" ({})", row.params.join(" "))
         };
+        if let Some(last) = &row.last {
+            let _ = write!(tags, ", last {last}");
+        }
         let _ = writeln!(
             s,
             "{} {}{params} [{}{tags}] {}",

@@ -78,7 +78,8 @@ pub struct TaskStartArgs {
     #[serde(default)]
     pub env: EnvArg,
     /// How long to wait for the task to finish before returning a `run_id` (0 starts it in
-    /// the background and returns at once).
+    /// the background and returns at once). Without it: the server's default, or a little
+    /// over the task's typical duration (at most 30 s) when its run history knows one.
     pub wait_ms: Option<u64>,
     /// Output mode of the result.
     pub output: Option<OutputMode>,
@@ -299,6 +300,12 @@ pub struct TaskRow {
     /// What its runner asks before it runs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub confirm: Vec<String>,
+    /// How its last run ended: `✓ 2.3s`, `✗ exit 2`, `■ stopped` (from the run history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
+    /// How long it usually takes, in ms: the median of its recent passing runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typical_ms: Option<u64>,
 }
 
 impl TaskRow {
@@ -332,7 +339,19 @@ impl TaskRow {
             not_runnable: behaviour.and_then(|b| b.not_runnable.clone()),
             service: behaviour.is_some_and(|b| b.service),
             confirm: behaviour.map(|b| b.confirm.clone()).unwrap_or_default(),
+            last: None,
+            typical_ms: None,
         }
+    }
+
+    /// The row with what the run history says of the task.
+    #[must_use]
+    pub fn with_history(mut self, summary: Option<&crate::history::Summary>) -> TaskRow {
+        if let Some(summary) = summary {
+            self.last = Some(summary.last.badge());
+            self.typical_ms = Some(summary.typical_ms);
+        }
+        self
     }
 }
 
