@@ -1,9 +1,12 @@
 //! One MCP tool per task (`agg mcp --task-tools[=GLOB]`, the xc model), and the annotations
 //! every execution tool carries.
 //!
-//! Names are `run_<name>` in `[a-z0-9_]`, at most 48 characters, with a hash suffix when
-//! truncated; they stay unique even for clients that lowercase tool names and turn every
-//! character outside `[a-z_]` into `_`.
+//! Names are `run_<name>` in `[a-z0-9_]`, at most 48 characters, never hashed: a long name
+//! drops its leading directory words (the description gives the full unique name), and a
+//! letter suffix keeps names unique even for clients that lowercase tool names and turn
+//! every character outside `[a-z_]` into `_`. Past the cap, the tasks of the served
+//! directory and the common verbs get tools first; every tool takes `args` besides the
+//! task's own parameters.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -65,17 +68,21 @@ impl TaskTools {
             .is_none_or(|g| g.is_match(&task.unique_name))
     }
 
-    /// The tools for `table`: the first `cap` matching tasks in table order. Past the cap
-    /// the rest are left out (and counted), so a growing repository never takes the server
-    /// down; `list_tasks` and `task_start` still reach every task.
+    /// The tools for `table`: the first `cap` matching tasks, those of the served directory
+    /// (the root) first and, among them, the common verbs ([`COMMON_VERBS`]: test, build,
+    /// lint, …), then table order. Past the cap the rest are left out (and counted), so a
+    /// growing repository never takes the server down; `list_tasks` and `task_start` still
+    /// reach every task.
     pub fn tools(&self, table: &Table) -> Selection {
         // A task agg cannot run would be a tool that only ever fails.
-        let matching: Vec<&Task> = table
+        let mut matching: Vec<&Task> = table
             .tasks
             .iter()
             .filter(|t| self.matches(t))
             .filter(|t| table.not_runnable(t).is_none())
             .collect();
+        // Stable: table order within each rank.
+        matching.sort_by_key(|t| (t.dir != ".", verb_rank(&t.source_name)));
         let left_out = matching.len().saturating_sub(self.cap);
         let tasks = &matching[..matching.len().min(self.cap)];
         let names = tool_names(
@@ -120,7 +127,7 @@ impl Selection {
     /// What the log and the server instructions say when the cap left tasks out.
     pub fn left_out_text(&self) -> String {
         format!(
-            "--task-tools={} matches {} tasks; agg serves a tool for the first {} in table order and leaves out {} (raise --task-tools-cap or narrow the glob, e.g. --task-tools='apps/web/*'); list_tasks and task_start still reach every task",
+            "--task-tools={} matches {} tasks; agg serves a tool for {} of them (the root's tasks and the common verbs first) and leaves out {} (raise --task-tools-cap or narrow the glob, e.g. --task-tools='apps/web/*'); list_tasks and task_start still reach every task",
             self.pattern, self.matched, self.cap, self.left_out
         )
     }
@@ -132,30 +139,59 @@ pub fn tool_names(unique_names: &[&str]) -> Vec<String> {
     unique_names
         .iter()
         .map(|name| {
-            let clean: String = name
-                .to_lowercase()
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_lowercase() || c.is_ascii_digit() {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            let mut candidate = fit(&format!("run_{clean}"), name, false);
-            if taken.contains(&client_form(&candidate)) {
-                candidate = fit(&format!("run_{clean}"), name, true);
-            }
-            let mut salt = 0u32;
+            let base = readable(name);
+            let mut candidate = base.clone();
+            // Clients that turn digits into `_` could see two names as one: a letter
+            // suffix (`_b`, `_c`, …) keeps them apart without a hash.
+            let mut suffix = 0u8;
             while taken.contains(&client_form(&candidate)) {
-                salt += 1;
-                candidate = fit(&format!("run_{clean}"), &format!("{name}#{salt}"), true);
+                suffix += 1;
+                let letter = char::from(b'a' + suffix % 26);
+                let keep = MAX_NAME.saturating_sub(2 + usize::from(suffix / 26));
+                let head: String = base.chars().take(keep).collect();
+                candidate = format!(
+                    "{head}_{}",
+                    std::iter::repeat_n(letter, 1 + usize::from(suffix / 26)).collect::<String>()
+                );
             }
             taken.insert(client_form(&candidate));
             candidate
         })
         .collect()
+}
+
+/// `run_` and the unique name's words in `[a-z0-9]`, joined by `_`, at most [`MAX_NAME`]
+/// characters: a directory word the task's own name repeats goes first, then the leading
+/// directory words one by one (`packages/core/account-adapter/test:watch` →
+/// `run_account_adapter_test_watch`), and only a task name that alone is too long is cut.
+/// The tool's description gives the full unique name.
+fn readable(unique_name: &str) -> String {
+    let (dir, own) = unique_name.rsplit_once('/').unwrap_or(("", unique_name));
+    let own_words = words(own);
+    let mut dir_words: Vec<String> = Vec::new();
+    for w in words(dir) {
+        if !own_words.contains(&w) && !dir_words.contains(&w) {
+            dir_words.push(w);
+        }
+    }
+    loop {
+        let name = format!(
+            "run_{}",
+            dir_words
+                .iter()
+                .chain(&own_words)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("_")
+        );
+        if name.len() <= MAX_NAME {
+            return name;
+        }
+        if dir_words.is_empty() {
+            return name.chars().take(MAX_NAME).collect::<String>().trim_end_matches('_').to_owned();
+        }
+        dir_words.remove(0);
+    }
 }
 
 /// The name as the strictest clients see it: lowercased, everything outside `[a-z_]` → `_`.
@@ -166,33 +202,6 @@ fn client_form(name: &str) -> String {
         .collect()
 }
 
-/// Fits `base` into the length limit; a hash of `key` (letters only, so it survives the
-/// client form) is appended when truncating or when asked to.
-fn fit(base: &str, key: &str, force_hash: bool) -> String {
-    if base.len() <= MAX_NAME && !force_hash {
-        return base.to_owned();
-    }
-    let hash = letters_hash(key);
-    let keep = MAX_NAME - hash.len() - 1;
-    let head: String = base.chars().take(keep).collect();
-    format!("{head}_{hash}")
-}
-
-fn letters_hash(key: &str) -> String {
-    // FNV-1a: stable across runs and platforms, unlike the std hasher.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    (0..6)
-        .map(|i| {
-            let n = u8::try_from((h >> (i * 5)) % 26).unwrap_or(0);
-            char::from(b'a' + n)
-        })
-        .collect()
-}
-
 fn description(task: &Task) -> String {
     let mut s = task
         .description
@@ -200,7 +209,8 @@ fn description(task: &Task) -> String {
         .unwrap_or_else(|| format!("Run the {} task `{}`.", task.runner, task.source_name));
     let _ = write!(
         s,
-        "\nRuns `{}` in {}.",
+        "\nTask `{}`: runs `{}` in {}.",
+        task.unique_name,
         task.command,
         if task.dir == "." {
             "the repository root"
@@ -228,6 +238,22 @@ fn has_word(name: &str, keys: &[&str]) -> bool {
         keys.iter()
             .any(|k| w == k || (k.len() >= 4 && w.starts_with(k)))
     })
+}
+
+/// The verbs an agent reaches for first, in that order: their tasks get per-task tools
+/// before others.
+pub const COMMON_VERBS: &[&str] = &[
+    "test", "build", "lint", "check", "fmt", "format", "typecheck", "dev",
+];
+
+/// Where a task's name stands among [`COMMON_VERBS`] (its first word that is one), after
+/// all of them when none.
+fn verb_rank(source_name: &str) -> usize {
+    let words = words(source_name);
+    COMMON_VERBS
+        .iter()
+        .position(|v| words.iter().any(|w| w == v))
+        .unwrap_or(COMMON_VERBS.len())
 }
 
 const DESTRUCTIVE: &[&str] = &[
@@ -274,6 +300,7 @@ const CONTROLS: &[&str] = &[
     "tail_lines",
     "skip_deps",
     "ready",
+    "args",
 ];
 
 /// The property name of each control for `task`, in [`CONTROLS`] order.
@@ -304,6 +331,7 @@ fn input_schema(task: &Task) -> JsonObject {
         props.insert(control(4), json!({"type": "boolean", "description": format!("Skip the dependencies ({}).", task.deps.join(", "))}));
     }
     props.insert(control(5), ready_schema());
+    props.insert(control(6), json!({"type": "array", "items": {"type": "string"}, "description": "More arguments for the task, after its parameters: argv, never a shell. An argument the runner could read as its own option or target is shown to the user first."}));
     for p in &task.params {
         let mut schema = match p.variadic {
             Some(_) => json!({"type": "array", "items": {"type": "string"}}),
@@ -371,7 +399,19 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
             ));
         }
     }
-    let (positional, env) = task_arguments(task, args)?;
+    let (mut positional, env) = task_arguments(task, args)?;
+    match args.get(&controls[6]) {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                match item {
+                    Value::String(s) => positional.push(s.clone()),
+                    other => return Err(format!("`{}` holds strings, not {other}", controls[6])),
+                }
+            }
+        }
+        Some(other) => return Err(format!("`{}` is a list of strings, not {other}", controls[6])),
+    }
     let mut out = JsonObject::new();
     out.insert("unique_name".into(), json!(task.unique_name));
     out.insert("args".into(), json!(positional));
@@ -481,7 +521,9 @@ mod tests {
         }
         let forms: HashSet<String> = names.iter().map(|n| client_form(n)).collect();
         assert_eq!(forms.len(), names.len(), "{names:?}");
-        assert!(names[4].starts_with("run_apps_web_very"));
+        // Never hashed: leading directory words go first.
+        assert!(names[4].ends_with("_build_production"), "{names:?}");
+        assert_eq!(names[3], "run_test2_b", "{names:?}");
         // Stable: the same input gives the same names.
         assert_eq!(
             names,
