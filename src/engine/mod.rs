@@ -100,6 +100,9 @@ pub enum Duplicates {
     Reuse,
     /// Start another copy.
     Allow,
+    /// Return the running job, and start nothing when there is none
+    /// ([`StartError::NotRunning`]): for a start allowed only because it reuses a job.
+    ReuseOnly,
 }
 
 /// How a job's standard streams are wired.
@@ -143,6 +146,8 @@ pub enum StartError {
         /// The cap.
         max: usize,
     },
+    /// [`Duplicates::ReuseOnly`] found no running job to return.
+    NotRunning,
 }
 
 impl std::fmt::Display for StartError {
@@ -152,6 +157,9 @@ impl std::fmt::Display for StartError {
                 f,
                 "{max} jobs are already running, the most agg runs at once; stop one or wait for one to finish"
             ),
+            StartError::NotRunning => {
+                f.write_str("the running job this start would have returned has just ended")
+            }
         }
     }
 }
@@ -224,6 +232,20 @@ impl Engine {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The running job of the same task with the same arguments and environment as `inv`,
+    /// which [`Engine::start`] returns instead of starting a second copy.
+    pub fn running_like(&self, inv: &Invocation) -> Option<Arc<Job>> {
+        self.jobs()
+            .iter()
+            .find(|j| {
+                j.is_running()
+                    && j.unique_name == inv.unique_name
+                    && j.args == inv.user_args
+                    && j.env == inv.user_env
+            })
+            .cloned()
+    }
+
     /// Starts `inv`. Unless `allow_parallel`, a running job of the same task with the same
     /// arguments and environment is returned instead of starting a second copy. A program
     /// that cannot be spawned gives a job in state `failed-to-start`, not an error.
@@ -234,7 +256,7 @@ impl Engine {
         duplicates: Duplicates,
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
-        if duplicates == Duplicates::Reuse
+        if duplicates != Duplicates::Allow
             && let Some(job) = jobs.iter().find(|j| {
                 j.is_running()
                     && j.unique_name == inv.unique_name
@@ -246,6 +268,9 @@ impl Engine {
                 job: Arc::clone(job),
                 reused: true,
             });
+        }
+        if duplicates == Duplicates::ReuseOnly {
+            return Err(StartError::NotRunning);
         }
         let running = jobs.iter().filter(|j| j.is_running()).count();
         if running >= self.inner.config.max_running {

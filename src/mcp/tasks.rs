@@ -29,7 +29,7 @@ use super::types::{
     DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskStartArgs,
 };
 use crate::allowlist::{Decision, Now, StoreError};
-use crate::engine::{Duplicates, Invocation};
+use crate::engine::{Duplicates, Invocation, StartError};
 use crate::invocation::policy::{self, Unvetted};
 use crate::invocation::{InvocationError, RunOptions, invocation};
 use crate::table::{Filter, Table, Task};
@@ -331,7 +331,11 @@ impl Server {
         if !confirm_texts.is_empty() {
             questions.extend(ask::confirmation(&request, &confirm_texts));
         }
-        if !questions.is_empty() {
+        // A start that would return a job already running (same task, argv and environment)
+        // runs nothing new: it was asked about when it started.
+        let reuses = !args.allow_parallel && self.0.engine.running_like(&inv).is_some();
+        let unasked = reuses && !questions.is_empty();
+        if !questions.is_empty() && !reuses {
             let outcome = if is_modern(&ctx) {
                 let supports = ctx
                     .meta
@@ -371,7 +375,10 @@ impl Server {
                     None => {
                         return Err(tool_error(
                             refusal.error.code,
-                            format!("`{}` was declined by the user", task.unique_name),
+                            format!(
+                                "`{}` was declined by the user (or by the client on its own: some hosts decline every question when no person is there to ask)",
+                                task.unique_name
+                            ),
                             refusal.error.hint.clone(),
                         ));
                     }
@@ -405,16 +412,24 @@ impl Server {
                 crate::engine::StdioMode::Capture,
                 if args.allow_parallel {
                     Duplicates::Allow
+                } else if unasked {
+                    // Not asked because it reuses a job: never start one without asking.
+                    Duplicates::ReuseOnly
                 } else {
                     Duplicates::Reuse
                 },
             )
-            .map_err(|e| {
-                tool_error(
+            .map_err(|e| match e {
+                StartError::TooManyJobs { .. } => tool_error(
                     code::TOO_MANY_JOBS,
                     e.to_string(),
                     Some("status lists the running jobs; task_stop ends one".to_owned()),
-                )
+                ),
+                StartError::NotRunning => tool_error(
+                    code::NOT_FOUND,
+                    format!("`{}`: {e}; nothing ran", task.unique_name),
+                    Some("call task_start again (the user is asked first)".to_owned()),
+                ),
             })?;
         let job = Arc::clone(&started.job);
         if !started.reused {
