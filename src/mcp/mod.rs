@@ -65,6 +65,11 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
             let _ = changed_tx.send(());
         }),
     );
+    if opts.task_tools.is_some() {
+        // Per-task tools are the table: their list (and the instructions that say what the
+        // cap left out) waits for the first scan.
+        live.built().await;
+    }
     tracing::info!(root = %root.display(), "serving while the first scan runs");
     // Every finished job goes into the repository's run history, under its task's file and
     // source name as the table says them when it ends.
