@@ -17,7 +17,8 @@
 //! **Suggestions**, when nothing matches: a word that matches nothing is replaced by the
 //! closest terms of the tasks in scope (names, their words, packages, directories; by edit
 //! distance) or dropped; when every word matches somewhere but never all together, the
-//! query less one word. Only queries that find tasks are suggested.
+//! query less one word. Only queries that find tasks are suggested, and only for queries of
+//! a few words.
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -31,6 +32,14 @@ const MAX_SUGGESTIONS: usize = 5;
 
 /// At most this many replacements are tried for one unknown word.
 const CLOSEST_TERMS: usize = 3;
+
+/// A query of more words than this that finds nothing gets no suggestions: it is no typo,
+/// and each word costs a pass over the table.
+const MAX_SUGGESTED_WORDS: usize = 8;
+
+/// A word longer than this (in characters) is not corrected, only dropped: no name is
+/// that long, and the edit distance to every term would cost its length each time.
+const MAX_CORRECTED_WORD: usize = 64;
 
 /// What [`find`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -252,6 +261,9 @@ fn finds(tasks: &[&Task], words: &[&str]) -> bool {
 
 /// Queries close to `words` that find tasks among `tasks` (see the module doc).
 fn suggest(tasks: &[&Task], words: &[String]) -> Vec<String> {
+    if words.len() > MAX_SUGGESTED_WORDS {
+        return Vec::new();
+    }
     let known: Vec<bool> = words
         .iter()
         .map(|w| tasks.iter().any(|t| occurs(t, w)))
@@ -347,10 +359,18 @@ fn terms(tasks: &[&Task]) -> HashMap<String, usize> {
 /// The terms closest to `word` by edit distance (at most a third of its length, and at
 /// least 2), the nearest and most common first.
 fn closest_terms<'v>(vocabulary: &'v HashMap<String, usize>, word: &str) -> Vec<&'v str> {
-    let limit = (word.chars().count() / 3).max(2);
+    let length = word.chars().count();
+    if length > MAX_CORRECTED_WORD {
+        return Vec::new();
+    }
+    let limit = (length / 3).max(2);
     let mut scored: Vec<(usize, Reverse<usize>, &str)> = vocabulary
         .iter()
         .filter_map(|(term, &count)| {
+            // The distance is at least the difference in length: most terms stop here.
+            if term.chars().count().abs_diff(length) > limit {
+                return None;
+            }
             let distance = strsim::damerau_levenshtein(term, word);
             (distance <= limit).then_some((distance, Reverse(count), term.as_str()))
         })
@@ -522,6 +542,8 @@ mod tests {
         let found = search(&t, "account-adapter zzzzzzzz");
         assert_eq!(found.suggestions, ["account-adapter"]);
         assert!(search(&t, "zzzzzzzz").suggestions.is_empty());
+        let long = format!("account-adapter {}", "tset".repeat(500));
+        assert_eq!(search(&t, &long).suggestions, ["account-adapter"]);
     }
 
     #[test]
