@@ -22,6 +22,13 @@ pub enum Error {
         /// Why it cannot be used.
         reason: String,
     },
+    /// `agg list --for` was given a path outside the repository.
+    OutsideRoot {
+        /// The path given.
+        path: PathBuf,
+        /// The repository root.
+        root: PathBuf,
+    },
     /// Writing the output failed for a reason other than a closed pipe.
     Output(std::io::Error),
     /// No task has this name.
@@ -97,6 +104,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::BadRoot { .. }
+            | Error::OutsideRoot { .. }
             | Error::UnknownTask { .. }
             | Error::Ambiguous { .. }
             | Error::BadGlob(_)
@@ -126,6 +134,12 @@ impl std::fmt::Display for Error {
             Error::BadRoot { path, reason } => {
                 write!(f, "cannot scan `{}`: {reason}", shown(path))
             }
+            Error::OutsideRoot { path, root } => write!(
+                f,
+                "`{}` is not inside the repository `{}`",
+                shown(path),
+                shown(root)
+            ),
             Error::Output(err) => write!(f, "cannot write output: {err}"),
             Error::UnknownTask { name, suggestions } => {
                 write!(f, "no task named `{}`", visible::line(name))?;

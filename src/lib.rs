@@ -2,8 +2,8 @@
 //!
 //! Data flows one way: [`scan`] walks the repository and hands task files to the pure
 //! adapters of the `agg-runners` crate; [`table`] names the tasks ([`naming`]) and marks
-//! which runners are installed ([`availability`]); [`resolve`] turns the names people and
-//! agents give into tasks and [`invocation`] turns a task into a process, which the
+//! which runners are installed ([`availability`]); [`search`] finds tasks by words or by
+//! path; [`resolve`] turns the names people and agents give into tasks and [`invocation`] turns a task into a process, which the
 //! [`engine`] runs; [`live`] keeps the table current; [`allowlist`] decides what agents may
 //! run; [`history`] keeps how past runs ended and how long they took; [`detail`] describes
 //! one task; [`visible`], at the bottom, makes what a repository
@@ -29,6 +29,7 @@ mod places;
 mod repo_files;
 mod resolve;
 mod scan;
+pub mod search;
 mod service;
 pub mod table;
 mod visible;

@@ -35,6 +35,11 @@ pub struct Task {
     pub command: String,
     /// The directory the task runs in, relative to the root (`"."` for the root).
     pub dir: String,
+    /// The package the task belongs to: the name its manifest gives (package.json,
+    /// pyproject, Cargo.toml, pom.xml, Gradle, composer.json, deno.json), else that of the
+    /// nearest enclosing directory whose manifest names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// The task file, relative to the root.
     pub file_path: String,
     /// The line of the definition, when known.
@@ -77,16 +82,53 @@ impl Task {
     /// Whether the unique name differs from the source name for a reason other than the
     /// directory prefix (a runner suffix or a counter).
     pub fn is_suffixed(&self) -> bool {
-        let local = if self.dir == "." {
-            self.unique_name.as_str()
-        } else {
-            self.unique_name
-                .strip_prefix(&self.dir)
-                .and_then(|s| s.strip_prefix('/'))
-                .unwrap_or(&self.unique_name)
-        };
-        local != self.source_name
+        self.local_name() != self.source_name
     }
+
+    /// The unique name without its directory prefix (`build-m` for `apps/api/build-m`).
+    pub fn local_name(&self) -> &str {
+        if self.dir == "." {
+            return &self.unique_name;
+        }
+        self.unique_name
+            .strip_prefix(&self.dir)
+            .and_then(|s| s.strip_prefix('/'))
+            .unwrap_or(&self.unique_name)
+    }
+
+    /// Every text a query looks in, with the part of the task it is: what `Filter::query`
+    /// matches and what [`crate::search`] ranks.
+    pub fn searchable(&self) -> impl Iterator<Item = (Field, &str)> {
+        let names = [self.source_name.as_str(), self.local_name()]
+            .into_iter()
+            .chain(self.aliases.iter().map(String::as_str))
+            .map(|n| (Field::Name, n));
+        let places = [
+            Some(self.unique_name.as_str()),
+            Some(self.dir.as_str()),
+            self.package.as_deref(),
+            Some(self.runner.name()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|p| (Field::Place, p));
+        let description = self
+            .description
+            .iter()
+            .map(|d| (Field::Description, d.as_str()));
+        names.chain(places).chain(description)
+    }
+}
+
+/// The part of a task a query word is found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Its own name, its local unique name or an alias.
+    Name,
+    /// Its full unique name, directory, package or runner.
+    Place,
+    /// Its description.
+    Description,
 }
 
 /// The whole table, as `agg list --json` prints it (each row with its [`Behaviour`]
@@ -159,6 +201,7 @@ impl Table {
     pub fn from_scan(scan: Scan) -> Table {
         let mut raw = scan.tasks;
         raw.sort_by(canonical_order);
+        inherit_packages(&mut raw);
         let names = unique_names(&raw);
         let behaviours = raw
             .iter_mut()
@@ -207,6 +250,7 @@ impl Table {
             (
                 (&t.unique_name, &t.source_name, t.runner, &t.command, &t.dir),
                 (&t.file_path, &t.description, t.runner_available, &t.params),
+                &t.package,
                 (&t.deps, &t.aliases, &t.group, &t.script, &t.env),
             )
         }
@@ -227,6 +271,57 @@ impl Table {
     /// The JSON Schema of [`Table`], as published in `schema/table.schema.json`.
     pub fn json_schema() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(TableDocument)).unwrap_or_default()
+    }
+}
+
+/// Gives each task its adapter did not place in a package the package of the nearest
+/// directory at or above its own where another adapter did (a Makefile beside a
+/// `package.json`). Only what the adapters already read is used: no file is opened here.
+fn inherit_packages(raw: &mut [RawTask]) {
+    let mut named: HashMap<&str, &str> = HashMap::new();
+    for t in raw.iter() {
+        if let Some(package) = &t.package {
+            named.entry(&t.dir).or_insert(package);
+        }
+    }
+    if named.is_empty() {
+        return;
+    }
+    let nearest = |dir: &str| -> Option<String> {
+        let mut dir = dir;
+        loop {
+            if let Some(package) = named.get(dir) {
+                return Some((*package).to_owned());
+            }
+            if dir == "." || dir.is_empty() {
+                return None;
+            }
+            dir = dir.rsplit_once('/').map_or(".", |(up, _)| up);
+        }
+    };
+    // Rows come grouped by directory: one look-up per directory.
+    let mut found: Vec<(usize, Option<String>)> = Vec::new();
+    let mut last: Option<(&str, Option<String>)> = None;
+    for (i, t) in raw.iter().enumerate() {
+        if t.package.is_some() {
+            continue;
+        }
+        let package = match &last {
+            Some((dir, package)) if *dir == t.dir => package.clone(),
+            _ => {
+                let package = nearest(&t.dir);
+                last = Some((&t.dir, package.clone()));
+                package
+            }
+        };
+        if package.is_some() {
+            found.push((i, package));
+        }
+    }
+    for (i, package) in found {
+        if let Some(t) = raw.get_mut(i) {
+            t.package = package;
+        }
     }
 }
 
@@ -257,6 +352,7 @@ fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path
         source_name: t.source_name,
         runner: t.runner,
         dir: t.dir,
+        package: t.package,
         file_path: t.file_path,
         line: t.line,
         description: t.description,
@@ -280,13 +376,19 @@ pub struct Filter {
     pub runners: Vec<Runner>,
     /// Only tasks whose directory is this one or below it.
     pub dir: Option<String>,
-    /// Only tasks whose names or description contain this, case-insensitively.
+    /// Only tasks that match every word of this, case-insensitively, each in a name, the
+    /// directory, the package, the runner or the description ([`Task::searchable`]).
     pub query: Option<String>,
 }
 
 impl Filter {
     /// Whether `task` passes.
     pub fn matches(&self, task: &Task) -> bool {
+        self.in_scope(task) && self.words().iter().all(|w| contains_word(task, w))
+    }
+
+    /// Whether `task` passes the runner and directory filters (the query aside).
+    pub fn in_scope(&self, task: &Task) -> bool {
         if !self.runners.is_empty() && !self.runners.contains(&task.runner) {
             return false;
         }
@@ -303,21 +405,26 @@ impl Filter {
                 return false;
             }
         }
-        if let Some(q) = self.query.as_deref() {
-            let q = q.to_lowercase();
-            let hay = [
-                Some(task.unique_name.as_str()),
-                Some(task.source_name.as_str()),
-                task.description.as_deref(),
-            ];
-            if !hay.iter().flatten().any(|h| h.to_lowercase().contains(&q))
-                && !task.aliases.iter().any(|a| a.to_lowercase().contains(&q))
-            {
-                return false;
-            }
-        }
         true
     }
+
+    /// The words of the query, lowercased, in order and without repeats.
+    pub fn words(&self) -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        for word in self.query.as_deref().unwrap_or_default().split_whitespace() {
+            let word = word.to_lowercase();
+            if !words.contains(&word) {
+                words.push(word);
+            }
+        }
+        words
+    }
+}
+
+/// Whether lowercase `word` occurs in any searchable text of `task`.
+fn contains_word(task: &Task, word: &str) -> bool {
+    task.searchable()
+        .any(|(_, text)| text.to_lowercase().contains(word))
 }
 
 #[cfg(test)]

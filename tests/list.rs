@@ -238,7 +238,11 @@ fn filters_narrow_by_runner_dir_and_query() {
         .run()
         .success()
         .json();
-    assert_eq!(names(&by_query), ["docs:serve"]);
+    // A name first, then the tasks of the `docs-site` package.
+    assert_eq!(
+        names(&by_query),
+        ["docs:serve", "tools/site/build", "tools/site/serve"]
+    );
     Test::fixture("polyglot")
         .args(["list", ".", "--runner", "nonesuch"])
         .run()
@@ -529,4 +533,180 @@ fn just_recipes_match_just_dump_on_every_fixture() {
         });
         assert_eq!(listed, recipes, "{}", dir.display());
     }
+}
+
+/// The `workspace` fixture's tasks that `agg list ARGS --json` prints, in order.
+fn workspace(args: &[&str]) -> Vec<String> {
+    let json = Test::fixture("workspace")
+        .args(["list", ".", "--json"])
+        .args(args)
+        .run()
+        .success()
+        .json();
+    names(&json)
+}
+
+#[test]
+fn a_search_of_several_words_needs_every_word() {
+    assert_eq!(
+        workspace(&["-q", "account-adapter test"]),
+        ["packages/account-adapter/test"]
+    );
+    assert_eq!(
+        workspace(&["-q", "adapter build"]),
+        [
+            "packages/account-adapter/build",
+            "packages/billing-adapter/build"
+        ]
+    );
+}
+
+#[test]
+fn a_package_name_finds_the_tasks_of_that_package_and_rows_carry_it() {
+    assert_eq!(
+        workspace(&["-q", "@acme/web"]),
+        [
+            "apps/web/dev",
+            "apps/web/build",
+            "apps/web/test",
+            "apps/web/test:e2e",
+            "apps/web/lint",
+            "apps/web/e2e/smoke",
+        ],
+        "a Makefile inside a package belongs to it"
+    );
+    assert_eq!(
+        workspace(&["-q", "billing-service"]),
+        ["services/billing/test", "services/billing/serve"]
+    );
+    let json = Test::fixture("workspace")
+        .args(["list", ".", "--json", "-q", "account-adapter lint"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(json["tasks"][0]["package"], "@acme/account-adapter");
+}
+
+#[test]
+fn search_results_come_best_first() {
+    assert_eq!(
+        workspace(&["-q", "test"]),
+        [
+            // The name itself, root first, then directory by directory.
+            "test",
+            "apps/web/test",
+            "packages/account-adapter/test",
+            "packages/billing-adapter/test",
+            "services/billing/test",
+            // A word of the name.
+            "apps/web/test:e2e",
+            // The description only.
+            "apps/web/e2e/smoke",
+        ]
+    );
+}
+
+#[test]
+fn people_see_search_results_in_directory_blocks_ordered_by_their_best_match() {
+    let out = Test::fixture("workspace")
+        .args(["list", ".", "-q", "test"])
+        .run()
+        .success();
+    let blocks: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.is_empty())
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            "./ (package.json)",
+            "apps/web (package.json)",
+            "packages/account-adapter (package.json)",
+            "packages/billing-adapter (package.json)",
+            "services/billing (pyproject.toml)",
+            // Its only task matches in its description: last, unlike in the full table.
+            "apps/web/e2e (Makefile)",
+        ],
+        "{}",
+        out.stdout
+    );
+    let web: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| name.starts_with("apps/web/test"))
+        .collect();
+    assert_eq!(
+        web,
+        ["apps/web/test", "apps/web/test:e2e"],
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_search_that_finds_nothing_suggests_what_would() {
+    let out = Test::fixture("workspace")
+        .args(["list", ".", "-q", "acount-adaptr tset"])
+        .run()
+        .success();
+    assert_eq!(
+        out.stdout,
+        "no tasks match `acount-adaptr tset`\ndid you mean `account-adapter test`?\n"
+    );
+    let out = Test::fixture("workspace")
+        .args(["list", ".", "-q", "billing-adapter serve", "--json"])
+        .run()
+        .success();
+    assert!(names(&out.json()).is_empty());
+    assert!(
+        out.stderr
+            .contains("did you mean `serve`, `billing-adapter`?"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn for_a_path_lists_the_tasks_of_the_directories_around_it_nearest_first() {
+    let web = [
+        "apps/web/dev",
+        "apps/web/build",
+        "apps/web/test",
+        "apps/web/test:e2e",
+        "apps/web/lint",
+    ];
+    let found = workspace(&["--for", "apps/web/src/main.ts"]);
+    assert_eq!(found[..5], web);
+    assert_eq!(found[5..], ["lint", "test"]);
+    let found = workspace(&["--for", "apps/web/e2e/login.spec.ts"]);
+    assert_eq!(found[0], "apps/web/e2e/smoke");
+    assert_eq!(
+        workspace(&["--for", "apps/web/src/main.ts", "-q", "test"]),
+        ["apps/web/test", "apps/web/test:e2e", "test"]
+    );
+    // From inside the repository, a relative path starts from the current directory.
+    let root = fixtures().join("workspace");
+    let json = Test::fixture("workspace")
+        .current_dir("apps/web")
+        .args(["list", "--json", "--for", "src/main.ts", "--runner", "npm"])
+        .args([root.clone()])
+        .run()
+        .success()
+        .json();
+    assert_eq!(names(&json)[..5], web);
+    let absolute = root.join("packages/account-adapter/src/index.ts");
+    let absolute = absolute.to_string_lossy().into_owned();
+    let found = workspace(&["--for", &absolute]);
+    assert_eq!(found[0], "packages/account-adapter/build");
+    let out = Test::fixture("workspace")
+        .args(["list", ".", "--for", "../elsewhere"])
+        .run()
+        .code(2);
+    assert!(
+        out.stderr.contains("is not inside the repository"),
+        "{}",
+        out.stderr
+    );
 }

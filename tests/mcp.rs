@@ -72,8 +72,9 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             .iter()
             .all(|t| t.get("allowlisted").is_none())
     );
+    // `docs:serve` by its name, the two scripts of the `docs-site` package by their package.
     let query = mcp.ok("list_tasks", json!({"query": "docs"})).await;
-    assert_eq!(query["total"], 1);
+    assert_eq!(query["total"], 3);
     let paged = mcp.ok("list_tasks", json!({"limit": 2})).await;
     assert_eq!(paged["tasks"].as_array().map(Vec::len), Some(2));
     assert_eq!(paged["next_offset"], 2);

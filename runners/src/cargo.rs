@@ -9,7 +9,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::{Adapter, file_name};
-use crate::{LineIndex, Parsed, RawTask, Runner, Source, parent, quote_command};
+use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, join, parent, quote_command};
 
 /// The cargo adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -173,7 +173,24 @@ fn parse(src: &Source<'_>) -> Parsed {
         });
         out.tasks.push(task);
     }
+    if !out.tasks.is_empty() {
+        out.name_package(package_name(src.files, dir).as_deref());
+    }
     out
+}
+
+/// `[package].name` of the `Cargo.toml` beside `.cargo/`, when there is one (a virtual
+/// workspace's manifest has none): the package the aliases belong to.
+fn package_name(files: &dyn Files, dir: &str) -> Option<String> {
+    let text = files.read(&join(dir, "Cargo.toml")?).ok()?;
+    let manifest = DeTable::parse(&text).ok()?.into_inner();
+    let DeValue::Table(package) = manifest.get("package")?.get_ref() else {
+        return None;
+    };
+    match package.get("name")?.get_ref() {
+        DeValue::String(name) => Some(name.to_string()),
+        _ => None,
+    }
 }
 
 /// The words an alias expands to, as cargo reads them: a string split on whitespace, or an

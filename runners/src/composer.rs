@@ -129,6 +129,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         .collect();
     describe(src.path, &root, &index, &mut out);
     alias(src.path, &root, &index, &mut out);
+    out.name_package(root.get("name").and_then(Node::str));
     out
 }
 

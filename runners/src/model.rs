@@ -628,6 +628,11 @@ pub struct RawTask {
     pub aliases: Vec<String>,
     /// just `[group]`.
     pub group: Option<String>,
+    /// The package the task belongs to, as its manifest names it: package.json `name`,
+    /// pyproject `[project].name`, Cargo `[package].name`, a Maven `artifactId`, a Gradle
+    /// project, composer or deno `name`. Set by the adapters that read the manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// What the task does, as written in the file: a script body, recipe lines, an alias
     /// expansion. Shown by `describe`.
     pub script: Option<String>,
@@ -702,6 +707,7 @@ impl RawTask {
             deps: Vec::new(),
             aliases: Vec::new(),
             group: None,
+            package: None,
             script: None,
             env: Vec::new(),
             xc: None,
@@ -751,6 +757,17 @@ pub struct Parsed {
 }
 
 impl Parsed {
+    /// Names the package of every task found so far that has none yet: the manifest this
+    /// file is (or sits beside) names it. An empty name names nothing.
+    pub fn name_package(&mut self, name: Option<&str>) {
+        let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+            return;
+        };
+        for task in self.tasks.iter_mut().filter(|t| t.package.is_none()) {
+            task.package = Some(name.to_owned());
+        }
+    }
+
     /// Records a diagnostic.
     pub fn diag(&mut self, file_path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics

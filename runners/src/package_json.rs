@@ -53,8 +53,10 @@ fn parse(src: &Source<'_>) -> Parsed {
             return parsed;
         }
     };
+    let package = root.get("name").and_then(Value::as_str);
     let Some(scripts) = root.get("scripts") else {
         crate::js::nx::from_package_json(src, &mut parsed);
+        parsed.name_package(package);
         return parsed;
     };
     let keys = KeyOffsets::scan(text);
@@ -98,6 +100,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         parsed.tasks.push(task);
     }
     crate::js::nx::from_package_json(src, &mut parsed);
+    parsed.name_package(package);
     parsed
 }
 

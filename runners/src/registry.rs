@@ -113,6 +113,60 @@ mod tests {
         assert!(!surely_not_a_task_file("gen.ts"));
     }
 
+    /// Each manifest that names its package names every task it brings; a manifest
+    /// without a name names none.
+    #[test]
+    fn every_manifest_names_the_package_of_its_tasks() {
+        use crate::{MemFiles, testing::parse_with};
+        let files = MemFiles::new()
+            .with("web/package.json", r#"{"name": "@acme/web", "scripts": {"build": "vite"}}"#)
+            .with("anon/package.json", r#"{"scripts": {"build": "vite"}}"#)
+            .with("py/pyproject.toml", "[project]\nname = \"svc\"\n[tool.poe.tasks]\nfmt = \"ruff format\"\n")
+            .with("old/pyproject.toml", "[tool.poetry]\nname = \"legacy\"\n[tool.poetry.scripts]\nserve = \"legacy.cli:main\"\n")
+            .with("rs/.cargo/config.toml", "[alias]\nxtask = \"run -p xtask\"\n")
+            .with("rs/Cargo.toml", "[package]\nname = \"tool\"\n")
+            .with("java/pom.xml", "<project><artifactId>shop</artifactId><name>The shop</name></project>")
+            .with("gradle/settings.gradle", "rootProject.name = 'store'\ninclude 'core'\n")
+            .with("gradle/build.gradle", "plugins { id 'base' }\n")
+            .with("gradle/core/build.gradle", "plugins { id 'java' }\n")
+            .with("php/composer.json", r#"{"name": "acme/site", "scripts": {"test": "phpunit"}}"#)
+            .with("deno/deno.json", r#"{"name": "@acme/tool", "tasks": {"dev": "deno run main.ts"}}"#);
+        let packages = |path: &str| {
+            let adapter = ADAPTERS
+                .iter()
+                .find(|a| (a.candidate)(path).is_some())
+                .unwrap_or_else(|| panic!("no adapter for {path}"));
+            let parsed = parse_with(adapter.parse, &files, path);
+            assert!(!parsed.tasks.is_empty(), "{path}: {:?}", parsed.diagnostics);
+            let mut packages: Vec<(String, Option<String>)> = parsed
+                .tasks
+                .iter()
+                .map(|t| (t.source_name.clone(), t.package.clone()))
+                .collect();
+            packages.dedup_by(|a, b| a.1 == b.1 && a.0.contains(':') == b.0.contains(':'));
+            packages
+                .into_iter()
+                .map(|(name, package)| (name.contains(':'), package))
+                .collect::<Vec<_>>()
+        };
+        let one = |package: &str| vec![(false, Some(package.to_owned()))];
+        assert_eq!(packages("web/package.json"), one("@acme/web"));
+        assert_eq!(packages("anon/package.json"), [(false, None)]);
+        assert_eq!(packages("py/pyproject.toml"), one("svc"));
+        assert_eq!(packages("old/pyproject.toml"), one("legacy"));
+        assert_eq!(packages("rs/.cargo/config.toml"), one("tool"));
+        assert_eq!(packages("java/pom.xml"), one("shop"));
+        assert_eq!(
+            packages("gradle/settings.gradle"),
+            [
+                (false, Some("store".to_owned())),
+                (true, Some("core".to_owned()))
+            ]
+        );
+        assert_eq!(packages("php/composer.json"), one("acme/site"));
+        assert_eq!(packages("deno/deno.json"), one("@acme/tool"));
+    }
+
     #[test]
     fn formats_known_by_content_come_after_every_format_known_by_name() {
         let first_by_content = ADAPTERS.iter().position(|a| a.admit.is_some());

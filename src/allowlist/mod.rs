@@ -238,6 +238,7 @@ mod tests {
             runner: Runner::Make,
             command: format!("make {name}"),
             dir: "web".to_owned(),
+            package: None,
             file_path: "web/Makefile".to_owned(),
             line: Some(1),
             description: None,

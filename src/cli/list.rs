@@ -1,7 +1,15 @@
-//! `agg list`: the table for people (grouped, aligned, coloured on a terminal) or as JSON.
+//! `agg list`: the table for people (grouped, aligned, coloured on a terminal) or as JSON,
+//! narrowed by runner, directory, a search ([`crate::search::find`]) or a path
+//! ([`crate::search::for_path`]).
+//!
+//! A search's JSON lists tasks best first. The human table keeps its directory blocks, so
+//! each row still sits under the directory and files it comes from, and orders them by
+//! their best match: the first block holds the best task, and a name that several packages
+//! share is read once per package rather than scattered through one long list.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agg_runners::{Diagnostic, Runner};
@@ -11,6 +19,7 @@ use super::ListArgs;
 use crate::availability::install_hint;
 use crate::error::Error;
 use crate::history::{History, Summaries};
+use crate::search;
 use crate::table::{Filter, Table, Task};
 use crate::visible;
 
@@ -28,11 +37,25 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         dir: args.dir.clone(),
         query: args.query.clone(),
     };
+    let select = Select {
+        filter,
+        for_path: args.for_path.clone(),
+    };
     if args.watch {
-        return watch(root, filter, args.json);
+        // Said once, before the first table, rather than on every change.
+        if let Some(given) = &select.for_path {
+            let absolute = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+            if in_repository(&absolute, given).is_none() {
+                return Err(Error::OutsideRoot {
+                    path: given.clone(),
+                    root: absolute,
+                });
+            }
+        }
+        return watch(root, select, args.json);
     }
-    let mut table = Table::load(root);
-    table.tasks.retain(|t| filter.matches(t));
+    let table = Table::load(root);
+    let (table, suggestions) = select.apply(table, args.json)?;
     print_diagnostics(&table.diagnostics).map_err(Error::Output)?;
     if args.json {
         // Indented for a person at a terminal, compact for a program reading a pipe.
@@ -48,10 +71,18 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         }
         writeln!(out).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
+        if table.tasks.is_empty() {
+            let mut err = anstream::stderr().lock();
+            write_no_match(&mut err, &select.filter, &suggestions).map_err(Error::Output)?;
+        }
     } else {
         let mut out = anstream::stdout().lock();
         chosen.announce(&mut out).map_err(Error::Output)?;
-        write_table(&mut out, &table, &past_runs(root)).map_err(Error::Output)?;
+        let told = table.tasks.is_empty()
+            && write_no_match(&mut out, &select.filter, &suggestions).map_err(Error::Output)?;
+        if !told {
+            write_table(&mut out, &table, &past_runs(root)).map_err(Error::Output)?;
+        }
         out.flush().map_err(Error::Output)?;
         print_hints(&table).map_err(Error::Output)?;
     }
@@ -60,11 +91,142 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What `agg list` shows of the table: its filters, and the path of `--for`.
+struct Select {
+    filter: Filter,
+    /// As given on the command line.
+    for_path: Option<PathBuf>,
+}
+
+impl Select {
+    /// The table with only the selected tasks, in the order they are shown (ranked for
+    /// JSON, ranked blocks for people), and the suggestions of a search that found nothing.
+    fn apply(&self, mut table: Table, json: bool) -> Result<(Table, Vec<String>), Error> {
+        let (mut order, suggestions) = if let Some(given) = &self.for_path {
+            let found = in_repository(&table.root, given)
+                .and_then(|rel| search::for_path(&table, &rel, &self.filter))
+                .ok_or_else(|| Error::OutsideRoot {
+                    path: given.clone(),
+                    root: table.root.clone(),
+                })?;
+            (found, Vec::new())
+        } else {
+            let found = search::find(&table, &self.filter);
+            (found.indices, found.suggestions)
+        };
+        if !json {
+            in_blocks(&table.tasks, &mut order);
+        }
+        if order.windows(2).all(|w| w[0] < w[1]) {
+            // Table order (no search): keep the rows in place rather than copy a monorepo.
+            let mut keep = vec![false; table.tasks.len()];
+            for &i in &order {
+                if let Some(k) = keep.get_mut(i) {
+                    *k = true;
+                }
+            }
+            let mut keep = keep.into_iter();
+            table.tasks.retain(|_| keep.next().unwrap_or(false));
+        } else {
+            let mut rows: Vec<Option<Task>> = std::mem::take(&mut table.tasks)
+                .into_iter()
+                .map(Some)
+                .collect();
+            table.tasks = order
+                .into_iter()
+                .filter_map(|i| rows.get_mut(i).and_then(Option::take))
+                .collect();
+        }
+        Ok((table, suggestions))
+    }
+}
+
+/// The `--for` path relative to `root`: a relative one from the current directory when
+/// that is inside the repository, else from the root; `None` when it is outside.
+fn in_repository(root: &Path, given: &Path) -> Option<PathBuf> {
+    let within = |path: &Path| {
+        search::relative(root, path)
+            .map(PathBuf::from)
+            .or_else(|| canonical(root, path))
+    };
+    if given.is_absolute() {
+        return within(given);
+    }
+    match std::env::current_dir()
+        .ok()
+        .filter(|cwd| within(cwd).is_some())
+    {
+        Some(cwd) => within(&cwd.join(given)),
+        None => search::relative(root, given).map(PathBuf::from),
+    }
+}
+
+/// `path` with the root's symbolic links resolved, when the two spellings differ only by
+/// them (the current directory is always resolved; a root given on the command line may
+/// not be).
+fn canonical(root: &Path, path: &Path) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    // The path need not exist: resolve its longest existing ancestor.
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(resolved) = existing.canonicalize() {
+            let resolved = rest
+                .iter()
+                .rev()
+                .fold(resolved, |p: PathBuf, part| p.join(part));
+            return resolved.strip_prefix(&root).ok().map(Path::to_path_buf);
+        }
+        rest.push(existing.file_name()?.to_owned());
+        existing = existing.parent()?;
+    }
+}
+
+/// Orders ranked rows in directory blocks, each block where its best row ranked, rows in
+/// rank order within it.
+fn in_blocks(tasks: &[Task], order: &mut [usize]) {
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (rank, &i) in order.iter().enumerate() {
+        if let Some(t) = tasks.get(i) {
+            first.entry(t.dir.as_str()).or_insert(rank);
+        }
+    }
+    order.sort_by_key(|&i| {
+        tasks
+            .get(i)
+            .and_then(|t| first.get(t.dir.as_str()))
+            .copied()
+    });
+}
+
+/// Says that a search found nothing and what would find something; false when there was
+/// no search to speak of.
+fn write_no_match(
+    out: &mut impl Write,
+    filter: &Filter,
+    suggestions: &[String],
+) -> io::Result<bool> {
+    let Some(query) = filter.query.as_deref().filter(|q| !q.trim().is_empty()) else {
+        return Ok(false);
+    };
+    writeln!(out, "no tasks match `{}`", visible::line(query))?;
+    if !suggestions.is_empty() {
+        let shown: Vec<String> = suggestions
+            .iter()
+            .map(|s| format!("`{}`", visible::line(s)))
+            .collect();
+        writeln!(out, "did you mean {}?", shown.join(", "))?;
+    }
+    Ok(true)
+}
+
 /// `agg list --watch`: the table, then again after every change, until interrupted.
-fn watch(root: &std::path::Path, filter: Filter, json: bool) -> Result<ExitCode, Error> {
+fn watch(root: &std::path::Path, select: Select, json: bool) -> Result<ExitCode, Error> {
     let print = move |table: &Table| {
-        let mut shown = table.clone();
-        shown.tasks.retain(|t| filter.matches(t));
+        // The path was checked before the first table; the root does not move.
+        let Ok((shown, _)) = select.apply(table.clone(), json) else {
+            return;
+        };
         let result = (|| -> io::Result<()> {
             if json {
                 let mut out = io::BufWriter::new(io::stdout().lock());

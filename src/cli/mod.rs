@@ -73,9 +73,15 @@ pub struct ListArgs {
     /// Only tasks in this directory (relative to the root) or below it.
     #[arg(long, short)]
     pub dir: Option<String>,
-    /// Only tasks whose name or description contains this text.
+    /// Only tasks matching every word of this (in a name, the directory, the package, the
+    /// runner or the description), best match first.
     #[arg(long, short)]
     pub query: Option<String>,
+    /// Only the tasks that apply to this file or directory: those of the directories
+    /// around it, the nearest first, the root's last. Relative paths start from the current
+    /// directory when it is inside the repository, else from its root.
+    #[arg(long = "for", value_name = "PATH")]
+    pub for_path: Option<PathBuf>,
     /// Print the table as JSON.
     #[arg(long)]
     pub json: bool,

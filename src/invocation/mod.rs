@@ -358,6 +358,7 @@ mod tests {
             runner,
             command: String::new(),
             dir: ".".to_owned(),
+            package: None,
             file_path: String::new(),
             line: None,
             description: None,

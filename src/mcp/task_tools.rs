@@ -538,6 +538,7 @@ mod tests {
             runner: Runner::Make,
             command: format!("make {name}"),
             dir: ".".to_owned(),
+            package: None,
             file_path: "Makefile".to_owned(),
             line: None,
             description: None,

@@ -78,6 +78,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
     }
     check_dependencies(src, dir, &mut out);
+    out.name_package(root.get("name").and_then(Node::str));
     out
 }
 

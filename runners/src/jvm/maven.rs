@@ -48,6 +48,8 @@ struct Pom {
     line: u32,
     /// `<name>`, else `<artifactId>`.
     name: Option<String>,
+    /// `<artifactId>`: the package its tasks belong to.
+    artifact_id: Option<String>,
     /// `<build><defaultGoal>`.
     default_goal: Option<String>,
     /// `<module>`/`<subproject>` entries with their lines, also those of profiles.
@@ -95,6 +97,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         out.tasks.push(task);
     }
     let project_goal = root.default_goal.clone();
+    let package = root.artifact_id.clone();
     let mut seen: HashSet<String> = HashSet::new();
     let mut visited: HashSet<String> = HashSet::from([src.path.to_owned()]);
     let mut queue: VecDeque<(String, Pom)> = VecDeque::from([(src.path.to_owned(), root)]);
@@ -146,6 +149,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
             }
         }
     }
+    out.name_package(package.as_deref());
     out
 }
 
@@ -208,6 +212,7 @@ fn read_pom(text: &str) -> Result<Pom, (Option<u32>, String)> {
     let mut pom = Pom {
         line: line_of(project),
         name: child_text(project, "name").or_else(|| child_text(project, "artifactId")),
+        artifact_id: child_text(project, "artifactId"),
         default_goal: child(project, "build").and_then(|b| child_text(b, "defaultGoal")),
         ..Pom::default()
     };

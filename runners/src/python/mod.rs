@@ -121,6 +121,11 @@ fn parse_pyproject(src: &Source<'_>) -> Parsed {
     hatch::from_pyproject(&project, &root, &mut out);
     scripts::from_pyproject(&project, &root, &mut out);
     tox::from_pyproject(&project, &root, &mut out);
+    let name = root
+        .path(&["project", "name"])
+        .or_else(|| root.path(&["tool", "poetry", "name"]))
+        .and_then(Node::str);
+    out.name_package(name);
     out
 }
 

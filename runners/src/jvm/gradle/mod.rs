@@ -78,8 +78,10 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         script: root_script,
     });
     let mut plugin_builds = vec!["buildSrc".to_owned()];
+    let mut root_name = None;
     if is_settings {
         let settings = settings::read(src.text, kotlin(src.path));
+        root_name.clone_from(&settings.root_name);
         for (line, message) in &settings.problems {
             out.diag(src.path, Some(*line), message.clone());
         }
@@ -108,7 +110,18 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     }
     let root = &projects[0];
     for project in &projects {
+        let before = out.tasks.len();
         list_tasks(dir, root, project, &conventions, &mut out);
+        // A subproject is named by the last part of its path, as Gradle names it.
+        let name = match project.path.rsplit(':').next() {
+            Some(last) if project.path != ":" => Some(last),
+            _ => root_name.as_deref(),
+        };
+        if let Some(name) = name {
+            for task in out.tasks.iter_mut().skip(before) {
+                task.package = Some(name.to_owned());
+            }
+        }
     }
     out
 }

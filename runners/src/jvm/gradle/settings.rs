@@ -15,6 +15,8 @@ pub(super) struct Include {
 
 #[derive(Debug, Default)]
 pub(super) struct Settings {
+    /// `rootProject.name = "shop"`.
+    pub root_name: Option<String>,
     pub includes: Vec<Include>,
     /// `project(":a").projectDir = …`: project path and directory relative to the settings.
     pub dirs: Vec<(String, String)>,
@@ -79,6 +81,15 @@ pub(super) fn read(text: &str, kotlin: bool) -> Settings {
                 }
                 i = j;
             }
+        } else if t[i].is_ident("rootProject")
+            && start(i)
+            && is(i + 1, '.')
+            && ident(i + 2, "name")
+            && is(i + 3, '=')
+            && let Some(name) = plain(i + 4)
+        {
+            out.root_name = Some(name.to_owned());
+            i += 4;
         } else if t[i].is_ident("includeBuild") {
             let at = if is(i + 1, '(') { i + 2 } else { i + 1 };
             if let Some(dir) = plain(at) {
