@@ -682,3 +682,63 @@ async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
     );
     mcp.client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn list_tasks_finds_by_words_package_and_path_and_suggests() {
+    let copy = tempfile::tempdir().expect("tmp");
+    crate::test::copy_dir(&crate::test::fixtures().join("workspace"), copy.path());
+    let mcp = Mcp::start(copy, false).await;
+    let names = |v: &Value| -> Vec<String> {
+        v["tasks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // Two words, all must match; the package's own `test` first.
+    let found = mcp
+        .ok("list_tasks", json!({"query": "account-adapter test"}))
+        .await;
+    let found = names(&found);
+    assert!(
+        found
+            .first()
+            .is_some_and(|n| n.starts_with("packages/account-adapter/test")),
+        "{found:?}"
+    );
+    // The package.json name.
+    let by_package = mcp
+        .ok("list_tasks", json!({"query": "@acme/account-adapter"}))
+        .await;
+    assert!(!names(&by_package).is_empty(), "{by_package}");
+    // The tasks for a file: its package's first, the root's last.
+    let for_file = mcp
+        .ok(
+            "list_tasks",
+            json!({"path": "packages/account-adapter/src/index.ts"}),
+        )
+        .await;
+    let for_file = names(&for_file);
+    assert!(
+        for_file
+            .first()
+            .is_some_and(|n| n.starts_with("packages/account-adapter/")),
+        "{for_file:?}"
+    );
+    assert!(for_file.iter().any(|n| !n.contains('/')), "{for_file:?}");
+    // A typo: nothing, and a suggestion that finds it.
+    let typo = mcp
+        .ok("list_tasks", json!({"query": "acount-adaptr"}))
+        .await;
+    assert_eq!(typo["total"], 0, "{typo}");
+    assert!(
+        typo["suggestions"].as_array().is_some_and(|s| s
+            .iter()
+            .any(|q| q.as_str().is_some_and(|q| q.contains("account-adapter")))),
+        "{typo}"
+    );
+    mcp.err("list_tasks", json!({"path": "../elsewhere"}), -32602)
+        .await;
+    mcp.client.cancel().await.expect("close");
+}

@@ -107,7 +107,7 @@ static CATALOG: [Entry; 7] = [
     Entry {
         name: Name::ListTasks,
         id: "list_tasks",
-        description: "List the repository's tasks with their unique names, commands, directories, descriptions and whether agents may run them. Filter with runner, dir and query to fetch little.",
+        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner.",
         annotations: read_only,
         input: input::<ListTasksArgs>,
         output: output::<ListTasksResult>,

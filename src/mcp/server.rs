@@ -234,6 +234,7 @@ impl Server {
                 .cloned()
                 .collect(),
             allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
+            suggestions: Vec::new(),
         }
     }
 

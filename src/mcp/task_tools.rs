@@ -188,7 +188,12 @@ fn readable(unique_name: &str) -> String {
             return name;
         }
         if dir_words.is_empty() {
-            return name.chars().take(MAX_NAME).collect::<String>().trim_end_matches('_').to_owned();
+            return name
+                .chars()
+                .take(MAX_NAME)
+                .collect::<String>()
+                .trim_end_matches('_')
+                .to_owned();
         }
         dir_words.remove(0);
     }
@@ -243,7 +248,14 @@ fn has_word(name: &str, keys: &[&str]) -> bool {
 /// The verbs an agent reaches for first, in that order: their tasks get per-task tools
 /// before others.
 pub const COMMON_VERBS: &[&str] = &[
-    "test", "build", "lint", "check", "fmt", "format", "typecheck", "dev",
+    "test",
+    "build",
+    "lint",
+    "check",
+    "fmt",
+    "format",
+    "typecheck",
+    "dev",
 ];
 
 /// Where a task's name stands among [`COMMON_VERBS`] (its first word that is one), after
@@ -410,7 +422,12 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
                 }
             }
         }
-        Some(other) => return Err(format!("`{}` is a list of strings, not {other}", controls[6])),
+        Some(other) => {
+            return Err(format!(
+                "`{}` is a list of strings, not {other}",
+                controls[6]
+            ));
+        }
     }
     let mut out = JsonObject::new();
     out.insert("unique_name".into(), json!(task.unique_name));

@@ -63,10 +63,34 @@ impl Server {
             query: args.query.clone(),
         };
         let table = self.fresh().await;
-        let matching: Vec<&Task> = table.tasks.iter().filter(|t| filter.matches(t)).collect();
+        let (order, suggestions) = match args.path.as_deref() {
+            Some(path) => {
+                let outside = || {
+                    tool_error(
+                        code::INVALID_ARGS,
+                        format!("path `{path}` is outside the repository"),
+                        Some(
+                            "path is a file or directory in the repository, relative to its root"
+                                .to_owned(),
+                        ),
+                    )
+                };
+                let rel = crate::search::relative(&table.root, std::path::Path::new(path))
+                    .ok_or_else(outside)?;
+                let found = crate::search::for_path(&table, std::path::Path::new(&rel), &filter)
+                    .ok_or_else(outside)?;
+                (found, Vec::new())
+            }
+            None => {
+                let found = crate::search::find(&table, &filter);
+                (found.indices, found.suggestions)
+            }
+        };
+        let matching: Vec<&Task> = order.iter().filter_map(|&i| table.tasks.get(i)).collect();
         let offset = args.offset.unwrap_or(0);
         let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
-        let result = self.listing(&table, &matching, offset, limit);
+        let mut result = self.listing(&table, &matching, offset, limit);
+        result.suggestions = suggestions;
         let mut text = list_text(&result);
         if limit > catalog::LIST_MAX {
             let _ = writeln!(
@@ -720,9 +744,12 @@ fn list_text(r: &ListTasksResult) -> String {
     if let Some(next) = r.next_offset {
         let _ = writeln!(
             s,
-            "[{} more: list_tasks with offset {next}, or narrow with query/dir/runner]",
+            "[{} more: list_tasks with offset {next}, or narrow with query/dir/runner/path]",
             r.total - next
         );
+    }
+    if !r.suggestions.is_empty() {
+        let _ = writeln!(s, "did you mean: {}?", r.suggestions.join(", "));
     }
     if r.problems > 0 {
         let _ = writeln!(

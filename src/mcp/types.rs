@@ -47,8 +47,13 @@ pub struct ListTasksArgs {
     pub runner: Option<String>,
     /// Only tasks in this directory (relative to the root) or below it.
     pub dir: Option<String>,
-    /// Only tasks whose name, alias or description contains this text (case-insensitive).
+    /// Words that must all match (case-insensitive) a task's name, directory, package,
+    /// runner or description; the best matches come first (name, then directory and
+    /// package, then description).
     pub query: Option<String>,
+    /// A file or directory (relative to the root): the tasks that apply to it, those of its
+    /// nearest enclosing task directories first, the root's last.
+    pub path: Option<String>,
     /// At most this many tasks.
     pub limit: Option<usize>,
     /// Skip this many tasks first (paging).
@@ -236,7 +241,8 @@ impl Bounded for ListTasksArgs {
     fn check(&self) -> Result<(), ToolError> {
         bound("runner", self.runner.as_deref(), MAX_NAME_BYTES)?;
         bound("dir", self.dir.as_deref(), MAX_NAME_BYTES * 4)?;
-        bound("query", self.query.as_deref(), MAX_NAME_BYTES)
+        bound("query", self.query.as_deref(), MAX_NAME_BYTES)?;
+        bound("path", self.path.as_deref(), MAX_NAME_BYTES * 4)
     }
 }
 
@@ -376,6 +382,9 @@ pub struct ListTasksResult {
     /// Why the allowlist cannot be used, when it cannot (every task is then refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowlist_problem: Option<String>,
+    /// When nothing matched `query`: queries that would.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
