@@ -63,8 +63,8 @@ impl Server {
             query: args.query.clone(),
         };
         let table = self.fresh().await;
-        let (order, suggestions) = match args.path.as_deref() {
-            Some(path) => {
+        let (order, suggestions) = if let Some(path) = args.path.as_deref() {
+            {
                 let outside = || {
                     tool_error(
                         code::INVALID_ARGS,
@@ -81,10 +81,9 @@ impl Server {
                     .ok_or_else(outside)?;
                 (found, Vec::new())
             }
-            None => {
-                let found = crate::search::find(&table, &filter);
-                (found.indices, found.suggestions)
-            }
+        } else {
+            let found = crate::search::find(&table, &filter);
+            (found.indices, found.suggestions)
         };
         let matching: Vec<&Task> = order.iter().filter_map(|&i| table.tasks.get(i)).collect();
         let offset = args.offset.unwrap_or(0);
