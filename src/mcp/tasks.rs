@@ -113,6 +113,14 @@ impl Server {
         );
         detail.history = crate::history::History::open_existing(&table.root)
             .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
+        // A result stays within a model's budget whatever the file holds: a recipe or a
+        // description past the cap is cut where a line ends, saying how much was left out.
+        for text in [&mut detail.script, &mut detail.task.description]
+            .into_iter()
+            .flatten()
+        {
+            cut(text, DESCRIBE_CAP);
+        }
         let result = DescribeResult {
             detail,
             allowlisted: decision.allowed(),
@@ -576,6 +584,27 @@ impl Shown {
             also,
         }
     }
+}
+
+/// The most bytes of a recipe or a description `describe_task` returns.
+const DESCRIBE_CAP: usize = 16 * 1024;
+
+/// Cuts `text` to at most `cap` bytes at a line end, and says how many lines were left out.
+fn cut(text: &mut String, cap: usize) {
+    if text.len() <= cap {
+        return;
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').unwrap_or(end);
+    let left = text[end..].lines().filter(|l| !l.is_empty()).count();
+    text.truncate(end);
+    let _ = write!(
+        text,
+        "\n… {left} more lines (the file holds the rest: {DESCRIBE_CAP} bytes are shown at most)"
+    );
 }
 
 /// Longest wait a start without `wait_ms` takes from the run history.
