@@ -416,3 +416,48 @@ async fn without_per_task_tools_the_tool_list_never_changes() {
     assert_eq!(caps.list_changed, None, "the seven tools never change");
     mcp.client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn per_task_tools_take_more_arguments_under_the_permission_rules() {
+    let dir = repo(&[(
+        "Makefile",
+        "test:\n\t@echo testing $(FILTER)\n\ndeploy:\n\t@echo deployed\n",
+    )]);
+    let mcp = Mcp::start_args(dir, true, &["--task-tools"]).await;
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    // The common verb comes first among the per-task tools.
+    let first = names.iter().find(|n| n.starts_with("run_"));
+    assert_eq!(first, Some(&"run_test"), "{names:?}");
+    let test = tools
+        .iter()
+        .find(|t| t.name == "run_test")
+        .expect("run_test");
+    assert!(
+        test.input_schema
+            .get("properties")
+            .and_then(|p| p.get("args"))
+            .is_some(),
+        "{test:?}"
+    );
+    // make reads `deploy` as another target: the allow of the directory does not cover it.
+    mcp.err("run_test", json!({"args": ["deploy"]}), -32016)
+        .await;
+    // The person allows agents to pass anything to it: the arguments arrive.
+    mcp.agg_allow(&["--dir", ".", "--any-args"]);
+    let run = mcp
+        .ok(
+            "run_test",
+            json!({"args": ["FILTER=unit"], "wait_ms": 20_000}),
+        )
+        .await;
+    assert_eq!(run["exit_code"], 0, "{run}");
+    assert!(
+        run["output"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("testing unit"),
+        "{run}"
+    );
+    mcp.client.cancel().await.expect("close");
+}

@@ -131,3 +131,30 @@ fn an_edit_between_the_question_and_the_answer_asks_again() {
     );
     assert!(!attack.marked());
 }
+
+#[test]
+fn a_start_that_returns_the_running_job_is_not_asked_again_and_starts_nothing_unasked() {
+    let attack = Attack::new(&[("Makefile", "serve:\n\t@echo up; sleep 30\n")]);
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let serve = json!({"unique_name": "serve", "wait_ms": 300});
+    let (_, state) = question(&call(&mut raw, 1, &serve, None)).expect("question");
+    let first = call(&mut raw, 2, &serve, Some((&state, "once")));
+    assert_eq!(
+        first["result"]["structuredContent"]["state"], "running",
+        "{first}"
+    );
+    // The same start again: the running job, no second question.
+    let again = call(&mut raw, 3, &serve, None);
+    assert!(question(&again).is_none(), "asked again: {again}");
+    assert_eq!(
+        again["result"]["structuredContent"]["reused"], true,
+        "{again}"
+    );
+    assert_eq!(
+        again["result"]["structuredContent"]["run_id"],
+        first["result"]["structuredContent"]["run_id"]
+    );
+    // Another copy (allow_parallel) is a new start: asked.
+    let parallel = json!({"unique_name": "serve", "wait_ms": 300, "allow_parallel": true});
+    assert!(question(&call(&mut raw, 4, &parallel, None)).is_some());
+}
