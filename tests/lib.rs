@@ -26,6 +26,7 @@ mod live;
 mod mcp;
 mod mcp_tasks;
 mod mise;
+mod output;
 mod python;
 mod run;
 mod scripts;

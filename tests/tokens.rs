@@ -25,7 +25,7 @@ fn bpe() -> &'static CoreBPE {
     BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("o200k"))
 }
 
-fn tokens(text: &str) -> usize {
+pub(crate) fn tokens(text: &str) -> usize {
     bpe().encode_ordinary(text).len()
 }
 

@@ -18,7 +18,7 @@ pub struct McpArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=600_000))]
     pub wait_ms: u64,
     /// Lines of output results carry by default.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = crate::mcp::TAIL_LINES)]
     pub tail_lines: usize,
     /// Jobs that may run at once.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=1024))]

@@ -249,6 +249,15 @@ impl Job {
         self.output().read(req)
     }
 
+    /// Searches captured output (see [`OutputBuffer::search`]).
+    pub fn search(
+        &self,
+        req: &super::output::SearchRequest,
+        is_match: impl FnMut(&[u8]) -> bool,
+    ) -> super::output::Found {
+        self.output().search(req, is_match)
+    }
+
     /// Adds output the job wrote somewhere agg does not read itself (a log file the task
     /// writes to directly), so readers and readiness see it as if it had been captured.
     pub fn feed(&self, stream: super::output::Stream, chunk: &[u8]) {

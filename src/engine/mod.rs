@@ -24,6 +24,7 @@
 //! The engine knows nothing about task files: callers resolve a table row into an
 //! [`Invocation`] (see [`crate::invocation`]).
 
+pub mod failure;
 pub mod job;
 pub mod output;
 pub mod process;
@@ -45,7 +46,7 @@ use tokio::process::{Child, Command};
 
 pub use job::{Job, JobSnapshot, JobState};
 use job::{JobParts, Status};
-pub use output::{Line, OutputLimits, Page, ReadRequest, Stream};
+pub use output::{Found, Line, OutputLimits, Page, ReadRequest, Region, SearchRequest, Stream};
 
 /// Limits and defaults of an engine.
 #[derive(Debug, Clone)]

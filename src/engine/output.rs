@@ -11,6 +11,10 @@
 
 use std::collections::VecDeque;
 
+mod search;
+
+pub use search::{Found, Region, RegionLine, SearchRequest};
+
 use schemars::JsonSchema;
 use serde::Serialize;
 

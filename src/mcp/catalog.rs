@@ -25,10 +25,15 @@ pub const LIST_LIMIT: usize = 50;
 pub const LIST_MAX: usize = 500;
 /// Diagnostics `list_tasks` carries (the rest are counted in `problems`).
 pub const LIST_DIAGNOSTICS: usize = 5;
-/// Lines of output `task_status` includes unless asked otherwise.
-pub const STATUS_TAIL: usize = 20;
+/// Lines of output a result's tail holds unless asked otherwise (`task_start`,
+/// `task_status`, `task_output`, `task_stop`): the default of `agg mcp --tail-lines`.
+pub const TAIL_LINES: usize = 20;
 /// Bounds of `task_output`'s `max_bytes`.
 pub const OUTPUT_BYTES: (usize, usize) = (256, 64 * 1024);
+/// `task_output`'s `context` unless asked otherwise, and its maximum.
+pub const GREP_CONTEXT: (usize, usize) = (2, 20);
+/// Longest `grep` pattern `task_output` accepts.
+pub const GREP_MAX_BYTES: usize = 1024;
 /// `task_stop`'s SIGTERM-to-SIGKILL grace unless asked otherwise, and its maximum.
 pub const STOP_GRACE_MS: (u64, u64) = (5_000, 60_000);
 
@@ -125,7 +130,7 @@ static CATALOG: [Entry; 7] = [
     Entry {
         name: Name::TaskStart,
         id: "task_start",
-        description: "Run a task. Returns its exit code and output if it ends within wait_ms; otherwise returns state running with a run_id while it continues in the background. With ready (an output line regex, a port, or a URL) it returns as soon as the task is ready, with the URLs it printed; services (dev, serve, start, watch, …) wait for readiness by themselves. Only tasks the user allowed run (agg may ask the user first).",
+        description: "Run a task. Returns its exit code and output if it ends within wait_ms (and a failed run's first failure lines); otherwise returns state running with a run_id while it continues in the background. With ready (an output line regex, a port, or a URL) it returns as soon as the task is ready, with the URLs it printed; services (dev, serve, start, watch, …) wait for readiness by themselves. Only tasks the user allowed run (agg may ask the user first).",
         annotations: runs_anything,
         input: input::<TaskStartArgs>,
         output: output::<JobResult>,
@@ -150,17 +155,21 @@ static CATALOG: [Entry; 7] = [
         annotations: read_only,
         input: input::<TaskStatusArgs>,
         output: output::<JobResult>,
-        defaults: &[("tail_lines", Default::Fixed(|| STATUS_TAIL.to_string()))],
+        defaults: &[("tail_lines", Default::TailLines)],
     },
     Entry {
         name: Name::TaskOutput,
         id: "task_output",
-        description: "A job's output: a tail, stderr only, or a page from an offset (next_offset continues it).",
+        description: "A job's output: a tail, stderr, a page from a line number (offset), or grep: only the lines matching a regex, with context and line numbers.",
         annotations: read_only,
         input: input::<TaskOutputArgs>,
         output: output::<JobResult>,
         defaults: &[
             ("tail_lines", Default::TailLines),
+            (
+                "context",
+                Default::Fixed(|| format!("{}, at most {}", GREP_CONTEXT.0, GREP_CONTEXT.1)),
+            ),
             (
                 "max_bytes",
                 Default::Fixed(|| format!("{RESULT_CAP}, at most {}", OUTPUT_BYTES.1)),

@@ -17,11 +17,13 @@ use rmcp::model::CallToolResult;
 
 use super::catalog::{self};
 use super::envelope::{ToolError, ToolResult, code, invalid, success, tool_error};
+use super::regions;
 use super::render::{self, RESULT_CAP};
 use super::types::{
     JobRef, OutputMode, StatusResult, TaskOutputArgs, TaskStatusArgs, TaskStopArgs,
 };
 use crate::engine::Job;
+use crate::engine::failure::plain;
 
 use super::server::Server;
 
@@ -95,23 +97,59 @@ impl Server {
 
     pub(super) fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
-        let tail = args.tail_lines.unwrap_or(catalog::STATUS_TAIL);
+        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
         let result = render::job_result(&job, OutputMode::Tail, block, false);
         Ok(success(&result, render::job_text(&result)))
     }
 
+    /// `task_output`: exactly one way of choosing lines (an `output` mode, an `offset` to
+    /// page from, or a `grep`, which may start at an `offset`), within `max_bytes`.
     pub(super) fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
-        let job = self.job(&args.job_ref())?;
         let (least, most) = catalog::OUTPUT_BYTES;
         let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
-        let mode = args.output.unwrap_or_default();
-        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-        let block = match args.offset {
-            Some(offset) => Some(render::page(&job, offset, max_bytes)),
-            None => render::output(&job, mode, tail, max_bytes),
+        if args.offset == Some(0) {
+            return Err(tool_error(
+                code::INVALID_ARGS,
+                "offset is a line number: 1 is the first line",
+                Some("output: \"tail\" reads the last lines; a result's next_offset continues a page".to_owned()),
+            ));
+        }
+        let matcher = args
+            .grep
+            .as_deref()
+            .map(|g| grep_matcher(g, args.ignore_case))
+            .transpose()?;
+        if args.output.is_some() && (args.offset.is_some() || matcher.is_some()) {
+            return Err(tool_error(
+                code::INVALID_ARGS,
+                "output (a mode) cannot be combined with offset or grep",
+                Some("give output: \"tail\"|\"full\"|\"stderr\", or offset to page from a line, or grep to search".to_owned()),
+            ));
+        }
+        let job = self.job(&args.job_ref())?;
+        if let Some(re) = matcher {
+            let (context, most_context) = catalog::GREP_CONTEXT;
+            let context = args.context.unwrap_or(context);
+            if context > most_context {
+                return Err(invalid(format!("context is at most {most_context} lines")));
+            }
+            let found = regions::grep(&job, args.offset.unwrap_or(1), context, max_bytes, |line| {
+                re.is_match(&plain(line))
+            });
+            let result = render::bare_result(&job, None, Some(found), false);
+            return Ok(success(&result, render::job_text(&result)));
+        }
+        if args.context.is_some() || args.ignore_case {
+            return Err(invalid("context and ignore_case go with grep"));
+        }
+        let block = if let Some(offset) = args.offset {
+            Some(render::page(&job, offset, max_bytes))
+        } else {
+            let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+            render::output(&job, args.output.unwrap_or_default(), tail, max_bytes)
         };
-        let result = render::job_result(&job, mode, block, false);
+        let result = render::bare_result(&job, block, None, false);
         Ok(success(&result, render::job_text(&result)))
     }
 
@@ -127,3 +165,25 @@ impl Server {
         Ok(success(&result, render::job_text(&result)))
     }
 }
+
+/// The regex of a `grep`, bounded in pattern length and compiled size.
+fn grep_matcher(pattern: &str, ignore_case: bool) -> Result<regex::bytes::Regex, ToolError> {
+    if pattern.len() > catalog::GREP_MAX_BYTES {
+        return Err(invalid(format!(
+            "grep is at most {} bytes",
+            catalog::GREP_MAX_BYTES
+        )));
+    }
+    if pattern.is_empty() {
+        return Err(invalid("grep is empty: give a regex"));
+    }
+    regex::bytes::RegexBuilder::new(pattern)
+        .case_insensitive(ignore_case)
+        .size_limit(GREP_COMPILED_BYTES)
+        .dfa_size_limit(GREP_COMPILED_BYTES)
+        .build()
+        .map_err(|e| invalid(format!("grep is not a valid regex: {e}")))
+}
+
+/// Memory a compiled `grep` may take.
+const GREP_COMPILED_BYTES: usize = 1 << 20;

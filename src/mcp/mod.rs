@@ -13,6 +13,7 @@ mod jobs;
 mod mcp_tasks;
 mod outbox;
 mod readiness;
+mod regions;
 mod render;
 mod resources;
 mod schema;
@@ -30,6 +31,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use tokio::signal::unix::{SignalKind, signal};
 
+pub use catalog::TAIL_LINES;
 pub use clients::{Client, config_snippet};
 pub use server::Server;
 pub use state::Settings;

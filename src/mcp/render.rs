@@ -1,12 +1,13 @@
-//! Turning jobs into token-frugal results: the output modes, the size cap with a marker
-//! that says how to page the rest, the stderr tail on failure, and the compact text copy
-//! for clients that read only `content`.
+//! Turning jobs into token-frugal results: the output modes, the size cap (a hard bound on
+//! the text and its marker) with a marker that says how to page the rest, the failure
+//! region and the stderr tail on failure, and the compact text copy for clients that read
+//! only `content`.
 
 use std::fmt::Write as _;
 
 use crate::engine::{Job, JobState, Line, Page, ReadRequest, Stream};
 
-use super::types::{JobResult, OutputBlock, OutputMode};
+use super::types::{JobResult, MatchBlock, OutputBlock, OutputMode};
 
 /// Bytes of output text one result carries at most.
 pub const RESULT_CAP: usize = 16 * 1024;
@@ -17,7 +18,7 @@ const STDERR_TAIL_LINES: usize = 20;
 
 /// A line as an agent should read it: no ANSI colours, and for a progress bar redrawn with
 /// `\r`, only what a terminal would finally show.
-fn clean(line: &Line) -> String {
+pub(super) fn clean(line: &Line) -> String {
     let last = line.text.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("");
     let mut text = anstream::adapter::strip_str(last).to_string();
     if line.cut > 0 {
@@ -26,40 +27,80 @@ fn clean(line: &Line) -> String {
     text
 }
 
-fn block(page: &Page, run_id: &str) -> OutputBlock {
-    let text = page.lines.iter().map(clean).collect::<Vec<_>>().join("\n");
-    let first_line = page.lines.first().map(|l| l.no);
+/// Which end of a page gives way when its text and marker exceed the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// A tail: the newest lines stay.
+    End,
+    /// A forward page: the oldest lines stay.
+    Start,
+}
+
+/// The marker of a block showing `lines[lo..hi]` of `page`.
+fn marker(page: &Page, lo: usize, hi: usize) -> (Option<String>, u64, u64, u64) {
+    let lines = &page.lines;
+    let skipped_before = page.skipped_before + lo as u64;
+    let remaining_after = page.remaining_after + (lines.len() - hi) as u64;
+    let next_offset = lines.get(hi).map_or(page.next_offset, |l| l.no);
     let mut notes = Vec::new();
     if page.dropped > 0 {
         notes.push(format!(
-            "{} earlier lines are no longer kept (the buffer keeps about the last 5 MiB)",
+            "{} earlier lines no longer kept (the buffer keeps about the last 5 MiB)",
             page.dropped
         ));
     }
-    if page.skipped_before > 0 {
-        let from = first_line
-            .map_or(1, |n| n.saturating_sub(page.skipped_before))
-            .max(1);
+    if skipped_before > 0 {
+        let first = lines.get(lo).map_or(next_offset, |l| l.no);
+        let from = first.saturating_sub(skipped_before).max(1);
         notes.push(format!(
-            "{} earlier lines not shown: task_output {{\"run_id\": \"{run_id}\", \"offset\": {from}}} reads them",
-            page.skipped_before
+            "{skipped_before} earlier lines not shown: task_output offset {from} reads them"
         ));
     }
-    if page.remaining_after > 0 {
+    if remaining_after > 0 {
         notes.push(format!(
-            "{} more lines: task_output {{\"run_id\": \"{run_id}\", \"offset\": {}}} reads on",
-            page.remaining_after, page.next_offset
+            "{remaining_after} more lines: task_output offset {next_offset} reads on"
         ));
     }
+    let marker = (!notes.is_empty()).then(|| format!("[{}]", notes.join("; ")));
+    (marker, skipped_before, remaining_after, next_offset)
+}
+
+/// The block of `page` whose text and marker together hold at most `max_bytes`: lines
+/// give way at the end `keep` does not name, and a lone line too long is cut.
+fn block(page: &Page, max_bytes: usize, keep: Keep) -> OutputBlock {
+    let texts: Vec<String> = page.lines.iter().map(clean).collect();
+    let (mut lo, mut hi) = (0, texts.len());
+    // Bytes of texts[lo..hi] joined with newlines.
+    let mut size = texts.iter().map(String::len).sum::<usize>() + texts.len().saturating_sub(1);
+    loop {
+        let (marker, ..) = marker(page, lo, hi);
+        let total = size + marker.as_ref().map_or(0, String::len);
+        if total <= max_bytes || hi - lo <= 1 {
+            break;
+        }
+        let gone = if keep == Keep::End { lo } else { hi - 1 };
+        size -= texts[gone].len() + 1;
+        if keep == Keep::End {
+            lo += 1;
+        } else {
+            hi -= 1;
+        }
+    }
+    let (marker, omitted_before, omitted_after, next_offset) = marker(page, lo, hi);
+    let mut text = texts[lo..hi].join("\n");
+    super::regions::truncate(
+        &mut text,
+        max_bytes.saturating_sub(marker.as_ref().map_or(0, String::len)),
+    );
     OutputBlock {
         text,
-        first_line,
-        next_offset: page.next_offset,
+        first_line: page.lines.get(lo).filter(|_| hi > lo).map(|l| l.no),
+        next_offset,
         total_lines: page.total_lines,
-        omitted_before: page.skipped_before,
-        omitted_after: page.remaining_after,
+        omitted_before,
+        omitted_after,
         dropped: page.dropped,
-        marker: (!notes.is_empty()).then(|| format!("[{}]", notes.join("; "))),
+        marker,
     }
 }
 
@@ -89,34 +130,45 @@ pub fn output(
             ..ReadRequest::default()
         },
     };
-    Some(block(&job.read(&req), &job.run_id))
+    let keep = if mode == OutputMode::Full {
+        Keep::Start
+    } else {
+        Keep::End
+    };
+    Some(block(&job.read(&req), max_bytes, keep))
 }
 
-/// Reads forward from `offset`.
+/// Reads forward from line `offset` (1 = the first line).
 pub fn page(job: &Job, offset: u64, max_bytes: usize) -> OutputBlock {
     let req = ReadRequest {
         from: Some(offset),
         max_bytes: Some(max_bytes),
         ..ReadRequest::default()
     };
-    block(&job.read(&req), &job.run_id)
+    block(&job.read(&req), max_bytes, Keep::Start)
 }
 
-/// The full result for a job: state, output in `mode`, and the stderr tail on failure.
+/// Whether a run failed (a non-zero exit, a signal, or no start at all).
+fn failed(snapshot: &crate::engine::JobSnapshot) -> bool {
+    matches!(snapshot.state, JobState::Signaled | JobState::FailedToStart)
+        || snapshot.exit_code.is_some_and(|c| c != 0)
+}
+
+/// The full result for a job: state, output in `mode`, and on failure the first failure
+/// region and the stderr tail (each only where the output block does not show it).
 pub fn job_result(
     job: &Job,
     mode: OutputMode,
     block: Option<OutputBlock>,
     reused: bool,
 ) -> JobResult {
-    let snapshot = job.snapshot();
-    let failed = matches!(snapshot.state, JobState::Signaled | JobState::FailedToStart)
-        || snapshot.exit_code.is_some_and(|c| c != 0);
-    let passed = match snapshot.state {
-        JobState::Running => None,
-        _ => Some(!failed),
-    };
-    let stderr_tail = (failed && !matches!(mode, OutputMode::Stderr))
+    let mut result = bare_result(job, block, None, reused);
+    if !failed(&result.job) {
+        return result;
+    }
+    let both_streams = matches!(mode, OutputMode::Tail | OutputMode::Full);
+    result.failure = super::regions::failure(job, result.output.as_ref().filter(|_| both_streams));
+    result.stderr_tail = (!matches!(mode, OutputMode::Stderr))
         .then(|| {
             let page = job.read(&ReadRequest {
                 stream: Some(Stream::Stderr),
@@ -126,18 +178,33 @@ pub fn job_result(
             });
             // In tail/full mode the same lines may already be in the output; repeat only
             // what the output block does not show.
-            let shown = block.as_ref().map_or(0, |b| b.next_offset);
-            let first_shown = block
-                .as_ref()
-                .and_then(|b| b.first_line)
-                .unwrap_or(u64::MAX);
+            let block = result.output.as_ref();
+            let shown = block.map_or(0, |b| b.next_offset);
+            let first_shown = block.and_then(|b| b.first_line).unwrap_or(u64::MAX);
             let missing = page
                 .lines
                 .iter()
                 .any(|l| l.no < first_shown || l.no >= shown);
-            (missing && !page.lines.is_empty()).then(|| self::block(&page, &job.run_id))
+            (missing && !page.lines.is_empty())
+                .then(|| self::block(&page, STDERR_TAIL_CAP, Keep::End))
         })
         .flatten();
+    result
+}
+
+/// A job's state with just the output asked for (`task_output`): no failure region, no
+/// stderr tail, so `max_bytes` bounds everything the result shows of the output.
+pub fn bare_result(
+    job: &Job,
+    block: Option<OutputBlock>,
+    matches: Option<MatchBlock>,
+    reused: bool,
+) -> JobResult {
+    let snapshot = job.snapshot();
+    let passed = match snapshot.state {
+        JobState::Running => None,
+        _ => Some(!failed(&snapshot)),
+    };
     let hint = match snapshot.state {
         JobState::Running => Some(format!(
             "still running in the background: task_status or task_output with run_id \"{}\" to follow it, task_stop to end it",
@@ -150,7 +217,9 @@ pub fn job_result(
         reused,
         passed,
         output: block,
-        stderr_tail,
+        matches,
+        failure: None,
+        stderr_tail: None,
         hint,
         ready: None,
         readiness: None,
@@ -204,6 +273,33 @@ pub fn job_text(r: &JobResult) -> String {
         .filter(|_| j.state != JobState::FailedToStart)
     {
         let _ = write!(s, " ({error})");
+    }
+    if let Some(f) = &r.failure {
+        match &f.text {
+            Some(text) => {
+                let _ = write!(
+                    s,
+                    "\n--- first failure, line {} ({}) ---\n{text}",
+                    f.first_line, f.pattern
+                );
+            }
+            None => {
+                let _ = write!(
+                    s,
+                    "\nfirst failure: line {} ({}), shown above",
+                    f.first_line, f.pattern
+                );
+            }
+        }
+    }
+    if let Some(m) = &r.matches {
+        let _ = write!(s, "\n--- {} matching lines, {} shown ---", m.total, m.shown);
+        if !m.text.is_empty() {
+            let _ = write!(s, "\n{}", m.text);
+        }
+        if let Some(marker) = &m.marker {
+            let _ = write!(s, "\n{marker}");
+        }
     }
     for (title, b) in [("output", &r.output), ("stderr tail", &r.stderr_tail)] {
         if let Some(b) = b {

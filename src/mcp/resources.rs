@@ -1,12 +1,19 @@
 //! The table and the jobs' output as MCP resources: `agg://tasks` (what `list_tasks`
 //! returns, every row) and `agg://runs/{run_id}/log` (a job's retained output, paged with
-//! `?offset=N&max_bytes=M`). Which URIs a classic session subscribed to is kept here; the
-//! server sends `notifications/resources/updated` for them and
-//! `notifications/resources/list_changed` when jobs come and go.
+//! `?offset=N&max_bytes=M`, the words `task_output` uses). Which URIs a classic session
+//! subscribed to is kept here; the server sends `notifications/resources/updated` for
+//! them and `notifications/resources/list_changed` when jobs come and go.
+//!
+//! An unknown URI or job is "resource not found", with `data: {"uri": …}` in every
+//! lifecycle. Its code follows the session's protocol version, as each revision of the
+//! specification asks: -32002 up to 2025-11-25, -32602 from 2026-07-28 on (SEP-2164; rmcp
+//! maps it at the boundary). A malformed parameter (`offset=x`, `offset=0`) is -32602 in
+//! both.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use rmcp::ErrorData;
 use rmcp::model::{Resource, ResourceTemplate};
 
 use crate::engine::Job;
@@ -29,7 +36,8 @@ pub enum Target {
     RunLog {
         /// The job.
         run_id: String,
-        /// First line (1-based); `None` reads from the oldest retained line.
+        /// The line number to start from (1 = the first line); `None` reads from the
+        /// oldest retained line.
         offset: Option<u64>,
         /// Most bytes of text.
         max_bytes: usize,
@@ -41,8 +49,35 @@ pub fn run_log_uri(run_id: &str) -> String {
     format!("agg://runs/{run_id}/log")
 }
 
+/// What is wrong with a resource URI.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UriError {
+    /// agg serves nothing at this URI.
+    NotFound(String),
+    /// The URI names a resource, but a parameter is malformed.
+    Invalid(String),
+}
+
+impl UriError {
+    /// The JSON-RPC error for `uri`.
+    pub fn into_error(self, uri: &str) -> ErrorData {
+        match self {
+            UriError::NotFound(message) => not_found(uri, message),
+            UriError::Invalid(message) => {
+                ErrorData::invalid_params(message, Some(serde_json::json!({ "uri": uri })))
+            }
+        }
+    }
+}
+
+/// "Resource not found" for `uri`, the same in every lifecycle but for the code (see the
+/// module documentation).
+pub fn not_found(uri: &str, message: String) -> ErrorData {
+    ErrorData::resource_not_found(message, Some(serde_json::json!({ "uri": uri })))
+}
+
 /// Reads a resource URI; `Err` says what is wrong with it.
-pub fn parse(uri: &str) -> Result<Target, String> {
+pub fn parse(uri: &str) -> Result<Target, UriError> {
     let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
     if path == TASKS_URI && query.is_empty() {
         return Ok(Target::Tasks);
@@ -52,9 +87,9 @@ pub fn parse(uri: &str) -> Result<Target, String> {
         .and_then(|rest| rest.strip_suffix("/log"))
         .filter(|id| !id.is_empty() && !id.contains('/'))
         .ok_or_else(|| {
-            format!(
+            UriError::NotFound(format!(
                 "unknown resource `{uri}`: agg serves {TASKS_URI} and agg://runs/{{run_id}}/log"
-            )
+            ))
         })?;
     let mut offset = None;
     let mut max_bytes = LOG_PAGE_BYTES;
@@ -62,8 +97,13 @@ pub fn parse(uri: &str) -> Result<Target, String> {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
         let number = value
             .parse::<u64>()
-            .map_err(|_| format!("`{key}` in `{uri}` must be a number"))?;
+            .map_err(|_| UriError::Invalid(format!("`{key}` in `{uri}` must be a number")))?;
         match key {
+            "offset" if number == 0 => {
+                return Err(UriError::Invalid(format!(
+                    "offset in `{uri}` is a line number: 1 is the first line"
+                )));
+            }
             "offset" => offset = Some(number),
             "max_bytes" => {
                 max_bytes = usize::try_from(number)
@@ -71,9 +111,9 @@ pub fn parse(uri: &str) -> Result<Target, String> {
                     .clamp(256, LOG_PAGE_MAX);
             }
             other => {
-                return Err(format!(
+                return Err(UriError::Invalid(format!(
                     "unknown parameter `{other}` in `{uri}`: offset and max_bytes page a log"
-                ));
+                )));
             }
         }
     }
@@ -112,7 +152,7 @@ pub fn templates() -> Vec<ResourceTemplate> {
         ResourceTemplate::new(RUN_LOG_TEMPLATE, "run log")
             .with_title("A job's output")
             .with_description(format!(
-                "A job's retained output (ANSI removed), from line `offset` (default: the oldest kept), at most `max_bytes` (default {LOG_PAGE_BYTES}, at most {LOG_PAGE_MAX}); _meta[\"agg/page\"].next_offset continues it."
+                "A job's retained output (ANSI removed), from line number `offset` (1 = the first line; default: the oldest kept), at most `max_bytes` (default {LOG_PAGE_BYTES}, at most {LOG_PAGE_MAX}); _meta[\"agg/page\"].next_offset continues it."
             ))
             .with_mime_type("text/plain"),
     ]
@@ -152,9 +192,25 @@ mod tests {
                 max_bytes: 1000
             })
         );
-        assert!(parse("agg://runs//log").is_err());
-        assert!(parse("agg://runs/x/log?offset=x").is_err());
-        assert!(parse("agg://runs/x/log?colour=1").is_err());
-        assert!(parse("file:///etc/passwd").is_err());
+        assert!(matches!(
+            parse("agg://runs//log"),
+            Err(UriError::NotFound(_))
+        ));
+        assert!(matches!(
+            parse("agg://runs/x/log?offset=x"),
+            Err(UriError::Invalid(_))
+        ));
+        assert!(matches!(
+            parse("agg://runs/x/log?offset=0"),
+            Err(UriError::Invalid(_))
+        ));
+        assert!(matches!(
+            parse("agg://runs/x/log?colour=1"),
+            Err(UriError::Invalid(_))
+        ));
+        assert!(matches!(
+            parse("file:///etc/passwd"),
+            Err(UriError::NotFound(_))
+        ));
     }
 }

@@ -47,7 +47,7 @@ use super::state::{Settings, State, lock};
 pub fn tools() -> Vec<Tool> {
     catalog::tools(&Settings {
         wait_ms: 1000,
-        tail_lines: 50,
+        tail_lines: catalog::TAIL_LINES,
         allowlist: None,
         task_tools: None,
     })
@@ -314,7 +314,7 @@ impl Server {
         &self,
         uri: &str,
     ) -> Result<ReadResourceResult, ErrorData> {
-        let target = resources::parse(uri).map_err(|e| ErrorData::resource_not_found(e, None))?;
+        let target = resources::parse(uri).map_err(|e| e.into_error(uri))?;
         match target {
             resources::Target::Tasks => {
                 let table = self.fresh().await;
@@ -336,9 +336,9 @@ impl Server {
                 max_bytes,
             } => {
                 let job = self.0.engine.get(&run_id).ok_or_else(|| {
-                    ErrorData::resource_not_found(
+                    resources::not_found(
+                        uri,
                         format!("no job {run_id}: resources/list shows the retained jobs"),
-                        None,
                     )
                 })?;
                 let from = offset.unwrap_or(1);
@@ -553,7 +553,7 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.mark_session(&ctx);
-        resources::parse(&req.uri).map_err(|e| ErrorData::resource_not_found(e, None))?;
+        resources::parse(&req.uri).map_err(|e| e.into_error(&req.uri))?;
         lock(&self.0.subscriptions).add(&req.uri);
         Ok(())
     }

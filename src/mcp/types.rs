@@ -187,13 +187,20 @@ pub struct TaskOutputArgs {
     pub pid: Option<u32>,
     /// A task's unique name: its newest job (a running one first).
     pub unique_name: Option<String>,
-    /// Output mode (default `tail`; an `offset` pages forward instead).
+    /// Output mode; not with `offset` or `grep`.
     pub output: Option<OutputMode>,
     /// Lines for the `tail` and `stderr` modes.
     pub tail_lines: Option<usize>,
-    /// Read forward from this line number (1-based; a previous `next_offset`).
+    /// Line number to read (or grep) from: 1 = the first line; `next_offset` continues.
     pub offset: Option<u64>,
-    /// Most bytes of output text to return.
+    /// Regex: only matching lines, with `context`, numbered (`N:` match, `N-` context).
+    pub grep: Option<String>,
+    /// `grep` ignores case.
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Lines around each `grep` match.
+    pub context: Option<usize>,
+    /// Most bytes of text (marker included) to return.
     pub max_bytes: Option<usize>,
 }
 
@@ -428,6 +435,36 @@ pub struct OutputBlock {
     pub marker: Option<String>,
 }
 
+/// The first lines of a failed run's output that read as a failure (see
+/// [`crate::engine::failure`]).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FailureBlock {
+    /// Its first line that reads as a failure.
+    pub first_line: u64,
+    /// Whose failure pattern it matched.
+    pub pattern: String,
+    /// Numbered lines (`N:` failure, `N-` context); absent when `output` shows them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What a `grep` found.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MatchBlock {
+    /// Numbered lines (`N:` match, `N-` context), `--` between regions.
+    pub text: String,
+    /// Matching lines from `offset` on.
+    pub total: u64,
+    /// Matching lines shown.
+    pub shown: u64,
+    /// Pass as `offset`, same `grep`, for the rest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// What was left out, when something was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker: Option<String>,
+}
+
 /// A job and its output, as `task_start`, `task_status`, `task_output` and `task_stop`
 /// return it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -444,6 +481,12 @@ pub struct JobResult {
     /// Output in the requested mode (absent in `silent` mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputBlock>,
+    /// What `grep` found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matches: Option<MatchBlock>,
+    /// On failure, its first failure lines with context, whatever the mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureBlock>,
     /// On failure, the end of stderr, whatever the mode.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<OutputBlock>,
