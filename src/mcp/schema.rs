@@ -90,15 +90,11 @@ pub fn output(schema: &JsonObject) -> Arc<JsonObject> {
     }
 }
 
-/// A property's schema reduced to its kind: a scalar's type (and `enum`), an object or an
-/// array as such.
+/// A property's schema reduced to its kind: a scalar's type, an object or an array as such.
 fn shallow(prop: &Value) -> Value {
     let mut out = Map::new();
     if let Some(t) = prop.get("type") {
         out.insert("type".into(), t.clone());
-    }
-    if let Some(e) = prop.get("enum") {
-        out.insert("enum".into(), e.clone());
     }
     if out.is_empty() {
         // A union of shapes: say nothing rather than something wrong.
@@ -204,8 +200,16 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     {
         map.remove("format");
     }
-    if map.get("default").is_some_and(Value::is_null) {
+    // Words a model pays for on every `tools/list` without learning anything: a default
+    // of nothing (`null`, `false`, `[]`) and the lower bound 0 of a count (serde refuses a
+    // negative one anyway).
+    if map.get("default").is_some_and(|d| {
+        d.is_null() || *d == Value::Bool(false) || d.as_array().is_some_and(Vec::is_empty)
+    }) {
         map.remove("default");
+    }
+    if map.get("minimum").and_then(Value::as_u64) == Some(0) {
+        map.remove("minimum");
     }
     // `additionalProperties: false` (schemars' `deny_unknown_fields`): Gemini's function
     // declarations reject the keyword, and agg refuses an unknown field itself (-32602).
@@ -377,10 +381,8 @@ mod tests {
         unportable(&out, "", &mut found);
         assert!(found.is_empty(), "{found:?}");
         assert_eq!(out["type"], "object");
-        assert_eq!(
-            out["properties"]["limit"],
-            json!({"type": "integer", "minimum": 0})
-        );
+        // A count's lower bound 0 says nothing a model needs.
+        assert_eq!(out["properties"]["limit"], json!({"type": "integer"}));
         assert_eq!(out["properties"]["mode"]["enum"], json!(["a", "b"]));
         assert_eq!(out["properties"]["mode"]["description"], "How");
         assert_eq!(out["properties"]["when"]["format"], "date-time");
