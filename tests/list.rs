@@ -366,6 +366,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
     });
     let mut targets: BTreeMap<String, (bool, bool)> = BTreeMap::new();
     let mut prereqs: BTreeSet<String> = BTreeSet::new();
+    let mut phony: BTreeSet<String> = BTreeSet::new();
     let mut previous = "";
     let mut current: Option<String> = None;
     for line in files.lines() {
@@ -394,7 +395,9 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
                 .unwrap_or("")
                 .split_whitespace()
                 .collect();
-            if !name.starts_with('.') {
+            if name == ".PHONY" {
+                phony.extend(deps.iter().map(|d| (*d).to_owned()));
+            } else if !name.starts_with('.') {
                 prereqs.extend(deps.iter().map(|d| (*d).to_owned()));
             }
             let entry = targets.entry(name.to_owned()).or_default();
@@ -403,7 +406,8 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
         }
         previous = line;
     }
-    // The database cannot tell `FORCE:` from `all: $(EMPTY)`: agg hides only the first.
+    // The database cannot tell `FORCE:` from `all: $(EMPTY)`: agg hides only the first, and
+    // only when it is not phony (an empty phony `all:` is still a target to run).
     let texts: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -424,7 +428,11 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
     targets
         .into_iter()
         .filter(|(name, (has_deps, has_recipe))| {
-            let forced = !has_deps && !has_recipe && prereqs.contains(name) && written_empty(name);
+            let forced = !has_deps
+                && !has_recipe
+                && prereqs.contains(name)
+                && !phony.contains(name)
+                && written_empty(name);
             !name.starts_with('.') && !name.contains('%') && !forced
         })
         .map(|(name, _)| name)

@@ -1,11 +1,17 @@
 //! Make variables as far as a static reader can know them: simple and recursive assignments,
-//! expanded in target names, prerequisites and include paths.
+//! expanded in target names, prerequisites, include paths and conditions.
 //!
-//! Anything that needs evaluation (functions, substitution references, automatic variables,
-//! `!=`, variables from the environment) makes an expansion fail, so the caller can skip the
-//! word instead of listing a wrong name.
+//! A variable the Makefile never defines is empty, as in make. Two functions are decided
+//! without running anything: `$(wildcard …)` tests the repository's files, and the platform
+//! probes `$(shell uname)`, `$(shell uname -s)` and `$(shell uname -m)` have the host's
+//! answer. Anything else that needs evaluation (other functions, substitution references,
+//! automatic variables, `!=`, make's own variables) makes an expansion fail, so the caller
+//! can skip the word instead of listing a wrong name.
 
 use std::collections::HashMap;
+
+use super::glob;
+use crate::Files;
 
 /// How deep variable references may nest before we give up (also stops `A = $(A)`).
 const MAX_DEPTH: usize = 16;
@@ -16,11 +22,19 @@ const MAX_LEN: usize = 64 * 1024;
 const WORK_BUDGET: usize = 64 * 1024 * 1024;
 
 /// The variables defined so far while reading a Makefile and its includes, in order.
-#[derive(Debug, Default)]
-pub(super) struct Vars {
+pub(super) struct Vars<'f> {
     /// `None` marks a variable whose value we cannot know (`!=`, `define`, an unresolvable
     /// `:=`): expanding it fails rather than guessing.
     values: HashMap<String, Option<String>>,
+    /// Variables last assigned inside a conditional agg could not evaluate, with a note that
+    /// names it: a name built from one may not be make's.
+    notes: HashMap<String, String>,
+    /// The note of the undecided conditional being read, if any: assignments record it.
+    pub(super) context: Option<String>,
+    /// Variables the last expansion read, for [`Vars::note_of_last`].
+    used: Vec<String>,
+    /// The repository and make's working directory in it, for `$(wildcard …)`.
+    files: Option<(&'f dyn Files, String)>,
     work_left: usize,
     /// Set once the work budget ran out, so the caller can say so once.
     pub(super) exhausted: bool,
@@ -35,18 +49,57 @@ pub(super) struct IncludeWords {
     pub(super) from_wildcard: bool,
 }
 
-impl Vars {
-    pub(super) fn new() -> Vars {
+impl<'f> Vars<'f> {
+    /// Variables with no repository to test `$(wildcard …)` against (it fails).
+    #[cfg(test)]
+    pub(super) fn new() -> Vars<'f> {
         Vars {
             values: HashMap::new(),
+            notes: HashMap::new(),
+            context: None,
+            used: Vec::new(),
+            files: None,
             work_left: WORK_BUDGET,
             exhausted: false,
         }
     }
 
+    /// Variables whose `$(wildcard …)` looks at `files` from make's directory `cwd`.
+    pub(super) fn with_files(files: &'f dyn Files, cwd: &str) -> Vars<'f> {
+        Vars {
+            values: HashMap::new(),
+            notes: HashMap::new(),
+            context: None,
+            used: Vec::new(),
+            files: Some((files, cwd.to_owned())),
+            work_left: WORK_BUDGET,
+            exhausted: false,
+        }
+    }
+
+    /// The note of an undecided conditional that a variable the last expansion read was
+    /// assigned under, if any.
+    pub(super) fn note_of_last(&self) -> Option<&str> {
+        self.used
+            .iter()
+            .find_map(|name| self.notes.get(name))
+            .map(String::as_str)
+    }
+
     /// Records one assignment `name op value` (`op` as written: `=`, `:=`, `?=`, `+=`, …).
     pub(super) fn assign(&mut self, name: &str, op: &str, value: &str) {
         let value = value.trim();
+        // Under an undecided conditional the value may not be make's; an assignment outside
+        // one replaces the value (`=`, `:=`) and with it the doubt.
+        match (&self.context, op) {
+            (Some(note), _) => {
+                self.notes.insert(name.to_owned(), note.clone());
+            }
+            (None, "=" | ":=" | "::=" | ":::=") => {
+                self.notes.remove(name);
+            }
+            _ => {}
+        }
         match op {
             "=" => {
                 self.values.insert(name.to_owned(), Some(value.to_owned()));
@@ -54,6 +107,9 @@ impl Vars {
             ":=" | "::=" | ":::=" => {
                 // Simply expanded: the value is fixed now, with the variables defined so far.
                 let fixed = self.expand(value);
+                if let Some(note) = self.note_of_last().map(str::to_owned) {
+                    self.notes.entry(name.to_owned()).or_insert(note);
+                }
                 self.values.insert(name.to_owned(), fixed);
             }
             "?=" => {
@@ -91,33 +147,37 @@ impl Vars {
 
     /// Expands every variable reference in `text`; `None` when any of them cannot be
     /// resolved.
+    /// Variables the Makefile never defined are empty, as in make; `None` when a value cannot
+    /// be known (a function call other than `wildcard` and the platform probes, a variable set
+    /// by `!=`, one of make's own variables such as `MAKECMDGOALS`).
     pub(super) fn expand(&mut self, text: &str) -> Option<String> {
+        self.used.clear();
         if !text.contains('$') {
             return Some(text.to_owned());
         }
-        let mut out = String::new();
-        let ok = Expander {
-            vars: &self.values,
-            work_left: &mut self.work_left,
-            wildcard: None,
-            undefined_empty: false,
-        }
-        .expand_into(text, 0, &mut out)
-        .is_some();
-        self.note_exhaustion();
-        ok.then_some(out)
+        self.run(text, None, true)
     }
 
-    /// Expands `text` as a conditional's argument: a variable the Makefile never defined is
-    /// empty, as in make; `None` when a value cannot be known (a function call, a variable
-    /// set by `!=`, one of make's own variables such as `MAKECMDGOALS`).
+    /// Expands `text` as a conditional's argument (as [`Vars::expand`]).
     pub(super) fn expand_condition(&mut self, text: &str) -> Option<String> {
+        self.used.clear();
+        self.run(text, None, true)
+    }
+
+    fn run(
+        &mut self,
+        text: &str,
+        wildcard: Option<&mut bool>,
+        undefined_empty: bool,
+    ) -> Option<String> {
         let mut out = String::new();
         let ok = Expander {
             vars: &self.values,
             work_left: &mut self.work_left,
-            wildcard: None,
-            undefined_empty: true,
+            wildcard,
+            files: self.files.as_ref().map(|(f, cwd)| (*f, cwd.as_str())),
+            undefined_empty,
+            used: &mut self.used,
         }
         .expand_into(text, 0, &mut out)
         .is_some();
@@ -138,20 +198,14 @@ impl Vars {
 
     /// Like [`Vars::expand`], but also reads `$(wildcard PATTERN…)` as its patterns, which the
     /// include code then matches against the files that exist.
+    /// A variable never defined fails here: include paths often come from the environment
+    /// (`include $(TOPDIR)/rules.mk`), and saying so beats reading the wrong file.
     pub(super) fn expand_include(&mut self, text: &str) -> Option<IncludeWords> {
-        let mut out = String::new();
+        self.used.clear();
         let mut from_wildcard = false;
-        let ok = Expander {
-            vars: &self.values,
-            work_left: &mut self.work_left,
-            wildcard: Some(&mut from_wildcard),
-            undefined_empty: false,
-        }
-        .expand_into(text, 0, &mut out)
-        .is_some();
-        self.note_exhaustion();
-        ok.then_some(IncludeWords {
-            text: out,
+        let text = self.run(text, Some(&mut from_wildcard), false)?;
+        Some(IncludeWords {
+            text,
             from_wildcard,
         })
     }
@@ -166,11 +220,16 @@ impl Vars {
 struct Expander<'a> {
     vars: &'a HashMap<String, Option<String>>,
     work_left: &'a mut usize,
-    /// `Some` when `$(wildcard …)` is allowed; set to true when one was expanded.
+    /// `Some` in `include` lines: `$(wildcard …)` gives its patterns, which the include code
+    /// matches; set to true when one was expanded.
     wildcard: Option<&'a mut bool>,
-    /// Whether a variable the Makefile never defines expands to nothing, as make does in
-    /// conditionals (make's own variables still fail: their values depend on the run).
+    /// The repository and make's directory in it, to evaluate `$(wildcard …)` elsewhere.
+    files: Option<(&'a dyn Files, &'a str)>,
+    /// Whether a variable the Makefile never defines expands to nothing, as make does
+    /// (make's own variables still fail: their values depend on the run).
     undefined_empty: bool,
+    /// The variables read, in order.
+    used: &'a mut Vec<String>,
 }
 
 impl Expander<'_> {
@@ -218,18 +277,30 @@ impl Expander<'_> {
             };
             self.spend(consumed)?;
             if let Some(args) = name.strip_prefix("wildcard ") {
-                let flag = self.wildcard.as_deref_mut()?;
-                *flag = true;
-                self.expand_into(args.trim(), depth + 1, out)?;
+                if let Some(flag) = self.wildcard.as_deref_mut() {
+                    *flag = true;
+                    self.expand_into(args.trim(), depth + 1, out)?;
+                } else {
+                    let (files, cwd) = self.files?;
+                    let mut patterns = String::new();
+                    self.expand_into(args.trim(), depth + 1, &mut patterns)?;
+                    let found = glob::wildcard(files, cwd, &patterns);
+                    self.push(out, &found.join(" "))?;
+                }
+            } else if let Some(command) = name.strip_prefix("shell ") {
+                self.push(out, platform_probe(command)?)?;
             } else {
                 // Function calls, substitution references (`$(SRC:.c=.o)`), computed names
                 // and `$$` all need evaluation we do not do.
                 if name.is_empty() || name.contains(|c: char| " \t,:=$(){}#".contains(c)) {
                     return None;
                 }
+                if self.used.len() < MAX_DEPTH * 4 {
+                    self.used.push(name.to_owned());
+                }
                 let value = match self.vars.get(name) {
                     Some(value) => value.as_deref()?,
-                    None if self.undefined_empty && !is_make_variable(name) => "",
+                    None if self.undefined_empty && !is_make_variable(name) => host_variable(name),
                     None => return None,
                 };
                 self.expand_into(value, depth + 1, out)?;
@@ -240,11 +311,66 @@ impl Expander<'_> {
 }
 
 /// Variables make itself sets or takes from the run (the command line, the goals, the
-/// platform): a static reader cannot know their values.
+/// platform, the rule being run): a static reader cannot know their values.
 fn is_make_variable(name: &str) -> bool {
     name.starts_with("MAKE")
         || name.starts_with('.')
+        || name.starts_with(['@', '<', '^', '+', '?', '*', '%', '|'])
         || matches!(name, "CURDIR" | "SHELL" | "VPATH" | "SUFFIXES")
+}
+
+/// The value of a variable the Makefile never defines: empty, except `$(OS)`, which is
+/// `Windows_NT` in every Windows environment (the probe Makefiles test it for).
+fn host_variable(name: &str) -> &'static str {
+    if name == "OS" && cfg!(windows) {
+        "Windows_NT"
+    } else {
+        ""
+    }
+}
+
+/// The host's answer to a `$(shell …)` platform probe (`uname`, `uname -s`, `uname -m`, with
+/// errors sent to `/dev/null` or not); `None` for any other command, or a host whose answer
+/// agg does not know.
+fn platform_probe(command: &str) -> Option<&'static str> {
+    let command = command.trim();
+    let command = command.strip_suffix("2>/dev/null").unwrap_or(command);
+    let words: Vec<&str> = command.split_whitespace().collect();
+    match words.as_slice() {
+        ["uname"] | ["uname", "-s"] => host_uname(),
+        ["uname", "-m"] => host_machine(),
+        _ => None,
+    }
+}
+
+/// What `uname -s` prints on this host.
+pub(super) fn host_uname() -> Option<&'static str> {
+    Some(match std::env::consts::OS {
+        "linux" | "android" => "Linux",
+        "macos" | "ios" => "Darwin",
+        "freebsd" => "FreeBSD",
+        "netbsd" => "NetBSD",
+        "openbsd" => "OpenBSD",
+        "dragonfly" => "DragonFly",
+        "solaris" | "illumos" => "SunOS",
+        // MSYS, Cygwin and WSL each answer differently on Windows.
+        _ => return None,
+    })
+}
+
+/// What `uname -m` prints on this host.
+fn host_machine() -> Option<&'static str> {
+    Some(match (std::env::consts::ARCH, std::env::consts::OS) {
+        ("aarch64", "macos") => "arm64",
+        (_, "windows") => return None,
+        ("x86_64", _) => "x86_64",
+        ("aarch64", _) => "aarch64",
+        ("x86", _) => "i686",
+        ("riscv64", _) => "riscv64",
+        ("s390x", _) => "s390x",
+        ("loongarch64", _) => "loongarch64",
+        _ => return None,
+    })
 }
 
 /// The byte index of the `close` that ends a reference opened at `text[0] == open`, counting
@@ -276,7 +402,7 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
-    fn vars(defs: &[(&str, &str, &str)]) -> Vars {
+    fn vars(defs: &[(&str, &str, &str)]) -> Vars<'static> {
         let mut v = Vars::new();
         for (name, op, value) in defs {
             v.assign(name, op, value);
@@ -300,9 +426,9 @@ mod tests {
     fn recursive_variables_see_later_definitions() {
         let mut v = vars(&[("A", "=", "$(B)"), ("B", "=", "late")]);
         assert_eq!(v.expand("$(A)").as_deref(), Some("late"));
-        // `:=` fixes the value when it is defined: B was not defined yet.
+        // `:=` fixes the value when it is defined: B was not defined yet, so empty.
         let mut v = vars(&[("A", ":=", "$(B)"), ("B", "=", "late")]);
-        assert_eq!(v.expand("$(A)"), None);
+        assert_eq!(v.expand("$(A)").as_deref(), Some(""));
     }
 
     #[test]
@@ -325,14 +451,17 @@ mod tests {
             "$(SRC:.c=.o)",
             "$@",
             "$$HOME",
-            "$(UNDEFINED)",
             "$(S)",
-            "$(obj)/%.o",
+            "$(CURDIR)",
+            "$(MAKECMDGOALS)",
+            "$(shell ./configure)",
             "$(",
             "$",
         ] {
             assert_eq!(v.expand(text), None, "{text}");
         }
+        // Undefined is empty, as in make.
+        assert_eq!(v.expand("a$(UNDEFINED)b").as_deref(), Some("ab"));
     }
 
     #[test]
@@ -376,7 +505,7 @@ mod tests {
     fn undefine_and_unknown() {
         let mut v = vars(&[("A", "=", "a")]);
         v.undefine("A");
-        assert_eq!(v.expand("$(A)"), None);
+        assert_eq!(v.expand("$(A)").as_deref(), Some(""));
         v.assign("B", "=", "b");
         v.unknown("B");
         assert_eq!(v.expand("$(B)"), None);

@@ -111,6 +111,10 @@ pub(super) fn guard(text: &str) -> Guarded {
             parsed.replace(text, start, end, blank());
         } else if hollow_recipes && state.in_rule && line.starts_with('\t') {
             parsed.replace(text, start, end, hollowed(line));
+        } else if !state.in_rule && is_indented_expression(line) {
+            // `\t$(error …)` outside a rule is a statement to make, which skips the
+            // indentation there; makefile-lossless reads it as a stray recipe line.
+            parsed.replace(text, start, end, untabbed(line));
         }
         line_no = line_no.saturating_add(physical);
         start = end + 1;
@@ -147,6 +151,18 @@ impl Rewrite {
         buf.push_str(text.get(self.copied..).unwrap_or(""));
         Some(buf)
     }
+}
+
+/// Whether a tab-indented line holds only references (`\t$(error …)`, `\t$(info …)`).
+fn is_indented_expression(line: &str) -> bool {
+    line.starts_with('\t') && line.trim_start_matches([' ', '\t']).starts_with('$')
+}
+
+/// A line with its leading tabs turned into spaces.
+fn untabbed(line: &str) -> impl Iterator<Item = char> + '_ {
+    let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+    line.char_indices()
+        .map(move |(i, c)| if i < indent { ' ' } else { c })
 }
 
 /// A recipe line as the parser needs to see it: every byte a space except the leading

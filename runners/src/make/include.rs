@@ -4,10 +4,10 @@
 
 use makefile_lossless::Include;
 
+use super::glob::{self, is_glob};
 use super::reader::Reader;
 use super::text::{FileText, join_continuations};
 use super::{MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, candidate};
-use crate::file_name;
 use crate::{join, parent};
 
 impl Reader<'_> {
@@ -88,17 +88,8 @@ impl Reader<'_> {
     /// match. make expands such patterns in `include` lines itself.
     fn glob(&self, pattern: &str) -> Option<Vec<String>> {
         let dir = parent(pattern);
-        let name = file_name(pattern);
-        if is_glob(dir) {
-            return None;
-        }
-        let mut found: Vec<String> = self
-            .files
-            .read_dir(dir)
+        let mut found: Vec<String> = glob::entries(self.files, pattern)
             .into_iter()
-            .filter(|entry| {
-                (name.starts_with('.') || !entry.starts_with('.')) && glob_match(name, entry)
-            })
             .filter_map(|entry| join(dir, &entry))
             .filter(|path| self.files.exists(path))
             .collect();
@@ -166,43 +157,6 @@ fn strip_comment(text: &str) -> &str {
     text
 }
 
-/// Whether a path holds a pattern make would expand in an `include` line.
-fn is_glob(path: &str) -> bool {
-    path.contains(['*', '?'])
-}
-
-/// Shell-style matching of `*` and `?` against one file name, without backtracking blowup
-/// (the classic two-pointer algorithm: linear for a single `*`, bounded by the product of
-/// lengths otherwise).
-fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    let (mut pi, mut ni) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ni < n.len() {
-        match p.get(pi) {
-            Some('*') => {
-                star = Some((pi, ni));
-                pi += 1;
-            }
-            Some(&c) if c == '?' || Some(&c) == n.get(ni) => {
-                pi += 1;
-                ni += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    pi = sp + 1;
-                    ni = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    p.get(pi..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,13 +164,7 @@ mod tests {
     use crate::make::tests::{names, one, run};
 
     #[test]
-    fn patterns_match_like_the_shell() {
-        assert!(glob_match("*.mk", "common.mk"));
-        assert!(glob_match("a?c*", "abcdef"));
-        assert!(!glob_match("*.mk", "common.mkx"));
-        assert!(glob_match("*a*b*", "xxaxxbxx"));
-        assert!(!glob_match("a*", ""));
-        assert!(glob_match("*", ""));
+    fn comments_end_include_lines() {
         assert_eq!(strip_comment("a.mk b.mk # c"), "a.mk b.mk ");
         assert_eq!(strip_comment("a\\#b.mk"), "a\\#b.mk");
     }

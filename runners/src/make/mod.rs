@@ -7,14 +7,18 @@
 //! text rather than rebuilt by the crate's string accessors; recipe bodies are hollowed out
 //! before parsing, since only their text is needed; lines that would make the parser itself
 //! hang are blanked first ([`guard`]). Conditionals are evaluated with the variables the
-//! Makefile defined so far (undefined is empty, as in make; the environment is not read);
-//! one whose value cannot be known takes every branch that might be read.
+//! Makefile defined so far (undefined is empty, as in make; the environment is not read),
+//! `$(wildcard …)` against the repository's files and `$(shell uname …)` with the host's
+//! answer; one whose value cannot be known takes every branch that might be read, and the
+//! rows that depend on it say so in their script. A `$(error …)` make would reach while
+//! reading stops make: agg still lists the targets, not runnable, and says why.
 //!
 //! The parts: [`reader`] (one file and its includes into rules and targets), [`text`]
 //! (comments, help lines, recipes and messages), [`expand`] (variables), [`include`] and
 //! [`guard`].
 
 mod expand;
+mod glob;
 mod guard;
 mod include;
 mod reader;
@@ -63,16 +67,19 @@ fn candidate(path: &str) -> Option<u8> {
 }
 
 fn parse(src: &Source<'_>) -> Parsed {
+    let cwd = parent(src.path);
     let mut reader = Reader {
         files: src.files,
-        cwd: parent(src.path).to_owned(),
-        vars: Vars::new(),
+        cwd: cwd.to_owned(),
+        vars: Vars::with_files(src.files, cwd),
         rules: Vec::new(),
         out: Parsed::default(),
         chain: vec![src.path.to_owned()],
         visited: HashSet::from([src.path.to_owned()]),
         include_limit_hit: false,
         help: HashMap::new(),
+        stop: None,
+        phony: HashSet::new(),
     };
     reader.read_file(src.path, src.text);
     reader.finish(src.path)

@@ -38,6 +38,8 @@ pub(super) struct RuleDef {
     pub(super) doc_above: Option<String>,
     pub(super) recipe: Vec<String>,
     pub(super) double_colon: bool,
+    /// The undecided conditional the rule, or a variable in its target names, depends on.
+    pub(super) note: Option<String>,
 }
 
 /// Reads one top-level Makefile and everything it includes.
@@ -46,7 +48,7 @@ pub(super) struct Reader<'f> {
     /// The top-level Makefile's directory: make runs there, so includes resolve from it and
     /// every target is invoked from it.
     pub(super) cwd: String,
-    pub(super) vars: Vars,
+    pub(super) vars: Vars<'f>,
     pub(super) rules: Vec<RuleDef>,
     pub(super) out: Parsed,
     /// The files being read, outermost first, to spot include cycles.
@@ -57,6 +59,10 @@ pub(super) struct Reader<'f> {
     pub(super) include_limit_hit: bool,
     /// Descriptions from `## target: text` help lines, first one per target.
     pub(super) help: HashMap<String, String>,
+    /// Why make stops while reading (a `$(error …)` it reaches), if it does.
+    pub(super) stop: Option<String>,
+    /// Targets declared `.PHONY`: never left out as empty `FORCE:`-style targets.
+    pub(super) phony: HashSet<String>,
 }
 
 impl Reader<'_> {
@@ -76,33 +82,79 @@ impl Reader<'_> {
         let Some(tree) = Makefile::cast(rowan::SyntaxNode::new_root(parse.green().clone())) else {
             return;
         };
-        // Items are pulled lazily and dropped once read.
-        let mut stack: Vec<Box<dyn Iterator<Item = MakefileItem> + '_>> =
-            vec![Box::new(tree.items())];
-        while let Some(items) = stack.last_mut() {
+        // Items are pulled lazily and dropped once read. Each level of conditionals carries
+        // the note of the undecided conditional it is read under, if any.
+        // An included file is read under the conditional of its `include` line.
+        let outer = self.vars.context.clone();
+        let mut stack: Vec<Frame<'_>> = vec![(Box::new(tree.items()), outer.clone())];
+        while let Some((items, _)) = stack.last_mut() {
             let Some(item) = items.next() else {
                 stack.pop();
                 continue;
             };
+            let context = stack.iter().rev().find_map(|(_, note)| note.clone());
+            self.vars.context.clone_from(&context);
             // Items inside conditionals are read next, before what follows, so assignments
             // apply in file order.
             let mut nested = Vec::new();
             match item {
-                MakefileItem::Rule(rule) => self.rule(&rule, &file, &mut nested),
+                MakefileItem::Rule(rule) => self.rule(&rule, &file, &mut nested, context),
                 MakefileItem::Variable(var) => self.variable(&var),
                 MakefileItem::Include(include) => self.include(&include, &file),
                 MakefileItem::Conditional(cond) => nested.push(cond),
+                MakefileItem::ExpressionStatement(stmt) => {
+                    self.statement(
+                        file.slice(stmt.syntax().text_range()),
+                        &file,
+                        stmt.syntax().text_range().start().into(),
+                        context.as_deref(),
+                    );
+                }
                 _ => {}
             }
-            if !nested.is_empty() && stack.len() < MAX_NESTING {
-                // Branches are chosen now, with the variables defined so far, as make does.
-                let branches: Vec<ConditionalBranch> = nested
-                    .iter()
-                    .flat_map(|cond| self.taken_branches(cond))
-                    .collect();
-                stack.push(Box::new(
-                    branches.into_iter().flat_map(|b| branch_items(&b)),
+            if stack.len() >= MAX_NESTING {
+                continue;
+            }
+            // Branches are chosen now, with the variables defined so far, as make does; the
+            // first conditional is read first.
+            for cond in nested.iter().rev() {
+                let (branches, undecided) = self.taken_branches(cond);
+                let note = undecided.then(|| condition_note(&file, cond));
+                stack.push((
+                    Box::new(branches.into_iter().flat_map(|b| branch_items(&b))),
+                    note,
                 ));
+            }
+        }
+        self.vars.context = outer;
+    }
+
+    /// A line of only references: `$(error …)` stops make where make reads it; agg lists
+    /// the targets anyway, not runnable. Under a condition agg could not evaluate, make
+    /// may or may not stop.
+    fn statement(&mut self, text: &str, file: &FileText<'_>, offset: usize, context: Option<&str>) {
+        let text = join_continuations(text);
+        let text = text.trim();
+        let Some(args) = ["$(error ", "${error "]
+            .iter()
+            .find_map(|open| text.strip_prefix(open))
+        else {
+            return;
+        };
+        let args = args.strip_suffix([')', '}']).unwrap_or(args).trim();
+        let message = self.vars.expand(args).unwrap_or_else(|| args.to_owned());
+        let line = file.line(offset);
+        if let Some(note) = context {
+            self.out.diag(
+                file.path,
+                Some(line),
+                format!("make may stop here, depending on {note}: {message}"),
+            );
+        } else {
+            self.out
+                .diag(file.path, Some(line), format!("make stops here: {message}"));
+            if self.stop.is_none() {
+                self.stop = Some(format!("make stops at {}:{line}: {message}", file.path));
             }
         }
     }
@@ -134,7 +186,13 @@ impl Reader<'_> {
         }
     }
 
-    pub(super) fn rule(&mut self, rule: &Rule, file: &FileText<'_>, nested: &mut Vec<Conditional>) {
+    pub(super) fn rule(
+        &mut self,
+        rule: &Rule,
+        file: &FileText<'_>,
+        nested: &mut Vec<Conditional>,
+        context: Option<String>,
+    ) {
         // The body holds recipe lines, possibly inside conditionals; other items in such a
         // conditional (assignments, further rules) are read as ordinary items.
         let prefix = self.recipe_prefix();
@@ -164,11 +222,17 @@ impl Reader<'_> {
         let mut after_targets = start;
         let mut targets = Vec::new();
         let mut special_only = true;
+        let mut phony = false;
+        let mut note = context;
         for range in rule.target_ranges() {
             after_targets = usize::from(range.end());
             let raw = file.slice(range);
             special_only &= raw.starts_with('.');
+            phony |= raw.trim() == ".PHONY";
             if let Some(names) = self.vars.expand(raw) {
+                if note.is_none() {
+                    note = self.vars.note_of_last().map(str::to_owned);
+                }
                 targets.extend(
                     names
                         .split_whitespace()
@@ -189,6 +253,9 @@ impl Reader<'_> {
             }
         }
         prereqs.truncate(MAX_PREREQS);
+        if phony {
+            self.phony.extend(prereqs.iter().cloned());
+        }
 
         let line = file.line(start);
         let inline_doc = file.text.get(after_targets..).and_then(line_doc);
@@ -208,6 +275,7 @@ impl Reader<'_> {
             doc_above,
             recipe,
             double_colon: operator.is_double_colon(),
+            note,
         });
     }
 
@@ -215,8 +283,10 @@ impl Reader<'_> {
     /// `else`. A condition whose value cannot be known statically (a function call, a
     /// variable set by `!=`, one of make's own variables) takes its branch and the later ones
     /// too, so nothing make might read is lost.
-    pub(super) fn taken_branches(&mut self, cond: &Conditional) -> Vec<ConditionalBranch> {
+    /// Also says whether a condition could not be known.
+    pub(super) fn taken_branches(&mut self, cond: &Conditional) -> (Vec<ConditionalBranch>, bool) {
         let mut taken = Vec::new();
+        let mut undecided = false;
         for branch in cond.branches() {
             match self.holds(&branch) {
                 Some(true) => {
@@ -224,10 +294,13 @@ impl Reader<'_> {
                     break;
                 }
                 Some(false) => {}
-                None => taken.push(branch),
+                None => {
+                    undecided = true;
+                    taken.push(branch);
+                }
             }
         }
-        taken
+        (taken, undecided)
     }
 
     /// Whether a branch's condition holds; `None` when it cannot be known. A plain `else`
@@ -367,10 +440,16 @@ impl Reader<'_> {
         let forced: HashSet<&str> = order
             .iter()
             .filter(|t| {
+                // Phony and double-colon targets are run, even empty (`all:`, `precheck::`
+                // that templates extend).
                 used.contains(t.name)
+                    && !self.phony.contains(t.name)
                     && t.rules.iter().all(|&r| {
                         self.rules.get(r).is_none_or(|r| {
-                            r.prereqs.is_empty() && !r.unresolved_prereqs && r.recipe.is_empty()
+                            r.prereqs.is_empty()
+                                && !r.unresolved_prereqs
+                                && r.recipe.is_empty()
+                                && !r.double_colon
                         })
                     })
             })
@@ -395,22 +474,39 @@ impl Reader<'_> {
                     }
                 }
             }
+            // A target that exists only under a condition agg could not evaluate, or whose
+            // recipe does, says so above its recipe: make may read another branch.
+            let rules = || target.rules.iter().filter_map(|&r| self.rules.get(r));
+            let recipes = || target.recipes.iter().filter_map(|&r| self.rules.get(r));
+            let mut notes: Vec<&str> = Vec::new();
+            let conditional = rules().all(|r| r.note.is_some());
+            for rule in rules().filter(|r| conditional || !r.recipe.is_empty()) {
+                if let Some(note) = rule.note.as_deref().filter(|n| !notes.contains(n)) {
+                    notes.push(note);
+                }
+            }
+            let notes = notes.iter().map(|note| {
+                format!("# agg did not evaluate {note}; make may read this rule differently")
+            });
+            let notes: Vec<String> = notes.collect();
             let script = bounded_lines(
-                target
-                    .recipes
+                notes
                     .iter()
-                    .filter_map(|&r| self.rules.get(r))
-                    .flat_map(|r| r.recipe.iter().map(String::as_str)),
+                    .map(String::as_str)
+                    .chain(recipes().flat_map(|r| r.recipe.iter().map(String::as_str))),
                 MAX_SCRIPT,
             );
+            // Defined where the recipe that runs is; a target without one, at its first rule.
+            let defined = recipes().next().unwrap_or(target.first);
             let mut task = RawTask::new(
                 Runner::Make,
                 target.name,
                 self.cwd.clone(),
-                target.first.file_path.clone(),
+                defined.file_path.clone(),
                 vec!["make".to_owned(), target.name.to_owned()],
             );
-            task.line = Some(target.first.line);
+            task.line = Some(defined.line);
+            task.behaviour.not_runnable.clone_from(&self.stop);
             task.description.clone_from(&target.description);
             task.deps = deps;
             task.script = (!script.is_empty()).then_some(script);
@@ -419,6 +515,24 @@ impl Reader<'_> {
         self.out.tasks = tasks;
         self.out
     }
+}
+
+/// One level of items being read, with the note of the undecided conditional it is in.
+type Frame<'t> = (Box<dyn Iterator<Item = MakefileItem> + 't>, Option<String>);
+
+/// Names a conditional for a note: its first line, cut short, and where it is.
+fn condition_note(file: &FileText<'_>, cond: &Conditional) -> String {
+    /// Characters of the condition kept in the note.
+    const MAX_SHOWN: usize = 120;
+    let line = file.line(usize::from(cond.text_range().start()));
+    let text = usize::try_from(line)
+        .ok()
+        .and_then(|l| l.checked_sub(1))
+        .and_then(|i| file.lines.get(i))
+        .map_or("", |l| l.trim());
+    let shown: String = text.chars().take(MAX_SHOWN).collect();
+    let more = if shown.len() < text.len() { "…" } else { "" };
+    format!("`{shown}{more}` ({}:{line})", file.path)
 }
 
 /// A target with every rule that mentions it, in file order.

@@ -3,7 +3,7 @@ use super::text::{bounded_lines, comment_text, line_doc};
 use super::*;
 use crate::MemFiles;
 pub(super) use crate::testing::names;
-use crate::testing::task;
+use crate::testing::{messages, task};
 
 pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
     crate::testing::parse_with(parse, files, path)
@@ -183,7 +183,8 @@ fn multiple_targets_double_colon_and_repeated_rules() {
     assert_eq!(all.description.as_deref(), Some("Build all"));
     // make keeps the last recipe of an ordinary rule (and warns).
     assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo A"));
-    assert_eq!(task(&parsed, "a").line, Some(11));
+    // Defined where that recipe is.
+    assert_eq!(task(&parsed, "a").line, Some(15));
 }
 
 #[test]
@@ -199,7 +200,7 @@ fn deps_are_listed_targets_without_order_only() {
 #[test]
 fn force_style_empty_targets_are_not_listed() {
     let parsed = one(concat!(
-        ".PHONY: FORCE placeholder\n",
+        ".PHONY: placeholder\n",
         "version.h: FORCE\n\t./mkversion > $@\n",
         "FORCE:\n",
         "placeholder:\n",
@@ -267,7 +268,7 @@ fn conditionals_on_the_environment_see_it_empty() {
 #[test]
 fn conditionals_that_cannot_be_known_keep_every_branch() {
     let parsed = one(concat!(
-        "ifeq ($(shell uname),Darwin)\n",
+        "ifeq ($(shell ./detect),Darwin)\n",
         "mac:\n\ttrue\n",
         "else\n",
         "linux:\n\ttrue\n",
@@ -612,4 +613,222 @@ fn helpers() {
     assert_eq!(bounded_lines(["ab", "cd"].into_iter(), 5), "ab\ncd");
     assert_eq!(bounded_lines(["abcdef"].into_iter(), 4), "abcd…");
     assert_eq!(bounded_lines(["aé"].into_iter(), 2), "a…");
+}
+
+/// The host's `uname -s`, as agg answers it for `$(shell uname -s)`.
+fn host_uname() -> &'static str {
+    expand::host_uname().expect("a host agg knows")
+}
+
+#[test]
+fn platform_probes_have_the_hosts_answer() {
+    let parsed = one(concat!(
+        "OS := $(shell uname -s)\n",
+        "SUF = so\n",
+        "ifeq ($(OS),Darwin)\n",
+        "SUF = dylib\n",
+        "endif\n",
+        "lib.$(SUF):\n\ttouch $@\n",
+        "ifeq ($(shell uname),Linux)\n",
+        "linux-only:\n\ttrue\n",
+        "else\n",
+        "not-linux:\n\ttrue\n",
+        "endif\n",
+        "ARCH = $(shell uname -m)\n",
+        "ifneq ($(ARCH),)\n",
+        "arch-known:\n\ttrue\n",
+        "endif\n",
+        "ifeq ($(OS),Windows_NT)\n",
+        "windows:\n\ttrue\n",
+        "endif\n",
+    ));
+    let (lib, linux) = if host_uname() == "Darwin" {
+        ("lib.dylib", "not-linux")
+    } else if host_uname() == "Linux" {
+        ("lib.so", "linux-only")
+    } else {
+        ("lib.so", "not-linux")
+    };
+    assert_eq!(names(&parsed), [lib, linux, "arch-known"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(task(&parsed, lib).script.as_deref(), Some("touch $@"));
+}
+
+#[test]
+fn wildcard_conditions_test_the_files_that_exist() {
+    let text = concat!(
+        "ifeq ($(wildcard po/Makefile),po/Makefile)\n",
+        "po:\n\t$(MAKE) -C po\n",
+        "endif\n",
+        "ifneq ($(wildcard docs/*.md),)\n",
+        "docs:\n\tmkdocs build\n",
+        "endif\n",
+        "HAVE_GO := $(wildcard go.mod)\n",
+        "ifdef HAVE_GO\n",
+        "go-test:\n\tgo test ./...\n",
+        "endif\n",
+    );
+    let bare = run(&MemFiles::new().with("sub/Makefile", text), "sub/Makefile");
+    assert!(names(&bare).is_empty(), "{:?}", names(&bare));
+    let full = run(
+        &MemFiles::new()
+            .with("sub/Makefile", text)
+            .with("sub/po/Makefile", "all:\n")
+            .with("sub/docs/index.md", "")
+            .with("sub/go.mod", "module x\n")
+            .with("po/Makefile", "")
+            .with("go.mod", ""),
+        "sub/Makefile",
+    );
+    assert_eq!(names(&full), ["po", "docs", "go-test"]);
+    assert!(full.diagnostics.is_empty(), "{:?}", full.diagnostics);
+    // Only the sub-directory's files count: make runs there.
+    let root_only = run(
+        &MemFiles::new()
+            .with("sub/Makefile", text)
+            .with("po/Makefile", "")
+            .with("go.mod", ""),
+        "sub/Makefile",
+    );
+    assert!(names(&root_only).is_empty(), "{:?}", names(&root_only));
+}
+
+#[test]
+fn rows_that_depend_on_a_condition_agg_cannot_evaluate_say_so() {
+    let parsed = one(concat!(
+        "MODE = plain\n",
+        "ifeq ($(shell ./detect-gpu),yes)\n",
+        "MODE = gpu\n",
+        "gpu-check:\n\tnvidia-smi\n",
+        "endif\n",
+        "run-$(MODE):\n\t./run\n",
+        "always:\n\ttrue\n",
+    ));
+    assert_eq!(names(&parsed), ["gpu-check", "run-gpu", "always"]);
+    let note = "# agg did not evaluate `ifeq ($(shell ./detect-gpu),yes)` (Makefile:2)";
+    for name in ["gpu-check", "run-gpu"] {
+        let script = task(&parsed, name).script.clone().unwrap_or_default();
+        assert!(script.starts_with(note), "{name}: {script}");
+    }
+    assert_eq!(task(&parsed, "always").script.as_deref(), Some("true"));
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    // Rules of a file included under such a condition depend on it too.
+    let files = MemFiles::new()
+        .with(
+            "Makefile",
+            "ifneq ($(filter ci,$(MAKECMDGOALS)),)\ninclude ci.mk\nendif\nbuild:\n\ttrue\n",
+        )
+        .with("ci.mk", "ci:\n\t./ci.sh\n");
+    let parsed = run(&files, "Makefile");
+    assert_eq!(names(&parsed), ["ci", "build"]);
+    let script = task(&parsed, "ci").script.clone().unwrap_or_default();
+    assert!(script.contains("(Makefile:1)"), "{script}");
+    assert_eq!(task(&parsed, "build").script.as_deref(), Some("true"));
+}
+
+#[test]
+fn undefined_variables_in_target_names_are_empty() {
+    let parsed = one(concat!(
+        "NAME=server$(SUFFIX)\n",
+        "$(NAME): main.c\n\tcc -o $@ main.c\n",
+        "$(DESTDIR)/install-stamp:\n\ttouch $@\n",
+        "$(CURDIR)/here:\n\ttrue\n",
+    ));
+    assert_eq!(names(&parsed), ["server", "/install-stamp"]);
+}
+
+#[test]
+fn a_makefile_that_stops_itself_is_listed_but_not_runnable() {
+    let parsed = one(concat!(
+        "ifndef FROM_TOP\n",
+        "$(error run make from the top directory)\n",
+        "endif\n",
+        "build:\n\ttrue\n",
+    ));
+    assert_eq!(names(&parsed), ["build"]);
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "Makefile",
+            Some(2),
+            "make stops here: run make from the top directory"
+        )]
+    );
+    assert_eq!(
+        task(&parsed, "build").behaviour.not_runnable.as_deref(),
+        Some("make stops at Makefile:2: run make from the top directory")
+    );
+    // Set, or in a branch make does not take, it stops nothing.
+    let parsed = one(concat!(
+        "FROM_TOP = 1\n",
+        "ifndef FROM_TOP\n",
+        "$(error run make from the top directory)\n",
+        "endif\n",
+        "build:\n\t$(error only when built)\n",
+    ));
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(task(&parsed, "build").behaviour.not_runnable, None);
+    // Under a condition agg cannot evaluate, make may stop or not: said, still runnable.
+    let parsed = one(concat!(
+        "ifeq ($(shell ./configure --check),missing)\n",
+        "$(error run ./configure first)\n",
+        "endif\n",
+        "build:\n\ttrue\n",
+    ));
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "Makefile",
+            Some(2),
+            "make may stop here, depending on `ifeq ($(shell ./configure --check),missing)` \
+             (Makefile:1): run ./configure first"
+        )]
+    );
+    assert_eq!(task(&parsed, "build").behaviour.not_runnable, None);
+}
+
+#[test]
+fn an_indented_error_in_a_top_level_conditional_is_no_recipe() {
+    let parsed = one(concat!(
+        "V = 1\n",
+        "ifeq ($(V),2)\n",
+        "\t$(error V must not be 2)\n",
+        "endif\n",
+        "build:\n\ttrue\n",
+    ));
+    assert_eq!(names(&parsed), ["build"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert_eq!(task(&parsed, "build").behaviour.not_runnable, None);
+}
+
+#[test]
+fn defined_at_is_the_rule_with_the_recipe() {
+    let files = MemFiles::new()
+        .with("Makefile", "include extra.mk\nbuild:\n\tcc main.c\n")
+        .with("extra.mk", "build: extra\nextra:\n\ttrue\n");
+    let parsed = run(&files, "Makefile");
+    assert_eq!(names(&parsed), ["build", "extra"]);
+    let build = task(&parsed, "build");
+    assert_eq!(
+        (build.file_path.as_str(), build.line),
+        ("Makefile", Some(2))
+    );
+    assert_eq!(build.deps, ["extra"]);
+}
+
+#[test]
+fn empty_phony_and_double_colon_targets_are_listed() {
+    let parsed = one(concat!(
+        ".PHONY: all\n",
+        "default: all precheck FORCE\n",
+        "all:\n",
+        "precheck::\n",
+        "define T\n",
+        "precheck:: ; @echo $(1)\n",
+        "endef\n",
+        "$(eval $(call T,x))\n",
+        "FORCE:\n",
+    ));
+    assert_eq!(names(&parsed), ["default", "all", "precheck"]);
+    assert_eq!(task(&parsed, "default").deps, ["all", "precheck"]);
 }
