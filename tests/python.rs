@@ -220,3 +220,87 @@ fn nox_sessions_get_their_args_after_a_separator() {
     let out = Test::at(test.root()).args(["run", "fail"]).run();
     assert_ne!(out.code, Some(0), "{}", out.stderr);
 }
+
+#[test]
+fn poe_lists_included_parallel_and_option_tasks_and_runs_them_with_their_flags() {
+    let test = Test::new()
+        .write(
+            "pyproject.toml",
+            "[tool.poe]\ninclude = \"tasks/a.toml\"\n\n[tool.poe.tasks.both]\nparallel = [\"a\", \"b\"]\n\n[tool.poe.tasks.greet]\ncmd = \"echo hello ${who}\"\nargs = [{ name = \"who\", options = [\"-w\", \"--person\"], default = \"world\" }, { name = \"loud\", options = [\"--shout\"], type = \"boolean\", help = \"Louder\" }]\n",
+        )
+        .write(
+            "tasks/a.toml",
+            "include = \"b.toml\"\n[tasks]\na = \"echo from-a\"\n",
+        )
+        .write(
+            "tasks/b.toml",
+            "[tool.poe.tasks]\nb = \"echo from-b\"\n[tool.poe.groups.docker.tasks.logs]\ncmd = \"echo logs\"\n",
+        );
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let tasks = json["tasks"].as_array().expect("tasks");
+    let find = |name: &str| {
+        tasks
+            .iter()
+            .find(|t| t["unique_name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {json}"))
+    };
+    assert_eq!(find("both")["deps"], serde_json::json!(["a", "b"]));
+    assert_eq!(find("logs")["group"], "docker");
+    let greet = &find("greet")["params"];
+    assert_eq!(greet[0]["flags"], serde_json::json!(["-w", "--person"]));
+    assert_eq!(greet[1]["kind"], "boolean");
+    assert_eq!(greet[1]["help"], "Louder");
+    assert!(
+        json["diagnostics"].as_array().is_none_or(Vec::is_empty),
+        "{json}"
+    );
+    require!("poe");
+    let out = Test::at(test.root())
+        .args(["run", "greet", "--", "--person", "bob", "--shout"])
+        .run()
+        .success();
+    assert!(out.stdout.contains("hello bob"), "{}", out.stderr);
+    let out = Test::at(test.root()).args(["run", "both"]).run().success();
+    assert!(
+        out.stdout.contains("from-a") && out.stdout.contains("from-b"),
+        "{}",
+        out.stdout
+    );
+    let out = Test::at(test.root()).args(["run", "logs"]).run().success();
+    assert!(out.stdout.contains("logs"), "{}", out.stderr);
+}
+
+#[test]
+fn pdm_projects_list_hooks_hide_private_scripts_and_run_console_scripts_with_pdm() {
+    let test = Test::new()
+        .write(
+            "pyproject.toml",
+            "[project]\nname = \"t\"\nversion = \"0.1.0\"\n[project.scripts]\ndemo = \"demo.cli:main\"\n\n[tool.pdm.scripts]\n_private = \"echo private\"\npre_doc = \"echo before-doc\"\ndoc-build = { composite = [\"pre_doc\", \"echo built\", \"_private\"] }\n",
+        )
+        .write("pdm.lock", "");
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    let tasks = json["tasks"].as_array().expect("tasks");
+    let mut names: Vec<&str> = tasks
+        .iter()
+        .filter_map(|t| t["unique_name"].as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(names, ["demo", "doc-build", "pre_doc"], "{json}");
+    let find = |name: &str| tasks.iter().find(|t| t["unique_name"] == name);
+    assert_eq!(
+        find("doc-build").map(|t| &t["deps"]),
+        Some(&serde_json::json!(["pre_doc", "_private"]))
+    );
+    assert_eq!(
+        find("demo").map(|t| &t["command"]),
+        Some(&serde_json::json!("pdm run demo"))
+    );
+}

@@ -529,7 +529,7 @@ pub enum Variadic {
 }
 
 /// A parameter a task accepts (just parameters, xc inputs, Taskfile required vars).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Param {
     /// The parameter's name.
     pub name: String,
@@ -544,6 +544,17 @@ pub struct Param {
     /// just `$name`: the value is also exported as an environment variable.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exported: bool,
+    /// The options the runner takes the value with, as declared (poe `options`, `--name` by
+    /// default; agg passes the first long one); empty for a positional parameter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// The value's type when it is not a plain string, as the runner names it (poe
+    /// `boolean`, `integer`, `float`): a `boolean` option is passed alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// What the parameter is for, as the task file says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 impl Param {
@@ -555,6 +566,9 @@ impl Param {
             required: true,
             variadic: None,
             exported: false,
+            flags: Vec::new(),
+            kind: None,
+            help: None,
         }
     }
 }

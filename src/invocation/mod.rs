@@ -235,7 +235,7 @@ fn is_assignment(arg: &str) -> bool {
 /// How a run's parameter values reach the task, given as (`name`, `value`) for the task's
 /// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
 /// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
-/// variables for xc inputs, `--name value` options for poe `args`, positional values and
+/// variables for xc inputs, poe `args` as their declared options (or positional), positional values and
 /// `--flag [value]` for mise usage specs, `--input name=value` for act. Returns the arguments
 /// (to pass as [`RunOptions::args`], before
 /// any others) and the environment (for [`RunOptions::env`]).
@@ -244,6 +244,7 @@ pub fn param_arguments(
     values: &[(String, String)],
 ) -> (Vec<String>, Vec<(String, String)>) {
     let mut args = Vec::new();
+    let mut positional = Vec::new();
     let mut env = Vec::new();
     let stars = task.source_name.matches('*').count();
     // Wildcard parts first: they are the first arguments.
@@ -265,11 +266,32 @@ pub fn param_arguments(
             Runner::Just | Runner::Mise => args.push(value.clone()),
             Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
             Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
-            // poe turns each `args` entry into a `--name` option unless the task says
-            // otherwise (`options`, `positional`), which the table does not record.
+            // poe: an option as declared (its first long flag), a `boolean` alone when the
+            // value differs from its default, a `multiple` one with each word a value;
+            // positional values first, in order, so no option's values swallow them.
             Runner::Poe => {
-                args.push(format!("--{}", param.name));
-                args.push(value.clone());
+                let words: Vec<String> = if param.variadic.is_some() {
+                    value.split_whitespace().map(str::to_owned).collect()
+                } else {
+                    vec![value.clone()]
+                };
+                let flag = param
+                    .flags
+                    .iter()
+                    .find(|f| f.starts_with("--"))
+                    .or(param.flags.first());
+                match flag {
+                    None => positional.extend(words),
+                    Some(flag) if param.kind.as_deref() == Some("boolean") => {
+                        if truthy(value) != param.default.as_deref().is_some_and(truthy) {
+                            args.push(flag.clone());
+                        }
+                    }
+                    Some(flag) => {
+                        args.push(flag.clone());
+                        args.extend(words);
+                    }
+                }
             }
             // act: the inputs of the event it simulates.
             Runner::Act => {
@@ -279,7 +301,16 @@ pub fn param_arguments(
             _ => env.push((param.name.clone(), value.clone())),
         }
     }
-    (args, env)
+    positional.extend(args);
+    (positional, env)
+}
+
+/// A boolean value as poe reads one.
+fn truthy(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "true" | "t" | "1" | "yes" | "y" | "on"
+    )
 }
 
 /// Whether the runner takes the task's own arguments after `--` (npm, go-task).
@@ -446,13 +477,56 @@ mod tests {
             param_arguments(&xc, &values(&[("NAME", "Bob")])),
             (Vec::new(), values(&[("NAME", "Bob")]))
         );
-        let poe = task(Runner::Poe, "serve", &["port", "host"]);
+        let mut poe = task(Runner::Poe, "serve", &["port", "host"]);
+        for p in &mut poe.params {
+            p.flags = vec![format!("--{}", p.name)];
+        }
         assert_eq!(
             param_arguments(&poe, &values(&[("host", "0.0.0.0"), ("port", "8000")])),
             (
                 strings(&["--port", "8000", "--host", "0.0.0.0"]),
                 Vec::new()
             )
+        );
+    }
+
+    #[test]
+    fn poe_args_are_passed_with_the_options_they_declare() {
+        let mut greet = task(
+            Runner::Poe,
+            "greet",
+            &["who", "loud", "quiet", "first", "rest"],
+        );
+        greet.params[0].flags = strings(&["-w", "--person"]);
+        greet.params[1].flags = strings(&["--shout"]);
+        greet.params[1].kind = Some("boolean".to_owned());
+        greet.params[2].flags = strings(&["--no-quiet"]);
+        greet.params[2].kind = Some("boolean".to_owned());
+        greet.params[2].default = Some("true".to_owned());
+        greet.params[4].variadic = Some(agg_runners::Variadic::ZeroOrMore);
+        let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        assert_eq!(
+            param_arguments(
+                &greet,
+                &values(&[
+                    ("who", "bob"),
+                    ("loud", "true"),
+                    ("quiet", "false"),
+                    ("first", "a"),
+                    ("rest", "b c")
+                ])
+            )
+            .0,
+            strings(&["a", "b", "c", "--person", "bob", "--shout", "--no-quiet"])
+        );
+        assert_eq!(
+            param_arguments(&greet, &values(&[("loud", "false"), ("quiet", "true")])).0,
+            Vec::<String>::new()
         );
     }
 }

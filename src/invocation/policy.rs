@@ -38,12 +38,17 @@ const TOO_MANY: &str =
 const UNDECLARED_VAR: &str = "it sets a variable the task does not declare as a parameter";
 const OTHER_TASK: &str = "it fills the wildcard with the name of another task";
 
-/// Whether `arg` names a declared parameter the way the runner takes it (`--port` for poe's
-/// `port`, `--force` for a mise flag): the name comes from the task file, not the agent.
+/// Whether `arg` names a declared parameter the way the runner takes it (one of the flags a
+/// poe arg declares, alone or as `--flag=value` with a plain value; `--force` for a mise
+/// flag): the name comes from the task file, not the agent.
 fn declared_option(task: &Task, arg: &str) -> bool {
-    task.params
-        .iter()
-        .any(|p| p.name == arg || arg.strip_prefix("--") == Some(p.name.as_str()))
+    task.params.iter().any(|p| {
+        p.name == arg
+            || p.flags.iter().any(|f| f == arg)
+            || arg.split_once('=').is_some_and(|(flag, value)| {
+                p.flags.iter().any(|f| f == flag) && (value.is_empty() || plain(value))
+            })
+    })
 }
 
 /// `NAME=value` setting a declared parameter to a plain value.
@@ -349,8 +354,12 @@ mod tests {
         assert_eq!(flagged(&npm, &["`id`"]), ["`id`"]);
         let pnpm = task(Runner::Pnpm, "test", &[]);
         assert_eq!(flagged(&pnpm, &["--filter"]), ["--filter"]);
-        let poe = task(Runner::Poe, "serve", &["port"]);
-        assert!(flagged(&poe, &["--port", "8000"]).is_empty());
+        let mut poe = task(Runner::Poe, "serve", &["port"]);
+        poe.params[0].flags = vec!["-p".to_owned(), "--listen".to_owned()];
+        assert!(flagged(&poe, &["--listen", "8000"]).is_empty());
+        assert!(flagged(&poe, &["-p", "8000", "--listen=9000"]).is_empty());
+        assert_eq!(flagged(&poe, &["--port", "8000"]), ["--port"]);
+        assert_eq!(flagged(&poe, &["--listen=$(id)"]), ["--listen=$(id)"]);
     }
 
     #[test]

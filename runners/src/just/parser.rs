@@ -557,6 +557,7 @@ impl<'a> Parser<'a> {
                 default,
                 variadic,
                 exported,
+                ..Param::default()
             });
         }
         i += 1;
@@ -759,6 +760,7 @@ mod tests {
             required: default.is_none() && variadic != Some(Variadic::ZeroOrMore),
             variadic,
             exported,
+            ..Param::default()
         }
     }
 

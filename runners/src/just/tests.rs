@@ -91,6 +91,7 @@ fn lists_a_typical_project_justfile() {
             required: false,
             variadic: None,
             exported: false,
+            ..Param::default()
         }]
     );
     assert_eq!(

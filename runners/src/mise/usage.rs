@@ -62,6 +62,7 @@ fn arg(spec: &str, props: &[(String, String)]) -> Option<Param> {
         required,
         variadic,
         exported: false,
+        ..Param::default()
     })
 }
 
@@ -93,6 +94,7 @@ fn flag(spec: &str, props: &[(String, String)]) -> Option<Param> {
             .is_some_and(is_true)
             .then_some(Variadic::ZeroOrMore),
         exported: false,
+        ..Param::default()
     })
 }
 
@@ -250,6 +252,7 @@ pub(super) fn tera_params(script: &str) -> Vec<Param> {
                 name,
                 default,
                 exported: false,
+                ..Param::default()
             },
             "option" => Param {
                 name: format!("--{name}"),
@@ -257,6 +260,7 @@ pub(super) fn tera_params(script: &str) -> Vec<Param> {
                 required: false,
                 variadic: None,
                 exported: false,
+                ..Param::default()
             },
             "flag" => Param {
                 name: format!("--{name}"),
@@ -264,6 +268,7 @@ pub(super) fn tera_params(script: &str) -> Vec<Param> {
                 required: false,
                 variadic: None,
                 exported: false,
+                ..Param::default()
             },
             _ => continue,
         };

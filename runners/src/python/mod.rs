@@ -82,6 +82,7 @@ pub const MARKERS: &[&str] = &[
     "pyproject.toml",
     "uv.lock",
     "poetry.lock",
+    "pdm.lock",
     "hatch.toml",
     "tox.ini",
     "tox.toml",

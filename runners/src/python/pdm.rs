@@ -1,7 +1,8 @@
 //! PDM scripts: `[tool.pdm.scripts]` of `pyproject.toml`, each run as `pdm run NAME args`.
 //!
-//! `_` holds options shared by every script, and `pre_X`/`post_X` are hooks pdm runs around
-//! script `X` or around its own commands (`pre_install`, `post_lock`, …): they are hidden.
+//! As `pdm run --list` does, names starting with `_` are hidden (`_` holds options shared by
+//! every script, `_name` is private), and hooks (`pre_X`/`post_X`, which pdm runs around
+//! script `X` or its own commands) are listed: pdm runs them by name like any other.
 
 use std::collections::HashSet;
 
@@ -11,11 +12,6 @@ use crate::{Parsed, RawTask, Runner};
 
 /// The keys that make a table a script, one of which it must have.
 const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
-
-/// pdm's own signals, which a `pre_`/`post_` script hooks into.
-const SIGNALS: &[&str] = &[
-    "build", "init", "install", "lock", "publish", "run", "script", "use",
-];
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     let Some(scripts) = root.path(&["tool", "pdm", "scripts"]) else {
@@ -30,15 +26,9 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
         return;
     };
     let names: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
-    let is_hook = |name: &str| {
-        ["pre_", "post_"].iter().any(|prefix| {
-            name.strip_prefix(prefix)
-                .is_some_and(|target| SIGNALS.contains(&target) || names.contains(target))
-        })
-    };
     for entry in entries {
         let name = entry.key.as_str();
-        if name == "_" || is_hook(name) {
+        if name.starts_with('_') {
             continue;
         }
         let node = &entry.node;
@@ -88,7 +78,13 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
                     .iter()
                     .filter_map(Node::str)
                     .collect();
-                task.deps = items.iter().filter_map(|i| first_word(i)).collect();
+                // pdm runs an item whose first word names a script as that script, and
+                // any other item as a command.
+                task.deps = items
+                    .iter()
+                    .filter_map(|i| first_word(i))
+                    .filter(|w| names.contains(w.as_str()))
+                    .collect();
                 items.join("\n")
             }
             "call" => format!("call: {}", text_of(body).unwrap_or_default()),
@@ -106,7 +102,7 @@ mod tests {
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]
-    fn scripts_hooks_and_bad_entries() {
+    fn scripts_hooks_and_bad_entries_as_pdm_lists_them() {
         let text = r#"[tool.pdm.scripts]
 _.env_file = ".env"
 start = "flask run -p 54321"
@@ -124,7 +120,16 @@ empty = { help = "nothing" }
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "svc/pyproject.toml");
         assert_eq!(
             names(&parsed),
-            ["start", "pre_flight", "lint", "test", "hello", "all"]
+            [
+                "start",
+                "pre_start",
+                "post_install",
+                "pre_flight",
+                "lint",
+                "test",
+                "hello",
+                "all"
+            ]
         );
         let start = task(&parsed, "start");
         assert_eq!(start.argv, ["pdm", "run", "start"]);
@@ -155,6 +160,43 @@ empty = { help = "nothing" }
                     "pdm script `empty` has none of cmd, shell, call, composite"
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn private_scripts_are_hidden_and_hooks_are_listed_as_pdm_does() {
+        let text = r#"[tool.pdm.scripts]
+_private = "echo hidden"
+pre_build = "echo before build"
+pre_doc = "echo before doc"
+pre_release = "echo before release"
+build = "python -m build"
+doc-build = { composite = ["pre_doc", "mkdocs build"] }
+"#;
+        let files = MemFiles::new().with("pyproject.toml", text);
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
+        assert_eq!(
+            names(&parsed),
+            ["pre_build", "pre_doc", "pre_release", "build", "doc-build"]
+        );
+        assert_eq!(task(&parsed, "pre_doc").argv, ["pdm", "run", "pre_doc"]);
+        assert_eq!(task(&parsed, "doc-build").deps, ["pre_doc"]);
+    }
+
+    #[test]
+    fn composite_items_that_name_no_script_are_commands() {
+        let text = r#"[tool.pdm.scripts]
+_private = "echo private"
+build = "python -m build"
+all = { composite = ["build", "echo plain command", "_private --flag"] }
+"#;
+        let files = MemFiles::new().with("pyproject.toml", text);
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
+        let all = task(&parsed, "all");
+        assert_eq!(all.deps, ["build", "_private"]);
+        assert_eq!(
+            all.script.as_deref(),
+            Some("build\necho plain command\n_private --flag")
         );
     }
 }

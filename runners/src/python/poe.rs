@@ -11,8 +11,11 @@ use crate::{Param, Parsed, RawTask, Runner, Source, Variadic, parent};
 
 /// The keys that make a table a task, one of which it must have.
 const TASK_TYPES: &[&str] = &[
-    "cmd", "script", "shell", "sequence", "ref", "expr", "switch",
+    "cmd", "script", "shell", "sequence", "parallel", "ref", "expr", "switch",
 ];
+
+/// The longest chain of includes followed (poe itself stops only at a cycle).
+const MAX_INCLUDE_DEPTH: usize = 16;
 
 /// `[tool.poe]` of a `pyproject.toml`.
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
@@ -47,8 +50,7 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
             return out;
         }
     };
-    let config = root.path(&["tool", "poe"]).unwrap_or(&root);
-    read_config(&project, config, src.path, &mut out);
+    read_config(&project, config_of(&root), src.path, &mut out);
     out
 }
 
@@ -64,10 +66,48 @@ fn read_any(path: &str, text: &str) -> Result<Node, ParseError> {
     }
 }
 
-/// One poe configuration: its tasks, its groups' tasks, then its includes (whose tasks never
-/// replace the project's own).
+/// The poe configuration of a file other than `pyproject.toml`: its `tool.poe` table, a
+/// literal `"tool.poe"` key (YAML, JSON), or else the whole file, in poe's order.
+fn config_of(root: &Node) -> &Node {
+    root.path(&["tool", "poe"])
+        .or_else(|| root.get("tool.poe"))
+        .unwrap_or(root)
+}
+
+/// One poe configuration and the files it includes, depth first, as poe loads them. The
+/// project's own tasks come first and a name already defined is never replaced.
 fn read_config(project: &Project<'_>, config: &Node, file: &str, out: &mut Parsed) {
     let start = out.tasks.len();
+    if let Some(script) = config.get("include_script") {
+        out.diag(
+            file,
+            Some(script.line),
+            "poe `include_script` makes tasks by running Python: agg does not run it, so those tasks are not listed",
+        );
+    }
+    let mut chain = vec![file.to_owned()];
+    read_partition(project, config, file, true, &mut chain, out);
+    let mut defined = HashSet::new();
+    let mut i = start;
+    while i < out.tasks.len() {
+        if defined.insert(out.tasks[i].source_name.clone()) {
+            i += 1;
+        } else {
+            out.tasks.remove(i);
+        }
+    }
+}
+
+/// The tasks and groups of one file, then (when `follow`) the files it includes. `chain`
+/// holds the files that led here, so a cycle ends where poe ends it.
+fn read_partition(
+    project: &Project<'_>,
+    config: &Node,
+    file: &str,
+    follow: bool,
+    chain: &mut Vec<String>,
+    out: &mut Parsed,
+) {
     if let Some(tasks) = config.get("tasks") {
         read_tasks(project, tasks, file, None, out);
     }
@@ -78,32 +118,36 @@ fn read_config(project: &Project<'_>, config: &Node, file: &str, out: &mut Parse
             }
         }
     }
+    if !follow {
+        return;
+    }
     let Some(include) = config.get("include") else {
         return;
     };
-    let paths: Vec<(&str, u32)> = match include.items() {
-        Some(items) => items
-            .iter()
-            .filter_map(|item| {
-                item.str()
-                    .or_else(|| item.get("path").and_then(Node::str))
-                    .map(|p| (p, item.line))
-            })
-            .collect(),
-        None => include
-            .str()
-            .map(|p| vec![(p, include.line)])
-            .unwrap_or_default(),
-    };
-    for (rel, line) in paths {
-        let Some(path) = crate::join(parent(file), rel) else {
+    let items = include.items().unwrap_or(std::slice::from_ref(include));
+    for item in items {
+        let Some(rel) = item.str().or_else(|| item.get("path").and_then(Node::str)) else {
+            continue;
+        };
+        let line = item.line;
+        let path = match include_path(project, parent(file), rel) {
+            Ok(path) => path,
+            Err(reason) => {
+                out.diag(file, Some(line), format!("include `{rel}` {reason}"));
+                continue;
+            }
+        };
+        if chain.contains(&path) {
+            continue;
+        }
+        if chain.len() > MAX_INCLUDE_DEPTH {
             out.diag(
                 file,
                 Some(line),
-                format!("include `{rel}` is outside the repository"),
+                format!("include `{rel}` is more than {MAX_INCLUDE_DEPTH} includes deep: not read"),
             );
             continue;
-        };
+        }
         let text = match project.files.read(&path) {
             Ok(text) => text,
             Err(reason) => {
@@ -115,7 +159,9 @@ fn read_config(project: &Project<'_>, config: &Node, file: &str, out: &mut Parse
                 continue;
             }
         };
-        out.consumed.push(path.clone());
+        if !out.consumed.contains(&path) {
+            out.consumed.push(path.clone());
+        }
         let root = match read_any(&path, &text) {
             Ok(root) => root,
             Err(err) => {
@@ -123,22 +169,47 @@ fn read_config(project: &Project<'_>, config: &Node, file: &str, out: &mut Parse
                 continue;
             }
         };
-        let config = root.path(&["tool", "poe"]).unwrap_or(&root);
-        let Some(tasks) = config.get("tasks") else {
-            continue;
-        };
-        let mut included = Parsed::default();
-        read_tasks(project, tasks, &path, None, &mut included);
-        let mut defined: HashSet<String> = out.tasks[start..]
-            .iter()
-            .map(|t| t.source_name.clone())
-            .collect();
-        for task in included.tasks {
-            if defined.insert(task.source_name.clone()) {
-                out.tasks.push(task);
-            }
+        let recursive = item.get("recursive").is_none_or(Node::is_true);
+        chain.push(path.clone());
+        read_partition(project, config_of(&root), &path, recursive, chain, out);
+        chain.pop();
+    }
+}
+
+/// The root-relative path an include names, relative to the including file's directory.
+/// poe's `${POE_ROOT}` is the project's directory, `${POE_CONF_DIR}` the including file's,
+/// and `${POE_GIT_DIR}`/`${POE_GIT_ROOT}` the Git work tree around the project.
+fn include_path(project: &Project<'_>, source_dir: &str, rel: &str) -> Result<String, String> {
+    let (base, rest) = match rel.strip_prefix("${").and_then(|r| r.split_once('}')) {
+        Some((var, rest)) => {
+            let base = match var {
+                "POE_ROOT" => project.dir.to_owned(),
+                "POE_CONF_DIR" => source_dir.to_owned(),
+                "POE_GIT_DIR" | "POE_GIT_ROOT" => git_root(project),
+                _ => return Err(format!("uses `${{{var}}}`, which poe does not expand")),
+            };
+            (base, rest.trim_start_matches('/'))
         }
-        out.diagnostics.extend(included.diagnostics);
+        None if rel.contains("${") => {
+            return Err("uses a variable agg cannot expand here".to_owned());
+        }
+        None => (source_dir.to_owned(), rel),
+    };
+    crate::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
+}
+
+/// The nearest directory from the project's up to the root that holds `.git`, else the
+/// root: the repository agg reads stands for the Git work tree it is part of.
+fn git_root(project: &Project<'_>) -> String {
+    let mut dir = project.dir;
+    loop {
+        if project.files.read_dir(dir).iter().any(|n| n == ".git") {
+            return dir.to_owned();
+        }
+        if dir == "." || dir.is_empty() {
+            return ".".to_owned();
+        }
+        dir = parent(dir);
     }
 }
 
@@ -190,8 +261,9 @@ fn read_task(
         return Some(task);
     }
     if let Some(items) = node.items() {
-        task.deps = sequence_deps(items);
-        task.script = Some(format!("sequence: {}", task.deps.join(", ")));
+        let (deps, script) = steps("sequence", items);
+        task.deps = deps;
+        task.script = Some(script);
         return Some(task);
     }
     if node.entries().is_none() {
@@ -205,10 +277,7 @@ fn read_task(
         );
         return None;
     }
-    let Some((kind, body)) = TASK_TYPES
-        .iter()
-        .find_map(|k| node.get(k).map(|body| (*k, body)))
-    else {
+    let Some((kind, body)) = task_type(node) else {
         out.diag(
             file,
             Some(node.line),
@@ -217,10 +286,10 @@ fn read_task(
         return None;
     };
     task.script = Some(match kind {
-        "sequence" => {
-            let items = body.items().unwrap_or_default();
-            task.deps = sequence_deps(items);
-            format!("sequence: {}", task.deps.join(", "))
+        "sequence" | "parallel" => {
+            let (deps, script) = steps(kind, body.items().unwrap_or_default());
+            task.deps = deps;
+            script
         }
         "switch" => "switch".to_owned(),
         "cmd" | "shell" => text_of(body).unwrap_or_default(),
@@ -255,32 +324,71 @@ fn read_task(
     Some(task)
 }
 
-/// The tasks a sequence runs: its string items are task references.
-fn sequence_deps(items: &[Node]) -> Vec<String> {
-    items
+/// The first key of a task table that gives its type, with its value.
+fn task_type(node: &Node) -> Option<(&'static str, &Node)> {
+    TASK_TYPES
         .iter()
-        .filter_map(|item| item.str().or_else(|| item.get("ref").and_then(Node::str)))
-        .filter_map(first_word)
-        .collect()
+        .find_map(|k| node.get(k).map(|body| (*k, body)))
 }
 
-/// `args`: an array of names, an array of tables with `name`, or a table by name.
+/// The tasks a `sequence` or `parallel` runs (its string and `ref` steps name tasks) and
+/// its text: `kind: a, b` when every step names a task, else one step a line, inline
+/// steps as `cmd: …`, `script: …`.
+fn steps(kind: &str, items: &[Node]) -> (Vec<String>, String) {
+    let mut deps = Vec::new();
+    let mut lines = Vec::new();
+    let mut inline = false;
+    for item in items {
+        if let Some(step) = item.str() {
+            deps.extend(first_word(step));
+            lines.push(step.to_owned());
+            continue;
+        }
+        match task_type(item) {
+            Some(("ref", body)) => {
+                let step = body.str().unwrap_or_default();
+                deps.extend(first_word(step));
+                lines.push(step.to_owned());
+            }
+            Some((inner @ ("sequence" | "parallel"), body)) => {
+                let (inner_deps, text) = steps(inner, body.items().unwrap_or_default());
+                deps.extend(inner_deps);
+                inline = true;
+                lines.push(text.replace('\n', "\n  "));
+            }
+            Some((inner, body)) => {
+                inline = true;
+                lines.push(format!("{inner}: {}", text_of(body).unwrap_or_default()));
+            }
+            None => {
+                inline = true;
+                lines.push(format!("({})", item.kind()));
+            }
+        }
+    }
+    let script = if inline {
+        format!("{kind}:\n  {}", lines.join("\n  "))
+    } else {
+        format!("{kind}: {}", lines.join(", "))
+    };
+    (deps, script)
+}
+
+/// `args`: an array of names, an array of tables with `name`, or a table by name. Each
+/// records the options poe takes it with (`options`, `--name` by default; none when
+/// `positional`), its `type` and `help`.
 fn params(args: Option<&Node>) -> Vec<Param> {
     let Some(args) = args else {
         return Vec::new();
     };
     let one = |name: &str, spec: Option<&Node>| {
+        let get = |key: &str| spec.and_then(|s| s.get(key));
         let mut param = Param::required(name);
-        param.required = spec
-            .and_then(|s| s.get("required"))
-            .is_some_and(Node::is_true);
-        param.default = spec
-            .and_then(|s| s.get("default"))
+        param.required = get("required").is_some_and(Node::is_true);
+        param.default = get("default")
             .and_then(Node::scalar)
             .map(std::borrow::Cow::into_owned);
-        if spec
-            .and_then(|s| s.get("multiple"))
-            .is_some_and(|m| m.is_true() || m.scalar().is_some_and(|s| s != "false"))
+        if get("multiple").is_some_and(|m| m.is_true() || m.scalar().is_some_and(|s| s != "false"))
         {
             param.variadic = Some(if param.required {
                 Variadic::OneOrMore
@@ -288,6 +396,25 @@ fn params(args: Option<&Node>) -> Vec<Param> {
                 Variadic::ZeroOrMore
             });
         }
+        let positional = get("positional").is_some_and(|p| p.is_true() || p.str().is_some());
+        if !positional {
+            param.flags = get("options")
+                .and_then(Node::items)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(Node::str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .filter(|flags: &Vec<String>| !flags.is_empty())
+                .unwrap_or_else(|| vec![format!("--{}", name.trim_start_matches('_'))]);
+        }
+        param.kind = get("type")
+            .and_then(Node::str)
+            .filter(|t| *t != "string")
+            .map(str::to_owned);
+        param.help = get("help").and_then(Node::str).map(str::to_owned);
         param
     };
     if let Some(items) = args.items() {
@@ -399,6 +526,10 @@ build-docs = "mkdocs build"
         assert_eq!(serve.script.as_deref(), Some("script: demo.app:serve"));
         assert_eq!(task(&parsed, "fmt").params[0].name, "check");
         assert_eq!(task(&parsed, "ci").deps, ["check", "serve"]);
+        assert_eq!(
+            task(&parsed, "ci").script.as_deref(),
+            Some("sequence:\n  check\n  cmd: echo inline\n  serve --port 1")
+        );
         assert_eq!(task(&parsed, "num").deps, ["fmt"]);
         assert_eq!(task(&parsed, "build-docs").group.as_deref(), Some("docs"));
         let extra = task(&parsed, "extra");
@@ -411,7 +542,7 @@ build-docs = "mkdocs build"
                 (
                     "pyproject.toml",
                     Some(32),
-                    "poe task `bad` has none of cmd, script, shell, sequence, ref, expr, switch"
+                    "poe task `bad` has none of cmd, script, shell, sequence, parallel, ref, expr, switch"
                 ),
                 (
                     "pyproject.toml",
@@ -458,5 +589,204 @@ build-docs = "mkdocs build"
         assert!(parsed.diagnostics[0].message.starts_with("invalid JSON"));
         let parsed = parse_with(super::parse_tasks_file, &files, "y/poe_tasks.toml");
         assert_eq!(parsed.diagnostics[0].line, Some(1));
+    }
+
+    fn pyproject(files: &MemFiles, path: &str) -> crate::Parsed {
+        parse_with(super::super::PYPROJECT.parse, files, path)
+    }
+
+    #[test]
+    fn parallel_tasks_are_listed_with_their_steps() {
+        let text = "[tool.poe.tasks]\na = \"echo a\"\nb = \"echo b\"\n\n[tool.poe.tasks.both]\nparallel = [\"a\", \"b\"]\nhelp = \"Both at once\"\n";
+        let parsed = pyproject(
+            &MemFiles::new().with("pyproject.toml", text),
+            "pyproject.toml",
+        );
+        assert_eq!(names(&parsed), ["a", "b", "both"]);
+        let both = task(&parsed, "both");
+        assert_eq!(both.deps, ["a", "b"]);
+        assert_eq!(both.script.as_deref(), Some("parallel: a, b"));
+        assert_eq!(both.description.as_deref(), Some("Both at once"));
+        assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+    }
+
+    #[test]
+    fn sequences_keep_their_inline_steps() {
+        let text = "[tool.poe.tasks]\na = \"echo a\"\n\n[tool.poe.tasks.all]\nsequence = [{ cmd = \"echo inline\" }, \"a\", { script = \"os:getcwd()\" }, { parallel = [\"a\", { shell = \"true\" }] }]\n";
+        let parsed = pyproject(
+            &MemFiles::new().with("pyproject.toml", text),
+            "pyproject.toml",
+        );
+        let all = task(&parsed, "all");
+        assert_eq!(all.deps, ["a", "a"]);
+        assert_eq!(
+            all.script.as_deref(),
+            Some(
+                "sequence:\n  cmd: echo inline\n  a\n  script: os:getcwd()\n  parallel:\n    a\n    shell: true"
+            )
+        );
+    }
+
+    #[test]
+    fn includes_are_followed_through_every_level_once() {
+        let files = MemFiles::new()
+            .with(
+                "pyproject.toml",
+                "[tool.poe]\ninclude = \"tasks/a.toml\"\n[tool.poe.tasks]\nroot = \"echo root\"\n",
+            )
+            .with(
+                "tasks/a.toml",
+                "include = [\"more/b.toml\", { path = \"c.toml\", recursive = false }]\n[tasks]\na = \"echo a\"\nroot = \"never\"\n",
+            )
+            .with(
+                "tasks/more/b.toml",
+                "[tool.poe]\ninclude = \"../a.toml\"\n[tool.poe.tasks]\nb = \"echo b\"\n[tool.poe.groups.docker.tasks.logs]\ncmd = \"docker compose logs\"\n",
+            )
+            .with(
+                "tasks/c.toml",
+                "include = \"d.toml\"\n[tasks]\nc = \"echo c\"\n",
+            )
+            .with("tasks/d.toml", "[tasks]\nd = \"not followed\"\n");
+        let parsed = pyproject(&files, "pyproject.toml");
+        assert_eq!(names(&parsed), ["root", "a", "b", "logs", "c"]);
+        assert_eq!(task(&parsed, "root").script.as_deref(), Some("echo root"));
+        let logs = task(&parsed, "logs");
+        assert_eq!(logs.group.as_deref(), Some("docker"));
+        assert_eq!(logs.file_path, "tasks/more/b.toml");
+        assert_eq!(logs.argv, ["poe", "logs"]);
+        assert_eq!(
+            parsed.consumed,
+            ["tasks/a.toml", "tasks/more/b.toml", "tasks/c.toml"]
+        );
+        assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
+    }
+
+    #[test]
+    fn a_chain_of_includes_stops_at_a_bound() {
+        let mut files =
+            MemFiles::new().with("pyproject.toml", "[tool.poe]\ninclude = \"t0.toml\"\n");
+        for i in 0..40 {
+            files = files.with(
+                &format!("t{i}.toml"),
+                &format!("include = \"t{}.toml\"\n[tasks]\nt{i} = \"echo\"\n", i + 1),
+            );
+        }
+        let parsed = pyproject(&files, "pyproject.toml");
+        assert_eq!(parsed.tasks.len(), super::MAX_INCLUDE_DEPTH);
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert!(parsed.diagnostics[0].message.contains("includes deep"));
+    }
+
+    #[test]
+    fn include_paths_expand_poe_variables() {
+        let files = MemFiles::new()
+            .with(".git/HEAD", "ref: refs/heads/main\n")
+            .with("shared.toml", "[tasks]\nshared = \"echo shared\"\n")
+            .with("svc/own.toml", "[tasks]\nown = \"echo own\"\n")
+            .with("svc/conf/next.toml", "[tasks]\nnext = \"echo next\"\n")
+            .with(
+                "svc/conf/here.toml",
+                "include = \"${POE_CONF_DIR}/next.toml\"\n[tasks]\nhere = \"echo here\"\n",
+            )
+            .with(
+                "svc/pyproject.toml",
+                "[tool.poe]\ninclude = [\"${POE_GIT_ROOT}/shared.toml\", \"${POE_GIT_DIR}/shared.toml\", \"${POE_ROOT}/own.toml\", \"conf/here.toml\", \"${HOME}/x.toml\"]\n",
+            );
+        let parsed = pyproject(&files, "svc/pyproject.toml");
+        assert_eq!(names(&parsed), ["shared", "own", "here", "next"]);
+        assert_eq!(task(&parsed, "shared").dir, "svc");
+        assert_eq!(
+            messages(&parsed),
+            [(
+                "svc/pyproject.toml",
+                Some(2),
+                "include `${HOME}/x.toml` uses `${HOME}`, which poe does not expand"
+            )]
+        );
+        // A project in its own Git work tree: the root of that tree.
+        let nested = MemFiles::new()
+            .with("shared.toml", "[tasks]\nouter = \"echo outer\"\n")
+            .with("lib/.git/HEAD", "ref: refs/heads/main\n")
+            .with("lib/shared.toml", "[tasks]\ninner = \"echo inner\"\n")
+            .with(
+                "lib/py/pyproject.toml",
+                "[tool.poe]\ninclude = \"${POE_GIT_ROOT}/shared.toml\"\n",
+            );
+        let parsed = pyproject(&nested, "lib/py/pyproject.toml");
+        assert_eq!(names(&parsed), ["inner"]);
+        assert_eq!(parsed.consumed, ["lib/shared.toml"]);
+    }
+
+    #[test]
+    fn included_yaml_and_json_may_hold_a_tool_poe_key() {
+        let files = MemFiles::new()
+            .with(
+                "pyproject.toml",
+                "[tool.poe]\ninclude = [\"a.json\", \"b.yaml\"]\n",
+            )
+            .with(
+                "a.json",
+                "{\"tool.poe\": {\"tasks\": {\"from-json\": \"echo j\"}}}",
+            )
+            .with("b.yaml", "tool.poe:\n  tasks:\n    from-yaml: echo y\n");
+        let parsed = pyproject(&files, "pyproject.toml");
+        assert_eq!(names(&parsed), ["from-json", "from-yaml"]);
+        let files = MemFiles::new().with(
+            "poe_tasks.json",
+            "{\"tool.poe\": {\"tasks\": {\"own\": \"echo o\"}}}",
+        );
+        let parsed = parse_with(super::parse_tasks_file, &files, "poe_tasks.json");
+        assert_eq!(names(&parsed), ["own"]);
+    }
+
+    #[test]
+    fn args_carry_the_options_type_and_help_poe_takes() {
+        let text = r#"[tool.poe.tasks.greet]
+cmd = "echo hello ${who}"
+args = [
+  { name = "who", options = ["-w", "--person"], default = "world", help = "Whom to greet" },
+  { name = "loud", options = ["--shout"], type = "boolean" },
+  { name = "target", positional = true, help = "Where" },
+  { name = "files", positional = true, multiple = true },
+  { name = "count", type = "integer" },
+  "_plain",
+]
+"#;
+        let parsed = pyproject(
+            &MemFiles::new().with("pyproject.toml", text),
+            "pyproject.toml",
+        );
+        let params = &task(&parsed, "greet").params;
+        assert_eq!(params[0].flags, ["-w", "--person"]);
+        assert_eq!(params[0].default.as_deref(), Some("world"));
+        assert_eq!(params[0].help.as_deref(), Some("Whom to greet"));
+        assert_eq!(params[0].kind, None);
+        assert_eq!(params[1].flags, ["--shout"]);
+        assert_eq!(params[1].kind.as_deref(), Some("boolean"));
+        assert!(params[2].flags.is_empty());
+        assert_eq!(params[2].help.as_deref(), Some("Where"));
+        assert!(params[3].flags.is_empty());
+        assert_eq!(params[3].variadic, Some(Variadic::ZeroOrMore));
+        assert_eq!(params[4].flags, ["--count"]);
+        assert_eq!(params[4].kind.as_deref(), Some("integer"));
+        assert_eq!(params[5].flags, ["--plain"]);
+    }
+
+    #[test]
+    fn include_script_is_reported_as_not_listable() {
+        let text = "[tool.poe]\ninclude_script = \"tasks:make_tasks()\"\n[tool.poe.tasks]\nx = \"echo x\"\n";
+        let parsed = pyproject(
+            &MemFiles::new().with("pyproject.toml", text),
+            "pyproject.toml",
+        );
+        assert_eq!(names(&parsed), ["x"]);
+        assert_eq!(
+            messages(&parsed),
+            [(
+                "pyproject.toml",
+                Some(2),
+                "poe `include_script` makes tasks by running Python: agg does not run it, so those tasks are not listed"
+            )]
+        );
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! `[project.scripts]` run with `uv run NAME` when the project uses uv (`uv.lock` here or in
 //! a parent directory, or `[tool.uv]`), with `poetry run NAME` when it is a Poetry project
-//! (`poetry.lock` or `[tool.poetry]`) and uses no uv, and otherwise with `uv run NAME`, which
-//! runs any standard `[project]`. `[tool.poetry.scripts]` always run with `poetry run`.
+//! (`poetry.lock` or `[tool.poetry]`) and uses no uv, with `pdm run NAME` when it is a PDM
+//! project (`pdm.lock`) and uses neither, and otherwise with `uv run NAME`, which runs any
+//! standard `[project]`. `[tool.poetry.scripts]` always run with `poetry run`.
 
 use super::Project;
 use super::value::Node;
@@ -13,18 +14,31 @@ use crate::{Parsed, RawTask, Runner, parent};
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     let poetry = root.path(&["tool", "poetry"]).is_some() || project.has("poetry.lock");
     let uv = root.path(&["tool", "uv"]).is_some() || uv_lock_above(project);
-    let runner = if poetry && !uv {
+    let runner = if uv {
+        Runner::Uv
+    } else if poetry {
         Runner::Poetry
+    } else if project.has("pdm.lock") {
+        Runner::Pdm
     } else {
         Runner::Uv
     };
     let mut seen: Vec<String> = Vec::new();
     if let Some(scripts) = root.path(&["project", "scripts"]) {
-        read(project, scripts, "project.scripts", runner, &mut seen, out);
+        read(
+            project,
+            root,
+            scripts,
+            "project.scripts",
+            runner,
+            &mut seen,
+            out,
+        );
     }
     if let Some(scripts) = root.path(&["tool", "poetry", "scripts"]) {
         read(
             project,
+            root,
             scripts,
             "tool.poetry.scripts",
             Runner::Poetry,
@@ -56,6 +70,7 @@ fn uv_lock_above(project: &Project<'_>) -> bool {
 
 fn read(
     project: &Project<'_>,
+    root: &Node,
     scripts: &Node,
     table: &str,
     runner: Runner,
@@ -100,6 +115,10 @@ fn read(
             continue;
         };
         if seen.iter().any(|s| s == name) {
+            continue;
+        }
+        // `pdm run NAME` runs the PDM script of that name, listed already.
+        if runner == Runner::Pdm && root.path(&["tool", "pdm", "scripts", name]).is_some() {
             continue;
         }
         seen.push(name.to_owned());
@@ -164,6 +183,36 @@ mod tests {
             "a/pyproject.toml",
         );
         assert_eq!(task(&workspace, "demo").runner, Runner::Uv);
+    }
+
+    #[test]
+    fn a_pdm_project_runs_console_scripts_with_pdm() {
+        let text = "[project]\nname = \"demo\"\n[project.scripts]\ndemo = \"demo.cli:main\"\nboth = \"demo.cli:both\"\n[tool.pdm.scripts]\nboth = \"echo script\"\n";
+        let pdm = run(
+            &MemFiles::new()
+                .with("a/pyproject.toml", text)
+                .with("a/pdm.lock", ""),
+            "a/pyproject.toml",
+        );
+        let demo = task(&pdm, "demo");
+        assert_eq!(demo.runner, Runner::Pdm);
+        assert_eq!(demo.argv, ["pdm", "run", "demo"]);
+        // `pdm run both` runs the PDM script, listed once.
+        let both: Vec<_> = pdm
+            .tasks
+            .iter()
+            .filter(|t| t.source_name == "both")
+            .collect();
+        assert_eq!(both.len(), 1);
+        assert_eq!(both[0].script.as_deref(), Some("echo script"));
+        let uv = run(
+            &MemFiles::new()
+                .with("a/pyproject.toml", text)
+                .with("a/pdm.lock", "")
+                .with("uv.lock", ""),
+            "a/pyproject.toml",
+        );
+        assert_eq!(task(&uv, "demo").runner, Runner::Uv);
     }
 
     #[test]

@@ -218,6 +218,7 @@ impl Draft {
                     default,
                     variadic: None,
                     exported: false,
+                    ..Param::default()
                 }
             })
             .collect();

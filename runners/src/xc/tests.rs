@@ -272,6 +272,7 @@ fn env_lines_accumulate_and_give_inputs_defaults() {
                 required: false,
                 variadic: None,
                 exported: false,
+                ..Param::default()
             },
             Param::required("GREETING"),
         ]
