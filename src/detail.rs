@@ -143,8 +143,23 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
                     s.push('=');
                     s.push_str(default);
                 }
+                let mut notes: Vec<String> = Vec::new();
+                if !p.flags.is_empty() {
+                    notes.push(p.flags.join("/"));
+                }
+                if let Some(kind) = &p.kind {
+                    notes.push(kind.clone());
+                }
                 if p.required {
-                    s.push_str(" (required)");
+                    notes.push("required".to_owned());
+                }
+                if let Some(help) = &p.help {
+                    notes.push(help.clone());
+                }
+                if !notes.is_empty() {
+                    s.push_str(" (");
+                    s.push_str(&notes.join(", "));
+                    s.push(')');
                 }
                 s
             })
