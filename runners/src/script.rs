@@ -131,12 +131,15 @@ fn script_name(path: &str, rel: &str, files: &dyn Files) -> String {
 }
 
 /// The first comment line after the `#!` line (blank lines skipped; tool directives such as
-/// `# shellcheck …` or `# -*- coding … -*-` passed over), or the first line of a Python
-/// docstring there.
+/// `# shellcheck …` or `# -*- coding … -*-`, divider lines such as `# -----`, and licence
+/// blocks — from a `Copyright`/`SPDX-License-Identifier`/`Licensed …` line to the next empty
+/// comment line — passed over), or the first line of a Python docstring there.
 fn description(text: &str) -> Option<String> {
-    for line in text.lines().skip(1).take(50) {
+    let mut in_licence = false;
+    for line in text.lines().skip(1).take(80) {
         let line = line.trim();
         if line.is_empty() {
+            in_licence = false;
             continue;
         }
         let comment = line
@@ -144,7 +147,14 @@ fn description(text: &str) -> Option<String> {
             .or_else(|| line.strip_prefix("//"))
             .map(|c| c.trim_start_matches(['#', '/']).trim());
         if let Some(comment) = comment {
-            if comment.is_empty() || is_directive(comment) {
+            if comment.is_empty() {
+                in_licence = false;
+                continue;
+            }
+            if is_licence(comment) {
+                in_licence = true;
+            }
+            if in_licence || is_directive(comment) || is_divider(comment) {
                 continue;
             }
             return Some(comment.to_owned());
@@ -157,6 +167,32 @@ fn description(text: &str) -> Option<String> {
         return (!doc.is_empty()).then(|| doc.to_owned());
     }
     None
+}
+
+/// The first line of a licence or copyright block.
+fn is_licence(comment: &str) -> bool {
+    let lower = comment.to_ascii_lowercase();
+    [
+        "copyright",
+        "(c) ",
+        "©",
+        "spdx-license-identifier",
+        "licensed ",
+        "license:",
+        "all rights reserved",
+        "this program is free software",
+        "permission is hereby granted",
+    ]
+    .iter()
+    .any(|k| lower.starts_with(k))
+        || lower.contains("licensed to the ")
+}
+
+/// A line of punctuation drawn to divide a header (`-----`, `=====`, `*****`).
+fn is_divider(comment: &str) -> bool {
+    comment
+        .chars()
+        .all(|c| c.is_ascii_punctuation() || c.is_whitespace())
 }
 
 /// Comments meant for a tool rather than a reader.
@@ -322,5 +358,23 @@ mod tests {
             description("#!/bin/sh\n# vim: set ft=sh:\n# Real\n"),
             Some("Real".to_owned())
         );
+    }
+
+    #[test]
+    fn licence_blocks_and_divider_lines_are_not_descriptions() {
+        assert_eq!(
+            description(
+                "#!/bin/sh\n# Copyright 2024 ACME\n# SPDX-License-Identifier: MIT\n#\n# Build the docs\n"
+            ),
+            Some("Build the docs".to_owned())
+        );
+        assert_eq!(
+            description(
+                "#!/bin/sh\n# -----\n# Licensed to the Apache Software Foundation (ASF) under one\n# or more contributor license agreements.\n# -----\n\n# Maven wrapper startup script\n"
+            ),
+            Some("Maven wrapper startup script".to_owned())
+        );
+        assert_eq!(description("#!/bin/sh\n# =====\n"), None);
+        assert_eq!(description("#!/bin/sh\n# Licensed under MIT\n"), None);
     }
 }

@@ -4,10 +4,11 @@
 //! matching line, `N-` context, `--` between regions), within a byte budget that counts
 //! everything returned, marker included.
 
-use crate::engine::failure::FailureMatcher;
-use crate::engine::{Found, Job, SearchRequest};
+use std::fmt::Write as _;
 
-use super::render::clean;
+use crate::engine::failure::FailureMatcher;
+use crate::engine::{Found, Job, Line, SearchRequest};
+
 use super::types::{FailureBlock, MatchBlock, OutputBlock};
 
 /// Lines shown before a run's first failure line.
@@ -164,6 +165,17 @@ pub fn failure(job: &Job, shown: Option<&OutputBlock>) -> Option<FailureBlock> {
         pattern,
         text,
     })
+}
+
+/// A line as an agent should read it: no ANSI colours, and for a progress bar redrawn with
+/// `\r`, only what a terminal would finally show.
+pub(super) fn clean(line: &Line) -> String {
+    let last = line.text.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("");
+    let mut text = anstream::adapter::strip_str(last).to_string();
+    if line.cut > 0 {
+        let _ = write!(text, " [… {} more bytes of this line cut]", line.cut);
+    }
+    text
 }
 
 #[cfg(test)]

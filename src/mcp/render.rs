@@ -5,8 +5,9 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::{Job, JobState, Line, Page, ReadRequest, Stream};
+use crate::engine::{Job, JobState, Page, ReadRequest, Stream};
 
+use super::regions::clean;
 use super::types::{JobResult, MatchBlock, OutputBlock, OutputMode};
 
 /// Bytes of output text one result carries at most.
@@ -15,17 +16,6 @@ pub const RESULT_CAP: usize = 16 * 1024;
 const STDERR_TAIL_CAP: usize = 4 * 1024;
 /// Lines of the stderr tail added to a failed result.
 const STDERR_TAIL_LINES: usize = 20;
-
-/// A line as an agent should read it: no ANSI colours, and for a progress bar redrawn with
-/// `\r`, only what a terminal would finally show.
-pub(super) fn clean(line: &Line) -> String {
-    let last = line.text.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("");
-    let mut text = anstream::adapter::strip_str(last).to_string();
-    if line.cut > 0 {
-        let _ = write!(text, " [… {} more bytes of this line cut]", line.cut);
-    }
-    text
-}
 
 /// Which end of a page gives way when its text and marker exceed the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
