@@ -107,8 +107,8 @@ impl LiveTable {
     }
 
     /// Like [`LiveTable::start`], but returns at once with an empty table: the scan runs on
-    /// the watch thread, which then lays the watch. [`LiveTable::built`] waits for the scan;
-    /// `on_change` is told when it is done, as for any change.
+    /// the watch thread, which then lays the watch. [`LiveTable::built`] waits for the scan
+    /// (readers must, before they read the table); `on_change` is told of changes after it.
     pub fn start_in_background(root: &Path, on_change: OnChange) -> LiveTable {
         let since = SystemTime::now()
             .checked_sub(Duration::from_secs(1))
@@ -232,13 +232,11 @@ impl Shared {
         let index = Index::build(&self.root);
         let table = Arc::new(Table::from_scan(index.snapshot()));
         *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
-        let old = std::mem::replace(
-            &mut *self.table.write().unwrap_or_else(PoisonError::into_inner),
-            Arc::clone(&table),
-        );
+        *self.table.write().unwrap_or_else(PoisonError::into_inner) = table;
         self.built.store(true, Ordering::Release);
         self.built_now.notify_waiters();
-        (self.on_change)(&old, &table);
+        // No change to report: every reader of the table waited for this scan, so none saw
+        // the empty table it replaces.
     }
 }
 
