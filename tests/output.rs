@@ -135,8 +135,12 @@ async fn grep_finds_the_failure_with_context_and_line_numbers() {
         text.contains("\n2350:tests/test_orders.py:42: AssertionError\n2351-"),
         "merged: {text}"
     );
+    // The last match is near the end, where make's own stderr line may land between the
+    // suite's last stdout lines (two pipes: their order is not knowable), so its exact
+    // number is not checked.
+    let last = text.rsplit("\n--\n").next().unwrap_or_default();
     assert!(
-        text.contains("\n--\n4998-"),
+        last != text && last.contains(":FAILED tests/test_orders.py"),
         "regions apart are separated: {text}"
     );
     assert!(
