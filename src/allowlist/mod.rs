@@ -79,13 +79,7 @@ impl Allowlist {
     /// A rule matches the task file by the path as written and by its canonical target (a
     /// `Makefile` that is a symlink), and a deny matching either wins.
     pub fn decide(&self, root: &Path, task: &Task, now: &mut Now) -> Decision {
-        let written = root.join(&task.file_path);
-        let real = std::fs::canonicalize(&written)
-            .ok()
-            .filter(|real| *real != written);
-        let paths: Vec<&Path> = std::iter::once(written.as_path())
-            .chain(real.as_deref())
-            .collect();
+        let paths = task_file_paths(root, task);
         if let Some(by) = paths
             .iter()
             .find_map(|file| self.denied_by(file, &task.source_name))
@@ -127,17 +121,11 @@ impl Allowlist {
     /// The allow rule that lets agents pass any arguments to `task` (`agg allow NAME
     /// --any-args`), in words, when one matches and `decision` allowed the task.
     pub fn any_args(&self, root: &Path, task: &Task) -> Option<String> {
-        let written = root.join(&task.file_path);
-        let real = std::fs::canonicalize(&written).ok();
+        let paths = task_file_paths(root, task);
         self.allow
             .iter()
             .filter(|r| r.any_args)
-            .find(|r| {
-                r.matches(&written, &task.source_name)
-                    || real
-                        .as_deref()
-                        .is_some_and(|real| r.matches(real, &task.source_name))
-            })
+            .find(|r| paths.iter().any(|file| r.matches(file, &task.source_name)))
             .map(Rule::describe)
     }
 
@@ -200,6 +188,22 @@ impl Allowlist {
             .map(|r| ("deny", r))
             .chain(self.allow.iter().map(|r| ("allow", r)))
     }
+}
+
+/// The absolute paths rules match `task`'s file by: as written, and its canonical target
+/// when that differs (a `Makefile` that is a symlink).
+fn task_file_paths(root: &Path, task: &Task) -> Vec<PathBuf> {
+    let written = root.join(&task.file_path);
+    let real = std::fs::canonicalize(&written)
+        .ok()
+        .filter(|real| *real != written);
+    std::iter::once(written).chain(real).collect()
+}
+
+/// Whether `task` of the table rooted at `root` is defined in the absolute `file`, by its
+/// path as written or its canonical target.
+pub fn defined_in(root: &Path, task: &Task, file: &Path) -> bool {
+    task_file_paths(root, task).iter().any(|p| p == file)
 }
 
 /// Where the allowlist lives: `$AGG_ALLOWLIST`, else `$XDG_CONFIG_HOME/agg/allowlist.toml`,

@@ -70,8 +70,7 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
         .entry(root.clone())
         .or_insert_with(|| (Table::load(&root), Now::new()));
     let defines = |t: &&Task| {
-        let written = table.root.join(&t.file_path);
-        (written == *file || std::fs::canonicalize(&written).is_ok_and(|real| real == *file))
+        super::defined_in(&table.root, t, file)
             && rule.task.as_ref().is_none_or(|name| *name == t.source_name)
     };
     let task = table.tasks.iter().find(defines);

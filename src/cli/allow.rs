@@ -10,7 +10,6 @@ use std::process::ExitCode;
 
 use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
 use crate::error::Error;
-use crate::table::Task;
 use crate::visible;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
@@ -125,11 +124,11 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
 /// task of the repository at `root`, else its bytes alone.
 fn file_pin(root: &Path, file: &Path) -> Result<Pin, Error> {
     let table = super::load_table(root)?;
-    let defines = |t: &&Task| {
-        let written = table.root.join(&t.file_path);
-        written == file || std::fs::canonicalize(&written).is_ok_and(|real| real == file)
-    };
-    if let Some(task) = table.tasks.iter().find(defines) {
+    if let Some(task) = table
+        .tasks
+        .iter()
+        .find(|t| allowlist::defined_in(&table.root, t, file))
+    {
         return Now::new()
             .current(&table.root, task)
             .file_pin

@@ -382,7 +382,8 @@ mod tests {
     use super::{param_arguments, runner_args};
     use crate::table::Task;
 
-    fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
+    /// A task of `runner` named `name` with required `params`, as the table lists it.
+    pub(super) fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
         Task {
             unique_name: name.to_owned(),
             source_name: name.to_owned(),

@@ -268,33 +268,10 @@ pub fn refused_env(name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use agg_runners::{Param, Variadic};
+    use agg_runners::Variadic;
 
+    use super::super::tests::task;
     use super::*;
-
-    fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
-        Task {
-            unique_name: name.to_owned(),
-            source_name: name.to_owned(),
-            runner,
-            command: String::new(),
-            dir: ".".to_owned(),
-            package: None,
-            file_path: String::new(),
-            line: None,
-            description: None,
-            runner_available: true,
-            params: params.iter().map(|p| Param::required(*p)).collect(),
-            deps: Vec::new(),
-            aliases: Vec::new(),
-            group: None,
-            argv: vec![runner.name().to_owned(), name.to_owned()],
-            script: None,
-            env: Vec::new(),
-            xc: None,
-            origin: String::new(),
-        }
-    }
 
     fn args(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()

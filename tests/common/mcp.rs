@@ -110,11 +110,22 @@ pub fn allow_all_any_args(root: &Path, allowlist: &Path) {
 }
 
 fn allow_dir(root: &Path, allowlist: &Path, extra: &[&str]) {
+    let dir = root.to_string_lossy();
+    let args: Vec<&str> = ["--dir", dir.as_ref()]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    agg_allow(root, allowlist, &args);
+}
+
+/// Runs the real `agg allow ARGS…` in `root` against `allowlist`; fails the test when it
+/// fails.
+pub fn agg_allow(root: &Path, allowlist: &Path, args: &[&str]) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .args(["allow", "--dir"])
-        .arg(root)
-        .args(extra)
+        .arg("allow")
+        .args(args)
         .env("AGG_ALLOWLIST", allowlist)
+        .current_dir(root)
         .output()
         .expect("agg allow");
     assert!(
@@ -200,18 +211,7 @@ impl Mcp {
     /// Runs the real `agg allow ARGS…` against this server's allowlist (`agg allow --dir ROOT
     /// --any-args` lets agents add any arguments to every task).
     pub fn agg_allow(&self, args: &[&str]) {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-            .arg("allow")
-            .args(args)
-            .env("AGG_ALLOWLIST", &self.allowlist)
-            .current_dir(&self.root)
-            .output()
-            .expect("agg allow");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        agg_allow(&self.root, &self.allowlist, args);
     }
 
     /// A second `agg mcp` on the same repository, with the same runtime directory.
