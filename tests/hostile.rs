@@ -41,7 +41,8 @@ fn list(root: &std::path::Path) -> (Value, Duration) {
     (serde_json::from_str(&out).expect("JSON"), started.elapsed())
 }
 
-fn diag_for<'a>(json: &'a Value, file: &str) -> Vec<&'a str> {
+/// The diagnostics of an `agg list --json` document (or a `list_tasks` result) for `file`.
+pub(crate) fn diag_for<'a>(json: &'a Value, file: &str) -> Vec<&'a str> {
     json["diagnostics"]
         .as_array()
         .into_iter()
