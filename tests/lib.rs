@@ -15,6 +15,7 @@ mod composer;
 mod conformance;
 mod control;
 mod deno;
+mod docs;
 mod engine;
 mod faults;
 mod history;
