@@ -28,7 +28,7 @@ pub fn wide_repo() -> Test {
         .write("justfile", justfile)
         .write(
             "package.json",
-            format!(r#"{{"scripts": {{"format:check": "{}"}}}}"#, PRETTIER),
+            format!(r#"{{"scripts": {{"format:check": "{PRETTIER}"}}}}"#),
         )
         .write("compose.yaml", "services:\n  web:\n    image: nginx\n")
         .write(

@@ -68,7 +68,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
                 });
             }
         }
-        return watch(root, select, shape, args.json);
+        return watch(root, select, &shape, args.json);
     }
     let table = Table::load(root);
     if args.diagnostics {
@@ -350,7 +350,7 @@ fn write_no_match(
 fn watch(
     root: &std::path::Path,
     select: Select,
-    shape: Shape,
+    shape: &Shape,
     json: bool,
 ) -> Result<ExitCode, Error> {
     let for_path = select.for_path.is_some();
@@ -403,8 +403,8 @@ fn watch(
     if let Some(problem) = live.problem() {
         return Err(Error::Watch(problem));
     }
-    let elsewhere = print_diagnostics(&live.table().diagnostics, &shape).map_err(Error::Output)?;
-    print_elsewhere(elsewhere, &shape).map_err(Error::Output)?;
+    let elsewhere = print_diagnostics(&live.table().diagnostics, shape).map_err(Error::Output)?;
+    print_elsewhere(elsewhere, shape).map_err(Error::Output)?;
     print(&live.table());
     // The watch may stop later (the kernel's watch limit, as the tree grows): say so rather
     // than go on showing a table that no longer follows the files.

@@ -73,6 +73,8 @@ pub enum Command {
 
 /// Options of `agg list`.
 #[derive(Debug, clap::Args)]
+// Each is a flag of its own on the command line.
+#[allow(clippy::struct_excessive_bools)]
 pub struct ListArgs {
     /// Scan this directory as the repository root, all of it, instead of the repository
     /// around the current directory.

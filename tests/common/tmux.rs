@@ -52,18 +52,14 @@ pub fn run_in_pane(
     };
     // The pane runs a shell line: the command, then a signal the test waits on.
     let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
-    let mut line = String::from("env");
+    let mut words = vec!["env".to_owned()];
     for name in unset {
-        line.push_str(&format!(" -u {name}"));
+        words.push(format!("-u {name}"));
     }
-    for (k, v) in env {
-        line.push_str(&format!(" {}", quote(&format!("{k}={v}"))));
-    }
-    line.push_str(&format!(" {}", quote(&program.to_string_lossy())));
-    for a in args {
-        line.push_str(&format!(" {}", quote(a)));
-    }
-    line.push_str(&format!("; tmux -L {socket} wait-for -S agg-done"));
+    words.extend(env.iter().map(|(k, v)| quote(&format!("{k}={v}"))));
+    words.push(quote(&program.to_string_lossy()));
+    words.extend(args.iter().map(|a| quote(a)));
+    let line = format!("{}; tmux -L {socket} wait-for -S agg-done", words.join(" "));
     let started = server
         .tmux()
         // The pane stays after its command ends, for capture-pane to read.

@@ -336,7 +336,7 @@ mod tests {
             flags: vec!["-v".to_owned(), "--verbose".to_owned()],
             ..Param::required("verbose")
         };
-        assert_eq!(signature(&[env.clone()]), " env");
+        assert_eq!(signature(std::slice::from_ref(&env)), " env");
         assert_eq!(signature(&[filter]), " filter=\"all\"");
         assert_eq!(signature(&[env, files, token]), " env +files $token");
         assert_eq!(signature(&[verbose]), " [--verbose]");
