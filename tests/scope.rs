@@ -176,6 +176,18 @@ fn from_a_directory_without_tasks_the_list_says_so_and_shows_the_rest() {
         out.stdout
     );
     assert!(row_names(&out.stdout).contains(&"apps/web/dev".to_owned()));
+    let here = wide_repo()
+        .current_dir("docs/guides")
+        .args(["list", "--here"])
+        .run()
+        .success();
+    assert_eq!(here.stdout, "no tasks in docs/guides or below\n");
+    assert!(
+        here.stderr
+            .contains("10 more tasks elsewhere in the repository (without --here)"),
+        "{}",
+        here.stderr
+    );
 }
 
 #[test]

@@ -74,8 +74,8 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     if args.diagnostics {
         return write_every_diagnostic(&table.diagnostics);
     }
-    let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;
     let (mut table, suggestions) = select.apply(table, args.json)?;
+    let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;
     let (here, left_out) = shape.arrange(&mut table, args.json || select.for_path.is_some());
     if args.json {
         // Indented for a person at a terminal, compact for a program reading a pipe.
@@ -114,7 +114,10 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
             fit::write_wrapped(
                 &mut anstream::stderr().lock(),
                 (rows::DIM, "note:"),
-                &format!("{left_out} more tasks elsewhere in the repository (without --here)"),
+                &format!(
+                    "{left_out} more {} elsewhere in the repository (without --here)",
+                    if left_out == 1 { "task" } else { "tasks" }
+                ),
                 fit::columns(&io::stderr(), args.wide),
             )
             .map_err(Error::Output)?;
@@ -186,7 +189,10 @@ fn write_scoped(
     view: &rows::View,
 ) -> io::Result<rows::Marks> {
     if table.tasks.is_empty() {
-        writeln!(out, "no tasks found")?;
+        match (&shape.here, shape.only_here) {
+            (Some(dir), true) => writeln!(out, "no tasks in {} or below", visible::line(dir))?,
+            _ => writeln!(out, "no tasks found")?,
+        }
         return Ok(rows::Marks::default());
     }
     let (mine, rest) = table.tasks.split_at(here.min(table.tasks.len()));
