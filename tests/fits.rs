@@ -282,3 +282,37 @@ fn a_pipe_gets_whole_lines_whatever_columns_says() {
         .expect("build")["description"];
     assert_eq!(build, LONG_BUILD);
 }
+
+#[test]
+fn from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps() {
+    if !have_tmux("from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps") {
+        return;
+    }
+    let repo = wide_repo();
+    let screen = run_in_pane(
+        &repo.root().join("apps/web"),
+        (80, 60),
+        &[],
+        &["COLUMNS", "NO_COLOR"],
+        agg(),
+        &["list"],
+    );
+    fits(&screen, 80);
+    let shown = screen.rows.join("\n");
+    // The warning about the file below comes first, then this directory's block.
+    assert!(
+        screen.rows[0].starts_with("warning: apps/web/broken/package.json:2:"),
+        "{shown}"
+    );
+    assert!(
+        screen.rows[1].starts_with("apps/web (Makefile, package.json)"),
+        "{shown}"
+    );
+    assert!(screen.rows[2].starts_with("  apps/web/assets "), "{shown}");
+    assert!(shown.contains("── the rest of the repository ("), "{shown}");
+    assert_eq!(
+        screen.rows.last().map(String::as_str),
+        Some("1 warning in 1 file elsewhere: agg list --diagnostics"),
+        "{shown}"
+    );
+}
