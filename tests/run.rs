@@ -234,7 +234,16 @@ fn from_a_subdirectory_the_repository_root_is_found() {
     };
     let listed = test().args(["list"]).run().success();
     let first = listed.stdout.lines().next().unwrap_or_default();
-    assert!(first.starts_with("repository root: "), "{}", listed.stdout);
+    assert_eq!(
+        first, "no tasks in src/lib/deep or below",
+        "{}",
+        listed.stdout
+    );
+    assert!(
+        listed.stdout.contains("── the rest of the repository ("),
+        "{}",
+        listed.stdout
+    );
     assert!(listed.stdout.contains("src/lib/hello"), "{}", listed.stdout);
     let json = test().args(["list", "--json"]).run().success().json();
     assert_eq!(crate::test::names(&json), ["pwd", "src/lib/hello"]);

@@ -34,7 +34,7 @@ pub struct RuleArgs {
     #[arg(long)]
     pub dir: Option<PathBuf>,
     /// The repository root, for resolving NAME.
-    #[arg(long, short = 'C', default_value = ".")]
+    #[arg(long, default_value = ".")]
     pub root: PathBuf,
 }
 

@@ -12,7 +12,7 @@ pub struct DescribeArgs {
     /// The task: a unique name from `agg list` (or any name `agg run` takes).
     pub name: String,
     /// The repository root (default: the repository around the current directory).
-    #[arg(long, short = 'C')]
+    #[arg(long)]
     pub root: Option<PathBuf>,
     /// Print JSON.
     #[arg(long)]

@@ -6,6 +6,14 @@
 //! each row still sits under the directory and files it comes from, and orders them by
 //! their best match: the first block holds the best task, and a name that several packages
 //! share is read once per package rather than scattered through one long list.
+//!
+//! Below the root, the tasks of the current directory and below come first and the rest of
+//! the repository follows under one heading (`--here`: only the first part); the warnings
+//! of files elsewhere are one line. Rows are cut to the terminal's width ([`fit`]) and drawn
+//! by [`rows`].
+
+mod fit;
+mod rows;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -24,13 +32,10 @@ use crate::table::{Filter, Table, Task};
 use crate::visible;
 
 const DIR: Style = Style::new().bold();
-const NAME: Style = AnsiColor::Cyan.on_default().bold();
-const DIM: Style = Style::new().dimmed();
-const MISSING: Style = AnsiColor::Red.on_default();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
 
 pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
-    let chosen = super::Root::choose(args.path.as_deref())?;
+    let chosen = super::Root::choose(args.path.as_deref().or(args.root.as_deref()))?;
     let root = &chosen.path;
     let filter = Filter {
         runners: args.runner.clone(),
@@ -40,6 +45,17 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     let select = Select {
         filter,
         for_path: args.for_path.clone(),
+    };
+    let shape = Shape {
+        here: chosen.below.clone(),
+        only_here: args.here,
+        focus: args
+            .dir
+            .as_deref()
+            .map(|d| d.trim_start_matches("./").trim_end_matches('/').to_owned())
+            .filter(|d| !d.is_empty() && d != ".")
+            .or_else(|| chosen.below.clone()),
+        wide: args.wide,
     };
     if args.watch {
         // Said once, before the first table, rather than on every change.
@@ -52,11 +68,15 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
                 });
             }
         }
-        return watch(root, select, args.json);
+        return watch(root, select, &shape, args.json);
     }
     let table = Table::load(root);
-    let (table, suggestions) = select.apply(table, args.json)?;
-    print_diagnostics(&table.diagnostics).map_err(Error::Output)?;
+    if args.diagnostics {
+        return write_every_diagnostic(&table.diagnostics);
+    }
+    let (mut table, suggestions) = select.apply(table, args.json)?;
+    let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;
+    let (here, left_out) = shape.arrange(&mut table, args.json || select.for_path.is_some());
     if args.json {
         // Indented for a person at a terminal, compact for a program reading a pipe.
         let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -75,20 +95,132 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
             let mut err = anstream::stderr().lock();
             write_no_match(&mut err, &select.filter, &suggestions).map_err(Error::Output)?;
         }
+        print_elsewhere(elsewhere, &shape).map_err(Error::Output)?;
     } else {
         let mut out = anstream::stdout().lock();
-        chosen.announce(&mut out).map_err(Error::Output)?;
         let told = table.tasks.is_empty()
             && write_no_match(&mut out, &select.filter, &suggestions).map_err(Error::Output)?;
+        let mut marks = rows::Marks::default();
         if !told {
-            write_table(&mut out, &table, &past_runs(root)).map_err(Error::Output)?;
+            let view = rows::View {
+                columns: fit::columns(&io::stdout(), args.wide),
+                history: &past_runs(root),
+            };
+            marks = write_scoped(&mut out, &table, here, &shape, &view).map_err(Error::Output)?;
         }
         out.flush().map_err(Error::Output)?;
-        print_hints(&table).map_err(Error::Output)?;
+        print_hints(&table, marks, &shape).map_err(Error::Output)?;
+        if left_out > 0 {
+            fit::write_wrapped(
+                &mut anstream::stderr().lock(),
+                (rows::DIM, "note:"),
+                &format!(
+                    "{left_out} more {} elsewhere in the repository (without --here)",
+                    if left_out == 1 { "task" } else { "tasks" }
+                ),
+                fit::columns(&io::stderr(), args.wide),
+            )
+            .map_err(Error::Output)?;
+        }
+        print_elsewhere(elsewhere, &shape).map_err(Error::Output)?;
     }
     // The process ends next: freeing a monorepo's rows one by one would only delay it.
     std::mem::forget(table);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the person stands and how much of the repository they asked to see.
+#[derive(Clone)]
+struct Shape {
+    /// The current directory relative to the root, when it is below it.
+    here: Option<String>,
+    /// `--here`: only the tasks of the current directory and below.
+    only_here: bool,
+    /// The directory whose files' warnings are printed in full (`--dir`, else the current
+    /// one); the others are counted in one line. `None`: all of them.
+    focus: Option<String>,
+    /// `--wide`: lines are never cut.
+    wide: bool,
+}
+
+impl Shape {
+    /// Puts the tasks of the current directory and below first, keeping each part's order
+    /// (unless `keep_order`: JSON and `--for` have an order of their own), drops the rest
+    /// with `--here`, and returns how many rows are the current directory's and how many
+    /// `--here` left out.
+    fn arrange(&self, table: &mut Table, keep_order: bool) -> (usize, usize) {
+        let Some(here) = &self.here else {
+            return (table.tasks.len(), 0);
+        };
+        let is_here = |t: &Task| is_within(&t.dir, here) || is_within(&t.file_path, here);
+        if self.only_here {
+            let before = table.tasks.len();
+            table.tasks.retain(is_here);
+            return (table.tasks.len(), before - table.tasks.len());
+        }
+        if keep_order {
+            return (table.tasks.len(), 0);
+        }
+        let (mine, rest): (Vec<Task>, Vec<Task>) = std::mem::take(&mut table.tasks)
+            .into_iter()
+            .partition(is_here);
+        let count = mine.len();
+        table.tasks = mine;
+        table.tasks.extend(rest);
+        (count, 0)
+    }
+}
+
+/// Whether root-relative `path` is `dir` or inside it.
+fn is_within(path: &str, dir: &str) -> bool {
+    path == dir
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The table in two parts below the root: the current directory's tasks, then the rest of
+/// the repository under one heading.
+fn write_scoped(
+    out: &mut impl Write,
+    table: &Table,
+    here: usize,
+    shape: &Shape,
+    view: &rows::View,
+) -> io::Result<rows::Marks> {
+    if table.tasks.is_empty() {
+        match (&shape.here, shape.only_here) {
+            (Some(dir), true) => writeln!(out, "no tasks in {} or below", visible::line(dir))?,
+            _ => writeln!(out, "no tasks found")?,
+        }
+        return Ok(rows::Marks::default());
+    }
+    let (mine, rest) = table.tasks.split_at(here.min(table.tasks.len()));
+    let mut marks = rows::write(out, table, mine, view)?;
+    if let (Some(dir), false) = (&shape.here, rest.is_empty()) {
+        if mine.is_empty() {
+            let mut line = fit::Line::new();
+            line.push(
+                rows::DIM,
+                format!("no tasks in {} or below", visible::line(dir)),
+            );
+            line.write(out, view.columns)?;
+        }
+        writeln!(out)?;
+        let mut heading = fit::Line::new();
+        heading
+            .push(rows::DIM, "── ")
+            .push(DIR, "the rest of the repository")
+            .push(
+                rows::DIM,
+                format!(" ({}) ──", visible::line(&table.root.to_string_lossy())),
+            );
+        heading.write(out, view.columns)?;
+        let more = rows::write(out, table, rest, view)?;
+        marks.asks |= more.asks;
+        marks.service |= more.service;
+    }
+    Ok(marks)
 }
 
 /// What `agg list` shows of the table: its filters, and the path of `--for`.
@@ -221,12 +353,20 @@ fn write_no_match(
 }
 
 /// `agg list --watch`: the table, then again after every change, until interrupted.
-fn watch(root: &std::path::Path, select: Select, json: bool) -> Result<ExitCode, Error> {
+fn watch(
+    root: &std::path::Path,
+    select: Select,
+    shape: &Shape,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    let for_path = select.for_path.is_some();
+    let print_shape = shape.clone();
     let print = move |table: &Table| {
         // The path was checked before the first table; the root does not move.
-        let Ok((shown, _)) = select.apply(table.clone(), json) else {
+        let Ok((mut shown, _)) = select.apply(table.clone(), json) else {
             return;
         };
+        let (here, _) = print_shape.arrange(&mut shown, json || for_path);
         let result = (|| -> io::Result<()> {
             if json {
                 let mut out = io::BufWriter::new(io::stdout().lock());
@@ -239,14 +379,22 @@ fn watch(root: &std::path::Path, select: Select, json: bool) -> Result<ExitCode,
                     // Clear the screen and home the cursor: the table replaces itself.
                     write!(out, "\x1b[2J\x1b[H")?;
                 }
-                write_table(&mut out, &shown, &past_runs(&shown.root))?;
-                writeln!(
-                    out,
-                    "{DIM}watching {} · {} tasks · {}{DIM:#}",
-                    visible::line(&shown.root.to_string_lossy()),
-                    shown.tasks.len(),
-                    humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                )?;
+                let view = rows::View {
+                    columns: fit::columns(&io::stdout(), print_shape.wide),
+                    history: &past_runs(&shown.root),
+                };
+                write_scoped(&mut out, &shown, here, &print_shape, &view)?;
+                let mut status = fit::Line::new();
+                status.push(
+                    rows::DIM,
+                    format!(
+                        "watching {} · {} tasks · {}",
+                        visible::line(&shown.root.to_string_lossy()),
+                        shown.tasks.len(),
+                        humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                    ),
+                );
+                status.write(&mut out, view.columns)?;
                 out.flush()
             }
         })();
@@ -261,7 +409,8 @@ fn watch(root: &std::path::Path, select: Select, json: bool) -> Result<ExitCode,
     if let Some(problem) = live.problem() {
         return Err(Error::Watch(problem));
     }
-    print_diagnostics(&live.table().diagnostics).map_err(Error::Output)?;
+    let elsewhere = print_diagnostics(&live.table().diagnostics, shape).map_err(Error::Output)?;
+    print_elsewhere(elsewhere, shape).map_err(Error::Output)?;
     print(&live.table());
     // The watch may stop later (the kernel's watch limit, as the tree grows): say so rather
     // than go on showing a table that no longer follows the files.
@@ -276,165 +425,108 @@ fn past_runs(root: &std::path::Path) -> Summaries {
     History::open_existing(root).map_or_else(Summaries::default, |h| h.summaries())
 }
 
-/// Writes the human table: one block per directory, tasks aligned within it, with how each
-/// task last ended and its typical duration when any task has a run history. Everything
-/// the repository wrote is printed through [`visible`]: a name, directory or description
-/// can neither drive the terminal nor start a row of its own.
-pub fn write_table(out: &mut impl Write, table: &Table, history: &Summaries) -> io::Result<()> {
-    let tasks = &table.tasks;
-    if tasks.is_empty() {
-        writeln!(out, "no tasks found")?;
+/// One diagnostic as a line: `warning: FILE:LINE: MESSAGE`.
+fn diagnostic_line(d: &Diagnostic) -> fit::Line {
+    let (file, message) = (visible::line(&d.file_path), visible::line(&d.message));
+    let mut line = fit::Line::new();
+    line.push(WARN, "warning:");
+    match d.line {
+        Some(n) => line.push(Style::new(), format!(" {file}:{n}: {message}")),
+        None => line.push(Style::new(), format!(" {file}: {message}")),
+    };
+    line
+}
+
+/// The warnings that were not printed: how many, in how many files.
+#[derive(Debug, Default, Clone, Copy)]
+struct Elsewhere {
+    warnings: usize,
+    files: usize,
+}
+
+/// Prints the diagnostics of the files in focus (all of them at the root) to stderr, and
+/// counts the others.
+fn print_diagnostics(diagnostics: &[Diagnostic], shape: &Shape) -> io::Result<Elsewhere> {
+    let columns = fit::columns(&io::stderr(), shape.wide);
+    let mut err = anstream::stderr().lock();
+    let mut elsewhere = Elsewhere::default();
+    let mut files: Vec<&str> = Vec::new();
+    for d in diagnostics {
+        if shape
+            .focus
+            .as_deref()
+            .is_none_or(|focus| is_within(&d.file_path, focus))
+        {
+            diagnostic_line(d).write(&mut err, columns)?;
+        } else {
+            elsewhere.warnings += 1;
+            if !files.contains(&d.file_path.as_str()) {
+                files.push(&d.file_path);
+            }
+        }
+    }
+    elsewhere.files = files.len();
+    Ok(elsewhere)
+}
+
+/// One line for the warnings about files outside the focus.
+fn print_elsewhere(elsewhere: Elsewhere, shape: &Shape) -> io::Result<()> {
+    if elsewhere.warnings == 0 {
         return Ok(());
     }
-    let mut by_dir: Vec<(&str, Vec<&Task>)> = Vec::new();
-    for t in tasks {
-        match by_dir.last_mut() {
-            Some((dir, group)) if *dir == t.dir => group.push(t),
-            _ => by_dir.push((&t.dir, vec![t])),
-        }
-    }
-    for (i, (dir, group)) in by_dir.iter().enumerate() {
-        if i > 0 {
-            writeln!(out)?;
-        }
-        let files: Vec<&str> = dedup(group.iter().map(|t| file_name(&t.file_path)));
-        let files: Vec<_> = files.iter().map(|f| visible::line(f)).collect();
-        writeln!(
-            out,
-            "{DIR}{}{DIR:#} {DIM}({}){DIM:#}",
-            if *dir == "." {
-                "./".into()
-            } else {
-                visible::line(dir)
-            },
-            files.join(", ")
-        )?;
-        let names: Vec<_> = group
-            .iter()
-            .map(|t| visible::line(&t.unique_name))
-            .collect();
-        let name_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-        let runner_w = group
-            .iter()
-            .map(|t| runner_label(t).chars().count())
-            .max()
-            .unwrap_or(0);
-        let badges: Vec<Option<(String, bool)>> = group
-            .iter()
-            .map(|t| {
-                let s = history.get(&t.unique_name, &t.file_path, &t.source_name)?;
-                Some((s.badge(), s.last.passed()))
-            })
-            .collect();
-        let badge_w = badges
-            .iter()
-            .flatten()
-            .map(|(b, _)| b.chars().count())
-            .max();
-        for ((t, name), badge) in group.iter().zip(&names).zip(&badges) {
-            let label = runner_label(t);
-            let not_runnable = table.not_runnable(t).is_some();
-            let runner_style = if t.runner_available && !not_runnable {
-                DIM
-            } else {
-                MISSING
-            };
-            write!(
-                out,
-                "  {NAME}{name}{NAME:#}{}  {runner_style}{label}{runner_style:#}{}  ",
-                pad(name, name_w),
-                pad(&label, runner_w),
-            )?;
-            if let Some(width) = badge_w {
-                let (text, passed) = badge.clone().unwrap_or_default();
-                let style = if passed { DIM } else { MISSING };
-                write!(out, "{style}{text}{style:#}{}  ", pad(&text, width))?;
-            }
-            match t.description.as_deref().and_then(|d| d.lines().next()) {
-                Some(desc) => write!(out, "{}", visible::text(desc))?,
-                // Nothing runs, so no `$`: what the file wrote, if anything.
-                None if not_runnable => {
-                    let written = t.script.as_deref().and_then(|s| s.lines().next());
-                    let written = visible::text(written.unwrap_or_default());
-                    write!(out, "{DIM}{written}{DIM:#}")?;
-                }
-                None => write!(out, "{DIM}$ {}{DIM:#}", visible::line(&t.command))?,
-            }
-            if not_runnable {
-                write!(out, "  {MISSING}[not runnable here]{MISSING:#}")?;
-            }
-            if t.is_suffixed() {
-                // Another name agg takes for it: `agg run 'just format'`.
-                let local = if t.dir == "." {
-                    t.source_name.clone()
-                } else {
-                    format!("{}/{}", t.dir, t.source_name)
-                };
-                write!(
-                    out,
-                    "  {DIM}[{} {}]{DIM:#}",
-                    t.runner,
-                    visible::line(&local)
-                )?;
-            }
-            writeln!(out)?;
-        }
-    }
-    Ok(())
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut line = fit::Line::new();
+    line.push(WARN, plural(elsewhere.warnings, "warning", "warnings"))
+        .push(
+            Style::new(),
+            format!(
+                " in {} elsewhere: agg list --diagnostics",
+                plural(elsewhere.files, "file", "files"),
+            ),
+        );
+    line.write(
+        &mut anstream::stderr().lock(),
+        fit::columns(&io::stderr(), shape.wide),
+    )
 }
 
-fn runner_label(t: &Task) -> String {
-    if t.runner_available {
-        t.runner.name().to_owned()
-    } else {
-        format!("{} ✗", t.runner)
-    }
-}
-
-fn pad(s: &str, width: usize) -> String {
-    " ".repeat(width.saturating_sub(s.chars().count()))
-}
-
-fn file_name(path: &str) -> &str {
-    let mut parts = path.rsplitn(3, '/');
-    let name = parts.next().unwrap_or(path);
-    match parts.next() {
-        // `.cargo/config.toml` says more than `config.toml`.
-        Some(".cargo") => &path[path.len() - name.len() - ".cargo/".len()..],
-        _ => name,
-    }
-}
-
-fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = Vec::new();
-    for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-    }
-    seen
-}
-
-fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
-    let mut err = anstream::stderr().lock();
+/// `agg list --diagnostics`: every warning of the repository on stdout, whole.
+fn write_every_diagnostic(diagnostics: &[Diagnostic]) -> Result<ExitCode, Error> {
+    let mut out = anstream::stdout().lock();
     for d in diagnostics {
-        let (file, message) = (visible::line(&d.file_path), visible::line(&d.message));
-        match d.line {
-            Some(line) => writeln!(err, "{WARN}warning:{WARN:#} {file}:{line}: {message}")?,
-            None => writeln!(err, "{WARN}warning:{WARN:#} {file}: {message}")?,
-        }
+        diagnostic_line(d)
+            .write(&mut out, None)
+            .map_err(Error::Output)?;
     }
-    Ok(())
+    out.flush().map_err(Error::Output)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-/// One line per missing runner, however many tasks use it, and one for the tasks that
-/// need their editor.
-fn print_hints(table: &Table) -> io::Result<()> {
+/// One line per missing runner, however many tasks use it, one for the tasks that need
+/// their editor, and what the marks in the table mean.
+fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<()> {
     let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
     for t in table.tasks.iter().filter(|t| !t.runner_available) {
         *missing.entry(t.runner).or_default() += 1;
     }
+    let columns = fit::columns(&io::stderr(), shape.wide);
     let mut err = anstream::stderr().lock();
+    let mut note =
+        |text: String| fit::write_wrapped(&mut err, (rows::DIM, "note:"), &text, columns);
+    let mut meaning = Vec::new();
+    if marks.asks {
+        meaning.push(format!("{} asks before it runs", rows::ASKS));
+    }
+    if marks.service {
+        meaning.push(format!("{} runs until stopped (a service)", rows::SERVICE));
+    }
+    if !meaning.is_empty() {
+        note(format!(
+            "{}; `agg describe NAME` says more",
+            meaning.join(", ")
+        ))?;
+    }
     let editor_only = table
         .tasks
         .iter()
@@ -442,18 +534,16 @@ fn print_hints(table: &Table) -> io::Result<()> {
         .count();
     if editor_only > 0 {
         let tasks = if editor_only == 1 { "task" } else { "tasks" };
-        writeln!(
-            err,
-            "{DIM}note:{DIM:#} {editor_only} {tasks} marked [not runnable here] need the editor that defines them; `agg describe NAME` says why"
-        )?;
+        note(format!(
+            "{editor_only} {tasks} marked [not runnable here] need the editor that defines them; `agg describe NAME` says why"
+        ))?;
     }
     for (runner, count) in missing {
         let tasks = if count == 1 { "task" } else { "tasks" };
-        writeln!(
-            err,
-            "{DIM}note:{DIM:#} {runner} is not installed ({count} {tasks} marked ✗): {}",
+        note(format!(
+            "{runner} is not installed ({count} {tasks} marked ✗): {}",
             install_hint(runner)
-        )?;
+        ))?;
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ pub struct LogsArgs {
     #[arg(long, short = 'n', default_value_t = 100)]
     pub tail: usize,
     /// The repository root (default: the repository around the current directory).
-    #[arg(long, short = 'C')]
+    #[arg(long)]
     pub root: Option<PathBuf>,
     /// Write the output exactly as the task wrote it, escape sequences included (by
     /// default control characters are shown as `\e`, `\r`, `\x07`, `\u{202e}`).

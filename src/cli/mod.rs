@@ -25,9 +25,16 @@ use clap::{Parser, Subcommand};
 use crate::error::Error;
 
 /// Find and run every task in a polyglot repo.
+///
+/// Every command works on the repository around the current directory: the nearest
+/// directory, the current one included, holding `.git`, else the nearest holding a task file.
 #[derive(Debug, Parser)]
-#[command(name = "agg", version, about, long_about = None)]
+#[command(name = "agg", version, about, long_about)]
 pub struct Cli {
+    /// Run as if agg was started in DIR (like `git -C`, `make -C`): the repository and the
+    /// current directory are found from there.
+    #[arg(short = 'C', long = "directory", value_name = "DIR", global = true)]
+    pub directory: Option<PathBuf>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -36,26 +43,28 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List every task under PATH (default: the current directory).
+    /// List the tasks of the repository: those of the current directory and below first,
+    /// then the rest.
     #[command(visible_alias = "ls")]
     List(ListArgs),
-    /// Run a task in the foreground: `agg run NAME [-- ARGS…]`.
+    /// Run a task in the foreground, as its runner would: `agg run NAME [ARGS…]`.
     Run(run::RunArgs),
-    /// Show everything known about one task.
+    /// Show everything known about one task: command, file and line, parameters, deps.
     Describe(describe::DescribeArgs),
-    /// Serve every task over MCP on stdio (add `agg mcp` to your agent's MCP servers).
+    /// Serve the repository's tasks to an agent over MCP on stdio.
     Mcp(mcp::McpArgs),
-    /// The jobs running `agg mcp` servers hold for this repository.
+    /// List the jobs that `agg mcp` servers run for this repository (and past runs with
+    /// --history).
     Ps(ps::PsArgs),
-    /// Show (or follow, with -f) the output of a job an `agg mcp` runs.
+    /// Show (or follow, with -f) the output of a job an `agg mcp` server runs.
     Logs(logs::LogsArgs),
-    /// Stop a job an `agg mcp` runs: SIGTERM to its process group, then SIGKILL.
+    /// Stop a job an `agg mcp` server runs: SIGTERM to its process group, then SIGKILL.
     Stop(stop::StopArgs),
     /// Let agents run a task, every task of a file, or every task under a directory.
     Allow(allow::RuleArgs),
     /// Never let agents run a task, file or directory (deny wins over allow).
     Deny(allow::RuleArgs),
-    /// Show the allowlist.
+    /// Show the allowlist: what agents may and may not run.
     Allowlist(allow::ShowArgs),
     /// Print the JSON Schema of `agg list --json`.
     #[command(hide = true)]
@@ -64,9 +73,20 @@ pub enum Command {
 
 /// Options of `agg list`.
 #[derive(Debug, clap::Args)]
+// Each is a flag of its own on the command line.
+#[allow(clippy::struct_excessive_bools)]
 pub struct ListArgs {
-    /// The repository root to scan (default: the repository around the current directory).
+    /// Scan this directory as the repository root, all of it, instead of the repository
+    /// around the current directory.
+    #[arg(value_name = "ROOT")]
     pub path: Option<PathBuf>,
+    /// The same as the ROOT argument.
+    #[arg(long = "root", value_name = "ROOT", conflicts_with = "path")]
+    pub root: Option<PathBuf>,
+    /// Only the tasks of the current directory and below (below the root, the rest of the
+    /// repository is otherwise listed after them).
+    #[arg(long)]
+    pub here: bool,
     /// Only tasks of these runners (repeat or comma-separate).
     #[arg(long, short, value_delimiter = ',', value_parser = parse_runner)]
     pub runner: Vec<Runner>,
@@ -82,7 +102,14 @@ pub struct ListArgs {
     /// directory when it is inside the repository, else from its root.
     #[arg(long = "for", value_name = "PATH")]
     pub for_path: Option<PathBuf>,
-    /// Print the table as JSON.
+    /// Print whole lines: no description or command is cut to the terminal's width.
+    #[arg(long)]
+    pub wide: bool,
+    /// Print every warning about the repository's task files, one per line, instead of the
+    /// tasks (by default only those of the files under the current directory are printed).
+    #[arg(long, conflicts_with_all = ["json", "watch"])]
+    pub diagnostics: bool,
+    /// Print the table as JSON (whole lines, the full repository unless narrowed).
     #[arg(long)]
     pub json: bool,
     /// Keep running and print the table again whenever the tasks change.
@@ -103,18 +130,9 @@ fn parse_runner(s: &str) -> Result<Runner, String> {
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::List(args) => list::run(&args),
-        Command::Run(args) => run::run(args),
-        Command::Describe(args) => describe::run(&args),
-        Command::Mcp(args) => mcp::run(&args),
-        Command::Ps(args) => ps::run(&args),
-        Command::Logs(args) => logs::run(&args),
-        Command::Stop(args) => stop::run(&args),
-        Command::Allow(args) => allow::change(&args, true),
-        Command::Deny(args) => allow::change(&args, false),
-        Command::Allowlist(args) => allow::show(&args),
-        Command::Schema => print_json(&crate::table::Table::json_schema()),
+    let result = match cli.directory.as_deref().map(enter) {
+        Some(Err(err)) => Err(err),
+        _ => dispatch(cli.command),
     };
     match result {
         Ok(code) => code,
@@ -132,6 +150,31 @@ pub fn main() -> ExitCode {
             );
             ExitCode::from(err.exit_code())
         }
+    }
+}
+
+/// `-C DIR`: makes DIR the current directory, as `git -C` and `make -C` do.
+fn enter(dir: &std::path::Path) -> Result<(), Error> {
+    std::env::set_current_dir(dir).map_err(|err| Error::BadDirectory {
+        path: dir.to_path_buf(),
+        reason: crate::repo_files::io_reason(&err),
+    })
+}
+
+/// Runs one subcommand.
+fn dispatch(command: Command) -> Result<ExitCode, Error> {
+    match command {
+        Command::List(args) => list::run(&args),
+        Command::Run(args) => run::run(args),
+        Command::Describe(args) => describe::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
+        Command::Ps(args) => ps::run(&args),
+        Command::Logs(args) => logs::run(&args),
+        Command::Stop(args) => stop::run(&args),
+        Command::Allow(args) => allow::change(&args, true),
+        Command::Deny(args) => allow::change(&args, false),
+        Command::Allowlist(args) => allow::show(&args),
+        Command::Schema => print_json(&crate::table::Table::json_schema()),
     }
 }
 

@@ -16,7 +16,7 @@ use crate::history::{History, Run};
 #[derive(Debug, clap::Args)]
 pub struct PsArgs {
     /// The repository root (default: the repository around the current directory).
-    #[arg(long, short = 'C')]
+    #[arg(long)]
     pub root: Option<PathBuf>,
     /// Jobs of servers on every repository, not only this one.
     #[arg(long, short)]

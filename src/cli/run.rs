@@ -27,7 +27,7 @@ pub struct RunArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
     /// The repository root (default: the repository around the current directory).
-    #[arg(long, short = 'C')]
+    #[arg(long)]
     pub root: Option<PathBuf>,
     /// Set an environment variable for the task (repeatable).
     #[arg(long = "env", short = 'e', value_name = "KEY=VALUE", value_parser = super::parse_env)]

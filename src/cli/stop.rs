@@ -15,7 +15,7 @@ pub struct StopArgs {
     #[arg(long, default_value_t = 5000)]
     pub grace_ms: u64,
     /// The repository root (default: the repository around the current directory).
-    #[arg(long, short = 'C')]
+    #[arg(long)]
     pub root: Option<PathBuf>,
 }
 

@@ -149,8 +149,15 @@ fn list_shows_every_hostile_name_description_and_directory_as_escapes() {
         .as_array()
         .map_or(0, Vec::len);
     assert_eq!(tasks, 10, "every hostile task is listed");
+    // Cut to the terminal's width, a row stays inert…
     let mut list = agg();
     list.arg("list").current_dir(root);
+    let (code, shown) = at_terminal(list);
+    assert_eq!(code, 0, "{shown}");
+    assert_inert(&shown);
+    // …and whole, every escape is there to read.
+    let mut list = agg();
+    list.args(["list", "--wide"]).current_dir(root);
     let (code, shown) = at_terminal(list);
     assert_eq!(code, 0, "{shown}");
     assert_inert(&shown);

@@ -1,9 +1,10 @@
 //! What the integration tests share: whether a runner is installed (`require!`), waiting
 //! on processes, temporary repositories; the MCP harnesses live in [`mcp`] (rmcp's client)
-//! and [`raw`] (raw JSON-RPC lines).
+//! and [`raw`] (raw JSON-RPC lines); a real terminal in [`tmux`].
 
 pub mod mcp;
 pub mod raw;
+pub mod tmux;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,0 +1,357 @@
+//! The human table of `agg list`: one block per directory, headed by the directory and its
+//! task files, each row the name with its parameters in just's style (`deploy env`,
+//! `test filter="all"`), a mark for a task that asks first or is a service, the runner, the
+//! last run, and the description (else the command), cut to the terminal's width.
+//!
+//! Everything the repository wrote is printed through [`visible`]: a name, directory or
+//! description can neither drive the terminal nor start a row of its own.
+
+use std::io::{self, Write};
+
+use agg_runners::{Param, Runner, Variadic};
+use anstyle::{AnsiColor, Style};
+
+use super::fit::{self, Line};
+use crate::history::Summaries;
+use crate::table::{Table, Task};
+use crate::visible;
+
+const DIR: Style = Style::new().bold();
+const NAME: Style = AnsiColor::Cyan.on_default().bold();
+const PARAMS: Style = AnsiColor::Cyan.on_default();
+pub(super) const DIM: Style = Style::new().dimmed();
+pub(super) const MISSING: Style = AnsiColor::Red.on_default();
+const MARK: Style = AnsiColor::Yellow.on_default().bold();
+
+/// The mark of a task that asks a question before it runs (just `[confirm]`, go-task
+/// `prompt`).
+pub(super) const ASKS: &str = "?";
+/// The mark of a service: a task that runs until it is stopped.
+pub(super) const SERVICE: &str = "∞";
+
+/// The name column takes at most this share of the width (in percent): a longer name
+/// pushes its own row's description rather than every row's.
+const NAME_SHARE: usize = 50;
+/// A description narrower than this is not worth cutting to: the whole row is cut instead.
+const MIN_DESCRIPTION: usize = 12;
+
+/// How the rows are drawn.
+pub(super) struct View<'a> {
+    /// The width rows are cut to; `None` writes them whole.
+    pub columns: Option<usize>,
+    /// How each task last ran.
+    pub history: &'a Summaries,
+}
+
+/// Which marks the written rows carry, for the legend.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Marks {
+    pub asks: bool,
+    pub service: bool,
+}
+
+impl Marks {
+    fn add(&mut self, other: Marks) {
+        self.asks |= other.asks;
+        self.service |= other.service;
+    }
+}
+
+/// Writes `tasks` (rows of `table`, in table order or in search blocks) one block per
+/// directory, a blank line between blocks.
+pub(super) fn write(
+    out: &mut impl Write,
+    table: &Table,
+    tasks: &[Task],
+    view: &View,
+) -> io::Result<Marks> {
+    let mut marks = Marks::default();
+    let mut start = 0;
+    let mut first = true;
+    while start < tasks.len() {
+        let dir = &tasks[start].dir;
+        let len = tasks[start..].iter().take_while(|t| &t.dir == dir).count();
+        if !first {
+            writeln!(out)?;
+        }
+        first = false;
+        marks.add(write_block(out, table, &tasks[start..start + len], view)?);
+        start += len;
+    }
+    Ok(marks)
+}
+
+/// One directory's heading and rows.
+fn write_block(
+    out: &mut impl Write,
+    table: &Table,
+    group: &[Task],
+    view: &View,
+) -> io::Result<Marks> {
+    let dir = group.first().map_or(".", |t| t.dir.as_str());
+    let mut files: Vec<&str> = Vec::new();
+    for t in group {
+        let f = file_in(dir, &t.file_path);
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
+    let files: Vec<_> = files.iter().map(|f| visible::line(f)).collect();
+    let mut heading = Line::new();
+    heading
+        .push(
+            DIR,
+            if dir == "." {
+                "./".to_owned()
+            } else {
+                visible::line(dir).into_owned()
+            },
+        )
+        .push(Style::new(), " ")
+        .push(DIM, format!("({})", files.join(", ")));
+    heading.write(out, view.columns)?;
+
+    let names: Vec<String> = group
+        .iter()
+        .map(|t| visible::line(&t.unique_name).into_owned())
+        .collect();
+    let signatures: Vec<String> = group.iter().map(|t| signature(&t.params)).collect();
+    let name_cells: Vec<usize> = names
+        .iter()
+        .zip(&signatures)
+        .map(|(n, s)| fit::width(n) + fit::width(s))
+        .collect();
+    let mut name_w = name_cells.iter().copied().max().unwrap_or(0);
+    if let Some(columns) = view.columns {
+        name_w = name_w.min(columns * NAME_SHARE / 100);
+    }
+    let task_marks: Vec<&str> = group.iter().map(|t| mark(table, t)).collect();
+    let mark_column = task_marks.iter().any(|m| !m.is_empty());
+    let labels: Vec<String> = group.iter().map(runner_label).collect();
+    let runner_w = labels.iter().map(|l| fit::width(l)).max().unwrap_or(0);
+    let badges: Vec<Option<(String, bool)>> = group
+        .iter()
+        .map(|t| {
+            let s = view
+                .history
+                .get(&t.unique_name, &t.file_path, &t.source_name)?;
+            Some((s.badge(), s.last.passed()))
+        })
+        .collect();
+    let badge_w = badges.iter().flatten().map(|(b, _)| fit::width(b)).max();
+
+    let mut marks = Marks::default();
+    for (i, t) in group.iter().enumerate() {
+        let not_runnable = table.not_runnable(t).is_some();
+        let mut head = Line::new();
+        head.push(Style::new(), "  ")
+            .push(NAME, names[i].clone())
+            .push(PARAMS, signatures[i].clone())
+            .push(
+                Style::new(),
+                " ".repeat(name_w.saturating_sub(name_cells[i])),
+            );
+        if mark_column {
+            let m = task_marks[i];
+            marks.asks |= m == ASKS;
+            marks.service |= m == SERVICE;
+            head.push(Style::new(), " ")
+                .push(MARK, m)
+                .push(Style::new(), fit::pad(m, 1))
+                .push(Style::new(), " ");
+        } else {
+            head.push(Style::new(), "  ");
+        }
+        let runner_style = if t.runner_available && !not_runnable {
+            DIM
+        } else {
+            MISSING
+        };
+        head.push(runner_style, labels[i].clone())
+            .push(Style::new(), fit::pad(&labels[i], runner_w))
+            .push(Style::new(), "  ");
+        if let Some(width) = badge_w {
+            let (text, passed) = badges[i].clone().unwrap_or_default();
+            let style = if passed { DIM } else { MISSING };
+            let padding = fit::pad(&text, width);
+            head.push(style, text)
+                .push(Style::new(), padding)
+                .push(Style::new(), "  ");
+        }
+        let (desc_style, desc) = description(table, t);
+        let mut tail = Line::new();
+        if not_runnable {
+            tail.push(Style::new(), "  ")
+                .push(MISSING, "[not runnable here]");
+        }
+        if t.is_suffixed() {
+            // Another name agg takes for it: `agg run 'just format'`.
+            let local = if t.dir == "." {
+                t.source_name.clone()
+            } else {
+                format!("{}/{}", t.dir, t.source_name)
+            };
+            tail.push(Style::new(), "  ")
+                .push(DIM, format!("[{} {}]", t.runner, visible::line(&local)));
+        }
+        let mut row = head;
+        match view.columns {
+            Some(columns) => {
+                let room = columns.saturating_sub(row.width() + tail.width());
+                if room >= MIN_DESCRIPTION || fit::width(&desc) <= room {
+                    row.push(desc_style, fit::cut(&desc, room));
+                } else {
+                    // Too narrow for a useful description: the row is cut at the edge.
+                    row.push(desc_style, desc);
+                }
+            }
+            None => {
+                row.push(desc_style, desc);
+            }
+        }
+        row.extend(tail);
+        row.write(out, view.columns)?;
+    }
+    Ok(marks)
+}
+
+/// What a row says of a task: its description, else what it runs (for a package
+/// manager's script, the script's own command rather than `npm run NAME`).
+fn description(table: &Table, t: &Task) -> (Style, String) {
+    let first_line = |s: &str| {
+        // A tab would move the rest of the row by an amount only the terminal knows.
+        visible::text(s.lines().next().unwrap_or_default()).replace('\t', " ")
+    };
+    if let Some(desc) = t.description.as_deref() {
+        return (Style::new(), first_line(desc));
+    }
+    if table.not_runnable(t).is_some() {
+        // Nothing runs, so no `$`: what the file wrote, if anything.
+        return (DIM, first_line(t.script.as_deref().unwrap_or_default()));
+    }
+    if runs_a_script(t.runner)
+        && let Some(script) = t.script.as_deref().filter(|s| !s.trim().is_empty())
+    {
+        return (DIM, format!("$ {}", first_line(script.trim())));
+    }
+    (DIM, format!("$ {}", visible::line(&t.command)))
+}
+
+/// Whether the runner's tasks are scripts of a package manifest, whose text says more
+/// than the command that runs them (`npm run format:check`).
+fn runs_a_script(runner: Runner) -> bool {
+    matches!(
+        runner,
+        Runner::Npm | Runner::Pnpm | Runner::Yarn | Runner::Bun | Runner::Deno | Runner::Composer
+    )
+}
+
+/// The mark of a task that asks first or is a service, or `""`.
+fn mark(table: &Table, t: &Task) -> &'static str {
+    match table.behaviour(t) {
+        Some(b) if !b.confirm.is_empty() => ASKS,
+        Some(b) if b.service => SERVICE,
+        _ => "",
+    }
+}
+
+/// The parameters as `just --list` shows them, each after a space: `env`,
+/// `filter="all"`, `+files`, `$token`; an option a runner takes by flag as `--name`; an
+/// optional one without a default in brackets.
+pub(super) fn signature(params: &[Param]) -> String {
+    let mut s = String::new();
+    for p in params {
+        s.push(' ');
+        let optional = !p.required && p.default.is_none() && p.variadic.is_none();
+        if optional {
+            s.push('[');
+        }
+        match p.variadic {
+            Some(Variadic::OneOrMore) => s.push('+'),
+            Some(Variadic::ZeroOrMore) => s.push('*'),
+            None => {}
+        }
+        if p.exported {
+            s.push('$');
+        }
+        let flag = p
+            .flags
+            .iter()
+            .find(|f| f.starts_with("--"))
+            .or(p.flags.first());
+        s.push_str(&visible::line(flag.unwrap_or(&p.name)));
+        if let Some(default) = &p.default {
+            s.push_str("=\"");
+            s.push_str(&visible::line(default));
+            s.push('"');
+        }
+        if optional {
+            s.push(']');
+        }
+    }
+    s
+}
+
+fn runner_label(t: &Task) -> String {
+    if t.runner_available {
+        t.runner.name().to_owned()
+    } else {
+        format!("{} ✗", t.runner)
+    }
+}
+
+/// The task file as seen from the block's directory: `Makefile`, `.cargo/config.toml`,
+/// `scripts/deploy.sh` for a script that runs from the root.
+fn file_in<'a>(dir: &str, path: &'a str) -> &'a str {
+    if dir == "." {
+        return path;
+    }
+    path.strip_prefix(dir)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_read_as_just_lists_them() {
+        let env = Param::required("env");
+        let filter = Param {
+            default: Some("all".to_owned()),
+            required: false,
+            ..Param::required("filter")
+        };
+        let files = Param {
+            variadic: Some(Variadic::OneOrMore),
+            ..Param::required("files")
+        };
+        let token = Param {
+            exported: true,
+            ..Param::required("token")
+        };
+        let verbose = Param {
+            required: false,
+            flags: vec!["-v".to_owned(), "--verbose".to_owned()],
+            ..Param::required("verbose")
+        };
+        assert_eq!(signature(std::slice::from_ref(&env)), " env");
+        assert_eq!(signature(&[filter]), " filter=\"all\"");
+        assert_eq!(signature(&[env, files, token]), " env +files $token");
+        assert_eq!(signature(&[verbose]), " [--verbose]");
+        assert_eq!(signature(&[]), "");
+    }
+
+    #[test]
+    fn a_block_names_its_files_from_its_directory() {
+        assert_eq!(file_in(".", "scripts/deploy.sh"), "scripts/deploy.sh");
+        assert_eq!(file_in(".", "Makefile"), "Makefile");
+        assert_eq!(file_in("apps/web", "apps/web/package.json"), "package.json");
+        assert_eq!(
+            file_in("apps/web", "apps/web/.cargo/config.toml"),
+            ".cargo/config.toml"
+        );
+        assert_eq!(file_in("apps/web", "turbo.json"), "turbo.json");
+    }
+}
