@@ -3,14 +3,20 @@
 //! `legacy_tox_ini` string). Each runs as `tox -e NAME`, arguments after `--`.
 //!
 //! tox reads the first of `tox.ini`, `pyproject.toml` with `[tool.tox]` and `tox.toml`, so a
-//! file tox would ignore is not listed. Brace groups (`py{311,312}-django{4,5}`) expand to
-//! their product; generated `env_list` tables and `setup.cfg` are not read.
+//! file tox would ignore is not listed. [`ini`] reads the INI form with its factor
+//! conditions ([`factor`]); both forms describe an environment through tox's
+//! substitutions ([`replace`]). Generated `env_list` tables and `setup.cfg` are not read.
+
+mod factor;
+mod ini;
+mod replace;
 
 use std::collections::HashMap;
 
 use super::Project;
 use super::value::{self, Node};
 use crate::{Parsed, RawTask, Runner, Source, parent};
+use replace::Settings;
 
 /// One environment found in a file.
 struct Env {
@@ -27,7 +33,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
         files: src.files,
     };
     let envs = if crate::file_name(src.path) == "tox.ini" {
-        read_ini(src.path, src.text, 0, &mut out)
+        ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
     } else {
         if project
             .pyproject()
@@ -69,7 +75,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
             );
             return;
         };
-        read_ini(project.path, ini, legacy.line, out)
+        ini::parse(project.path, ini, legacy.line, out).envs(project.path, out)
     } else {
         read_toml(project.path, tox, out)
     };
@@ -99,40 +105,29 @@ struct Envs {
 }
 
 impl Envs {
-    /// Adds `name` unless it is there already (then a description updates it) or is tox's
-    /// own (`.pkg`).
-    fn add(&mut self, name: String, line: u32, description: Option<String>) {
-        if name.is_empty() || name.starts_with('.') {
-            return;
-        }
-        if let Some(&at) = self.index.get(&name) {
-            if let (Some(existing), Some(_)) = (self.list.get_mut(at), &description) {
-                existing.description = description;
-            }
+    /// Adds `name` unless it is there already or is tox's own (`.pkg`).
+    fn add(&mut self, name: String, line: u32) {
+        if name.is_empty() || name.starts_with('.') || self.index.contains_key(&name) {
             return;
         }
         self.index.insert(name.clone(), self.list.len());
         self.list.push(Env {
             name,
             line,
-            description,
+            description: None,
         });
     }
 }
 
 fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
     let mut envs = Envs::default();
-    let base = tox
-        .path(&["env_run_base", "description"])
-        .and_then(Node::str)
-        .map(str::to_owned);
     if let Some(list) = tox.get("env_list") {
         match list.items() {
             Some(items) => {
                 for item in items {
                     // Generated lists (`{ product = … }`) need tox's own evaluation.
                     if let Some(name) = item.str() {
-                        envs.add(name.to_owned(), item.line, base.clone());
+                        envs.add(name.to_owned(), item.line);
                     }
                 }
             }
@@ -147,13 +142,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
         match env.entries() {
             Some(entries) => {
                 for e in entries {
-                    let description = e
-                        .node
-                        .get("description")
-                        .and_then(Node::str)
-                        .map(str::to_owned)
-                        .or_else(|| base.clone());
-                    envs.add(e.key.clone(), e.node.line, description);
+                    envs.add(e.key.clone(), e.node.line);
                 }
             }
             None => out.diag(
@@ -163,208 +152,52 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
-    envs.list
+    let settings = Toml(tox);
+    let mut list = envs.list;
+    for env in &mut list {
+        env.description = settings.env(&env.name, "description").and_then(|raw| {
+            let text = replace::substitute(&raw, &env.name, &settings);
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!text.is_empty()).then_some(text)
+        });
+    }
+    list
 }
 
-/// One `key = value` of an INI section, continuation lines joined with `\n`.
-struct IniKey {
-    section: String,
-    key: String,
-    value: String,
-    line: u32,
-}
+/// The settings of `tox.toml` or `[tool.tox]`: strings at the top, in `env.NAME` and in
+/// `env_run_base`.
+struct Toml<'a>(&'a Node);
 
-/// Reads INI text; `offset` is added to every line (for `legacy_tox_ini`).
-fn read_ini(path: &str, text: &str, offset: u32, out: &mut Parsed) -> Vec<Env> {
-    let mut keys: Vec<IniKey> = Vec::new();
-    let mut sections: Vec<(String, u32)> = Vec::new();
-    let mut section = String::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = u32::try_from(i + 1)
-            .unwrap_or(u32::MAX)
-            .saturating_add(offset);
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
-            continue;
-        }
-        if raw.starts_with([' ', '\t'])
-            && let Some(last) = keys.last_mut().filter(|k| k.section == section)
-        {
-            last.value.push('\n');
-            last.value.push_str(trimmed);
-            continue;
-        }
-        if let Some(rest) = trimmed.strip_prefix('[') {
-            if let Some(name) = rest.strip_suffix(']') {
-                name.trim().clone_into(&mut section);
-                sections.push((section.clone(), line));
-            } else {
-                out.diag(path, Some(line), "section header is missing its `]`");
-            }
-            continue;
-        }
-        match trimmed.find(['=', ':']) {
-            Some(at) if !section.is_empty() => keys.push(IniKey {
-                section: section.clone(),
-                key: trimmed[..at].trim().to_owned(),
-                value: trimmed[at + 1..].trim().to_owned(),
-                line,
-            }),
-            _ => out.diag(
-                path,
-                Some(line),
-                "tox cannot read this line: it is not a `[section]`, a `key = value` or a comment",
-            ),
-        }
+impl Settings for Toml<'_> {
+    fn core(&self, key: &str) -> Option<String> {
+        self.0.get(key).and_then(Node::str).map(str::to_owned)
     }
-    // The last value of each key wins, as in configparser; `env-list` means `env_list`.
-    let by_key: HashMap<(&str, String), &IniKey> = keys
-        .iter()
-        .map(|k| ((k.section.as_str(), k.key.replace('-', "_")), k))
-        .collect();
-    let get = |section: &str, key: &str| by_key.get(&(section, key.to_owned())).copied();
-    let base = get("testenv", "description").map(|k| one_line(&k.value));
-    let mut envs = Envs::default();
-    if let Some(list) = get("tox", "envlist").or_else(|| get("tox", "env_list")) {
-        for word in split_top_level(&list.value) {
-            match expand(&word) {
-                Some(names) => {
-                    for name in names {
-                        envs.add(name, list.line, base.clone());
-                    }
-                }
-                None => out.diag(
-                    path,
-                    Some(list.line),
-                    format!("env list entry `{word}` has unbalanced braces"),
-                ),
-            }
-        }
-    }
-    for (name, line) in &sections {
-        let Some(env) = name.strip_prefix("testenv:") else {
-            continue;
-        };
-        let description = get(name, "description")
-            .map(|k| one_line(&k.value))
-            .or_else(|| base.clone());
-        match expand(env.trim()) {
-            Some(names) => {
-                for n in names {
-                    envs.add(n, *line, description.clone());
-                }
-            }
-            None => out.diag(
-                path,
-                Some(*line),
-                format!("environment `{env}` has unbalanced braces"),
-            ),
-        }
-    }
-    envs.list
-}
 
-fn one_line(value: &str) -> String {
-    value.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Splits an env list on commas and newlines outside braces, dropping comments.
-fn split_top_level(list: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for line in list.lines() {
-        let line = line.split(" #").next().unwrap_or(line);
-        if line.trim_start().starts_with('#') {
-            continue;
-        }
-        for c in line.chars() {
-            match c {
-                '{' => depth += 1,
-                '}' => depth = depth.saturating_sub(1),
-                ',' if depth == 0 => {
-                    words.push(std::mem::take(&mut current));
-                    continue;
-                }
-                _ => {}
-            }
-            current.push(c);
-        }
-        if depth == 0 {
-            words.push(std::mem::take(&mut current));
-        }
+    fn env(&self, env: &str, key: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get(key))
+            .or_else(|| self.0.path(&["env_run_base", key]))
+            .and_then(Node::str)
+            .map(str::to_owned)
     }
-    words.push(current);
-    words
-        .into_iter()
-        .map(|w| w.trim().to_owned())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
 
-/// Expands brace groups into their product: `py{311,312}-x` → `py311-x`, `py312-x`. `None`
-/// when the braces do not balance or nest. The product is capped so a hostile list stays
-/// small.
-fn expand(word: &str) -> Option<Vec<String>> {
-    const MAX: usize = 1024;
-    let mut results = vec![String::new()];
-    let mut rest = word;
-    while !rest.is_empty() {
-        match rest.find(['{', '}']) {
-            None => {
-                for r in &mut results {
-                    r.push_str(rest);
-                }
-                break;
-            }
-            Some(at) if rest[at..].starts_with('}') => return None,
-            Some(at) => {
-                let literal = &rest[..at];
-                let after = &rest[at + 1..];
-                let close = after.find(['{', '}'])?;
-                if after[close..].starts_with('{') {
-                    return None;
-                }
-                let choices: Vec<&str> = after[..close].split(',').map(str::trim).collect();
-                let mut next = Vec::new();
-                for r in &results {
-                    for choice in &choices {
-                        if next.len() >= MAX {
-                            break;
-                        }
-                        next.push(format!("{r}{literal}{choice}"));
-                    }
-                }
-                results = next;
-                rest = &after[close + 1..];
-            }
-        }
+    fn section(&self, _section: &str, _key: &str, _env: &str) -> Option<String> {
+        None
     }
-    Some(results)
+
+    fn set_env(&self, env: &str, var: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.path(&["set_env", var]))
+            .or_else(|| self.0.path(&["env_run_base", "set_env", var]))
+            .and_then(Node::str)
+            .map(str::to_owned)
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::expand;
     use crate::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
-
-    #[test]
-    fn braces_expand_to_their_product() {
-        assert_eq!(
-            expand("py{311,312}-django{4, 5}"),
-            Some(vec![
-                "py311-django4".to_owned(),
-                "py311-django5".to_owned(),
-                "py312-django4".to_owned(),
-                "py312-django5".to_owned()
-            ])
-        );
-        assert_eq!(expand("lint"), Some(vec!["lint".to_owned()]));
-        assert_eq!(expand("py{3"), None);
-        assert_eq!(expand("py}"), None);
-        assert!(expand(&"{a,b,c,d}".repeat(20)).is_some_and(|v| v.len() <= 1024));
-    }
 
     #[test]
     fn tox_ini_lists_envlist_then_sections() {
