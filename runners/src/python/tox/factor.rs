@@ -245,16 +245,17 @@ pub(super) fn filter_for_env(value: &str, env: Option<&str>) -> String {
 }
 
 /// The environment names the conditions of `value` mention (`nobyte: …` → `nobyte`,
-/// `a-b: …` → `a-b`), each once, negation dropped.
-pub(super) fn conditional_envs(value: &str) -> Vec<String> {
+/// `a-b: …` → `a-b`), each once, negation dropped, with the index of the line that first
+/// names it.
+pub(super) fn conditional_envs(value: &str) -> Vec<(String, usize)> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for line in value.split('\n') {
+    for (at, line) in value.split('\n').enumerate() {
         if let (Some(groups), _) = condition(line) {
             for group in groups {
                 let name = join(&group);
                 if seen.insert(name.clone()) {
-                    out.push(name);
+                    out.push((name, at));
                 }
             }
         }
@@ -373,10 +374,10 @@ mod tests {
             filter_for_env("see http://x and {env:A:} b", Some("y")),
             "see http://x and {env:A:} b"
         );
-        assert_eq!(
-            conditional_envs("a\nnobyte: x\n!pylib: y\np-q,r: z\nnobyte: again"),
-            ["nobyte", "pylib", "p-q", "r"]
-        );
+        let found = conditional_envs("a\nnobyte: x\n!pylib: y\np-q,r: z\nnobyte: again");
+        let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["nobyte", "pylib", "p-q", "r"]);
+        assert_eq!(found[3].1, 3);
     }
 
     #[test]

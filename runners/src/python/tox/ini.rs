@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::factor;
 use super::replace::Settings;
-use super::{Env, Envs};
+use super::{DEFAULT_ENV, Env, Envs};
 use crate::Parsed;
 
 /// Settings tox knows under two spellings: each pair is one setting.
@@ -25,6 +25,8 @@ struct Key {
     name: String,
     value: String,
     line: u32,
+    /// The line of each line of `value`.
+    lines: Vec<u32>,
 }
 
 struct Section {
@@ -60,8 +62,10 @@ pub(super) fn parse(path: &str, text: &str, offset: u32, out: &mut Parsed) -> In
         if raw.starts_with([' ', '\t'])
             && let Some(last) = sections.last_mut().and_then(|s| s.keys.last_mut())
         {
-            for _ in 0..=blanks {
+            for back in (0..=blanks).rev() {
                 last.value.push('\n');
+                last.lines
+                    .push(line.saturating_sub(u32::try_from(back).unwrap_or(0)));
             }
             last.value.push_str(trimmed);
             blanks = 0;
@@ -85,6 +89,7 @@ pub(super) fn parse(path: &str, text: &str, offset: u32, out: &mut Parsed) -> In
                 name: trimmed[..at].trim().to_lowercase().replace('-', "_"),
                 value: trimmed[at + 1..].trim().to_owned(),
                 line,
+                lines: vec![line],
             }),
             _ => out.diag(
                 path,
@@ -134,8 +139,10 @@ impl Ini {
         let mut envs = Envs::default();
         let mut known: HashSet<String> = HashSet::new();
         let core = self.index("tox");
+        let mut written = false;
         if let Some(list) = core.and_then(|at| self.key_in(at, "env_list")) {
             let value = process(&list.value, None).unwrap_or_default();
+            written = !value.trim().is_empty();
             for expr in value.lines() {
                 match factor::env_names(expr) {
                     Ok(names) => {
@@ -151,6 +158,16 @@ impl Ini {
                     ),
                 }
             }
+        }
+        // With no env_list tox runs and lists `py`; a file of other tools' sections only
+        // (`[flake8]`) is not taken for a tox configuration.
+        if !written
+            && let Some(first) = self
+                .sections
+                .iter()
+                .find(|s| s.name == "tox" || s.name == "testenv" || s.name.starts_with("testenv:"))
+        {
+            envs.add(DEFAULT_ENV.to_owned(), first.line);
         }
         for section in &self.sections {
             let Some(expr) = section.name.strip_prefix("testenv:") else {
@@ -176,9 +193,9 @@ impl Ini {
                 continue;
             }
             for key in &section.keys {
-                for env in factor::conditional_envs(&key.value) {
+                for (env, at) in factor::conditional_envs(&key.value) {
                     if env.split('-').any(|f| !known.contains(f)) {
-                        envs.add(env, key.line);
+                        envs.add(env, key.lines.get(at).copied().unwrap_or(key.line));
                     }
                 }
             }

@@ -18,6 +18,9 @@ use super::value::{self, Node};
 use crate::{Parsed, RawTask, Runner, Source, parent};
 use replace::Settings;
 
+/// The environment tox runs and lists when its configuration names none.
+const DEFAULT_ENV: &str = "py";
+
 /// One environment found in a file.
 struct Env {
     name: String,
@@ -138,6 +141,9 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
+    if envs.list.is_empty() {
+        envs.add(DEFAULT_ENV.to_owned(), tox.line);
+    }
     if let Some(env) = tox.get("env") {
         match env.entries() {
             Some(entries) => {
@@ -252,6 +258,45 @@ mod tests {
             .with("tox.ini", "[tox]\n");
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
         assert!(parsed.tasks.is_empty());
+    }
+
+    #[test]
+    fn factor_conditions_choose_each_environment_s_description() {
+        let ini = "[tox]\nenv_list = py312-{fast,slow}, docs\n[testenv]\ndescription = run tests\n  fast: quickly\n  slow: slowly\n  under `{basepython}`\nset_env =\n  nobyte: PYTHONDONTWRITEBYTECODE=1\n[testenv:docs]\ndescription = build {toxinidir}{/}docs with {env:THEME:plain}\nsetenv = THEME=furo\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(
+            names(&parsed),
+            ["py312-fast", "py312-slow", "docs", "nobyte"]
+        );
+        let description = |name| task(&parsed, name).description.clone().unwrap_or_default();
+        assert_eq!(description("py312-fast"), "run tests quickly under `py312`");
+        assert_eq!(description("py312-slow"), "run tests slowly under `py312`");
+        assert_eq!(description("docs"), "build ./docs with furo");
+        // Named only by a condition: tox lists it, and so does agg, at that line.
+        assert_eq!(description("nobyte"), "run tests under `python`");
+        assert_eq!(task(&parsed, "nobyte").line, Some(9));
+    }
+
+    #[test]
+    fn with_no_env_list_tox_lists_py() {
+        let files = MemFiles::new().with(
+            "tox.ini",
+            "[testenv]\ndescription = t {envname}\n[testenv:x]\n",
+        );
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(names(&parsed), ["py", "x"]);
+        assert_eq!(task(&parsed, "py").description.as_deref(), Some("t py"));
+        let files = MemFiles::new().with("tox.ini", "[flake8]\nmax-line-length = 100\n");
+        assert!(
+            parse_with(super::parse_file, &files, "tox.ini")
+                .tasks
+                .is_empty()
+        );
+        let files = MemFiles::new().with("tox.toml", "[env.b]\ndescription = \"in {env_name}\"\n");
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(names(&parsed), ["py", "b"]);
+        assert_eq!(task(&parsed, "b").description.as_deref(), Some("in b"));
     }
 
     #[test]
