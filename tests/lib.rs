@@ -28,6 +28,7 @@ mod mcp_tasks;
 mod mise;
 mod output;
 mod python;
+mod python_listing;
 mod run;
 mod scripts;
 mod services;
