@@ -102,7 +102,65 @@ fn tox_environments_match_tox_list_on_every_fixture() {
         }
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(listed, tox_list(&stdout, &dir), "{}", dir.display());
+        // The commands `agg describe` shows are those `tox config` resolves.
+        let names: Vec<&str> = listed.keys().map(String::as_str).collect();
+        let envs = names.join(",");
+        let out = runner_listing(
+            &dir,
+            "tox",
+            &["config", "--workdir", &work, "-e", &envs, "-k", "commands"],
+        );
+        let resolved = tox_commands(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(resolved.len(), names.len(), "{}", dir.display());
+        let list = Test::at(&dir)
+            .args(["list", ".", "--json", "--runner", "tox"])
+            .run()
+            .success()
+            .json();
+        let unique = |name: &str| {
+            list["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|t| t["source_name"] == name)
+                .and_then(|t| t["unique_name"].as_str())
+                .unwrap_or(name)
+                .to_owned()
+        };
+        for name in names {
+            let json = Test::at(&dir)
+                .args(["describe", "-C", ".", &unique(name), "--json"])
+                .run()
+                .success()
+                .json();
+            let script = json["script"].as_str().unwrap_or_default();
+            assert_eq!(script, resolved[name], "{name} in {}", dir.display());
+        }
     }
+}
+
+/// `tox config -k commands`: each environment's commands, one a line.
+fn tox_commands(stdout: &str) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in stdout.lines() {
+        if let Some(name) = line
+            .strip_prefix("[testenv:")
+            .and_then(|l| l.strip_suffix(']'))
+        {
+            current = Some(name.to_owned());
+            out.insert(name.to_owned(), String::new());
+        } else if let Some(entry) = current.as_ref().and_then(|c| out.get_mut(c)) {
+            let line = line.strip_prefix("commands =").unwrap_or(line).trim();
+            if !line.is_empty() {
+                if !entry.is_empty() {
+                    entry.push('\n');
+                }
+                entry.push_str(line);
+            }
+        }
+    }
+    out
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub fn have(program: &str) -> bool {
     );
     // The test harness names each test's thread after the test.
     let test = std::thread::current().name().unwrap_or("test").to_owned();
-    eprintln!("SKIPPED {test}: {program} not installed (scripts/test installs the runners)");
+    eprintln!("SKIPPED {test}: {program} not installed");
     false
 }
 

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::factor;
-use super::replace::Settings;
+use super::replace::{Settings, substitute};
 use super::{DEFAULT_ENV, Env, Envs};
 use crate::Parsed;
 
@@ -202,16 +202,26 @@ impl Ini {
         }
         let mut list = envs.list;
         for env in &mut list {
-            env.description = self.description(&env.name);
+            env.description = self
+                .env(&env.name, "description")
+                .and_then(|raw| super::one_line(&substitute(&raw, &env.name, self)));
+            env.script = self.commands(&env.name);
         }
         list
     }
 
-    fn description(&self, env: &str) -> Option<String> {
-        let raw = self.env(env, "description")?;
-        let text = super::replace::substitute(&raw, env, self);
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        (!text.is_empty()).then_some(text)
+    /// The commands of `env`, one a line, substituted.
+    fn commands(&self, env: &str) -> Option<String> {
+        let raw = self.env(env, "commands")?;
+        let lines: Vec<String> = substitute(&raw, env, self)
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            // tox splits each line into words: a substitution that comes out empty leaves
+            // no gap.
+            .map(|l| shlex::split(l).map_or_else(|| l.to_owned(), |w| crate::quote_command(&w)))
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 

@@ -26,6 +26,8 @@ struct Env {
     name: String,
     line: u32,
     description: Option<String>,
+    /// The commands it runs, one a line, as tox resolves them with no arguments given.
+    script: Option<String>,
 }
 
 pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
@@ -96,6 +98,7 @@ fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
         );
         task.line = Some(env.line);
         task.description = env.description;
+        task.script = env.script;
         out.tasks.push(task);
     }
 }
@@ -118,6 +121,7 @@ impl Envs {
             name,
             line,
             description: None,
+            script: None,
         });
     }
 }
@@ -161,13 +165,74 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
     let settings = Toml(tox);
     let mut list = envs.list;
     for env in &mut list {
-        env.description = settings.env(&env.name, "description").and_then(|raw| {
-            let text = replace::substitute(&raw, &env.name, &settings);
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            (!text.is_empty()).then_some(text)
-        });
+        env.description = settings
+            .env(&env.name, "description")
+            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
+        env.script = settings.commands(&env.name);
     }
     list
+}
+
+/// A description as tox prints it: on one line; `None` when empty.
+fn one_line(text: &str) -> Option<String> {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+impl Toml<'_> {
+    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
+    /// as command lines.
+    fn commands(&self, env: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        let commands = own
+            .and_then(|e| e.get("commands"))
+            .or_else(|| self.0.path(&["env_run_base", "commands"]))?;
+        let lines: Vec<String> = commands
+            .items()?
+            .iter()
+            .filter_map(|command| {
+                let mut words = Vec::new();
+                for word in command.items()? {
+                    self.word(env, word, &mut words);
+                }
+                (!words.is_empty()).then(|| crate::quote_command(&words))
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+
+    /// One word of a command: a string, or a `{ replace = … }` table tox fills in.
+    fn word(&self, env: &str, word: &Node, out: &mut Vec<String>) {
+        if let Some(text) = word.str() {
+            out.push(replace::substitute(text, env, self));
+            return;
+        }
+        let kind = word.get("replace").and_then(Node::str);
+        let default = word.get("default");
+        let set = match kind {
+            Some("env") => word
+                .get("name")
+                .and_then(Node::str)
+                .and_then(|name| self.set_env(env, name))
+                .map(|v| vec![replace::substitute(&v, env, self)]),
+            _ => None,
+        };
+        let values = set.unwrap_or_else(|| match default {
+            Some(d) => d.str().map_or_else(
+                || {
+                    d.items()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Node::str)
+                        .map(|w| replace::substitute(w, env, self))
+                        .collect()
+                },
+                |s| vec![replace::substitute(s, env, self)],
+            ),
+            None => Vec::new(),
+        });
+        out.extend(values);
+    }
 }
 
 /// The settings of `tox.toml` or `[tool.tox]`: strings at the top, in `env.NAME` and in
@@ -273,9 +338,32 @@ mod tests {
         assert_eq!(description("py312-fast"), "run tests quickly under `py312`");
         assert_eq!(description("py312-slow"), "run tests slowly under `py312`");
         assert_eq!(description("docs"), "build ./docs with furo");
+        assert_eq!(task(&parsed, "docs").script, None);
         // Named only by a condition: tox lists it, and so does agg, at that line.
         assert_eq!(description("nobyte"), "run tests under `python`");
         assert_eq!(task(&parsed, "nobyte").line, Some(9));
+    }
+
+    #[test]
+    fn commands_are_resolved_for_each_environment() {
+        let ini = "[tox]\nenv_list = py-{a,b}\n[testenv]\nset_env =\n  ARGS = -q\n  b: ARGS = -x\ncommands =\n  {env:COV:} pytest {posargs:{env:ARGS}} 'a b'\n  a: coverage report \\\n    -m\n  # a comment\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(
+            task(&parsed, "py-a").script.as_deref(),
+            Some("pytest -q 'a b'\ncoverage report -m")
+        );
+        assert_eq!(
+            task(&parsed, "py-b").script.as_deref(),
+            Some("pytest -x 'a b'")
+        );
+        let toml = "[env_run_base]\nset_env = { T = \"unit\" }\ncommands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]\n";
+        let files = MemFiles::new().with("tox.toml", toml);
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(
+            task(&parsed, "py").script.as_deref(),
+            Some("pytest -k unit\necho py")
+        );
     }
 
     #[test]
