@@ -11,6 +11,11 @@
 /// Nesting of substitutions deeper than this is left as written, as tox stops too.
 const MAX_DEPTH: usize = 32;
 
+/// The most substitutions one value gets, and the longest text they may build: a file
+/// whose references double at each level (`a = {b}{b}`, `b = {c}{c}`, …) stays cheap.
+const MAX_SUBSTITUTIONS: usize = 4096;
+const MAX_LEN: usize = 64 * 1024;
+
 /// Where a substitution reads settings from; every value comes back raw, with the lines
 /// of other factors already dropped.
 pub(super) trait Settings {
@@ -30,6 +35,7 @@ pub(super) fn substitute(text: &str, env: &str, settings: &dyn Settings) -> Stri
         env,
         settings,
         chain: Vec::new(),
+        budget: MAX_SUBSTITUTIONS,
     }
     .expand(text, 0)
 }
@@ -39,6 +45,8 @@ struct Replacer<'a> {
     settings: &'a dyn Settings,
     /// The `{env:X}` variables being expanded, so a cycle stays as written.
     chain: Vec<String>,
+    /// Substitutions left before the rest is left as written.
+    budget: usize,
 }
 
 impl Replacer<'_> {
@@ -62,6 +70,11 @@ impl Replacer<'_> {
                 out.push_str(tail);
                 return out;
             };
+            if self.budget == 0 || out.len() > MAX_LEN {
+                out.push_str(tail);
+                return out;
+            }
+            self.budget -= 1;
             let args: Vec<String> = split_args(&tail[1..close])
                 .into_iter()
                 .map(|a| self.expand(a, depth + 1))
@@ -216,4 +229,75 @@ fn split_args(text: &str) -> Vec<&str> {
     }
     args.push(&text[start..]);
     args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Settings, substitute};
+
+    /// `[x] kN = {[x]kN+1}{[x]kN+1}`: each level doubles the text.
+    struct Doubling;
+
+    impl Settings for Doubling {
+        fn core(&self, _key: &str) -> Option<String> {
+            None
+        }
+        fn env(&self, _env: &str, _key: &str) -> Option<String> {
+            None
+        }
+        fn section(&self, _section: &str, key: &str, _env: &str) -> Option<String> {
+            let n: u32 = key.strip_prefix('k')?.parse().ok()?;
+            Some(format!("{{[x]k{0}}}{{[x]k{0}}}", n + 1))
+        }
+        fn set_env(&self, _env: &str, _var: &str) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn references_that_double_at_each_level_stay_bounded() {
+        let text = substitute("{[x]k0}", "py", &Doubling);
+        assert!(text.len() < 256 * 1024, "{}", text.len());
+        assert!(text.contains("{[x]k"), "the rest stays as written");
+    }
+
+    struct Plain;
+
+    impl Settings for Plain {
+        fn core(&self, key: &str) -> Option<String> {
+            (key == "work_dir").then(|| "{tox_root}{/}build".to_owned())
+        }
+        fn env(&self, _env: &str, key: &str) -> Option<String> {
+            (key == "changedir").then(|| "src".to_owned())
+        }
+        fn section(&self, _section: &str, _key: &str, _env: &str) -> Option<String> {
+            None
+        }
+        fn set_env(&self, _env: &str, var: &str) -> Option<String> {
+            match var {
+                "A" => Some("{env:B}".to_owned()),
+                "B" => Some("{env:A}".to_owned()),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn substitutions_are_made_as_tox_makes_them() {
+        let s = |text| substitute(text, "py312-x", &Plain);
+        assert_eq!(s("{envname} {basepython} {/} {:}"), "py312-x py312 / :");
+        assert_eq!(s("{toxworkdir} {envdir}"), "./build ./build/py312-x");
+        assert_eq!(s("{posargs:-k {envname}} {posargs}"), "-k py312-x ");
+        assert_eq!(s("{env:UNSET:a:b} {env:UNSET}"), "a:b ");
+        assert_eq!(s("in {changedir}"), "in src");
+        // Not a substitution: kept as written.
+        assert_eq!(
+            s("{py39,py38}-{,dep} {unknown} \\{x\\}"),
+            "{py39,py38}-{,dep} {unknown} \\{x\\}"
+        );
+        // A cycle of variables ends (tox refuses it) rather than loop.
+        assert_eq!(s("[{env:A:none}]"), "[]");
+        // Unbalanced braces stay.
+        assert_eq!(s("a {b"), "a {b");
+    }
 }
