@@ -250,10 +250,11 @@ impl Settings for Ini {
         let lines = self.env(env, "set_env")?;
         lines
             .lines()
+            .rev()
             .filter_map(|l| l.trim().split_once('='))
             .filter(|(k, _)| !k.contains('|') && k.trim() == var)
             .map(|(_, v)| v.trim().to_owned())
-            .last()
+            .next()
     }
 }
 

@@ -79,13 +79,12 @@ impl Replacer<'_> {
                 .into_iter()
                 .map(|a| self.expand(a, depth + 1))
                 .collect();
-            match self.resolve(&args, depth) {
-                Some(value) => out.push_str(&value),
-                None => {
-                    out.push('{');
-                    out.push_str(&args.join(":"));
-                    out.push('}');
-                }
+            if let Some(value) = self.resolve(&args, depth) {
+                out.push_str(&value);
+            } else {
+                out.push('{');
+                out.push_str(&args.join(":"));
+                out.push('}');
             }
             rest = &tail[close + 1..];
         }
@@ -140,16 +139,14 @@ impl Replacer<'_> {
         {
             return None;
         }
-        let raw = match section {
-            Some(section) => self.settings.section(section, key, self.env),
-            None => {
-                if let Some(known) = self.known(key, depth) {
-                    return Some(known);
-                }
-                self.settings
-                    .core(key)
-                    .or_else(|| self.settings.env(self.env, key))
-            }
+        let raw = if let Some(section) = section {
+            self.settings.section(section, key, self.env)
+        } else if let Some(known) = self.known(key, depth) {
+            return Some(known);
+        } else {
+            self.settings
+                .core(key)
+                .or_else(|| self.settings.env(self.env, key))
         };
         match raw {
             Some(raw) => Some(self.expand(&raw, depth + 1)),
