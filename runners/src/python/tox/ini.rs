@@ -144,17 +144,24 @@ impl Ini {
             let value = process(&list.value, None).unwrap_or_default();
             written = !value.trim().is_empty();
             for expr in value.lines() {
+                // The line the entry is written on (a continuation line of the list).
+                let line = list
+                    .value
+                    .split('\n')
+                    .position(|raw| !expr.trim().is_empty() && raw.contains(expr.trim()))
+                    .and_then(|at| list.lines.get(at).copied())
+                    .unwrap_or(list.line);
                 match factor::env_names(expr) {
                     Ok(names) => {
                         for name in names {
                             known.extend(name.split('-').map(str::to_owned));
-                            envs.add(name, list.line);
+                            envs.add(name, line);
                         }
                     }
                     Err(part) => out.diag(
                         path,
-                        Some(list.line),
-                        format!("tox cannot read the env list entry `{part}`"),
+                        Some(line),
+                        format!("tox cannot read the env list entry `{part}`{}", why(&part)),
                     ),
                 }
             }
@@ -183,7 +190,10 @@ impl Ini {
                 Err(part) => out.diag(
                     path,
                     Some(section.line),
-                    format!("tox cannot read the environment name `{part}`"),
+                    format!(
+                        "tox cannot read the environment name `{part}`{}",
+                        why(&part)
+                    ),
                 ),
             }
         }
@@ -255,6 +265,15 @@ impl Settings for Ini {
             .filter(|(k, _)| !k.contains('|') && k.trim() == var)
             .map(|(_, v)| v.trim().to_owned())
             .next()
+    }
+}
+
+/// Why a part of an environment expression is refused.
+fn why(part: &str) -> &'static str {
+    if part.contains(['{', '}']) {
+        ": its braces do not balance"
+    } else {
+        ": a factor is made of letters, digits, `_`, `.` and inner `-`"
     }
 }
 

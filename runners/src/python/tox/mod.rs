@@ -279,7 +279,9 @@ mod tests {
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         let py = task(&parsed, "py311");
         assert_eq!(py.argv, ["tox", "-e", "py311"]);
-        assert_eq!(py.line, Some(2));
+        // The line the entry is written on.
+        assert_eq!(py.line, Some(3));
+        assert_eq!(task(&parsed, "type").line, Some(4));
         assert_eq!(py.description.as_deref(), Some("run the tests with pytest"));
         assert_eq!(
             task(&parsed, "lint").description.as_deref(),
