@@ -216,8 +216,30 @@ impl Ini {
                 .env(&env.name, "description")
                 .and_then(|raw| super::one_line(&substitute(&raw, &env.name, self)));
             env.script = self.commands(&env.name);
+            env.set_env = self.set_env_all(&env.name);
         }
         list
+    }
+
+    /// The variables `set_env` sets in `env`, the last of a name winning, substituted;
+    /// `file|…` lines name a file of variables agg does not read.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
+        let Some(lines) = self.env(env, "set_env") else {
+            return Vec::new();
+        };
+        let mut vars: Vec<(String, String)> = Vec::new();
+        for (key, value) in lines.lines().filter_map(|l| l.trim().split_once('=')) {
+            let key = key.trim();
+            if key.is_empty() || key.contains('|') {
+                continue;
+            }
+            let value = substitute(value.trim(), env, self);
+            match vars.iter_mut().find(|(k, _)| k == key) {
+                Some(existing) => existing.1 = value,
+                None => vars.push((key.to_owned(), value)),
+            }
+        }
+        vars
     }
 
     /// The commands of `env`, one a line, substituted.

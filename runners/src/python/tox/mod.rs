@@ -28,6 +28,8 @@ struct Env {
     description: Option<String>,
     /// The commands it runs, one a line, as tox resolves them with no arguments given.
     script: Option<String>,
+    /// The variables its `set_env` sets, substituted.
+    set_env: Vec<(String, String)>,
 }
 
 pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
@@ -99,6 +101,7 @@ fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
         task.line = Some(env.line);
         task.description = env.description;
         task.script = env.script;
+        task.env = env.set_env;
         out.tasks.push(task);
     }
 }
@@ -122,6 +125,7 @@ impl Envs {
             line,
             description: None,
             script: None,
+            set_env: Vec::new(),
         });
     }
 }
@@ -169,6 +173,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             .env(&env.name, "description")
             .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
         env.script = settings.commands(&env.name);
+        env.set_env = settings.set_env_all(&env.name);
     }
     list
 }
@@ -180,6 +185,19 @@ fn one_line(text: &str) -> Option<String> {
 }
 
 impl Toml<'_> {
+    /// The string entries of the environment's `set_env` table (or the base's), substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get("set_env"))
+            .or_else(|| self.0.path(&["env_run_base", "set_env"]))
+            .and_then(Node::entries)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
+            .map(|(k, v)| (k, replace::substitute(v, env, self)))
+            .collect()
+    }
+
     /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
     /// as command lines.
     fn commands(&self, env: &str) -> Option<String> {
@@ -359,12 +377,20 @@ mod tests {
             task(&parsed, "py-b").script.as_deref(),
             Some("pytest -x 'a b'")
         );
+        assert_eq!(
+            task(&parsed, "py-b").env,
+            [("ARGS".to_owned(), "-x".to_owned())]
+        );
         let toml = "[env_run_base]\nset_env = { T = \"unit\" }\ncommands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]\n";
         let files = MemFiles::new().with("tox.toml", toml);
         let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(
             task(&parsed, "py").script.as_deref(),
             Some("pytest -k unit\necho py")
+        );
+        assert_eq!(
+            task(&parsed, "py").env,
+            [("T".to_owned(), "unit".to_owned())]
         );
     }
 
