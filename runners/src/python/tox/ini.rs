@@ -216,7 +216,7 @@ impl Ini {
                 .env(&env.name, "description")
                 .and_then(|raw| super::one_line(&substitute(&raw, &env.name, self)));
             env.script = self.commands(&env.name);
-            env.set_env = self.set_env_all(&env.name);
+            env.vars = self.set_env_all(&env.name);
         }
         list
     }

@@ -29,7 +29,7 @@ struct Env {
     /// The commands it runs, one a line, as tox resolves them with no arguments given.
     script: Option<String>,
     /// The variables its `set_env` sets, substituted.
-    set_env: Vec<(String, String)>,
+    vars: Vec<(String, String)>,
 }
 
 pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
@@ -101,7 +101,7 @@ fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
         task.line = Some(env.line);
         task.description = env.description;
         task.script = env.script;
-        task.env = env.set_env;
+        task.env = env.vars;
         out.tasks.push(task);
     }
 }
@@ -125,7 +125,7 @@ impl Envs {
             line,
             description: None,
             script: None,
-            set_env: Vec::new(),
+            vars: Vec::new(),
         });
     }
 }
@@ -173,7 +173,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             .env(&env.name, "description")
             .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
         env.script = settings.commands(&env.name);
-        env.set_env = settings.set_env_all(&env.name);
+        env.vars = settings.set_env_all(&env.name);
     }
     list
 }
