@@ -169,7 +169,8 @@ fn nox_sessions_match_nox_list_on_every_fixture() {
     let dirs = described_by_dir("nox");
     assert!(dirs.len() >= 3, "{dirs:?}");
     for (dir, listed) in dirs {
-        // nox imports the noxfile; no `__pycache__` is left in the fixture.
+        // nox imports the noxfile; no `__pycache__` is left in the fixture. `--json` lists
+        // the sessions `nox.options.sessions` selects, all of them here (no fixture sets it).
         let out = runner_listing_with(
             &dir,
             "nox",
