@@ -30,6 +30,7 @@ mod mcp_tasks;
 mod mise;
 mod output;
 mod python;
+mod python_listing;
 mod run;
 mod scope;
 mod scripts;

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
+use crate::common::listing::{listed_by_dir, runner_listing};
 use crate::test::{Test, fixtures, names};
 
 /// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
@@ -312,46 +313,6 @@ fn print_config_gives_each_client_its_snippet() {
         assert!(out.stdout.contains(want), "{client}: {}", out.stdout);
         assert!(out.stdout.contains("mcp"), "{client}: {}", out.stdout);
     }
-}
-
-/// Fixture directories where agg lists tasks of `runner`, each with the source names listed
-/// there, for comparing with the runner's own listing.
-fn listed_by_dir(runner: &str) -> Vec<(std::path::PathBuf, BTreeSet<String>)> {
-    let mut out: BTreeMap<std::path::PathBuf, BTreeSet<String>> = BTreeMap::new();
-    let mut fixtures_dirs: Vec<_> = std::fs::read_dir(fixtures())
-        .expect("fixtures")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .filter(|p| !p.ends_with("hostile") && !p.ends_with("fuzz-regressions"))
-        .collect();
-    fixtures_dirs.sort();
-    for fixture in fixtures_dirs {
-        let json = Test::at(&fixture)
-            .args(["list", ".", "--json", "--runner", runner])
-            .run()
-            .success()
-            .json();
-        for task in json["tasks"].as_array().into_iter().flatten() {
-            let dir = task["dir"].as_str().unwrap_or(".");
-            let name = task["source_name"].as_str().unwrap_or_default().to_owned();
-            out.entry(fixture.join(dir)).or_default().insert(name);
-        }
-    }
-    out.into_iter().collect()
-}
-
-/// Runs a runner's listing command in `dir` with a clean environment (PATH only), so the
-/// developer's variables cannot change what it lists.
-fn runner_listing(dir: &std::path::Path, program: &str, args: &[&str]) -> std::process::Output {
-    Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", std::env::var_os("HOME").unwrap_or_default())
-        .output()
-        .expect("run the runner")
 }
 
 /// The targets of make's database (`make -pRrq`) that agg should list: not special

@@ -1,7 +1,9 @@
 //! What the integration tests share: whether a runner is installed (`require!`), waiting
 //! on processes, temporary repositories; the MCP harnesses live in [`mcp`] (rmcp's client)
-//! and [`raw`] (raw JSON-RPC lines); a real terminal in [`tmux`].
+//! and [`raw`] (raw JSON-RPC lines), the comparisons with a runner's own listing in
+//! [`listing`], a real terminal in [`tmux`].
 
+pub mod listing;
 pub mod mcp;
 pub mod raw;
 pub mod tmux;
@@ -34,7 +36,9 @@ pub fn have(program: &str) -> bool {
         std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
         "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
-    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
+    // The test harness names each test's thread after the test.
+    let test = std::thread::current().name().unwrap_or("test").to_owned();
+    eprintln!("SKIPPED {test}: {program} not installed");
     false
 }
 

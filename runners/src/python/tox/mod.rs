@@ -1,0 +1,431 @@
+//! tox environments: `tox.ini` (`[tox] envlist` and `[testenv:NAME]`), `tox.toml`
+//! (`env_list` and `[env.NAME]`) and `[tool.tox]` of `pyproject.toml` (the same keys, or a
+//! `legacy_tox_ini` string). Each runs as `tox -e NAME`, arguments after `--`.
+//!
+//! tox reads the first of `tox.ini`, `pyproject.toml` with `[tool.tox]` and `tox.toml`, so a
+//! file tox would ignore is not listed. [`ini`] reads the INI form with its factor
+//! conditions ([`factor`]); both forms describe an environment through tox's
+//! substitutions ([`replace`]). Generated `env_list` tables and `setup.cfg` are not read.
+
+mod factor;
+mod ini;
+mod replace;
+
+use std::collections::HashMap;
+
+use super::Project;
+use super::value::{self, Node};
+use crate::{Parsed, RawTask, Runner, Source, parent};
+use replace::Settings;
+
+/// The environment tox runs and lists when its configuration names none.
+const DEFAULT_ENV: &str = "py";
+
+/// One environment found in a file.
+struct Env {
+    name: String,
+    line: u32,
+    description: Option<String>,
+    /// The commands it runs, one a line, as tox resolves them with no arguments given.
+    script: Option<String>,
+    /// The variables its `set_env` sets, substituted.
+    vars: Vec<(String, String)>,
+}
+
+pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
+    let mut out = Parsed::default();
+    let project = Project {
+        path: src.path,
+        dir: parent(src.path),
+        files: src.files,
+    };
+    let envs = if crate::file_name(src.path) == "tox.ini" {
+        ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
+    } else {
+        if project
+            .pyproject()
+            .is_some_and(|p| p.path(&["tool", "tox"]).is_some())
+        {
+            out.diag(
+                src.path,
+                None,
+                "tox ignores this file because pyproject.toml next to it has a [tool.tox] table",
+            );
+            return out;
+        }
+        match value::from_toml(src.text) {
+            Ok(root) => read_toml(src.path, &root, &mut out),
+            Err(err) => {
+                out.diag(src.path, err.line, err.message);
+                return out;
+            }
+        }
+    };
+    push(&project, envs, &mut out);
+    out
+}
+
+pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
+    let Some(tox) = root.path(&["tool", "tox"]) else {
+        return;
+    };
+    if project.has("tox.ini") {
+        return;
+    }
+    let envs = if let Some(legacy) = tox.get("legacy_tox_ini") {
+        // TOML drops the newline right after `"""`, so the text starts a line below.
+        let Some(ini) = legacy.str() else {
+            out.diag(
+                project.path,
+                Some(legacy.line),
+                "`legacy_tox_ini` must be a string",
+            );
+            return;
+        };
+        ini::parse(project.path, ini, legacy.line, out).envs(project.path, out)
+    } else {
+        read_toml(project.path, tox, out)
+    };
+    push(project, envs, out);
+}
+
+fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
+    for env in envs {
+        let mut task = RawTask::new(
+            Runner::Tox,
+            env.name.clone(),
+            project.dir,
+            project.path,
+            vec!["tox".to_owned(), "-e".to_owned(), env.name],
+        );
+        task.line = Some(env.line);
+        task.description = env.description;
+        task.script = env.script;
+        task.env = env.vars;
+        out.tasks.push(task);
+    }
+}
+
+/// Environments in the order first seen, indexed by name so a long list stays linear.
+#[derive(Default)]
+struct Envs {
+    list: Vec<Env>,
+    index: HashMap<String, usize>,
+}
+
+impl Envs {
+    /// Adds `name` unless it is there already or is tox's own (`.pkg`).
+    fn add(&mut self, name: String, line: u32) {
+        if name.is_empty() || name.starts_with('.') || self.index.contains_key(&name) {
+            return;
+        }
+        self.index.insert(name.clone(), self.list.len());
+        self.list.push(Env {
+            name,
+            line,
+            description: None,
+            script: None,
+            vars: Vec::new(),
+        });
+    }
+}
+
+fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
+    let mut envs = Envs::default();
+    if let Some(list) = tox.get("env_list") {
+        match list.items() {
+            Some(items) => {
+                for item in items {
+                    // Generated lists (`{ product = … }`) need tox's own evaluation.
+                    if let Some(name) = item.str() {
+                        envs.add(name.to_owned(), item.line);
+                    }
+                }
+            }
+            None => out.diag(
+                path,
+                Some(list.line),
+                format!("`env_list` must be an array, not {}", list.kind()),
+            ),
+        }
+    }
+    if envs.list.is_empty() {
+        envs.add(DEFAULT_ENV.to_owned(), tox.line);
+    }
+    if let Some(env) = tox.get("env") {
+        match env.entries() {
+            Some(entries) => {
+                for e in entries {
+                    envs.add(e.key.clone(), e.node.line);
+                }
+            }
+            None => out.diag(
+                path,
+                Some(env.line),
+                format!("`env` must be a table, not {}", env.kind()),
+            ),
+        }
+    }
+    let settings = Toml(tox);
+    let mut list = envs.list;
+    for env in &mut list {
+        env.description = settings
+            .env(&env.name, "description")
+            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
+        env.script = settings.commands(&env.name);
+        env.vars = settings.set_env_all(&env.name);
+    }
+    list
+}
+
+/// A description as tox prints it: on one line; `None` when empty.
+fn one_line(text: &str) -> Option<String> {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+impl Toml<'_> {
+    /// The string entries of the environment's `set_env` table (or the base's), substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get("set_env"))
+            .or_else(|| self.0.path(&["env_run_base", "set_env"]))
+            .and_then(Node::entries)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
+            .map(|(k, v)| (k, replace::substitute(v, env, self)))
+            .collect()
+    }
+
+    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
+    /// as command lines.
+    fn commands(&self, env: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        let commands = own
+            .and_then(|e| e.get("commands"))
+            .or_else(|| self.0.path(&["env_run_base", "commands"]))?;
+        let lines: Vec<String> = commands
+            .items()?
+            .iter()
+            .filter_map(|command| {
+                let mut words = Vec::new();
+                for word in command.items()? {
+                    self.word(env, word, &mut words);
+                }
+                (!words.is_empty()).then(|| crate::quote_command(&words))
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
+    }
+
+    /// One word of a command: a string, or a `{ replace = … }` table tox fills in.
+    fn word(&self, env: &str, word: &Node, out: &mut Vec<String>) {
+        if let Some(text) = word.str() {
+            out.push(replace::substitute(text, env, self));
+            return;
+        }
+        let kind = word.get("replace").and_then(Node::str);
+        let default = word.get("default");
+        let set = match kind {
+            Some("env") => word
+                .get("name")
+                .and_then(Node::str)
+                .and_then(|name| self.set_env(env, name))
+                .map(|v| vec![replace::substitute(&v, env, self)]),
+            _ => None,
+        };
+        let values = set.unwrap_or_else(|| match default {
+            Some(d) => d.str().map_or_else(
+                || {
+                    d.items()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Node::str)
+                        .map(|w| replace::substitute(w, env, self))
+                        .collect()
+                },
+                |s| vec![replace::substitute(s, env, self)],
+            ),
+            None => Vec::new(),
+        });
+        out.extend(values);
+    }
+}
+
+/// The settings of `tox.toml` or `[tool.tox]`: strings at the top, in `env.NAME` and in
+/// `env_run_base`.
+struct Toml<'a>(&'a Node);
+
+impl Settings for Toml<'_> {
+    fn core(&self, key: &str) -> Option<String> {
+        self.0.get(key).and_then(Node::str).map(str::to_owned)
+    }
+
+    fn env(&self, env: &str, key: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get(key))
+            .or_else(|| self.0.path(&["env_run_base", key]))
+            .and_then(Node::str)
+            .map(str::to_owned)
+    }
+
+    fn section(&self, _section: &str, _key: &str, _env: &str) -> Option<String> {
+        None
+    }
+
+    fn set_env(&self, env: &str, var: &str) -> Option<String> {
+        let own = self.0.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.path(&["set_env", var]))
+            .or_else(|| self.0.path(&["env_run_base", "set_env", var]))
+            .and_then(Node::str)
+            .map(str::to_owned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::MemFiles;
+    use crate::testing::{messages, names, parse_with, task};
+
+    #[test]
+    fn tox_ini_lists_envlist_then_sections() {
+        let ini = "[tox]\nenvlist =\n    py{311,312}\n    lint, type  # comment\nskip_missing_interpreters = true\n\n[testenv]\ndescription = run the tests\n  with pytest\ncommands = pytest {posargs}\n\n[testenv:lint]\ndescription = lint the code\ncommands = ruff check .\n\n[testenv:docs]\ncommands = mkdocs build\n\n[testenv:.pkg]\n[flake8]\nmax-line-length = 100\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(names(&parsed), ["py311", "py312", "lint", "type", "docs"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        let py = task(&parsed, "py311");
+        assert_eq!(py.argv, ["tox", "-e", "py311"]);
+        // The line the entry is written on.
+        assert_eq!(py.line, Some(3));
+        assert_eq!(task(&parsed, "type").line, Some(4));
+        assert_eq!(py.description.as_deref(), Some("run the tests with pytest"));
+        assert_eq!(
+            task(&parsed, "lint").description.as_deref(),
+            Some("lint the code")
+        );
+        assert_eq!(task(&parsed, "docs").line, Some(16));
+    }
+
+    #[test]
+    fn tox_toml_and_pyproject() {
+        let toml = "env_list = [\"3.13\", \"lint\"]\n[env_run_base]\ndescription = \"run tests\"\n[env.lint]\ndescription = \"lint\"\n[env.docs]\n";
+        let files = MemFiles::new().with("tox.toml", toml);
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(names(&parsed), ["3.13", "lint", "docs"]);
+        assert_eq!(
+            task(&parsed, "3.13").description.as_deref(),
+            Some("run tests")
+        );
+        assert_eq!(task(&parsed, "lint").description.as_deref(), Some("lint"));
+        assert_eq!(task(&parsed, "docs").line, Some(6));
+
+        let pyproject = "[tool.tox]\nenv_list = [\"a\"]\n";
+        let files = MemFiles::new()
+            .with("pyproject.toml", pyproject)
+            .with("tox.toml", toml);
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert!(parsed.tasks.is_empty());
+        assert_eq!(parsed.diagnostics.len(), 1);
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
+        assert_eq!(names(&parsed), ["a"]);
+
+        let legacy =
+            "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[tox]\nenvlist = a,b\n[testenv:c]\n\"\"\"\n";
+        let files = MemFiles::new().with("pyproject.toml", legacy);
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
+        assert_eq!(names(&parsed), ["a", "b", "c"]);
+        assert_eq!(task(&parsed, "c").line, Some(5));
+
+        let files = MemFiles::new()
+            .with("pyproject.toml", pyproject)
+            .with("tox.ini", "[tox]\n");
+        let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
+        assert!(parsed.tasks.is_empty());
+    }
+
+    #[test]
+    fn factor_conditions_choose_each_environment_s_description() {
+        let ini = "[tox]\nenv_list = py312-{fast,slow}, docs\n[testenv]\ndescription = run tests\n  fast: quickly\n  slow: slowly\n  under `{basepython}`\nset_env =\n  nobyte: PYTHONDONTWRITEBYTECODE=1\n[testenv:docs]\ndescription = build {toxinidir}{/}docs with {env:THEME:plain}\nsetenv = THEME=furo\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(
+            names(&parsed),
+            ["py312-fast", "py312-slow", "docs", "nobyte"]
+        );
+        let description = |name| task(&parsed, name).description.clone().unwrap_or_default();
+        assert_eq!(description("py312-fast"), "run tests quickly under `py312`");
+        assert_eq!(description("py312-slow"), "run tests slowly under `py312`");
+        assert_eq!(description("docs"), "build ./docs with furo");
+        assert_eq!(task(&parsed, "docs").script, None);
+        // Named only by a condition: tox lists it, and so does agg, at that line.
+        assert_eq!(description("nobyte"), "run tests under `python`");
+        assert_eq!(task(&parsed, "nobyte").line, Some(9));
+    }
+
+    #[test]
+    fn commands_are_resolved_for_each_environment() {
+        let ini = "[tox]\nenv_list = py-{a,b}\n[testenv]\nset_env =\n  ARGS = -q\n  b: ARGS = -x\ncommands =\n  {env:COV:} pytest {posargs:{env:ARGS}} 'a b'\n  a: coverage report \\\n    -m\n  # a comment\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(
+            task(&parsed, "py-a").script.as_deref(),
+            Some("pytest -q 'a b'\ncoverage report -m")
+        );
+        assert_eq!(
+            task(&parsed, "py-b").script.as_deref(),
+            Some("pytest -x 'a b'")
+        );
+        assert_eq!(
+            task(&parsed, "py-b").env,
+            [("ARGS".to_owned(), "-x".to_owned())]
+        );
+        let toml = "[env_run_base]\nset_env = { T = \"unit\" }\ncommands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]\n";
+        let files = MemFiles::new().with("tox.toml", toml);
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(
+            task(&parsed, "py").script.as_deref(),
+            Some("pytest -k unit\necho py")
+        );
+        assert_eq!(
+            task(&parsed, "py").env,
+            [("T".to_owned(), "unit".to_owned())]
+        );
+    }
+
+    #[test]
+    fn with_no_env_list_tox_lists_py() {
+        let files = MemFiles::new().with(
+            "tox.ini",
+            "[testenv]\ndescription = t {envname}\n[testenv:x]\n",
+        );
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(names(&parsed), ["py", "x"]);
+        assert_eq!(task(&parsed, "py").description.as_deref(), Some("t py"));
+        let files = MemFiles::new().with("tox.ini", "[flake8]\nmax-line-length = 100\n");
+        assert!(
+            parse_with(super::parse_file, &files, "tox.ini")
+                .tasks
+                .is_empty()
+        );
+        let files = MemFiles::new().with("tox.toml", "[env.b]\ndescription = \"in {env_name}\"\n");
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(names(&parsed), ["py", "b"]);
+        assert_eq!(task(&parsed, "b").description.as_deref(), Some("in b"));
+    }
+
+    #[test]
+    fn bad_tox_input_is_reported() {
+        let ini = "[tox]\nenvlist = py{3, ok\nthis is not ini\n[testenv:x\n[testenv:fine]\n";
+        let files = MemFiles::new().with("tox.ini", ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(names(&parsed), ["fine"]);
+        let lines: Vec<Option<u32>> = messages(&parsed).iter().map(|m| m.1).collect();
+        assert_eq!(lines, [Some(3), Some(4), Some(2)]);
+        let files = MemFiles::new().with("tox.toml", "env_list = 3\n[env]\nx = [");
+        let parsed = parse_with(super::parse_file, &files, "tox.toml");
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert!(parsed.tasks.is_empty());
+    }
+}
