@@ -7,7 +7,7 @@
 
 mod ask;
 mod catalog;
-mod clients;
+mod hosts;
 mod envelope;
 mod jobs;
 mod mcp_tasks;
@@ -32,7 +32,7 @@ use rmcp::ServiceExt;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use catalog::TAIL_LINES;
-pub use clients::{Client, config_snippet};
+pub use hosts::{Host, NoSuchScope, Scope, Via, default_scope, host_config};
 pub use server::Server;
 pub use state::Settings;
 pub use task_tools::{DEFAULT_CAP, TaskTools};
