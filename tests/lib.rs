@@ -19,6 +19,7 @@ mod engine;
 mod faults;
 mod history;
 mod hostile;
+mod hosts;
 mod js;
 mod jvm;
 mod list;

@@ -297,23 +297,6 @@ fn published_schema_is_up_to_date() {
     );
 }
 
-#[test]
-fn print_config_gives_each_client_its_snippet() {
-    for (client, want) in [
-        ("claude", "claude mcp add --scope project agg --"),
-        ("cursor", "\"mcpServers\""),
-        ("vscode", "\"type\": \"stdio\""),
-        ("codex", "[mcp_servers.agg]"),
-    ] {
-        let out = Test::new()
-            .args(["mcp", "--print-config", client])
-            .run()
-            .success();
-        assert!(out.stdout.contains(want), "{client}: {}", out.stdout);
-        assert!(out.stdout.contains("mcp"), "{client}: {}", out.stdout);
-    }
-}
-
 /// Fixture directories where agg lists tasks of `runner`, each with the source names listed
 /// there, for comparing with the runner's own listing.
 fn listed_by_dir(runner: &str) -> Vec<(std::path::PathBuf, BTreeSet<String>)> {

@@ -138,10 +138,8 @@ const HOSTS: &[HostInfo] = &[
         user: "the profile's mcp.json (command palette: \"MCP: Open User Configuration\"; \
                ~/.config/Code/User/mcp.json on Linux, ~/Library/Application Support/Code/User/mcp.json on macOS)",
         workspace_folder: true,
-        project_step: Some(
-            "VS Code asks whether to trust the server the first time it starts it",
-        ),
-        user_step: Some("VS Code asks whether to trust the server the first time it starts it"),
+        project_step: None,
+        user_step: None,
         add: [None, Some("code --add-mcp '{json}'")],
     },
     HostInfo {
@@ -154,9 +152,16 @@ const HOSTS: &[HostInfo] = &[
         project_step: Some(
             "Codex reads .codex/config.toml only in a trusted project: answer yes when `codex` asks \
              whether to trust this folder (it writes [projects.\"PATH\"] trust_level = \"trusted\" \
-             to ~/.codex/config.toml)",
+             to ~/.codex/config.toml)\n\
+             `codex exec` has no one to approve tool calls and fails agg's task_start (\"MCP tool call \
+             requires approval\"): add default_tools_approval_mode = \"approve\" to [mcp_servers.agg] \
+             there (agg's allowlist still decides what runs)",
         ),
-        user_step: None,
+        user_step: Some(
+            "`codex exec` has no one to approve tool calls and fails agg's task_start (\"MCP tool call \
+             requires approval\"): add default_tools_approval_mode = \"approve\" to [mcp_servers.agg] \
+             there (agg's allowlist still decides what runs)",
+        ),
         add: [None, Some("codex mcp add agg -- {command}")],
     },
     HostInfo {
@@ -333,7 +338,9 @@ pub fn host_config(
 
 /// The file content for `shape` with the server started by `argv`.
 fn snippet(shape: Shape, argv: &[String]) -> String {
-    let (program, args) = argv.split_first().map_or(("agg", &[][..]), |(p, a)| (p.as_str(), a));
+    let (program, args) = argv
+        .split_first()
+        .map_or(("agg", &[][..]), |(p, a)| (p.as_str(), a));
     let value: Value = match shape {
         Shape::McpServers { typed: true } => {
             json!({"mcpServers": {"agg": {"type": "stdio", "command": program, "args": args}}})
@@ -415,7 +422,11 @@ mod tests {
                 let config = host_config(*host, scope, &command).expect("default scope");
                 let parsed: Result<Value, _> = serde_json::from_str(&config.snippet);
                 let toml: Result<toml::Table, _> = config.snippet.parse();
-                assert!(parsed.is_ok() || toml.is_ok(), "{host:?}: {}", config.snippet);
+                assert!(
+                    parsed.is_ok() || toml.is_ok(),
+                    "{host:?}: {}",
+                    config.snippet
+                );
                 for word in &command {
                     assert!(config.snippet.contains(word.as_str()), "{host:?}: {word}");
                 }
@@ -432,9 +443,12 @@ mod tests {
 
     #[test]
     fn a_command_with_spaces_is_quoted_for_the_shell() {
-        let config =
-            host_config(Host::Claude, Scope::Project, &Via::Agg.command("/opt/my agg/agg"))
-                .expect("claude");
+        let config = host_config(
+            Host::Claude,
+            Scope::Project,
+            &Via::Agg.command("/opt/my agg/agg"),
+        )
+        .expect("claude");
         assert!(
             config
                 .note
@@ -446,7 +460,8 @@ mod tests {
 
     #[test]
     fn codex_toml_reads_back_as_the_command() {
-        let config = host_config(Host::Codex, Scope::User, &Via::Uvx.command("agg")).expect("codex");
+        let config =
+            host_config(Host::Codex, Scope::User, &Via::Uvx.command("agg")).expect("codex");
         let table: toml::Table = config.snippet.parse().expect("toml");
         let server = &table["mcp_servers"]["agg"];
         assert_eq!(server["command"].as_str(), Some("uvx"));

@@ -7,8 +7,8 @@
 
 mod ask;
 mod catalog;
-mod hosts;
 mod envelope;
+mod hosts;
 mod jobs;
 mod mcp_tasks;
 mod outbox;
