@@ -3,7 +3,7 @@
 //! --print-config` says, in a home of its own (no user state, offline). Each host's own
 //! `mcp list` (Codex: `codex exec`) must report agg connected, after the step the printed
 //! note names. Then a scripted model (`tests/clients/model_server.py`, on 127.0.0.1) drives
-//! a whole round through the hosts that take a custom endpoint: `list_tasks`, `task_start`
+//! a whole round through each host, pointed at it as a custom endpoint: `list_tasks`, `task_start`
 //! of an allowed task, `task_start` of one nobody allowed, `task_output`; the test reads what
 //! the host fed back to the model. Every host runs in its own process group, under a
 //! deadline, and the group is killed when it ends.
@@ -207,6 +207,14 @@ fn fed_back(requests: &[Value]) -> Vec<Fed> {
         let body = &request["body"];
         let mut fed = Vec::new();
         for message in body["messages"].as_array().into_iter().flatten() {
+            if message["role"] == "tool" {
+                let text = text_of(&message["content"]);
+                fed.push(Fed {
+                    error: text.contains("error -3") || text.contains("tool error"),
+                    text,
+                });
+                continue;
+            }
             for block in message["content"].as_array().into_iter().flatten() {
                 if block["type"] == "tool_result" {
                     fed.push(Fed {
@@ -574,7 +582,7 @@ fn gemini_cli_in_a_trusted_folder_runs_a_round() {
 }
 
 #[test]
-fn qwen_code_connects_once_the_project_entry_is_approved() {
+fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
     let Some(bin) = hosts() else { return };
     let s = Sandbox::new(bin);
     let (snippet, note) = s.print_config("qwen", "project");
@@ -605,10 +613,43 @@ fn qwen_code_connects_once_the_project_entry_is_approved() {
         "{}",
         after.report("qwen mcp list")
     );
+
+    // An OpenAI-compatible endpoint: the scripted model.
+    s.install(
+        "~/.qwen/settings.json",
+        r#"{"security": {"auth": {"selectedType": "openai"}}}"#,
+    );
+    let model = Model::start(&s.scratch, "test", "deploy");
+    let mut cmd = s.host("qwen");
+    cmd.args([
+        "-p",
+        "Run the tests of this repository",
+        "--approval-mode",
+        "yolo",
+        "-o",
+        "json",
+    ])
+    .env("OPENAI_API_KEY", "scripted")
+    .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
+    .env("OPENAI_MODEL", "scripted");
+    let ran = s.run(cmd);
+    let report = ran.report("qwen -p");
+    assert_eq!(ran.code, Some(0), "{report}");
+    assert!(ran.stdout.contains("agg round finished"), "{report}");
+    let fed = fed_back(&model.requests());
+    assert_round("Qwen Code", &fed, &report);
+    // Qwen Code hands the model both: structuredContent, then the text.
+    assert!(
+        fed[0].text.starts_with("{\"root\"") && fed[0].text.contains("2 of 2 tasks"),
+        "{:?}",
+        fed[0]
+    );
+    // No elicitation: the refusal names the command that allows the task.
+    assert!(fed[2].text.contains("not allowlisted"), "{:?}", fed[2]);
 }
 
 #[test]
-fn opencode_connects_with_the_printed_project_entry() {
+fn opencode_connects_with_the_printed_project_entry_and_runs_a_round() {
     let Some(bin) = hosts() else { return };
     let s = Sandbox::new(bin);
     let (snippet, note) = s.print_config("opencode", "project");
@@ -622,6 +663,30 @@ fn opencode_connects_with_the_printed_project_entry() {
         "{}",
         listed.report("opencode mcp list")
     );
+
+    // opencode's bundled Anthropic provider, pointed at the scripted model, beside agg's
+    // entry exactly as printed.
+    let model = Model::start(&s.scratch, "test", "deploy");
+    let mut config: Value = serde_json::from_str(&snippet).expect("printed JSON");
+    config["provider"] = serde_json::json!({"anthropic": {"options": {
+        "baseURL": format!("{}/v1", model.url()),
+        "apiKey": "sk-scripted"
+    }}});
+    config["model"] = Value::from("anthropic/claude-sonnet-4-5");
+    s.install("opencode.json", &config.to_string());
+    let mut cmd = s.host("opencode");
+    cmd.args(["run", "Run the tests of this repository"])
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1");
+    let ran = s.run(cmd);
+    let report = ran.report("opencode run");
+    assert_eq!(ran.code, Some(0), "{report}");
+    assert!(ran.stdout.contains("agg round finished"), "{report}");
+    let fed = fed_back(&model.requests());
+    assert_round("opencode", &fed, &report);
+    // opencode hands the model the text, and declares no elicitation.
+    assert!(fed[0].text.starts_with("2 of 2 tasks"), "{:?}", fed[0]);
+    assert!(fed[2].text.contains("not allowlisted"), "{:?}", fed[2]);
 }
 
 const HOSTS: [&str; 9] = [

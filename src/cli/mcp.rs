@@ -35,7 +35,7 @@ pub struct McpArgs {
     #[arg(long, value_enum, value_name = "HOST")]
     pub print_config: Option<Host>,
     /// With --print-config: how the host starts agg (the installed binary, or the npm or
-    /// PyPI package through npx or uvx).
+    /// Python package through npx or uvx).
     #[arg(long, value_enum, default_value = "agg", requires = "print_config")]
     pub via: Via,
     /// With --print-config: the repository's file or the user's (default: the repository's,

@@ -47,7 +47,7 @@ pub enum Via {
     Agg,
     /// The npm package, through `npx -y task-agg`.
     Npx,
-    /// The PyPI package, through `uvx --from task-agg agg`.
+    /// The Python package, through `uvx --from task-agg agg`.
     Uvx,
 }
 

@@ -1,6 +1,7 @@
 """A scripted model for the host tests: a small HTTP server on 127.0.0.1 that speaks enough
-of the Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex) and the Gemini
-API (Gemini CLI) to drive one round of agg's tools through a real host:
+of the Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex), the Gemini API
+(Gemini CLI) and OpenAI Chat Completions (Qwen Code) to drive one round of agg's tools
+through a real host:
 
     turn 1: list_tasks {}
     turn 2: task_start {unique_name: ALLOWED}
@@ -103,7 +104,8 @@ class Handler(BaseHTTPRequestHandler):
         chunks = []
         for name, data in events:
             line = f"event: {name}\n" if name else ""
-            chunks.append(f"{line}data: {json.dumps(data)}\n\n")
+            text = data if isinstance(data, str) else json.dumps(data)
+            chunks.append(f"{line}data: {text}\n\n")
         payload = "".join(chunks).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -132,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json({"input_tokens": 100})
         elif path.endswith("/v1/messages"):
             self.anthropic(body)
+        elif path.endswith("/chat/completions"):
+            self.chat_completions(body)
         elif path.endswith("/responses"):
             self.openai_responses(body)
         elif ":countTokens" in path:
@@ -307,6 +311,64 @@ class Handler(BaseHTTPRequestHandler):
                     "response.completed",
                     {"type": "response.completed", "response": response},
                 ),
+            ]
+        )
+
+    # OpenAI Chat Completions (Qwen Code).
+    def chat_completions(self, body):
+        names = [
+            (t.get("function") or {}).get("name", "")
+            for t in body.get("tools") or []
+            if isinstance(t, dict)
+        ]
+        results = sum(1 for m in body.get("messages") or [] if m.get("role") == "tool")
+        call = step(names, results)
+        # Qwen Code declares MCP tools lazily: their names are in a reminder, and the model
+        # calls them through its `tool_call` tool.
+        if call is None and results < len(SCRIPT) and "tool_call" in names:
+            short, args = SCRIPT[results]
+            deferred = "mcp__agg__" + short
+            if deferred in json.dumps(body.get("messages")):
+                call = ("tool_call", {"name": deferred, "arguments": args})
+        cid = f"chatcmpl_{results}_{int(time.time() * 1000)}"
+        if call is None:
+            message = {"role": "assistant", "content": FINAL}
+            finish = "stop"
+        else:
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": f"call_{cid}",
+                        "type": "function",
+                        "function": {"name": call[0], "arguments": json.dumps(call[1])},
+                    }
+                ],
+            }
+            finish = "tool_calls"
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        base = {"id": cid, "created": int(time.time()), "model": body.get("model", "scripted")}
+        if not body.get("stream"):
+            self.send_json(
+                dict(
+                    base,
+                    object="chat.completion",
+                    choices=[{"index": 0, "message": message, "finish_reason": finish}],
+                    usage=usage,
+                )
+            )
+            return
+        chunk = dict(base, object="chat.completion.chunk")
+        self.send_sse(
+            [
+                (None, dict(chunk, choices=[{"index": 0, "delta": message, "finish_reason": None}])),
+                (
+                    None,
+                    dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": finish}], usage=usage),
+                ),
+                (None, "[DONE]"),
             ]
         )
 
