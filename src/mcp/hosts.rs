@@ -10,23 +10,23 @@ use serde_json::{Value, json};
 /// MCP hosts agg knows how to configure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Host {
-    /// Claude Code (`.mcp.json`; user scope: `~/.claude.json`).
+    /// Claude Code
     Claude,
-    /// Cursor (`.cursor/mcp.json`; user scope: `~/.cursor/mcp.json`).
+    /// Cursor
     Cursor,
-    /// VS Code (`.vscode/mcp.json`; user scope: the profile's `mcp.json`).
+    /// VS Code
     Vscode,
-    /// `OpenAI` Codex CLI (`.codex/config.toml`; user scope: `~/.codex/config.toml`).
+    /// Codex CLI
     Codex,
-    /// Gemini CLI (`.gemini/settings.json`; user scope: `~/.gemini/settings.json`).
+    /// Gemini CLI
     Gemini,
-    /// Qwen Code (`.qwen/settings.json`; user scope: `~/.qwen/settings.json`).
+    /// Qwen Code
     Qwen,
-    /// opencode (`opencode.json`; user scope: `~/.config/opencode/opencode.json`).
+    /// opencode
     Opencode,
-    /// Zed (`.zed/settings.json`; user scope: `~/.config/zed/settings.json`).
+    /// Zed
     Zed,
-    /// Windsurf (user scope only: `~/.codeium/windsurf/mcp_config.json`).
+    /// Windsurf (user scope only)
     Windsurf,
 }
 
@@ -140,7 +140,7 @@ const HOSTS: &[HostInfo] = &[
         workspace_folder: true,
         project_step: None,
         user_step: None,
-        add: [None, Some("code --add-mcp '{json}'")],
+        add: [None, Some("code --add-mcp {json}")],
     },
     HostInfo {
         host: Host::Codex,
@@ -320,10 +320,13 @@ pub fn host_config(
     }
     let add = row.add[usize::from(scope == Scope::User)];
     if let Some(add) = add {
-        let entry = json!({"name": "agg", "command": argv[0], "args": argv[1..]});
+        let (program, args) = argv
+            .split_first()
+            .map_or(("agg", &[][..]), |(p, a)| (p.as_str(), a));
+        let entry = json!({"name": "agg", "command": program, "args": args});
         let line = add
             .replace("{command}", &shell_words(&argv))
-            .replace("{json}", &entry.to_string());
+            .replace("{json}", &shell_words(&[entry.to_string()]));
         note.push_str("or let it write the entry: ");
         note.push_str(&line);
         note.push('\n');
