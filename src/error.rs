@@ -97,6 +97,8 @@ pub enum Error {
         /// The run id given.
         run_id: String,
     },
+    /// `agg mcp --print-config` was asked for a scope the host has no file for.
+    HostScope(crate::mcp::NoSuchScope),
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -117,7 +119,8 @@ impl Error {
             | Error::Ambiguous { .. }
             | Error::BadGlob(_)
             | Error::BadReady { .. }
-            | Error::NoSuchRun { .. } => 2,
+            | Error::NoSuchRun { .. }
+            | Error::HostScope(_) => 2,
             Error::Output(_)
             | Error::Refused(_)
             | Error::Runtime(_)
@@ -194,6 +197,7 @@ impl std::fmt::Display for Error {
             Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
             Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
+            Error::HostScope(err) => write!(f, "{err}"),
             Error::FailedToStart { task, reason } => {
                 write!(f, "cannot start `{}`: {reason}", visible::line(task))
             }

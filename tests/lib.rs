@@ -21,6 +21,7 @@ mod faults;
 mod fits;
 mod history;
 mod hostile;
+mod hosts;
 mod js;
 mod jvm;
 mod list;

@@ -298,23 +298,6 @@ fn published_schema_is_up_to_date() {
     );
 }
 
-#[test]
-fn print_config_gives_each_client_its_snippet() {
-    for (client, want) in [
-        ("claude", "claude mcp add --scope project agg --"),
-        ("cursor", "\"mcpServers\""),
-        ("vscode", "\"type\": \"stdio\""),
-        ("codex", "[mcp_servers.agg]"),
-    ] {
-        let out = Test::new()
-            .args(["mcp", "--print-config", client])
-            .run()
-            .success();
-        assert!(out.stdout.contains(want), "{client}: {}", out.stdout);
-        assert!(out.stdout.contains("mcp"), "{client}: {}", out.stdout);
-    }
-}
-
 /// The targets of make's database (`make -pRrq`) that agg should list: not special
 /// (`.PHONY`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
 /// prerequisites, no recipe, used only as another target's prerequisite), which agg hides

@@ -1,11 +1,11 @@
-//! `agg mcp`: starts the MCP server, or prints a client's configuration.
+//! `agg mcp`: starts the MCP server, or prints a host's configuration.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::error::Error;
-use crate::mcp::{Client, Options, TaskTools, config_snippet, serve};
+use crate::mcp::{Host, Options, Scope, TaskTools, Via, default_scope, host_config, serve};
 
 /// Options of `agg mcp`.
 #[derive(Debug, clap::Args)]
@@ -30,17 +30,50 @@ pub struct McpArgs {
     /// Most per-task tools served.
     #[arg(long, default_value_t = crate::mcp::DEFAULT_CAP)]
     pub task_tools_cap: usize,
-    /// Print the configuration snippet for an MCP client and exit.
-    #[arg(long, value_enum, value_name = "CLIENT")]
-    pub print_config: Option<Client>,
+    /// Print the server entry for an MCP host's configuration file (stdout) and where it
+    /// goes (stderr), then exit.
+    #[arg(long, value_enum, value_name = "HOST")]
+    pub print_config: Option<Host>,
+    /// With --print-config: how the host starts agg (the installed binary, or the npm or
+    /// Python package through npx or uvx).
+    #[arg(long, value_enum, default_value = "agg", requires = "print_config")]
+    pub via: Via,
+    /// With --print-config: the repository's file or the user's (default: the repository's,
+    /// where the host reads one).
+    #[arg(long, value_enum, requires = "print_config")]
+    pub scope: Option<Scope>,
+}
+
+/// The command that starts the installed agg: `agg` when that is what PATH finds, else the
+/// absolute path of this binary, so the entry works as printed.
+fn installed_agg() -> String {
+    let me = std::env::current_exe().ok();
+    let on_path = which::which("agg").ok();
+    match (me, on_path) {
+        (Some(me), Some(found))
+            if std::fs::canonicalize(&found).ok() == std::fs::canonicalize(&me).ok() =>
+        {
+            "agg".to_owned()
+        }
+        (Some(me), _) => me.display().to_string(),
+        (None, _) => "agg".to_owned(),
+    }
+}
+
+fn print_config(host: Host, args: &McpArgs) -> Result<ExitCode, Error> {
+    let scope = args.scope.unwrap_or_else(|| default_scope(host));
+    let config =
+        host_config(host, scope, &args.via.command(&installed_agg())).map_err(Error::HostScope)?;
+    eprint!("{}", config.note);
+    let mut out = std::io::stdout().lock();
+    out.write_all(config.snippet.as_bytes())
+        .map_err(Error::Output)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
-    if let Some(client) = args.print_config {
-        let mut out = std::io::stdout().lock();
-        out.write_all(config_snippet(client).as_bytes())
-            .map_err(Error::Output)?;
-        return Ok(ExitCode::SUCCESS);
+    if let Some(host) = args.print_config {
+        return print_config(host, args);
     }
     let root = super::Root::choose(args.root.as_deref())?.path;
     // stdout belongs to the protocol: every log line goes to stderr.

@@ -7,8 +7,8 @@
 
 mod ask;
 mod catalog;
-mod clients;
 mod envelope;
+mod hosts;
 mod jobs;
 mod mcp_tasks;
 mod outbox;
@@ -32,7 +32,7 @@ use rmcp::ServiceExt;
 use tokio::signal::unix::{SignalKind, signal};
 
 pub use catalog::TAIL_LINES;
-pub use clients::{Client, config_snippet};
+pub use hosts::{Host, NoSuchScope, Scope, Via, default_scope, host_config};
 pub use server::Server;
 pub use state::Settings;
 pub use task_tools::{DEFAULT_CAP, TaskTools};
