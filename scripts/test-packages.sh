@@ -108,7 +108,7 @@ if "${npm_fresh[@]}" install --prefix "$work/npm" "$platform_tgz" "$launcher_tgz
     failed "npm: SIGTERM to the launcher: $out"
   fi
   # On a platform without a prebuilt agg, the launcher names it and the other installs.
-  launcher_js="$work/npm/node_modules/task-agg/bin/task-agg.js"
+  launcher_js="$work/npm/node_modules/task-agg/task-agg.js"
   if out="$(fresh node -e "Object.defineProperty(process, 'arch', { value: 'riscv64' }); require(process.argv[1]);" \
     "$launcher_js" 2>&1)"; then
     failed "the launcher on linux-riscv64 succeeded: $out"

@@ -6,7 +6,7 @@
 
 const { spawn } = require('node:child_process');
 const path = require('node:path');
-const { optionalDependencies } = require('../package.json');
+const { optionalDependencies } = require('./package.json');
 
 const platform = `${process.platform}-${process.arch}`;
 const packageName = `task-agg-${platform}`;
