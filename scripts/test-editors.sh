@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The editor integrations' tests, against the real agg:
 #   - editors/vscode: npm ci (pinned by package-lock.json), `npm test` (tsc --strict, then node's
-#     test runner with only the `vscode` module faked), then `vsce package` for the .vsix;
+#     test runner with only the `vscode` module faked), then `vsce package --target` for this
+#     platform with agg bundled as bin/agg, checked by running the agg inside the .vsix;
 #   - editors/nvim: the plugin in `nvim --headless` (Debian's `neovim`, installed with apt-get
 #     when missing, as root or in CI with password-less sudo).
 # agg is $AGG_BIN, else `cargo build --bin agg` (in $CARGO_TARGET_DIR, else target/).
@@ -40,7 +41,42 @@ vscode_suite() {
     cp package-lock.json node_modules/.agg-installed-lock || return 1
   fi
   npm test || return 1
-  npx --no-install vsce package --out agg-tasks.vsix || return 1
+  vscode_platform_package || return 1
+}
+
+# The platform-specific package, as the release builds one per platform: the extension with agg
+# as bin/agg. The agg inside the .vsix must run, and be executable as VS Code unpacks it.
+vscode_platform_package() {
+  local target
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) target=linux-x64 ;;
+    Linux-aarch64) target=linux-arm64 ;;
+    Darwin-x86_64) target=darwin-x64 ;;
+    Darwin-arm64) target=darwin-arm64 ;;
+    *) echo "error: no VS Code target for $(uname -s)-$(uname -m)" >&2; return 1 ;;
+  esac
+  rm -rf bin && mkdir bin && cp "$AGG_BIN" bin/agg && chmod 755 bin/agg || return 1
+  npx --no-install vsce package --target "$target" --out "agg-tasks-$target.vsix" || { rm -rf bin; return 1; }
+  rm -rf bin
+  python3 - "agg-tasks-$target.vsix" "$("$AGG_BIN" --version)" <<'PY' || return 1
+import os, stat, subprocess, sys, tempfile, zipfile
+vsix, version = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(vsix) as z:
+    info = z.getinfo("extension/bin/agg")
+    mode = info.external_attr >> 16
+    if not mode & stat.S_IXUSR:
+        sys.exit(f"{vsix}: extension/bin/agg is not executable (mode {oct(mode)})")
+    manifest = z.read("extension.vsixmanifest").decode()
+    with tempfile.TemporaryDirectory() as d:
+        path = z.extract(info, d)
+        os.chmod(path, mode & 0o777)
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+if out.stdout.strip() != version:
+    sys.exit(f"{vsix}: bin/agg --version printed {out.stdout.strip()!r}, expected {version!r}")
+if 'TargetPlatform="' not in manifest:
+    sys.exit(f"{vsix}: the manifest names no target platform")
+print(f"editors: {vsix} holds bin/agg ({version}, {info.file_size} bytes), {os.path.getsize(vsix)} bytes packed")
+PY
 }
 
 node_major="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
@@ -49,7 +85,7 @@ if ! command -v npm >/dev/null 2>&1 || [ "$node_major" -lt 20 ]; then
   summary+=("vscode: skipped")
 else
   if (vscode_suite); then
-    summary+=("vscode: passed, agg-tasks.vsix packaged")
+    summary+=("vscode: passed, the platform .vsix packaged with agg inside")
   else
     status=1
     summary+=("vscode: FAILED")

@@ -3,6 +3,8 @@
 // so this part is tested as it is.
 
 import { ChildProcess, execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { parseTable, Table, TableError } from './table';
 
 /** How the extension reaches agg: the binary and the extra `agg list` filters. */
@@ -14,15 +16,41 @@ export interface AggOptions {
 }
 
 /** The command a person runs to install agg, shown when it is missing. */
-export const INSTALL_COMMAND = 'cargo install --path .';
+export const INSTALL_COMMAND = 'cargo install --locked task-agg';
 
 /** agg could not be started: not installed, or `agg.path` is wrong. */
 export class AggNotFound extends Error {
   constructor(readonly path: string) {
     super(
-      `agg was not found (agg.path is "${path}"). Install it from a clone of the agg repository with ` +
-        `\`${INSTALL_COMMAND}\` (see its README), or set agg.path to the binary.`,
+      `agg was not found (agg.path is "${path}"). Install it with \`${INSTALL_COMMAND}\` ` +
+        '(or `pipx install task-agg`, or `npm install -g task-agg`), or set agg.path to the binary.',
     );
+  }
+}
+
+/** Where a platform-specific package of the extension carries agg. */
+export const BUNDLED_AGG = path.join('bin', 'agg');
+
+/**
+ * The agg to run: `agg.path` when set, else the binary bundled in the extension (the
+ * platform-specific packages carry one), else `agg` on PATH.
+ */
+export function chooseAgg(setting: string | undefined, extensionPath: string | undefined): string {
+  const configured = setting?.trim();
+  if (configured) return configured;
+  if (extensionPath !== undefined) {
+    const bundled = path.join(extensionPath, BUNDLED_AGG);
+    if (isExecutable(bundled)) return bundled;
+  }
+  return 'agg';
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 

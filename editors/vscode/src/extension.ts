@@ -1,19 +1,23 @@
 // Entry point: reads the settings, follows the workspace folders, registers the `agg` task
-// provider and says once, with the install command, when agg cannot be found.
+// provider and agg's MCP server for each folder, and says once, with the install command, when
+// agg cannot be found.
 
 import * as vscode from 'vscode';
-import { AggNotFound, AggOptions, INSTALL_COMMAND } from './agg';
+import { AggNotFound, AggOptions, chooseAgg, INSTALL_COMMAND } from './agg';
+import { registerMcpServers } from './mcp';
 import { AggTaskProvider } from './provider';
 import { Tables } from './tables';
 import { TASK_TYPE } from './tasks';
 
-/** The settings, read fresh each time. */
-export function readOptions(): AggOptions {
+/**
+ * The settings, read fresh each time. `extensionPath` is where the extension is installed: a
+ * platform-specific package carries agg there, used when agg.path is not set.
+ */
+export function readOptions(extensionPath?: string): AggOptions {
   const config = vscode.workspace.getConfiguration('agg');
-  const path = config.get<string>('path')?.trim() || 'agg';
   const listArgs = config.get<unknown>('listArgs');
   return {
-    path,
+    path: chooseAgg(config.get<string>('path'), extensionPath),
     listArgs: Array.isArray(listArgs) ? listArgs.filter((a): a is string => typeof a === 'string') : [],
   };
 }
@@ -27,9 +31,10 @@ export interface Activation {
 }
 
 export function activate(context: vscode.ExtensionContext): Activation {
+  const options = () => readOptions(context.extensionPath);
   const output = vscode.window.createOutputChannel('agg');
   let notified = false;
-  const tables = new Tables(readOptions(), {
+  const tables = new Tables(options(), {
     notFound: (error: AggNotFound) => {
       output.appendLine(error.message);
       if (notified) return; // one notification, until the settings change
@@ -46,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): Activation {
   const folderRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   tables.setFolders(folderRoots());
 
-  const provider = new AggTaskProvider(tables, readOptions);
+  const provider = new AggTaskProvider(tables, options);
   context.subscriptions.push(
     output,
     provider,
@@ -56,10 +61,11 @@ export function activate(context: vscode.ExtensionContext): Activation {
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (event.affectsConfiguration('agg')) {
         notified = false;
-        tables.setOptions(readOptions());
+        tables.setOptions(options());
       }
     }),
-    vscode.commands.registerCommand('agg.refresh', () => tables.setOptions(readOptions())),
+    vscode.commands.registerCommand('agg.refresh', () => tables.setOptions(options())),
+    ...registerMcpServers(() => options().path),
   );
   return { tables, provider };
 }

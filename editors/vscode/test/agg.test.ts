@@ -45,7 +45,7 @@ test('listOnce passes the extra filters to agg list', async () => {
 test('a missing agg is AggNotFound, with the install command', async () => {
   await assert.rejects(listOnce(POLYGLOT, { path: '/nonexistent/agg', listArgs: [] }), (error: Error) => {
     assert.ok(error instanceof AggNotFound);
-    assert.match(error.message, /cargo install --path \./);
+    assert.match(error.message, /cargo install --locked task-agg/);
     return true;
   });
 });

@@ -278,7 +278,7 @@ test('a missing agg gives one notification with the install command, and no task
   for (let i = 0; i < 3; i++) assert.deepEqual(await provideTasks(), []);
   assert.equal(fake.errors.length, 1);
   assert.match(fake.errors[0].message, /agg was not found/);
-  assert.match(fake.errors[0].message, /cargo install --path \./);
+  assert.match(fake.errors[0].message, /cargo install --locked task-agg/);
   assert.deepEqual(fake.errors[0].items, ['Copy install command', 'Open Settings']);
   // Pointing agg.path at the binary brings the tasks.
   fake.changeSetting('agg.path', aggBin());

@@ -8,8 +8,36 @@ export class Disposable {
   }
 }
 
-export interface Uri {
-  fsPath: string;
+export class Uri {
+  private constructor(readonly fsPath: string) {}
+  static file(fsPath: string): Uri {
+    return new Uri(fsPath);
+  }
+}
+
+export class EventEmitter<T> {
+  private readonly listeners: ((value: T) => void)[] = [];
+  readonly event = (listener: (value: T) => void) => {
+    this.listeners.push(listener);
+    return new Disposable(() => this.listeners.splice(this.listeners.indexOf(listener), 1));
+  };
+  fire(value: T): void {
+    for (const listener of [...this.listeners]) listener(value);
+  }
+  dispose(): void {
+    this.listeners.length = 0;
+  }
+}
+
+export class McpStdioServerDefinition {
+  cwd?: Uri;
+  constructor(
+    readonly label: string,
+    public command: string,
+    public args: string[] = [],
+    public env: Record<string, string | number | null> = {},
+    public version?: string,
+  ) {}
 }
 
 export interface WorkspaceFolder {
@@ -64,6 +92,12 @@ export const fake = {
   log: [] as string[],
   commands: new Map<string, (...args: any[]) => any>(),
   providers: new Map<string, any>(),
+  /** MCP server definition providers, by id. */
+  mcpProviders: new Map<string, any>(),
+  /** Plays an editor without the MCP API (VS Code before 1.101, some forks): no `vscode.lm`. */
+  withoutLm(): void {
+    lm = undefined;
+  },
   folderListeners: [] as Listener[],
   configListeners: [] as Listener[],
   clipboard: '',
@@ -75,6 +109,8 @@ export const fake = {
     this.log.length = 0;
     this.commands.clear();
     this.providers.clear();
+    this.mcpProviders.clear();
+    lm = lmApi;
     this.folderListeners.length = 0;
     this.configListeners.length = 0;
     workspace.workspaceFolders = [];
@@ -137,3 +173,13 @@ export const tasks = {
 export const env = {
   clipboard: { writeText: (text: string) => ((fake.clipboard = text), Promise.resolve()) },
 };
+
+const lmApi = {
+  registerMcpServerDefinitionProvider: (id: string, provider: any) => {
+    if (fake.mcpProviders.has(id)) throw new Error(`MCP server definition provider ${id} already exists`);
+    fake.mcpProviders.set(id, provider);
+    return new Disposable(() => fake.mcpProviders.delete(id));
+  },
+};
+
+export let lm: typeof lmApi | undefined = lmApi;
