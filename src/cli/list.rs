@@ -428,7 +428,7 @@ fn print_diagnostics(diagnostics: &[Diagnostic]) -> io::Result<()> {
 }
 
 /// One line per missing runner, however many tasks use it, and one for the tasks that
-/// need their editor.
+/// cannot run (their editor defines them, or their runner refuses them).
 fn print_hints(table: &Table) -> io::Result<()> {
     let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
     for t in table.tasks.iter().filter(|t| !t.runner_available) {
@@ -444,7 +444,7 @@ fn print_hints(table: &Table) -> io::Result<()> {
         let tasks = if editor_only == 1 { "task" } else { "tasks" };
         writeln!(
             err,
-            "{DIM}note:{DIM:#} {editor_only} {tasks} marked [not runnable here] need the editor that defines them; `agg describe NAME` says why"
+            "{DIM}note:{DIM:#} {editor_only} {tasks} marked [not runnable here] cannot run as written (an editor's task, or one its runner refuses); `agg describe NAME` says why"
         )?;
     }
     for (runner, count) in missing {

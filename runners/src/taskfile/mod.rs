@@ -3,6 +3,12 @@
 //!
 //! Each task runs as `task <name>` from the root Taskfile's directory. Included files are
 //! reported as consumed; remote includes are not followed (one short diagnostic each).
+//!
+//! What go-task refuses is said at its line and makes tasks not runnable, with go-task's
+//! own words as the reason: a command it cannot read or an include whose `checksum` does not
+//! match stop it from loading the Taskfile at all (every task); a `method` other than
+//! `checksum`, `timestamp` or `none` fails the tasks it applies to (the root Taskfile's
+//! for every task without its own) and the tasks that depend on them.
 
 mod include;
 mod task;
@@ -12,7 +18,7 @@ use std::rc::Rc;
 
 use self::include::Include;
 use self::node::{Entry, Node};
-use self::task::TaskDef;
+use self::task::{METHODS, TaskDef};
 use crate::yaml as node;
 use crate::{Adapter, file_name};
 use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
@@ -74,7 +80,17 @@ fn parse(src: &Source<'_>) -> Parsed {
         capped: false,
         diagnostics: Vec::new(),
         consumed: Vec::new(),
+        refusal: None,
     };
+    let root_method = root.entry("method").and_then(|entry| {
+        let method = entry.value.scalar().filter(|m| !m.is_empty())?;
+        Some((method.to_owned(), src.path.to_owned(), entry.line))
+    });
+    if let Some((method, file, line)) = &root_method
+        && !METHODS.contains(&method.as_str())
+    {
+        loader.diag(file, Some(*line), invalid_method(method));
+    }
     let mut stack = vec![src.path.to_owned()];
     let found = loader.file_tasks(src.path, &root, &mut stack);
 
@@ -127,8 +143,17 @@ fn parse(src: &Source<'_>) -> Parsed {
         raw.env = def.env;
         raw.behaviour.confirm = def.prompt;
         raw.behaviour.interactive = def.interactive;
+        raw.behaviour.not_runnable = loader.refusal.clone().or_else(|| {
+            let (method, file, line) = match def.method {
+                Some((method, line)) => (method, raw.file_path.clone(), line),
+                None => root_method.clone()?,
+            };
+            (!METHODS.contains(&method.as_str()))
+                .then(|| format!("go-task fails at {file}:{line}: invalid method \"{method}\""))
+        });
         parsed.tasks.push(raw);
     }
+    fail_dependents(&mut parsed.tasks);
     let mut reported = HashSet::new();
     parsed.diagnostics = loader
         .diagnostics
@@ -166,6 +191,41 @@ struct Loader<'a> {
     capped: bool,
     diagnostics: Vec<Diagnostic>,
     consumed: Vec<String>,
+    /// Why go-task refuses to load the root Taskfile, when it does (the first reason found).
+    refusal: Option<String>,
+}
+
+/// A `method` go-task does not know, in its words, with the ones it does.
+fn invalid_method(method: &str) -> String {
+    format!(
+        "invalid method \"{method}\": go-task accepts {}",
+        METHODS.join(", ")
+    )
+}
+
+/// Marks not runnable every task that depends, directly or not, on one go-task cannot run:
+/// go-task runs the dependencies first and stops at the failure.
+fn fail_dependents(tasks: &mut [RawTask]) {
+    loop {
+        let failing: HashMap<String, String> = tasks
+            .iter()
+            .filter_map(|t| Some((t.source_name.clone(), t.behaviour.not_runnable.clone()?)))
+            .collect();
+        let mut changed = false;
+        for task in tasks.iter_mut().filter(|t| t.behaviour.not_runnable.is_none()) {
+            if let Some((dep, why)) = task
+                .deps
+                .iter()
+                .find_map(|d| Some((d, failing.get(d)?)))
+            {
+                task.behaviour.not_runnable = Some(format!("its dependency `{dep}`: {why}"));
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
 }
 
 impl Loader<'_> {
@@ -236,6 +296,14 @@ impl Loader<'_> {
         let mut index: HashMap<String, usize> = HashMap::with_capacity(entries.len());
         for entry in entries {
             let def = task::read(path, entry, &mut self.diagnostics);
+            if let Some((line, why)) = &def.refusal {
+                self.refuse(path, *line, why);
+            }
+            if let Some((method, line)) = &def.method
+                && !METHODS.contains(&method.as_str())
+            {
+                self.diag(path, Some(*line), invalid_method(method));
+            }
             // yaml.v3 lets the later of two equal keys win, and so does go-task.
             if let Some(i) = index.insert(def.name.clone(), defs.len())
                 && let Some(earlier) = defs.get_mut(i).and_then(Option::take)
@@ -299,6 +367,19 @@ impl Loader<'_> {
         let Some(node) = self.load(&target) else {
             return Vec::new();
         };
+        if let Some((want, line)) = &inc.checksum {
+            let got = self
+                .files
+                .read(&target)
+                .map(|text| sha256_hex(text.as_bytes()))
+                .unwrap_or_default();
+            if got != *want {
+                let why = format!(
+                    "the checksum of the Taskfile at \"{target}\" does not match: got \"{got}\", want \"{want}\""
+                );
+                self.refuse(path, *line, &why);
+            }
+        }
         stack.push(target.clone());
         let inner = self.file_tasks(&target, &node, stack);
         stack.pop();
@@ -443,9 +524,29 @@ impl Loader<'_> {
         }
     }
 
+    /// Records what makes go-task refuse the whole Taskfile: a diagnostic at its line and,
+    /// the first time, the reason no task runs.
+    fn refuse(&mut self, path: &str, line: u32, why: &str) {
+        self.diag(path, Some(line), format!("go-task refuses the Taskfile: {why}"));
+        if self.refusal.is_none() {
+            self.refusal = Some(format!("go-task refuses the Taskfile at {path}:{line}: {why}"));
+        }
+    }
+
     fn diag(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics.push(Diagnostic::new(path, line, message));
     }
+}
+
+/// The SHA-256 of `bytes` as lowercase hex, the form go-task compares `checksum` with.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let mut hex = String::with_capacity(64);
+    for byte in &sha2::Sha256::digest(bytes) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 /// Whether `name` matches an `excludes` entry: a name, or a pattern where `*` stands for
