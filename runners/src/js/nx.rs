@@ -68,7 +68,13 @@ pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
             .iter()
             .find(|s| s.name == entry.key && !how)
             .map(|s| s.command.as_str());
-        project.push(&entry.key, entry.node.line, Some(&entry.node), script, &mut out);
+        project.push(
+            &entry.key,
+            entry.node.line,
+            Some(&entry.node),
+            script,
+            &mut out,
+        );
     }
     out
 }
@@ -103,7 +109,11 @@ fn included_scripts(package: &Node) -> Vec<Script> {
         .and_then(Node::entries)
         .unwrap_or_default()
         .into_iter()
-        .filter(|e| included.as_ref().is_none_or(|list| list.contains(e.key.as_str())))
+        .filter(|e| {
+            included
+                .as_ref()
+                .is_none_or(|list| list.contains(e.key.as_str()))
+        })
         .filter_map(|e| {
             Some(Script {
                 name: e.key.clone(),
@@ -184,7 +194,13 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
                     .iter()
                     .any(|k| entry.node.get(k).is_some());
                 let command = (!how).then_some(script.command.as_str());
-                project.push(&script.name, entry.node.line, Some(&entry.node), command, out);
+                project.push(
+                    &script.name,
+                    entry.node.line,
+                    Some(&entry.node),
+                    command,
+                    out,
+                );
             }
             None => project.push(&script.name, script.line, None, Some(&script.command), out),
         }
@@ -213,16 +229,27 @@ fn in_package_workspaces(root: &str, path: &str, files: &dyn Files) -> bool {
     let mut patterns: Vec<String> = Vec::new();
     let package = read_json(root, "package.json", files);
     if let Some(package) = &package {
-        let list = package
-            .get("workspaces")
-            .and_then(|w| w.items().or_else(|| w.get("packages").and_then(Node::items)));
-        patterns.extend(list.unwrap_or_default().iter().filter_map(Node::str).map(str::to_owned));
+        let list = package.get("workspaces").and_then(|w| {
+            w.items()
+                .or_else(|| w.get("packages").and_then(Node::items))
+        });
+        patterns.extend(
+            list.unwrap_or_default()
+                .iter()
+                .filter_map(Node::str)
+                .map(str::to_owned),
+        );
     }
     if let Some(text) = crate::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
         && let Ok(yaml) = crate::yaml::parse(&text)
         && let Some(crate::yaml::Node::Seq(items)) = yaml.get("packages")
     {
-        patterns.extend(items.iter().filter_map(crate::yaml::Node::scalar).map(str::to_owned));
+        patterns.extend(
+            items
+                .iter()
+                .filter_map(crate::yaml::Node::scalar)
+                .map(str::to_owned),
+        );
     }
     if let Some(lerna) = read_json(root, "lerna.json", files) {
         let listed: Vec<String> = lerna
@@ -624,7 +651,13 @@ mod tests {
         // and is a target all the same, as Nx makes every included script one.
         assert_eq!(
             names(&parsed),
-            ["web:build", "web:serve", "web:format", "web:test", "web:deploy"]
+            [
+                "web:build",
+                "web:serve",
+                "web:format",
+                "web:test",
+                "web:deploy"
+            ]
         );
         let test = task(&parsed, "web:test");
         assert_eq!(test.deps, ["build"]);
@@ -674,13 +707,19 @@ mod tests {
             .with("nx.json", "{}")
             .with("package.json", r#"{"name": "acme"}"#)
             .with("pnpm-workspace.yaml", "packages:\n  - 'libs/**'\n")
-            .with("libs/a/b/package.json", r#"{"name": "b", "scripts": {"t": "true"}}"#);
+            .with(
+                "libs/a/b/package.json",
+                r#"{"name": "b", "scripts": {"t": "true"}}"#,
+            );
         assert_eq!(names(&package(&pnpm, "libs/a/b/package.json")), ["b:t"]);
         let lerna = MemFiles::new()
             .with("nx.json", "{}")
             .with("package.json", r#"{"name": "acme"}"#)
             .with("lerna.json", "{}")
-            .with("packages/c/package.json", r#"{"name": "c", "scripts": {"t": "true"}}"#);
+            .with(
+                "packages/c/package.json",
+                r#"{"name": "c", "scripts": {"t": "true"}}"#,
+            );
         assert_eq!(names(&package(&lerna, "packages/c/package.json")), ["c:t"]);
         // An `nx` key alone makes a project, even without nx.json.
         let keyed = MemFiles::new().with(
@@ -702,7 +741,11 @@ mod tests {
                 r#"{"name": "util", "targets": {"build": {"command": "tsc -b"}, "test": {"dependsOn": ["build"]}}}"#,
             );
         let from_package = package(&files, "libs/util/package.json");
-        assert!(from_package.diagnostics.is_empty(), "{:?}", from_package.diagnostics);
+        assert!(
+            from_package.diagnostics.is_empty(),
+            "{:?}",
+            from_package.diagnostics
+        );
         assert_eq!(names(&from_package), ["util:lint", "util:extra"]);
         let from_project = parse_with(parse_project_json, &files, "libs/util/project.json");
         assert_eq!(names(&from_project), ["util:build", "util:test"]);

@@ -212,12 +212,11 @@ fn fail_dependents(tasks: &mut [RawTask]) {
             .filter_map(|t| Some((t.source_name.clone(), t.behaviour.not_runnable.clone()?)))
             .collect();
         let mut changed = false;
-        for task in tasks.iter_mut().filter(|t| t.behaviour.not_runnable.is_none()) {
-            if let Some((dep, why)) = task
-                .deps
-                .iter()
-                .find_map(|d| Some((d, failing.get(d)?)))
-            {
+        for task in tasks
+            .iter_mut()
+            .filter(|t| t.behaviour.not_runnable.is_none())
+        {
+            if let Some((dep, why)) = task.deps.iter().find_map(|d| Some((d, failing.get(d)?))) {
                 task.behaviour.not_runnable = Some(format!("its dependency `{dep}`: {why}"));
                 changed = true;
             }
@@ -527,9 +526,15 @@ impl Loader<'_> {
     /// Records what makes go-task refuse the whole Taskfile: a diagnostic at its line and,
     /// the first time, the reason no task runs.
     fn refuse(&mut self, path: &str, line: u32, why: &str) {
-        self.diag(path, Some(line), format!("go-task refuses the Taskfile: {why}"));
+        self.diag(
+            path,
+            Some(line),
+            format!("go-task refuses the Taskfile: {why}"),
+        );
         if self.refusal.is_none() {
-            self.refusal = Some(format!("go-task refuses the Taskfile at {path}:{line}: {why}"));
+            self.refusal = Some(format!(
+                "go-task refuses the Taskfile at {path}:{line}: {why}"
+            ));
         }
     }
 

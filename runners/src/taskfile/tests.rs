@@ -678,7 +678,12 @@ fn an_include_whose_checksum_does_not_match_stops_every_task() {
         .with("lib/Taskfile.yml", lib);
     let parsed = run(&files, "Taskfile.yml");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
-    assert!(parsed.tasks.iter().all(|t| t.behaviour.not_runnable.is_none()));
+    assert!(
+        parsed
+            .tasks
+            .iter()
+            .all(|t| t.behaviour.not_runnable.is_none())
+    );
     // go-task compares the hex as written: upper case does not match.
     let files = files.with("Taskfile.yml", &taskfile(&sum.to_uppercase()));
     let parsed = run(&files, "Taskfile.yml");
@@ -697,6 +702,8 @@ fn an_include_whose_checksum_does_not_match_stops_every_task() {
     );
     assert_eq!(
         task(&parsed, "a").behaviour.not_runnable,
-        Some(format!("go-task refuses the Taskfile at Taskfile.yml:5: {why}"))
+        Some(format!(
+            "go-task refuses the Taskfile at Taskfile.yml:5: {why}"
+        ))
     );
 }
