@@ -22,6 +22,7 @@ mod hostile;
 mod js;
 mod jvm;
 mod list;
+mod listings;
 mod live;
 mod mcp;
 mod mcp_tasks;

@@ -33,7 +33,10 @@ pub fn have(program: &str) -> bool {
         std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
         "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
-    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
+    // The test harness names each test's thread after the test.
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    eprintln!("SKIPPED {test}: {program} not installed (scripts/test installs the runners)");
     false
 }
 
