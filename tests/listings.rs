@@ -100,22 +100,18 @@ fn nx_targets_match_nx_show_project_on_every_fixture() {
     for (dir, _) in dirs {
         let copy = copy_of(&dir);
         install(copy.path(), "nx", "nx");
-        let nx = match nx_targets(copy.path()) {
-            Some(targets) => targets,
-            None => {
-                // Nx refuses the whole workspace for one unreadable project file; agg
-                // lists the rest and names that file (see the README).
-                let removed = remove_reported(copy.path(), "nx");
-                assert!(
-                    !removed.is_empty(),
-                    "nx refuses {} but agg says nothing",
-                    dir.display()
-                );
-                nx_targets(copy.path()).unwrap_or_else(|| {
-                    panic!("nx still refuses {} without {removed:?}", dir.display())
-                })
-            }
-        };
+        let nx = nx_targets(copy.path()).unwrap_or_else(|| {
+            // Nx refuses the whole workspace for one unreadable project file; agg lists
+            // the rest and names that file (see the README).
+            let removed = remove_reported(copy.path(), "nx");
+            assert!(
+                !removed.is_empty(),
+                "nx refuses {} but agg says nothing",
+                dir.display()
+            );
+            nx_targets(copy.path())
+                .unwrap_or_else(|| panic!("nx still refuses {} without {removed:?}", dir.display()))
+        });
         let ours = source_names(&agg_rows(copy.path(), "nx"), ".");
         assert_eq!(ours, nx, "{}", dir.display());
     }
@@ -160,27 +156,24 @@ fn turbo_tasks_match_turbo_query_and_dry_runs_on_every_fixture() {
             continue;
         }
         let copy = copy_of(&dir);
-        let tasks = match turbo_tasks(copy.path()) {
-            Some(tasks) => tasks,
-            None => {
-                // turbo refuses the whole workspace for one bad turbo.json (or a directory
-                // that is no workspace); agg must have said why.
-                let removed = remove_reported(copy.path(), "turbo");
-                assert!(
-                    !removed.is_empty(),
-                    "turbo refuses {} but agg says nothing",
-                    dir.display()
-                );
-                match turbo_tasks(copy.path()) {
-                    Some(tasks) => tasks,
-                    // What remains is no workspace turbo reads, and agg lists nothing there.
-                    None => {
-                        let left = source_names(&agg_rows(copy.path(), "turbo"), ".");
-                        assert!(left.is_empty(), "{}: {left:?}", dir.display());
-                        continue;
-                    }
-                }
-            }
+        let tasks = if let Some(tasks) = turbo_tasks(copy.path()) {
+            tasks
+        } else {
+            // turbo refuses the whole workspace for one bad turbo.json (or a directory that
+            // is no workspace); agg must have said why.
+            let removed = remove_reported(copy.path(), "turbo");
+            assert!(
+                !removed.is_empty(),
+                "turbo refuses {} but agg says nothing",
+                dir.display()
+            );
+            let Some(tasks) = turbo_tasks(copy.path()) else {
+                // What remains is no workspace turbo reads, and agg lists nothing there.
+                let left = source_names(&agg_rows(copy.path(), "turbo"), ".");
+                assert!(left.is_empty(), "{}: {left:?}", dir.display());
+                continue;
+            };
+            tasks
         };
         let ours = source_names(&agg_rows(copy.path(), "turbo"), ".");
         // Every task turbo knows in a package is a row: `task` for all packages, or
@@ -247,24 +240,23 @@ fn deno_tasks_match_deno_task_on_every_fixture() {
     let dirs = listed_by_dir("deno");
     assert!(dirs.len() >= 4, "{dirs:?}");
     for (dir, listed) in dirs {
-        match deno_tasks(&dir, cache.path()) {
-            Some(tasks) => assert_eq!(listed, tasks, "{}", dir.display()),
-            None => {
-                // deno refuses a file it cannot read as a whole; agg lists what it can and
-                // says what is wrong.
-                let json = Test::at(&dir)
-                    .args(["list", ".", "--json"])
-                    .run()
-                    .success()
-                    .json();
-                assert!(
-                    json["diagnostics"]
-                        .as_array()
-                        .is_some_and(|d| !d.is_empty()),
-                    "deno refuses {} but agg says nothing",
-                    dir.display()
-                );
-            }
-        }
+        let Some(tasks) = deno_tasks(&dir, cache.path()) else {
+            // deno refuses a file it cannot read as a whole; agg lists what it can and says
+            // what is wrong.
+            let json = Test::at(&dir)
+                .args(["list", ".", "--json"])
+                .run()
+                .success()
+                .json();
+            assert!(
+                json["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "deno refuses {} but agg says nothing",
+                dir.display()
+            );
+            continue;
+        };
+        assert_eq!(listed, tasks, "{}", dir.display());
     }
 }

@@ -313,6 +313,8 @@ struct Project<'s> {
     manager: Runner,
     /// `nx.json` `targetDefaults`, by key.
     defaults: HashMap<String, Node>,
+    /// Whether `nx.json` names plugins, which may infer what a target runs.
+    plugins: bool,
 }
 
 impl<'s> Project<'s> {
@@ -320,14 +322,16 @@ impl<'s> Project<'s> {
         // Nx addresses `project:target` from anywhere in the workspace; its root is where
         // people run it, and where the names need no directory in front.
         let dir = workspace.unwrap_or_else(|| parent(src.path)).to_owned();
+        let (defaults, plugins) = workspace
+            .map(|root| workspace_config(root, src.files))
+            .unwrap_or_default();
         Project {
             path: src.path,
             manager: package_json::detect_manager(&dir, src.files),
             dir,
             name,
-            defaults: workspace
-                .map(|root| target_defaults(root, src.files))
-                .unwrap_or_default(),
+            defaults,
+            plugins,
         }
     }
 
@@ -356,6 +360,25 @@ impl<'s> Project<'s> {
         }
         let field = |name: &str| config.and_then(|c| c.get(name));
         let command = field("command").and_then(Node::str);
+        // A target that says neither what nor how to run, nor what to run first, configures
+        // one a plugin infers (`build: {outputs: […]}` beside `@nx/vite`); without plugins
+        // Nx drops it (one with `dependsOn` only runs those, as `nx:noop`).
+        let says_how = |node: &Node| {
+            node.get("executor").is_some()
+                || node.get("command").is_some()
+                || node
+                    .get("dependsOn")
+                    .and_then(Node::items)
+                    .is_some_and(|d| !d.is_empty())
+        };
+        if config.is_some()
+            && script.is_none()
+            && !self.plugins
+            && !config.is_some_and(says_how)
+            && !self.defaults.get(key).is_some_and(says_how)
+        {
+            return;
+        }
         let executor = field("executor").and_then(Node::str).unwrap_or(
             if command.is_some() || script.is_none() {
                 "nx:run-commands"
@@ -458,12 +481,14 @@ fn dependency(entry: &Node) -> Vec<String> {
     }
 }
 
-/// `nx.json`'s `targetDefaults` in the workspace root `root`, by key.
-fn target_defaults(root: &str, files: &dyn Files) -> HashMap<String, Node> {
+/// `nx.json`'s `targetDefaults` in the workspace root `root`, by key, and whether it names
+/// plugins.
+fn workspace_config(root: &str, files: &dyn Files) -> (HashMap<String, Node>, bool) {
     let Some(nx) = read_json(root, "nx.json", files) else {
-        return HashMap::new();
+        return (HashMap::new(), false);
     };
-    nx.get("targetDefaults")
+    let defaults = nx
+        .get("targetDefaults")
         .and_then(Node::entries)
         .map(|entries| {
             entries
@@ -471,7 +496,12 @@ fn target_defaults(root: &str, files: &dyn Files) -> HashMap<String, Node> {
                 .map(|e| (e.key.clone(), e.node.clone()))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let plugins = nx
+        .get("plugins")
+        .and_then(Node::items)
+        .is_some_and(|p| !p.is_empty());
+    (defaults, plugins)
 }
 
 /// The project name a package.json gives: `nx.name`, else its package `name`.
@@ -583,7 +613,10 @@ mod tests {
                 r#"{"targets": {"build": {"command": "tsc"}}}"#,
             )
             .with("libs/util/package.json", r#"{"name": "@acme/util"}"#)
-            .with("libs/Core/project.json", r#"{"targets": {"build": {}}}"#)
+            .with(
+                "libs/Core/project.json",
+                r#"{"targets": {"build": {"command": "tsc"}}}"#,
+            )
             .with("project.json", r#"{"targets": {"build": {}}}"#);
         let util = parse_with(parse_project_json, &files, "libs/util/project.json");
         assert_eq!(names(&util), ["@acme/util:build"]);
@@ -600,6 +633,34 @@ mod tests {
                 "a project.json at the workspace root needs a `name`"
             )]
         );
+    }
+
+    #[test]
+    fn a_target_that_runs_nothing_is_listed_only_where_a_plugin_may_infer_it() {
+        let project = r#"{"name": "cart", "targets": {
+            "build": {"outputs": ["{workspaceRoot}/dist/apps/cart"]},
+            "ci": {"dependsOn": ["build", "test"]},
+            "deploy": {"dependsOn": ["build"], "command": "netlify deploy"}
+        }}"#;
+        let plain = MemFiles::new()
+            .with("nx.json", "{}")
+            .with("apps/cart/project.json", project);
+        let parsed = parse_with(parse_project_json, &plain, "apps/cart/project.json");
+        // Nx drops `build`, which runs nothing; `ci` only runs its dependencies.
+        assert_eq!(names(&parsed), ["cart:ci", "cart:deploy"]);
+        let with_plugins = plain.clone().with(
+            "nx.json",
+            r#"{"plugins": [{"plugin": "@nx/rsbuild", "options": {"buildTargetName": "build"}}]}"#,
+        );
+        let parsed = parse_with(parse_project_json, &with_plugins, "apps/cart/project.json");
+        assert_eq!(names(&parsed), ["cart:build", "cart:ci", "cart:deploy"]);
+        // A target default of its name may say what it runs.
+        let defaults = plain.with(
+            "nx.json",
+            r#"{"targetDefaults": {"build": {"executor": "@nx/rsbuild:build"}}}"#,
+        );
+        let parsed = parse_with(parse_project_json, &defaults, "apps/cart/project.json");
+        assert_eq!(names(&parsed), ["cart:build", "cart:ci", "cart:deploy"]);
     }
 
     #[test]
@@ -766,7 +827,7 @@ mod tests {
             .with("apps/b/package.json", "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}")
             .with(
                 "c/project.json",
-                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"dependsOn\": {}},\n\"z\": {}}}",
+                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"command\": \"y\", \"dependsOn\": {}},\n\"z\": {\"command\": \"z\"}}}",
             )
             .with("d/project.json", "{\"name\": \"d\", \"targets\": []}")
             .with("e/project.json", "{\"name\": \"e\", \"targets\": {,}");
