@@ -95,22 +95,26 @@ fn parse(src: &Source<'_>) -> Parsed {
     let found = loader.file_tasks(src.path, &root, &mut stack);
 
     let mut parsed = Parsed {
-        consumed: loader.consumed,
+        consumed: std::mem::take(&mut loader.consumed),
         ..Parsed::default()
     };
+    // Duplicates first: go-task refuses the Taskfile for one, so every task needs to know.
     let mut seen: HashMap<String, (String, u32)> = HashMap::new();
-    for f in found {
+    let mut keep = Vec::with_capacity(found.len());
+    for f in &found {
         if let Some((file, line)) = seen.get(&f.name) {
-            let message = format!(
-                "task `{}` is also defined at {file}:{line}; go-task refuses duplicate task names",
-                f.name
-            );
-            loader
-                .diagnostics
-                .push(Diagnostic::new(&f.file, Some(f.def.line), message));
+            let message = format!("task `{}` is also defined at {file}:{line}", f.name);
+            loader.fatal(&f.file, Some(f.def.line), message);
+            keep.push(false);
             continue;
         }
         seen.insert(f.name.clone(), (f.file.clone(), f.def.line));
+        keep.push(true);
+    }
+    for (f, keep) in found.into_iter().zip(keep) {
+        if !keep {
+            continue;
+        }
         let def = f.def;
         let mut raw = RawTask::new(
             Runner::Task,
@@ -242,10 +246,10 @@ impl Loader<'_> {
         if stack.len() > 1
             && let Some(entry) = file.entry("dotenv")
         {
-            self.diag(
+            self.fatal(
                 path,
                 Some(entry.line),
-                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)",
+                "included Taskfiles can't have `dotenv` (it belongs in the main Taskfile)",
             );
         }
         let mut found = Vec::new();
@@ -343,7 +347,7 @@ impl Loader<'_> {
         };
         if stack.contains(&target) {
             let message = format!("include cycle: {} -> {target}", stack.join(" -> "));
-            self.diag(path, Some(entry.line), message);
+            self.fatal(path, Some(entry.line), message);
             return Vec::new();
         }
         if stack.len() > MAX_DEPTH {
@@ -447,7 +451,7 @@ impl Loader<'_> {
             Some(target) => Some((target, inc)),
             None if inc.optional => None,
             None => {
-                self.diag(
+                self.fatal(
                     path,
                     Some(line),
                     format!("include `{ns}`: no Taskfile at {joined}"),
@@ -479,7 +483,7 @@ impl Loader<'_> {
             Ok(text) => match node::parse(&text) {
                 Ok(node) => Some(Rc::new(node)),
                 Err(err) => {
-                    self.diag(path, err.line, format!("invalid YAML: {}", err.message));
+                    self.fatal(path, err.line, format!("invalid YAML: {}", err.message));
                     None
                 }
             },
@@ -493,13 +497,13 @@ impl Loader<'_> {
     }
 
     /// go-task 3 refuses a Taskfile without `version` or with a version below 3; the
-    /// tasks are still listed, with a diagnostic saying why `task` will fail.
+    /// tasks are still listed, not runnable, with a diagnostic saying why `task` fails.
     fn check_version(&mut self, path: &str, file: &Node) {
         match file.entry("version") {
-            None => self.diag(
+            None => self.fatal(
                 path,
                 None,
-                "no `version: '3'`; go-task refuses a Taskfile without a schema version",
+                "no `version: '3'` (go-task needs a schema version)",
             ),
             Some(entry) => {
                 let major = entry
@@ -507,15 +511,15 @@ impl Loader<'_> {
                     .scalar()
                     .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok());
                 match major {
-                    Some(major @ 0..=2) => self.diag(
+                    Some(major @ 0..=2) => self.fatal(
                         path,
                         Some(entry.line),
                         format!("schema version {major} is no longer supported by go-task 3"),
                     ),
-                    Some(major @ 4..) => self.diag(
+                    Some(major @ 4..) => self.fatal(
                         path,
                         Some(entry.line),
-                        format!("schema version {major} is newer than go-task 3 reads; it refuses the file"),
+                        format!("schema version {major} is newer than go-task 3 reads"),
                     ),
                     _ => {}
                 }
@@ -536,6 +540,17 @@ impl Loader<'_> {
                 "go-task refuses the Taskfile at {path}:{line}: {why}"
             ));
         }
+    }
+
+    /// A problem for which go-task refuses the whole Taskfile, said as it is: a diagnostic,
+    /// and the first time, the reason no task runs.
+    fn fatal(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
+        let message = message.into();
+        if self.refusal.is_none() {
+            let at = line.map_or_else(|| path.to_owned(), |l| format!("{path}:{l}"));
+            self.refusal = Some(format!("go-task refuses the Taskfile at {at}: {message}"));
+        }
+        self.diag(path, line, message);
     }
 
     fn diag(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {

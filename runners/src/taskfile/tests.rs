@@ -79,12 +79,12 @@ fn files_go_task_refuses_are_reported() {
             (
                 "Taskfile.yml",
                 Some(1),
-                "schema version 4 is newer than go-task 3 reads; it refuses the file"
+                "schema version 4 is newer than go-task 3 reads"
             ),
             (
                 "web.yml",
                 Some(2),
-                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)"
+                "included Taskfiles can't have `dotenv` (it belongs in the main Taskfile)"
             ),
         ]
     );
@@ -394,7 +394,7 @@ fn duplicates() {
             (
                 "flat.yml",
                 Some(3),
-                "task `fmt` is also defined at Taskfile.yml:7; go-task refuses duplicate task names"
+                "task `fmt` is also defined at Taskfile.yml:7"
             ),
         ]
     );
@@ -412,7 +412,7 @@ fn old_or_missing_versions_are_still_listed() {
         [(
             "Taskfile.yml",
             None,
-            "no `version: '3'`; go-task refuses a Taskfile without a schema version"
+            "no `version: '3'` (go-task needs a schema version)"
         )]
     );
     let parsed = run(&files, "v2/Taskfile.yml");
@@ -706,4 +706,54 @@ fn an_include_whose_checksum_does_not_match_stops_every_task() {
             "go-task refuses the Taskfile at Taskfile.yml:5: {why}"
         ))
     );
+}
+
+#[test]
+fn what_else_go_task_refuses_makes_every_task_not_runnable() {
+    let reason = |files: &MemFiles| {
+        let parsed = run(files, "Taskfile.yml");
+        let reasons: HashSet<Option<String>> = parsed
+            .tasks
+            .iter()
+            .map(|t| t.behaviour.not_runnable.clone())
+            .collect();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        reasons.into_iter().next().flatten()
+    };
+    let old = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '2'\ntasks:\n  a: echo a\n  b: echo b\n",
+    );
+    assert_eq!(
+        reason(&old).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at Taskfile.yml:1: schema version 2 is no longer supported by go-task 3"
+        )
+    );
+    let cycle = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  a: ./a.yml\ntasks:\n  x: echo x\n",
+        )
+        .with(
+            "a.yml",
+            "version: '3'\nincludes:\n  back: ./Taskfile.yml\ntasks:\n  y: echo y\n",
+        );
+    assert_eq!(
+        reason(&cycle).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at a.yml:3: include cycle: Taskfile.yml -> a.yml -> Taskfile.yml"
+        )
+    );
+    let duplicate = MemFiles::new()
+        .with("Taskfile.yml", "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib.yml\n    flatten: true\ntasks:\n  x: echo x\n")
+        .with("lib.yml", "version: '3'\ntasks:\n  x: echo lib\n  y: echo y\n");
+    assert_eq!(
+        reason(&duplicate).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at lib.yml:3: task `x` is also defined at Taskfile.yml:7"
+        )
+    );
+    let fine = MemFiles::new().with("Taskfile.yml", "version: '3'\ntasks:\n  a: echo a\n");
+    assert_eq!(reason(&fine), None);
 }
