@@ -25,6 +25,7 @@ mod hosts;
 mod js;
 mod jvm;
 mod list;
+mod listings;
 mod live;
 mod mcp;
 mod mcp_tasks;

@@ -417,22 +417,18 @@ fn taskfile_tasks_match_task_list_all_on_every_fixture() {
     for (dir, listed) in dirs {
         let out = runner_listing(&dir, "task", &["--list-all", "--json"]);
         if !out.status.success() {
-            // go-task refuses the whole file (a duplicate task, a bad include); agg lists
-            // what it can and must say why in a diagnostic (see the README).
-            let json = Test::at(&dir)
-                .args(["list", ".", "--json"])
-                .run()
-                .success()
-                .json();
-            assert!(
-                json["diagnostics"]
-                    .as_array()
-                    .is_some_and(|d| !d.is_empty()),
-                "go-task refuses {} but agg says nothing",
-                dir.display()
-            );
+            // go-task refuses the whole file (a duplicate task, a bad include, a command
+            // it cannot read); agg lists what it can and must say why in a diagnostic
+            // (see the README).
+            assert_refusal_reported(&dir, "go-task");
             continue;
         }
+        assert_eq!(
+            not_runnable_rows(&dir, "task"),
+            Vec::<String>::new(),
+            "{}",
+            dir.display()
+        );
         let json: serde_json::Value =
             serde_json::from_slice(&out.stdout).expect("task --list-all --json");
         let tasks: BTreeSet<String> = json["tasks"]
@@ -443,6 +439,40 @@ fn taskfile_tasks_match_task_list_all_on_every_fixture() {
             .collect();
         assert_eq!(listed, tasks, "{}", dir.display());
     }
+}
+
+/// Checks that agg reports a problem in `dir` (which `runner` refuses as a whole).
+#[track_caller]
+fn assert_refusal_reported(dir: &std::path::Path, runner: &str) {
+    let json = Test::at(dir)
+        .args(["list", ".", "--json"])
+        .run()
+        .success()
+        .json();
+    assert!(
+        json["diagnostics"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty()),
+        "{runner} refuses {} but agg says nothing",
+        dir.display()
+    );
+}
+
+/// The rows of `runner` run from `dir` that agg marks not runnable: none where the runner
+/// itself accepts the file.
+fn not_runnable_rows(dir: &std::path::Path, runner: &str) -> Vec<String> {
+    let json = Test::at(dir)
+        .args(["list", ".", "--json", "--runner", runner])
+        .run()
+        .success()
+        .json();
+    json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["dir"] == "." && !t["not_runnable"].is_null())
+        .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
+        .collect()
 }
 
 /// The public recipes of a `just --dump` module, with module paths (`tools::lint::check`).
@@ -465,9 +495,17 @@ fn just_recipes_match_just_dump_on_every_fixture() {
     for (dir, listed) in dirs {
         let out = runner_listing(&dir, "just", &["--dump", "--dump-format", "json"]);
         if !out.status.success() {
-            // just refuses a file with an error anywhere; agg lists what it can read.
+            // just refuses a file with an error anywhere; agg lists what it can read and
+            // says what is wrong.
+            assert_refusal_reported(&dir, "just");
             continue;
         }
+        assert_eq!(
+            not_runnable_rows(&dir, "just"),
+            Vec::<String>::new(),
+            "{}",
+            dir.display()
+        );
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("just --dump");
         let mut recipes = BTreeSet::new();
         public(&json, "", &mut recipes);

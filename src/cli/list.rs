@@ -503,8 +503,9 @@ fn write_every_diagnostic(diagnostics: &[Diagnostic]) -> Result<ExitCode, Error>
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line per missing runner, however many tasks use it, one for the tasks that need
-/// their editor, and what the marks in the table mean.
+/// One line per missing runner, however many tasks use it, one for the tasks that cannot
+/// run (their editor defines them, or their runner refuses them), and what the marks in the
+/// table mean.
 fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<()> {
     let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
     for t in table.tasks.iter().filter(|t| !t.runner_available) {
@@ -535,7 +536,7 @@ fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<(
     if editor_only > 0 {
         let tasks = if editor_only == 1 { "task" } else { "tasks" };
         note(format!(
-            "{editor_only} {tasks} marked [not runnable here] need the editor that defines them; `agg describe NAME` says why"
+            "{editor_only} {tasks} marked [not runnable here] cannot run as written (an editor's task, or one its runner refuses); `agg describe NAME` says why"
         ))?;
     }
     for (runner, count) in missing {

@@ -37,8 +37,9 @@ pub fn have(program: &str) -> bool {
         "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
     // The test harness names each test's thread after the test.
-    let test = std::thread::current().name().unwrap_or("test").to_owned();
-    eprintln!("SKIPPED {test}: {program} not installed");
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    eprintln!("SKIPPED {test}: {program} not installed (scripts/test installs the runners)");
     false
 }
 

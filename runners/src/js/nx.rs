@@ -1,13 +1,14 @@
 //! Nx targets, named `project:target` and run from the workspace root (the directory of
-//! `nx.json`; the project's own without one) as `<pm> nx run project:target`: every target of a `project.json`, and of a `package.json`, the targets
-//! its `nx.targets` configures plus the scripts `nx.json` `targetDefaults` configures.
+//! `nx.json`; the project's own without one) as `<pm> nx run project:target`: every target of
+//! a `project.json`, and of a `package.json` Nx reads as a project, its scripts (all of them,
+//! or those `nx.includedScripts` names) and its `nx.targets`, as Nx infers them.
 //!
-//! Nx turns every package.json script into a target too; agg does not list a script as an
-//! Nx target unless Nx configuration adds something to it (a `nx.targets` entry or a
-//! `targetDefaults` entry of its name: dependencies, caching, `continuous`): otherwise the
-//! npm row runs the very same command. A package.json with a `project.json` beside it gives
-//! no Nx rows: the project is read from `project.json`. Targets that Nx plugins infer from
-//! other tools' files (`@nx/vite`, `@nx/jest`, …) need the plugins' code and are not listed.
+//! Nx reads a package.json as a project when the workspace's package manager does (the root
+//! package.json `workspaces`, `pnpm-workspace.yaml` or `lerna.json` `packages` globs; the
+//! root one itself when it has an `nx` key) or when a `project.json` is beside it; then the
+//! two are one project, named by `project.json` first, and a target `project.json` defines
+//! is listed once, from there. Targets that Nx plugins infer from other tools' files
+//! (`@nx/vite`, `@nx/jest`, …) need the plugins' code and are not listed.
 //!
 //! A target's `dependsOn` (or its `targetDefaults`'s, by executor then by name) become its
 //! deps: `build` on the project itself, `^build` on the projects it depends on,
@@ -41,17 +42,8 @@ pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let Some(targets) = root.get("targets") else {
         return out;
     };
-    let name = root
-        .get("name")
-        .and_then(Node::str)
-        .filter(|n| !n.is_empty())
-        .map(str::to_owned)
-        .or_else(|| {
-            let package = read_json(dir, "package.json", src.files)?;
-            package_name(&package)
-        })
-        .or_else(|| dir_name(dir));
-    let Some(name) = name else {
+    let package = read_json(dir, "package.json", src.files);
+    let Some(name) = project_json_name(&root, package.as_ref(), dir) else {
         out.diag(
             src.path,
             Some(1),
@@ -65,16 +57,71 @@ pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
         out.diag(src.path, Some(targets.line), message);
         return out;
     };
+    let scripts = package.as_ref().map(included_scripts).unwrap_or_default();
     for entry in entries {
+        // A target that says neither how nor what to run merges with the script of its
+        // name, which then is what it runs.
+        let how = ["command", "executor"]
+            .iter()
+            .any(|k| entry.node.get(k).is_some());
+        let script = scripts
+            .iter()
+            .find(|s| s.name == entry.key && !how)
+            .map(|s| s.command.as_str());
         project.push(
             &entry.key,
             entry.node.line,
             Some(&entry.node),
-            None,
+            script,
             &mut out,
         );
     }
     out
+}
+
+/// The name of the project a `project.json` describes: its `name`, else the package.json
+/// beside it names it, else its directory does.
+fn project_json_name(root: &Node, package: Option<&Node>, dir: &str) -> Option<String> {
+    root.get("name")
+        .and_then(Node::str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .or_else(|| package.and_then(package_name))
+        .or_else(|| dir_name(dir))
+}
+
+/// A package.json script Nx makes a target of.
+struct Script {
+    name: String,
+    command: String,
+    line: u32,
+}
+
+/// The scripts of a package.json that are Nx targets: those `nx.includedScripts` names when
+/// it is there, else all of them.
+fn included_scripts(package: &Node) -> Vec<Script> {
+    let included: Option<HashSet<&str>> = package
+        .path(&["nx", "includedScripts"])
+        .and_then(Node::items)
+        .map(|items| items.iter().filter_map(Node::str).collect());
+    package
+        .get("scripts")
+        .and_then(Node::entries)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| {
+            included
+                .as_ref()
+                .is_none_or(|list| list.contains(e.key.as_str()))
+        })
+        .filter_map(|e| {
+            Some(Script {
+                name: e.key.clone(),
+                command: e.node.str()?.to_owned(),
+                line: e.node.line,
+            })
+        })
+        .collect()
 }
 
 /// The Nx rows of a `package.json` (the package.json adapter owns the file and calls this
@@ -88,14 +135,22 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     if workspace.is_none() && !may_have_key {
         return;
     }
-    if crate::join(dir, "project.json").is_some_and(|p| src.files.exists(&p)) {
-        return;
-    }
     let Ok(root) = json::parse(src.text) else {
         return;
     };
     let nx = root.get("nx");
-    if workspace.is_none() && nx.is_none() {
+    let beside = crate::join(dir, "project.json")
+        .and_then(|p| src.files.read(&p).ok())
+        .and_then(|text| json::parse(&text).ok())
+        .filter(Node::is_object);
+    let member = match &workspace {
+        // Without an nx.json, an `nx` key makes the package its own workspace's root.
+        None => nx.is_some(),
+        Some((root_dir, _)) => {
+            beside.is_some() || in_package_workspaces(root_dir, src.path, src.files)
+        }
+    };
+    if !member {
         return;
     }
     if let Some(nx) = nx.filter(|n| !n.is_object()) {
@@ -103,55 +158,149 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
         out.diag(src.path, Some(nx.line), message);
         return;
     }
-    let Some(name) = package_name(&root).or_else(|| dir_name(dir)) else {
+    // Beside a project.json, the project and its targets are read from there first.
+    let defined: HashSet<String> = beside
+        .as_ref()
+        .and_then(|p| p.get("targets"))
+        .and_then(Node::entries)
+        .map(|entries| entries.iter().map(|e| e.key.clone()).collect())
+        .unwrap_or_default();
+    let name = match &beside {
+        Some(project) => project_json_name(project, Some(&root), dir),
+        None => package_name(&root).or_else(|| dir_name(dir)),
+    };
+    let Some(name) = name else {
         return;
     };
     let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
-    let scripts = root
-        .get("scripts")
-        .and_then(Node::entries)
-        .unwrap_or_default();
-    let by_name: HashMap<&str, &str> = scripts
-        .iter()
-        .filter_map(|e| Some((e.key.as_str(), e.node.str()?)))
-        .collect();
-    let included: Option<HashSet<&str>> = nx
-        .and_then(|n| n.get("includedScripts"))
-        .and_then(Node::items)
-        .map(|items| items.iter().filter_map(Node::str).collect());
-    let runs_script = |name: &str| {
-        by_name
-            .get(name)
-            .copied()
-            .filter(|_| included.as_ref().is_none_or(|list| list.contains(name)))
-    };
-    let mut listed: HashSet<&str> = HashSet::new();
-    if let Some(targets) = nx.and_then(|n| n.get("targets")) {
-        if let Some(entries) = targets.entries() {
-            for entry in entries {
-                let key = entry.key.as_str();
-                project.push(
-                    key,
-                    entry.node.line,
-                    Some(&entry.node),
-                    runs_script(key),
-                    out,
-                );
-                listed.insert(key);
-            }
-        } else {
+    let nx_targets = match nx.and_then(|n| n.get("targets")) {
+        None => Vec::new(),
+        Some(targets) => targets.entries().unwrap_or_else(|| {
             let message = format!("`nx.targets` should be an object, not {}", targets.kind());
             out.diag(src.path, Some(targets.line), message);
-        }
-    }
-    for entry in &scripts {
-        let key = entry.key.as_str();
-        if listed.contains(key) || project.defaults_for(key, "nx:run-script").is_none() {
+            Vec::new()
+        }),
+    };
+    let scripts = included_scripts(&root);
+    for script in &scripts {
+        if defined.contains(&script.name) {
             continue;
         }
-        if let Some(command) = runs_script(key) {
-            project.push(key, entry.node.line, None, Some(command), out);
+        match nx_targets.iter().find(|e| e.key == script.name) {
+            // `nx.targets` of a script's name configures that script, unless it says
+            // how to run something else.
+            Some(entry) => {
+                let how = ["command", "executor"]
+                    .iter()
+                    .any(|k| entry.node.get(k).is_some());
+                let command = (!how).then_some(script.command.as_str());
+                project.push(
+                    &script.name,
+                    entry.node.line,
+                    Some(&entry.node),
+                    command,
+                    out,
+                );
+            }
+            None => project.push(&script.name, script.line, None, Some(&script.command), out),
         }
+    }
+    for entry in nx_targets {
+        if defined.contains(&entry.key) || scripts.iter().any(|s| s.name == entry.key) {
+            continue;
+        }
+        project.push(&entry.key, entry.node.line, Some(&entry.node), None, out);
+    }
+}
+
+/// Whether the package.json at `path` is one of the packages of the workspace rooted at
+/// `root` as Nx reads them: the root package.json `workspaces` (or `workspaces.packages`),
+/// `pnpm-workspace.yaml` `packages` and `lerna.json` `packages` (`packages/*` when empty),
+/// `!` patterns excluding; the root package.json itself when it has an `nx` key.
+fn in_package_workspaces(root: &str, path: &str, files: &dyn Files) -> bool {
+    let relative = if root == "." {
+        path
+    } else {
+        match path.strip_prefix(root).and_then(|p| p.strip_prefix('/')) {
+            Some(rest) => rest,
+            None => return false,
+        }
+    };
+    let mut patterns: Vec<String> = Vec::new();
+    let package = read_json(root, "package.json", files);
+    if let Some(package) = &package {
+        let list = package.get("workspaces").and_then(|w| {
+            w.items()
+                .or_else(|| w.get("packages").and_then(Node::items))
+        });
+        patterns.extend(
+            list.unwrap_or_default()
+                .iter()
+                .filter_map(Node::str)
+                .map(str::to_owned),
+        );
+    }
+    if let Some(text) = crate::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
+        && let Ok(yaml) = crate::yaml::parse(&text)
+        && let Some(crate::yaml::Node::Seq(items)) = yaml.get("packages")
+    {
+        patterns.extend(
+            items
+                .iter()
+                .filter_map(crate::yaml::Node::scalar)
+                .map(str::to_owned),
+        );
+    }
+    if let Some(lerna) = read_json(root, "lerna.json", files) {
+        let listed: Vec<String> = lerna
+            .get("packages")
+            .and_then(Node::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Node::str)
+            .map(str::to_owned)
+            .collect();
+        if listed.is_empty() {
+            patterns.push("packages/*".to_owned());
+        } else {
+            patterns.extend(listed);
+        }
+    }
+    let mut positive: Vec<String> = Vec::new();
+    let mut negative: Vec<String> = Vec::new();
+    for pattern in patterns {
+        match pattern.strip_prefix('!') {
+            Some(rest) => negative.push(package_json_glob(rest)),
+            None => positive.push(package_json_glob(&pattern)),
+        }
+    }
+    if package.as_ref().is_some_and(|p| p.get("nx").is_some()) {
+        positive.push("package.json".to_owned());
+    }
+    if !negative.is_empty() && (positive.is_empty() || positive == ["package.json"]) {
+        positive.push("**/package.json".to_owned());
+    }
+    let matches = |pattern: &String| {
+        pattern == relative
+            || globset::GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .is_ok_and(|g| g.compile_matcher().is_match(relative))
+    };
+    positive.iter().any(matches) && !negative.iter().any(matches)
+}
+
+/// A workspace pattern as the glob of the package.json files it names (`apps/*` →
+/// `apps/*/package.json`).
+fn package_json_glob(pattern: &str) -> String {
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    let pattern = pattern.trim_end_matches('/');
+    if pattern == "package.json" || pattern.ends_with("/package.json") {
+        pattern.to_owned()
+    } else if pattern.is_empty() || pattern == "." {
+        "package.json".to_owned()
+    } else {
+        format!("{pattern}/package.json")
     }
 }
 
@@ -164,6 +313,8 @@ struct Project<'s> {
     manager: Runner,
     /// `nx.json` `targetDefaults`, by key.
     defaults: HashMap<String, Node>,
+    /// Whether `nx.json` names plugins, which may infer what a target runs.
+    plugins: bool,
 }
 
 impl<'s> Project<'s> {
@@ -171,14 +322,16 @@ impl<'s> Project<'s> {
         // Nx addresses `project:target` from anywhere in the workspace; its root is where
         // people run it, and where the names need no directory in front.
         let dir = workspace.unwrap_or_else(|| parent(src.path)).to_owned();
+        let (defaults, plugins) = workspace
+            .map(|root| workspace_config(root, src.files))
+            .unwrap_or_default();
         Project {
             path: src.path,
             manager: package_json::detect_manager(&dir, src.files),
             dir,
             name,
-            defaults: workspace
-                .map(|root| target_defaults(root, src.files))
-                .unwrap_or_default(),
+            defaults,
+            plugins,
         }
     }
 
@@ -207,6 +360,25 @@ impl<'s> Project<'s> {
         }
         let field = |name: &str| config.and_then(|c| c.get(name));
         let command = field("command").and_then(Node::str);
+        // A target that says neither what nor how to run, nor what to run first, configures
+        // one a plugin infers (`build: {outputs: […]}` beside `@nx/vite`); without plugins
+        // Nx drops it (one with `dependsOn` only runs those, as `nx:noop`).
+        let says_how = |node: &Node| {
+            node.get("executor").is_some()
+                || node.get("command").is_some()
+                || node
+                    .get("dependsOn")
+                    .and_then(Node::items)
+                    .is_some_and(|d| !d.is_empty())
+        };
+        if config.is_some()
+            && script.is_none()
+            && !self.plugins
+            && !config.is_some_and(says_how)
+            && !self.defaults.get(key).is_some_and(says_how)
+        {
+            return;
+        }
         let executor = field("executor").and_then(Node::str).unwrap_or(
             if command.is_some() || script.is_none() {
                 "nx:run-commands"
@@ -309,12 +481,14 @@ fn dependency(entry: &Node) -> Vec<String> {
     }
 }
 
-/// `nx.json`'s `targetDefaults` in the workspace root `root`, by key.
-fn target_defaults(root: &str, files: &dyn Files) -> HashMap<String, Node> {
+/// `nx.json`'s `targetDefaults` in the workspace root `root`, by key, and whether it names
+/// plugins.
+fn workspace_config(root: &str, files: &dyn Files) -> (HashMap<String, Node>, bool) {
     let Some(nx) = read_json(root, "nx.json", files) else {
-        return HashMap::new();
+        return (HashMap::new(), false);
     };
-    nx.get("targetDefaults")
+    let defaults = nx
+        .get("targetDefaults")
         .and_then(Node::entries)
         .map(|entries| {
             entries
@@ -322,7 +496,12 @@ fn target_defaults(root: &str, files: &dyn Files) -> HashMap<String, Node> {
                 .map(|e| (e.key.clone(), e.node.clone()))
                 .collect()
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let plugins = nx
+        .get("plugins")
+        .and_then(Node::items)
+        .is_some_and(|p| !p.is_empty());
+    (defaults, plugins)
 }
 
 /// The project name a package.json gives: `nx.name`, else its package `name`.
@@ -389,7 +568,7 @@ mod tests {
             .with("nx.json", NX_JSON)
             .with(
                 "package.json",
-                r#"{"name": "acme", "packageManager": "pnpm@9.1.0"}"#,
+                r#"{"name": "acme", "packageManager": "pnpm@9.1.0", "workspaces": ["apps/*"]}"#,
             )
             .with("apps/api/project.json", PROJECT)
     }
@@ -434,7 +613,10 @@ mod tests {
                 r#"{"targets": {"build": {"command": "tsc"}}}"#,
             )
             .with("libs/util/package.json", r#"{"name": "@acme/util"}"#)
-            .with("libs/Core/project.json", r#"{"targets": {"build": {}}}"#)
+            .with(
+                "libs/Core/project.json",
+                r#"{"targets": {"build": {"command": "tsc"}}}"#,
+            )
             .with("project.json", r#"{"targets": {"build": {}}}"#);
         let util = parse_with(parse_project_json, &files, "libs/util/project.json");
         assert_eq!(names(&util), ["@acme/util:build"]);
@@ -451,6 +633,34 @@ mod tests {
                 "a project.json at the workspace root needs a `name`"
             )]
         );
+    }
+
+    #[test]
+    fn a_target_that_runs_nothing_is_listed_only_where_a_plugin_may_infer_it() {
+        let project = r#"{"name": "cart", "targets": {
+            "build": {"outputs": ["{workspaceRoot}/dist/apps/cart"]},
+            "ci": {"dependsOn": ["build", "test"]},
+            "deploy": {"dependsOn": ["build"], "command": "netlify deploy"}
+        }}"#;
+        let plain = MemFiles::new()
+            .with("nx.json", "{}")
+            .with("apps/cart/project.json", project);
+        let parsed = parse_with(parse_project_json, &plain, "apps/cart/project.json");
+        // Nx drops `build`, which runs nothing; `ci` only runs its dependencies.
+        assert_eq!(names(&parsed), ["cart:ci", "cart:deploy"]);
+        let with_plugins = plain.clone().with(
+            "nx.json",
+            r#"{"plugins": [{"plugin": "@nx/rsbuild", "options": {"buildTargetName": "build"}}]}"#,
+        );
+        let parsed = parse_with(parse_project_json, &with_plugins, "apps/cart/project.json");
+        assert_eq!(names(&parsed), ["cart:build", "cart:ci", "cart:deploy"]);
+        // A target default of its name may say what it runs.
+        let defaults = plain.with(
+            "nx.json",
+            r#"{"targetDefaults": {"build": {"executor": "@nx/rsbuild:build"}}}"#,
+        );
+        let parsed = parse_with(parse_project_json, &defaults, "apps/cart/project.json");
+        assert_eq!(names(&parsed), ["cart:build", "cart:ci", "cart:deploy"]);
     }
 
     #[test]
@@ -475,7 +685,7 @@ mod tests {
     }
 
     #[test]
-    fn package_json_gives_its_nx_targets_and_the_scripts_nx_json_configures() {
+    fn package_json_scripts_are_targets_with_their_nx_configuration() {
         let web = r#"{
   "name": "web",
   "scripts": {
@@ -498,10 +708,17 @@ mod tests {
             "apps/web/package.json",
         );
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
-        // lint has defaults but nx does not include it; format has no Nx configuration.
+        // lint has defaults but nx does not include it; format has no Nx configuration
+        // and is a target all the same, as Nx makes every included script one.
         assert_eq!(
             names(&parsed),
-            ["web:test", "web:deploy", "web:build", "web:serve"]
+            [
+                "web:build",
+                "web:serve",
+                "web:format",
+                "web:test",
+                "web:deploy"
+            ]
         );
         let test = task(&parsed, "web:test");
         assert_eq!(test.deps, ["build"]);
@@ -513,23 +730,58 @@ mod tests {
         assert_eq!(build.line, Some(4));
         assert!(task(&parsed, "web:serve").behaviour.service);
         assert_eq!(
+            task(&parsed, "web:format").script.as_deref(),
+            Some("prettier -w .")
+        );
+        assert_eq!(
             task(&parsed, "web:deploy").script.as_deref(),
             Some("wrangler deploy")
         );
     }
 
     #[test]
-    fn package_json_outside_nx_or_beside_project_json_gives_no_nx_rows() {
+    fn a_package_json_is_a_project_where_nx_reads_one() {
+        // Outside an Nx workspace, without an `nx` key: no project.
         let plain = MemFiles::new().with(
             "package.json",
             r#"{"name": "x", "scripts": {"build": "tsc"}}"#,
         );
         assert_eq!(package(&plain, "package.json"), Parsed::default());
-        let beside = workspace().with(
-            "apps/api/package.json",
-            r#"{"name": "api", "scripts": {"build": "tsc"}}"#,
+        // Inside one, but not one of the package manager's workspaces, nor its root with
+        // an `nx` key: no project either.
+        let files = workspace()
+            .with("tools/gen/package.json", r#"{"name": "gen", "scripts": {"gen": "node gen.js"}}"#)
+            .with("package.json", r#"{"name": "acme", "workspaces": ["apps/*", "!apps/old"], "scripts": {"fmt": "prettier"}}"#)
+            .with("apps/old/package.json", r#"{"name": "old", "scripts": {"x": "true"}}"#)
+            .with("apps/new/package.json", r#"{"scripts": {"x": "true"}}"#);
+        assert_eq!(package(&files, "tools/gen/package.json"), Parsed::default());
+        assert_eq!(package(&files, "package.json"), Parsed::default());
+        assert_eq!(package(&files, "apps/old/package.json"), Parsed::default());
+        assert_eq!(names(&package(&files, "apps/new/package.json")), ["new:x"]);
+        let rooted = files.with(
+            "package.json",
+            r#"{"name": "acme", "nx": {}, "scripts": {"fmt": "prettier"}}"#,
         );
-        assert_eq!(package(&beside, "apps/api/package.json"), Parsed::default());
+        assert_eq!(names(&package(&rooted, "package.json")), ["acme:fmt"]);
+        // pnpm's and lerna's package lists count too.
+        let pnpm = MemFiles::new()
+            .with("nx.json", "{}")
+            .with("package.json", r#"{"name": "acme"}"#)
+            .with("pnpm-workspace.yaml", "packages:\n  - 'libs/**'\n")
+            .with(
+                "libs/a/b/package.json",
+                r#"{"name": "b", "scripts": {"t": "true"}}"#,
+            );
+        assert_eq!(names(&package(&pnpm, "libs/a/b/package.json")), ["b:t"]);
+        let lerna = MemFiles::new()
+            .with("nx.json", "{}")
+            .with("package.json", r#"{"name": "acme"}"#)
+            .with("lerna.json", "{}")
+            .with(
+                "packages/c/package.json",
+                r#"{"name": "c", "scripts": {"t": "true"}}"#,
+            );
+        assert_eq!(names(&package(&lerna, "packages/c/package.json")), ["c:t"]);
         // An `nx` key alone makes a project, even without nx.json.
         let keyed = MemFiles::new().with(
             "tools/package.json",
@@ -539,28 +791,58 @@ mod tests {
     }
 
     #[test]
+    fn package_json_beside_project_json_adds_the_targets_project_json_does_not_define() {
+        let files = workspace()
+            .with(
+                "libs/util/package.json",
+                r#"{"name": "@acme/util", "scripts": {"build": "tsc", "test": "vitest", "lint": "eslint ."}, "nx": {"targets": {"extra": {"command": "echo"}}}}"#,
+            )
+            .with(
+                "libs/util/project.json",
+                r#"{"name": "util", "targets": {"build": {"command": "tsc -b"}, "test": {"dependsOn": ["build"]}}}"#,
+            );
+        let from_package = package(&files, "libs/util/package.json");
+        assert!(
+            from_package.diagnostics.is_empty(),
+            "{:?}",
+            from_package.diagnostics
+        );
+        assert_eq!(names(&from_package), ["util:lint", "util:extra"]);
+        let from_project = parse_with(parse_project_json, &files, "libs/util/project.json");
+        assert_eq!(names(&from_project), ["util:build", "util:test"]);
+        // The script of a target that does not say what to run is what it runs.
+        let test = task(&from_project, "util:test");
+        assert_eq!(test.script.as_deref(), Some("vitest"));
+        assert_eq!(test.deps, ["build"]);
+        assert_eq!(
+            task(&from_project, "util:build").script.as_deref(),
+            Some("tsc -b")
+        );
+    }
+
+    #[test]
     fn bad_nx_configuration_costs_one_diagnostic_each() {
         let files = workspace()
-            .with("a/package.json", "{\"name\": \"a\",\n\"nx\": []}")
-            .with("b/package.json", "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}")
+            .with("apps/a/package.json", "{\"name\": \"a\",\n\"nx\": []}")
+            .with("apps/b/package.json", "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}")
             .with(
                 "c/project.json",
-                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"dependsOn\": {}},\n\"z\": {}}}",
+                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"command\": \"y\", \"dependsOn\": {}},\n\"z\": {\"command\": \"z\"}}}",
             )
             .with("d/project.json", "{\"name\": \"d\", \"targets\": []}")
             .with("e/project.json", "{\"name\": \"e\", \"targets\": {,}");
         assert_eq!(
-            messages(&package(&files, "a/package.json")),
+            messages(&package(&files, "apps/a/package.json")),
             [(
-                "a/package.json",
+                "apps/a/package.json",
                 Some(2),
                 "`nx` should be an object, not an array"
             )]
         );
         assert_eq!(
-            messages(&package(&files, "b/package.json")),
+            messages(&package(&files, "apps/b/package.json")),
             [(
-                "b/package.json",
+                "apps/b/package.json",
                 Some(2),
                 "`nx.targets` should be an object, not a number"
             )]

@@ -5,6 +5,7 @@
 //! does (imports merge into one namespace, modules become `mod::recipe`), picks the winner
 //! among duplicate recipes, hides private and other-OS recipes, and attaches aliases.
 
+mod attributes;
 mod lexer;
 mod parser;
 
@@ -81,6 +82,7 @@ fn parse_for(src: &Source<'_>, platform: Platform) -> Parsed {
         entries: Vec::new(),
         aliases: Vec::new(),
         disabled: HashSet::new(),
+        refused: None,
     };
     let namespace = Namespace {
         prefix: String::new(),
@@ -148,6 +150,8 @@ struct Builder<'s> {
     aliases: Vec<PendingAlias>,
     /// Full names of recipes dropped because of their OS attributes.
     disabled: HashSet<String>,
+    /// Why just refuses the justfile (the first error that makes it refuse it all).
+    refused: Option<String>,
 }
 
 impl Builder<'_> {
@@ -172,6 +176,14 @@ impl Builder<'_> {
         while let Some(frame) = stack.pop() {
             for (line, message) in &frame.ast.errors {
                 self.diag(&frame.file, *line, message.clone());
+            }
+            if let Some((line, message)) = &frame.ast.refused
+                && self.refused.is_none()
+            {
+                let file = &frame.file;
+                self.refused = Some(format!(
+                    "just refuses the justfile at {file}:{line}: {message}"
+                ));
             }
             let mut chain = frame.chain.clone();
             chain.push(frame.file.clone());
@@ -503,6 +515,11 @@ impl Builder<'_> {
             .filter(|e| !e.hidden)
             .map(|e| e.task)
             .collect();
+        if let Some(reason) = &self.refused {
+            for task in &mut self.out.tasks {
+                task.behaviour.not_runnable = Some(reason.clone());
+            }
+        }
         let mut seen = HashSet::new();
         self.out.consumed.retain(|c| seen.insert(c.clone()));
         self.out

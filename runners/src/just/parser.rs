@@ -4,6 +4,7 @@
 //! It follows just's grammar closely enough to find item boundaries exactly, and recovers
 //! from a bad item at the next unindented line, so one mistake never hides later recipes.
 
+use super::attributes::{self, ItemKind, Written};
 use super::lexer::{Body, Error, Kind, Lexer, Token};
 use crate::{LineIndex, Param, Variadic};
 
@@ -96,6 +97,9 @@ pub(super) enum Item {
 pub(super) struct Ast {
     pub items: Vec<Item>,
     pub errors: Vec<(u32, String)>,
+    /// The first error for which just refuses the whole justfile, with its line (also in
+    /// `errors`).
+    pub refused: Option<(u32, String)>,
 }
 
 /// How many errors one file reports before it only says there are more.
@@ -152,6 +156,33 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Records an error for which just refuses the whole justfile.
+    fn refuse(&mut self, line: u32, message: String) {
+        if self.ast.refused.is_none() {
+            self.ast.refused = Some((line, message.clone()));
+        }
+        self.error_at_line(line, message);
+    }
+
+    /// The waiting attributes as just's checks see them.
+    fn written(&self) -> Vec<Written<'_>> {
+        self.attributes
+            .iter()
+            .map(|(line, a)| Written {
+                name: &a.name,
+                args: a.args.len(),
+                line: *line,
+            })
+            .collect()
+    }
+
+    /// Checks the waiting attributes against the item they precede, as just does.
+    fn check_item(&mut self, item: ItemKind, name: &str, line: u32) {
+        if let Some((at, message)) = attributes::check(&self.written(), item, name, line) {
+            self.refuse(at, message);
+        }
+    }
+
     fn text(&self, token: Token) -> &'a str {
         self.src.get(token.start..token.end).unwrap_or_default()
     }
@@ -181,13 +212,16 @@ impl<'a> Parser<'a> {
         self.drop_attributes();
     }
 
-    /// Reports attributes that no item claimed.
+    /// Reports attributes that no item claimed (just's words).
     fn drop_attributes(&mut self) {
         if let Some(&(line, _)) = self.attributes.first() {
-            self.error_at_line(
-                line,
-                "attribute not followed by a recipe, alias, module or assignment".to_owned(),
-            );
+            let count = self.attributes.len();
+            let message = if count == 1 {
+                "extraneous attribute".to_owned()
+            } else {
+                "extraneous attributes".to_owned()
+            };
+            self.refuse(line, message);
         }
         self.attributes.clear();
     }
@@ -236,11 +270,13 @@ impl<'a> Parser<'a> {
         let after_name = kind(2);
         let starts_recipe = kind(0) == Some(Kind::Ident)
             || (kind(0) == Some(Kind::At) && kind(1) == Some(Kind::Ident));
+        let line = self.lines.line(start);
         let item = match (word(0), kind(1)) {
             (Some("alias"), Some(Kind::Ident)) if after_name == Some(Kind::ColonEq) => {
                 Some(self.alias(tokens, start)?)
             }
             (Some("export" | "eager"), Some(Kind::Ident)) if after_name == Some(Kind::ColonEq) => {
+                self.check_item(ItemKind::Assignment, word(1).unwrap_or_default(), line);
                 None
             }
             (Some("import"), Some(Kind::Question | Kind::Str)) => Some(self.import(tokens, start)?),
@@ -248,9 +284,17 @@ impl<'a> Parser<'a> {
             (Some("set"), Some(Kind::Ident))
                 if matches!(after_name, None | Some(Kind::ColonEq | Kind::Comment)) =>
             {
+                self.check_item(ItemKind::Setting, word(1).unwrap_or_default(), line);
                 self.set(tokens)
             }
-            (Some(_), Some(Kind::ColonEq)) | (Some("unexport"), Some(Kind::Ident)) => None,
+            (Some(name), Some(Kind::ColonEq)) => {
+                self.check_item(ItemKind::Assignment, name, line);
+                None
+            }
+            (Some("unexport"), Some(Kind::Ident)) => {
+                self.check_item(ItemKind::Unexport, word(1).unwrap_or_default(), line);
+                None
+            }
             _ if starts_recipe => Some(self.recipe(tokens)?),
             _ => {
                 let at = tokens.first().map_or(start, |t| t.start);
@@ -425,6 +469,7 @@ impl<'a> Parser<'a> {
             .unwrap_or_default();
         let (target, end) = self.path(tokens, 3)?;
         self.end_of_line(tokens, end)?;
+        self.check_item(ItemKind::Alias, &name, self.lines.line(start));
         let attributes = self.take_attributes();
         let private = name.starts_with('_') || attributes.iter().any(|a| a.name == "private");
         Ok(Item::Alias(Alias {
@@ -460,6 +505,8 @@ impl<'a> Parser<'a> {
             .and_then(|&t| self.cooked(t))
             .ok_or_else(|| self.expected(tokens, i, "a quoted path"))?;
         self.end_of_line(tokens, i + 1)?;
+        let written = tokens.get(i).map(|&t| self.text(t)).unwrap_or_default();
+        self.check_item(ItemKind::Import, written, self.lines.line(start));
         self.attributes.clear();
         Ok(Item::Import {
             path,
@@ -486,6 +533,7 @@ impl<'a> Parser<'a> {
             _ => None,
         };
         self.end_of_line(tokens, i)?;
+        self.check_item(ItemKind::Module, self.text(name), self.lines.line(start));
         let attributes = self.take_attributes();
         Ok(Item::Module(Module {
             name: self.text(name).to_owned(),
@@ -586,13 +634,21 @@ impl<'a> Parser<'a> {
         }
         self.end_of_line(tokens, i)?;
 
-        let attributes = self.take_attributes();
+        self.check_item(ItemKind::Recipe, self.text(name), line);
         let comment = self.comment.take();
         let body = self.lexer.body();
         let Body { lines, errors } = body;
         for error in errors {
             self.error(error.offset, error.message);
         }
+        let script = lines.first().is_some_and(|l| l.starts_with("#!"));
+        let written = self.written();
+        let together = attributes::check_recipe(&written, self.text(name), script);
+        drop(written);
+        if let Some(message) = together {
+            self.refuse(line, message);
+        }
+        let attributes = self.take_attributes();
 
         let mut description = comment;
         let mut group = None;
@@ -860,7 +916,7 @@ mod tests {
             "[group: 'ci']\n",
             "[group(\"second\")]\n",
             "[confirm('Sure?'), script('python3'), linux, windows]\n",
-            "[arg('x', long='ex', help=\"an x\"), metadata('a', 'b'), some-future-attribute]\n",
+            "[arg('x', long='ex', help=\"an x\"), metadata('a', 'b')]\n",
             "[working-directory: 'sub', extension: '.py', positional-arguments, parallel, default]\n",
             "run x:\n",
             "  print(1)\n",
@@ -871,7 +927,98 @@ mod tests {
         assert_eq!(run.group.as_deref(), Some("ci"));
         assert_eq!(run.os, os::LINUX | os::WINDOWS);
         assert!(recipe(text, "_underscored").private);
-        assert!(parse(text).errors.is_empty());
+        let ast = parse(text);
+        assert!(ast.errors.is_empty(), "{:?}", ast.errors);
+        assert_eq!(ast.refused, None);
+    }
+
+    #[test]
+    fn attributes_just_rejects_are_refusals_in_its_words() {
+        // Each case: the justfile, then the line and message `just --summary` 1.59 gives.
+        let cases = [
+            ("[private]\n\nfoo:\n  echo\n", 1, "extraneous attribute"),
+            (
+                "[private, unix]\n# c\nfoo:\n  echo\n",
+                1,
+                "extraneous attributes",
+            ),
+            ("[foo]\nfoo:\n  echo\n", 1, "unknown attribute `foo`"),
+            (
+                "[private('x')]\nfoo:\n  echo\n",
+                1,
+                "attribute `private` got 1 argument but takes 0 arguments",
+            ),
+            (
+                "[group]\nfoo:\n  echo\n",
+                1,
+                "attribute `group` got 0 arguments but takes 1 argument",
+            ),
+            (
+                "[doc('a', 'b')]\nfoo:\n  echo\n",
+                1,
+                "attribute `doc` got 2 arguments but takes at most 1 argument",
+            ),
+            (
+                "[metadata]\nfoo:\n  echo\n",
+                1,
+                "attribute `metadata` got 0 arguments but takes at least 1 argument",
+            ),
+            (
+                "[private]\n[private]\nfoo:\n  echo\n",
+                2,
+                "attribute `private` first used on line 1 is duplicated on line 2",
+            ),
+            (
+                "[no-cd]\nalias f := foo\nfoo:\n  echo\n",
+                2,
+                "alias `f` has invalid attribute `no-cd`",
+            ),
+            (
+                "[confirm]\nx := '1'\nfoo:\n  echo\n",
+                2,
+                "assignment `x` has invalid attribute `confirm`",
+            ),
+            (
+                "[private]\nset shell := ['bash']\nfoo:\n  echo\n",
+                2,
+                "setting `shell` has invalid attribute `private`",
+            ),
+            (
+                "[private]\nimport 'x.just'\nfoo:\n  echo\n",
+                2,
+                "import `'x.just'` has invalid attribute `private`",
+            ),
+            (
+                "[no-cd, working-directory('x')]\nfoo:\n  echo\n",
+                2,
+                "recipe `foo` has both `[no-cd]` and `[working-directory]` attributes",
+            ),
+            (
+                "[extension('.sh')]\nfoo:\n  echo\n",
+                2,
+                "shell recipe `foo` has script recipe attribute `extension`",
+            ),
+        ];
+        for (text, line, message) in cases {
+            let ast = parse(text);
+            assert_eq!(
+                ast.refused,
+                Some((line, message.to_owned())),
+                "{text:?}: {:?}",
+                ast.errors
+            );
+        }
+        // What just accepts: repeatable attributes, OS attributes anywhere, `[private]`
+        // on assignments, script attributes on a `#!` recipe.
+        let fine = concat!(
+            "[group('a')]\n[group('b')]\nfoo:\n  echo\n",
+            "[private]\nexport x := '1'\n",
+            "[linux]\nalias f := foo\n",
+            "[extension('.sh')]\nsh:\n  #!/bin/sh\n  echo\n",
+            "[doc('m'), group('g'), private]\nmod? m\n",
+        );
+        let ast = parse(fine);
+        assert_eq!(ast.refused, None, "{:?}", ast.errors);
     }
 
     #[test]

@@ -558,3 +558,36 @@ fn never_panics_on_truncated_or_odd_input() {
         );
     }
 }
+
+#[test]
+fn a_justfile_just_refuses_lists_its_recipes_as_not_runnable() {
+    let files = MemFiles::new()
+        .with("justfile", "mod tools\n\n# Build\nbuild:\n  cargo build\n")
+        .with(
+            "tools.just",
+            "[no-cd]\nalias l := lint\n\nlint:\n  cargo clippy\n",
+        );
+    let parsed = run(&files, "justfile");
+    assert_eq!(names(&parsed), ["tools::lint", "build"]);
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "tools.just",
+            Some(2),
+            "alias `l` has invalid attribute `no-cd`"
+        )]
+    );
+    for name in ["build", "tools::lint"] {
+        assert_eq!(
+            task(&parsed, name).behaviour.not_runnable.as_deref(),
+            Some(
+                "just refuses the justfile at tools.just:2: alias `l` has invalid attribute `no-cd`"
+            ),
+            "{name}"
+        );
+    }
+    // Its other errors are said but do not stop the recipes agg reads around them.
+    let files = MemFiles::new().with("justfile", "ok:\n  true\nbad x\n");
+    let parsed = run(&files, "justfile");
+    assert_eq!(task(&parsed, "ok").behaviour.not_runnable, None);
+}

@@ -24,6 +24,8 @@ pub(super) struct Include {
     pub aliases: Vec<String>,
     /// Its task names (relative to it) that are left out.
     pub excludes: Vec<String>,
+    /// `checksum`: the SHA-256 (hex) the included file must have, and the line of the key.
+    pub checksum: Option<(String, u32)>,
 }
 
 /// Reads an include's value: a path, or a mapping with `taskfile:` and options.
@@ -50,6 +52,10 @@ pub(super) fn read(value: &Node) -> Result<Include, String> {
                 flatten: flag("flatten"),
                 aliases: names("aliases"),
                 excludes: names("excludes"),
+                checksum: value.entry("checksum").and_then(|entry| {
+                    let sum = entry.value.scalar().filter(|s| !s.is_empty())?;
+                    Some((sum.to_owned(), entry.line))
+                }),
             })
         }
         other => match other.scalar() {
@@ -159,7 +165,7 @@ mod tests {
             })
         );
         let long = node::parse(
-            "taskfile: ./lib/Taskfile.yml\ndir: ./lib\noptional: true\ninternal: true\nflatten: true\naliases: [l, li]\nexcludes: [secret]\nvars: {X: 1}\n",
+            "taskfile: ./lib/Taskfile.yml\ndir: ./lib\noptional: true\ninternal: true\nflatten: true\naliases: [l, li]\nexcludes: [secret]\nvars: {X: 1}\nchecksum: abc\n",
         )
         .unwrap();
         assert_eq!(
@@ -171,6 +177,7 @@ mod tests {
                 flatten: true,
                 aliases: vec!["l".into(), "li".into()],
                 excludes: vec!["secret".into()],
+                checksum: Some(("abc".into(), 9)),
             })
         );
         assert_eq!(

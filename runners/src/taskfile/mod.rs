@@ -3,6 +3,12 @@
 //!
 //! Each task runs as `task <name>` from the root Taskfile's directory. Included files are
 //! reported as consumed; remote includes are not followed (one short diagnostic each).
+//!
+//! What go-task refuses is said at its line and makes tasks not runnable, with go-task's
+//! own words as the reason: a command it cannot read or an include whose `checksum` does not
+//! match stop it from loading the Taskfile at all (every task); a `method` other than
+//! `checksum`, `timestamp` or `none` fails the tasks it applies to (the root Taskfile's
+//! for every task without its own) and the tasks that depend on them.
 
 mod include;
 mod task;
@@ -12,7 +18,7 @@ use std::rc::Rc;
 
 use self::include::Include;
 use self::node::{Entry, Node};
-use self::task::TaskDef;
+use self::task::{METHODS, TaskDef};
 use crate::yaml as node;
 use crate::{Adapter, file_name};
 use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
@@ -74,27 +80,41 @@ fn parse(src: &Source<'_>) -> Parsed {
         capped: false,
         diagnostics: Vec::new(),
         consumed: Vec::new(),
+        refusal: None,
     };
+    let root_method = root.entry("method").and_then(|entry| {
+        let method = entry.value.scalar().filter(|m| !m.is_empty())?;
+        Some((method.to_owned(), src.path.to_owned(), entry.line))
+    });
+    if let Some((method, file, line)) = &root_method
+        && !METHODS.contains(&method.as_str())
+    {
+        loader.diag(file, Some(*line), invalid_method(method));
+    }
     let mut stack = vec![src.path.to_owned()];
     let found = loader.file_tasks(src.path, &root, &mut stack);
 
     let mut parsed = Parsed {
-        consumed: loader.consumed,
+        consumed: std::mem::take(&mut loader.consumed),
         ..Parsed::default()
     };
+    // Duplicates first: go-task refuses the Taskfile for one, so every task needs to know.
     let mut seen: HashMap<String, (String, u32)> = HashMap::new();
-    for f in found {
+    let mut keep = Vec::with_capacity(found.len());
+    for f in &found {
         if let Some((file, line)) = seen.get(&f.name) {
-            let message = format!(
-                "task `{}` is also defined at {file}:{line}; go-task refuses duplicate task names",
-                f.name
-            );
-            loader
-                .diagnostics
-                .push(Diagnostic::new(&f.file, Some(f.def.line), message));
+            let message = format!("task `{}` is also defined at {file}:{line}", f.name);
+            loader.fatal(&f.file, Some(f.def.line), message);
+            keep.push(false);
             continue;
         }
         seen.insert(f.name.clone(), (f.file.clone(), f.def.line));
+        keep.push(true);
+    }
+    for (f, keep) in found.into_iter().zip(keep) {
+        if !keep {
+            continue;
+        }
         let def = f.def;
         let mut raw = RawTask::new(
             Runner::Task,
@@ -127,8 +147,17 @@ fn parse(src: &Source<'_>) -> Parsed {
         raw.env = def.env;
         raw.behaviour.confirm = def.prompt;
         raw.behaviour.interactive = def.interactive;
+        raw.behaviour.not_runnable = loader.refusal.clone().or_else(|| {
+            let (method, file, line) = match def.method {
+                Some((method, line)) => (method, raw.file_path.clone(), line),
+                None => root_method.clone()?,
+            };
+            (!METHODS.contains(&method.as_str()))
+                .then(|| format!("go-task fails at {file}:{line}: invalid method \"{method}\""))
+        });
         parsed.tasks.push(raw);
     }
+    fail_dependents(&mut parsed.tasks);
     let mut reported = HashSet::new();
     parsed.diagnostics = loader
         .diagnostics
@@ -166,6 +195,40 @@ struct Loader<'a> {
     capped: bool,
     diagnostics: Vec<Diagnostic>,
     consumed: Vec<String>,
+    /// Why go-task refuses to load the root Taskfile, when it does (the first reason found).
+    refusal: Option<String>,
+}
+
+/// A `method` go-task does not know, in its words, with the ones it does.
+fn invalid_method(method: &str) -> String {
+    format!(
+        "invalid method \"{method}\": go-task accepts {}",
+        METHODS.join(", ")
+    )
+}
+
+/// Marks not runnable every task that depends, directly or not, on one go-task cannot run:
+/// go-task runs the dependencies first and stops at the failure.
+fn fail_dependents(tasks: &mut [RawTask]) {
+    loop {
+        let failing: HashMap<String, String> = tasks
+            .iter()
+            .filter_map(|t| Some((t.source_name.clone(), t.behaviour.not_runnable.clone()?)))
+            .collect();
+        let mut changed = false;
+        for task in tasks
+            .iter_mut()
+            .filter(|t| t.behaviour.not_runnable.is_none())
+        {
+            if let Some((dep, why)) = task.deps.iter().find_map(|d| Some((d, failing.get(d)?))) {
+                task.behaviour.not_runnable = Some(format!("its dependency `{dep}`: {why}"));
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
 }
 
 impl Loader<'_> {
@@ -183,10 +246,10 @@ impl Loader<'_> {
         if stack.len() > 1
             && let Some(entry) = file.entry("dotenv")
         {
-            self.diag(
+            self.fatal(
                 path,
                 Some(entry.line),
-                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)",
+                "included Taskfiles can't have `dotenv` (it belongs in the main Taskfile)",
             );
         }
         let mut found = Vec::new();
@@ -236,6 +299,14 @@ impl Loader<'_> {
         let mut index: HashMap<String, usize> = HashMap::with_capacity(entries.len());
         for entry in entries {
             let def = task::read(path, entry, &mut self.diagnostics);
+            if let Some((line, why)) = &def.refusal {
+                self.refuse(path, *line, why);
+            }
+            if let Some((method, line)) = &def.method
+                && !METHODS.contains(&method.as_str())
+            {
+                self.diag(path, Some(*line), invalid_method(method));
+            }
             // yaml.v3 lets the later of two equal keys win, and so does go-task.
             if let Some(i) = index.insert(def.name.clone(), defs.len())
                 && let Some(earlier) = defs.get_mut(i).and_then(Option::take)
@@ -276,7 +347,7 @@ impl Loader<'_> {
         };
         if stack.contains(&target) {
             let message = format!("include cycle: {} -> {target}", stack.join(" -> "));
-            self.diag(path, Some(entry.line), message);
+            self.fatal(path, Some(entry.line), message);
             return Vec::new();
         }
         if stack.len() > MAX_DEPTH {
@@ -299,6 +370,19 @@ impl Loader<'_> {
         let Some(node) = self.load(&target) else {
             return Vec::new();
         };
+        if let Some((want, line)) = &inc.checksum {
+            let got = self
+                .files
+                .read(&target)
+                .map(|text| sha256_hex(text.as_bytes()))
+                .unwrap_or_default();
+            if got != *want {
+                let why = format!(
+                    "the checksum of the Taskfile at \"{target}\" does not match: got \"{got}\", want \"{want}\""
+                );
+                self.refuse(path, *line, &why);
+            }
+        }
         stack.push(target.clone());
         let inner = self.file_tasks(&target, &node, stack);
         stack.pop();
@@ -367,7 +451,7 @@ impl Loader<'_> {
             Some(target) => Some((target, inc)),
             None if inc.optional => None,
             None => {
-                self.diag(
+                self.fatal(
                     path,
                     Some(line),
                     format!("include `{ns}`: no Taskfile at {joined}"),
@@ -399,7 +483,7 @@ impl Loader<'_> {
             Ok(text) => match node::parse(&text) {
                 Ok(node) => Some(Rc::new(node)),
                 Err(err) => {
-                    self.diag(path, err.line, format!("invalid YAML: {}", err.message));
+                    self.fatal(path, err.line, format!("invalid YAML: {}", err.message));
                     None
                 }
             },
@@ -413,13 +497,13 @@ impl Loader<'_> {
     }
 
     /// go-task 3 refuses a Taskfile without `version` or with a version below 3; the
-    /// tasks are still listed, with a diagnostic saying why `task` will fail.
+    /// tasks are still listed, not runnable, with a diagnostic saying why `task` fails.
     fn check_version(&mut self, path: &str, file: &Node) {
         match file.entry("version") {
-            None => self.diag(
+            None => self.fatal(
                 path,
                 None,
-                "no `version: '3'`; go-task refuses a Taskfile without a schema version",
+                "no `version: '3'` (go-task needs a schema version)",
             ),
             Some(entry) => {
                 let major = entry
@@ -427,15 +511,15 @@ impl Loader<'_> {
                     .scalar()
                     .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok());
                 match major {
-                    Some(major @ 0..=2) => self.diag(
+                    Some(major @ 0..=2) => self.fatal(
                         path,
                         Some(entry.line),
                         format!("schema version {major} is no longer supported by go-task 3"),
                     ),
-                    Some(major @ 4..) => self.diag(
+                    Some(major @ 4..) => self.fatal(
                         path,
                         Some(entry.line),
-                        format!("schema version {major} is newer than go-task 3 reads; it refuses the file"),
+                        format!("schema version {major} is newer than go-task 3 reads"),
                     ),
                     _ => {}
                 }
@@ -443,9 +527,46 @@ impl Loader<'_> {
         }
     }
 
+    /// Records what makes go-task refuse the whole Taskfile: a diagnostic at its line and,
+    /// the first time, the reason no task runs.
+    fn refuse(&mut self, path: &str, line: u32, why: &str) {
+        self.diag(
+            path,
+            Some(line),
+            format!("go-task refuses the Taskfile: {why}"),
+        );
+        if self.refusal.is_none() {
+            self.refusal = Some(format!(
+                "go-task refuses the Taskfile at {path}:{line}: {why}"
+            ));
+        }
+    }
+
+    /// A problem for which go-task refuses the whole Taskfile, said as it is: a diagnostic,
+    /// and the first time, the reason no task runs.
+    fn fatal(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
+        let message = message.into();
+        if self.refusal.is_none() {
+            let at = line.map_or_else(|| path.to_owned(), |l| format!("{path}:{l}"));
+            self.refusal = Some(format!("go-task refuses the Taskfile at {at}: {message}"));
+        }
+        self.diag(path, line, message);
+    }
+
     fn diag(&mut self, path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics.push(Diagnostic::new(path, line, message));
     }
+}
+
+/// The SHA-256 of `bytes` as lowercase hex, the form go-task compares `checksum` with.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    let mut hex = String::with_capacity(64);
+    for byte in &sha2::Sha256::digest(bytes) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    hex
 }
 
 /// Whether `name` matches an `excludes` entry: a name, or a pattern where `*` stands for

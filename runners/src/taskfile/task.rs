@@ -32,7 +32,15 @@ pub(super) struct TaskDef {
     pub prompt: Vec<String>,
     /// `interactive: true`.
     pub interactive: bool,
+    /// Its own `method` (when not empty) and the line of the key.
+    pub method: Option<(String, u32)>,
+    /// Why go-task refuses to load the file for this task, and the line: a command it
+    /// cannot read (`invalid keys in command`).
+    pub refusal: Option<(u32, String)>,
 }
+
+/// The `method` values go-task accepts, at the top of a Taskfile or in a task.
+pub(super) const METHODS: [&str; 3] = ["checksum", "timestamp", "none"];
 
 /// Reads one `tasks:` entry. Problems go to `diags`, named after `file`.
 pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> TaskDef {
@@ -48,6 +56,8 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         env: Vec::new(),
         prompt: Vec::new(),
         interactive: false,
+        method: None,
+        refusal: None,
     };
     let mut bad = |field: &str, want: &str, got: &Node| {
         diags.push(Diagnostic::new(
@@ -63,6 +73,7 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
     let fields = match &entry.value {
         Node::Map(_) => &entry.value,
         Node::Seq(items) => {
+            def.refusal = items.iter().find_map(|c| refused(c, entry.line));
             def.script = join_cmds(items.iter().filter_map(command));
             return def;
         }
@@ -110,15 +121,30 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         Some(other) => bad("deps", "a list", other),
     }
 
-    match fields.get("cmds") {
-        None | Some(Node::Null) => {
-            def.script = fields
-                .get("cmd")
-                .and_then(command)
-                .filter(|s| !s.is_empty());
+    match fields.entry("cmds") {
+        None
+        | Some(Entry {
+            value: Node::Null, ..
+        }) => {
+            if let Some(cmd) = fields.entry("cmd") {
+                def.refusal = refused(&cmd.value, cmd.line);
+                def.script = command(&cmd.value).filter(|s| !s.is_empty());
+            }
         }
-        Some(Node::Seq(items)) => def.script = join_cmds(items.iter().filter_map(command)),
-        Some(other) => bad("cmds", "a list", other),
+        Some(Entry {
+            value: Node::Seq(items),
+            line,
+            ..
+        }) => {
+            def.refusal = items.iter().find_map(|c| refused(c, *line));
+            def.script = join_cmds(items.iter().filter_map(command));
+        }
+        Some(Entry { value, .. }) => bad("cmds", "a list", value),
+    }
+    if let Some(method) = fields.entry("method")
+        && let Some(value) = method.value.scalar().filter(|m| !m.is_empty())
+    {
+        def.method = Some((value.to_owned(), method.line));
     }
 
     match fields.get("requires").map(|r| (r, r.get("vars"))) {
@@ -204,6 +230,28 @@ fn command(node: &Node) -> Option<String> {
         other => other.scalar()?.to_owned(),
     };
     Some(text.trim_end_matches('\n').to_owned())
+}
+
+/// Why go-task refuses a command as written, at the line it points at (that of the
+/// command's first key, else `line`): a mapping needs a non-empty `cmd` or `task`, or a
+/// `defer`; a list is no command at all.
+fn refused(node: &Node, line: u32) -> Option<(u32, String)> {
+    match node {
+        Node::Map(entries) => {
+            let filled = |key: &str| {
+                node.get(key)
+                    .is_some_and(|v| v.scalar().is_some_and(|s| !s.is_empty()))
+            };
+            let deferred = node.get("defer").is_some_and(|d| *d != Node::Null);
+            if filled("cmd") || filled("task") || deferred {
+                return None;
+            }
+            let at = entries.first().map_or(line, |e| e.line);
+            Some((at, "invalid keys in command".to_owned()))
+        }
+        Node::Seq(_) => Some((line, "cannot unmarshal !!seq into command".to_owned())),
+        _ => None,
+    }
 }
 
 fn join_cmds(cmds: impl Iterator<Item = String>) -> Option<String> {

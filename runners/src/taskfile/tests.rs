@@ -79,12 +79,12 @@ fn files_go_task_refuses_are_reported() {
             (
                 "Taskfile.yml",
                 Some(1),
-                "schema version 4 is newer than go-task 3 reads; it refuses the file"
+                "schema version 4 is newer than go-task 3 reads"
             ),
             (
                 "web.yml",
                 Some(2),
-                "go-task refuses an included Taskfile with `dotenv` (it belongs in the main Taskfile)"
+                "included Taskfiles can't have `dotenv` (it belongs in the main Taskfile)"
             ),
         ]
     );
@@ -394,7 +394,7 @@ fn duplicates() {
             (
                 "flat.yml",
                 Some(3),
-                "task `fmt` is also defined at Taskfile.yml:7; go-task refuses duplicate task names"
+                "task `fmt` is also defined at Taskfile.yml:7"
             ),
         ]
     );
@@ -412,7 +412,7 @@ fn old_or_missing_versions_are_still_listed() {
         [(
             "Taskfile.yml",
             None,
-            "no `version: '3'`; go-task refuses a Taskfile without a schema version"
+            "no `version: '3'` (go-task needs a schema version)"
         )]
     );
     let parsed = run(&files, "v2/Taskfile.yml");
@@ -555,4 +555,205 @@ fn hostile_inputs_return() {
             files: &files,
         });
     }
+}
+
+#[test]
+fn a_command_go_task_cannot_read_stops_every_task() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  lib: ./lib\ntasks:\n  build:\n    cmds:\n      - cmd: go build\n        silent: true\n      - defer: {task: clean}\n  clean:\n    cmds:\n      - run: rm -rf dist\n",
+        )
+        .with(
+            "lib/Taskfile.yml",
+            "version: '3'\ntasks:\n  x:\n    cmds:\n      - task: ''\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    // Still listed, so they can be found; none runs, since go-task loads nothing.
+    assert_eq!(names(&parsed), ["build", "clean", "lib:x"]);
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(12),
+                "go-task refuses the Taskfile: invalid keys in command"
+            ),
+            (
+                "lib/Taskfile.yml",
+                Some(5),
+                "go-task refuses the Taskfile: invalid keys in command"
+            ),
+        ]
+    );
+    for name in ["build", "clean", "lib:x"] {
+        assert_eq!(
+            task(&parsed, name).behaviour.not_runnable.as_deref(),
+            Some("go-task refuses the Taskfile at Taskfile.yml:12: invalid keys in command"),
+            "{name}"
+        );
+    }
+    // `cmd:` of its own and a list item are commands too.
+    let single = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '3'\ntasks:\n  a:\n    cmd: {silent: true}\n  b:\n    - [echo]\n",
+    );
+    let parsed = run(&single, "Taskfile.yml");
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(4),
+                "go-task refuses the Taskfile: invalid keys in command"
+            ),
+            (
+                "Taskfile.yml",
+                Some(5),
+                "go-task refuses the Taskfile: cannot unmarshal !!seq into command"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_invalid_method_fails_the_tasks_it_applies_to() {
+    let files = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nmethod: checksums\nincludes:\n  lib: ./lib\ntasks:\n  own:\n    method: timestamp\n    cmds: [echo own]\n  inherits:\n    cmds: [echo inherits]\n",
+        )
+        .with(
+            "lib/Taskfile.yml",
+            "version: '3'\nmethod: ignored\ntasks:\n  x:\n    method: none\n    cmds: [echo x]\n  y:\n    method: Checksum\n    cmds: [echo y]\n  z:\n    deps: [y]\n    method: none\n    cmds: [echo z]\n",
+        );
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(
+        messages(&parsed),
+        [
+            (
+                "Taskfile.yml",
+                Some(2),
+                "invalid method \"checksums\": go-task accepts checksum, timestamp, none"
+            ),
+            (
+                "lib/Taskfile.yml",
+                Some(8),
+                "invalid method \"Checksum\": go-task accepts checksum, timestamp, none"
+            ),
+        ]
+    );
+    let reason = |name: &str| task(&parsed, name).behaviour.not_runnable.clone();
+    assert_eq!(reason("own"), None);
+    assert_eq!(
+        reason("inherits").as_deref(),
+        Some("go-task fails at Taskfile.yml:2: invalid method \"checksums\"")
+    );
+    // An included file's own top-level `method` is not go-task's default; the root's is.
+    assert_eq!(reason("lib:x"), None);
+    assert_eq!(
+        reason("lib:y").as_deref(),
+        Some("go-task fails at lib/Taskfile.yml:8: invalid method \"Checksum\"")
+    );
+    assert_eq!(
+        reason("lib:z").as_deref(),
+        Some(
+            "its dependency `lib:y`: go-task fails at lib/Taskfile.yml:8: invalid method \"Checksum\""
+        )
+    );
+}
+
+#[test]
+fn an_include_whose_checksum_does_not_match_stops_every_task() {
+    let lib = "version: '3'\ntasks:\n  x:\n    cmds: [echo x]\n";
+    // sha256 of `lib`, as `sha256sum lib/Taskfile.yml` prints it.
+    let sum = sha256_hex(lib.as_bytes());
+    let taskfile = |checksum: &str| {
+        format!(
+            "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib\n    checksum: {checksum}\ntasks:\n  a:\n    cmds: [echo a]\n"
+        )
+    };
+    let files = MemFiles::new()
+        .with("Taskfile.yml", &taskfile(&sum))
+        .with("lib/Taskfile.yml", lib);
+    let parsed = run(&files, "Taskfile.yml");
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert!(
+        parsed
+            .tasks
+            .iter()
+            .all(|t| t.behaviour.not_runnable.is_none())
+    );
+    // go-task compares the hex as written: upper case does not match.
+    let files = files.with("Taskfile.yml", &taskfile(&sum.to_uppercase()));
+    let parsed = run(&files, "Taskfile.yml");
+    assert_eq!(names(&parsed), ["a", "lib:x"]);
+    let why = format!(
+        "the checksum of the Taskfile at \"lib/Taskfile.yml\" does not match: got \"{sum}\", want \"{}\"",
+        sum.to_uppercase()
+    );
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "Taskfile.yml",
+            Some(5),
+            format!("go-task refuses the Taskfile: {why}").as_str()
+        )]
+    );
+    assert_eq!(
+        task(&parsed, "a").behaviour.not_runnable,
+        Some(format!(
+            "go-task refuses the Taskfile at Taskfile.yml:5: {why}"
+        ))
+    );
+}
+
+#[test]
+fn what_else_go_task_refuses_makes_every_task_not_runnable() {
+    let reason = |files: &MemFiles| {
+        let parsed = run(files, "Taskfile.yml");
+        let reasons: HashSet<Option<String>> = parsed
+            .tasks
+            .iter()
+            .map(|t| t.behaviour.not_runnable.clone())
+            .collect();
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        reasons.into_iter().next().flatten()
+    };
+    let old = MemFiles::new().with(
+        "Taskfile.yml",
+        "version: '2'\ntasks:\n  a: echo a\n  b: echo b\n",
+    );
+    assert_eq!(
+        reason(&old).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at Taskfile.yml:1: schema version 2 is no longer supported by go-task 3"
+        )
+    );
+    let cycle = MemFiles::new()
+        .with(
+            "Taskfile.yml",
+            "version: '3'\nincludes:\n  a: ./a.yml\ntasks:\n  x: echo x\n",
+        )
+        .with(
+            "a.yml",
+            "version: '3'\nincludes:\n  back: ./Taskfile.yml\ntasks:\n  y: echo y\n",
+        );
+    assert_eq!(
+        reason(&cycle).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at a.yml:3: include cycle: Taskfile.yml -> a.yml -> Taskfile.yml"
+        )
+    );
+    let duplicate = MemFiles::new()
+        .with("Taskfile.yml", "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib.yml\n    flatten: true\ntasks:\n  x: echo x\n")
+        .with("lib.yml", "version: '3'\ntasks:\n  x: echo lib\n  y: echo y\n");
+    assert_eq!(
+        reason(&duplicate).as_deref(),
+        Some(
+            "go-task refuses the Taskfile at lib.yml:3: task `x` is also defined at Taskfile.yml:7"
+        )
+    );
+    let fine = MemFiles::new().with("Taskfile.yml", "version: '3'\ntasks:\n  a: echo a\n");
+    assert_eq!(reason(&fine), None);
 }

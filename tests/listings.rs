@@ -1,0 +1,273 @@
+//! agg's rows against the runners' own listings on every fixture, for the JavaScript
+//! monorepo runners and deno: `nx show projects` / `nx show project P --json`, `turbo
+//! query` with `turbo run T --dry=json`, and `deno task`. The make, go-task and just
+//! comparisons live with the rest of `agg list` (`list.rs`), whose helpers these share.
+//!
+//! Each runner reads a copy of the fixture, so nothing it caches lands in the repository.
+//! Where a runner refuses a whole workspace for one broken file, agg must have said so in
+//! a diagnostic; the files agg named are then removed and the rest compared.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::js::{QUIET, install};
+use crate::common::listing::{listed_by_dir, runner_listing_with};
+use crate::test::{Test, copy_dir};
+
+/// `agg list --json` of `dir`, for `runner`.
+fn agg_rows(dir: &Path, runner: &str) -> Value {
+    Test::at(dir)
+        .args(["list", ".", "--json", "--runner", runner])
+        .run()
+        .success()
+        .json()
+}
+
+/// The source names of the rows in `json` that run from `dir` (relative to the scan).
+fn source_names(json: &Value, dir: &str) -> BTreeSet<String> {
+    json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["dir"] == dir)
+        .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Removes from the copy at `dir` every file agg reported a problem in, and says which.
+#[track_caller]
+fn remove_reported(dir: &Path, runner: &str) -> Vec<String> {
+    let json = agg_rows(dir, runner);
+    let files: BTreeSet<String> = json["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["file_path"].as_str().map(str::to_owned))
+        .collect();
+    for file in &files {
+        std::fs::remove_file(dir.join(file)).expect("remove a reported file");
+    }
+    files.into_iter().collect()
+}
+
+/// A copy of the fixture directory `dir`, in a directory of its own.
+fn copy_of(dir: &Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().expect("tmp");
+    copy_dir(dir, copy.path());
+    copy
+}
+
+/// What `program args` prints in `dir` as JSON, `None` when it refuses.
+fn listing_json(dir: &Path, program: &str, args: &[&str]) -> Option<Value> {
+    let out = runner_listing_with(dir, program, args, &QUIET);
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+/// The targets Nx lists in the workspace at `dir`, as `project:target`.
+fn nx_targets(dir: &Path) -> Option<BTreeSet<String>> {
+    let projects = listing_json(dir, "nx", &["show", "projects", "--json"])?;
+    let mut targets = BTreeSet::new();
+    for project in projects
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let shown = listing_json(dir, "nx", &["show", "project", project, "--json"])
+            .unwrap_or_else(|| panic!("nx show project {project} in {}", dir.display()));
+        for target in shown["targets"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            targets.insert(format!("{project}:{target}"));
+        }
+    }
+    Some(targets)
+}
+
+#[test]
+fn nx_targets_match_nx_show_project_on_every_fixture() {
+    require!("nx");
+    let dirs = listed_by_dir("nx");
+    assert!(!dirs.is_empty(), "no fixture has Nx targets");
+    for (dir, _) in dirs {
+        let copy = copy_of(&dir);
+        install(copy.path(), "nx", "nx");
+        let nx = nx_targets(copy.path()).unwrap_or_else(|| {
+            // Nx refuses the whole workspace for one unreadable project file; agg lists
+            // the rest and names that file (see the README).
+            let removed = remove_reported(copy.path(), "nx");
+            assert!(
+                !removed.is_empty(),
+                "nx refuses {} but agg says nothing",
+                dir.display()
+            );
+            nx_targets(copy.path())
+                .unwrap_or_else(|| panic!("nx still refuses {} without {removed:?}", dir.display()))
+        });
+        let ours = source_names(&agg_rows(copy.path(), "nx"), ".");
+        assert_eq!(ours, nx, "{}", dir.display());
+    }
+}
+
+/// What `turbo query` lists in the workspace at `dir`: for each package (`//` the root),
+/// its task names (the tasks turbo.json configures and the package's scripts).
+fn turbo_tasks(dir: &Path) -> Option<Vec<(String, String)>> {
+    let query = "query { packages { items { name tasks { items { name } } } } }";
+    let json = listing_json(dir, "turbo", &["query", query])?;
+    let mut out = Vec::new();
+    for package in json["data"]["packages"]["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let name = package["name"].as_str().unwrap_or_default();
+        for task in package["tasks"]["items"].as_array().into_iter().flatten() {
+            if let Some(task) = task["name"].as_str() {
+                out.push((name.to_owned(), task.to_owned()));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Turbo 1 files (`pipeline`): turbo 2 refuses them, and their projects pin turbo 1, which
+/// agg lists them for (a deliberate difference; see the README).
+fn turbo_1(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("turbo.json"))
+        .is_ok_and(|text| text.contains("\"pipeline\"") && !text.contains("\"tasks\""))
+}
+
+#[test]
+fn turbo_tasks_match_turbo_query_and_dry_runs_on_every_fixture() {
+    require!("turbo");
+    let dirs = listed_by_dir("turbo");
+    assert!(!dirs.is_empty(), "no fixture has turbo tasks");
+    let mut compared = 0;
+    for (dir, _) in dirs {
+        if turbo_1(&dir) {
+            continue;
+        }
+        let copy = copy_of(&dir);
+        let tasks = if let Some(tasks) = turbo_tasks(copy.path()) {
+            tasks
+        } else {
+            // turbo refuses the whole workspace for one bad turbo.json (or a directory that
+            // is no workspace); agg must have said why.
+            let removed = remove_reported(copy.path(), "turbo");
+            assert!(
+                !removed.is_empty(),
+                "turbo refuses {} but agg says nothing",
+                dir.display()
+            );
+            let Some(tasks) = turbo_tasks(copy.path()) else {
+                // What remains is no workspace turbo reads, and agg lists nothing there.
+                let left = source_names(&agg_rows(copy.path(), "turbo"), ".");
+                assert!(left.is_empty(), "{}: {left:?}", dir.display());
+                continue;
+            };
+            tasks
+        };
+        let ours = source_names(&agg_rows(copy.path(), "turbo"), ".");
+        // Every task turbo runs is a row: `task` for all packages, or `package#task` for
+        // that one. `turbo query` also lists package scripts no turbo.json configures,
+        // which turbo refuses to run ("Could not find task"): those are no tasks.
+        let names: BTreeSet<&str> = tasks.iter().map(|(_, task)| task.as_str()).collect();
+        for name in names {
+            let Some(plan) = listing_json(copy.path(), "turbo", &["run", name, "--dry=json"])
+            else {
+                continue;
+            };
+            for id in plan["tasks"].as_array().into_iter().flatten() {
+                let id = id["taskId"].as_str().unwrap_or_default();
+                if id.rsplit_once('#').is_some_and(|(_, task)| task == name) {
+                    assert!(
+                        ours.contains(name) || ours.contains(id),
+                        "{}: turbo runs {id}, agg lists {ours:?}",
+                        dir.display()
+                    );
+                }
+            }
+        }
+        // And every row is one turbo runs.
+        for row in &ours {
+            let plan = listing_json(copy.path(), "turbo", &["run", row, "--dry=json"])
+                .unwrap_or_else(|| panic!("{}: turbo run {row} --dry=json", dir.display()));
+            let ids: Vec<&str> = plan["tasks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t["taskId"].as_str())
+                .collect();
+            let own = |id: &&str| match row.split_once('#') {
+                Some(_) => *id == row,
+                None => id.rsplit_once('#').is_some_and(|(_, task)| task == row),
+            };
+            assert!(
+                ids.iter().any(own),
+                "{}: {row} plans {ids:?}",
+                dir.display()
+            );
+        }
+        compared += 1;
+    }
+    assert!(compared >= 1, "no turbo workspace compared");
+}
+
+/// The task names `deno task` lists in `dir`, without the workspace root's (which deno
+/// lists in every member, and agg once at the root); `None` when deno refuses the file.
+fn deno_tasks(dir: &Path, cache: &Path) -> Option<BTreeSet<String>> {
+    let cache = cache.to_string_lossy();
+    let env = [
+        ("DENO_DIR", cache.as_ref()),
+        ("DENO_NO_UPDATE_CHECK", "1"),
+        ("NO_COLOR", "1"),
+    ];
+    let out = runner_listing_with(dir, "deno", &["task"], &env);
+    if !out.status.success() {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix("- "))
+            .filter(|name| !name.ends_with(" (workspace)"))
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+#[test]
+fn deno_tasks_match_deno_task_on_every_fixture() {
+    require!("deno");
+    let cache = tempfile::tempdir().expect("tmp");
+    let dirs = listed_by_dir("deno");
+    assert!(dirs.len() >= 4, "{dirs:?}");
+    for (dir, listed) in dirs {
+        let Some(tasks) = deno_tasks(&dir, cache.path()) else {
+            // deno refuses a file it cannot read as a whole; agg lists what it can and says
+            // what is wrong.
+            let json = Test::at(&dir)
+                .args(["list", ".", "--json"])
+                .run()
+                .success()
+                .json();
+            assert!(
+                json["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "deno refuses {} but agg says nothing",
+                dir.display()
+            );
+            continue;
+        };
+        assert_eq!(listed, tasks, "{}", dir.display());
+    }
+}
