@@ -10,8 +10,10 @@ mod describe;
 mod list;
 mod logs;
 mod mcp;
+mod parallel;
 mod ps;
 mod run;
+mod status;
 mod stop;
 mod until_ready;
 
@@ -39,17 +41,18 @@ pub enum Command {
     /// List every task under PATH (default: the current directory).
     #[command(visible_alias = "ls")]
     List(ListArgs),
-    /// Run a task in the foreground: `agg run NAME [-- ARGS…]`.
+    /// Run tasks in the foreground: `agg run NAME… [-- ARGS…]`.
     Run(run::RunArgs),
     /// Show everything known about one task.
     Describe(describe::DescribeArgs),
     /// Serve every task over MCP on stdio (add `agg mcp` to your agent's MCP servers).
     Mcp(mcp::McpArgs),
-    /// The jobs running `agg mcp` servers hold for this repository.
+    /// The jobs running `agg mcp` servers hold for this repository, and the services
+    /// `agg run --until-ready` left running.
     Ps(ps::PsArgs),
-    /// Show (or follow, with -f) the output of a job an `agg mcp` runs.
+    /// Show (or follow, with -f) the output of a job an `agg mcp` runs, or of a service.
     Logs(logs::LogsArgs),
-    /// Stop a job an `agg mcp` runs: SIGTERM to its process group, then SIGKILL.
+    /// Stop a job an `agg mcp` runs, or a service: SIGTERM to its process group, then SIGKILL.
     Stop(stop::StopArgs),
     /// Let agents run a task, every task of a file, or every task under a directory.
     Allow(allow::RuleArgs),
@@ -105,7 +108,11 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List(args) => list::run(&args),
-        Command::Run(args) => run::run(args),
+        Command::Run(mut args) => {
+            // clap drops the `--`; whether it was there decides which words are task names.
+            args.separated = std::env::args_os().skip(2).any(|a| a == "--");
+            run::run(args)
+        }
         Command::Describe(args) => describe::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),
