@@ -33,8 +33,18 @@ pub fn have(program: &str) -> bool {
         std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
         "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
-    eprintln!("SKIPPED: {program} is not installed; run scripts/test to install the runners");
+    skipped(&format!(
+        "{program} not installed (scripts/runners.sh installs the runners)"
+    ));
     false
+}
+
+/// Says on stderr that the running test skips, and why: `SKIPPED run::parallel: tmux not
+/// installed`. The test's name is its thread's, as the test harness names it.
+pub fn skipped(reason: &str) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    eprintln!("SKIPPED {test}: {reason}");
 }
 
 /// Whether a process exists and is not a zombie.
