@@ -101,11 +101,13 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     let service = json
         .as_array()
         .and_then(|servers| servers.iter().find(|s| s["by"] == "agg run"))
-        .map(|s| s["jobs"][0].clone())
-        .unwrap_or_else(|| panic!("{json}"));
+        .map_or_else(|| panic!("{json}"), |s| s["jobs"][0].clone());
     assert_eq!(service["run_id"], run_id.as_str());
     assert_eq!(service["pid"], pid);
-    let port = service["ports"][0].as_u64().expect("a port") as u16;
+    let port = service["ports"][0]
+        .as_u64()
+        .and_then(|p| u16::try_from(p).ok())
+        .expect("a port");
     // The port ps shows is the one the server answers on.
     let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
     std::io::Write::write_all(&mut conn, b"GET /ps-saw-this HTTP/1.0\r\n\r\n").expect("get");

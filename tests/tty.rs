@@ -40,12 +40,13 @@ impl Tmux {
     /// returns the screen, escape sequences included, once agg has exited.
     fn run(&self, root: &Path, env: &[(&str, &str)], args: &str) -> String {
         let agg = env!("CARGO_BIN_EXE_agg");
-        let exports: String = env
+        let exports: Vec<String> = env
             .iter()
-            .map(|(k, v)| format!("export {k}={v}; "))
+            .map(|(k, v)| format!("export {k}={v};"))
             .collect();
+        let exports = exports.join(" ");
         let script = format!(
-            "unset NO_COLOR; {exports}cd '{}' && '{agg}' {args}; echo \"agg exited $?\"; sleep 60",
+            "unset NO_COLOR; {exports} cd '{}' && '{agg}' {args}; echo \"agg exited $?\"; sleep 60",
             root.display()
         );
         let started = self

@@ -128,7 +128,7 @@ fn service_logs(args: &LogsArgs) -> Result<ExitCode, Error> {
     };
     let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect::<Vec<_>>();
     let lines = match lines.split_last() {
-        Some((last, rest)) if last.is_empty() => rest,
+        Some(([], rest)) => rest,
         _ => &lines[..],
     };
     let mut out = std::io::stdout().lock();

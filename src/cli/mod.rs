@@ -110,8 +110,10 @@ pub fn main() -> ExitCode {
         Command::List(args) => list::run(&args),
         Command::Run(mut args) => {
             // clap drops the `--`; whether it was there decides which words are task names.
-            args.separated = std::env::args_os().skip(2).any(|a| a == "--");
-            run::run(args)
+            if std::env::args_os().skip(2).any(|a| a == "--") {
+                args.words = run::Words::AllNames;
+            }
+            run::run(&args)
         }
         Command::Describe(args) => describe::run(&args),
         Command::Mcp(args) => mcp::run(&args),

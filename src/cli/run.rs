@@ -65,16 +65,27 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
-    /// Whether `--` was on the command line: every word before it is then a task name.
+    /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
-    pub separated: bool,
+    pub words: Words,
 }
 
-pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
+/// How `agg run` reads the words before `--`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Words {
+    /// No `--` was given: the words after the first are task names or its arguments
+    /// ([`plan`]).
+    #[default]
+    Inferred,
+    /// `--` was given: every word before it is a task name.
+    AllNames,
+}
+
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     let root = super::Root::choose(args.root.as_deref())?;
     let table = super::status::scan(&root.path);
-    let steps = plan(&table, &root, &args)?;
-    let ready = ready_spec(&args)
+    let steps = plan(&table, &root, args)?;
+    let ready = ready_spec(args)
         .map(|s| s.probe())
         .transpose()
         .map_err(|reason| Error::BadReady { reason })?;
@@ -150,7 +161,7 @@ fn plan<'a>(
     root: &super::Root,
     args: &RunArgs,
 ) -> Result<Vec<(Resolved<'a>, Vec<String>)>, Error> {
-    let (names, mut extra) = if args.separated || args.names.len() == 1 {
+    let (names, mut extra) = if args.words == Words::AllNames || args.names.len() == 1 {
         (&args.names[..], Vec::new())
     } else {
         let first = super::resolve_task(table, root, &args.names[0])?;
