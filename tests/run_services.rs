@@ -197,6 +197,17 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
     let stop = stand.agg(["stop", &run_id]).success();
     assert!(stop.stdout.contains("stopped: already"), "{}", stop.stdout);
     assert!(alive(pid), "the other process was left alone");
+
+    // The record of a service that ended a day ago goes.
+    let two_days = std::time::SystemTime::now() - Duration::from_secs(2 * 24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_modified(two_days))
+        .expect("age the record");
+    let ps = stand.agg(["ps"]).success();
+    assert!(!ps.stdout.contains(&run_id), "{}", ps.stdout);
+    assert!(!path.exists(), "the old record is removed");
 }
 
 #[test]
