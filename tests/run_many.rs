@@ -17,6 +17,8 @@ ping:\n\t@touch ping; for i in $$(seq 100); do [ -f pong ] && echo ping saw pong
 pong:\n\t@for i in $$(seq 100); do [ -f ping ] && touch pong && echo pong saw ping && exit 0; sleep 0.05; done; exit 9\n\n\
 slow:\n\t@for i in 1 2 3; do echo slow $$i; sleep 0.2; done\n\n\
 quick-fail:\n\t@echo quick; exit 4\n\n\
+flood-a:\n\t@seq 1 200000\n\n\
+flood-b:\n\t@seq 1 200000\n\n\
 sleeper-a:\n\t@echo $$$$ > a.pid; exec sleep 300\n\n\
 sleeper-b:\n\t@echo $$$$ > b.pid; exec sleep 300\n";
 
@@ -215,6 +217,31 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn parallel_passes_on_every_line_of_tasks_that_flood_their_output() {
+    require!("make");
+    let test = Test::new().write("Makefile", MAKEFILE);
+    let out = Test::at(test.root())
+        .args(["run", "-p", "flood-a", "flood-b"])
+        .run()
+        .success();
+    for name in ["flood-a", "flood-b"] {
+        let prefix = format!("{name} | ");
+        let numbers: Vec<u32> = out
+            .stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(&prefix))
+            .map(|n| n.parse().expect("a number"))
+            .collect();
+        assert_eq!(numbers.len(), 200_000, "{name}: {}", out.stderr);
+        assert!(
+            numbers.iter().zip(1..).all(|(n, i)| *n == i),
+            "{name}: in order"
+        );
+    }
+    assert!(!out.stderr.contains("not shown"), "{}", out.stderr);
 }
 
 #[tokio::test]

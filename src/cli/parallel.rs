@@ -17,8 +17,8 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use super::status::Ended;
 use crate::engine::{
-    Duplicates, Engine, EngineConfig, Invocation, Job, JobState, OnFinish, ReadRequest, StdioMode,
-    Stream,
+    Duplicates, Engine, EngineConfig, Invocation, Job, JobState, Line, OnFinish, OutputLimits,
+    ReadRequest, StdioMode, Stream,
 };
 use crate::error::Error;
 
@@ -31,6 +31,13 @@ const COLOURS: [anstyle::AnsiColor; 6] = [
     anstyle::AnsiColor::Green,
     anstyle::AnsiColor::BrightRed,
 ];
+/// What each job's buffer holds of output not yet passed on: a task that writes faster than
+/// its lines can be written out loses its oldest beyond this, and agg says how many.
+const BACKLOG: OutputLimits = OutputLimits {
+    max_bytes: 32 * 1024 * 1024,
+    max_lines: 500_000,
+    max_line_bytes: 64 * 1024,
+};
 /// How long each job gets between SIGTERM and SIGKILL when agg is interrupted.
 const GRACE: Duration = Duration::from_secs(5);
 
@@ -42,6 +49,7 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
     let engine = Engine::new(EngineConfig {
         max_running: invs.len().max(1),
         retain_finished: invs.len().max(1),
+        output: BACKLOG,
         on_finish: Some(on_finish),
         ..EngineConfig::default()
     });
@@ -124,7 +132,9 @@ fn prefix(name: &str, width: usize, colour: Option<anstyle::AnsiColor>) -> Strin
 }
 
 /// Copies the job's output lines, each after `prefix`, until the job has ended and its last
-/// line is out (a last line without a newline included).
+/// line is out (a last line without a newline included). Lines the job's buffer let go
+/// before they could be written (output faster than the terminal or pipe takes it, beyond
+/// the engine's caps) are counted in a line of agg's own.
 async fn follow(job: &Arc<Job>, prefix: &str) {
     let mut progress = job.subscribe();
     let mut cursor = 1u64;
@@ -135,16 +145,15 @@ async fn follow(job: &Arc<Job>, prefix: &str) {
             from: Some(cursor),
             ..ReadRequest::default()
         });
-        let complete = page.lines.iter().filter(|l| !l.partial || !running);
-        let mut last = None;
-        for line in complete {
-            print_line(prefix, line.stream, &line.text);
-            last = Some(line.no);
-        }
-        if let Some(no) = last {
-            cursor = no + 1;
-        } else if page.next_offset > cursor && page.lines.is_empty() {
-            // Lines evicted before they could be shown: go on from what is still held.
+        let shown: Vec<&Line> = page
+            .lines
+            .iter()
+            .filter(|l| !l.partial || !running)
+            .collect();
+        write_page(prefix, page.dropped, &shown);
+        if let Some(last) = shown.last() {
+            cursor = last.no + 1;
+        } else if page.lines.is_empty() && page.next_offset > cursor {
             cursor = page.next_offset;
         }
         if !running {
@@ -153,9 +162,7 @@ async fn follow(job: &Arc<Job>, prefix: &str) {
                 from: Some(cursor),
                 ..ReadRequest::default()
             });
-            for line in &rest.lines {
-                print_line(prefix, line.stream, &line.text);
-            }
+            write_page(prefix, rest.dropped, &rest.lines.iter().collect::<Vec<_>>());
             return;
         }
         if progress.changed().await.is_err() {
@@ -164,10 +171,39 @@ async fn follow(job: &Arc<Job>, prefix: &str) {
     }
 }
 
-fn print_line(prefix: &str, stream: Stream, text: &str) {
-    // The task's own text is written as it wrote it, as a foreground run shows it.
+/// Writes `lines` after `prefix`, stdout's to stdout and stderr's to stderr, each run of
+/// one stream in one write; the task's own text as it wrote it, as a foreground run shows it.
+fn write_page(prefix: &str, dropped: u64, lines: &[&Line]) {
+    if dropped > 0 {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{prefix}agg: {dropped} lines not shown (written faster than they could be passed on)"
+        );
+    }
+    let mut run = String::new();
+    let mut stream = Stream::Stdout;
+    for line in lines {
+        if line.stream != stream && !run.is_empty() {
+            flush(stream, &mut run);
+        }
+        stream = line.stream;
+        run.push_str(prefix);
+        run.push_str(&line.text);
+        run.push('\n');
+    }
+    flush(stream, &mut run);
+}
+
+fn flush(stream: Stream, text: &mut String) {
+    if text.is_empty() {
+        return;
+    }
     let _ = match stream {
-        Stream::Stderr => writeln!(std::io::stderr().lock(), "{prefix}{text}"),
-        Stream::Stdout => writeln!(std::io::stdout().lock(), "{prefix}{text}"),
+        Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+        Stream::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
     };
+    text.clear();
 }

@@ -112,10 +112,20 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
         })?;
         invs.push(inv);
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(Error::Runtime)?;
+    let parallel = args.parallel && invs.len() > 1 && ready.is_none();
+    // Tasks at once: their output is read on one thread and written out on others, so a
+    // task that floods its pipe does not starve the writing of what it said.
+    let runtime = if parallel {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    }
+    .map_err(Error::Runtime)?;
     // Every run that ends while agg waits goes into the run history.
     let located: HashMap<String, (String, String)> = steps
         .iter()
@@ -141,7 +151,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
         let inv = invs.remove(0);
         return runtime.block_on(super::until_ready::run(inv, probe, on_finish, origin));
     }
-    if args.parallel && invs.len() > 1 {
+    if parallel {
         return runtime.block_on(super::parallel::run(invs, on_finish));
     }
     runtime.block_on(sequence(invs, on_finish))
