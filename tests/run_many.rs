@@ -161,6 +161,31 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
 }
 
 #[test]
+fn a_task_that_cannot_run_stops_the_list_before_anything_runs() {
+    require!("make");
+    let path = "/usr/bin:/bin";
+    if which::which_in("just", Some(path), "/").is_ok() {
+        crate::common::skipped("just is in /usr/bin (the test needs a PATH without it)");
+        return;
+    }
+    let test = Test::new()
+        .write("Makefile", MAKEFILE)
+        .write("justfile", JUSTFILE);
+    let out = Test::at(test.root())
+        .args(["run", "one", "hi", "--"])
+        .env("PATH", path)
+        .run()
+        .code(127);
+    assert!(
+        out.stderr
+            .contains("`hi` needs just, which is not installed"),
+        "checked as `agg run hi` is: {}",
+        out.stderr
+    );
+    assert_eq!(ran(&test), "", "`one` did not run either");
+}
+
+#[test]
 fn until_ready_takes_a_single_task() {
     require!("make");
     let test = Test::new().write("Makefile", MAKEFILE);
