@@ -19,7 +19,8 @@ use crate::error::Error;
 /// Options of `agg logs`.
 #[derive(Debug, clap::Args)]
 pub struct LogsArgs {
-    /// The job's run id (`agg ps` lists them).
+    /// The job's run id (`agg ps` lists them); for a service `agg run --until-ready` left
+    /// running, its task's name works too.
     pub run_id: String,
     /// Keep printing new output until the job ends.
     #[arg(long, short)]

@@ -16,7 +16,8 @@ use crate::history::{History, Run, Via};
 /// Options of `agg stop`.
 #[derive(Debug, clap::Args)]
 pub struct StopArgs {
-    /// The job's run id (`agg ps` lists them).
+    /// The job's run id (`agg ps` lists them); for a service `agg run --until-ready` left
+    /// running, its task's name works too.
     pub run_id: String,
     /// Milliseconds between SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 5000)]
@@ -99,7 +100,7 @@ fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
     };
     let shown = format!(
         "{} ({})",
-        crate::visible::line(&args.run_id),
+        crate::visible::line(&service.run_id),
         crate::visible::line(&service.unique_name)
     );
     if !service.running() {

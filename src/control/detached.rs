@@ -150,12 +150,23 @@ pub fn list(root: Option<&Path>) -> Vec<(PathBuf, Service)> {
     found
 }
 
-/// The record of the service with this run id: on `root` first, then anywhere.
-pub fn find(run_id: &str, root: Option<&Path>) -> Option<(PathBuf, Service)> {
-    let here = root.map(|r| list(Some(r))).unwrap_or_default();
-    here.into_iter()
-        .chain(list(None))
-        .find(|(_, s)| s.run_id == run_id)
+/// The record of the service with this run id, or else of the one running service of this
+/// task name: on `root` first, then anywhere. A name two running services share finds none.
+pub fn find(id: &str, root: Option<&Path>) -> Option<(PathBuf, Service)> {
+    let mut all = root.map(|r| list(Some(r))).unwrap_or_default();
+    for found in list(None) {
+        if !all.iter().any(|(p, _)| *p == found.0) {
+            all.push(found);
+        }
+    }
+    if let Some(by_id) = all.iter().find(|(_, s)| s.run_id == id) {
+        return Some(by_id.clone());
+    }
+    let mut named = all
+        .into_iter()
+        .filter(|(_, s)| s.unique_name == id && s.running());
+    let first = named.next()?;
+    named.next().is_none().then_some(first)
 }
 
 /// One record, or `None` (with a debug log) for a file that is not one: not a regular file,
