@@ -105,6 +105,22 @@ fn arguments_after_the_separator_reach_the_last_task() {
         .run()
         .success();
     assert_eq!(out.stdout, "hello you\nhi there\n");
+    // Before `--`, a word with a leading `-` is one of agg's options, wherever it is.
+    let out = Test::at(test.root())
+        .args(["run", "greet", "-e", "A=1", "Grace"])
+        .run()
+        .success();
+    assert_eq!(out.stdout, "hello Grace\n");
+    let out = Test::at(test.root())
+        .args(["run", "greet", "--loud"])
+        .run()
+        .code(2);
+    assert!(
+        out.stderr
+            .contains("to pass '--loud' as a value, use '-- --loud'"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
