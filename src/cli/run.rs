@@ -96,9 +96,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     }
     // Every task is checked, and turned into a process, before the first one starts.
     let mut invs = Vec::with_capacity(steps.len());
-    for (found, task_args) in steps.iter().map(|(f, a)| (f, a.clone())) {
+    for (found, task_args) in &steps {
         let mut all_args = found.implied_args.clone();
-        all_args.extend(task_args);
+        all_args.extend(task_args.iter().cloned());
         let opts = RunOptions {
             args: all_args,
             env: args.env.clone(),
