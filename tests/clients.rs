@@ -26,10 +26,10 @@ fn clients() -> Option<PathBuf> {
         "the MCP clients are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/clients.sh",
         dir.display()
     );
-    eprintln!(
-        "SKIPPED: no MCP clients in {}; run scripts/clients.sh",
+    crate::common::skipped(&format!(
+        "MCP clients not installed in {} (scripts/clients.sh installs them)",
         dir.display()
-    );
+    ));
     None
 }
 

@@ -61,7 +61,9 @@ impl Stand {
         .iter()
         .any(|d| Path::new(d).join("docker-compose").exists());
         if system {
-            eprintln!("SKIPPED: this machine has Docker's Compose plugin installed system-wide");
+            crate::common::skipped(
+                "docker-compose installed system-wide (the test needs a PATH without it)",
+            );
         }
         system
     }

@@ -293,7 +293,7 @@ async fn a_missing_runner_is_reported_with_an_install_hint() {
     let path = format!("{}:/bin", empty.path().display());
     let mcp = Mcp::start_with(dir, true, Some(&path), ClientLifecycleMode::Initialize).await;
     if which::which_in("just", Some(&path), "/").is_ok() {
-        eprintln!("SKIPPED: just is in /bin here");
+        crate::common::skipped("just is in /bin (the test needs a PATH without it)");
         return;
     }
     let err = mcp

@@ -1,4 +1,5 @@
-//! `agg logs RUN_ID [-f]`: a job's output from the `agg mcp` that runs it.
+//! `agg logs RUN_ID [-f]`: a job's output from the `agg mcp` that runs it, or a service's
+//! from the log file `agg run --until-ready` gave it ([`crate::control::detached`]).
 //!
 //! The output is shown with its control characters and escape sequences made visible
 //! ([`crate::visible::text`]), to a terminal and to a pipe alike: an agent started the job,
@@ -9,13 +10,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::control::{Request, client};
+use std::io::{Read, Seek, SeekFrom};
+use std::time::Duration;
+
+use crate::control::{Request, client, detached};
 use crate::error::Error;
 
 /// Options of `agg logs`.
 #[derive(Debug, clap::Args)]
 pub struct LogsArgs {
-    /// The job's run id (`agg ps` lists them).
+    /// The job's run id (`agg ps` lists them); for a service `agg run --until-ready` left
+    /// running, its task's name works too.
     pub run_id: String,
     /// Keep printing new output until the job ends.
     #[arg(long, short)]
@@ -71,9 +76,101 @@ pub(super) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
         return Err(Error::Output(err));
     }
     if !found {
+        return service_logs(args);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The most of a service's log read to find its last lines.
+const MAX_TAIL_BYTES: u64 = 4 * 1024 * 1024;
+/// The most read from the log at once while following it.
+const CHUNK_BYTES: usize = 64 * 1024;
+/// How often a followed log is read again.
+const FOLLOW_EVERY: Duration = Duration::from_millis(100);
+
+/// The output of the service with this run id, from its log file: the last `--tail`
+/// lines, then with `--follow` every new line until the service has ended.
+fn service_logs(args: &LogsArgs) -> Result<ExitCode, Error> {
+    let root = super::stop::here(args.root.as_deref());
+    let Some((_, service)) = detached::find(&args.run_id, root.as_deref()) else {
         return Err(Error::NoSuchRun {
             run_id: args.run_id.clone(),
         });
+    };
+    let cannot = |e: std::io::Error| Error::Control {
+        action: format!("read the output of {}", args.run_id),
+        reason: format!("{}: {e}", service.log.display()),
+    };
+    let mut file = std::fs::File::open(&service.log).map_err(cannot)?;
+    if !file.metadata().map_err(cannot)?.is_file() {
+        return Err(cannot(std::io::Error::other("not a regular file")));
     }
-    Ok(ExitCode::SUCCESS)
+    let len = file.seek(SeekFrom::End(0)).map_err(cannot)?;
+    let start = len.saturating_sub(MAX_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).map_err(cannot)?;
+    let mut tail = Vec::new();
+    (&mut file)
+        .take(len - start)
+        .read_to_end(&mut tail)
+        .map_err(cannot)?;
+    // A line cut by the start of the read is not shown; a last line without its newline
+    // yet waits for it when following.
+    let mut body: &[u8] = &tail;
+    if start > 0 {
+        body = body
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(&[], |i| &body[i + 1..]);
+    }
+    let (complete, mut pending) = match body.iter().rposition(|&b| b == b'\n') {
+        Some(i) if args.follow => (&body[..=i], body[i + 1..].to_vec()),
+        _ if args.follow => (&[][..], body.to_vec()),
+        _ => (body, Vec::new()),
+    };
+    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect::<Vec<_>>();
+    let lines = match lines.split_last() {
+        Some(([], rest)) => rest,
+        _ => &lines[..],
+    };
+    let mut out = std::io::stdout().lock();
+    for line in &lines[lines.len().saturating_sub(args.tail)..] {
+        write_line(&mut out, line, args.raw)?;
+    }
+    if !args.follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut buf = vec![0u8; CHUNK_BYTES];
+    loop {
+        let running = service.running();
+        loop {
+            let n = file.read(&mut buf).map_err(cannot)?;
+            if n == 0 {
+                break;
+            }
+            pending.extend_from_slice(&buf[..n]);
+            while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = pending.drain(..=i).collect();
+                write_line(&mut out, &line[..i], args.raw)?;
+            }
+        }
+        if !running {
+            if !pending.is_empty() {
+                write_line(&mut out, &pending, args.raw)?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::thread::sleep(FOLLOW_EVERY);
+    }
+}
+
+/// One line of a service's log, visible unless `raw` (a closed pipe is success, in
+/// [`super::main`]).
+fn write_line(out: &mut impl Write, line: &[u8], raw: bool) -> Result<(), Error> {
+    let text = String::from_utf8_lossy(line);
+    let text = if raw {
+        text
+    } else {
+        crate::visible::text(&text)
+    };
+    writeln!(out, "{text}").map_err(Error::Output)
 }

@@ -10,8 +10,10 @@ mod describe;
 mod list;
 mod logs;
 mod mcp;
+mod parallel;
 mod ps;
 mod run;
+mod status;
 mod stop;
 mod until_ready;
 
@@ -47,18 +49,18 @@ pub enum Command {
     /// then the rest.
     #[command(visible_alias = "ls")]
     List(ListArgs),
-    /// Run a task in the foreground, as its runner would: `agg run NAME [ARGS…]`.
+    /// Run tasks in the foreground, as their runners would: `agg run NAME… [-- ARGS…]`.
     Run(run::RunArgs),
     /// Show everything known about one task: command, file and line, parameters, deps.
     Describe(describe::DescribeArgs),
     /// Serve the repository's tasks to an agent over MCP on stdio.
     Mcp(mcp::McpArgs),
-    /// List the jobs that `agg mcp` servers run for this repository (and past runs with
-    /// --history).
+    /// The jobs running `agg mcp` servers hold for this repository, and the services
+    /// `agg run --until-ready` left running.
     Ps(ps::PsArgs),
-    /// Show (or follow, with -f) the output of a job an `agg mcp` server runs.
+    /// Show (or follow, with -f) the output of a job an `agg mcp` runs, or of a service.
     Logs(logs::LogsArgs),
-    /// Stop a job an `agg mcp` server runs: SIGTERM to its process group, then SIGKILL.
+    /// Stop a job an `agg mcp` runs, or a service: SIGTERM to its process group, then SIGKILL.
     Stop(stop::StopArgs),
     /// Let agents run a task, every task of a file, or every task under a directory.
     Allow(allow::RuleArgs),
@@ -165,7 +167,13 @@ fn enter(dir: &std::path::Path) -> Result<(), Error> {
 fn dispatch(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::List(args) => list::run(&args),
-        Command::Run(args) => run::run(args),
+        Command::Run(mut args) => {
+            // clap drops the `--`; whether it was there decides which words are task names.
+            if std::env::args_os().skip(2).any(|a| a == "--") {
+                args.words = run::Words::AllNames;
+            }
+            run::run(&args)
+        }
         Command::Describe(args) => describe::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),

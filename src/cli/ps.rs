@@ -1,4 +1,5 @@
-//! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository, and
+//! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository, the
+//! services `agg run --until-ready` left running there ([`crate::control::detached`]), and
 //! with `--history` the runs that finished there, from the run history ([`crate::history`]).
 //! Every field a server sends or the history holds is printed in its [`crate::visible`] form.
 
@@ -25,8 +26,9 @@ pub struct PsArgs {
     /// (default 20), from the run history.
     #[arg(long, short = 'H', value_name = "N", num_args = 0..=1, default_missing_value = "20")]
     pub history: Option<usize>,
-    /// Print JSON: one object per server with its jobs (with --history: an object with
-    /// `servers` and `history`).
+    /// Print JSON: one object per server with its jobs, and one with `"by": "agg run"` for
+    /// the services `agg run --until-ready` left (with --history: an object with `servers`
+    /// and `history`).
     #[arg(long)]
     pub json: bool,
 }
@@ -54,6 +56,15 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
             tracing::debug!("{}: {err}", socket.display());
         }
     }
+    let services = crate::control::detached::list(root.as_deref());
+    if !services.is_empty() {
+        let jobs: Vec<Value> = services.iter().map(|(_, s)| service_json(s)).collect();
+        servers.push(json!({
+            "by": "agg run",
+            "root": root.as_ref().map(|r| r.display().to_string()),
+            "jobs": jobs,
+        }));
+    }
     let past = args.history.map(|n| past_runs(root.as_deref(), n));
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -75,7 +86,11 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
         };
     }
     if servers.is_empty() {
-        writeln!(out, "no agg mcp of yours is running here").map_err(Error::Output)?;
+        writeln!(
+            out,
+            "no agg mcp of yours is running here, and no agg run --until-ready service"
+        )
+        .map_err(Error::Output)?;
     } else {
         write_jobs(&mut out, &servers, args.all)?;
     }
@@ -155,19 +170,32 @@ fn write_jobs(out: &mut impl Write, servers: &[Value], all: bool) -> Result<(), 
     .map_err(Error::Output)?;
     for server in servers {
         let pid = &server["pid"];
+        let by_run = server["by"] == "agg run";
         for job in server["jobs"].as_array().into_iter().flatten() {
+            let by = if by_run {
+                service_column(job)
+            } else {
+                format!("agg mcp {pid}")
+            };
             writeln!(
                 out,
-                "{:<24} {:<20} {:<16} {:>8} {:>9}  agg mcp {pid}{}",
+                "{:<24} {:<20} {:<16} {:>8} {:>9}  {by}{}",
                 text(&job["run_id"]),
                 text(&job["unique_name"]),
                 state(job),
                 job["pid"]
                     .as_u64()
                     .map_or_else(|| "-".to_owned(), |p| p.to_string()),
-                elapsed(job["elapsed_ms"].as_u64().unwrap_or(0)),
+                job["elapsed_ms"]
+                    .as_u64()
+                    .map_or_else(|| "-".to_owned(), elapsed),
                 if all {
-                    format!(" ({})", text(&server["root"]))
+                    let root = if job["root"].is_string() {
+                        &job["root"]
+                    } else {
+                        &server["root"]
+                    };
+                    format!(" ({})", text(root))
                 } else {
                     String::new()
                 },
@@ -176,6 +204,59 @@ fn write_jobs(out: &mut impl Write, servers: &[Value], all: bool) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// A service as `agg ps --json` shows it: the fields of an `agg mcp` job that apply, with
+/// its root, log, URLs and the ports its processes listen on now (Linux; else those found
+/// when it became ready).
+fn service_json(s: &crate::control::detached::Service) -> Value {
+    let running = s.running();
+    let state = if s.stopped {
+        "stopped"
+    } else if running {
+        "running"
+    } else {
+        "ended"
+    };
+    let ports = if running {
+        let now = crate::engine::ready::listening_ports(s.pid);
+        if now.is_empty() { s.ports.clone() } else { now }
+    } else {
+        Vec::new()
+    };
+    let elapsed = running.then(|| {
+        s.started()
+            .elapsed()
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    });
+    json!({
+        "run_id": s.run_id,
+        "unique_name": s.unique_name,
+        "state": state,
+        "pid": s.pid,
+        "started_at": humantime::format_rfc3339_seconds(s.started()).to_string(),
+        "elapsed_ms": elapsed,
+        "root": s.root,
+        "log": s.log,
+        "urls": s.urls,
+        "ports": ports,
+    })
+}
+
+/// The last column of a service's row: who started it, and its ports.
+fn service_column(job: &Value) -> String {
+    let ports: Vec<String> = job["ports"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .map(|p| p.to_string())
+        .collect();
+    if ports.is_empty() {
+        "agg run --until-ready".to_owned()
+    } else {
+        format!("agg run --until-ready, port {}", ports.join(", "))
+    }
 }
 
 /// A string field as one visible line (a task name may hold anything its file wrote).

@@ -1,11 +1,14 @@
-//! `agg run`: a task in the foreground, for a person.
+//! `agg run`: tasks in the foreground, for a person.
 //!
 //! Output streams live and stdin is inherited, so interactive tasks work. At a terminal the
 //! task stays in agg's process group, so Ctrl-C and Ctrl-Z reach the whole tree just as if
 //! the command had been typed; elsewhere it leads its own group and agg forwards SIGINT,
-//! SIGTERM and SIGHUP to it. agg exits with the task's code, or 128+signal.
+//! SIGTERM and SIGHUP to it. agg exits with the task's code, or 128+signal. Several names
+//! run one after the other, stopping at the first failure, or at once with `--parallel`
+//! ([`super::parallel`]); which words are names and which are arguments is [`plan`]'s rule.
 
-use std::io::IsTerminal;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,19 +16,28 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
-use crate::engine::{Duplicates, Engine, EngineConfig, JobState, OnFinish, StdioMode};
+use super::status::Ended;
+use crate::engine::{Duplicates, Engine, EngineConfig, Invocation, JobState, OnFinish, StdioMode};
 use crate::error::Error;
 use crate::invocation::{RunOptions, invocation};
+use crate::resolve::Resolved;
+use crate::table::Table;
 
 /// Options of `agg run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// The task: a unique name from `agg list` (an alias or an unambiguous source name
-    /// works too).
-    pub name: String,
-    /// Arguments passed to the task (put them after `--` when they start with `-`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    /// The tasks: unique names from `agg list` (an alias or an unambiguous source name
+    /// works too). Several run one after the other and stop at the first that fails.
+    /// Without `--`, words after the first name that are not task names are its arguments.
+    #[arg(required = true, value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Arguments passed to the task (to the last one when several are named).
+    #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
+    /// Run the named tasks at once, each output line starting with its task's name; stop
+    /// them all on Ctrl-C. The exit code is that of the first task that fails.
+    #[arg(long, short = 'p')]
+    pub parallel: bool,
     /// The repository root (default: the repository around the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
@@ -36,8 +48,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub skip_deps: bool,
     /// Return once the task is ready and leave it running in the background, its output
-    /// going to a log file. Ready means: the --ready-* condition, or for any task the
-    /// service rules (a framework's readiness message, a port its processes listen on).
+    /// going to a log file (`agg ps`, `agg logs` and `agg stop` see it). Ready means: the
+    /// --ready-* condition, or for any task the service rules (a framework's readiness
+    /// message, a port its processes listen on).
     #[arg(long)]
     pub until_ready: bool,
     /// Ready when an output line matches this regular expression (implies --until-ready).
@@ -52,49 +65,180 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
+    /// How the words before `--` are read (set from the command line, not a flag).
+    #[arg(skip)]
+    pub words: Words,
 }
 
-pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
+/// How `agg run` reads the words before `--`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Words {
+    /// No `--` was given: the words after the first are task names or its arguments
+    /// ([`plan`]).
+    #[default]
+    Inferred,
+    /// `--` was given: every word before it is a task name.
+    AllNames,
+}
+
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     let root = super::Root::choose(args.root.as_deref())?;
-    let table = crate::table::Table::load(&root.path);
-    let found = super::resolve_task(&table, &root, &args.name)?;
-    let task = found.task;
-    let ready = ready_spec(&args)
+    let table = super::status::scan(&root.path);
+    let steps = plan(&table, &root, args)?;
+    let ready = ready_spec(args)
         .map(|s| s.probe())
         .transpose()
         .map_err(|reason| Error::BadReady { reason })?;
-    let mut task_args = found.implied_args;
-    task_args.extend(args.args);
-    let opts = RunOptions {
-        args: task_args,
-        env: args.env,
-        skip_deps: args.skip_deps,
-        // At a terminal the runner asks its own confirmation questions.
-        confirmed: false,
-    };
-    let inv = invocation(&table, task, &opts).map_err(|e| Error::Invocation {
-        task: task.unique_name.clone(),
-        source: e,
-    })?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(Error::Runtime)?;
-    // Every run that ends while agg waits goes into the run history.
-    let (file, source) = (task.file_path.clone(), task.source_name.clone());
-    let on_finish = crate::history::recorder(root.path, crate::history::Via::Run, move |_| {
-        Some((file.clone(), source.clone()))
-    });
-    match ready {
-        Some(probe) => runtime.block_on(super::until_ready::run(inv, probe, on_finish)),
-        None => runtime.block_on(foreground(inv, on_finish)),
+    if ready.is_some() && steps.len() > 1 {
+        return Err(Error::BadReady {
+            reason: "--until-ready starts one service: name one task".to_owned(),
+        });
     }
+    // Every task is checked, and turned into a process, before the first one starts.
+    let mut invs = Vec::with_capacity(steps.len());
+    for (found, task_args) in &steps {
+        let mut all_args = found.implied_args.clone();
+        all_args.extend(task_args.iter().cloned());
+        let opts = RunOptions {
+            args: all_args,
+            env: args.env.clone(),
+            skip_deps: args.skip_deps,
+            // At a terminal the runner asks its own confirmation questions.
+            confirmed: false,
+        };
+        let inv = invocation(&table, found.task, &opts).map_err(|e| Error::Invocation {
+            task: found.task.unique_name.clone(),
+            source: e,
+        })?;
+        invs.push(inv);
+    }
+    let parallel = args.parallel && invs.len() > 1 && ready.is_none();
+    // Tasks at once: their output is read on one thread and written out on others, so a
+    // task that floods its pipe does not starve the writing of what it said.
+    let runtime = if parallel {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    }
+    .map_err(Error::Runtime)?;
+    // Every run that ends while agg waits goes into the run history.
+    let located: HashMap<String, (String, String)> = steps
+        .iter()
+        .map(|(f, _)| {
+            let t = f.task;
+            (
+                t.unique_name.clone(),
+                (t.file_path.clone(), t.source_name.clone()),
+            )
+        })
+        .collect();
+    let on_finish =
+        crate::history::recorder(root.path.clone(), crate::history::Via::Run, move |name| {
+            located.get(name).cloned()
+        });
+    if let Some(probe) = ready {
+        let task = steps[0].0.task;
+        let origin = super::until_ready::Origin {
+            root: root.path.clone(),
+            file: task.file_path.clone(),
+            source: task.source_name.clone(),
+        };
+        let inv = invs.remove(0);
+        return runtime.block_on(super::until_ready::run(inv, probe, on_finish, origin));
+    }
+    if parallel {
+        return runtime.block_on(super::parallel::run(invs, on_finish));
+    }
+    runtime.block_on(sequence(invs, on_finish))
 }
 
-async fn foreground(
-    inv: crate::engine::Invocation,
-    on_finish: OnFinish,
-) -> Result<ExitCode, Error> {
+/// Which words are task names and which are arguments, decided before anything runs:
+///
+/// - with `--`, every word before it names a task, and the words after it go to the last;
+/// - without it, the first word names a task; the words after it are more tasks when every
+///   one of them is a task name, and that task's arguments when none of them is.
+///
+/// Anything else is refused, saying both ways to write it: a mix of task names and other
+/// words, or task names after a task that declares parameters (`just greet build` might
+/// mean either).
+fn plan<'a>(
+    table: &'a Table,
+    root: &super::Root,
+    args: &RunArgs,
+) -> Result<Vec<(Resolved<'a>, Vec<String>)>, Error> {
+    let (names, mut extra) = if args.words == Words::AllNames || args.names.len() == 1 {
+        (&args.names[..], Vec::new())
+    } else {
+        let first = super::resolve_task(table, root, &args.names[0])?;
+        let rest = &args.names[1..];
+        let (tasks, others): (Vec<&String>, Vec<&String>) =
+            rest.iter().partition(|w| names_a_task(table, root, w));
+        if tasks.is_empty() {
+            (&args.names[..1], rest.to_vec())
+        } else if others.is_empty() && first.task.params.is_empty() {
+            (&args.names[..], Vec::new())
+        } else {
+            return Err(Error::UnclearWords {
+                task: args.names[0].clone(),
+                words: rest.to_vec(),
+                tasks: tasks.into_iter().cloned().collect(),
+            });
+        }
+    };
+    extra.extend(args.args.iter().cloned());
+    let mut steps = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let found = super::resolve_task(table, root, name)?;
+        let task_args = if i + 1 == names.len() {
+            std::mem::take(&mut extra)
+        } else {
+            Vec::new()
+        };
+        steps.push((found, task_args));
+    }
+    Ok(steps)
+}
+
+/// Whether `word` is a task name as `agg run` reads one (a name several tasks share
+/// counts: it names tasks, just not one).
+fn names_a_task(table: &Table, root: &super::Root, word: &str) -> bool {
+    matches!(
+        super::resolve_task(table, root, word),
+        Ok(_) | Err(Error::Ambiguous { .. })
+    )
+}
+
+/// Runs `invs` one after the other, stopping at the first that fails (or that a signal
+/// ended); the exit code is that task's.
+async fn sequence(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode, Error> {
+    if invs.len() > 1 {
+        let names: Vec<String> = invs
+            .iter()
+            .map(|i| crate::visible::line(&i.unique_name).into_owned())
+            .collect();
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "agg: running {} in order (arguments go after `--`, to the last task)",
+            names.join(", then ")
+        );
+    }
+    for inv in invs {
+        let name = inv.unique_name.clone();
+        let ended = foreground(inv, on_finish.clone()).await?;
+        super::status::print(&name, &ended);
+        if ended.code != 0 {
+            return Ok(ExitCode::from(ended.code));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error> {
     let at_terminal = std::io::stdin().is_terminal();
     let mode = if at_terminal {
         StdioMode::Foreground
@@ -142,14 +286,11 @@ async fn foreground(
             }
         }
     }
-    let snapshot = job.snapshot();
-    let code = match (received, snapshot.state, snapshot.exit_code) {
-        (Some(sig), _, _) => 128 + sig as i32,
-        (None, JobState::Exited, Some(code)) => code,
-        (None, JobState::Signaled, _) => 128 + job.signal_number().unwrap_or(0),
-        _ => 1,
-    };
-    Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+    let mut ended = Ended::of(&job);
+    if let Some(sig) = received {
+        ended.code = u8::try_from(128 + sig as i32).unwrap_or(1);
+    }
+    Ok(ended)
 }
 
 /// The `--ready-*` options as a condition, when `--until-ready` or one of them is given.

@@ -1,15 +1,23 @@
-//! `agg stop RUN_ID`: stops a job an `agg mcp` runs (TERM to its group, then KILL).
+//! `agg stop RUN_ID`: stops a job an `agg mcp` runs, or a service `agg run --until-ready`
+//! left running ([`crate::control::detached`]): TERM to its process group, then KILL.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::control::{Request, client};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::Signal;
+
+use crate::control::{Request, client, detached};
+use crate::engine::process;
 use crate::error::Error;
+use crate::history::{History, Run, Via};
 
 /// Options of `agg stop`.
 #[derive(Debug, clap::Args)]
 pub struct StopArgs {
-    /// The job's run id (`agg ps` lists them).
+    /// The job's run id (`agg ps` lists them); for a service `agg run --until-ready` left
+    /// running, its task's name works too.
     pub run_id: String,
     /// Milliseconds between SIGTERM and SIGKILL.
     #[arg(long, default_value_t = 5000)]
@@ -19,11 +27,16 @@ pub struct StopArgs {
     pub root: Option<PathBuf>,
 }
 
+/// The repository root, canonical, when there is one.
+pub(super) fn here(root: Option<&Path>) -> Option<PathBuf> {
+    super::Root::choose(root)
+        .ok()
+        .and_then(|r| std::fs::canonicalize(r.path).ok())
+}
+
 /// The servers to ask about a run id: this repository's first, then every other one.
 pub(super) fn sockets(root: Option<&Path>) -> Vec<PathBuf> {
-    let here = super::Root::choose(root)
-        .ok()
-        .and_then(|r| std::fs::canonicalize(r.path).ok());
+    let here = here(root);
     let mut sockets = client::servers(here.as_deref());
     for other in client::servers(None) {
         if !sockets.contains(&other) {
@@ -49,9 +62,7 @@ pub(super) fn run(args: &StopArgs) -> Result<ExitCode, Error> {
         reason: e.to_string(),
     })?;
     if !found {
-        return Err(Error::NoSuchRun {
-            run_id: args.run_id.clone(),
-        });
+        return stop_service(args);
     }
     let job = result.unwrap_or_default();
     let how = job["signal"]
@@ -70,5 +81,77 @@ pub(super) fn run(args: &StopArgs) -> Result<ExitCode, Error> {
         },
         crate::visible::line(&how)
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How often a stopped service's group is checked for being gone.
+const POLL: Duration = Duration::from_millis(50);
+/// How long a group gets to vanish after SIGKILL.
+const KILL_WAIT: Duration = Duration::from_secs(2);
+
+/// Stops the service `agg run --until-ready` left with this run id: SIGTERM to its group,
+/// `--grace-ms`, SIGKILL; records the run as stopped in the history.
+fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
+    let root = here(args.root.as_deref());
+    let Some((path, mut service)) = detached::find(&args.run_id, root.as_deref()) else {
+        return Err(Error::NoSuchRun {
+            run_id: args.run_id.clone(),
+        });
+    };
+    let shown = format!(
+        "{} ({})",
+        crate::visible::line(&service.run_id),
+        crate::visible::line(&service.unique_name)
+    );
+    if !service.running() {
+        println!("{shown} stopped: already");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let gone = |limit: Duration| {
+        let deadline = Instant::now() + limit;
+        while process::group_alive(service.pid) {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(POLL);
+        }
+        true
+    };
+    process::signal_group(service.pid, Signal::SIGTERM);
+    let how = if gone(Duration::from_millis(args.grace_ms.min(60_000))) {
+        "SIGTERM"
+    } else {
+        process::signal_group(service.pid, Signal::SIGKILL);
+        if !gone(KILL_WAIT) {
+            return Err(Error::Control {
+                action: format!("stop {}", args.run_id),
+                reason: format!("process group {} is still there after SIGKILL", service.pid),
+            });
+        }
+        "SIGKILL"
+    };
+    let took = service.started().elapsed().unwrap_or_default();
+    service.stopped = true;
+    if let Err(err) = detached::save(&service) {
+        tracing::debug!("{}: {err}", path.display());
+    }
+    if let Some(history) = History::open(Path::new(&service.root)) {
+        history.record(&Run {
+            unique_name: service.unique_name.clone(),
+            file: service.file.clone(),
+            source: service.source.clone(),
+            started: service.started(),
+            duration_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+            exit_code: None,
+            signal: Some(if how == "SIGTERM" {
+                Signal::SIGTERM as i32
+            } else {
+                Signal::SIGKILL as i32
+            }),
+            stopped: true,
+            via: Via::Run,
+        });
+    }
+    println!("{shown} stopped: by {how}");
     Ok(ExitCode::SUCCESS)
 }

@@ -6,7 +6,8 @@
 //! 0 once the task is ready (printing its URLs, pid and log), with the task's failure if it
 //! ends first, and 124 at the timeout, after stopping it. The task's own output is copied
 //! as it wrote it, as a foreground run shows it; agg's messages about the task quote its
-//! name, URLs and log path in their [`crate::visible`] form.
+//! name, URLs and log path in their [`crate::visible`] form. A service left running gets a
+//! record ([`crate::control::detached`]), so `agg ps`, `agg logs` and `agg stop` find it.
 
 use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -24,12 +25,24 @@ const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
 /// The exit code of a task that was not ready in time (as `timeout(1)`).
 const TIMED_OUT: u8 = 124;
 
+/// Where the task of a service comes from, for its record.
+#[derive(Debug)]
+pub(super) struct Origin {
+    /// The repository root.
+    pub root: std::path::PathBuf,
+    /// The task file, relative to the root.
+    pub file: String,
+    /// The task's name in its file.
+    pub source: String,
+}
+
 /// Starts `inv` detached, writing to a log file, and waits for `probe`. A task that ends while agg waits (before it is ready, or stopped at the timeout) is
 /// passed to `on_finish`; one left running is not, as agg is gone when it ends.
 pub(super) async fn run(
     mut inv: Invocation,
     probe: Probe,
     on_finish: OnFinish,
+    origin: Origin,
 ) -> Result<ExitCode, Error> {
     let dir = crate::places::cache_dir().join("runs");
     crate::places::private_dir(&dir).map_err(|e| Error::RunLog {
@@ -90,11 +103,42 @@ pub(super) async fn run(
             format!(" at {}", crate::visible::line(&readiness.urls.join(" ")))
         };
         let pid = snapshot.pid.unwrap_or(0);
+        let record = crate::control::detached::Service {
+            run_id: job.run_id.clone(),
+            unique_name: unique_name.clone(),
+            file: origin.file,
+            source: origin.source,
+            root: std::fs::canonicalize(&origin.root)
+                .unwrap_or(origin.root)
+                .to_string_lossy()
+                .into_owned(),
+            pid,
+            pid_started: crate::control::detached::leader_started(pid),
+            started_ms: job
+                .started_at()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0)),
+            log: log.clone(),
+            urls: readiness.urls.clone(),
+            ports: readiness.ports.clone(),
+            stopped: false,
+        };
         let _ = writeln!(
             err,
-            "agg: {shown_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {shown_log}\nagg: stop it with: kill -TERM -{pid}",
+            "agg: {shown_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {shown_log}",
             readiness.waited_ms,
         );
+        let run_id = crate::visible::line(&record.run_id).into_owned();
+        let _ = match crate::control::detached::save(&record) {
+            Ok(_) => writeln!(
+                err,
+                "agg: `agg ps` lists it as {run_id}; `agg logs {run_id}` shows its output, `agg stop {run_id}` ends it"
+            ),
+            Err(e) => writeln!(
+                err,
+                "agg: cannot record it for agg ps ({e}); stop it with: kill -TERM -{pid}"
+            ),
+        };
         // The task outlives agg: the engine must not stop it on the way out.
         engine.detach(&job);
         std::mem::forget(engine);

@@ -8,6 +8,7 @@
 //! protocol is one JSON request line, then JSON reply lines. Nothing listens on a network.
 
 pub mod client;
+pub mod detached;
 pub mod server;
 
 use std::hash::{DefaultHasher, Hash, Hasher};

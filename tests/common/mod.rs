@@ -36,11 +36,19 @@ pub fn have(program: &str) -> bool {
         std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
         "{program} is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
-    // The test harness names each test's thread after the test.
+    skipped(&format!("{program} not installed"));
+    false
+}
+
+/// Says on stderr that the running test skips, and why: `SKIPPED run::parallel: tmux not
+/// installed`. The test's name is its thread's, as the test harness names it. Written to the
+/// process's stderr itself, not through `eprintln!`, which the harness captures and shows
+/// only for a test that fails: a skip must be seen in a run that passes.
+pub fn skipped(reason: &str) {
+    use std::io::Write;
     let thread = std::thread::current();
     let test = thread.name().unwrap_or("a test");
-    eprintln!("SKIPPED {test}: {program} not installed (scripts/test installs the runners)");
-    false
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {reason}");
 }
 
 /// Whether a process exists and is not a zombie.

@@ -127,11 +127,12 @@ function paramHint(runner: string, param: Param): string {
 }
 
 function processExecution(name: string, args: string[], cwd: string, aggPath: string): Execution {
-  return { kind: 'process', command: aggPath, args: ['run', name, ...args], cwd };
+  // After `--`, every word is an argument, even one that is also a task's name or starts with `-`.
+  return { kind: 'process', command: aggPath, args: args.length > 0 ? ['run', name, '--', ...args] : ['run', name], cwd };
 }
 
 function promptExecution(name: string, cwd: string, aggPath: string, promptCommand: string): Execution {
-  const commandLine = `${[aggPath, 'run', name].map(shellQuote).join(' ')} \${command:${promptCommand}}`;
+  const commandLine = `${[aggPath, 'run', name, '--'].map(shellQuote).join(' ')} \${command:${promptCommand}}`;
   return { kind: 'shell', commandLine, cwd, promptCommand };
 }
 

@@ -182,7 +182,7 @@ test('a task with parameters asks for its arguments, which the shell splits as t
   const tasks = await start([root]).provideTasks();
   const greet = byName(tasks, 'greet');
   assert.ok(greet.execution instanceof ShellExecution);
-  assert.match(greet.execution.commandLine, /^\S+ run greet \$\{command:agg\.arguments\.[^}]+\}$/);
+  assert.match(greet.execution.commandLine, /^\S+ run greet -- \$\{command:agg\.arguments\.[^}]+\}$/);
   assert.equal(greet.execution.options?.cwd, root);
 
   fake.inputAnswer = "'Ada Lovelace'";
@@ -214,7 +214,7 @@ test('a task customised in tasks.json runs with its own args and no prompt', asy
   const folder = workspace.workspaceFolders[0];
   const resolved = await resolveTask({ definition: { type: 'agg', task: 'greet', args: ['Bob'] }, scope: folder, name: 'greet', source: 'agg' });
   assert.ok(resolved?.execution instanceof ProcessExecution);
-  assert.deepEqual(resolved.execution.args, ['run', 'greet', 'Bob']);
+  assert.deepEqual(resolved.execution.args, ['run', 'greet', '--', 'Bob']);
   await run(resolved);
   assert.equal(fs.readFileSync(path.join(root, 'marker-greet.txt'), 'utf8'), 'hello Bob\n');
   assert.equal(fake.inputRequests.length, 0);

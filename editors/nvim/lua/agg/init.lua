@@ -148,10 +148,12 @@ function M.run(name, args)
   end
   local cmd
   if type(args) == 'string' and args:match('%S') then
-    cmd = table.concat({ vim.fn.shellescape(M.config.cmd), 'run', vim.fn.shellescape(name), args }, ' ')
+    -- After `--`, every word is an argument, even a task's name or one starting with `-`.
+    cmd = table.concat({ vim.fn.shellescape(M.config.cmd), 'run', vim.fn.shellescape(name), '--', args }, ' ')
   else
     cmd = { M.config.cmd, 'run', name }
-    if type(args) == 'table' then
+    if type(args) == 'table' and #args > 0 then
+      table.insert(cmd, '--')
       vim.list_extend(cmd, args)
     end
   end
