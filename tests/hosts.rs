@@ -38,10 +38,10 @@ fn hosts() -> Option<PathBuf> {
         "the MCP hosts are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/hosts.sh",
         dir.display()
     );
-    eprintln!(
-        "SKIPPED: no MCP hosts in {}; run scripts/hosts.sh",
+    crate::common::skipped(&format!(
+        "no MCP hosts in {}; run scripts/hosts.sh",
         dir.display()
-    );
+    ));
     None
 }
 

@@ -17,7 +17,11 @@ pub fn have_tmux(test: &str) -> bool {
         std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
         "tmux is required (AGG_REQUIRE_RUNNERS is set) but not on PATH"
     );
-    eprintln!("SKIPPED {test}: tmux not installed");
+    // Past the harness's capture, so a passing run shows it too.
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr().lock(),
+        format_args!("SKIPPED {test}: tmux not installed\n"),
+    );
     false
 }
 
