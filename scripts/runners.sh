@@ -6,7 +6,7 @@
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
 # php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
-# running as root in CI.
+# running as root in CI; tmux and fish (for the picker and completion tests) likewise, as root.
 
 agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
 mkdir -p "$agg_tools"
@@ -117,6 +117,14 @@ if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/n
   echo "installing docker-compose (Debian)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends docker-compose; } >&2
+fi
+# tmux and fish (Debian), for the picker's tests in a real terminal and the completion tests
+# in a real shell: installed when missing and running as root.
+if { ! command -v tmux >/dev/null 2>&1 || ! command -v fish >/dev/null 2>&1; } &&
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing tmux and fish (apt-get)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends tmux fish; } >&2
 fi
 export PATH
 unset agg_tools

@@ -90,6 +90,10 @@ pub enum Error {
         /// The run id given.
         run_id: String,
     },
+    /// `agg run` without a task name where no picker can open (not at a terminal).
+    MissingName,
+    /// The terminal the picker draws on failed (it is restored before this is reported).
+    Terminal(std::io::Error),
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -109,7 +113,8 @@ impl Error {
             | Error::Ambiguous { .. }
             | Error::BadGlob(_)
             | Error::BadReady { .. }
-            | Error::NoSuchRun { .. } => 2,
+            | Error::NoSuchRun { .. }
+            | Error::MissingName => 2,
             Error::Output(_)
             | Error::Refused(_)
             | Error::Runtime(_)
@@ -118,7 +123,8 @@ impl Error {
             | Error::Watch(_)
             | Error::Allowlist(_)
             | Error::RunLog { .. }
-            | Error::Control { .. } => 1,
+            | Error::Control { .. }
+            | Error::Terminal(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -192,6 +198,10 @@ impl std::fmt::Display for Error {
                 visible::line(action),
                 visible::line(reason)
             ),
+            Error::MissingName => f.write_str(
+                "`agg run` needs a task name when it is not at a terminal (at one, it opens a picker)\n  `agg list` shows every task",
+            ),
+            Error::Terminal(err) => write!(f, "the terminal failed: {err}"),
             Error::NoSuchRun { run_id } => write!(
                 f,
                 "no running `agg mcp` of yours has a job `{}`\n  `agg ps` lists them",

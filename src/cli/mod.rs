@@ -1,15 +1,18 @@
-//! The command line: `agg list`, `run`, `describe`, `allow`/`deny`/`allowlist`, `schema` and `mcp`,
-//! and how the repository root is found when none is given.
+//! The command line: `agg list`, `run`, `describe`, `allow`/`deny`/`allowlist`, `schema`, `mcp`
+//! and `completions`, the picker `agg` alone opens at a terminal, and how the repository root
+//! is found when none is given.
 //!
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success. Everything a repository, a task or a server
 //! wrote reaches the terminal through [`crate::visible`]; JSON output is left exact.
 
 mod allow;
+mod completions;
 mod describe;
 mod list;
 mod logs;
 mod mcp;
+mod picker;
 mod ps;
 mod run;
 mod stop;
@@ -25,12 +28,14 @@ use clap::{Parser, Subcommand};
 use crate::error::Error;
 
 /// Find and run every task in a polyglot repo.
+///
+/// `agg` alone opens a picker at a terminal, and prints the list elsewhere.
 #[derive(Debug, Parser)]
 #[command(name = "agg", version, about, long_about = None)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (none: the picker at a terminal, else `agg list`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The subcommands.
@@ -57,18 +62,21 @@ pub enum Command {
     Deny(allow::RuleArgs),
     /// Show the allowlist.
     Allowlist(allow::ShowArgs),
+    /// Print the shell script that completes agg's commands, task names and runners.
+    Completions(completions::CompletionsArgs),
     /// Print the JSON Schema of `agg list --json`.
     #[command(hide = true)]
     Schema,
 }
 
 /// Options of `agg list`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, clap::Args)]
 pub struct ListArgs {
     /// The repository root to scan (default: the repository around the current directory).
     pub path: Option<PathBuf>,
     /// Only tasks of these runners (repeat or comma-separate).
-    #[arg(long, short, value_delimiter = ',', value_parser = parse_runner)]
+    #[arg(long, short, value_delimiter = ',', value_parser = parse_runner,
+          add = clap_complete::ArgValueCompleter::new(completions::runners))]
     pub runner: Vec<Runner>,
     /// Only tasks in this directory (relative to the root) or below it.
     #[arg(long, short)]
@@ -102,8 +110,16 @@ fn parse_runner(s: &str) -> Result<Runner, String> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    completions::answer_if_asked();
     let cli = Cli::parse();
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        return finish(if picker::at_terminal() {
+            run::run(run::RunArgs::default())
+        } else {
+            list::run(&ListArgs::default())
+        });
+    };
+    let result = match command {
         Command::List(args) => list::run(&args),
         Command::Run(args) => run::run(args),
         Command::Describe(args) => describe::run(&args),
@@ -114,8 +130,14 @@ pub fn main() -> ExitCode {
         Command::Allow(args) => allow::change(&args, true),
         Command::Deny(args) => allow::change(&args, false),
         Command::Allowlist(args) => allow::show(&args),
+        Command::Completions(args) => completions::run(&args),
         Command::Schema => print_json(&crate::table::Table::json_schema()),
     };
+    finish(result)
+}
+
+/// The exit code of a command's result, its error printed.
+fn finish(result: Result<ExitCode, Error>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Error::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

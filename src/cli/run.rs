@@ -18,11 +18,12 @@ use crate::error::Error;
 use crate::invocation::{RunOptions, invocation};
 
 /// Options of `agg run`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, clap::Args)]
 pub struct RunArgs {
     /// The task: a unique name from `agg list` (an alias or an unambiguous source name
-    /// works too).
-    pub name: String,
+    /// works too). None, or one several tasks share: a picker, at a terminal.
+    #[arg(add = clap_complete::ArgValueCompleter::new(super::completions::task_names))]
+    pub name: Option<String>,
     /// Arguments passed to the task (put them after `--` when they start with `-`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
@@ -57,7 +58,18 @@ pub struct RunArgs {
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let root = super::Root::choose(args.root.as_deref())?;
     let table = crate::table::Table::load(&root.path);
-    let found = super::resolve_task(&table, &root, &args.name)?;
+    let below = root.below.as_deref();
+    let Some(name) = args.name.as_deref() else {
+        return super::picker::choose_and_run(&table, below, &super::picker::Among::All, args);
+    };
+    let found = match super::resolve_task(&table, &root, name) {
+        Err(Error::Ambiguous { name, candidates }) if super::picker::at_terminal() => {
+            let tasks = candidates.into_iter().map(|(unique, ..)| unique).collect();
+            let among = super::picker::Among::Named { name: &name, tasks };
+            return super::picker::choose_and_run(&table, below, &among, args);
+        }
+        found => found?,
+    };
     let task = found.task;
     let ready = ready_spec(&args)
         .map(|s| s.probe())

@@ -4,6 +4,7 @@
 
 pub mod mcp;
 pub mod raw;
+pub mod tmux;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
