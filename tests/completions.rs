@@ -12,6 +12,11 @@ use crate::test::Test;
 /// would leave a file behind if anything evaluated it.
 fn repo() -> tempfile::TempDir {
     crate::common::repo(&[
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        (
+            "apps/web/Makefile",
+            "serve: ## Serve the web app\n\t@echo s\n\nbuild: ## Bundle the web app\n\t@echo w\n",
+        ),
         (
             "Makefile",
             "PROOF := $(shell touch evaluated)\n\nbuild: ## Build every service\n\t@echo b\n\nbench:\n\t@echo x\n",
@@ -127,7 +132,14 @@ fn bash_completes_task_names_runners_and_subcommands() {
     }
     let repo = repo();
     let (names, stderr) = bash_complete(repo.path(), &["agg", "run", ""]);
-    for name in ["build", "bench", "test", "bundle", "deploy"] {
+    for name in [
+        "build",
+        "bench",
+        "test",
+        "bundle",
+        "deploy",
+        "apps/web/serve",
+    ] {
         assert!(names.contains(&name.to_owned()), "{name} in {names:?}");
     }
     assert!(stderr.is_empty(), "nothing but the answers: {stderr}");
@@ -173,6 +185,39 @@ fn fish_completes_task_names_with_their_descriptions_and_runners() {
 }
 
 #[test]
+fn below_the_root_the_current_directorys_short_names_complete_too() {
+    if !have_tool(
+        "below_the_root_the_current_directorys_short_names_complete_too",
+        "fish",
+    ) {
+        return;
+    }
+    let repo = repo();
+    let web = repo.path().join("apps/web");
+    let found = fish_complete(&web, "agg run b");
+    // `build` here is apps/web's (as `agg run build` there runs it), then the root's others.
+    assert_eq!(
+        found,
+        [
+            ("build".to_owned(), "Bundle the web app".to_owned()),
+            ("bench".to_owned(), "make bench".to_owned()),
+            ("bundle".to_owned(), "npm run bundle".to_owned()),
+        ]
+    );
+    let serve = fish_complete(&web, "agg describe ser");
+    assert_eq!(
+        serve,
+        [("serve".to_owned(), "Serve the web app".to_owned())]
+    );
+    let out = Test::at(repo.path())
+        .current_dir("apps/web")
+        .args(["describe", "build"])
+        .run()
+        .success();
+    assert!(out.stdout.contains("apps/web/build"), "{}", out.stdout);
+}
+
+#[test]
 fn completing_outside_any_repository_offers_no_task_and_prints_nothing_else() {
     if !have_tool(
         "completing_outside_any_repository_offers_no_task_and_prints_nothing_else",
@@ -182,6 +227,8 @@ fn completing_outside_any_repository_offers_no_task_and_prints_nothing_else() {
     }
     let empty = tempfile::tempdir().expect("tmp");
     let (names, stderr) = bash_complete(empty.path(), &["agg", "run", ""]);
-    assert_eq!(names, Vec::<String>::new());
+    // Only the options of `agg run`.
+    assert!(names.contains(&"--root".to_owned()), "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("--")), "{names:?}");
     assert!(stderr.is_empty(), "{stderr}");
 }

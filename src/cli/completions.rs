@@ -4,6 +4,7 @@
 //! command line: subcommands and options, and task names and runners read from the table
 //! the way `agg list` reads it (files only, nothing executed, nothing printed but the answers).
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -93,45 +94,72 @@ fn completer() -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The table of the repository around the current directory, or none.
-fn table() -> Option<Table> {
+/// The table of the repository around the current directory, and where that directory is
+/// in it (`apps/web`; `None` at the root).
+fn table() -> Option<(Table, Option<String>)> {
     let cwd = std::env::current_dir().ok()?;
-    Some(Table::load(&crate::scan::find_root(&cwd)))
+    let root = crate::scan::find_root(&cwd);
+    let below = cwd
+        .strip_prefix(&root)
+        .ok()
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .and_then(|rel| rel.to_str())
+        .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"));
+    Some((Table::load(&root), below))
 }
 
 /// Completes a task name: every unique name that starts with what is typed, with its
-/// description (or command) as help.
+/// description (or command) as help; below the root, also the shorter names `agg run`
+/// takes there (`build` in `apps/web` for `apps/web/build`, nearest directory first).
 pub fn task_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Some(typed) = current.to_str() else {
         return Vec::new();
     };
-    let Some(table) = table() else {
+    let Some((table, below)) = table() else {
         return Vec::new();
     };
-    table
-        .tasks
-        .iter()
+    let mut offered: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    let mut offer = |name: &str, task: &crate::table::Task| {
         // A name with a control character would break the shell's word list.
-        .filter(|t| {
-            t.unique_name.starts_with(typed)
-                && crate::visible::line(&t.unique_name) == t.unique_name.as_str()
-        })
-        .map(|t| {
-            let help = t
+        if name.starts_with(typed)
+            && crate::visible::line(name) == name
+            && offered.insert(name.to_owned())
+        {
+            let help = task
                 .description
                 .as_deref()
                 .and_then(|d| d.lines().next())
-                .unwrap_or(&t.command);
-            CompletionCandidate::new(&t.unique_name)
-                .help(Some(crate::visible::line(help).into_owned().into()))
-        })
-        .collect()
+                .unwrap_or(&task.command);
+            out.push(
+                CompletionCandidate::new(name)
+                    .help(Some(crate::visible::line(help).into_owned().into())),
+            );
+        }
+    };
+    if let Some(below) = &below {
+        let dirs = std::iter::successors(Some(below.as_str()), |d| {
+            d.rsplit_once('/').map(|(up, _)| up)
+        });
+        for dir in dirs {
+            let prefix = format!("{dir}/");
+            for task in &table.tasks {
+                if let Some(short) = task.unique_name.strip_prefix(&prefix) {
+                    offer(short, task);
+                }
+            }
+        }
+    }
+    for task in &table.tasks {
+        offer(&task.unique_name, task);
+    }
+    out
 }
 
 /// Completes a runner: those the table has tasks of.
 pub fn runners(current: &OsStr) -> Vec<CompletionCandidate> {
     let typed = current.to_str().unwrap_or_default();
-    let Some(table) = table() else {
+    let Some((table, _)) = table() else {
         return Vec::new();
     };
     let mut found: Vec<agg_runners::Runner> = Vec::new();
