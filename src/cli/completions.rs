@@ -1,6 +1,6 @@
 //! Shell completions. `agg completions SHELL` prints the script that registers agg with the
 //! shell (bash, zsh, fish, elvish, PowerShell); at each TAB that script calls agg back with
-//! the words typed and [`VAR`] set, and clap_complete's engine answers from agg's own
+//! the words typed and [`VAR`] set, and `clap_complete`'s engine answers from agg's own
 //! command line: subcommands and options, and task names and runners read from the table
 //! the way `agg list` reads it (files only, nothing executed, nothing printed but the answers).
 

@@ -4,6 +4,7 @@
 //! runs at once. The answers become arguments and environment the way
 //! [`crate::invocation::param_arguments`] passes them to the task's runner.
 
+use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 
 use agg_runners::Runner;
@@ -40,14 +41,18 @@ pub(super) fn ask(task: &Task) -> io::Result<Option<Answers>> {
         let value = loop {
             let mut prompt = format!("{bold}{}{bold:#}", visible::line(&p.name));
             if let Some(help) = &p.help {
-                prompt.push_str(&format!(" {dim}({}){dim:#}", visible::line(help)));
+                let _ = write!(prompt, " {dim}({}){dim:#}", visible::line(help));
             }
             if p.variadic.is_some() {
-                prompt.push_str(&format!(" {dim}[several: separate with spaces]{dim:#}"));
+                let _ = write!(prompt, " {dim}[several: separate with spaces]{dim:#}");
             }
             match &p.default {
-                Some(default) => prompt.push_str(&format!(" [{}]", visible::line(default))),
-                None if p.required => prompt.push_str(&format!(" {dim}(required){dim:#}")),
+                Some(default) => {
+                    let _ = write!(prompt, " [{}]", visible::line(default));
+                }
+                None if p.required => {
+                    let _ = write!(prompt, " {dim}(required){dim:#}");
+                }
                 None => {}
             }
             write!(err, "{prompt}: ")?;

@@ -173,6 +173,8 @@ impl<'t> Picker<'t> {
             let usable = task.runner_available && self.table.not_runnable(task).is_none();
             let mut line = row(entry, &marks, name_width, usable);
             if n == self.selected {
+                // The highlight spans the whole row (the overflow is cut off).
+                line.push_span(Span::raw(" ".repeat(usize::from(area.width))));
                 line = line.patch_style(SELECTED);
             }
             lines.push(line);
@@ -284,13 +286,15 @@ fn preview_lines(table: &Table, task: &Task, history: &Summaries) -> Vec<Line<'s
     for p in &task.params {
         let mut text = p.name.clone();
         if let Some(default) = &p.default {
-            text.push_str(&format!(" = {default}"));
+            text.push_str(" = ");
+            text.push_str(default);
         }
         if p.required {
             text.push_str(" (required)");
         }
         if let Some(help) = &p.help {
-            text.push_str(&format!(": {help}"));
+            text.push_str(": ");
+            text.push_str(help);
         }
         lines.push(field("param", text));
     }

@@ -89,11 +89,10 @@ fn on_key(picker: &mut Picker, key: KeyEvent) -> Option<Outcome> {
         KeyCode::Esc => return Some(Outcome::Left),
         KeyCode::Char('c' | 'd' | 'g') if ctrl => return Some(Outcome::Left),
         KeyCode::Enter => return picker.chosen().map(Outcome::Chosen),
-        KeyCode::Up => picker.step(-1),
+        KeyCode::Up | KeyCode::BackTab => picker.step(-1),
         KeyCode::Char('p' | 'k') if ctrl => picker.step(-1),
         KeyCode::Down | KeyCode::Tab => picker.step(1),
         KeyCode::Char('n' | 'j') if ctrl => picker.step(1),
-        KeyCode::BackTab => picker.step(-1),
         KeyCode::PageUp => picker.step(-page),
         KeyCode::PageDown => picker.step(page),
         KeyCode::Home => picker.step(isize::MIN),
@@ -173,8 +172,8 @@ impl Signals {
         }
         Ok(Signals {
             received,
-            ids,
             usual,
+            ids,
         })
     }
 
