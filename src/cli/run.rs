@@ -13,6 +13,7 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
+use super::picker::{Among, Choice};
 use crate::engine::{Duplicates, Engine, EngineConfig, JobState, OnFinish, StdioMode};
 use crate::error::Error;
 use crate::invocation::{RunOptions, invocation};
@@ -60,13 +61,12 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     let table = crate::table::Table::load(&root.path);
     let below = root.below.as_deref();
     let Some(name) = args.name.as_deref() else {
-        return super::picker::choose_and_run(&table, below, &super::picker::Among::All, args);
+        return pick(&table, below, &Among::All, args);
     };
     let found = match super::resolve_task(&table, &root, name) {
         Err(Error::Ambiguous { name, candidates }) if super::picker::at_terminal() => {
             let tasks = candidates.into_iter().map(|(unique, ..)| unique).collect();
-            let among = super::picker::Among::Named { name: &name, tasks };
-            return super::picker::choose_and_run(&table, below, &among, args);
+            return pick(&table, below, &Among::Named { name: &name, tasks }, args);
         }
         found => found?,
     };
@@ -100,6 +100,31 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, Error> {
     match ready {
         Some(probe) => runtime.block_on(super::until_ready::run(inv, probe, on_finish)),
         None => runtime.block_on(foreground(inv, on_finish)),
+    }
+}
+
+/// The picker (`agg run` without a name, or one several tasks share), then `agg run` of
+/// the chosen task by its unique name from the root, the parameters asked for before
+/// `args`' own arguments and environment.
+fn pick(
+    table: &crate::table::Table,
+    below: Option<&str>,
+    among: &Among<'_>,
+    mut args: RunArgs,
+) -> Result<ExitCode, Error> {
+    match super::picker::choose(table, below, among)? {
+        Choice::Exit(code) => Ok(code),
+        Choice::Run {
+            name,
+            args: first,
+            env,
+        } => {
+            args.args.splice(0..0, first);
+            args.env.splice(0..0, env);
+            args.name = Some(name);
+            args.root = Some(table.root.clone());
+            run(args)
+        }
     }
 }
 

@@ -137,7 +137,9 @@ impl Tmux {
     /// Waits for agg to end and returns the line the shell printed after it.
     #[track_caller]
     pub fn exit_line(&self) -> String {
-        let screen = self.wait_for("agg exited ");
+        let screen = self.wait("a line `agg exited …`", |s| {
+            s.lines().any(|l| l.starts_with("agg exited "))
+        });
         screen
             .lines()
             .find(|l| l.starts_with("agg exited "))

@@ -1,7 +1,8 @@
 //! The picker: what `agg` alone, `agg run` without a name, and `agg run NAME` with a name
 //! several tasks share open at a terminal. It filters the table as a person types, previews
-//! the selected task, and hands the chosen one, with the parameters it asks for, to the
-//! very path `agg run NAME` takes, so permissions, exit codes and signals are the same.
+//! the selected task, and hands the chosen one, with the parameters it asks for, back to
+//! `agg run`, which runs it on the very path `agg run NAME` takes, so permissions, exit
+//! codes and signals are the same.
 //!
 //! Theory of operation: the table is read once to draw; the picker runs on the alternate
 //! screen in raw mode (ratatui over crossterm), restored by a guard on every way out (a
@@ -21,7 +22,6 @@ use crate::error::Error;
 use crate::history::{History, Summaries};
 use crate::table::Table;
 
-use super::run::RunArgs;
 use entries::Entries;
 use screen::Picker;
 use session::Outcome;
@@ -47,14 +47,27 @@ pub(super) enum Among<'n> {
     },
 }
 
-/// Opens the picker over `among`, then runs the chosen task as `agg run` would with the
-/// rest of `args` (its arguments and environment follow the parameters asked for).
-pub(super) fn choose_and_run(
+/// What the person chose.
+pub(super) enum Choice {
+    /// Run this task (its unique name) with these arguments and environment first.
+    Run {
+        /// The task's unique name.
+        name: String,
+        /// The arguments the parameters asked for became.
+        args: Vec<String>,
+        /// The environment they became.
+        env: Vec<(String, String)>,
+    },
+    /// Run nothing; agg ends with this code (the picker was left, or a signal came).
+    Exit(ExitCode),
+}
+
+/// Opens the picker over `among` and asks for the chosen task's parameters.
+pub(super) fn choose(
     table: &Table,
     below: Option<&str>,
     among: &Among<'_>,
-    mut args: RunArgs,
-) -> Result<ExitCode, Error> {
+) -> Result<Choice, Error> {
     if !at_terminal() {
         return Err(Error::MissingName);
     }
@@ -82,9 +95,11 @@ pub(super) fn choose_and_run(
     let (outcome, signals) = session::pick(&mut picker)?;
     let index = match outcome {
         Outcome::Chosen(index) => index,
-        Outcome::Left => return Ok(ExitCode::from(LEFT)),
+        Outcome::Left => return Ok(Choice::Exit(ExitCode::from(LEFT))),
         Outcome::Signal(number) => {
-            return Ok(ExitCode::from(u8::try_from(128 + number).unwrap_or(LEFT)));
+            return Ok(Choice::Exit(ExitCode::from(
+                u8::try_from(128 + number).unwrap_or(LEFT),
+            )));
         }
     };
     let task = &table.tasks[index];
@@ -96,13 +111,13 @@ pub(super) fn choose_and_run(
         crate::visible::line(&task.unique_name)
     );
     let Some(answers) = params::ask(task).map_err(Error::Terminal)? else {
-        return Ok(ExitCode::from(LEFT));
+        return Ok(Choice::Exit(ExitCode::from(LEFT)));
     };
     // From here on `agg run` handles the signals itself.
     drop(signals);
-    args.args.splice(0..0, answers.args);
-    args.env.splice(0..0, answers.env);
-    args.name = Some(task.unique_name.clone());
-    args.root = Some(table.root.clone());
-    super::run::run(args)
+    Ok(Choice::Run {
+        name: task.unique_name.clone(),
+        args: answers.args,
+        env: answers.env,
+    })
 }
