@@ -184,6 +184,8 @@ fn picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code() {
     let out = repo.agg(["describe", "lint"]).run().success();
     assert!(out.stdout.contains("failed (exit 2)"), "{}", out.stdout);
     let term = repo.open(".", "", 100, 24);
+    // Typed before the picker is up, the keys would be echoed by the terminal.
+    term.wait_for("4/4");
     term.type_text("lint");
     let screen = term.wait_for("1/4");
     assert!(screen.contains("last run"), "{screen}");
