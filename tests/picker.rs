@@ -274,6 +274,30 @@ fn picker_restores_the_terminal_on_sigterm() {
 }
 
 #[test]
+fn picker_ends_when_its_terminal_goes_away() {
+    if !have_tool("picker_ends_when_its_terminal_goes_away", "tmux") {
+        return;
+    }
+    let repo = Repo::new(false);
+    let term = repo.open(".", "", 80, 24);
+    term.wait_for("4/4");
+    let pid = term.agg_pid().expect("agg's pid");
+    // The terminal closes under the picker (as when its window is closed).
+    drop(term);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while crate::common::alive(pid) {
+        if std::time::Instant::now() > deadline {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            panic!("agg kept running after its terminal went away");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
 fn picker_redraws_to_the_new_size_when_the_terminal_is_resized() {
     if !have_tool(
         "picker_redraws_to_the_new_size_when_the_terminal_is_resized",
