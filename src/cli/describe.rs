@@ -10,6 +10,7 @@ use crate::error::Error;
 #[derive(Debug, clap::Args)]
 pub struct DescribeArgs {
     /// The task: a unique name from `agg list` (or any name `agg run` takes).
+    #[arg(add = clap_complete::ArgValueCompleter::new(super::completions::task_names))]
     pub name: String,
     /// The repository root (default: the repository around the current directory).
     #[arg(long)]

@@ -1,16 +1,19 @@
-//! The command line: `agg list`, `run`, `describe`, `allow`/`deny`/`allowlist`, `schema` and `mcp`,
-//! and how the repository root is found when none is given.
+//! The command line: `agg list`, `run`, `describe`, `allow`/`deny`/`allowlist`, `schema`, `mcp`
+//! and `completions`, the picker `agg` alone opens at a terminal, and how the repository root
+//! is found when none is given.
 //!
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success. Everything a repository, a task or a server
 //! wrote reaches the terminal through [`crate::visible`]; JSON output is left exact.
 
 mod allow;
+mod completions;
 mod describe;
 mod list;
 mod logs;
 mod mcp;
 mod parallel;
+mod picker;
 mod ps;
 mod run;
 mod status;
@@ -30,6 +33,7 @@ use crate::error::Error;
 ///
 /// Every command works on the repository around the current directory: the nearest
 /// directory, the current one included, holding `.git`, else the nearest holding a task file.
+/// `agg` alone opens a picker at a terminal, and prints the list elsewhere.
 #[derive(Debug, Parser)]
 #[command(name = "agg", version, about, long_about)]
 pub struct Cli {
@@ -37,9 +41,9 @@ pub struct Cli {
     /// current directory are found from there.
     #[arg(short = 'C', long = "directory", value_name = "DIR", global = true)]
     pub directory: Option<PathBuf>,
-    /// What to do.
+    /// What to do (none: the picker at a terminal, else `agg list`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The subcommands.
@@ -68,13 +72,15 @@ pub enum Command {
     Deny(allow::RuleArgs),
     /// Show the allowlist: what agents may and may not run.
     Allowlist(allow::ShowArgs),
+    /// Print the shell script that completes agg's commands, task names and runners.
+    Completions(completions::CompletionsArgs),
     /// Print the JSON Schema of `agg list --json`.
     #[command(hide = true)]
     Schema,
 }
 
 /// Options of `agg list`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Default, clap::Args)]
 // Each is a flag of its own on the command line.
 #[allow(clippy::struct_excessive_bools)]
 pub struct ListArgs {
@@ -90,7 +96,8 @@ pub struct ListArgs {
     #[arg(long)]
     pub here: bool,
     /// Only tasks of these runners (repeat or comma-separate).
-    #[arg(long, short, value_delimiter = ',', value_parser = parse_runner)]
+    #[arg(long, short, value_delimiter = ',', value_parser = parse_runner,
+          add = clap_complete::ArgValueCompleter::new(completions::runners))]
     pub runner: Vec<Runner>,
     /// Only tasks in this directory (relative to the root) or below it.
     #[arg(long, short)]
@@ -131,11 +138,21 @@ fn parse_runner(s: &str) -> Result<Runner, String> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    completions::answer_if_asked();
     let cli = Cli::parse();
-    let result = match cli.directory.as_deref().map(enter) {
-        Some(Err(err)) => Err(err),
-        _ => dispatch(cli.command),
+    if let Some(Err(err)) = cli.directory.as_deref().map(enter) {
+        return finish(Err(err));
+    }
+    let result = match cli.command {
+        Some(command) => dispatch(command),
+        None if picker::at_terminal() => run::run(&run::RunArgs::default()),
+        None => list::run(&ListArgs::default()),
     };
+    finish(result)
+}
+
+/// The exit code of a command's result, its error printed.
+fn finish(result: Result<ExitCode, Error>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Error::Output(err)) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -182,6 +199,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
         Command::Allow(args) => allow::change(&args, true),
         Command::Deny(args) => allow::change(&args, false),
         Command::Allowlist(args) => allow::show(&args),
+        Command::Completions(args) => completions::run(&args),
         Command::Schema => print_json(&crate::table::Table::json_schema()),
     }
 }

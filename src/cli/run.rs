@@ -16,6 +16,7 @@ use std::time::Duration;
 use nix::sys::signal::Signal;
 use tokio::signal::unix::{SignalKind, signal};
 
+use super::picker::{Among, Choice};
 use super::status::Ended;
 use crate::engine::{Duplicates, Engine, EngineConfig, Invocation, JobState, OnFinish, StdioMode};
 use crate::error::Error;
@@ -24,12 +25,16 @@ use crate::resolve::Resolved;
 use crate::table::Table;
 
 /// Options of `agg run`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct RunArgs {
     /// The tasks: unique names from `agg list` (an alias or an unambiguous source name
     /// works too). Several run one after the other and stop at the first that fails.
     /// Without `--`, words after the first name that are not task names are its arguments.
-    #[arg(required = true, value_name = "NAME")]
+    /// None, or one name several tasks share: a picker, at a terminal.
+    #[arg(
+        value_name = "NAME",
+        add = clap_complete::ArgValueCompleter::new(super::completions::task_names)
+    )]
     pub names: Vec<String>,
     /// Arguments passed to the task (to the last one when several are named).
     #[arg(last = true, value_name = "ARGS")]
@@ -84,6 +89,19 @@ pub enum Words {
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     let root = super::Root::choose(args.root.as_deref())?;
     let table = super::status::scan(&root.path);
+    let below = root.below.as_deref();
+    let Some(first) = args.names.first() else {
+        return pick(&table, below, &Among::All, args);
+    };
+    // One name several tasks share: the picker among them, at a terminal.
+    if args.names.len() == 1 && super::picker::at_terminal() {
+        if let Err(Error::Ambiguous { name, candidates }) =
+            super::resolve_task(&table, &root, first)
+        {
+            let tasks = candidates.into_iter().map(|(unique, ..)| unique).collect();
+            return pick(&table, below, &Among::Named { name: &name, tasks }, args);
+        }
+    }
     let steps = plan(&table, &root, args)?;
     let ready = ready_spec(args)
         .map(|s| s.probe())
@@ -236,6 +254,33 @@ async fn sequence(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The picker (`agg run` without a name, or one several tasks share), then `agg run` of
+/// the chosen task by its unique name from the root, the parameters asked for before
+/// `args`' own arguments and environment.
+fn pick(
+    table: &crate::table::Table,
+    below: Option<&str>,
+    among: &Among<'_>,
+    args: &RunArgs,
+) -> Result<ExitCode, Error> {
+    let mut args = args.clone();
+    match super::picker::choose(table, below, among)? {
+        Choice::Exit(code) => Ok(code),
+        Choice::Run {
+            name,
+            args: first,
+            env,
+        } => {
+            args.args.splice(0..0, first);
+            args.env.splice(0..0, env);
+            args.names = vec![name];
+            args.words = Words::AllNames;
+            args.root = Some(table.root.clone());
+            run(&args)
+        }
+    }
 }
 
 async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error> {
