@@ -64,7 +64,7 @@ pub struct Task {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<String>,
     /// The build disables the task (Gradle `enabled = false`): the runner skips it when run.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub disabled: bool,
     /// The argv agg executes, program first.
     #[serde(skip)]

@@ -15,9 +15,10 @@
 //! per walk.
 //!
 //! As in git, a task file git tracks is read even where a rule matches it ([`Tracked`]): the
-//! first time a rule excludes something, the index of the worktree holding the walk's start
-//! is read, and an excluded directory with a tracked task file below it is still entered,
-//! for that file alone.
+//! first time a rule excludes something, the index of the worktree whose top is the root is
+//! read, and an excluded directory with a tracked task file below it is still entered, for
+//! that file alone. A root below the top of its repository (a folder given as the root) goes
+//! by the ignore rules alone, so a folder lists the same wherever it is checked out.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -80,7 +81,7 @@ pub(super) struct Ignores {
     start: PathBuf,
     /// Bytes of ignore files this walk may still take in.
     budget: AtomicU64,
-    /// The top of the worktree holding `start`, whose index says what git tracks.
+    /// The root, when it is the top of a git worktree: its index says what git tracks.
     top: Option<PathBuf>,
     /// The tracked task files, read the first time a rule excludes something.
     tracked: OnceLock<Tracked>,
@@ -115,7 +116,7 @@ impl Ignores {
             report_above_start: start == root,
             start: start.to_path_buf(),
             budget: AtomicU64::new(MAX_IGNORE_BYTES),
-            top: tracked::worktree_top(start).map(Path::to_path_buf),
+            top: tracked::worktree_top(root).map(Path::to_path_buf),
             tracked: OnceLock::new(),
             forced: RwLock::new(HashSet::new()),
             any_forced: AtomicBool::new(false),

@@ -89,11 +89,11 @@ impl Tracked {
     }
 }
 
-/// The top of the worktree that holds `dir`: the nearest directory, `dir` included, with a
-/// `.git` directory or file.
+/// `dir` when it is the top of a git worktree: it holds a `.git` directory or file.
 pub(super) fn worktree_top(dir: &Path) -> Option<&Path> {
-    dir.ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+    std::fs::symlink_metadata(dir.join(".git"))
+        .is_ok()
+        .then_some(dir)
 }
 
 /// The git directory of the worktree at `top`: `.git` itself, or the directory a `.git` file
