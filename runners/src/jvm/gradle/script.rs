@@ -778,6 +778,29 @@ impl Reader<'_> {
             return;
         };
         let owner = i - 2;
+        // `tasks.getByName("x").enabled = false`, `tasks.named("x").get().enabled = …`.
+        let by_call = self.t[owner].is(')').then(|| {
+            let mut close = owner;
+            // `.get()` on a provider.
+            if close >= 3 && self.punct_at(close - 1, '(') && self.ident_at(close - 2, "get") && self.punct_at(close - 3, '.') {
+                close -= 4;
+            }
+            let open = self.pair.get(close).copied().filter(|&o| o != usize::MAX && o + 2 == close && o >= 3)?;
+            let method = self.t[open - 1].ident()?;
+            (matches!(method, "getByName" | "named")
+                && self.punct_at(open - 2, '.')
+                && self.ident_at(open - 3, "tasks")
+                && self.stmt_start(open - 3))
+            .then(|| self.plain_at(open + 1))
+            .flatten()
+        });
+        if let Some(name) = by_call.flatten() {
+            self.configure(name, self.t[i].line);
+            if let Some(last) = self.out.configured.last_mut() {
+                last.enabled = Some(flag);
+            }
+            return;
+        }
         let name = match self.t[owner].ident() {
             Some(name) if name != "it" && name != "this" && name != "tasks" => {
                 let start = self.stmt_start(owner)

@@ -238,9 +238,11 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
             "build.gradle",
             "plugins { id 'java' }\n\
              tasks.register('docs') { enabled = false }\n\
-             javadoc { enabled = false }\n\
+             javadoc { enabled = true }\n\
              tasks.jar.enabled = false\n\
              test.enabled = true\n\
+             tasks.getByName('javadoc').enabled = false\n\
+             tasks.named('processResources').get().enabled = false\n\
              tasks.register('check') { description = 'All checks' }\n\
              for (v in [11, 17]) {\n  tasks.register(\"testJdk$v\") { dependsOn 'test' }\n}\n\
              task \"bench${it}\"\n",
@@ -253,8 +255,8 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
     assert_eq!(
         messages(&parsed),
         vec![
-            ("build.gradle", Some(8), "a task named at run time (\"testJdk$v\"): agg reads the script without running it and lists no task for it"),
-            ("build.gradle", Some(10), "a task named at run time (\"bench${…}\"): agg reads the script without running it and lists no task for it"),
+            ("build.gradle", Some(10), "a task named at run time (\"testJdk$v\"): agg reads the script without running it and lists no task for it"),
+            ("build.gradle", Some(12), "a task named at run time (\"bench${…}\"): agg reads the script without running it and lists no task for it"),
             ("lib/build.gradle.kts", Some(3), "a task named at run time (name): agg reads the script without running it and lists no task for it"),
         ]
     );
@@ -264,6 +266,7 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
     assert_eq!(task(&parsed, "docs").plugin, None);
     assert!(task(&parsed, "docs").disabled);
     assert!(task(&parsed, "javadoc").disabled);
+    assert!(task(&parsed, "processResources").disabled);
     assert!(task(&parsed, "jar").disabled);
     assert!(!task(&parsed, "test").disabled);
     // A script's own declaration of a plugin's task name makes it the script's.
