@@ -128,7 +128,10 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
         .flatten()
         .filter_map(|t| t["source_name"].as_str())
         .collect();
-    assert!(names.contains(&"appimage") && names.contains(&"api-docs"), "{names:?}");
+    assert!(
+        names.contains(&"appimage") && names.contains(&"api-docs"),
+        "{names:?}"
+    );
     for other_host in ["installer", "dmg"] {
         assert!(!names.contains(&other_host), "{other_host} in {names:?}");
         let built = Command::new("cmake")

@@ -376,10 +376,18 @@ fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_a
         .args(["describe", "docs"])
         .run()
         .success();
-    assert!(described.stdout.contains("disabled"), "{}", described.stdout);
+    assert!(
+        described.stdout.contains("disabled"),
+        "{}",
+        described.stdout
+    );
     let described = Test::at(test.root())
         .args(["describe", "clean"])
         .run()
         .success();
-    assert!(described.stdout.contains("from plugin"), "{}", described.stdout);
+    assert!(
+        described.stdout.contains("from plugin"),
+        "{}",
+        described.stdout
+    );
 }

@@ -171,8 +171,14 @@ fn task_files_git_tracks_are_read_where_an_ignore_rule_matches_them() {
     git(&root, &["init", "-q"]);
     git(&root, &["add", "Makefile", ".gitignore"]);
     let (names, _) = listed_in(&root);
-    assert!(!names.contains("tracked-task"), "not yet tracked: {names:?}");
-    git(&root, &["add", "-f", ".vscode/tasks.json", "build/gen/Makefile"]);
+    assert!(
+        !names.contains("tracked-task"),
+        "not yet tracked: {names:?}"
+    );
+    git(
+        &root,
+        &["add", "-f", ".vscode/tasks.json", "build/gen/Makefile"],
+    );
     let expected: BTreeSet<String> = ["top", "tracked-task", "tracked-deep"]
         .map(str::to_owned)
         .into();
@@ -197,7 +203,11 @@ fn task_files_git_tracks_are_read_where_an_ignore_rule_matches_them() {
     let marker = root.join("fsmonitor-ran");
     git(
         &root,
-        &["config", "core.fsmonitor", &format!("touch {}", marker.display())],
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("touch {}", marker.display()),
+        ],
     );
     assert_eq!(listed_in(&root).0, expected);
     assert!(!marker.exists(), "agg ran git's fsmonitor command");
@@ -685,6 +695,7 @@ fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
         }
         let json: serde_json::Value =
             serde_json::from_slice(&out.stdout).expect("mise tasks ls --json");
+        let here = dir.canonicalize().unwrap_or_else(|_| dir.clone());
         let tasks: BTreeSet<String> = json
             .as_array()
             .into_iter()
@@ -694,7 +705,7 @@ fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
             .filter(|t| {
                 t["source"]
                     .as_str()
-                    .is_some_and(|s| std::path::Path::new(s).starts_with(&dir.canonicalize().unwrap_or_else(|_| dir.clone())))
+                    .is_some_and(|s| std::path::Path::new(s).starts_with(&here))
             })
             .filter_map(|t| t["name"].as_str().map(str::to_owned))
             .collect();

@@ -22,8 +22,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
@@ -150,7 +150,8 @@ impl Ignores {
                     .read()
                     .unwrap_or_else(PoisonError::into_inner)
                     .contains(dir);
-            !(forced_parent || self.ignored(rules, path, is_dir)) || self.tracked_below(path, is_dir)
+            !(forced_parent || self.ignored(rules, path, is_dir))
+                || self.tracked_below(path, is_dir)
         })
     }
 

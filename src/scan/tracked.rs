@@ -11,6 +11,7 @@
 //! cannot be read is a diagnostic, and the walk then goes by the ignore rules alone.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::repo_files::read_regular_if_present;
@@ -111,7 +112,8 @@ fn git_dir(top: &Path) -> Option<PathBuf> {
 /// The common directory of a linked worktree's git directory (where `sharedindex.*` and the
 /// `config` live), or the git directory itself.
 fn common_dir(git_dir: &Path) -> PathBuf {
-    first_line(&git_dir.join("commondir")).map_or_else(|| git_dir.to_path_buf(), |c| git_dir.join(c))
+    first_line(&git_dir.join("commondir"))
+        .map_or_else(|| git_dir.to_path_buf(), |c| git_dir.join(c))
 }
 
 fn first_line(path: &Path) -> Option<String> {
@@ -123,10 +125,13 @@ fn first_line(path: &Path) -> Option<String> {
 /// Bytes of an object name: 32 in a repository whose config says
 /// `objectformat = sha256`, else 20 (SHA-1).
 fn hash_len(git_dir: &Path) -> usize {
-    let config = read_regular_if_present(&common_dir(git_dir).join("config"), MAX_SMALL_GIT_FILE_BYTES)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let config = read_regular_if_present(
+        &common_dir(git_dir).join("config"),
+        MAX_SMALL_GIT_FILE_BYTES,
+    )
+    .ok()
+    .flatten()
+    .unwrap_or_default();
     let sha256 = String::from_utf8_lossy(&config).lines().any(|l| {
         let l = l.trim().to_ascii_lowercase();
         l.starts_with("objectformat") && l.ends_with("sha256")
@@ -137,9 +142,13 @@ fn hash_len(git_dir: &Path) -> usize {
 /// Adds the entry paths of the index `bytes` to `paths`; gives the shared index's name when
 /// this is the split part of a split index.
 fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Option<String>, String> {
-    let truncated = || "git index is truncated; tracked files under ignore rules are not read".to_owned();
+    let truncated =
+        || "git index is truncated; tracked files under ignore rules are not read".to_owned();
     if bytes.get(..4) != Some(b"DIRC") {
-        return Err("not a git index (no DIRC signature); tracked files under ignore rules are not read".into());
+        return Err(
+            "not a git index (no DIRC signature); tracked files under ignore rules are not read"
+                .into(),
+        );
     }
     let word = |at: usize| -> Option<usize> {
         let b = bytes.get(at..at + 4)?;
@@ -158,14 +167,17 @@ fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Optio
     let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
         let start = at;
-        let flags = bytes.get(at + fixed - 2..at + fixed).ok_or_else(truncated)?;
+        let flags = bytes
+            .get(at + fixed - 2..at + fixed)
+            .ok_or_else(truncated)?;
         let flags = u16::from_be_bytes([flags[0], flags[1]]);
         at += fixed;
         if version >= 3 && flags & 0x4000 != 0 {
             at += 2;
         }
         let path = if version == 4 {
-            let (strip, used) = varint(bytes.get(at..).ok_or_else(truncated)?).ok_or_else(truncated)?;
+            let (strip, used) =
+                varint(bytes.get(at..).ok_or_else(truncated)?).ok_or_else(truncated)?;
             at += used;
             let rest = bytes.get(at..).ok_or_else(truncated)?;
             let end = memchr::memchr(0, rest).ok_or_else(truncated)?;
@@ -199,7 +211,10 @@ fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Optio
             // Split index: the rest of the entries are in the shared index it names.
             let name = body.get(..hash_len).ok_or_else(truncated)?;
             if name.iter().any(|&b| b != 0) {
-                shared = Some(name.iter().map(|b| format!("{b:02x}")).collect());
+                shared = Some(name.iter().fold(String::new(), |mut hex, b| {
+                    let _ = write!(hex, "{b:02x}");
+                    hex
+                }));
             }
         } else if signature[0].is_ascii_lowercase() && signature != b"sdir" {
             // `sdir` marks a sparse index: its directory entries (paths ending in `/`) stand

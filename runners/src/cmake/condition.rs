@@ -161,8 +161,18 @@ fn test(args: &[Arg], at: &mut usize) -> Option<Option<bool>> {
     if !first.quoted
         && matches!(
             first.text.as_str(),
-            "DEFINED" | "EXISTS" | "TARGET" | "COMMAND" | "POLICY" | "TEST" | "IS_DIRECTORY"
-                | "IS_ABSOLUTE" | "IS_SYMLINK" | "IS_READABLE" | "IS_WRITABLE" | "IS_EXECUTABLE"
+            "DEFINED"
+                | "EXISTS"
+                | "TARGET"
+                | "COMMAND"
+                | "POLICY"
+                | "TEST"
+                | "IS_DIRECTORY"
+                | "IS_ABSOLUTE"
+                | "IS_SYMLINK"
+                | "IS_READABLE"
+                | "IS_WRITABLE"
+                | "IS_EXECUTABLE"
         )
     {
         args.get(*at + 1)?;
@@ -186,7 +196,9 @@ fn test(args: &[Arg], at: &mut usize) -> Option<Option<bool>> {
                 regex::Regex::new(&right).ok().map(|r| r.is_match(&left))
             });
         }
-        if !matches!(op.text.as_str(), "AND" | "OR" | ")") && op.text.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+        if !matches!(op.text.as_str(), "AND" | "OR" | ")")
+            && op.text.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        {
             // Another binary test (`VERSION_LESS`, `EQUAL`, `IN_LIST`, …): undecided.
             args.get(*at + 2)?;
             *at += 3;
@@ -196,7 +208,11 @@ fn test(args: &[Arg], at: &mut usize) -> Option<Option<bool>> {
     *at += 1;
     if first.quoted {
         // A quoted string is true only when it is a true constant.
-        return Some(constant(&first.text).or(Some(false)).filter(|_| !first.text.contains("${")));
+        return Some(
+            constant(&first.text)
+                .or(Some(false))
+                .filter(|_| !first.text.contains("${")),
+        );
     }
     Some(constant(&first.text).or_else(|| platform(&first.text)))
 }
@@ -209,7 +225,11 @@ mod tests {
         let source = format!("if({text})\n");
         let (commands, error) = super::super::lists::commands(&source);
         assert!(error.is_none(), "{text}");
-        commands.into_iter().next().map(|c| c.args).unwrap_or_default()
+        commands
+            .into_iter()
+            .next()
+            .map(|c| c.args)
+            .unwrap_or_default()
     }
 
     #[test]

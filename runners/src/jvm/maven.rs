@@ -347,7 +347,8 @@ fn plugin_goals(
     let Some(build) = build else {
         return;
     };
-    let managed = plugin_entries(child(build, "pluginManagement").and_then(|m| child(m, "plugins")));
+    let managed =
+        plugin_entries(child(build, "pluginManagement").and_then(|m| child(m, "plugins")));
     for (group, artifact, plugin) in plugin_entries(child(build, "plugins")) {
         if artifact.contains("${") {
             continue;
@@ -713,7 +714,7 @@ mod tests {
         assert!(parsed.tasks.is_empty() && parsed.diagnostics.is_empty());
     }
 
-    const APP: &str = r#"<project>
+    const APP: &str = r"<project>
   <artifactId>petshop</artifactId>
   <modules><module>api</module></modules>
   <build>
@@ -760,7 +761,7 @@ mod tests {
       <build><plugins><plugin><groupId>org.eclipse.jetty</groupId><artifactId>jetty-maven-plugin</artifactId></plugin></plugins></build>
     </profile>
   </profiles>
-</project>"#;
+</project>";
 
     #[test]
     fn plugin_goals_the_poms_name_and_dev_servers_as_services() {
@@ -792,7 +793,9 @@ mod tests {
         let report = task(&parsed, "jacoco:report");
         assert_eq!(
             report.description.as_deref(),
-            Some("Goal `report` of org.jacoco:jacoco-maven-plugin (`jacoco`); execution `report` binds it to `verify`")
+            Some(
+                "Goal `report` of org.jacoco:jacoco-maven-plugin (`jacoco`); execution `report` binds it to `verify`"
+            )
         );
         assert!(!report.behaviour.service);
         assert_eq!(task(&parsed, "jar:test-jar").argv, ["mvn", "jar:test-jar"]);

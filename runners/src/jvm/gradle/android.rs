@@ -49,12 +49,32 @@ pub(super) fn tasks(kind: Kind, build_types: &[String]) -> Vec<Named> {
         }
     }
     let mut out = vec![
-        task("clean".into(), BUILD, "Delete the project's build directory".into()),
+        task(
+            "clean".into(),
+            BUILD,
+            "Delete the project's build directory".into(),
+        ),
         task("assemble".into(), BUILD, "Assemble every variant".into()),
-        task("build".into(), BUILD, "Assemble and test every variant".into()),
-        task("check".into(), VERIFICATION, "Run every check, lint included".into()),
-        task("test".into(), VERIFICATION, "Run the unit tests of every variant".into()),
-        task("lint".into(), VERIFICATION, "Run lint on the default variant".into()),
+        task(
+            "build".into(),
+            BUILD,
+            "Assemble and test every variant".into(),
+        ),
+        task(
+            "check".into(),
+            VERIFICATION,
+            "Run every check, lint included".into(),
+        ),
+        task(
+            "test".into(),
+            VERIFICATION,
+            "Run the unit tests of every variant".into(),
+        ),
+        task(
+            "lint".into(),
+            VERIFICATION,
+            "Run lint on the default variant".into(),
+        ),
         task(
             "connectedAndroidTest".into(),
             VERIFICATION,

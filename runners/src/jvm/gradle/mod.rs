@@ -294,8 +294,15 @@ fn list_tasks(
         }
     }
     // An Android project's variants come from the build types its own script declares.
-    if let Some((file, script, _)) = sources.iter().rev().find(|(_, _, is_root)| !is_root || project.path == ":") {
-        let android = script.plugins.iter().find_map(|p| android::kind(&p.id).map(|k| (k, p)));
+    if let Some((file, script, _)) = sources
+        .iter()
+        .rev()
+        .find(|(_, _, is_root)| !is_root || project.path == ":")
+    {
+        let android = script
+            .plugins
+            .iter()
+            .find_map(|p| android::kind(&p.id).map(|k| (k, p)));
         if let Some((kind, plugin)) = android {
             for std in android::tasks(kind, &script.build_types) {
                 rows.add_std(std, file, plugin.line, &plugin.id);

@@ -319,9 +319,12 @@ impl Reader<'_> {
                 Some(name) if start => Some(name.to_owned()),
                 None if self.t[prev].is(')') && prev >= 2 => {
                     let open = self.pair[prev];
-                    (open != usize::MAX && open + 2 == prev && open >= 1 && self.stmt_start(open - 1))
-                        .then(|| self.plain_at(open + 1))
-                        .flatten()
+                    (open != usize::MAX
+                        && open + 2 == prev
+                        && open >= 1
+                        && self.stmt_start(open - 1))
+                    .then(|| self.plain_at(open + 1))
+                    .flatten()
                 }
                 _ => None,
             };
@@ -439,10 +442,16 @@ impl Reader<'_> {
             _ => return,
         };
         let Some(name) = name else {
-            if matches!(self.tok(j).map(|t| &t.tok), Some(Tok::Str { plain: false, .. })) {
+            if matches!(
+                self.tok(j).map(|t| &t.tok),
+                Some(Tok::Str { plain: false, .. })
+            ) {
                 self.unknown_name(j, line);
             } else if self.punct_at(j, '(')
-                && matches!(self.tok(j + 1).map(|t| &t.tok), Some(Tok::Str { plain: false, .. }))
+                && matches!(
+                    self.tok(j + 1).map(|t| &t.tok),
+                    Some(Tok::Str { plain: false, .. })
+                )
             {
                 self.unknown_name(j + 1, line);
             }
@@ -581,7 +590,11 @@ impl Reader<'_> {
                 j + 1
             };
             // A template or a variable; `register()` with nothing is not a declaration.
-            if self.tok(at).is_some_and(|t| matches!(t.tok, Tok::Str { plain: false, .. }) || (t.ident().is_some() && (self.punct_at(at + 1, ')') || self.punct_at(at + 1, ',')))) {
+            if self.tok(at).is_some_and(|t| {
+                matches!(t.tok, Tok::Str { plain: false, .. })
+                    || (t.ident().is_some()
+                        && (self.punct_at(at + 1, ')') || self.punct_at(at + 1, ',')))
+            }) {
                 self.unknown_name(at, line);
             }
         }
@@ -782,10 +795,18 @@ impl Reader<'_> {
         let by_call = self.t[owner].is(')').then(|| {
             let mut close = owner;
             // `.get()` on a provider.
-            if close >= 3 && self.punct_at(close - 1, '(') && self.ident_at(close - 2, "get") && self.punct_at(close - 3, '.') {
+            if close >= 3
+                && self.punct_at(close - 1, '(')
+                && self.ident_at(close - 2, "get")
+                && self.punct_at(close - 3, '.')
+            {
                 close -= 4;
             }
-            let open = self.pair.get(close).copied().filter(|&o| o != usize::MAX && o + 2 == close && o >= 3)?;
+            let open = self
+                .pair
+                .get(close)
+                .copied()
+                .filter(|&o| o != usize::MAX && o + 2 == close && o >= 3)?;
             let method = self.t[open - 1].ident()?;
             (matches!(method, "getByName" | "named")
                 && self.punct_at(open - 2, '.')
@@ -804,7 +825,10 @@ impl Reader<'_> {
         let name = match self.t[owner].ident() {
             Some(name) if name != "it" && name != "this" && name != "tasks" => {
                 let start = self.stmt_start(owner)
-                    || (owner >= 2 && self.t[owner - 1].is('.') && self.t[owner - 2].is_ident("tasks") && self.stmt_start(owner - 2));
+                    || (owner >= 2
+                        && self.t[owner - 1].is('.')
+                        && self.t[owner - 2].is_ident("tasks")
+                        && self.stmt_start(owner - 2));
                 start.then(|| name.to_owned())
             }
             _ => None,

@@ -255,9 +255,21 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
     assert_eq!(
         messages(&parsed),
         vec![
-            ("build.gradle", Some(10), "a task named at run time (\"testJdk$v\"): agg reads the script without running it and lists no task for it"),
-            ("build.gradle", Some(12), "a task named at run time (\"bench${…}\"): agg reads the script without running it and lists no task for it"),
-            ("lib/build.gradle.kts", Some(3), "a task named at run time (name): agg reads the script without running it and lists no task for it"),
+            (
+                "build.gradle",
+                Some(10),
+                "a task named at run time (\"testJdk$v\"): agg reads the script without running it and lists no task for it"
+            ),
+            (
+                "build.gradle",
+                Some(12),
+                "a task named at run time (\"bench${…}\"): agg reads the script without running it and lists no task for it"
+            ),
+            (
+                "lib/build.gradle.kts",
+                Some(3),
+                "a task named at run time (name): agg reads the script without running it and lists no task for it"
+            ),
         ]
     );
     let compile = task(&parsed, "compileJava");
