@@ -179,13 +179,8 @@ impl Ignores {
         let Some(top) = self.top.as_deref() else {
             return Tracked::default();
         };
-        let keep = |rel: &str| {
-            top.join(rel)
-                .strip_prefix(&self.root)
-                .ok()
-                .and_then(Path::to_str)
-                .is_some_and(|rel| super::candidate_of(rel).is_some())
-        };
+        // The top is the root: an index path is a root-relative path.
+        let keep = |rel: &str| super::candidate_of(rel).is_some();
         Tracked::read(top, &keep).unwrap_or_else(|unreadable| {
             self.report(&unreadable.file, None, unreadable.reason);
             Tracked::default()

@@ -57,8 +57,22 @@ impl Tracked {
             return Ok(Tracked::default());
         };
         let hash_len = hash_len(&git_dir);
-        let mut paths = Vec::new();
-        let shared = parse(&bytes, hash_len, &mut paths).map_err(|r| fail(&index, r))?;
+        let mut tracked = Tracked::default();
+        let mut add = |path: &str| {
+            if path.is_empty() || path.ends_with('/') || !keep(path) {
+                return;
+            }
+            let abs = top.join(path);
+            let mut dir = abs.parent();
+            while let Some(d) = dir.filter(|d| d.starts_with(top) && *d != top) {
+                if !tracked.dirs.insert(d.to_path_buf()) {
+                    break;
+                }
+                dir = d.parent();
+            }
+            tracked.files.insert(abs);
+        };
+        let shared = parse(&bytes, hash_len, &mut add).map_err(|r| fail(&index, r))?;
         if let Some(shared) = shared {
             let file = common_dir(&git_dir).join(format!("sharedindex.{shared}"));
             let file = if file.exists() {
@@ -69,22 +83,7 @@ impl Tracked {
             let bytes = read_regular_if_present(&file, MAX_INDEX_BYTES)
                 .map_err(|r| fail(&file, r))?
                 .ok_or_else(|| fail(&file, "shared index of a split index is missing".into()))?;
-            parse(&bytes, hash_len, &mut paths).map_err(|r| fail(&file, r))?;
-        }
-        let mut tracked = Tracked::default();
-        for path in paths {
-            if path.is_empty() || path.ends_with('/') || !keep(&path) {
-                continue;
-            }
-            let abs = top.join(&path);
-            let mut dir = abs.parent();
-            while let Some(d) = dir.filter(|d| d.starts_with(top) && *d != top) {
-                if !tracked.dirs.insert(d.to_path_buf()) {
-                    break;
-                }
-                dir = d.parent();
-            }
-            tracked.files.insert(abs);
+            parse(&bytes, hash_len, &mut add).map_err(|r| fail(&file, r))?;
         }
         Ok(tracked)
     }
@@ -139,9 +138,13 @@ fn hash_len(git_dir: &Path) -> usize {
     if sha256 { 32 } else { 20 }
 }
 
-/// Adds the entry paths of the index `bytes` to `paths`; gives the shared index's name when
-/// this is the split part of a split index.
-fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Option<String>, String> {
+/// Hands each entry path of the index `bytes` to `found`; gives the shared index's name
+/// when this is the split part of a split index.
+fn parse(
+    bytes: &[u8],
+    hash_len: usize,
+    found: &mut dyn FnMut(&str),
+) -> Result<Option<String>, String> {
     let truncated =
         || "git index is truncated; tracked files under ignore rules are not read".to_owned();
     if bytes.get(..4) != Some(b"DIRC") {
@@ -175,7 +178,7 @@ fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Optio
         if version >= 3 && flags & 0x4000 != 0 {
             at += 2;
         }
-        let path = if version == 4 {
+        if version == 4 {
             let (strip, used) =
                 varint(bytes.get(at..).ok_or_else(truncated)?).ok_or_else(truncated)?;
             at += used;
@@ -185,17 +188,17 @@ fn parse(bytes: &[u8], hash_len: usize, paths: &mut Vec<String>) -> Result<Optio
             previous.truncate(keep);
             previous.extend_from_slice(&rest[..end]);
             at += end + 1;
-            previous.clone()
+            if let Ok(path) = std::str::from_utf8(&previous) {
+                found(path);
+            }
         } else {
             let rest = bytes.get(at..).ok_or_else(truncated)?;
             let end = memchr::memchr(0, rest).ok_or_else(truncated)?;
-            let path = rest[..end].to_vec();
+            if let Ok(path) = std::str::from_utf8(&rest[..end]) {
+                found(path);
+            }
             // Padded with 1 to 8 NULs so the entry's length is a multiple of eight.
             at = start + ((at - start + end + 8) & !7);
-            path
-        };
-        if let Ok(path) = String::from_utf8(path) {
-            paths.push(path);
         }
     }
     if at > bytes.len() {
@@ -286,7 +289,8 @@ mod tests {
         let paths = [".vscode/tasks.json", ".vscode/x/Makefile", "Makefile", "a"];
         for version in [2, 3, 4] {
             let mut got = Vec::new();
-            let shared = parse(&index(version, &paths), 20, &mut got).unwrap();
+            let shared =
+                parse(&index(version, &paths), 20, &mut |p| got.push(p.to_owned())).unwrap();
             assert_eq!(got, paths, "version {version}");
             assert_eq!(shared, None);
         }
@@ -296,11 +300,12 @@ mod tests {
     fn a_damaged_index_is_an_error_not_a_panic() {
         let whole = index(2, &["Makefile", "docs/Makefile"]);
         for len in 0..whole.len() - 20 {
-            let mut got = Vec::new();
-            assert!(parse(&whole[..len], 20, &mut got).is_err(), "{len} bytes");
+            assert!(
+                parse(&whole[..len], 20, &mut |_| {}).is_err(),
+                "{len} bytes"
+            );
         }
-        let mut got = Vec::new();
-        let err = parse(&index(5, &[]), 20, &mut got).unwrap_err();
+        let err = parse(&index(5, &[]), 20, &mut |_| {}).unwrap_err();
         assert!(err.contains("version 5"), "{err}");
     }
 
@@ -313,8 +318,7 @@ mod tests {
             bytes.extend(4u32.to_be_bytes());
             bytes.extend([1, 2, 3, 4]);
             bytes.extend(checksum);
-            let mut got = Vec::new();
-            assert_eq!(parse(&bytes, 20, &mut got).is_ok(), ok);
+            assert_eq!(parse(&bytes, 20, &mut |_| {}).is_ok(), ok);
         }
     }
 
