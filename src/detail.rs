@@ -124,6 +124,20 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if let Some(group) = &t.group {
         field(out, "group", group)?;
     }
+    if let Some(plugin) = &t.plugin {
+        field(
+            out,
+            "from plugin",
+            &format!("{plugin} (no script of the build declares it)"),
+        )?;
+    }
+    if t.disabled {
+        field(
+            out,
+            "disabled",
+            "yes: the build sets `enabled = false`; the runner skips it when run",
+        )?;
+    }
     if !t.params.is_empty() {
         let params: Vec<String> = t
             .params

@@ -60,6 +60,12 @@ pub struct Task {
     /// just `[group]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The plugin that brings the task when no script of the build declares it (Gradle).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
+    /// The build disables the task (Gradle `enabled = false`): the runner skips it when run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
     /// The argv agg executes, program first.
     #[serde(skip)]
     pub argv: Vec<String>,
@@ -361,6 +367,8 @@ fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path
         deps: t.deps,
         aliases: t.aliases,
         group: t.group,
+        plugin: t.plugin,
+        disabled: t.disabled,
         argv,
         script: t.script,
         env: t.env,

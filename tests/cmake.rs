@@ -114,6 +114,45 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
         "{docs}"
     );
     assert!(run("lint").stdout.contains("linting"));
+    // `if(WIN32)`/`elseif(APPLE)`/`elseif(CMAKE_SYSTEM_NAME STREQUAL "Linux")`: agg lists the
+    // branch CMake takes on this host, and CMake agrees that the others define nothing here.
+    assert!(run("appimage").stdout.contains("appimage"));
+    let listed = Test::at(dir.path())
+        .args(["list", "--json", "--runner", "cmake"])
+        .run()
+        .success()
+        .json();
+    let names: Vec<&str> = listed["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["source_name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"appimage") && names.contains(&"api-docs"),
+        "{names:?}"
+    );
+    for other_host in ["installer", "dmg"] {
+        assert!(!names.contains(&other_host), "{other_host} in {names:?}");
+        let built = Command::new("cmake")
+            .args(["--build", "build/dev", "--target", other_host])
+            .current_dir(dir.path())
+            .output()
+            .expect("cmake --build");
+        assert!(!built.status.success(), "CMake knows {other_host}");
+    }
+    // A condition agg cannot decide keeps the target, and describe says so.
+    let described = Test::at(dir.path())
+        .args(["describe", "api-docs"])
+        .run()
+        .success();
+    assert!(
+        described
+            .stdout
+            .contains("agg did not evaluate `if(FIXTURE_WITH_DOCS)` (CMakeLists.txt:"),
+        "{}",
+        described.stdout
+    );
     assert!(run("build:docs").stdout.contains("building docs"));
     assert!(run("test:dev").stdout.contains("100% tests passed"));
     let workflow = run("workflow:check").stdout;

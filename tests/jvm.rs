@@ -321,3 +321,73 @@ fn gradle_itself_knows_every_task_agg_lists() {
         );
     }
 }
+
+#[test]
+fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_at_run_time() {
+    require!("gradle");
+    let home = tempfile::tempdir().expect("tmp");
+    let test = Test::new()
+        .write("settings.gradle", "rootProject.name = 'probe'\n")
+        .write(
+            "build.gradle",
+            "apply plugin: 'base'\n\
+             task docs {\n    enabled = false\n    doLast { println 'docs ran' }\n}\n\
+             ['Alpha', 'Beta'].each { n ->\n    task \"gen${n}\" {\n        doLast { println \"gen ran\" }\n    }\n}\n",
+        )
+        .write("gradle.properties", "org.gradle.daemon=false\n");
+    let json = Test::at(test.root())
+        .args(["list", "--json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(task(&json, "docs")["disabled"], true);
+    assert!(task(&json, "docs").get("plugin").is_none());
+    assert_eq!(task(&json, "clean")["plugin"], "base");
+    let diagnostics = json["diagnostics"].to_string();
+    assert!(
+        diagnostics.contains("a task named at run time") && diagnostics.contains("\"line\":7"),
+        "{diagnostics}"
+    );
+    let gradle = |args: &[&str]| {
+        std::process::Command::new("gradle")
+            .args(["--offline", "-q"])
+            .args(args)
+            .current_dir(test.root())
+            .env("GRADLE_USER_HOME", home.path())
+            .output()
+            .expect("gradle")
+    };
+    let report = String::from_utf8_lossy(&gradle(&["tasks", "--all"]).stdout).into_owned();
+    // Gradle lists the disabled task and the two it names while running the script.
+    for name in ["docs", "genAlpha", "genBeta", "clean"] {
+        assert!(
+            report.lines().any(|l| l.split(" - ").next() == Some(name)),
+            "{name}:\n{report}"
+        );
+    }
+    // … and skips the disabled one when it runs.
+    let out = Test::at(test.root())
+        .env("GRADLE_USER_HOME", home.path())
+        .args(["run", "docs", "--", "--offline", "-q"])
+        .run()
+        .success();
+    assert!(!out.stdout.contains("docs ran"), "{}", out.stdout);
+    let described = Test::at(test.root())
+        .args(["describe", "docs"])
+        .run()
+        .success();
+    assert!(
+        described.stdout.contains("disabled"),
+        "{}",
+        described.stdout
+    );
+    let described = Test::at(test.root())
+        .args(["describe", "clean"])
+        .run()
+        .success();
+    assert!(
+        described.stdout.contains("from plugin"),
+        "{}",
+        described.stdout
+    );
+}

@@ -122,6 +122,107 @@ fn ignored_files_node_modules_and_included_files_are_not_listed() {
     );
 }
 
+/// Runs git (the test's own tool, never agg's) in `dir` with no user or system config.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The source names `agg list --json` gives in `dir`, with its diagnostics.
+fn listed_in(dir: &std::path::Path) -> (BTreeSet<String>, serde_json::Value) {
+    let json = Test::at(dir)
+        .args(["list", ".", "--json"])
+        .run()
+        .success()
+        .json();
+    let names = json["tasks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
+        .collect();
+    (names, json["diagnostics"].clone())
+}
+
+#[test]
+fn task_files_git_tracks_are_read_where_an_ignore_rule_matches_them() {
+    require!("git");
+    let test = Test::new()
+        .write(".gitignore", ".vscode/\n!.vscode/tasks.json\nbuild/\n")
+        .write(
+            ".vscode/tasks.json",
+            r#"{"version": "2.0.0", "tasks": [{"label": "tracked-task", "type": "shell", "command": "echo hi"}]}"#,
+        )
+        .write(".vscode/extra/Makefile", "untracked-in-ignored:\n\techo no\n")
+        .write("build/Makefile", "untracked-build:\n\techo no\n")
+        .write("build/gen/Makefile", "tracked-deep:\n\techo yes\n")
+        .write("Makefile", "top:\n\techo top\n");
+    let root = test.root().to_path_buf();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "Makefile", ".gitignore"]);
+    let (names, _) = listed_in(&root);
+    assert!(
+        !names.contains("tracked-task"),
+        "not yet tracked: {names:?}"
+    );
+    git(
+        &root,
+        &["add", "-f", ".vscode/tasks.json", "build/gen/Makefile"],
+    );
+    let expected: BTreeSet<String> = ["top", "tracked-task", "tracked-deep"]
+        .map(str::to_owned)
+        .into();
+    for index in ["plain", "version 4", "split"] {
+        match index {
+            "version 4" => git(&root, &["update-index", "--index-version", "4"]),
+            "split" => git(&root, &["update-index", "--split-index"]),
+            _ => {}
+        }
+        let (names, diagnostics) = listed_in(&root);
+        assert_eq!(names, expected, "{index} index; {diagnostics}");
+    }
+    git(&root, &["update-index", "--no-split-index"]);
+    // A linked worktree: `.git` is a file naming its own index.
+    git(&root, &["commit", "-q", "--no-verify", "-m", "tasks"]);
+    let linked = tempfile::tempdir().expect("tmp");
+    let linked = linked.path().join("linked");
+    git(&root, &["worktree", "add", "-q", &linked.to_string_lossy()]);
+    let (names, diagnostics) = listed_in(&linked);
+    assert_eq!(names, expected, "worktree; {diagnostics}");
+    // A command git would run for `core.fsmonitor`; agg never runs git, so never runs it.
+    let marker = root.join("fsmonitor-ran");
+    git(
+        &root,
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("touch {}", marker.display()),
+        ],
+    );
+    assert_eq!(listed_in(&root).0, expected);
+    assert!(!marker.exists(), "agg ran git's fsmonitor command");
+    // A damaged index is a diagnostic; the ignore rules alone decide then.
+    std::fs::write(root.join(".git/index"), b"DIRC\0\0\0\x09").expect("write");
+    let (names, diagnostics) = listed_in(&root);
+    assert_eq!(names, ["top".to_owned()].into(), "{diagnostics}");
+    let text = diagnostics.to_string();
+    assert!(
+        text.contains(".git/index") && text.contains("version 9"),
+        "{text}"
+    );
+}
+
 #[test]
 fn rows_carry_the_contract_fields() {
     let json = Test::fixture("polyglot")
@@ -522,6 +623,75 @@ fn just_recipes_match_just_dump_on_every_fixture() {
             None => true,
         });
         assert_eq!(listed, recipes, "{}", dir.display());
+    }
+}
+
+/// Runs `mise tasks ls --json` in `dir` the way the mise tests run mise: offline, with its
+/// data, state, cache and config in `home`, no tool installs, and `dir` trusted, so it neither
+/// touches the network nor asks whether to trust the file.
+fn mise_listing(dir: &std::path::Path, home: &std::path::Path) -> std::process::Output {
+    Command::new("mise")
+        // Without `--hidden`, as agg hides `hide = true` tasks too.
+        .args(["tasks", "ls", "--json"])
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("MISE_DATA_DIR", home.join("data"))
+        .env("MISE_STATE_DIR", home.join("state"))
+        .env("MISE_CACHE_DIR", home.join("cache"))
+        .env("MISE_CONFIG_DIR", home.join("config"))
+        .env("MISE_GLOBAL_CONFIG_FILE", home.join("config/config.toml"))
+        .env("MISE_OFFLINE", "1")
+        .env("MISE_TASK_RUN_AUTO_INSTALL", "false")
+        .env("MISE_TRUSTED_CONFIG_PATHS", dir)
+        .output()
+        .expect("run mise")
+}
+
+#[test]
+fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
+    require!("mise");
+    let home = tempfile::tempdir().expect("home");
+    let dirs = listed_by_dir("mise");
+    assert!(dirs.len() >= 3, "{dirs:?}");
+    for (dir, listed) in dirs {
+        let out = mise_listing(&dir, home.path());
+        if !out.status.success() {
+            // mise refuses a directory whose config has an error anywhere; agg lists what it
+            // can read and must say why in a diagnostic (see the README).
+            let json = Test::at(&dir)
+                .args(["list", ".", "--json"])
+                .run()
+                .success()
+                .json();
+            assert!(
+                json["diagnostics"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty()),
+                "mise refuses {} but agg says nothing:\n{}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            continue;
+        }
+        let json: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("mise tasks ls --json");
+        let here = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        let tasks: BTreeSet<String> = json
+            .as_array()
+            .into_iter()
+            .flatten()
+            // mise also lists the tasks of the parent directories' configs; agg lists each
+            // task once, in the directory of the file that defines it.
+            .filter(|t| {
+                t["source"]
+                    .as_str()
+                    .is_some_and(|s| std::path::Path::new(s).starts_with(&here))
+            })
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(listed, tasks, "{}", dir.display());
     }
 }
 

@@ -656,6 +656,15 @@ pub struct RawTask {
     pub xc: Option<XcSpec>,
     /// What running it involves beyond its command: questions, a terminal, hooks.
     pub behaviour: Behaviour,
+    /// The plugin that brings the task when no script of the build declares it (Gradle
+    /// `java`, `com.android.application`): a task the build has because it applies the
+    /// plugin, not one its authors wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
+    /// The build disables the task (Gradle `enabled = false`): the runner still lists it,
+    /// and skips it when it runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
     /// The listed task file whose parse produced this task: the defining file itself, or the
     /// file that pulled it in (a Make `include`, a just `mod`). Set by the scan; a decision
     /// about running the task parses this file again.
@@ -726,6 +735,8 @@ impl RawTask {
             env: Vec::new(),
             xc: None,
             behaviour: Behaviour::default(),
+            plugin: None,
+            disabled: false,
             origin: String::new(),
         }
     }

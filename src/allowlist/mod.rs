@@ -251,6 +251,8 @@ mod tests {
             deps: Vec::new(),
             aliases: Vec::new(),
             group: None,
+            plugin: None,
+            disabled: false,
             argv: vec!["make".to_owned(), name.to_owned()],
             script: Some(recipe.to_owned()),
             env: Vec::new(),

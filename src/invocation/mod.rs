@@ -399,6 +399,8 @@ mod tests {
             deps: Vec::new(),
             aliases: Vec::new(),
             group: None,
+            plugin: None,
+            disabled: false,
             argv: vec![runner.name().to_owned(), name.to_owned()],
             script: None,
             env: Vec::new(),

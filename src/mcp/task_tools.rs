@@ -564,6 +564,8 @@ mod tests {
             deps: deps.iter().map(|d| (*d).to_owned()).collect(),
             aliases: Vec::new(),
             group: None,
+            plugin: None,
+            disabled: false,
             argv: Vec::new(),
             script: script.map(str::to_owned),
             env: Vec::new(),

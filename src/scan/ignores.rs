@@ -13,17 +13,25 @@
 //! walk asks [`Ignores::admits`] about each directory (from `filter_entry`) and each candidate
 //! task file; a directory's rules are read when the first entry in it is asked about, once
 //! per walk.
+//!
+//! As in git, a task file git tracks is read even where a rule matches it ([`Tracked`]): the
+//! first time a rule excludes something, the index of the worktree whose top is the root is
+//! read, and an excluded directory with a tracked task file below it is still entered, for
+//! that file alone. A root below the top of its repository (a folder given as the root) goes
+//! by the ignore rules alone, so a folder lists the same wherever it is checked out.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use agg_runners::Diagnostic;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::tracked::{self, Tracked};
 use crate::repo_files::read_regular_if_present;
 
 /// The most bytes of ignore files one walk takes in, one file or all together; a file over
@@ -73,6 +81,15 @@ pub(super) struct Ignores {
     start: PathBuf,
     /// Bytes of ignore files this walk may still take in.
     budget: AtomicU64,
+    /// The root, when it is the top of a git worktree: its index says what git tracks.
+    top: Option<PathBuf>,
+    /// The tracked task files, read the first time a rule excludes something.
+    tracked: OnceLock<Tracked>,
+    /// Excluded directories entered only for the tracked task files below them: everything
+    /// else inside them stays excluded.
+    forced: RwLock<HashSet<PathBuf>>,
+    /// Whether `forced` holds anything, so a walk that needs none never takes its lock.
+    any_forced: AtomicBool,
 }
 
 impl Drop for Ignores {
@@ -99,6 +116,10 @@ impl Ignores {
             report_above_start: start == root,
             start: start.to_path_buf(),
             budget: AtomicU64::new(MAX_IGNORE_BYTES),
+            top: tracked::worktree_top(root).map(Path::to_path_buf),
+            tracked: OnceLock::new(),
+            forced: RwLock::new(HashSet::new()),
+            any_forced: AtomicBool::new(false),
         };
         ignores.global = ignore::gitignore::gitconfig_excludes_path()
             .map_or_else(Gitignore::empty, |path| ignores.rules(root, &path));
@@ -123,7 +144,46 @@ impl Ignores {
                 *last = Some((self.walk, dir.to_path_buf(), self.rules_in(dir)));
             }
             let rules = last.as_ref().and_then(|(_, _, rules)| rules.as_deref());
-            !self.ignored(rules, path, is_dir)
+            let forced_parent = self.any_forced.load(Ordering::Relaxed)
+                && self
+                    .forced
+                    .read()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains(dir);
+            !(forced_parent || self.ignored(rules, path, is_dir))
+                || self.tracked_below(path, is_dir)
+        })
+    }
+
+    /// Whether `path`, which a rule excludes, is a tracked task file or a directory with one
+    /// below it (then entered, and remembered as entered only for that).
+    fn tracked_below(&self, path: &Path, is_dir: bool) -> bool {
+        let tracked = self.tracked.get_or_init(|| self.read_tracked());
+        if !is_dir {
+            return tracked.files.contains(path);
+        }
+        if !tracked.dirs.contains(path) {
+            return false;
+        }
+        self.forced
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.to_path_buf());
+        self.any_forced.store(true, Ordering::Relaxed);
+        true
+    }
+
+    /// The tracked task files under the root; none outside a git worktree, and none (with a
+    /// diagnostic) when its index cannot be read.
+    fn read_tracked(&self) -> Tracked {
+        let Some(top) = self.top.as_deref() else {
+            return Tracked::default();
+        };
+        // The top is the root: an index path is a root-relative path.
+        let keep = |rel: &str| super::candidate_of(rel).is_some();
+        Tracked::read(top, &keep).unwrap_or_else(|unreadable| {
+            self.report(&unreadable.file, None, unreadable.reason);
+            Tracked::default()
         })
     }
 

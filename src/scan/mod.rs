@@ -11,7 +11,8 @@
 //! appears in it, and a change to any other file costs nothing.
 //!
 //! The parts: [`walk`] (the directory walk), [`ignores`] (the ignore rules it respects, read
-//! bounded), [`index`] (what was found, updated per batch of changed paths) and [`listing`]
+//! bounded, and the index of the files git tracks, read even where a rule matches them),
+//! [`index`] (what was found, updated per batch of changed paths) and [`listing`]
 //! (parsing one file, and which files' tasks are listed).
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ mod ignores;
 mod index;
 mod listing;
 mod reread;
+mod tracked;
 mod walk;
 
 pub use index::Index;

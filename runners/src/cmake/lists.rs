@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use super::condition;
 use crate::{Files, LineIndex, Parsed, join, parent};
 
 /// How deep `add_subdirectory` and `include` may nest.
@@ -323,8 +324,11 @@ pub(super) struct Target {
     pub depends: Vec<String>,
     pub uses_terminal: bool,
     /// Defined inside an `if()` block (of its file or of what pulled the file in): agg reads
-    /// every branch, so a second definition of the name may be the other branch.
+    /// every branch it cannot decide, so a second definition of the name may be the other
+    /// branch.
     conditional: bool,
+    /// The `if()` agg did not evaluate that the target depends on, shown by `describe`.
+    pub note: Option<String>,
 }
 
 /// Where a file is read from: the source directory its relative paths start from (an
@@ -333,6 +337,79 @@ pub(super) struct Target {
 struct Scope<'a> {
     source_dir: &'a str,
     conditional: bool,
+    /// The innermost `if()` around it that agg could not decide, as a note for `describe`.
+    note: Option<&'a str>,
+}
+
+/// One `if()` block being read: whether the branch being read is taken on this host
+/// (`None`: agg cannot tell), whether an earlier branch was, and the note its targets carry
+/// when undecided.
+#[derive(Debug)]
+struct Branch {
+    active: Option<bool>,
+    taken: Option<bool>,
+    note: Option<String>,
+}
+
+/// Follows `if`, `elseif`, `else` and `endif` on the stack of open blocks.
+fn branch(ifs: &mut Vec<Branch>, command: &Command, path: &str) {
+    let undecided = || {
+        let shown: Vec<String> = command
+            .args
+            .iter()
+            .map(|a| {
+                if a.quoted {
+                    format!("\"{}\"", a.text)
+                } else {
+                    a.text.clone()
+                }
+            })
+            .collect();
+        format!(
+            "`{}({})` ({path}:{})",
+            command.name,
+            shown.join(" ").replace("( ", "(").replace(" )", ")"),
+            command.line
+        )
+    };
+    match command.name.as_str() {
+        "if" => {
+            let value = condition::evaluate(&command.args);
+            ifs.push(Branch {
+                active: value,
+                taken: value,
+                note: value.is_none().then(undecided),
+            });
+        }
+        "elseif" => {
+            let note = undecided();
+            if let Some(b) = ifs.last_mut() {
+                if b.taken == Some(true) {
+                    b.active = Some(false);
+                } else {
+                    let value = condition::evaluate(&command.args);
+                    (b.active, b.taken) = match (b.taken, value) {
+                        (Some(false), v) => (v, v),
+                        (_, Some(false)) => (Some(false), b.taken),
+                        (_, Some(true)) => (None, Some(true)),
+                        (_, None) => (None, None),
+                    };
+                    b.note = b.active.is_none().then_some(note);
+                }
+            }
+        }
+        "else" => {
+            if let Some(b) = ifs.last_mut() {
+                b.active = b.taken.map(|t| !t);
+                if b.active.is_some() {
+                    b.note = None;
+                }
+            }
+        }
+        _ => {
+            ifs.pop();
+        }
+    }
 }
 
 /// What reading a project's `CMakeLists.txt` files found.
@@ -365,6 +442,7 @@ pub(super) fn read(files: &dyn Files, path: &str, text: &str, out: &mut Parsed) 
     let scope = Scope {
         source_dir: dir,
         conditional: false,
+        note: None,
     };
     project.file(files, path, text, scope, &mut vars, &mut chain, out);
     let added = std::mem::take(&mut project.added);
@@ -419,7 +497,7 @@ impl Project {
         }
         let dir = scope.source_dir;
         let mut skipping: Vec<&str> = Vec::new();
-        let mut ifs = 0usize;
+        let mut ifs: Vec<Branch> = Vec::new();
         for command in &commands {
             // Function and macro bodies run only when called, with arguments agg cannot know.
             match command.name.as_str() {
@@ -436,13 +514,21 @@ impl Project {
                     continue;
                 }
                 _ if !skipping.is_empty() => continue,
-                "if" => ifs += 1,
-                "endif" => ifs = ifs.saturating_sub(1),
+                "if" | "elseif" | "else" | "endif" => {
+                    branch(&mut ifs, command, path);
+                    continue;
+                }
                 _ => {}
             }
+            if ifs.iter().any(|b| b.active == Some(false)) {
+                // A branch CMake does not take on this host.
+                continue;
+            }
+            let note = ifs.iter().rev().find_map(|b| b.note.clone());
             let here = Scope {
                 source_dir: dir,
-                conditional: scope.conditional || ifs > 0,
+                conditional: scope.conditional || note.is_some(),
+                note: note.as_deref().or(scope.note),
             };
             match command.name.as_str() {
                 "project" => {
@@ -456,7 +542,7 @@ impl Project {
                 }
                 "set" => set(command, vars),
                 "add_custom_target" => {
-                    self.custom_target(path, command, here.conditional, vars, out);
+                    self.custom_target(path, command, here, vars, out);
                 }
                 "add_dependencies" => {
                     let mut names = command.args.iter().filter_map(|a| expand(&a.text, vars));
@@ -572,7 +658,7 @@ impl Project {
         &mut self,
         path: &str,
         command: &Command,
-        conditional: bool,
+        scope: Scope<'_>,
         vars: &HashMap<String, String>,
         out: &mut Parsed,
     ) {
@@ -592,7 +678,7 @@ impl Project {
         if let Some(first) = self.index.get(&name).map(|&i| &self.targets[i]) {
             // Two unconditional definitions are CMake's error; under an `if()` the second
             // may be the other branch (`if(NOT TARGET x)`, `else()`), and the first stays.
-            if !conditional && !first.conditional {
+            if !scope.conditional && !first.conditional {
                 out.diag(path, Some(command.line), format!("a second custom target `{name}` (the first is in {} line {}); CMake refuses it", first.file, first.line));
             }
             return;
@@ -605,7 +691,8 @@ impl Project {
             commands: Vec::new(),
             depends: Vec::new(),
             uses_terminal: false,
-            conditional,
+            conditional: scope.conditional,
+            note: scope.note.map(str::to_owned),
         };
         let mut section = "COMMAND";
         let mut current: Vec<String> = Vec::new();

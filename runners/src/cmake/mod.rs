@@ -9,6 +9,7 @@
 //! first listed configure preset that names one, and in `build` (what `cmake -B build`
 //! makes) when there is none.
 
+mod condition;
 mod lists;
 mod presets;
 #[cfg(test)]
@@ -305,8 +306,16 @@ fn target_tasks(presets: &Presets, project: &lists::Project, dir: &str) -> Vec<R
                     task.deps.push(dep.clone());
                 }
             }
-            if !target.commands.is_empty() {
-                task.script = Some(target.commands.join("\n"));
+            let note = target.note.as_ref().map(|note| {
+                format!("# agg did not evaluate {note}; CMake may not define this target")
+            });
+            let lines: Vec<&str> = note
+                .iter()
+                .chain(&target.commands)
+                .map(String::as_str)
+                .collect();
+            if !lines.is_empty() {
+                task.script = Some(lines.join("\n"));
             }
             task.behaviour.interactive = target.uses_terminal;
             task

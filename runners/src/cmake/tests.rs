@@ -588,3 +588,45 @@ fn an_included_file_names_paths_from_its_includers_directory() {
     assert_eq!(names(&parsed), ["more", "tool-target"]);
     assert!(messages(&parsed).is_empty(), "{:#?}", messages(&parsed));
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn host_conditions_are_decided_and_the_rest_noted() {
+    let files = MemFiles::new().with(
+        "CMakeLists.txt",
+        &format!(
+            "{LISTS}\
+             if(WIN32)\n  add_custom_target(installer COMMAND makensis app.nsi)\n  add_subdirectory(win)\n\
+             elseif(APPLE)\n  add_custom_target(dmg COMMAND hdiutil create app.dmg)\n\
+             elseif(CMAKE_SYSTEM_NAME STREQUAL \"Linux\")\n  add_custom_target(appimage COMMAND linuxdeploy)\n\
+             else()\n  add_custom_target(tarball)\nendif()\n\
+             if(NOT MSVC AND UNIX)\n  add_custom_target(valgrind COMMAND valgrind ./app)\nendif()\n\
+             if(BUILD_DOCS)\n  add_custom_target(docs COMMAND doxygen)\nelse()\n  add_custom_target(no-docs)\nendif()\n\
+             if(WIN32)\n  set(PKG zip)\nelse()\n  set(PKG tgz)\nendif()\n\
+             add_custom_target(package-${{PKG}})\n"
+        ),
+    );
+    let parsed = parse_at(&files, "CMakeLists.txt");
+    // `win/CMakeLists.txt` does not exist: under `if(WIN32)` it is never read, so no diagnostic.
+    assert_eq!(messages(&parsed), vec![]);
+    assert_eq!(
+        names(&parsed),
+        ["appimage", "valgrind", "docs", "no-docs", "package-tgz"]
+    );
+    assert_eq!(
+        task(&parsed, "appimage").script.as_deref(),
+        Some("linuxdeploy")
+    );
+    assert_eq!(
+        task(&parsed, "docs").script.as_deref(),
+        Some(
+            "# agg did not evaluate `if(BUILD_DOCS)` (CMakeLists.txt:16); CMake may not define this target\ndoxygen"
+        )
+    );
+    assert_eq!(
+        task(&parsed, "no-docs").script.as_deref(),
+        Some(
+            "# agg did not evaluate `if(BUILD_DOCS)` (CMakeLists.txt:16); CMake may not define this target"
+        )
+    );
+}

@@ -7,10 +7,16 @@
 //! module that has it. A profile task runs `mvn -P ID` followed by the caller's arguments,
 //! which are the phases to run; without any, Maven runs the `<defaultGoal>`.
 //!
+//! Plugin goals are listed as `prefix:goal` (`jacoco:prepare-agent`): those the POMs'
+//! `<executions>` name, for plugins their `<build><plugins>` declare (a plugin only in
+//! `<pluginManagement>` runs nothing), and the run goal of each declared dev-server plugin
+//! (`spring-boot:run`, `quarkus:dev`, `jetty:run`), a service.
+//!
 //! DTDs are refused before any entity is read (roxmltree's `allow_dtd: false`), so an entity
 //! bomb costs nothing; Maven itself expands none of a DOCTYPE's entities.
 
 use std::collections::{HashSet, VecDeque};
+use std::fmt::Write as _;
 
 use roxmltree::{Document, Node, ParsingOptions};
 
@@ -58,6 +64,25 @@ struct Pom {
     profiles: Vec<Profile>,
     /// What is wrong in an otherwise readable POM: line and message.
     problems: Vec<(u32, String)>,
+    /// The goals its plugins name, in `<build><plugins>` and in profiles' builds.
+    goals: Vec<Goal>,
+}
+
+/// A plugin goal a POM names: in an `<execution>` of a plugin the build declares, or the run
+/// goal of a dev-server plugin it declares.
+#[derive(Debug)]
+struct Goal {
+    /// `prefix:goal`, as a person types it (`spring-boot:run`).
+    name: String,
+    /// `groupId:artifactId` of the plugin.
+    plugin: String,
+    line: u32,
+    /// The profile whose build declares the plugin.
+    profile: Option<String>,
+    /// The execution that binds it, and to which phase.
+    execution: Option<(String, Option<String>)>,
+    /// A dev server that runs until stopped.
+    service: bool,
 }
 
 #[derive(Debug)]
@@ -98,12 +123,22 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     }
     let project_goal = root.default_goal.clone();
     let package = root.artifact_id.clone();
+    let root_plugins: HashSet<String> = root.goals.iter().map(|g| g.plugin.clone()).collect();
+    let root_plugins: HashSet<&str> = root_plugins.iter().map(String::as_str).collect();
+    let mut goals_seen: HashSet<String> = HashSet::new();
+    let mut goal_tasks = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let mut visited: HashSet<String> = HashSet::from([src.path.to_owned()]);
     let mut queue: VecDeque<(String, Pom)> = VecDeque::from([(src.path.to_owned(), root)]);
-    while let Some((path, pom)) = queue.pop_front() {
+    'reactor: while let Some((path, pom)) = queue.pop_front() {
         for (line, message) in &pom.problems {
             out.diag(&path, Some(*line), message.clone());
+        }
+        for goal in &pom.goals {
+            // A phase's name is not a goal; each goal is listed once for the reactor.
+            if goals_seen.insert(goal.name.clone()) {
+                goal_tasks.push(goal_task(dir, &path, goal, &root_plugins));
+            }
         }
         for profile in &pom.profiles {
             if seen.insert(profile.id.clone()) {
@@ -129,7 +164,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
                     Some(*line),
                     format!("the reactor has more than {MAX_POMS} modules; the rest are not read"),
                 );
-                return out;
+                break 'reactor;
             }
             let text = match src.files.read(&module_path) {
                 Ok(text) => text,
@@ -149,6 +184,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
             }
         }
     }
+    out.tasks.extend(goal_tasks);
     out.name_package(package.as_deref());
     out
 }
@@ -230,12 +266,16 @@ fn read_pom(text: &str) -> Result<Pom, (Option<u32>, String)> {
         }
     };
     add_modules(project);
+    plugin_goals(child(project, "build"), None, &line_of, &mut pom.goals);
     for profile in child(project, "profiles")
         .into_iter()
         .flat_map(|p| p.children())
         .filter(|n| n.tag_name().name() == "profile")
     {
         add_modules(profile);
+        if let Some(id) = child_text(profile, "id") {
+            plugin_goals(child(profile, "build"), Some(&id), &line_of, &mut pom.goals);
+        }
         match child_text(profile, "id") {
             Some(id) if !id.chars().any(char::is_whitespace) && !id.starts_with(['-', '!']) => {
                 pom.profiles.push(Profile {
@@ -255,6 +295,156 @@ fn read_pom(text: &str) -> Result<Pom, (Option<u32>, String)> {
         }
     }
     Ok(pom)
+}
+
+/// The run goals of dev-server plugins, by goal prefix: listed whenever the build declares
+/// the plugin, as services (they serve until stopped). `exec:java` runs the project's main
+/// class, which may as well end on its own: listed, not a service.
+const RUN_GOALS: &[(&str, &str, bool)] = &[
+    ("spring-boot", "run", true),
+    ("quarkus", "dev", true),
+    ("jetty", "run", true),
+    ("tomcat7", "run", true),
+    ("liberty", "dev", true),
+    ("wildfly", "run", true),
+    ("exec", "java", false),
+];
+
+/// The goal prefix Maven gives a plugin that does not set its own: `xxx-maven-plugin` and
+/// `maven-xxx-plugin` give `xxx`, another `xxx-plugin` gives `xxx`.
+fn goal_prefix(artifact_id: &str) -> &str {
+    if let Some(prefix) = artifact_id.strip_suffix("-maven-plugin") {
+        return prefix;
+    }
+    let plain = artifact_id.strip_suffix("-plugin").unwrap_or(artifact_id);
+    plain.strip_prefix("maven-").unwrap_or(plain)
+}
+
+/// The `<plugin>` entries of a `<plugins>` list: groupId (Maven's default when absent),
+/// artifactId, and the node.
+fn plugin_entries<'a, 'i>(list: Option<Node<'a, 'i>>) -> Vec<(String, String, Node<'a, 'i>)> {
+    list.into_iter()
+        .flat_map(|l| l.children())
+        .filter(|n| n.tag_name().name() == "plugin")
+        .filter_map(|plugin| {
+            let artifact = child_text(plugin, "artifactId")?;
+            let group = child_text(plugin, "groupId")
+                .unwrap_or_else(|| "org.apache.maven.plugins".to_owned());
+            Some((group, artifact, plugin))
+        })
+        .collect()
+}
+
+/// The goals the plugins of one `<build>` name: each execution's `<goals>` of a plugin in
+/// `<plugins>` (with the executions `<pluginManagement>` gives it, since those apply only
+/// to a declared plugin), and the run goal of each declared dev-server plugin.
+fn plugin_goals(
+    build: Option<Node<'_, '_>>,
+    profile: Option<&str>,
+    line_of: &dyn Fn(Node<'_, '_>) -> u32,
+    goals: &mut Vec<Goal>,
+) {
+    let Some(build) = build else {
+        return;
+    };
+    let managed =
+        plugin_entries(child(build, "pluginManagement").and_then(|m| child(m, "plugins")));
+    for (group, artifact, plugin) in plugin_entries(child(build, "plugins")) {
+        if artifact.contains("${") {
+            continue;
+        }
+        let prefix = goal_prefix(&artifact);
+        let id = format!("{group}:{artifact}");
+        let managed_executions = managed
+            .iter()
+            .filter(|(g, a, _)| *g == group && *a == artifact)
+            .map(|(_, _, node)| *node);
+        for node in std::iter::once(plugin).chain(managed_executions) {
+            for execution in child(node, "executions")
+                .into_iter()
+                .flat_map(|e| e.children())
+                .filter(|n| n.tag_name().name() == "execution")
+            {
+                let execution_id =
+                    child_text(execution, "id").unwrap_or_else(|| "default".to_owned());
+                let phase = child_text(execution, "phase");
+                for goal in child(execution, "goals")
+                    .into_iter()
+                    .flat_map(|g| g.children())
+                    .filter(|n| n.tag_name().name() == "goal")
+                {
+                    let Some(name) = text_of(goal).filter(|g| {
+                        !g.contains("${") && !g.contains(char::is_whitespace) && !g.starts_with('-')
+                    }) else {
+                        continue;
+                    };
+                    goals.push(Goal {
+                        name: format!("{prefix}:{name}"),
+                        plugin: id.clone(),
+                        line: line_of(goal),
+                        profile: profile.map(str::to_owned),
+                        execution: Some((execution_id.clone(), phase.clone())),
+                        service: false,
+                    });
+                }
+            }
+        }
+        for (run_prefix, goal, service) in RUN_GOALS {
+            if prefix == *run_prefix {
+                goals.push(Goal {
+                    name: format!("{prefix}:{goal}"),
+                    plugin: id.clone(),
+                    line: line_of(plugin),
+                    profile: profile.map(str::to_owned),
+                    execution: None,
+                    service: *service,
+                });
+            }
+        }
+    }
+}
+
+/// The task of a plugin goal, run from the reactor's root at `dir`. A goal of a plugin the
+/// root POM itself declares, or one of Maven's default plugin groups, runs by its prefix;
+/// another is named in full, since Maven resolves a prefix from the root's plugins only.
+fn goal_task(dir: &str, path: &str, goal: &Goal, root_plugins: &HashSet<&str>) -> RawTask {
+    let (prefix, name) = goal.name.split_once(':').unwrap_or((&goal.name, ""));
+    let default_group = goal.plugin.starts_with("org.apache.maven.plugins:")
+        || goal.plugin.starts_with("org.codehaus.mojo:");
+    let invoked = if default_group || root_plugins.contains(goal.plugin.as_str()) {
+        goal.name.clone()
+    } else {
+        format!("{}:{name}", goal.plugin)
+    };
+    let mut argv = vec!["mvn".to_owned()];
+    if let Some(profile) = &goal.profile {
+        argv.extend(["-P".to_owned(), profile.clone()]);
+    }
+    argv.push(invoked);
+    let mut task = RawTask::new(Runner::Maven, goal.name.clone(), dir, path, argv);
+    task.line = Some(goal.line);
+    let mut description = format!("Goal `{name}` of {} (`{prefix}`)", goal.plugin);
+    if let Some((id, phase)) = &goal.execution {
+        match phase {
+            Some(phase) => {
+                let _ = write!(description, "; execution `{id}` binds it to `{phase}`");
+            }
+            None => {
+                let _ = write!(description, "; execution `{id}`");
+            }
+        }
+    } else if goal.service {
+        description.push_str("; runs the application until stopped");
+    } else {
+        description.push_str("; runs the application");
+    }
+    if let Some(profile) = &goal.profile {
+        let _ = write!(description, "; declared in profile `{profile}`");
+    }
+    task.description = Some(description);
+    task.group = Some("plugins".to_owned());
+    task.behaviour.service = goal.service;
+    task
 }
 
 /// A diagnostic's line and message for an XML error.
@@ -522,5 +712,117 @@ mod tests {
             .with("src/it/simple/pom.xml", "<project/>");
         let parsed = parse_with(super::parse, &files, "src/it/simple/pom.xml");
         assert!(parsed.tasks.is_empty() && parsed.diagnostics.is_empty());
+    }
+
+    const APP: &str = r"<project>
+  <artifactId>petshop</artifactId>
+  <modules><module>api</module></modules>
+  <build>
+    <pluginManagement>
+      <plugins>
+        <plugin>
+          <groupId>org.jacoco</groupId>
+          <artifactId>jacoco-maven-plugin</artifactId>
+          <executions>
+            <execution><id>report</id><phase>verify</phase><goals><goal>report</goal></goals></execution>
+          </executions>
+        </plugin>
+        <plugin>
+          <groupId>org.example</groupId>
+          <artifactId>managed-only-maven-plugin</artifactId>
+          <executions><execution><goals><goal>never</goal></goals></execution></executions>
+        </plugin>
+      </plugins>
+    </pluginManagement>
+    <plugins>
+      <plugin>
+        <groupId>org.jacoco</groupId>
+        <artifactId>jacoco-maven-plugin</artifactId>
+        <executions>
+          <execution><goals><goal>prepare-agent</goal></goals></execution>
+        </executions>
+      </plugin>
+      <plugin>
+        <groupId>org.springframework.boot</groupId>
+        <artifactId>spring-boot-maven-plugin</artifactId>
+        <executions>
+          <execution><goals><goal>build-info</goal><goal>${goal}</goal></goals></execution>
+        </executions>
+      </plugin>
+      <plugin>
+        <artifactId>maven-jar-plugin</artifactId>
+        <executions><execution><id>tests</id><goals><goal>test-jar</goal></goals></execution></executions>
+      </plugin>
+    </plugins>
+  </build>
+  <profiles>
+    <profile>
+      <id>dev</id>
+      <build><plugins><plugin><groupId>org.eclipse.jetty</groupId><artifactId>jetty-maven-plugin</artifactId></plugin></plugins></build>
+    </profile>
+  </profiles>
+</project>";
+
+    #[test]
+    fn plugin_goals_the_poms_name_and_dev_servers_as_services() {
+        let files = MemFiles::new().with("pom.xml", APP).with(
+            "api/pom.xml",
+            "<project><artifactId>api</artifactId><build><plugins>\n             <plugin><groupId>io.quarkus</groupId><artifactId>quarkus-maven-plugin</artifactId></plugin>\n             <plugin><groupId>org.codehaus.mojo</groupId><artifactId>exec-maven-plugin</artifactId></plugin>\n             </plugins></build></project>",
+        );
+        let parsed = parse_with(super::parse, &files, "pom.xml");
+        assert_eq!(messages(&parsed), vec![]);
+        let goals: Vec<&str> = names(&parsed).into_iter().skip(9).collect();
+        assert_eq!(
+            goals,
+            [
+                "profile:dev",
+                "jacoco:prepare-agent",
+                "jacoco:report",
+                "spring-boot:build-info",
+                "spring-boot:run",
+                "jar:test-jar",
+                "jetty:run",
+                "quarkus:dev",
+                "exec:java",
+            ]
+        );
+        let run = task(&parsed, "spring-boot:run");
+        assert_eq!(run.argv, ["mvn", "spring-boot:run"]);
+        assert!(run.behaviour.service);
+        assert_eq!(run.group.as_deref(), Some("plugins"));
+        let report = task(&parsed, "jacoco:report");
+        assert_eq!(
+            report.description.as_deref(),
+            Some(
+                "Goal `report` of org.jacoco:jacoco-maven-plugin (`jacoco`); execution `report` binds it to `verify`"
+            )
+        );
+        assert!(!report.behaviour.service);
+        assert_eq!(task(&parsed, "jar:test-jar").argv, ["mvn", "jar:test-jar"]);
+        let jetty = task(&parsed, "jetty:run");
+        assert_eq!(jetty.argv, ["mvn", "-P", "dev", "jetty:run"]);
+        assert!(jetty.behaviour.service);
+        // A module's plugin is not one the root resolves a prefix from: named in full.
+        let quarkus = task(&parsed, "quarkus:dev");
+        assert_eq!(quarkus.argv, ["mvn", "io.quarkus:quarkus-maven-plugin:dev"]);
+        assert_eq!(quarkus.file_path, "api/pom.xml");
+        assert!(quarkus.behaviour.service);
+        let exec = task(&parsed, "exec:java");
+        assert_eq!(exec.argv, ["mvn", "exec:java"]);
+        assert!(!exec.behaviour.service);
+    }
+
+    #[test]
+    fn goal_prefixes_follow_mavens_naming() {
+        for (artifact, prefix) in [
+            ("spring-boot-maven-plugin", "spring-boot"),
+            ("maven-jar-plugin", "jar"),
+            ("maven-surefire-plugin", "surefire"),
+            ("exec-maven-plugin", "exec"),
+            ("frontend-plugin", "frontend"),
+            ("odd", "odd"),
+        ] {
+            assert_eq!(super::goal_prefix(artifact), prefix);
+        }
     }
 }

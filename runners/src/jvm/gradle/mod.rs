@@ -9,7 +9,11 @@
 //! plugins it applies that agg knows ([`plugins`]); `subprojects {}`, `allprojects {}` and
 //! `project(":x") {}` blocks of the root script apply to the projects they name. `buildSrc`
 //! is part of the build that owns it and is not listed on its own.
+//!
+//! Each row says whether a script declares it or a plugin brings it (`plugin`), and whether
+//! the build disables it (`enabled = false`); a task named at run time is a diagnostic.
 
+mod android;
 mod lexer;
 mod plugins;
 mod script;
@@ -98,13 +102,13 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     }
     for project in &projects {
         if let Some((path, script)) = &project.script {
-            for (line, message) in &script.problems {
+            for (line, message) in script.problems.iter().chain(&script.unknown) {
                 out.diag(path, Some(*line), message.clone());
             }
         }
     }
     for (path, script) in conventions.scripts.values() {
-        for (line, message) in &script.problems {
+        for (line, message) in script.problems.iter().chain(&script.unknown) {
             out.diag(path, Some(*line), message.clone());
         }
     }
@@ -249,6 +253,10 @@ struct Row {
     declared: bool,
     /// Declared inside a conditional block.
     conditional: bool,
+    /// The plugin that brings it, while no script declares it.
+    plugin: Option<String>,
+    /// The last literal `enabled =` said false.
+    disabled: bool,
 }
 
 /// Lists the tasks of `project`: its plugins' and its scripts', with what configures them.
@@ -282,6 +290,22 @@ fn list_tasks(
                     &mut applied,
                     out,
                 );
+            }
+        }
+    }
+    // An Android project's variants come from the build types its own script declares.
+    if let Some((file, script, _)) = sources
+        .iter()
+        .rev()
+        .find(|(_, _, is_root)| !is_root || project.path == ":")
+    {
+        let android = script
+            .plugins
+            .iter()
+            .find_map(|p| android::kind(&p.id).map(|k| (k, p)));
+        if let Some((kind, plugin)) = android {
+            for std in android::tasks(kind, &script.build_types) {
+                rows.add_std(std, file, plugin.line, &plugin.id);
             }
         }
     }
@@ -326,6 +350,8 @@ fn list_tasks(
         task.description = row.description;
         task.group = row.group;
         task.deps = row.deps;
+        task.plugin = row.plugin;
+        task.disabled = row.disabled;
         out.tasks.push(task);
     }
 }
@@ -340,6 +366,26 @@ struct Rows<'c> {
 }
 
 impl<'c> Rows<'c> {
+    /// Adds a task plugin `id` brings, unless the project has one of that name already.
+    fn add_std(&mut self, std: plugins::Named, file: &str, line: u32, id: &str) {
+        if self.index.contains_key(&std.name) {
+            return;
+        }
+        self.index.insert(std.name.clone(), self.list.len());
+        self.list.push(Row {
+            name: std.name,
+            file: file.to_owned(),
+            line,
+            description: Some(std.description),
+            group: std.group.map(str::to_owned),
+            deps: Vec::new(),
+            declared: false,
+            conditional: false,
+            plugin: Some(id.to_owned()),
+            disabled: false,
+        });
+    }
+
     /// Adds the tasks of plugin `id`, applied in `file` at `line`: a core plugin's from the
     /// table, a convention plugin's from its script (its plugins and its own tasks).
     fn plugin(
@@ -352,20 +398,16 @@ impl<'c> Rows<'c> {
         out: &mut Parsed,
     ) {
         for std in plugins::tasks_of(id) {
-            if self.index.contains_key(std.name) {
-                continue;
-            }
-            self.index.insert(std.name.to_owned(), self.list.len());
-            self.list.push(Row {
-                name: std.name.to_owned(),
-                file: file.to_owned(),
+            self.add_std(
+                plugins::Named {
+                    name: std.name.to_owned(),
+                    group: std.group,
+                    description: std.description.to_owned(),
+                },
+                file,
                 line,
-                description: Some(std.description.to_owned()),
-                group: std.group.map(str::to_owned),
-                deps: Vec::new(),
-                declared: false,
-                conditional: false,
-            });
+                id,
+            );
         }
         let Some((id, (path, script))) = conventions.scripts.get_key_value(id) else {
             return;
@@ -457,6 +499,7 @@ fn declare(
         row.line = decl.line;
         row.declared = true;
         row.conditional = decl.conditional;
+        row.plugin = None;
         merge(row, decl);
         return;
     }
@@ -470,10 +513,15 @@ fn declare(
         deps: decl.deps.clone(),
         declared: true,
         conditional: decl.conditional,
+        plugin: None,
+        disabled: decl.enabled == Some(false),
     });
 }
 
 fn merge(row: &mut Row, decl: &TaskDecl) {
+    if let Some(enabled) = decl.enabled {
+        row.disabled = !enabled;
+    }
     if decl.description.is_some() {
         row.description.clone_from(&decl.description);
     }

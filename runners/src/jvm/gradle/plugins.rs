@@ -10,6 +10,14 @@ pub(super) struct StdTask {
     pub description: &'static str,
 }
 
+/// A task a plugin adds, with a name that may be built (Android's `assembleStaging`).
+#[derive(Debug)]
+pub(super) struct Named {
+    pub name: String,
+    pub group: Option<&'static str>,
+    pub description: String,
+}
+
 /// A plugin: the ids it is applied by, the plugins it applies in turn, its own tasks.
 struct Plugin {
     ids: &'static [&'static str],
@@ -25,11 +33,11 @@ const fn t(name: &'static str, group: Option<&'static str>, description: &'stati
     }
 }
 
-const BUILD: Option<&str> = Some("build");
-const VERIFICATION: Option<&str> = Some("verification");
+pub(super) const BUILD: Option<&str> = Some("build");
+pub(super) const VERIFICATION: Option<&str> = Some("verification");
 const DOCUMENTATION: Option<&str> = Some("documentation");
 const DISTRIBUTION: Option<&str> = Some("distribution");
-const APPLICATION: Option<&str> = Some("application");
+pub(super) const APPLICATION: Option<&str> = Some("application");
 const PUBLISHING: Option<&str> = Some("publishing");
 
 static PLUGINS: &[Plugin] = &[

@@ -10,8 +10,10 @@
 //! registering` inside a `tasks {}` block. Configured tasks: `tasks.named("x") {…}`,
 //! `tasks.getByName("x") {…}`, `tasks.x {…}`, and `x {…}` at the top of a script or a
 //! `tasks {}` block. Inside a task's own block, `description`, `group` and `dependsOn` with
-//! literal values are read. A name built at run time (a template, a variable, a loop) is not
-//! a name agg can know, so it is skipped without a diagnostic.
+//! literal values are read, and `enabled = false` (also `x.enabled = false`) marks a task
+//! disabled. A name built at run time (a template, a variable, a loop) is not a name agg
+//! can know: the declaration is reported (`unknown`) and lists nothing. The build types an
+//! Android project declares in `android { buildTypes { … } }` are read for its variants.
 
 use super::lexer::{Tok, Token, tokenize};
 
@@ -37,6 +39,8 @@ pub(super) struct TaskDecl {
     pub description: Option<String>,
     pub group: Option<String>,
     pub deps: Vec<String>,
+    /// `enabled = false` or `true`, when the block says so with a literal.
+    pub enabled: Option<bool>,
     /// Declared inside a block other than a scope (`if`, `afterEvaluate`, `withType`): it may
     /// never run, so a second declaration of its name is no sure error.
     pub conditional: bool,
@@ -60,6 +64,10 @@ pub(super) struct Script {
     pub plugins: Vec<PluginUse>,
     /// Definite errors: line and message.
     pub problems: Vec<(u32, String)>,
+    /// Declarations agg cannot read statically (a task named at run time): line and what.
+    pub unknown: Vec<(u32, String)>,
+    /// Android build types declared with a literal name (`buildTypes { staging {…} }`).
+    pub build_types: Vec<String>,
 }
 
 /// What a `{` opens.
@@ -72,6 +80,8 @@ enum Kind {
     Tasks,
     /// A task's configuration block: index into `tasks` (`false`) or `configured` (`true`).
     Task(bool, usize),
+    /// Android `buildTypes {}`: each block inside it names a build type.
+    BuildTypes,
 }
 
 struct Frame {
@@ -303,7 +313,28 @@ impl Reader<'_> {
             return Kind::Plain;
         };
         let start = self.stmt_start(prev);
+        if matches!(self.innermost(), Some(Kind::BuildTypes)) {
+            // `staging {`, or Kotlin `create("staging") {` / `getByName("release") {`.
+            let name = match self.t[prev].ident() {
+                Some(name) if start => Some(name.to_owned()),
+                None if self.t[prev].is(')') && prev >= 2 => {
+                    let open = self.pair[prev];
+                    (open != usize::MAX
+                        && open + 2 == prev
+                        && open >= 1
+                        && self.stmt_start(open - 1))
+                    .then(|| self.plain_at(open + 1))
+                    .flatten()
+                }
+                _ => None,
+            };
+            if let Some(name) = name.filter(|n| !self.out.build_types.contains(n)) {
+                self.out.build_types.push(name);
+            }
+            return Kind::Plain;
+        }
         match self.t[prev].ident() {
+            Some("buildTypes") if start => return Kind::BuildTypes,
             Some("subprojects") if start => return Kind::Scope(Scope::Subprojects),
             Some("allprojects") if start => return Kind::Scope(Scope::All),
             Some("plugins") if start => return Kind::Plugins,
@@ -339,6 +370,7 @@ impl Reader<'_> {
             description: None,
             group: None,
             deps: Vec::new(),
+            enabled: None,
             conditional: false,
         });
         Kind::Task(true, self.out.configured.len() - 1)
@@ -360,11 +392,13 @@ impl Reader<'_> {
             }
             "val" if start => self.delegated(i),
             "apply" => self.apply(i),
-            "description" | "group" | "dependsOn" | "setDescription" | "setGroup"
+            "description" | "group" | "dependsOn" | "setDescription" | "setGroup" | "enabled"
+            | "isEnabled" | "setEnabled"
                 if start && matches!(self.innermost(), Some(Kind::Task(..))) =>
             {
                 self.property(i);
             }
+            "enabled" | "isEnabled" if i >= 2 && self.t[i - 1].is('.') => self.member_enabled(i),
             _ if start && matches!(self.innermost(), Some(Kind::Plugins)) => self.plugin_line(i),
             _ if after_tasks_dot
                 && self.punct_at(i + 1, '{')
@@ -408,6 +442,19 @@ impl Reader<'_> {
             _ => return,
         };
         let Some(name) = name else {
+            if matches!(
+                self.tok(j).map(|t| &t.tok),
+                Some(Tok::Str { plain: false, .. })
+            ) {
+                self.unknown_name(j, line);
+            } else if self.punct_at(j, '(')
+                && matches!(
+                    self.tok(j + 1).map(|t| &t.tok),
+                    Some(Tok::Str { plain: false, .. })
+                )
+            {
+                self.unknown_name(j + 1, line);
+            }
             return;
         };
         j = next;
@@ -425,6 +472,7 @@ impl Reader<'_> {
             description: None,
             group: None,
             deps: Vec::new(),
+            enabled: None,
             conditional,
         });
         self.out.tasks.len() - 1
@@ -535,6 +583,20 @@ impl Reader<'_> {
         if let Some(name) = name {
             let index = self.declare(name, line);
             self.after_call(j, index);
+        } else {
+            let at = if self.ident_at(j + 1, "name") && self.punct_at(j + 2, ':') {
+                j + 3
+            } else {
+                j + 1
+            };
+            // A template or a variable; `register()` with nothing is not a declaration.
+            if self.tok(at).is_some_and(|t| {
+                matches!(t.tok, Tok::Str { plain: false, .. })
+                    || (t.ident().is_some()
+                        && (self.punct_at(at + 1, ')') || self.punct_at(at + 1, ',')))
+            }) {
+                self.unknown_name(at, line);
+            }
         }
     }
 
@@ -614,6 +676,27 @@ impl Reader<'_> {
             "kotlin" if self.punct_at(i + 1, '(') => self
                 .plain_at(i + 2)
                 .map(|m| format!("org.jetbrains.kotlin.{m}")),
+            // A version catalog's alias names its plugin only in the catalog; the Android
+            // plugins go by the accessors their catalogs conventionally give them.
+            "alias" if self.punct_at(i + 1, '(') => {
+                let close = self.pair[i + 1].min(i + 2 + MAX_GENERIC);
+                let path: Vec<&str> = (i + 2..close)
+                    .filter_map(|k| self.tok(k).and_then(Token::ident))
+                    .collect();
+                match path.join(".").to_ascii_lowercase().as_str() {
+                    p if p.ends_with("plugins.android.application")
+                        || p.ends_with("plugins.androidapplication") =>
+                    {
+                        Some("com.android.application".to_owned())
+                    }
+                    p if p.ends_with("plugins.android.library")
+                        || p.ends_with("plugins.androidlibrary") =>
+                    {
+                        Some("com.android.library".to_owned())
+                    }
+                    _ => None,
+                }
+            }
             "alias" | "apply" | "version" => None,
             _ if self.punct_at(i + 1, '(') || self.punct_at(i + 1, '.') => None,
             other => Some(other.to_owned()),
@@ -675,7 +758,12 @@ impl Reader<'_> {
         let Some(task) = list.get_mut(index) else {
             return;
         };
+        let flag = (to == from + 1)
+            .then(|| self.t[from].ident())
+            .flatten()
+            .and_then(|v| v.parse::<bool>().ok());
         match key {
+            "enabled" | "isEnabled" | "setEnabled" if flag.is_some() => task.enabled = flag,
             "description" | "setDescription" if value.is_some() => task.description = value,
             "group" | "setGroup" if value.is_some() => task.group = value,
             "dependsOn" => {
@@ -687,6 +775,86 @@ impl Reader<'_> {
             }
             _ => {}
         }
+    }
+
+    /// `x.enabled = false`, `tasks.x.enabled = false`, `tasks.named("x").get().enabled = …`
+    /// at project level: a configuration of `x`.
+    fn member_enabled(&mut self, i: usize) {
+        if !self.project_level() || !self.punct_at(i + 1, '=') {
+            return;
+        }
+        let Some(flag) = self
+            .tok(i + 2)
+            .and_then(Token::ident)
+            .and_then(|v| v.parse::<bool>().ok())
+        else {
+            return;
+        };
+        let owner = i - 2;
+        // `tasks.getByName("x").enabled = false`, `tasks.named("x").get().enabled = …`.
+        let by_call = self.t[owner].is(')').then(|| {
+            let mut close = owner;
+            // `.get()` on a provider.
+            if close >= 3
+                && self.punct_at(close - 1, '(')
+                && self.ident_at(close - 2, "get")
+                && self.punct_at(close - 3, '.')
+            {
+                close -= 4;
+            }
+            let open = self
+                .pair
+                .get(close)
+                .copied()
+                .filter(|&o| o != usize::MAX && o + 2 == close && o >= 3)?;
+            let method = self.t[open - 1].ident()?;
+            (matches!(method, "getByName" | "named")
+                && self.punct_at(open - 2, '.')
+                && self.ident_at(open - 3, "tasks")
+                && self.stmt_start(open - 3))
+            .then(|| self.plain_at(open + 1))
+            .flatten()
+        });
+        if let Some(name) = by_call.flatten() {
+            self.configure(name, self.t[i].line);
+            if let Some(last) = self.out.configured.last_mut() {
+                last.enabled = Some(flag);
+            }
+            return;
+        }
+        let name = match self.t[owner].ident() {
+            Some(name) if name != "it" && name != "this" && name != "tasks" => {
+                let start = self.stmt_start(owner)
+                    || (owner >= 2
+                        && self.t[owner - 1].is('.')
+                        && self.t[owner - 2].is_ident("tasks")
+                        && self.stmt_start(owner - 2));
+                start.then(|| name.to_owned())
+            }
+            _ => None,
+        };
+        if let Some(name) = name {
+            self.configure(name, self.t[i].line);
+            if let Some(last) = self.out.configured.last_mut() {
+                last.enabled = Some(flag);
+            }
+        }
+    }
+
+    /// Reports a declaration whose task name is built at run time.
+    fn unknown_name(&mut self, at: usize, line: u32) {
+        let shown = match self.tok(at).map(|t| &t.tok) {
+            Some(Tok::Str { value, .. }) if value.contains('$') => format!("\"{value}\""),
+            Some(Tok::Str { value, .. }) => format!("\"{value}${{…}}\""),
+            Some(Tok::Ident(name)) => name.clone(),
+            _ => return,
+        };
+        self.out.unknown.push((
+            line,
+            format!(
+                "a task named at run time ({shown}): agg reads the script without running it and lists no task for it"
+            ),
+        ));
     }
 
     /// The end (exclusive) of the statement whose value starts at `k`: the next line

@@ -229,3 +229,97 @@ fn a_name_declared_twice_in_exclusive_branches_is_no_error() {
     assert_eq!(names(&parsed), ["sourcesJar"]);
     assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
 }
+
+#[test]
+fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
+    let files = MemFiles::new()
+        .with("settings.gradle", "include 'lib'\n")
+        .with(
+            "build.gradle",
+            "plugins { id 'java' }\n\
+             tasks.register('docs') { enabled = false }\n\
+             javadoc { enabled = true }\n\
+             tasks.jar.enabled = false\n\
+             test.enabled = true\n\
+             tasks.getByName('javadoc').enabled = false\n\
+             tasks.named('processResources').get().enabled = false\n\
+             tasks.register('check') { description = 'All checks' }\n\
+             for (v in [11, 17]) {\n  tasks.register(\"testJdk$v\") { dependsOn 'test' }\n}\n\
+             task \"bench${it}\"\n",
+        )
+        .with(
+            "lib/build.gradle.kts",
+            "plugins { `java-library` }\nval name = \"gen\"\ntasks.register(name)\ntasks.named(\"compileJava\") { isEnabled = false }\n",
+        );
+    let parsed = parse_with(super::parse, &files, "settings.gradle");
+    assert_eq!(
+        messages(&parsed),
+        vec![
+            (
+                "build.gradle",
+                Some(10),
+                "a task named at run time (\"testJdk$v\"): agg reads the script without running it and lists no task for it"
+            ),
+            (
+                "build.gradle",
+                Some(12),
+                "a task named at run time (\"bench${…}\"): agg reads the script without running it and lists no task for it"
+            ),
+            (
+                "lib/build.gradle.kts",
+                Some(3),
+                "a task named at run time (name): agg reads the script without running it and lists no task for it"
+            ),
+        ]
+    );
+    let compile = task(&parsed, "compileJava");
+    assert_eq!(compile.plugin.as_deref(), Some("java"));
+    assert!(!compile.disabled);
+    assert_eq!(task(&parsed, "docs").plugin, None);
+    assert!(task(&parsed, "docs").disabled);
+    assert!(task(&parsed, "javadoc").disabled);
+    assert!(task(&parsed, "processResources").disabled);
+    assert!(task(&parsed, "jar").disabled);
+    assert!(!task(&parsed, "test").disabled);
+    // A script's own declaration of a plugin's task name makes it the script's.
+    assert_eq!(task(&parsed, "check").plugin, None);
+    assert_eq!(task(&parsed, "clean").plugin.as_deref(), Some("java"));
+    let lib_compile = task(&parsed, ":lib:compileJava");
+    assert!(lib_compile.disabled);
+    assert_eq!(lib_compile.plugin.as_deref(), Some("java-library"));
+}
+
+#[test]
+fn an_android_module_gets_its_core_tasks_per_declared_build_type() {
+    let files = MemFiles::new()
+        .with("settings.gradle.kts", "include(\":app\", \":core\")\n")
+        .with(
+            "app/build.gradle.kts",
+            "plugins {\n  alias(libs.plugins.android.application)\n}\n\
+             android {\n  buildTypes {\n    getByName(\"release\") { isMinifyEnabled = true }\n    create(\"staging\") { initWith(getByName(\"debug\")) }\n  }\n}\n",
+        )
+        .with(
+            "core/build.gradle",
+            "plugins { id 'com.android.library' }\nandroid { buildTypes { benchmark { } } }\n",
+        );
+    let parsed = parse_with(super::parse, &files, "settings.gradle.kts");
+    assert_eq!(messages(&parsed), vec![]);
+    let all = names(&parsed);
+    for name in [
+        ":app:assembleDebug",
+        ":app:assembleStaging",
+        ":app:installRelease",
+        ":app:testStagingUnitTest",
+        ":app:lint",
+        ":core:assembleBenchmark",
+        ":core:lintBenchmark",
+    ] {
+        assert!(all.contains(&name), "{name} in {all:?}");
+    }
+    assert!(!all.contains(&":core:installDebug"), "{all:?}");
+    assert!(!all.contains(&":app:android"), "{all:?}");
+    let install = task(&parsed, ":app:installStaging");
+    assert_eq!(install.plugin.as_deref(), Some("com.android.application"));
+    assert_eq!(install.argv, ["gradle", ":app:installStaging"]);
+    assert_eq!(install.line, Some(2));
+}
