@@ -49,16 +49,16 @@ fn command_lines(text: &str) -> Vec<(usize, String)> {
 /// What one command line claims: its subcommand (empty for `agg` itself) and the flags
 /// given to agg (not those after `--` or a comment, nor placeholders such as `--ready-*`).
 fn claims(line: &str, subcommands: &[String]) -> (String, Vec<String>) {
-    let mut words = line.split_whitespace().skip(1).peekable();
+    let words = line.split_whitespace().skip(1);
     let mut subcommand = String::new();
     // Global flags (`agg -C DIR list`) may come before the subcommand.
     let mut flags = Vec::new();
-    while let Some(word) = words.next() {
+    for word in words {
         if word == "--" || word.starts_with('#') || word == "|" || word == "&&" {
             break;
         }
         if subcommand.is_empty() && subcommands.iter().any(|s| s == word) {
-            subcommand = word.to_owned();
+            word.clone_into(&mut subcommand);
             if subcommand == "help" {
                 break;
             }

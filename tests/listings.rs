@@ -12,8 +12,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::js::{QUIET, install};
 use crate::common::listing::{listed_by_dir, runner_listing_with};
+use crate::js::{QUIET, install};
 use crate::test::{Test, copy_dir};
 
 /// `agg list --json` of `dir`, for `runner`.

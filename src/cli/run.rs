@@ -94,13 +94,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
         return pick(&table, below, &Among::All, args);
     };
     // One name several tasks share: the picker among them, at a terminal.
-    if args.names.len() == 1 && super::picker::at_terminal() {
-        if let Err(Error::Ambiguous { name, candidates }) =
+    if args.names.len() == 1
+        && super::picker::at_terminal()
+        && let Err(Error::Ambiguous { name, candidates }) =
             super::resolve_task(&table, &root, first)
-        {
-            let tasks = candidates.into_iter().map(|(unique, ..)| unique).collect();
-            return pick(&table, below, &Among::Named { name: &name, tasks }, args);
-        }
+    {
+        let tasks = candidates.into_iter().map(|(unique, ..)| unique).collect();
+        return pick(&table, below, &Among::Named { name: &name, tasks }, args);
     }
     let steps = plan(&table, &root, args)?;
     let ready = ready_spec(args)
