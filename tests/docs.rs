@@ -113,6 +113,10 @@ fn subcommands(top: &str) -> Vec<String> {
             if !line.starts_with("  ") {
                 break;
             }
+            // A description continued on the next line is indented further.
+            if line.starts_with("   ") {
+                continue;
+            }
             if let Some(name) = line.split_whitespace().next() {
                 names.push(name.to_owned());
             }

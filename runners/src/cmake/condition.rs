@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::lists::Arg;
+use super::syntax::Arg;
 
 /// The host's answer for a platform variable, or `None` for a name that is not one.
 fn platform(name: &str) -> Option<bool> {
@@ -223,7 +223,7 @@ mod tests {
 
     fn args(text: &str) -> Vec<Arg> {
         let source = format!("if({text})\n");
-        let (commands, error) = super::super::lists::commands(&source);
+        let (commands, error) = super::super::syntax::commands(&source);
         assert!(error.is_none(), "{text}");
         commands
             .into_iter()

@@ -12,6 +12,7 @@
 mod condition;
 mod lists;
 mod presets;
+mod syntax;
 #[cfg(test)]
 mod tests;
 
