@@ -2,23 +2,13 @@
 """Render a terminal screen captured with colours (`tmux capture-pane -e -p`) to a PNG.
 
 Usage:
-    .tools/venv/bin/python scripts/screenshot.py CAPTURE OUT.png [--columns 80]
+    .tools/venv-shots/bin/python scripts/screenshot.py CAPTURE OUT.png [--columns 80]
 
-CAPTURE is the text tmux printed (`-` for stdin): SGR sequences (bold, dim, the 16, 256 and
-true colours, reverse) are drawn, everything else is text. Wide characters (CJK, most emoji)
-take two cells, as in the terminal. Needs Pillow (PyPI, `.tools/venv/bin/pip install Pillow`)
-and DejaVu Sans Mono (Debian: fonts-dejavu-core).
-
-To redo docs/img/list-80.png (the polyglot fixture as a repository of its own, listed from
-apps/web, the runners on PATH), from agg's root:
-    rm -rf /tmp/acme && cp -r fixtures/polyglot /tmp/acme && mkdir /tmp/acme/.git
-    . scripts/runners.sh
-    tmux -L shot -f /dev/null start-server \\; set -g remain-on-exit on \\; \\
-        new-session -d -s shot -x 80 -y 60 -c /tmp/acme/apps/web \\
-        "env -u NO_COLOR -u COLUMNS $PWD/target/debug/agg list"
-    tmux -L shot capture-pane -e -p -S - -t shot > /tmp/list.ansi
-    tmux -L shot kill-server
-    .tools/venv/bin/python scripts/screenshot.py /tmp/list.ansi docs/img/list-80.png
+CAPTURE is the text tmux printed (`-` for stdin): SGR sequences (bold, dim, italic, underline,
+reverse, the 16, 256 and true colours) are drawn, other escapes dropped, everything else is
+text. Wide characters (CJK, most emoji) take two cells, as in the terminal; a character DejaVu
+Sans Mono lacks is drawn with DejaVu Sans. Needs Pillow (PyPI) and the DejaVu fonts (Debian:
+fonts-dejavu-core); `scripts/screenshots` installs both and redoes every picture in docs/img.
 """
 
 import argparse
@@ -62,9 +52,7 @@ class Pen:
     def reset(self):
         self.fg = None
         self.bg = None
-        self.bold = False
-        self.dim = False
-        self.reverse = False
+        self.bold = self.dim = self.italic = self.underline = self.reverse = False
 
     def apply(self, params):
         codes = [int(p) if p.isdigit() else 0 for p in re.split("[;:]", params)] if params else [0]
@@ -77,8 +65,16 @@ class Pen:
                 self.bold = True
             elif c == 2:
                 self.dim = True
+            elif c == 3:
+                self.italic = True
+            elif c == 4:
+                self.underline = True
             elif c == 22:
                 self.bold = self.dim = False
+            elif c == 23:
+                self.italic = False
+            elif c == 24:
+                self.underline = False
             elif c == 7:
                 self.reverse = True
             elif c == 27:
@@ -127,8 +123,22 @@ def cells(ch):
 
 
 def render(text, columns):
-    regular = ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono.ttf", FONT_SIZE)
-    bold = ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono-Bold.ttf", FONT_SIZE)
+    fonts = {
+        (False, False): ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono.ttf", FONT_SIZE),
+        (True, False): ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono-Bold.ttf", FONT_SIZE),
+        (False, True): ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono-Oblique.ttf", FONT_SIZE),
+        (True, True): ImageFont.truetype(f"{FONT_DIR}/DejaVuSansMono-BoldOblique.ttf", FONT_SIZE),
+    }
+    regular = fonts[(False, False)]
+    fallback = ImageFont.truetype(f"{FONT_DIR}/DejaVuSans.ttf", FONT_SIZE)
+    missing = bytes(regular.getmask("\U0010fffd"))
+
+    def font_for(ch, bold, italic):
+        font = fonts[(bold, italic)]
+        if ord(ch) > 127 and bytes(font.getmask(ch)) == missing:
+            return fallback
+        return font
+
     cell_w = round(regular.getlength("M"))
     ascent, descent = regular.getmetrics()
     cell_h = ascent + descent + 3
@@ -170,7 +180,10 @@ def render(text, columns):
             left = PADDING + x * cell_w
             if bg != BACKGROUND:
                 draw.rectangle([left, y, left + width * cell_w - 1, y + cell_h - 1], fill=bg)
-            draw.text((left, y + 1), ch, font=bold if pen.bold else regular, fill=fg)
+            if ch != " ":
+                draw.text((left, y + 1), ch, font=font_for(ch, pen.bold, pen.italic), fill=fg)
+            if pen.underline:
+                draw.line([left, y + cell_h - 2, left + width * cell_w - 1, y + cell_h - 2], fill=fg)
             x += width
     return image
 
