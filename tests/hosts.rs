@@ -368,6 +368,31 @@ impl Sandbox {
     fn run(&self, cmd: Command) -> Ran {
         run(cmd, &self.scratch)
     }
+
+    /// `HOST mcp list`, asserted to say every one of `says`.
+    fn mcp_list(&self, host: &str, says: &[&str], what: &str) {
+        let mut list = self.host(host);
+        list.args(["mcp", "list"]);
+        let listed = self.run(list);
+        let all = listed.all();
+        assert!(
+            says.iter().all(|s| all.contains(s)),
+            "{}",
+            listed.report(what)
+        );
+    }
+
+    /// Runs a host's round against `model`: it must end well, saying the scripted model's last
+    /// words; returns what it fed back to the model, asserted useful ([`assert_round`]).
+    fn round(&self, cmd: Command, model: &Model, title: &str, what: &str) -> Vec<Fed> {
+        let ran = self.run(cmd);
+        let report = ran.report(what);
+        assert_eq!(ran.code, Some(0), "{report}");
+        assert!(ran.stdout.contains("agg round finished"), "{report}");
+        let fed = fed_back(&model.requests());
+        assert_round(title, &fed, &report);
+        fed
+    }
 }
 
 /// The round's four results, asserted useful to a model: the task names, the run's result,
@@ -416,27 +441,17 @@ fn claude_code_approves_the_printed_project_entry_and_runs_a_round() {
             .to_string(),
     )
     .expect("trust");
-    let mut list = s.host("claude");
-    list.args(["mcp", "list"]);
-    let before = s.run(list);
-    assert!(
-        before.all().contains("agg:") && before.all().contains("Pending approval"),
-        "{}",
-        before.report("claude mcp list before approval")
+    s.mcp_list(
+        "claude",
+        &["agg:", "Pending approval"],
+        "claude mcp list before approval",
     );
     // The approval the note names.
     s.install(
         ".claude/settings.local.json",
         r#"{"enabledMcpjsonServers": ["agg"]}"#,
     );
-    let mut list = s.host("claude");
-    list.args(["mcp", "list"]);
-    let after = s.run(list);
-    assert!(
-        after.all().contains("agg:") && after.all().contains("Connected"),
-        "{}",
-        after.report("claude mcp list")
-    );
+    s.mcp_list("claude", &["agg:", "Connected"], "claude mcp list");
 
     let model = Model::start(&s.scratch, "test", "deploy");
     let mut cmd = s.host("claude");
@@ -454,12 +469,7 @@ fn claude_code_approves_the_printed_project_entry_and_runs_a_round() {
     .env("DISABLE_AUTOUPDATER", "1")
     // Claude Code otherwise offers MCP tools only through its tool search.
     .env("ENABLE_TOOL_SEARCH", "false");
-    let ran = s.run(cmd);
-    let report = ran.report("claude -p");
-    assert_eq!(ran.code, Some(0), "{report}");
-    assert!(ran.stdout.contains("agg round finished"), "{report}");
-    let fed = fed_back(&model.requests());
-    assert_round("Claude Code", &fed, &report);
+    let fed = s.round(cmd, &model, "Claude Code", "claude -p");
     // Claude Code hands the model structuredContent (JSON), not the text.
     assert!(fed[0].text.starts_with("{\"root\""), "{:?}", fed[0]);
     assert!(fed[1].text.contains("\"passed\":true"), "{:?}", fed[1]);
@@ -481,14 +491,7 @@ fn codex_reads_the_printed_entry_and_runs_a_round() {
         model.url()
     );
     s.install("~/.codex/config.toml", &format!("{provider}{snippet}"));
-    let mut list = s.host("codex");
-    list.args(["mcp", "list"]);
-    let listed = s.run(list);
-    assert!(
-        listed.all().contains("agg") && listed.all().contains("enabled"),
-        "{}",
-        listed.report("codex mcp list")
-    );
+    s.mcp_list("codex", &["agg", "enabled"], "codex mcp list");
     // `codex mcp list` does not connect; `codex exec` does. Codex sometimes sends the first
     // model request before agg's tools are listed: such a run is tried again.
     let mut attempts = Vec::new();
@@ -535,27 +538,17 @@ fn gemini_cli_in_a_trusted_folder_runs_a_round() {
         "~/.gemini/settings.json",
         r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
     );
-    let mut list = s.host("gemini");
-    list.args(["mcp", "list"]);
-    let before = s.run(list);
-    assert!(
-        before.all().contains("Disabled"),
-        "{}",
-        before.report("gemini mcp list in an untrusted folder")
+    s.mcp_list(
+        "gemini",
+        &["Disabled"],
+        "gemini mcp list in an untrusted folder",
     );
     // The trust the note names.
     s.install(
         "~/.gemini/trustedFolders.json",
         &serde_json::json!({s.repo.display().to_string(): "TRUST_FOLDER"}).to_string(),
     );
-    let mut list = s.host("gemini");
-    list.args(["mcp", "list"]);
-    let after = s.run(list);
-    assert!(
-        after.all().contains("agg:") && after.all().contains("Connected"),
-        "{}",
-        after.report("gemini mcp list")
-    );
+    s.mcp_list("gemini", &["agg:", "Connected"], "gemini mcp list");
 
     let model = Model::start(&s.scratch, "test", "deploy");
     let mut cmd = s.host("gemini");
@@ -569,12 +562,7 @@ fn gemini_cli_in_a_trusted_folder_runs_a_round() {
     ])
     .env("GEMINI_API_KEY", "scripted")
     .env("GOOGLE_GEMINI_BASE_URL", model.url());
-    let ran = s.run(cmd);
-    let report = ran.report("gemini -p");
-    assert_eq!(ran.code, Some(0), "{report}");
-    assert!(ran.stdout.contains("agg round finished"), "{report}");
-    let fed = fed_back(&model.requests());
-    assert_round("Gemini CLI", &fed, &report);
+    let fed = s.round(cmd, &model, "Gemini CLI", "gemini -p");
     // Gemini CLI hands the model the text, and declares no elicitation: agg refuses with the
     // command that allows the task.
     assert!(fed[0].text.contains("2 of 2 tasks"), "{:?}", fed[0]);
@@ -588,13 +576,10 @@ fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
     let (snippet, note) = s.print_config("qwen", "project");
     assert!(note.contains("qwen mcp approve agg"), "{note}");
     s.install(".qwen/settings.json", &snippet);
-    let mut list = s.host("qwen");
-    list.args(["mcp", "list"]);
-    let before = s.run(list);
-    assert!(
-        before.all().contains("Pending approval"),
-        "{}",
-        before.report("qwen mcp list before approval")
+    s.mcp_list(
+        "qwen",
+        &["Pending approval"],
+        "qwen mcp list before approval",
     );
     let mut approve = s.host("qwen");
     approve.args(["mcp", "approve", "agg"]);
@@ -605,14 +590,7 @@ fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
         "{}",
         approved.report("qwen mcp approve")
     );
-    let mut list = s.host("qwen");
-    list.args(["mcp", "list"]);
-    let after = s.run(list);
-    assert!(
-        after.all().contains("agg:") && after.all().contains("Connected"),
-        "{}",
-        after.report("qwen mcp list")
-    );
+    s.mcp_list("qwen", &["agg:", "Connected"], "qwen mcp list");
 
     // An OpenAI-compatible endpoint: the scripted model.
     s.install(
@@ -632,12 +610,7 @@ fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
     .env("OPENAI_API_KEY", "scripted")
     .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
     .env("OPENAI_MODEL", "scripted");
-    let ran = s.run(cmd);
-    let report = ran.report("qwen -p");
-    assert_eq!(ran.code, Some(0), "{report}");
-    assert!(ran.stdout.contains("agg round finished"), "{report}");
-    let fed = fed_back(&model.requests());
-    assert_round("Qwen Code", &fed, &report);
+    let fed = s.round(cmd, &model, "Qwen Code", "qwen -p");
     // Qwen Code hands the model both: structuredContent, then the text.
     assert!(
         fed[0].text.starts_with("{\"root\"") && fed[0].text.contains("2 of 2 tasks"),
@@ -655,14 +628,7 @@ fn opencode_connects_with_the_printed_project_entry_and_runs_a_round() {
     let (snippet, note) = s.print_config("opencode", "project");
     assert!(note.contains("opencode.json"), "{note}");
     s.install("opencode.json", &snippet);
-    let mut list = s.host("opencode");
-    list.args(["mcp", "list"]);
-    let listed = s.run(list);
-    assert!(
-        listed.all().contains("agg") && listed.all().contains("connected"),
-        "{}",
-        listed.report("opencode mcp list")
-    );
+    s.mcp_list("opencode", &["agg", "connected"], "opencode mcp list");
 
     // opencode's bundled Anthropic provider, pointed at the scripted model, beside agg's
     // entry exactly as printed.
@@ -678,12 +644,7 @@ fn opencode_connects_with_the_printed_project_entry_and_runs_a_round() {
     cmd.args(["run", "Run the tests of this repository"])
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_MODELS_FETCH", "1");
-    let ran = s.run(cmd);
-    let report = ran.report("opencode run");
-    assert_eq!(ran.code, Some(0), "{report}");
-    assert!(ran.stdout.contains("agg round finished"), "{report}");
-    let fed = fed_back(&model.requests());
-    assert_round("opencode", &fed, &report);
+    let fed = s.round(cmd, &model, "opencode", "opencode run");
     // opencode hands the model the text, and declares no elicitation.
     assert!(fed[0].text.starts_with("2 of 2 tasks"), "{:?}", fed[0]);
     assert!(fed[2].text.contains("not allowlisted"), "{:?}", fed[2]);

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use crate::common::listing::{listed_by_dir, runner_listing};
+use crate::common::listing::{assert_refusal_reported, listed_by_dir, runner_listing};
 use crate::test::{Test, fixtures, names};
 
 /// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
@@ -542,23 +542,6 @@ fn taskfile_tasks_match_task_list_all_on_every_fixture() {
     }
 }
 
-/// Checks that agg reports a problem in `dir` (which `runner` refuses as a whole).
-#[track_caller]
-fn assert_refusal_reported(dir: &std::path::Path, runner: &str) {
-    let json = Test::at(dir)
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
-    assert!(
-        json["diagnostics"]
-            .as_array()
-            .is_some_and(|d| !d.is_empty()),
-        "{runner} refuses {} but agg says nothing",
-        dir.display()
-    );
-}
-
 /// The rows of `runner` run from `dir` that agg marks not runnable: none where the runner
 /// itself accepts the file.
 fn not_runnable_rows(dir: &std::path::Path, runner: &str) -> Vec<String> {
@@ -659,20 +642,8 @@ fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
         let out = mise_listing(&dir, home.path());
         if !out.status.success() {
             // mise refuses a directory whose config has an error anywhere; agg lists what it
-            // can read and must say why in a diagnostic (see the README).
-            let json = Test::at(&dir)
-                .args(["list", ".", "--json"])
-                .run()
-                .success()
-                .json();
-            assert!(
-                json["diagnostics"]
-                    .as_array()
-                    .is_some_and(|d| !d.is_empty()),
-                "mise refuses {} but agg says nothing:\n{}",
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            // can read and must say why in a diagnostic (see docs/runners.md).
+            assert_refusal_reported(&dir, "mise");
             continue;
         }
         let json: serde_json::Value =

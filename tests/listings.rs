@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::listing::{listed_by_dir, runner_listing_with};
+use crate::common::listing::{assert_refusal_reported, listed_by_dir, runner_listing_with};
 use crate::js::{QUIET, install};
 use crate::test::{Test, copy_dir};
 
@@ -254,18 +254,7 @@ fn deno_tasks_match_deno_task_on_every_fixture() {
         let Some(tasks) = deno_tasks(&dir, cache.path()) else {
             // deno refuses a file it cannot read as a whole; agg lists what it can and says
             // what is wrong.
-            let json = Test::at(&dir)
-                .args(["list", ".", "--json"])
-                .run()
-                .success()
-                .json();
-            assert!(
-                json["diagnostics"]
-                    .as_array()
-                    .is_some_and(|d| !d.is_empty()),
-                "deno refuses {} but agg says nothing",
-                dir.display()
-            );
+            assert_refusal_reported(&dir, "deno");
             continue;
         };
         assert_eq!(listed, tasks, "{}", dir.display());

@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::common::listing::{described_by_dir, runner_listing, runner_listing_with};
+use crate::common::listing::{
+    assert_refusal_reported, described_by_dir, runner_listing, runner_listing_with,
+};
 use crate::test::{Test, fixtures};
 
 /// Directories (under `fixtures/`) whose file a runner refuses as a whole, where agg lists
@@ -56,17 +58,7 @@ fn refused(dir: &Path, runner: &str, output: &std::process::Output) -> bool {
         String::from_utf8_lossy(&output.stderr)
     );
     if expected {
-        let json = Test::at(dir)
-            .args(["list", ".", "--json"])
-            .run()
-            .success()
-            .json();
-        assert!(
-            json["diagnostics"]
-                .as_array()
-                .is_some_and(|d| d.iter().any(|d| d["message"].is_string())),
-            "{runner} refuses {rel} but agg says nothing"
-        );
+        assert_refusal_reported(dir, runner);
     }
     expected
 }

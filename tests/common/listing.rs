@@ -71,3 +71,20 @@ pub fn runner_listing_with(
         .output()
         .expect("run the runner")
 }
+
+/// Checks that agg reports a problem in `dir` (which `runner` refuses as a whole).
+#[track_caller]
+pub fn assert_refusal_reported(dir: &Path, runner: &str) {
+    let json = Test::at(dir)
+        .args(["list", ".", "--json"])
+        .run()
+        .success()
+        .json();
+    assert!(
+        json["diagnostics"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty()),
+        "{runner} refuses {} but agg says nothing",
+        dir.display()
+    );
+}
