@@ -11,14 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
 
-required() { [ "${AGG_REQUIRE_RUNNERS:-}" = 1 ]; }
-missing() {
-  if required; then
-    echo "error: $1 (AGG_REQUIRE_RUNNERS=1)" >&2
-    exit 1
-  fi
-  echo "warning: SKIPPED: $1" >&2
-}
+. scripts/lib.sh
 
 if [ -z "${AGG_BIN:-}" ]; then
   cargo build --quiet --bin agg
@@ -48,13 +41,7 @@ vscode_suite() {
 # as bin/agg. The agg inside the .vsix must run, and be executable as VS Code unpacks it.
 vscode_platform_package() {
   local target
-  case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64) target=linux-x64 ;;
-    Linux-aarch64) target=linux-arm64 ;;
-    Darwin-x86_64) target=darwin-x64 ;;
-    Darwin-arm64) target=darwin-arm64 ;;
-    *) echo "error: no VS Code target for $(uname -s)-$(uname -m)" >&2; return 1 ;;
-  esac
+  target="$(platform)" || return 1
   rm -rf bin && mkdir bin && cp "$AGG_BIN" bin/agg && chmod 755 bin/agg || return 1
   npx --no-install vsce package --target "$target" --out "agg-tasks-$target.vsix" || { rm -rf bin; return 1; }
   rm -rf bin

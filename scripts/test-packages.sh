@@ -20,14 +20,7 @@ dist="$target_dir/dist"
 check="$repo/scripts/packages/mcp-check.py"
 started=$SECONDS
 
-required() { [ "${AGG_REQUIRE_RUNNERS:-}" = 1 ]; }
-missing() {
-  if required; then
-    echo "error: $1 (AGG_REQUIRE_RUNNERS=1)" >&2
-    exit 1
-  fi
-  echo "warning: SKIPPED: $1" >&2
-}
+. scripts/lib.sh
 for tool in python3 node npm; do
   command -v "$tool" >/dev/null 2>&1 || missing "$tool is not installed; the package tests need it"
 done
@@ -41,13 +34,7 @@ fi
 version="$(cargo pkgid -p task-agg | sed 's/.*[#@]//')"
 expected="agg $version"
 wheel="$(ls "$dist"/task_agg-"$version"-*.whl)"
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) npm_platform=linux-x64 ;;
-  Linux-aarch64) npm_platform=linux-arm64 ;;
-  Darwin-x86_64) npm_platform=darwin-x64 ;;
-  Darwin-arm64) npm_platform=darwin-arm64 ;;
-  *) echo "error: no npm platform package for $(uname -s)-$(uname -m)" >&2; exit 1 ;;
-esac
+npm_platform="$(platform)" || exit 1
 launcher_tgz="$dist/task-agg-$version.tgz"
 platform_tgz="$dist/task-agg-$npm_platform-$version.tgz"
 
