@@ -3,10 +3,11 @@
 //! adapter hands to [`nx::from_package_json`]).
 //!
 //! Both run through the workspace's package manager, chosen by the same rule as its scripts
-//! ([`crate::package_json::detect_manager`]): `pnpm exec turbo run build`, `npx nx run
+//! ([`manager::detect_manager`]): `pnpm exec turbo run build`, `npx nx run
 //! web:build`. Nothing here runs JavaScript: every file is read as JSON with comments.
 
 mod json;
+pub mod manager;
 pub mod nx;
 mod turbo;
 

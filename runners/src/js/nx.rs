@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::json::{self, Node};
 use super::{nearest, read_json, through_manager};
-use crate::{Files, Parsed, RawTask, Runner, Source, file_name, package_json, parent};
+use crate::{Files, Parsed, RawTask, Runner, Source, file_name, parent};
 
 pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -327,7 +327,7 @@ impl<'s> Project<'s> {
             .unwrap_or_default();
         Project {
             path: src.path,
-            manager: package_json::detect_manager(&dir, src.files),
+            manager: super::manager::detect_manager(&dir, src.files),
             dir,
             name,
             defaults,

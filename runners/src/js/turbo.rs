@@ -10,8 +10,9 @@
 //! that wants a terminal. Arguments go after `--`: turbo hands them to the package scripts.
 
 use super::json::{self, Node};
+use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
-use crate::{Parsed, RawTask, Runner, Source, package_json::detect_manager, parent};
+use crate::{Parsed, RawTask, Runner, Source, parent};
 
 /// The root configuration's file names, in the order turbo looks for them.
 const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
