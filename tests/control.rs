@@ -38,7 +38,8 @@ async fn output(mut c: Command) -> (i32, String, String) {
     )
 }
 
-fn socket_of(runtime: &Path) -> PathBuf {
+/// The control socket an `agg mcp` made under `runtime` (its `XDG_RUNTIME_DIR`).
+pub fn socket_of(runtime: &Path) -> PathBuf {
     std::fs::read_dir(runtime.join("agg"))
         .expect("socket dir")
         .filter_map(Result::ok)

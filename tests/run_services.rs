@@ -45,13 +45,7 @@ impl Stand {
             .and_then(|s| s.split(';').next())
             .unwrap_or_else(|| panic!("run id in: {}", out.stderr))
             .to_owned();
-        let pid: u32 = out
-            .stderr
-            .split("(pid ")
-            .nth(1)
-            .and_then(|s| s.split(',').next())
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("pid in: {}", out.stderr));
+        let pid = crate::common::until_ready_pid(&out.stderr);
         (run_id, pid, Ended(pid))
     }
 

@@ -350,13 +350,7 @@ fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
         .env("XDG_CACHE_HOME", cache.path())
         .run()
         .success();
-    let pid: i32 = out
-        .stderr
-        .split("(pid ")
-        .nth(1)
-        .and_then(|s| s.split(',').next())
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("pid in: {}", out.stderr));
+    let pid = i32::try_from(crate::common::until_ready_pid(&out.stderr)).expect("a pid");
     let _group = StopGroup(pid);
     let url = out
         .stderr

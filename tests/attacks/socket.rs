@@ -4,7 +4,6 @@
 
 use std::io::Read;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -13,21 +12,13 @@ use serde_json::json;
 use crate::common::eventually;
 use crate::common::mcp::Mcp;
 use crate::common::repo;
+use crate::control::socket_of;
 
 /// More idle connections than the server's descriptor limit below allows.
 const FLOOD: usize = 300;
 /// The descriptor limit the server is given: without a connection cap, the flood alone
 /// would use every descriptor and `task_start` would fail with "Too many open files".
 const SERVER_NOFILE: usize = 256;
-
-fn socket_of(runtime: &Path) -> PathBuf {
-    std::fs::read_dir(runtime.join("agg"))
-        .expect("socket dir")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "sock"))
-        .expect("a socket")
-}
 
 fn open_descriptors(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)

@@ -90,3 +90,13 @@ pub fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
         .fold(Test::new(), |t, (path, text)| t.write(path, text))
         .into_tempdir()
 }
+
+/// The pid `agg run --until-ready` printed for the service it left running (`(pid N, …`).
+pub fn until_ready_pid(stderr: &str) -> u32 {
+    stderr
+        .split("(pid ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("pid in: {stderr}"))
+}
