@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::run::{TRICKY, argv_json};
 use crate::scripts::{executable, print_args_program};
-use crate::test::Test;
+use crate::test::{Test, task};
 
 const RELEASE: &str = "\
 name: Release
@@ -61,13 +61,6 @@ fn fake_act() -> (tempfile::TempDir, String) {
     executable(bin.path(), "act", &print_args_program());
     let path = format!("{}:/usr/bin:/bin", bin.path().display());
     (bin, path)
-}
-
-fn task<'j>(json: &'j serde_json::Value, name: &str) -> &'j serde_json::Value {
-    json["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["unique_name"] == name))
-        .unwrap_or_else(|| panic!("no {name} in {json}"))
 }
 
 #[test]

@@ -82,11 +82,7 @@ fn listed(test: &Test, stand: &Stand, name: &str) -> serde_json::Value {
         .run()
         .success()
         .json();
-    json["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["unique_name"] == name))
-        .cloned()
-        .unwrap_or_else(|| panic!("no {name} in {json}"))
+    crate::test::task(&json, name).clone()
 }
 
 #[test]

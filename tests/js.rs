@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::mcp::Mcp;
 use crate::run::TRICKY;
-use crate::test::Test;
+use crate::test::{Test, task};
 
 /// A package script that prints its arguments as a JSON array (after `--`, so that node takes
 /// none of them for its own options).
@@ -72,13 +72,6 @@ fn printed_args(stdout: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no JSON line in {stdout:?}"))
 }
 
-fn row<'j>(json: &'j Value, unique_name: &str) -> &'j Value {
-    json["tasks"]
-        .as_array()
-        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == unique_name))
-        .unwrap_or_else(|| panic!("no {unique_name} in {json}"))
-}
-
 /// `program --version`: the package manager turbo is told the workspace uses must be the
 /// one installed, or the package manager would fetch the one named.
 fn version_of(program: &str) -> String {
@@ -134,7 +127,7 @@ fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
         .run()
         .success()
         .json();
-    let build = row(&json, "build");
+    let build = task(&json, "build");
     assert_eq!(build["command"], "npx turbo run build", "{build}");
     assert_eq!(
         build["runner_available"], true,
@@ -142,8 +135,8 @@ fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
     );
     assert_eq!(build["deps"], json!(["^build"]));
     assert_eq!(build["description"], "Build everything");
-    assert_eq!(row(&json, "dev")["service"], true);
-    assert_eq!(row(&json, "//#lint")["command"], "npx turbo run '//#lint'");
+    assert_eq!(task(&json, "dev")["service"], true);
+    assert_eq!(task(&json, "//#lint")["command"], "npx turbo run '//#lint'");
 
     let out = quiet(Test::at(test.root()))
         .args(["run", "build", "--"])
@@ -189,7 +182,7 @@ fn a_package_turbo_json_task_runs_from_the_root_for_that_package() {
         .success()
         .json();
     assert_eq!(
-        row(&json, "web#build")["command"],
+        task(&json, "web#build")["command"],
         "npx turbo run 'web#build'"
     );
     let out = quiet(Test::at(test.root()))
@@ -230,7 +223,7 @@ fn turbo_runs_through_pnpm_exec_in_a_pnpm_workspace() {
         .run()
         .success()
         .json();
-    let build = row(&json, "build");
+    let build = task(&json, "build");
     assert_eq!(build["command"], "pnpm exec turbo run build", "{build}");
     assert_eq!(build["runner_available"], true);
     let out = quiet(Test::at(test.root()))
@@ -306,13 +299,13 @@ fn nx_targets_run_through_npx_and_plain_arguments_arrive() {
         .run()
         .success()
         .json();
-    let echo = row(&json, "util:echo");
+    let echo = task(&json, "util:echo");
     assert_eq!(echo["command"], "npx nx run util:echo", "{echo}");
     assert_eq!(echo["runner_available"], true, "{echo}");
-    assert_eq!(row(&json, "web:build")["deps"], json!(["^build"]));
-    assert_eq!(row(&json, "web:serve")["service"], true);
+    assert_eq!(task(&json, "web:build")["deps"], json!(["^build"]));
+    assert_eq!(task(&json, "web:serve")["service"], true);
     // lint has no Nx configuration, and Nx makes it a target all the same.
-    assert_eq!(row(&json, "web:lint")["command"], "npx nx run web:lint");
+    assert_eq!(task(&json, "web:lint")["command"], "npx nx run web:lint");
 
     // Nx re-reads its arguments into options and hands them to a shell line, so only
     // arguments a shell leaves alone arrive as sent (README: Nx).

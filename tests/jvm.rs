@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::common::mcp::Mcp;
 use crate::run::{TRICKY, argv_json};
-use crate::test::Test;
+use crate::test::{Test, task};
 
 /// A POM whose name shows the properties `p0`…`p5` and `greeting` (set by profile `greet`).
 const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -59,13 +59,6 @@ fn maven_args(repo: &Path) -> Vec<String> {
             .map(|(i, v)| format!("-Dp{i}={v}")),
     );
     args
-}
-
-fn task<'a>(json: &'a serde_json::Value, unique_name: &str) -> &'a serde_json::Value {
-    json["tasks"]
-        .as_array()
-        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == unique_name))
-        .unwrap_or_else(|| panic!("no {unique_name} in {json}"))
 }
 
 #[test]

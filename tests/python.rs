@@ -46,10 +46,7 @@ fn listed_command(root: &Path, unique_name: &str) -> String {
         .run()
         .success()
         .json();
-    let task = json["tasks"]
-        .as_array()
-        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == unique_name))
-        .unwrap_or_else(|| panic!("no {unique_name} in {json}"));
+    let task = crate::test::task(&json, unique_name);
     assert_eq!(task["runner_available"], true, "{task}");
     task["command"].as_str().unwrap_or_default().to_owned()
 }

@@ -212,6 +212,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The row of the task `unique_name` in an `agg list --json` document; fails the test,
+/// showing the document, when there is none.
+pub fn task<'j>(json: &'j serde_json::Value, unique_name: &str) -> &'j serde_json::Value {
+    json["tasks"]
+        .as_array()
+        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == unique_name))
+        .unwrap_or_else(|| panic!("no {unique_name} in {json}"))
+}
+
 /// The task names of an `agg list --json` document.
 pub fn names(json: &serde_json::Value) -> Vec<String> {
     json["tasks"]
