@@ -146,6 +146,9 @@ export class Watch {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    // A spawn that failed (agg not found) has no pid, and its 'error' may not have arrived
+    // yet: Node would then signal pid 0, which is the editor's own process group.
+    if (this.child.pid === undefined) return;
     this.child.kill('SIGTERM');
   }
 }

@@ -28,7 +28,8 @@ function test(name: string, fn: () => Promise<void>): void {
 afterEach(() => {
   for (const s of subscriptions) s.dispose();
   subscriptions = [];
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+  // A child whose spawn failed has no pid; killing it would signal this process's group.
+  for (const child of children.splice(0)) if (child.pid !== undefined) child.kill('SIGKILL');
   fake.reset();
 });
 
