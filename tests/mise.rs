@@ -13,8 +13,8 @@ use serde_json::json;
 
 use crate::common::mcp::Mcp;
 use crate::common::repo;
-use crate::run::{TRICKY, argv_json};
-use crate::test::Test;
+use crate::common::verbatim::assert_tricky_args_arrive;
+use crate::test::{Test, assert_text_has, rows, task};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -47,132 +47,100 @@ fn isolated(root: &Path, home: &Path) -> Test {
         .env("MISE_TRUSTED_CONFIG_PATHS", root)
 }
 
-fn mise_project() -> Test {
-    Test::new()
-        .write(
-            "mise.toml",
-            format!(
-                "[env]\nGREETING = \"hello\"\n\n[tasks.args]\ndescription = \"Print the arguments\"\nrun = \"python3 -c '{PRINT_ARGS}'\"\n\n[tasks.fail]\nrun = \"exit 7\"\n\n[tasks.greet]\nusage = '''\narg \"<name>\"\nflag \"-l --loud\"\n'''\nrun = 'echo \"$GREETING ${{usage_name}} loud=${{usage_loud:-false}}\"'\n\n[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n"
-            ),
-        )
-        .write(
-            "mise-tasks/db/args",
-            "#!/usr/bin/env python3\n#MISE description=\"Print from a file task\"\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n",
-        )
+/// The project of these tests, and a home of its own for mise.
+struct Project {
+    test: Test,
+    home: tempfile::TempDir,
 }
 
-fn make_executable(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+impl Project {
+    fn new() -> Project {
+        let test = Test::new()
+            .write(
+                "mise.toml",
+                format!(
+                    "[env]\nGREETING = \"hello\"\n\n[tasks.args]\ndescription = \"Print the arguments\"\nrun = \"python3 -c '{PRINT_ARGS}'\"\n\n[tasks.fail]\nrun = \"exit 7\"\n\n[tasks.greet]\nusage = '''\narg \"<name>\"\nflag \"-l --loud\"\n'''\nrun = 'echo \"$GREETING ${{usage_name}} loud=${{usage_loud:-false}}\"'\n\n[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n"
+                ),
+            )
+            .executable(
+                "mise-tasks/db/args",
+                "#!/usr/bin/env python3\n#MISE description=\"Print from a file task\"\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n",
+            );
+        let home = tempfile::tempdir().expect("home");
+        Project { test, home }
+    }
+
+    fn root(&self) -> &Path {
+        self.test.root()
+    }
+
+    /// agg on the project, running mise isolated.
+    fn agg(&self) -> Test {
+        isolated(self.root(), self.home.path())
+    }
+
+    /// `agg describe TASK --json`.
+    fn describe(&self, task: &str) -> serde_json::Value {
+        Test::at(self.root())
+            .args(["describe", task, "--json"])
+            .run_json()
+    }
 }
 
 #[test]
 fn mise_tasks_are_listed_and_get_their_args_verbatim() {
     require!("mise");
-    let home = tempfile::tempdir().expect("home");
-    let test = mise_project();
-    let root = test.root().to_path_buf();
-    make_executable(&root.join("mise-tasks/db/args"));
-    let json = Test::at(&root)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let tasks = json["tasks"].as_array().expect("tasks");
-    let command = |name: &str| {
-        tasks
-            .iter()
-            .find(|t| t["unique_name"] == name)
-            .unwrap_or_else(|| panic!("no {name} in {json}"))["command"]
-            .clone()
-    };
-    assert_eq!(command("args"), "mise run args");
-    assert_eq!(command("db:args"), "mise run db:args");
-    assert!(
-        tasks.iter().all(|t| t["runner_available"] == true),
-        "{json}"
-    );
+    let project = Project::new();
+    let json = Test::at(project.root()).list_json();
+    assert_eq!(task(&json, "args")["command"], "mise run args");
+    assert_eq!(task(&json, "db:args")["command"], "mise run db:args");
+    assert!(rows(&json).all(|t| t["runner_available"] == true), "{json}");
     for task in ["args", "db:args"] {
-        let out = isolated(&root, home.path())
-            .args(["run", task, "--"])
-            .args(TRICKY)
-            .run()
-            .success();
-        assert_eq!(argv_json(&out.stdout), TRICKY, "{task}: {}", out.stderr);
+        assert_tricky_args_arrive(project.agg(), task, &[]);
     }
-    isolated(&root, home.path())
-        .args(["run", "fail"])
-        .run()
-        .code(7);
-    drop(test);
+    project.agg().args(["run", "fail"]).run().code(7);
 }
 
 #[test]
 fn mise_usage_args_and_flags_arrive_as_mise_parses_them() {
     require!("mise");
-    let home = tempfile::tempdir().expect("home");
-    let test = mise_project();
-    let root = test.root().to_path_buf();
-    let described = Test::at(&root)
-        .args(["describe", "greet", "--json"])
-        .run()
-        .success()
-        .json();
+    let project = Project::new();
+    let described = project.describe("greet");
     assert_eq!(described["params"][0]["name"], "name", "{described}");
     assert_eq!(described["params"][1]["name"], "--loud", "{described}");
-    let out = isolated(&root, home.path())
+    project
+        .agg()
         .args(["run", "greet", "--", "Ada Lovelace", "--loud"])
         .run()
-        .success();
-    assert!(
-        out.stdout.contains("hello Ada Lovelace loud=true"),
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
-    drop(test);
+        .success()
+        .stdout_has("hello Ada Lovelace loud=true");
 }
 
 #[test]
 fn a_mise_confirm_is_left_to_mise_at_the_command_line() {
     require!("mise");
-    let home = tempfile::tempdir().expect("home");
-    let test = mise_project();
-    let root = test.root().to_path_buf();
-    let described = Test::at(&root)
-        .args(["describe", "publish", "--json"])
-        .run()
-        .success()
-        .json();
+    let project = Project::new();
+    let described = project.describe("publish");
     assert_eq!(described["confirm"], json!(["Publish to the registry?"]));
     // No terminal to answer on: mise refuses, and nothing runs.
-    let out = isolated(&root, home.path()).args(["run", "publish"]).run();
-    assert_ne!(out.code, Some(0), "{}", out.stderr);
-    assert!(!root.join("published").exists(), "never auto-confirmed");
-    drop(test);
+    project.agg().args(["run", "publish"]).run().fails();
+    assert!(
+        !project.root().join("published").exists(),
+        "never auto-confirmed"
+    );
 }
 
 #[tokio::test]
 async fn a_mise_confirm_without_elicitation_is_refused_never_answered() {
     require!("mise");
     // Only tasks, no templates: a config mise reads without trust.
-    let mcp = Mcp::start(
-        repo(&[(
-            "mise.toml",
-            "[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n",
-        )]),
-        true,
-    )
-    .await;
+    let publish =
+        "[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n";
+    let mcp = Mcp::start(repo(&[("mise.toml", publish)]), true).await;
     let err = mcp
         .err("task_start", json!({"unique_name": "publish"}), -32014)
         .await;
-    assert!(
-        err["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("Publish to the registry?")),
-        "{err}"
-    );
+    assert_text_has(&err["error"], "Publish to the registry?");
     assert!(!mcp.root.join("published").exists(), "never auto-confirmed");
     let described = mcp
         .ok("describe_task", json!({"unique_name": "publish"}))

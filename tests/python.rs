@@ -3,31 +3,22 @@
 //! environment without downloading a package (no dependencies; console scripts come from
 //! a tiny in-tree build backend, `tests/python_project/backend.py`).
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::run::{TRICKY, argv_json};
-use crate::test::Test;
+use serde_json::json;
+
+use crate::common::verbatim::assert_tricky_args_arrive;
+use crate::run::argv_json;
+use crate::test::{Test, assert_no_diagnostics, names, task};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
 
-/// Runs task `task` with the tricky arguments and checks they arrive as they were sent.
-fn check_args(test: Test, task: &str) -> Test {
-    let root = test.root().to_path_buf();
-    let out = Test::at(&root)
-        .args(["run", task, "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(argv_json(&out.stdout), TRICKY, "{task}: {}", out.stderr);
-    test
-}
-
 /// A project whose console script `print-args` is built by the in-tree backend.
-fn console_script_project(test: Test, extra: &str) -> Test {
+fn console_script_project(extra: &str) -> Test {
     let backend = include_str!("python_project/backend.py");
-    test.write("backend.py", backend)
+    Test::new()
+        .write("backend.py", backend)
         .write(
             "demo/__init__.py",
             "import json, sys\n\n\ndef main():\n    print(json.dumps(sys.argv[1:]))\n",
@@ -40,71 +31,71 @@ fn console_script_project(test: Test, extra: &str) -> Test {
         )
 }
 
-fn listed_command(root: &Path, unique_name: &str) -> String {
-    let json = Test::at(root)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let task = crate::test::task(&json, unique_name);
-    assert_eq!(task["runner_available"], true, "{task}");
-    task["command"].as_str().unwrap_or_default().to_owned()
+/// Checks that agg lists `task` as `command` with its runner installed, and that the tricky
+/// arguments reach it verbatim; `agg` makes a builder that runs agg on the project.
+#[track_caller]
+fn listed_and_verbatim(agg: impl Fn() -> Test, task: &str, command: &str) {
+    let json = agg().list_json();
+    let row = crate::test::task(&json, task);
+    assert_eq!(row["runner_available"], true, "{row}");
+    assert_eq!(row["command"], command, "{row}");
+    assert_tricky_args_arrive(agg(), task, &[]);
+}
+
+/// A project of one file, `file`, whose task `args` prints its arguments (`PRINT_ARGS` in
+/// `text` stands for the program that does) and whose task `fail` fails: agg lists `args` as
+/// `command`, the tricky arguments reach it verbatim, and the failure is the run's.
+#[track_caller]
+fn prints_args_and_fails(file: &str, text: &str, command: &str, fails: Fails) {
+    let test = Test::new().write(file, text.replace("PRINT_ARGS", PRINT_ARGS));
+    listed_and_verbatim(|| Test::at(test.root()), "args", command);
+    let out = Test::at(test.root()).args(["run", "fail"]).run();
+    match fails {
+        Fails::WithCode(code) => {
+            out.code(code);
+        }
+        Fails::NonZero => {
+            out.fails();
+        }
+    }
+}
+
+/// How the task `fail` of a project ends.
+enum Fails {
+    /// With this exit code, which the runner passes on.
+    WithCode(i32),
+    /// With some exit code other than 0 (the runner reports the failure its own way).
+    NonZero,
 }
 
 #[test]
 fn poe_tasks_get_their_args_verbatim() {
     require!("poe");
-    let test = Test::new().write(
-        "pyproject.toml",
-        format!(
-            "[tool.poe.tasks]\nargs = {{ cmd = \"python3 -c '{PRINT_ARGS}'\", help = \"Print\" }}\nfail = {{ shell = \"exit 7\" }}\n"
-        ),
-    );
-    assert_eq!(listed_command(test.root(), "args"), "poe args");
-    let test = check_args(test, "args");
-    Test::at(test.root()).args(["run", "fail"]).run().code(7);
+    let text = "[tool.poe.tasks]\nargs = { cmd = \"python3 -c 'PRINT_ARGS'\", help = \"Print\" }\nfail = { shell = \"exit 7\" }\n";
+    prints_args_and_fails("pyproject.toml", text, "poe args", Fails::WithCode(7));
 }
 
 #[test]
 fn the_projects_own_poe_counts_as_installed_and_runs() {
     let test = Test::new()
         .write("poe_tasks.toml", "[tasks]\nargs = \"unused\"\n")
-        .write(
+        .executable(
             ".venv/bin/poe",
             format!("#!/bin/sh\nexec python3 -c '{PRINT_ARGS}' \"$@\"\n"),
         );
-    let poe = test.root().join(".venv/bin/poe");
-    let mut perms = std::fs::metadata(&poe).expect("poe").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&poe, perms).expect("chmod");
-    let json = Test::at(test.root())
-        .env("PATH", "/usr/bin:/bin")
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let agg = || Test::at(test.root()).env("PATH", "/usr/bin:/bin");
+    let json = agg().list_json();
     assert_eq!(json["tasks"][0]["runner_available"], true, "{json}");
     assert_eq!(json["tasks"][0]["command"], ".venv/bin/poe args", "{json}");
-    let out = Test::at(test.root())
-        .env("PATH", "/usr/bin:/bin")
-        .args(["run", "args", "--", "x y"])
-        .run()
-        .success();
+    let out = agg().args(["run", "args", "--", "x y"]).run().success();
     assert_eq!(argv_json(&out.stdout), ["args", "x y"], "{}", out.stderr);
 }
 
 #[test]
 fn pdm_scripts_get_their_args_verbatim() {
     require!("pdm");
-    let test = Test::new().write(
-        "pyproject.toml",
-        format!(
-            "[project]\nname = \"t\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = []\n\n[tool.pdm]\ndistribution = false\n\n[tool.pdm.scripts]\nargs = {{ cmd = [\"python3\", \"-c\", \"{PRINT_ARGS}\"], help = \"Print\" }}\nfail = {{ shell = \"exit 7\" }}\n"
-        ),
-    );
-    assert_eq!(listed_command(test.root(), "args"), "pdm run args");
-    let test = check_args(test, "args");
-    Test::at(test.root()).args(["run", "fail"]).run().code(7);
+    let text = "[project]\nname = \"t\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = []\n\n[tool.pdm]\ndistribution = false\n\n[tool.pdm.scripts]\nargs = { cmd = [\"python3\", \"-c\", \"PRINT_ARGS\"], help = \"Print\" }\nfail = { shell = \"exit 7\" }\n";
+    prints_args_and_fails("pyproject.toml", text, "pdm run args", Fails::WithCode(7));
 }
 
 #[test]
@@ -117,19 +108,9 @@ fn hatch_scripts_get_their_args_verbatim() {
             "[project]\nname = \"t\"\nversion = \"0.1.0\"\n\n[tool.hatch.envs.default]\nskip-install = true\n\n[tool.hatch.envs.default.scripts]\nargs = \"python3 -c '{PRINT_ARGS}' {{args}}\"\n\n[tool.hatch.envs.other]\nskip-install = true\n[tool.hatch.envs.other.scripts]\nfail = \"exit 7\"\n"
         ),
     );
-    assert_eq!(listed_command(test.root(), "args"), "hatch run args");
-    let out = Test::at(test.root())
-        .env("HATCH_DATA_DIR", data.path())
-        .args(["run", "args", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
-    Test::at(test.root())
-        .env("HATCH_DATA_DIR", data.path())
-        .args(["run", "other:fail"])
-        .run()
-        .code(7);
+    let agg = || Test::at(test.root()).env("HATCH_DATA_DIR", data.path());
+    listed_and_verbatim(agg, "args", "hatch run args");
+    agg().args(["run", "other:fail"]).run().code(7);
 }
 
 #[test]
@@ -137,21 +118,14 @@ fn uv_runs_console_scripts_offline() {
     require!("uv");
     let cache = tempfile::tempdir().expect("tmp");
     let test = console_script_project(
-        Test::new(),
         "[project]\nname = \"demo\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = []\n\n[project.scripts]\nprint-args = \"demo:main\"\n\n[tool.uv]\npackage = true\n",
     );
-    assert_eq!(
-        listed_command(test.root(), "print-args"),
-        "uv run print-args"
-    );
-    let out = Test::at(test.root())
-        .env("UV_OFFLINE", "1")
-        .env("UV_CACHE_DIR", cache.path())
-        .args(["run", "print-args", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
+    let agg = || {
+        Test::at(test.root())
+            .env("UV_OFFLINE", "1")
+            .env("UV_CACHE_DIR", cache.path())
+    };
+    listed_and_verbatim(agg, "print-args", "uv run print-args");
 }
 
 #[test]
@@ -159,30 +133,26 @@ fn poetry_runs_console_scripts() {
     require!("poetry");
     let cache = tempfile::tempdir().expect("tmp");
     let test = console_script_project(
-        Test::new(),
         "[tool.poetry]\nname = \"demo\"\nversion = \"0.1.0\"\ndescription = \"\"\nauthors = []\n\n[tool.poetry.dependencies]\npython = \">=3.8\"\n\n[tool.poetry.scripts]\nprint-args = \"demo:main\"\n",
     );
-    assert_eq!(
-        listed_command(test.root(), "print-args"),
-        "poetry run print-args"
-    );
+    let cache = cache.path().to_string_lossy().into_owned();
+    let env = [
+        ("POETRY_VIRTUALENVS_IN_PROJECT", "true"),
+        ("POETRY_CACHE_DIR", cache.as_str()),
+    ];
     // `poetry run` needs the project installed first, as a person would do.
     let status = Command::new("poetry")
         .arg("install")
         .current_dir(test.root())
-        .env("POETRY_VIRTUALENVS_IN_PROJECT", "true")
-        .env("POETRY_CACHE_DIR", cache.path())
+        .envs(env)
         .stdout(Stdio::null())
         .status();
     assert!(status.is_ok_and(|s| s.success()), "poetry install failed");
-    let out = Test::at(test.root())
-        .env("POETRY_VIRTUALENVS_IN_PROJECT", "true")
-        .env("POETRY_CACHE_DIR", cache.path())
-        .args(["run", "print-args", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
+    let agg = || {
+        env.iter()
+            .fold(Test::at(test.root()), |t, (k, v)| t.env(k, v))
+    };
+    listed_and_verbatim(agg, "print-args", "poetry run print-args");
 }
 
 #[test]
@@ -191,31 +161,15 @@ fn tox_environments_get_their_args_after_a_separator() {
     // tox.toml: tox.ini's `{posargs}` is substituted into a command line that tox splits
     // again, which turns a newline inside an argument into a space; a TOML command is an
     // argv and keeps it.
-    let test = Test::new().write(
-        "tox.toml",
-        format!(
-            "env_list = [\"args\"]\n\n[env_run_base]\nskip_install = true\n\n[env.args]\ndescription = \"print the arguments\"\ncommands = [[\"python\", \"-c\", \"{PRINT_ARGS}\", {{ replace = \"posargs\", extend = true }}]]\n\n[env.fail]\ncommands = [[\"python\", \"-c\", \"raise SystemExit(7)\"]]\n"
-        ),
-    );
-    assert_eq!(listed_command(test.root(), "args"), "tox -e args");
-    let test = check_args(test, "args");
-    let out = Test::at(test.root()).args(["run", "fail"]).run();
-    assert_ne!(out.code, Some(0), "{}", out.stderr);
+    let text = "env_list = [\"args\"]\n\n[env_run_base]\nskip_install = true\n\n[env.args]\ndescription = \"print the arguments\"\ncommands = [[\"python\", \"-c\", \"PRINT_ARGS\", { replace = \"posargs\", extend = true }]]\n\n[env.fail]\ncommands = [[\"python\", \"-c\", \"raise SystemExit(7)\"]]\n";
+    prints_args_and_fails("tox.toml", text, "tox -e args", Fails::NonZero);
 }
 
 #[test]
 fn nox_sessions_get_their_args_after_a_separator() {
     require!("nox");
-    let test = Test::new().write(
-        "noxfile.py",
-        format!(
-            "import nox\n\n\n@nox.session(python=False)\ndef args(session):\n    \"\"\"Print the arguments.\"\"\"\n    session.run(\"python3\", \"-c\", \"{PRINT_ARGS}\", *session.posargs)\n\n\n@nox.session(name=\"fail\", python=False)\ndef failing(session):\n    session.run(\"python3\", \"-c\", \"raise SystemExit(7)\")\n"
-        ),
-    );
-    assert_eq!(listed_command(test.root(), "args"), "nox -s args");
-    let test = check_args(test, "args");
-    let out = Test::at(test.root()).args(["run", "fail"]).run();
-    assert_ne!(out.code, Some(0), "{}", out.stderr);
+    let text = "import nox\n\n\n@nox.session(python=False)\ndef args(session):\n    \"\"\"Print the arguments.\"\"\"\n    session.run(\"python3\", \"-c\", \"PRINT_ARGS\", *session.posargs)\n\n\n@nox.session(name=\"fail\", python=False)\ndef failing(session):\n    session.run(\"python3\", \"-c\", \"raise SystemExit(7)\")\n";
+    prints_args_and_fails("noxfile.py", text, "nox -s args", Fails::NonZero);
 }
 
 #[test]
@@ -233,42 +187,33 @@ fn poe_lists_included_parallel_and_option_tasks_and_runs_them_with_their_flags()
             "tasks/b.toml",
             "[tool.poe.tasks]\nb = \"echo from-b\"\n[tool.poe.groups.docker.tasks.logs]\ncmd = \"echo logs\"\n",
         );
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let tasks = json["tasks"].as_array().expect("tasks");
-    let find = |name: &str| {
-        tasks
-            .iter()
-            .find(|t| t["unique_name"] == name)
-            .unwrap_or_else(|| panic!("no {name} in {json}"))
-    };
-    assert_eq!(find("both")["deps"], serde_json::json!(["a", "b"]));
+    let json = Test::at(test.root()).list_json();
+    let find = |name: &str| task(&json, name);
+    assert_eq!(find("both")["deps"], json!(["a", "b"]));
     assert_eq!(find("logs")["group"], "docker");
     let greet = &find("greet")["params"];
-    assert_eq!(greet[0]["flags"], serde_json::json!(["-w", "--person"]));
+    assert_eq!(greet[0]["flags"], json!(["-w", "--person"]));
     assert_eq!(greet[1]["kind"], "boolean");
     assert_eq!(greet[1]["help"], "Louder");
-    assert!(
-        json["diagnostics"].as_array().is_none_or(Vec::is_empty),
-        "{json}"
-    );
+    assert_no_diagnostics(&json);
     require!("poe");
-    let out = Test::at(test.root())
+    let agg = || Test::at(test.root());
+    agg()
         .args(["run", "greet", "--", "--person", "bob", "--shout"])
         .run()
-        .success();
-    assert!(out.stdout.contains("hello bob"), "{}", out.stderr);
-    let out = Test::at(test.root()).args(["run", "both"]).run().success();
-    assert!(
-        out.stdout.contains("from-a") && out.stdout.contains("from-b"),
-        "{}",
-        out.stdout
-    );
-    let out = Test::at(test.root()).args(["run", "logs"]).run().success();
-    assert!(out.stdout.contains("logs"), "{}", out.stderr);
+        .success()
+        .stdout_has("hello bob");
+    agg()
+        .args(["run", "both"])
+        .run()
+        .success()
+        .stdout_has("from-a")
+        .stdout_has("from-b");
+    agg()
+        .args(["run", "logs"])
+        .run()
+        .success()
+        .stdout_has("logs");
 }
 
 #[test]
@@ -279,25 +224,13 @@ fn pdm_projects_list_hooks_hide_private_scripts_and_run_console_scripts_with_pdm
             "[project]\nname = \"t\"\nversion = \"0.1.0\"\n[project.scripts]\ndemo = \"demo.cli:main\"\n\n[tool.pdm.scripts]\n_private = \"echo private\"\npre_doc = \"echo before-doc\"\ndoc-build = { composite = [\"pre_doc\", \"echo built\", \"_private\"] }\n",
         )
         .write("pdm.lock", "");
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
-    let tasks = json["tasks"].as_array().expect("tasks");
-    let mut names: Vec<&str> = tasks
-        .iter()
-        .filter_map(|t| t["unique_name"].as_str())
-        .collect();
+    let json = Test::at(test.root()).list_json();
+    let mut names = names(&json);
     names.sort_unstable();
     assert_eq!(names, ["demo", "doc-build", "pre_doc"], "{json}");
-    let find = |name: &str| tasks.iter().find(|t| t["unique_name"] == name);
     assert_eq!(
-        find("doc-build").map(|t| &t["deps"]),
-        Some(&serde_json::json!(["pre_doc", "_private"]))
+        task(&json, "doc-build")["deps"],
+        json!(["pre_doc", "_private"])
     );
-    assert_eq!(
-        find("demo").map(|t| &t["command"]),
-        Some(&serde_json::json!("pdm run demo"))
-    );
+    assert_eq!(task(&json, "demo")["command"], "pdm run demo");
 }

@@ -1,6 +1,7 @@
 //! The test builder: a repository (a bundled fixture or a fresh temp dir), arguments,
 //! environment, then the real `agg` binary run on it.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -29,28 +30,22 @@ impl Test {
     /// An empty temporary repository.
     pub fn new() -> Test {
         let tmp = tempfile::tempdir().expect("temp dir");
-        Test {
-            root: tmp.path().to_path_buf(),
-            tmp: Some(tmp),
-            args: Vec::new(),
-            env: Vec::new(),
-            remove: Vec::new(),
-            cwd_root: true,
-            cwd: None,
-        }
+        let mut test = Test::at(tmp.path());
+        test.tmp = Some(tmp);
+        test
     }
 
     /// A bundled fixture, used in place (read-only tests).
     pub fn fixture(name: &str) -> Test {
-        Test {
-            root: fixtures().join(name),
-            tmp: None,
-            args: Vec::new(),
-            env: Vec::new(),
-            remove: Vec::new(),
-            cwd_root: true,
-            cwd: None,
-        }
+        Test::at(&fixtures().join(name))
+    }
+
+    /// A temporary copy of a bundled fixture, for a test that writes into it (or whose
+    /// runner does).
+    pub fn fixture_copy(name: &str) -> Test {
+        let test = Test::new();
+        copy_dir(&fixtures().join(name), test.root());
+        test
     }
 
     /// An existing directory (the caller owns it).
@@ -83,6 +78,12 @@ impl Test {
             fs::create_dir_all(parent).expect("mkdir");
         }
         fs::write(full, contents).expect("write");
+        self
+    }
+
+    /// Writes an executable file under the root, creating directories.
+    pub fn executable(self, path: &str, contents: impl AsRef<[u8]>) -> Test {
+        write_executable(&self.root.join(path), contents);
         self
     }
 
@@ -149,6 +150,28 @@ impl Test {
             _tmp: self.tmp,
         }
     }
+
+    /// Runs agg, checks it succeeded, and returns its stdout parsed as JSON.
+    #[track_caller]
+    pub fn run_json(self) -> serde_json::Value {
+        self.run().success().json()
+    }
+
+    /// Runs `agg list --json` and returns the table.
+    #[track_caller]
+    pub fn list_json(self) -> serde_json::Value {
+        self.args(["list", "--json"]).run_json()
+    }
+
+    /// Runs `agg list . --json ARGS` (the current directory as the root) and returns the
+    /// table.
+    #[track_caller]
+    pub fn list_here_json<S: Into<OsString>>(
+        self,
+        args: impl IntoIterator<Item = S>,
+    ) -> serde_json::Value {
+        self.args(["list", ".", "--json"]).args(args).run_json()
+    }
 }
 
 /// What one agg run printed.
@@ -186,12 +209,59 @@ impl Output {
         self
     }
 
+    /// Asserts that agg failed: an exit code other than 0, or none (a signal).
+    #[track_caller]
+    pub fn fails(self) -> Output {
+        assert_ne!(
+            self.code,
+            Some(0),
+            "agg succeeded\nstdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts that stdout holds `text`.
+    #[track_caller]
+    pub fn stdout_has(self, text: &str) -> Output {
+        assert!(
+            self.stdout.contains(text),
+            "no `{text}` in stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts that stderr holds `text`.
+    #[track_caller]
+    pub fn stderr_has(self, text: &str) -> Output {
+        assert!(
+            self.stderr.contains(text),
+            "no `{text}` in stderr:\n{}\nstdout:\n{}",
+            self.stderr,
+            self.stdout
+        );
+        self
+    }
+
     /// stdout parsed as JSON.
     #[track_caller]
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
+}
+
+/// Writes an executable file at `path`, creating directories.
+pub fn write_executable(path: &Path, contents: impl AsRef<[u8]>) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("mkdir");
+    }
+    fs::write(path, contents).expect("write");
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
 /// Copies a directory tree, hidden files and ignored folders included.
@@ -215,21 +285,49 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// The row of the task `unique_name` in an `agg list --json` document; fails the test,
 /// showing the document, when there is none.
 pub fn task<'j>(json: &'j serde_json::Value, unique_name: &str) -> &'j serde_json::Value {
-    json["tasks"]
-        .as_array()
-        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == unique_name))
+    rows(json)
+        .find(|t| t["unique_name"] == unique_name)
         .unwrap_or_else(|| panic!("no {unique_name} in {json}"))
 }
 
 /// The task names of an `agg list --json` document.
 pub fn names(json: &serde_json::Value) -> Vec<String> {
-    json["tasks"]
-        .as_array()
-        .map(|tasks| {
-            tasks
-                .iter()
-                .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    rows(json)
+        .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The task rows of an `agg list --json` document (or a `list_tasks` result).
+pub fn rows(json: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    json["tasks"].as_array().into_iter().flatten()
+}
+
+/// The diagnostics of an `agg list --json` document (or a `list_tasks` result).
+pub fn diagnostics(json: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    json["diagnostics"].as_array().into_iter().flatten()
+}
+
+/// Asserts that an `agg list --json` document has no diagnostics.
+#[track_caller]
+pub fn assert_no_diagnostics(json: &serde_json::Value) {
+    assert_eq!(diagnostics(json).count(), 0, "{json}");
+}
+
+/// The source names of the rows of an `agg list --json` document that run from `dir`
+/// (relative to the scanned root).
+pub fn source_names_in(json: &serde_json::Value, dir: &str) -> BTreeSet<String> {
+    rows(json)
+        .filter(|t| t["dir"] == dir)
+        .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Asserts that a JSON value is a string holding `text` (an error, a reason, a message),
+/// showing the value when it is not.
+#[track_caller]
+pub fn assert_text_has(value: &serde_json::Value, text: &str) {
+    assert!(
+        value.as_str().is_some_and(|s| s.contains(text)),
+        "no `{text}` in {value}"
+    );
 }

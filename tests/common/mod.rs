@@ -7,6 +7,7 @@ pub mod listing;
 pub mod mcp;
 pub mod raw;
 pub mod tmux;
+pub mod verbatim;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
