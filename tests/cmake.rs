@@ -57,11 +57,7 @@ fn configure_presets_get_their_args_verbatim_and_targets_build_in_the_preset_dir
     let test = Test::new()
         .write("CMakeLists.txt", ARGS_LISTS)
         .write("CMakePresets.json", ARGS_PRESETS);
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     let tasks = json["tasks"].as_array().expect("tasks");
     let command = |name: &str| {
         tasks
@@ -119,9 +115,7 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
     assert!(run("appimage").stdout.contains("appimage"));
     let listed = Test::at(dir.path())
         .args(["list", "--json", "--runner", "cmake"])
-        .run()
-        .success()
-        .json();
+        .run_json();
     let names: Vec<&str> = listed["tasks"]
         .as_array()
         .into_iter()
@@ -214,11 +208,7 @@ fn agg_lists_the_presets_cmake_lists() {
             "buildPresets": [{"name": "mine", "configurePreset": "mine"}]}"#,
     )
     .expect("write");
-    let json = Test::at(dir.path())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(dir.path()).list_json();
     let ours: BTreeSet<String> = json["tasks"]
         .as_array()
         .into_iter()

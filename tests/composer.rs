@@ -60,11 +60,7 @@ fn composer_scripts_get_their_args_verbatim_after_a_separator() {
     require!("composer", "php");
     let home = tempfile::tempdir().expect("tmp");
     let test = project();
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     let listed: Vec<&str> = json["tasks"]
         .as_array()
         .into_iter()
@@ -174,11 +170,7 @@ fn agg_lists_what_composer_lists_on_the_fixture() {
     require!("composer", "php");
     let home = tempfile::tempdir().expect("tmp");
     let root = fixtures().join("composer-edge-cases");
-    let json = Test::at(&root)
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(&root).list_here_json(&[]);
     for dir in [".", "packages/billing", "apps/admin"] {
         let ours: BTreeSet<String> = json["tasks"]
             .as_array()

@@ -34,11 +34,7 @@ fn deno_tasks_get_their_args_verbatim() {
     require!("deno");
     let cache = tempfile::tempdir().expect("tmp");
     let test = Test::new().write("deno.json", deno_json());
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     let args = &json["tasks"][0];
     assert_eq!(args["unique_name"], "args", "{json}");
     assert_eq!(args["command"], "deno task args");
@@ -86,11 +82,7 @@ fn a_jsonc_member_of_a_workspace_runs_in_its_directory_after_the_roots_task() {
                 print_cwd("where")
             ),
         );
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     assert!(
         json["diagnostics"].as_array().is_none_or(Vec::is_empty),
         "{json}"
@@ -172,11 +164,7 @@ fn agg_lists_what_deno_task_lists_in_the_fixture_workspace() {
     let cache = tempfile::tempdir().expect("tmp");
     let dir = tempfile::tempdir().expect("tmp");
     copy_dir(&fixtures().join("deno-edge-cases"), dir.path());
-    let json = Test::at(dir.path())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(dir.path()).list_json();
     for member in [
         "workspace",
         "workspace/apps/web",

@@ -122,11 +122,7 @@ fn turbo_npm_workspace() -> Test {
 fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
     require!("turbo", "npm");
     let test = turbo_npm_workspace();
-    let json = quiet(Test::at(test.root()))
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = quiet(Test::at(test.root())).list_json();
     let build = task(&json, "build");
     assert_eq!(build["command"], "npx turbo run build", "{build}");
     assert_eq!(
@@ -176,11 +172,7 @@ fn a_package_turbo_json_task_runs_from_the_root_for_that_package() {
         "packages/web/turbo.json",
         r#"{"extends": ["//"], "tasks": {"build": {"dependsOn": [], "cache": false}}}"#,
     );
-    let json = quiet(Test::at(test.root()))
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = quiet(Test::at(test.root())).list_json();
     assert_eq!(
         task(&json, "web#build")["command"],
         "npx turbo run 'web#build'"
@@ -218,11 +210,7 @@ fn turbo_runs_through_pnpm_exec_in_a_pnpm_workspace() {
             format!(r#"{{"name": "web", "scripts": {{"build": "{PRINT_ARGS}"}}}}"#),
         );
     install(test.root(), "turbo", "turbo");
-    let json = quiet(Test::at(test.root()))
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = quiet(Test::at(test.root())).list_json();
     let build = task(&json, "build");
     assert_eq!(build["command"], "pnpm exec turbo run build", "{build}");
     assert_eq!(build["runner_available"], true);
@@ -294,11 +282,7 @@ fn nx_npm_workspace() -> Test {
 fn nx_targets_run_through_npx_and_plain_arguments_arrive() {
     require!("nx", "npm");
     let test = nx_npm_workspace();
-    let json = quiet(Test::at(test.root()))
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = quiet(Test::at(test.root())).list_json();
     let echo = task(&json, "util:echo");
     assert_eq!(echo["command"], "npx nx run util:echo", "{echo}");
     assert_eq!(echo["runner_available"], true, "{echo}");

@@ -66,11 +66,7 @@ fn maven_phases_and_profiles_run_with_their_arguments_verbatim() {
     require!("mvn");
     let repo = tempfile::tempdir().expect("tmp");
     let test = Test::new().write("pom.xml", POM);
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     assert_eq!(task(&json, "validate")["command"], "mvn validate");
     assert_eq!(task(&json, "validate")["runner_available"], true);
     assert_eq!(task(&json, "profile:greet")["command"], "mvn -P greet");
@@ -151,20 +147,10 @@ fn check_wrapper(files: &[(&str, &str)], wrapper: &str, task_name: &str, command
     let test = files
         .iter()
         .fold(Test::new(), |t, (p, text)| t.write(p, text));
-    let json = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).env("PATH", &path).list_json();
     assert_eq!(task(&json, task_name)["runner_available"], false, "{json}");
     let test = stand_in(test, wrapper);
-    let json = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).env("PATH", &path).list_json();
     assert_eq!(task(&json, task_name)["runner_available"], true, "{json}");
     assert_eq!(task(&json, task_name)["command"], command, "{json}");
     let out = Test::at(test.root())
@@ -242,11 +228,7 @@ fn gradle_tasks_run_with_their_arguments_verbatim() {
     require!("gradle");
     let home = tempfile::tempdir().expect("tmp");
     let test = gradle_build();
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     assert_eq!(task(&json, "printArgs")["command"], "gradle printArgs");
     assert_eq!(task(&json, ":app:hello")["command"], "gradle :app:hello");
     let out = Test::at(test.root())
@@ -274,11 +256,7 @@ fn gradle_itself_knows_every_task_agg_lists() {
     require!("gradle");
     let home = tempfile::tempdir().expect("tmp");
     let test = gradle_build();
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     let out = std::process::Command::new("gradle")
         .args(["--offline", "-q", "tasks", "--all"])
         .current_dir(test.root())
@@ -328,11 +306,7 @@ fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_a
              ['Alpha', 'Beta'].each { n ->\n    task \"gen${n}\" {\n        doLast { println \"gen ran\" }\n    }\n}\n",
         )
         .write("gradle.properties", "org.gradle.daemon=false\n");
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     assert_eq!(task(&json, "docs")["disabled"], true);
     assert!(task(&json, "docs").get("plugin").is_none());
     assert_eq!(task(&json, "clean")["plugin"], "base");

@@ -5,8 +5,11 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use crate::common::listing::{assert_refusal_reported, listed_by_dir, runner_listing};
-use crate::test::{Test, fixtures, names};
+use crate::common::listing::{
+    assert_all_runnable, assert_names_match_the_runners, json_names, listed_by_dir, runner_json,
+    runner_listing,
+};
+use crate::test::{Test, diagnostics, fixtures, names, rows, task};
 
 /// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
 /// machine, so it is checked by its own tests instead.
@@ -45,11 +48,7 @@ fn fixture_tables_match_their_snapshots() {
 
 #[test]
 fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
-    let json = Test::fixture("polyglot")
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::fixture("polyglot").list_here_json(&[]);
     let names = names(&json);
     for expected in [
         "build-m",
@@ -82,12 +81,7 @@ fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
             "missing {expected} in {names:?}"
         );
     }
-    let runners: std::collections::BTreeSet<_> = json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["runner"].as_str())
-        .collect();
+    let runners: BTreeSet<_> = rows(&json).filter_map(|t| t["runner"].as_str()).collect();
     assert_eq!(
         runners.into_iter().collect::<Vec<_>>(),
         [
@@ -98,11 +92,7 @@ fn polyglot_lists_every_runner_and_suffixes_root_collisions() {
 
 #[test]
 fn ignored_files_node_modules_and_included_files_are_not_listed() {
-    let json = Test::fixture("polyglot")
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::fixture("polyglot").list_here_json(&[]);
     let names = names(&json);
     assert!(
         !names.iter().any(|n| n.contains("should-not-appear")),
@@ -141,15 +131,8 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 
 /// The source names `agg list --json` gives in `dir`, with its diagnostics.
 fn listed_in(dir: &std::path::Path) -> (BTreeSet<String>, serde_json::Value) {
-    let json = Test::at(dir)
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
-    let names = json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let json = Test::at(dir).list_here_json(&[]);
+    let names = rows(&json)
         .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
         .collect();
     (names, json["diagnostics"].clone())
@@ -225,16 +208,8 @@ fn task_files_git_tracks_are_read_where_an_ignore_rule_matches_them() {
 
 #[test]
 fn rows_carry_the_contract_fields() {
-    let json = Test::fixture("polyglot")
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
-    let build = json["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["unique_name"] == "apps/api/build"))
-        .cloned()
-        .expect("apps/api/build");
+    let json = Test::fixture("polyglot").list_here_json(&[]);
+    let build = task(&json, "apps/api/build");
     assert_eq!(build["source_name"], "build");
     assert_eq!(build["runner"], "make");
     assert_eq!(build["command"], "make build");
@@ -257,14 +232,14 @@ fn a_malformed_file_is_a_diagnostic_and_other_tasks_still_list() {
         )
         .args(["list", "--json"])
         .run()
-        .success();
+        .success()
+        .stderr_has("web/package.json:3:");
     let json = out.json();
     assert_eq!(names(&json), ["build"]);
-    let diags = json["diagnostics"].as_array().cloned().unwrap_or_default();
+    let diags: Vec<_> = diagnostics(&json).collect();
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(diags[0]["file_path"], "web/package.json");
     assert_eq!(diags[0]["line"], 3);
-    assert!(out.stderr.contains("web/package.json:3:"), "{}", out.stderr);
 }
 
 #[test]
@@ -282,7 +257,7 @@ fn human_output_groups_by_directory_and_explains_suffixes() {
     assert!(build_m.contains("make"), "{build_m}");
     assert!(build_m.contains("Build every service"), "{build_m}");
     assert!(build_m.contains("[make build]"), "{build_m}");
-    assert!(out.stdout.contains("\napps/api "), "{}", out.stdout);
+    let out = out.stdout_has("\napps/api ");
     assert!(!out.stdout.contains('\u{1b}'), "colour when piped");
 }
 
@@ -293,22 +268,19 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
         .env("PATH", empty.path())
         .args(["list", "."])
         .run()
-        .success();
+        .success()
+        .stderr_has("npm install -g pnpm")
+        .stdout_has("pnpm ✗");
     assert_eq!(
         out.stderr.matches("pnpm is not installed").count(),
         1,
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("npm install -g pnpm"), "{}", out.stderr);
-    assert!(out.stdout.contains("pnpm ✗"), "{}", out.stdout);
     let json = Test::fixture("polyglot")
         .env("PATH", empty.path())
-        .args(["list", ".", "--json"])
-        .run()
-        .success()
-        .json();
-    for task in json["tasks"].as_array().into_iter().flatten() {
+        .list_here_json(&[]);
+    for task in rows(&json) {
         let xc = task["runner"] == "xc";
         assert_eq!(task["runner_available"], xc, "{task}");
     }
@@ -316,30 +288,12 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
 
 #[test]
 fn filters_narrow_by_runner_dir_and_query() {
-    let by_runner = Test::fixture("polyglot")
-        .args(["list", ".", "--json", "--runner", "make,just"])
-        .run()
-        .success()
-        .json();
-    assert!(
-        by_runner["tasks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .all(|t| t["runner"] == "make" || t["runner"] == "just")
-    );
-    let by_dir = Test::fixture("polyglot")
-        .args(["list", ".", "--json", "--dir", "apps"])
-        .run()
-        .success()
-        .json();
+    let by_runner = Test::fixture("polyglot").list_here_json(&["--runner", "make,just"]);
+    assert!(rows(&by_runner).all(|t| t["runner"] == "make" || t["runner"] == "just"));
+    let by_dir = Test::fixture("polyglot").list_here_json(&["--dir", "apps"]);
     assert!(names(&by_dir).iter().all(|n| n.starts_with("apps/")));
     assert!(!names(&by_dir).is_empty());
-    let by_query = Test::fixture("polyglot")
-        .args(["list", ".", "--json", "--query", "DOCS"])
-        .run()
-        .success()
-        .json();
+    let by_query = Test::fixture("polyglot").list_here_json(&["--query", "DOCS"]);
     // A name first, then the tasks of the `docs-site` package.
     assert_eq!(
         names(&by_query),
@@ -353,13 +307,11 @@ fn filters_narrow_by_runner_dir_and_query() {
 
 #[test]
 fn a_missing_root_is_an_error() {
-    let out = Test::new().args(["list", "does/not/exist"]).run().code(2);
-    assert!(
-        out.stderr
-            .contains("cannot scan `does/not/exist`: no such file"),
-        "{}",
-        out.stderr
-    );
+    Test::new()
+        .args(["list", "does/not/exist"])
+        .run()
+        .code(2)
+        .stderr_has("cannot scan `does/not/exist`: no such file");
 }
 
 #[test]
@@ -513,50 +465,14 @@ fn make_targets_match_makes_own_database_on_every_fixture() {
 #[test]
 fn taskfile_tasks_match_task_list_all_on_every_fixture() {
     require!("task");
-    let dirs = listed_by_dir("task");
-    assert!(dirs.len() >= 4, "{dirs:?}");
-    for (dir, listed) in dirs {
-        let out = runner_listing(&dir, "task", &["--list-all", "--json"]);
-        if !out.status.success() {
-            // go-task refuses the whole file (a duplicate task, a bad include, a command
-            // it cannot read); agg lists what it can and must say why in a diagnostic
-            // (see the README).
-            assert_refusal_reported(&dir, "go-task");
-            continue;
-        }
-        assert_eq!(
-            not_runnable_rows(&dir, "task"),
-            Vec::<String>::new(),
-            "{}",
-            dir.display()
-        );
-        let json: serde_json::Value =
-            serde_json::from_slice(&out.stdout).expect("task --list-all --json");
-        let tasks: BTreeSet<String> = json["tasks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t["name"].as_str().map(str::to_owned))
-            .collect();
-        assert_eq!(listed, tasks, "{}", dir.display());
-    }
-}
-
-/// The rows of `runner` run from `dir` that agg marks not runnable: none where the runner
-/// itself accepts the file.
-fn not_runnable_rows(dir: &std::path::Path, runner: &str) -> Vec<String> {
-    let json = Test::at(dir)
-        .args(["list", ".", "--json", "--runner", runner])
-        .run()
-        .success()
-        .json();
-    json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["dir"] == "." && !t["not_runnable"].is_null())
-        .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
-        .collect()
+    assert_names_match_the_runners("task", 4, |dir| {
+        // go-task refuses the whole file (a duplicate task, a bad include, a command it
+        // cannot read); agg lists what it can and must say why in a diagnostic (see the
+        // README).
+        let json = runner_json(dir, "task", &["--list-all", "--json"], &[])?;
+        assert_all_runnable(dir, "task");
+        Some(json_names(&json["tasks"]))
+    });
 }
 
 /// The public recipes of a `just --dump` module, with module paths (`tools::lint::check`).
@@ -574,27 +490,15 @@ fn public(module: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) 
 #[test]
 fn just_recipes_match_just_dump_on_every_fixture() {
     require!("just");
-    let dirs = listed_by_dir("just");
-    assert!(dirs.len() >= 4, "{dirs:?}");
-    for (dir, listed) in dirs {
-        let out = runner_listing(&dir, "just", &["--dump", "--dump-format", "json"]);
-        if !out.status.success() {
-            // just refuses a file with an error anywhere; agg lists what it can read and
-            // says what is wrong.
-            assert_refusal_reported(&dir, "just");
-            continue;
-        }
-        assert_eq!(
-            not_runnable_rows(&dir, "just"),
-            Vec::<String>::new(),
-            "{}",
-            dir.display()
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("just --dump");
+    assert_names_match_the_runners("just", 4, |dir| {
+        // just refuses a file with an error anywhere; agg lists what it can read and says
+        // what is wrong.
+        let json = runner_json(dir, "just", &["--dump", "--dump-format", "json"], &[])?;
+        assert_all_runnable(dir, "just");
         let mut recipes = BTreeSet::new();
         public(&json, "", &mut recipes);
         // `--dump` does not mark a `[private] mod`; `--summary` leaves its recipes out.
-        let summary = runner_listing(&dir, "just", &["--summary"]);
+        let summary = runner_listing(dir, "just", &["--summary"]);
         let summary: BTreeSet<String> = String::from_utf8_lossy(&summary.stdout)
             .split_whitespace()
             .map(str::to_owned)
@@ -605,76 +509,58 @@ fn just_recipes_match_just_dump_on_every_fixture() {
                 .any(|s| s.starts_with(&format!("{module}::"))),
             None => true,
         });
-        assert_eq!(listed, recipes, "{}", dir.display());
-    }
+        Some(recipes)
+    });
 }
 
 /// Runs `mise tasks ls --json` in `dir` the way the mise tests run mise: offline, with its
 /// data, state, cache and config in `home`, no tool installs, and `dir` trusted, so it neither
 /// touches the network nor asks whether to trust the file.
-fn mise_listing(dir: &std::path::Path, home: &std::path::Path) -> std::process::Output {
-    Command::new("mise")
-        // Without `--hidden`, as agg hides `hide = true` tasks too.
-        .args(["tasks", "ls", "--json"])
-        .current_dir(dir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("MISE_DATA_DIR", home.join("data"))
-        .env("MISE_STATE_DIR", home.join("state"))
-        .env("MISE_CACHE_DIR", home.join("cache"))
-        .env("MISE_CONFIG_DIR", home.join("config"))
-        .env("MISE_GLOBAL_CONFIG_FILE", home.join("config/config.toml"))
-        .env("MISE_OFFLINE", "1")
-        .env("MISE_TASK_RUN_AUTO_INSTALL", "false")
-        .env("MISE_TRUSTED_CONFIG_PATHS", dir)
-        .output()
-        .expect("run mise")
+fn mise_listing(dir: &std::path::Path, home: &std::path::Path) -> Option<serde_json::Value> {
+    let at = |sub: &str| home.join(sub).to_string_lossy().into_owned();
+    let trusted = dir.to_string_lossy();
+    let env = [
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("MISE_DATA_DIR", at("data")),
+        ("MISE_STATE_DIR", at("state")),
+        ("MISE_CACHE_DIR", at("cache")),
+        ("MISE_CONFIG_DIR", at("config")),
+        ("MISE_GLOBAL_CONFIG_FILE", at("config/config.toml")),
+        ("MISE_OFFLINE", "1".to_owned()),
+        ("MISE_TASK_RUN_AUTO_INSTALL", "false".to_owned()),
+        ("MISE_TRUSTED_CONFIG_PATHS", trusted.into_owned()),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // Without `--hidden`, as agg hides `hide = true` tasks too.
+    runner_json(dir, "mise", &["tasks", "ls", "--json"], &env)
 }
 
 #[test]
 fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
     require!("mise");
     let home = tempfile::tempdir().expect("home");
-    let dirs = listed_by_dir("mise");
-    assert!(dirs.len() >= 3, "{dirs:?}");
-    for (dir, listed) in dirs {
-        let out = mise_listing(&dir, home.path());
-        if !out.status.success() {
-            // mise refuses a directory whose config has an error anywhere; agg lists what it
-            // can read and must say why in a diagnostic (see docs/runners.md).
-            assert_refusal_reported(&dir, "mise");
-            continue;
-        }
-        let json: serde_json::Value =
-            serde_json::from_slice(&out.stdout).expect("mise tasks ls --json");
-        let here = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-        let tasks: BTreeSet<String> = json
-            .as_array()
-            .into_iter()
-            .flatten()
-            // mise also lists the tasks of the parent directories' configs; agg lists each
-            // task once, in the directory of the file that defines it.
-            .filter(|t| {
-                t["source"]
-                    .as_str()
-                    .is_some_and(|s| std::path::Path::new(s).starts_with(&here))
-            })
-            .filter_map(|t| t["name"].as_str().map(str::to_owned))
-            .collect();
-        assert_eq!(listed, tasks, "{}", dir.display());
-    }
+    assert_names_match_the_runners("mise", 3, |dir| {
+        // mise refuses a directory whose config has an error anywhere; agg lists what it
+        // can read and must say why in a diagnostic (see docs/runners.md).
+        let json = mise_listing(dir, home.path())?;
+        let here = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        // mise also lists the tasks of the parent directories' configs; agg lists each
+        // task once, in the directory of the file that defines it.
+        let own = json.as_array().into_iter().flatten().filter(|t| {
+            t["source"]
+                .as_str()
+                .is_some_and(|s| std::path::Path::new(s).starts_with(&here))
+        });
+        Some(
+            own.filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect(),
+        )
+    });
 }
 
 /// The `workspace` fixture's tasks that `agg list ARGS --json` prints, in order.
 fn workspace(args: &[&str]) -> Vec<String> {
-    let json = Test::fixture("workspace")
-        .args(["list", ".", "--json"])
-        .args(args)
-        .run()
-        .success()
-        .json();
-    names(&json)
+    names(&Test::fixture("workspace").list_here_json(args))
 }
 
 #[test]
@@ -710,11 +596,7 @@ fn a_package_name_finds_the_tasks_of_that_package_and_rows_carry_it() {
         workspace(&["-q", "billing-service"]),
         ["services/billing/test", "services/billing/serve"]
     );
-    let json = Test::fixture("workspace")
-        .args(["list", ".", "--json", "-q", "account-adapter lint"])
-        .run()
-        .success()
-        .json();
+    let json = Test::fixture("workspace").list_here_json(&["-q", "account-adapter lint"]);
     assert_eq!(json["tasks"][0]["package"], "@acme/account-adapter");
 }
 
@@ -789,14 +671,9 @@ fn a_search_that_finds_nothing_suggests_what_would() {
     let out = Test::fixture("workspace")
         .args(["list", ".", "-q", "billing-adapter serve", "--json"])
         .run()
-        .success();
+        .success()
+        .stderr_has("did you mean `serve`, `billing-adapter`?");
     assert!(names(&out.json()).is_empty());
-    assert!(
-        out.stderr
-            .contains("did you mean `serve`, `billing-adapter`?"),
-        "{}",
-        out.stderr
-    );
 }
 
 #[test]
@@ -823,21 +700,15 @@ fn for_a_path_lists_the_tasks_of_the_directories_around_it_nearest_first() {
         .current_dir("apps/web")
         .args(["list", "--json", "--for", "src/main.ts", "--runner", "npm"])
         .args([root.clone()])
-        .run()
-        .success()
-        .json();
+        .run_json();
     assert_eq!(names(&json)[..5], web);
     let absolute = root.join("packages/account-adapter/src/index.ts");
     let absolute = absolute.to_string_lossy().into_owned();
     let found = workspace(&["--for", &absolute]);
     assert_eq!(found[0], "packages/account-adapter/build");
-    let out = Test::fixture("workspace")
+    Test::fixture("workspace")
         .args(["list", ".", "--for", "../elsewhere"])
         .run()
-        .code(2);
-    assert!(
-        out.stderr.contains("is not inside the repository"),
-        "{}",
-        out.stderr
-    );
+        .code(2)
+        .stderr_has("is not inside the repository");
 }

@@ -18,11 +18,7 @@ use crate::test::{Test, copy_dir};
 
 /// `agg list --json` of `dir`, for `runner`.
 fn agg_rows(dir: &Path, runner: &str) -> Value {
-    Test::at(dir)
-        .args(["list", ".", "--json", "--runner", runner])
-        .run()
-        .success()
-        .json()
+    Test::at(dir).list_here_json(&["--runner", runner])
 }
 
 /// The source names of the rows in `json` that run from `dir` (relative to the scan).

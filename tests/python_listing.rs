@@ -104,11 +104,7 @@ fn tox_environments_match_tox_list_on_every_fixture() {
         );
         let resolved = tox_commands(&String::from_utf8_lossy(&out.stdout));
         assert_eq!(resolved.len(), names.len(), "{}", dir.display());
-        let list = Test::at(&dir)
-            .args(["list", ".", "--json", "--runner", "tox"])
-            .run()
-            .success()
-            .json();
+        let list = Test::at(&dir).list_here_json(&["--runner", "tox"]);
         let unique = |name: &str| {
             list["tasks"]
                 .as_array()
@@ -122,9 +118,7 @@ fn tox_environments_match_tox_list_on_every_fixture() {
         for name in names {
             let json = Test::at(&dir)
                 .args(["describe", "-C", ".", &unique(name), "--json"])
-                .run()
-                .success()
-                .json();
+                .run_json();
             let script = json["script"].as_str().unwrap_or_default();
             assert_eq!(script, resolved[name], "{name} in {}", dir.display());
         }

@@ -166,10 +166,7 @@ impl Test {
     /// Runs `agg list . --json ARGS` (the current directory as the root) and returns the
     /// table.
     #[track_caller]
-    pub fn list_here_json<S: Into<OsString>>(
-        self,
-        args: impl IntoIterator<Item = S>,
-    ) -> serde_json::Value {
+    pub fn list_here_json(self, args: &[&str]) -> serde_json::Value {
         self.args(["list", ".", "--json"]).args(args).run_json()
     }
 }

@@ -99,11 +99,7 @@ fn the_table_shows_vscode_fields() {
   ],
 }"#,
     );
-    let json = Test::at(test.root())
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(test.root()).list_json();
     let watch = &json["tasks"][0];
     assert_eq!(watch["unique_name"], "watch", "{json}");
     assert_eq!(watch["runner"], "vscode");
@@ -289,11 +285,7 @@ fn a_background_dependency_starts_and_the_chain_goes_on() {
   ] }"#,
     );
     let root = test.root().to_path_buf();
-    let json = Test::at(&root)
-        .args(["list", "--json"])
-        .run()
-        .success()
-        .json();
+    let json = Test::at(&root).list_json();
     let after = json["tasks"]
         .as_array()
         .and_then(|t| t.iter().find(|t| t["unique_name"] == "after"))
