@@ -7,12 +7,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::json;
-
-use crate::common::mcp::Mcp;
 use crate::common::repo;
+use crate::common::verbatim::{
+    NO_ARGS, mcp_allowing_any_args, passes_through_mcp, task_start_full,
+};
 use crate::run::TRICKY;
-use crate::test::{Test, copy_dir, fixtures};
+use crate::test::{Test, rows, task};
 
 /// A project that prints the cache variables `A0`…`A5` when configured, and a custom target
 /// that fails.
@@ -58,25 +58,15 @@ fn configure_presets_get_their_args_verbatim_and_targets_build_in_the_preset_dir
         .write("CMakeLists.txt", ARGS_LISTS)
         .write("CMakePresets.json", ARGS_PRESETS);
     let json = Test::at(test.root()).list_json();
-    let tasks = json["tasks"].as_array().expect("tasks");
-    let command = |name: &str| {
-        tasks
-            .iter()
-            .find(|t| t["unique_name"] == name)
-            .map(|t| t["command"].clone())
-    };
     assert_eq!(
-        command("configure:args"),
-        Some(json!("cmake --preset args"))
+        task(&json, "configure:args")["command"],
+        "cmake --preset args"
     );
     assert_eq!(
-        command("fail"),
-        Some(json!("cmake --build out --target fail"))
+        task(&json, "fail")["command"],
+        "cmake --build out --target fail"
     );
-    assert!(
-        tasks.iter().all(|t| t["runner_available"] == true),
-        "{json}"
-    );
+    assert!(rows(&json).all(|t| t["runner_available"] == true), "{json}");
     let out = Test::at(test.root())
         .args(["run", "configure:args", "--"])
         .args(definitions())
@@ -93,12 +83,12 @@ fn configure_presets_get_their_args_verbatim_and_targets_build_in_the_preset_dir
 #[test]
 fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
     require!("cmake", "ctest", "make");
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("cmake-edge-cases"), dir.path());
-    let run = |name: &str| Test::at(dir.path()).args(["run", name]).run().success();
+    let copy = Test::fixture_copy("cmake-edge-cases");
+    let dir = copy.root();
+    let run = |name: &str| Test::at(dir).args(["run", name]).run().success();
     let out = run("configure:dev");
     assert!(
-        dir.path().join("build/dev/CMakeCache.txt").is_file(),
+        dir.join("build/dev/CMakeCache.txt").is_file(),
         "{}",
         out.stderr
     );
@@ -113,13 +103,10 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
     // `if(WIN32)`/`elseif(APPLE)`/`elseif(CMAKE_SYSTEM_NAME STREQUAL "Linux")`: agg lists the
     // branch CMake takes on this host, and CMake agrees that the others define nothing here.
     assert!(run("appimage").stdout.contains("appimage"));
-    let listed = Test::at(dir.path())
+    let listed = Test::at(dir)
         .args(["list", "--json", "--runner", "cmake"])
         .run_json();
-    let names: Vec<&str> = listed["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let names: Vec<&str> = rows(&listed)
         .filter_map(|t| t["source_name"].as_str())
         .collect();
     assert!(
@@ -130,16 +117,13 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
         assert!(!names.contains(&other_host), "{other_host} in {names:?}");
         let built = Command::new("cmake")
             .args(["--build", "build/dev", "--target", other_host])
-            .current_dir(dir.path())
+            .current_dir(dir)
             .output()
             .expect("cmake --build");
         assert!(!built.status.success(), "CMake knows {other_host}");
     }
     // A condition agg cannot decide keeps the target, and describe says so.
-    let described = Test::at(dir.path())
-        .args(["describe", "api-docs"])
-        .run()
-        .success();
+    let described = Test::at(dir).args(["describe", "api-docs"]).run().success();
     assert!(
         described
             .stdout
@@ -156,7 +140,7 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
     );
     // The preset that inherits across an included file configures where it says.
     run("configure:ci");
-    let cache = std::fs::read_to_string(dir.path().join("build/ci/CMakeCache.txt")).expect("cache");
+    let cache = std::fs::read_to_string(dir.join("build/ci/CMakeCache.txt")).expect("cache");
     assert!(
         cache.contains("CI:UNINITIALIZED=ON") || cache.contains("CI:STRING=ON"),
         "{cache}"
@@ -199,26 +183,20 @@ fn cmake_presets(dir: &Path) -> BTreeSet<String> {
 #[test]
 fn agg_lists_the_presets_cmake_lists() {
     require!("cmake");
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("cmake-edge-cases"), dir.path());
     // The user's own presets file, beside the project's, is read through it.
-    std::fs::write(
-        dir.path().join("CMakeUserPresets.json"),
+    let copy = Test::fixture_copy("cmake-edge-cases").write(
+        "CMakeUserPresets.json",
         r#"{"version": 6, "configurePresets": [{"name": "mine", "inherits": "dev", "displayName": "Mine"}],
             "buildPresets": [{"name": "mine", "configurePreset": "mine"}]}"#,
-    )
-    .expect("write");
-    let json = Test::at(dir.path()).list_json();
-    let ours: BTreeSet<String> = json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    );
+    let json = Test::at(copy.root()).list_json();
+    let ours: BTreeSet<String> = rows(&json)
         .filter(|t| t["dir"] == "." && t["runner"] == "cmake")
         .filter_map(|t| t["source_name"].as_str())
         .filter(|name| name.contains(':'))
         .map(str::to_owned)
         .collect();
-    let theirs = cmake_presets(dir.path());
+    let theirs = cmake_presets(copy.root());
     assert!(
         theirs.contains("configure:mine") && theirs.contains("workflow:check"),
         "{theirs:?}"
@@ -229,36 +207,14 @@ fn agg_lists_the_presets_cmake_lists() {
 #[tokio::test]
 async fn presets_and_targets_run_through_mcp() {
     require!("cmake");
-    let mcp = Mcp::start(
-        repo(&[
-            ("CMakeLists.txt", ARGS_LISTS),
-            ("CMakePresets.json", ARGS_PRESETS),
-        ]),
-        true,
-    )
-    .await;
-    // The arguments are tricky on purpose: the person allows agents to pass any.
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({
-                "unique_name": "configure:args",
-                "args": definitions(),
-                "output": "full",
-                "wait_ms": 120_000,
-            }),
-        )
-        .await;
-    assert_eq!(run["exit_code"], 0, "{run}");
-    let text = run["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(printed(text), TRICKY, "{run}");
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "fail", "output": "full", "wait_ms": 120_000}),
-        )
-        .await;
+    let files = [
+        ("CMakeLists.txt", ARGS_LISTS),
+        ("CMakePresets.json", ARGS_PRESETS),
+    ];
+    let mcp = mcp_allowing_any_args(repo(&files), &[]).await;
+    let text = passes_through_mcp(&mcp, "configure:args", &definitions()).await;
+    assert_eq!(printed(&text), TRICKY, "{text}");
+    let run = task_start_full(&mcp, "fail", &NO_ARGS).await;
     assert_ne!(run["exit_code"], 0, "{run}");
     mcp.client.cancel().await.expect("close");
 }

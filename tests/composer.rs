@@ -8,12 +8,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use serde_json::json;
-
-use crate::common::mcp::Mcp;
-use crate::common::repo;
+use crate::common::verbatim::{
+    assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
+};
 use crate::run::{TRICKY, argv_json};
-use crate::test::{Test, fixtures};
+use crate::test::{Test, fixtures, rows, source_names_in};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS_PHP: &str = "<?php\necho json_encode(array_slice($argv, 1)), PHP_EOL;\n";
@@ -61,12 +60,7 @@ fn composer_scripts_get_their_args_verbatim_after_a_separator() {
     let home = tempfile::tempdir().expect("tmp");
     let test = project();
     let json = Test::at(test.root()).list_json();
-    let listed: Vec<&str> = json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["command"].as_str())
-        .collect();
+    let listed: Vec<&str> = rows(&json).filter_map(|t| t["command"].as_str()).collect();
     assert_eq!(
         listed,
         [
@@ -79,31 +73,21 @@ fn composer_scripts_get_their_args_verbatim_after_a_separator() {
         ],
         "{json}"
     );
+    let agg = || composer_env(Test::at(test.root()), home.path());
     for task in ["shell", "print"] {
-        let out = composer_env(Test::at(test.root()), home.path())
-            .args(["run", task, "--"])
-            .args(TRICKY)
-            .run()
-            .success();
-        assert_eq!(argv_json(&out.stdout), TRICKY, "{task}: {}", out.stderr);
+        assert_tricky_args_arrive(agg(), task, &[]);
     }
     // Every command of an array gets the arguments; `@putenv` sets a variable for the rest.
-    let out = composer_env(Test::at(test.root()), home.path())
+    let out = agg()
         .args(["run", "steps", "--", "a b", "-x"])
         .run()
         .success();
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines, ["hello a b -x", r#"["a b","-x"]"#], "{}", out.stderr);
     // A reference passes them on after its own words.
-    let out = composer_env(Test::at(test.root()), home.path())
-        .args(["run", "ref", "--", "a b"])
-        .run()
-        .success();
+    let out = agg().args(["run", "ref", "--", "a b"]).run().success();
     assert_eq!(argv_json(&out.stdout), ["first", "a b"], "{}", out.stderr);
-    composer_env(Test::at(test.root()), home.path())
-        .args(["run", "fail"])
-        .run()
-        .code(7);
+    agg().args(["run", "fail"]).run().code(7);
 }
 
 #[tokio::test]
@@ -115,26 +99,9 @@ async fn composer_scripts_run_through_mcp_with_their_args() {
     let home_path = home.path().to_string_lossy().into_owned();
     let mut env: Vec<(&str, &str)> = COMPOSER_ENV.to_vec();
     env.push(("COMPOSER_HOME", &home_path));
-    let mcp = Mcp::start_env(
-        repo(&[
-            ("composer.json", COMPOSER_JSON),
-            ("bin/print-args.php", PRINT_ARGS_PHP),
-        ]),
-        true,
-        &env,
-    )
-    .await;
-    // The arguments are tricky on purpose: the person allows agents to pass any.
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "print", "args": TRICKY, "output": "full", "wait_ms": 120_000}),
-        )
-        .await;
-    assert_eq!(run["exit_code"], 0, "{run}");
-    let text = run["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(argv_json(text), TRICKY, "{run}");
+    let mcp = mcp_allowing_any_args(project().into_tempdir(), &env).await;
+    let text = passes_through_mcp(&mcp, "print", &TRICKY).await;
+    assert_eq!(argv_json(&text), TRICKY, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 
@@ -172,13 +139,7 @@ fn agg_lists_what_composer_lists_on_the_fixture() {
     let root = fixtures().join("composer-edge-cases");
     let json = Test::at(&root).list_here_json(&[]);
     for dir in [".", "packages/billing", "apps/admin"] {
-        let ours: BTreeSet<String> = json["tasks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|t| t["dir"] == dir)
-            .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
-            .collect();
+        let ours = source_names_in(&json, dir);
         assert!(!ours.is_empty(), "{dir}");
         assert_eq!(ours, composer_list(&root.join(dir), home.path()), "{dir}");
     }

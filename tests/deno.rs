@@ -2,16 +2,15 @@
 //! `agg run` and MCP, their arguments arriving verbatim (deno appends them to the task's
 //! command, quoted for its own shell), and agg lists what `deno task` lists.
 
-use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
-use serde_json::json;
-
-use crate::common::mcp::Mcp;
 use crate::common::repo;
+use crate::common::verbatim::{
+    assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
+};
+use crate::listings::deno_tasks;
 use crate::run::{TRICKY, argv_json};
-use crate::test::{Test, copy_dir, fixtures};
+use crate::test::{Test, assert_no_diagnostics, source_names_in};
 
 /// A deno task command that prints its arguments as a JSON array.
 const PRINT_ARGS: &str = r#"deno eval \"console.log(JSON.stringify(Deno.args))\""#;
@@ -40,22 +39,15 @@ fn deno_tasks_get_their_args_verbatim() {
     assert_eq!(args["command"], "deno task args");
     assert_eq!(args["description"], "Print the arguments");
     assert_eq!(args["runner_available"], true);
-    let out = deno_env(Test::at(test.root()), cache.path())
-        .args(["run", "args", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
+    let agg = || deno_env(Test::at(test.root()), cache.path());
+    assert_tricky_args_arrive(agg(), "args", &[]);
     // A `--` among the arguments is one of them: deno passes it on.
-    let out = deno_env(Test::at(test.root()), cache.path())
+    let out = agg()
         .args(["run", "echo", "--", "--", "-x"])
         .run()
         .success();
     assert_eq!(out.stdout, "-- -x\n", "{}", out.stderr);
-    deno_env(Test::at(test.root()), cache.path())
-        .args(["run", "fail"])
-        .run()
-        .code(7);
+    agg().args(["run", "fail"]).run().code(7);
 }
 
 /// A deno task command (JSON-escaped) that prints `label` and its working directory.
@@ -82,11 +74,7 @@ fn a_jsonc_member_of_a_workspace_runs_in_its_directory_after_the_roots_task() {
                 print_cwd("where")
             ),
         );
-    let json = Test::at(test.root()).list_json();
-    assert!(
-        json["diagnostics"].as_array().is_none_or(Vec::is_empty),
-        "{json}"
-    );
+    assert_no_diagnostics(&Test::at(test.root()).list_json());
     let out = deno_env(Test::at(test.root()), cache.path())
         .args(["run", "apps/web/all"])
         .run()
@@ -111,60 +99,19 @@ async fn deno_tasks_run_through_mcp_with_their_args() {
     let cache = cache.path().to_string_lossy().into_owned();
     // An agent may not set `DENO_*` (a cache directory decides what code runs): the server's
     // own environment carries them, as a person's shell would.
-    let mcp = Mcp::start_env(
-        repo(&[("deno.json", &deno_json())]),
-        true,
-        &[("DENO_DIR", &cache), ("DENO_NO_UPDATE_CHECK", "1")],
-    )
-    .await;
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({
-                "unique_name": "args",
-                "args": TRICKY,
-                "output": "full",
-                "wait_ms": 120_000,
-            }),
-        )
-        .await;
-    assert_eq!(run["exit_code"], 0, "{run}");
-    let text = run["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(argv_json(text), TRICKY, "{run}");
+    let env = [("DENO_DIR", cache.as_str()), ("DENO_NO_UPDATE_CHECK", "1")];
+    let mcp = mcp_allowing_any_args(repo(&[("deno.json", &deno_json())]), &env).await;
+    let text = passes_through_mcp(&mcp, "args", &TRICKY).await;
+    assert_eq!(argv_json(&text), TRICKY, "{text}");
     mcp.client.cancel().await.expect("close");
-}
-
-/// The task names `deno task` lists in `dir` (its own, without the workspace root's).
-fn deno_task_list(dir: &Path, cache: &Path) -> BTreeSet<String> {
-    let out = Command::new("deno")
-        .arg("task")
-        .current_dir(dir)
-        .env("DENO_DIR", cache)
-        .env("DENO_NO_UPDATE_CHECK", "1")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("deno task");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .filter(|name| !name.ends_with(" (workspace)"))
-        .map(str::to_owned)
-        .collect()
 }
 
 #[test]
 fn agg_lists_what_deno_task_lists_in_the_fixture_workspace() {
     require!("deno");
     let cache = tempfile::tempdir().expect("tmp");
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("deno-edge-cases"), dir.path());
-    let json = Test::at(dir.path()).list_json();
+    let copy = Test::fixture_copy("deno-edge-cases");
+    let json = Test::at(copy.root()).list_json();
     for member in [
         "workspace",
         "workspace/apps/web",
@@ -172,18 +119,9 @@ fn agg_lists_what_deno_task_lists_in_the_fixture_workspace() {
         "workspace/packages/http",
         "both-files",
     ] {
-        let ours: BTreeSet<String> = json["tasks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|t| t["dir"] == member)
-            .filter_map(|t| t["source_name"].as_str().map(str::to_owned))
-            .collect();
+        let ours = source_names_in(&json, member);
         assert!(!ours.is_empty(), "{member}");
-        assert_eq!(
-            ours,
-            deno_task_list(&dir.path().join(member), cache.path()),
-            "{member}"
-        );
+        let theirs = deno_tasks(&copy.root().join(member), cache.path());
+        assert_eq!(Some(ours), theirs, "{member}");
     }
 }

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::common::listing::{
-    assert_refusal_reported, described_by_dir, runner_listing, runner_listing_with,
+    assert_refusal_reported, for_each_described, runner_json_ok, runner_listing,
+    runner_listing_with,
 };
-use crate::test::{Test, fixtures};
+use crate::test::{Test, fixtures, rows};
 
 /// Directories (under `fixtures/`) whose file a runner refuses as a whole, where agg lists
 /// what it can read and reports the rest: (directory, runner, reason).
@@ -82,47 +83,42 @@ fn tox_list(stdout: &str, dir: &Path) -> BTreeMap<String, Option<String>> {
 #[test]
 fn tox_environments_match_tox_list_on_every_fixture() {
     require!("tox");
-    let dirs = described_by_dir("tox");
-    assert!(dirs.len() >= 4, "{dirs:?}");
     let work = tempfile::tempdir().expect("tempdir");
     let work = work.path().to_string_lossy().into_owned();
-    for (dir, listed) in dirs {
+    for_each_described("tox", 4, |dir, listed| {
         // `--workdir` keeps tox from leaving `.tox` in the fixture.
-        let out = runner_listing(&dir, "tox", &["list", "--workdir", &work]);
-        if refused(&dir, "tox", &out) {
-            continue;
+        let out = runner_listing(dir, "tox", &["list", "--workdir", &work]);
+        if refused(dir, "tox", &out) {
+            return;
         }
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(listed, tox_list(&stdout, &dir), "{}", dir.display());
+        assert_eq!(listed, tox_list(&stdout, dir), "{}", dir.display());
         // The commands `agg describe` shows are those `tox config` resolves.
         let names: Vec<&str> = listed.keys().map(String::as_str).collect();
         let envs = names.join(",");
         let out = runner_listing(
-            &dir,
+            dir,
             "tox",
             &["config", "--workdir", &work, "-e", &envs, "-k", "commands"],
         );
         let resolved = tox_commands(&String::from_utf8_lossy(&out.stdout));
         assert_eq!(resolved.len(), names.len(), "{}", dir.display());
-        let list = Test::at(&dir).list_here_json(&["--runner", "tox"]);
+        let list = Test::at(dir).list_here_json(&["--runner", "tox"]);
         let unique = |name: &str| {
-            list["tasks"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            rows(&list)
                 .find(|t| t["source_name"] == name)
                 .and_then(|t| t["unique_name"].as_str())
                 .unwrap_or(name)
                 .to_owned()
         };
         for name in names {
-            let json = Test::at(&dir)
+            let json = Test::at(dir)
                 .args(["describe", "-C", ".", &unique(name), "--json"])
                 .run_json();
             let script = json["script"].as_str().unwrap_or_default();
             assert_eq!(script, resolved[name], "{name} in {}", dir.display());
         }
-    }
+    });
 }
 
 /// `tox config -k commands`: each environment's commands, one a line.
@@ -152,23 +148,21 @@ fn tox_commands(stdout: &str) -> BTreeMap<String, String> {
 #[test]
 fn nox_sessions_match_nox_list_on_every_fixture() {
     require!("nox");
-    let dirs = described_by_dir("nox");
-    assert!(dirs.len() >= 3, "{dirs:?}");
-    for (dir, listed) in dirs {
+    for_each_described("nox", 3, |dir, listed| {
         // nox imports the noxfile; no `__pycache__` is left in the fixture. `--json` lists
         // the sessions `nox.options.sessions` selects, all of them here (no fixture sets it).
         let out = runner_listing_with(
-            &dir,
+            dir,
             "nox",
             &["--list", "--json"],
             &[("PYTHONDONTWRITEBYTECODE", "1")],
         );
-        if refused(&dir, "nox", &out) {
-            continue;
+        if refused(dir, "nox", &out) {
+            return;
         }
         let json: serde_json::Value =
             serde_json::from_slice(&out.stdout).expect("nox --list --json");
-        let rel = relative(&dir);
+        let rel = relative(dir);
         // A session run on several Pythons is listed once per Python (`tests-3.12`) and
         // once by agg, by the name that runs them all (`nox -s tests`).
         let sessions: BTreeMap<String, Option<String>> = json
@@ -190,7 +184,7 @@ fn nox_sessions_match_nox_list_on_every_fixture() {
             })
             .collect();
         assert_eq!(listed, sessions, "{rel}");
-    }
+    });
 }
 
 /// The tasks of poe's help page (`poe` with no task): `  name   help`, each argument
@@ -214,35 +208,21 @@ fn poe_tasks(help: &str) -> BTreeMap<String, Option<String>> {
 #[test]
 fn poe_tasks_match_poe_s_own_list_on_every_fixture() {
     require!("poe");
-    let dirs = described_by_dir("poe");
-    assert!(dirs.len() >= 4, "{dirs:?}");
-    for (dir, listed) in dirs {
+    for_each_described("poe", 4, |dir, listed| {
         // `poe` alone prints its help page, tasks included, and exits 1.
-        let out = runner_listing_with(&dir, "poe", &[], &[("NO_COLOR", "1")]);
+        let out = runner_listing_with(dir, "poe", &[], &[("NO_COLOR", "1")]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(listed, poe_tasks(&stdout), "{}\n{stdout}", dir.display());
-    }
+    });
 }
 
 #[test]
 fn pdm_scripts_match_pdm_run_json_on_every_fixture() {
     require!("pdm");
-    let dirs = described_by_dir("pdm");
-    assert!(dirs.len() >= 2, "{dirs:?}");
-    for (dir, listed) in dirs {
+    for_each_described("pdm", 2, |dir, listed| {
         // pdm looks for a newer version of itself unless told not to.
-        let out = runner_listing_with(
-            &dir,
-            "pdm",
-            &["run", "--json"],
-            &[("PDM_CHECK_UPDATE", "false")],
-        );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("pdm run --json");
+        let env = [("PDM_CHECK_UPDATE", "false")];
+        let json = runner_json_ok(dir, "pdm", &["run", "--json"], &env);
         let scripts: BTreeMap<&str, &serde_json::Value> = json
             .as_object()
             .into_iter()
@@ -270,23 +250,14 @@ fn pdm_scripts_match_pdm_run_json_on_every_fixture() {
                 dir.display()
             );
         }
-    }
+    });
 }
 
 #[test]
 fn hatch_scripts_match_hatch_env_show_on_every_fixture() {
     require!("hatch");
-    let dirs = described_by_dir("hatch");
-    assert!(dirs.len() >= 2, "{dirs:?}");
-    for (dir, listed) in dirs {
-        let out = runner_listing(&dir, "hatch", &["env", "show", "--json"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let json: serde_json::Value =
-            serde_json::from_slice(&out.stdout).expect("hatch env show --json");
+    for_each_described("hatch", 2, |dir, listed| {
+        let json = runner_json_ok(dir, "hatch", &["env", "show", "--json"], &[]);
         let default = &json["default"]["scripts"];
         let mut scripts = BTreeSet::new();
         for (env, config) in json.as_object().into_iter().flatten() {
@@ -307,5 +278,5 @@ fn hatch_scripts_match_hatch_env_show_on_every_fixture() {
         }
         let ours: BTreeSet<String> = listed.into_keys().collect();
         assert_eq!(ours, scripts, "{}", dir.display());
-    }
+    });
 }

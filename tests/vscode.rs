@@ -6,11 +6,17 @@ use serde_json::json;
 
 use crate::common::mcp::Mcp;
 use crate::common::repo;
+use crate::common::verbatim::{
+    NO_ARGS, assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp, task_start_full,
+};
 use crate::run::{TRICKY, argv_json};
-use crate::test::Test;
+use crate::test::{Test, assert_text_has, task};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
+
+/// The arguments of the `process` task, which it prints before the caller's.
+const PROCESS_ARGS: [&str; 3] = ["two words", "it's \"quoted\"", "$HOME"];
 
 fn tasks_json() -> String {
     json!({
@@ -22,7 +28,7 @@ fn tasks_json() -> String {
             { "label": "in-src", "type": "shell", "command": "pwd && cat marker.txt",
               "options": { "cwd": "${workspaceFolder}/src", "env": { "STAGE": "src" } } },
             { "label": "process", "type": "process", "command": "python3",
-              "args": ["-c", PRINT_ARGS, "two words", "it's \"quoted\"", "$HOME"] },
+              "args": ["-c", PRINT_ARGS, PROCESS_ARGS[0], PROCESS_ARGS[1], PROCESS_ARGS[2]] },
             { "label": "shell-args", "type": "shell", "command": "python3",
               "args": ["-c", PRINT_ARGS, {"value": "a b", "quoting": "escape"},
                        {"value": "it's", "quoting": "strong"}] },
@@ -57,23 +63,9 @@ fn shell_and_process_tasks_run_with_their_folder_cwd_and_env() {
     );
     // A process task's arguments are argv words: spaces, quotes and `$` arrive untouched,
     // and the caller's follow them verbatim.
-    let out = Test::at(&root)
-        .args(["run", "process", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    let mut expected = vec!["two words", "it's \"quoted\"", "$HOME"];
-    expected.extend(TRICKY);
-    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    assert_tricky_args_arrive(Test::at(&root), "process", &PROCESS_ARGS);
     // A shell task's arguments are quoted as VS Code quotes them.
-    let out = Test::at(&root)
-        .args(["run", "shell-args", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    let mut expected = vec!["a b", "it's"];
-    expected.extend(TRICKY);
-    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    assert_tricky_args_arrive(Test::at(&root), "shell-args", &["a b", "it's"]);
     Test::at(&root).args(["run", "fail"]).run().code(7);
     // dependsOn runs the dependencies first, in order, each in its own directory.
     let out = Test::at(&root).args(["run", "all"]).run().success();
@@ -113,24 +105,14 @@ fn the_table_shows_vscode_fields() {
     assert_eq!(pick["unique_name"], "pick", "{json}");
     assert_eq!(pick["line"], 6);
     assert_eq!(pick["command"], "");
-    assert!(
-        pick["not_runnable"]
-            .as_str()
-            .is_some_and(|m| m.contains("${input:name}")),
-        "{pick}"
-    );
+    assert_text_has(&pick["not_runnable"], "${input:name}");
     assert_eq!(json["tasks"].as_array().map(Vec::len), Some(2), "{json}");
     // A task written wrong is a diagnostic at its line.
     let diagnostics = json["diagnostics"].as_array().expect("diagnostics");
     assert_eq!(diagnostics.len(), 1, "{json}");
     assert_eq!(diagnostics[0]["file_path"], ".vscode/tasks.json");
     assert_eq!(diagnostics[0]["line"], 7);
-    assert!(
-        diagnostics[0]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("`command` must be a string")),
-        "{json}"
-    );
+    assert_text_has(&diagnostics[0]["message"], "`command` must be a string");
 }
 
 #[test]
@@ -160,20 +142,19 @@ fn a_task_that_needs_the_editor_is_shown_and_refused_with_its_reason() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.stderr.contains("3 tasks marked [not runnable here]"),
-        "{}",
-        out.stderr
-    );
-    let out = Test::at(&root).args(["describe", "all"]).run().success();
-    assert!(
-        out.stdout.contains("not runnable") && out.stdout.contains("depends on `lint file`"),
-        "{}",
-        out.stdout
-    );
+    out.stderr_has("3 tasks marked [not runnable here]");
+    Test::at(&root)
+        .args(["describe", "all"])
+        .run()
+        .success()
+        .stdout_has("not runnable")
+        .stdout_has("depends on `lint file`");
     for name in ["tsc: watch", "lint file", "all"] {
-        let out = Test::at(&root).args(["run", name]).run().code(2);
-        assert!(out.stderr.contains("run it from VS Code"), "{}", out.stderr);
+        Test::at(&root)
+            .args(["run", name])
+            .run()
+            .code(2)
+            .stderr_has("run it from VS Code");
     }
     assert!(!root.join("ran").exists());
     Test::at(&root).args(["run", "ok"]).run().success();
@@ -192,21 +173,11 @@ async fn an_agent_is_told_why_a_task_cannot_run_before_any_permission_question()
     )
     .await;
     let listed = mcp.ok("list_tasks", json!({})).await;
-    assert!(
-        listed["tasks"][0]["not_runnable"]
-            .as_str()
-            .is_some_and(|r| r.contains("`typescript`")),
-        "{listed}"
-    );
+    assert_text_has(&listed["tasks"][0]["not_runnable"], "`typescript`");
     let body = mcp
         .err("task_start", json!({ "unique_name": "tsc: build" }), -32015)
         .await;
-    assert!(
-        body["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("agg cannot run `tsc: build`")),
-        "{body}"
-    );
+    assert_text_has(&body["error"], "agg cannot run `tsc: build`");
     mcp.client.cancel().await.expect("close");
 }
 
@@ -215,40 +186,12 @@ async fn vscode_tasks_run_through_mcp_with_their_args() {
     if !crate::common::have("python3") {
         return;
     }
-    let mcp = Mcp::start(
-        repo(&[
-            (".vscode/tasks.json", &tasks_json()),
-            ("marker.txt", "root marker\n"),
-            ("src/marker.txt", "src marker\n"),
-        ]),
-        true,
-    )
-    .await;
-    // Arguments a shell could read need the person's approval; this one covers them.
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({ "unique_name": "process", "args": TRICKY, "output": "full", "wait_ms": 60_000 }),
-        )
-        .await;
-    assert_eq!(run["exit_code"], 0, "{run}");
-    let mut expected = vec!["two words", "it's \"quoted\"", "$HOME"];
-    expected.extend(TRICKY);
-    let text = run["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(argv_json(text), expected, "{run}");
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({ "unique_name": "in-src", "output": "full", "wait_ms": 60_000 }),
-        )
-        .await;
-    assert!(
-        run["output"]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("src marker")),
-        "{run}"
-    );
+    let mcp = mcp_allowing_any_args(project().into_tempdir(), &[]).await;
+    let text = passes_through_mcp(&mcp, "process", &TRICKY).await;
+    let expected: Vec<&str> = PROCESS_ARGS.iter().chain(&TRICKY).copied().collect();
+    assert_eq!(argv_json(&text), expected, "{text}");
+    let run = task_start_full(&mcp, "in-src", &NO_ARGS).await;
+    assert_text_has(&run["output"]["text"], "src marker");
     mcp.client.cancel().await.expect("close");
 }
 
@@ -286,11 +229,7 @@ fn a_background_dependency_starts_and_the_chain_goes_on() {
     );
     let root = test.root().to_path_buf();
     let json = Test::at(&root).list_json();
-    let after = json["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["unique_name"] == "after"))
-        .cloned()
-        .expect("after");
+    let after = task(&json, "after");
     assert_eq!(after["service"], true, "{after}");
     // The dependent task does not wait for the watcher to end; the job lasts as long as it.
     let out = Test::at(&root).args(["run", "after"]).run().success();
@@ -313,17 +252,15 @@ fn npm_tasks_pass_the_callers_flags_to_the_script() {
             r#"{ "name": "web", "scripts": { "echo": "node -e \"console.log(JSON.stringify(process.argv.slice(1)))\" --" } }"#,
         );
     let root = test.root().to_path_buf();
-    let out = Test::at(&root)
+    Test::at(&root)
         .args(["run", "echo", "--", "--flag", "pos"])
         .run()
-        .success();
-    assert!(
-        out.stdout.contains(r#"["--flag","pos"]"#),
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
+        .success()
+        .stdout_has(r#"["--flag","pos"]"#);
     // `{type: npm, script}` in dependsOn is that task.
-    let out = Test::at(&root).args(["run", "both"]).run().success();
-    assert!(out.stdout.contains("[]"), "{}\n{}", out.stdout, out.stderr);
+    Test::at(&root)
+        .args(["run", "both"])
+        .run()
+        .success()
+        .stdout_has("[]");
 }

@@ -125,17 +125,29 @@ pub fn runner_json(
     env: &[(&str, &str)],
 ) -> Option<Value> {
     let out = runner_listing_with(dir, program, args, env);
-    out.status.success().then(|| {
-        serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{program} {args:?} is not JSON ({e}) in {}", dir.display()))
-    })
+    out.status
+        .success()
+        .then(|| parse(&out, dir, program, args))
 }
 
 /// The runner's listing in `dir` parsed as JSON; the runner must accept the directory.
 #[track_caller]
 pub fn runner_json_ok(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
-    runner_json(dir, program, args, env)
-        .unwrap_or_else(|| panic!("{program} {args:?} refuses {}", dir.display()))
+    let out = runner_listing_with(dir, program, args, env);
+    assert!(
+        out.status.success(),
+        "{program} {args:?} in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse(&out, dir, program, args)
+}
+
+/// A runner's JSON listing.
+#[track_caller]
+fn parse(out: &Output, dir: &Path, program: &str, args: &[&str]) -> Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{program} {args:?} is not JSON ({e}) in {}", dir.display()))
 }
 
 /// Checks that agg marks none of the rows of `runner` that run from `dir` itself not
