@@ -12,7 +12,7 @@ use crate::common::verbatim::{
     NO_ARGS, mcp_allowing_any_args, passes_through_mcp, task_start_full,
 };
 use crate::run::TRICKY;
-use crate::test::{Test, rows, task};
+use crate::test::{Test, rows, run_ok, task};
 
 /// A project that prints the cache variables `A0`…`A5` when configured, and a custom target
 /// that fails.
@@ -151,15 +151,10 @@ fn every_kind_of_preset_and_target_runs_in_the_fixture_project() {
 /// The preset names `cmake --list-presets=all` prints in `dir`, as agg names them
 /// (`configure:dev`).
 fn cmake_presets(dir: &Path) -> BTreeSet<String> {
-    let out = Command::new("cmake")
-        .arg("--list-presets=all")
-        .current_dir(dir)
-        .output()
-        .expect("cmake --list-presets");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = run_ok(
+        Command::new("cmake")
+            .arg("--list-presets=all")
+            .current_dir(dir),
     );
     let mut kind = String::new();
     let mut names = BTreeSet::new();

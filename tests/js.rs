@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::common::mcp::Mcp;
+use crate::common::verbatim::{mcp_allowing_any_args, passes_through_mcp};
 use crate::run::TRICKY;
-use crate::test::{Test, task};
+use crate::test::{Output, Test, task};
 
 /// A package script that prints its arguments as a JSON array (after `--`, so that node takes
 /// none of them for its own options).
@@ -27,11 +27,23 @@ pub const QUIET: [(&str, &str); 8] = [
     ("NX_INTERACTIVE", "false"),
 ];
 
-fn quiet(mut test: Test) -> Test {
-    for (key, value) in QUIET {
-        test = test.env(key, value);
-    }
-    test
+/// agg on the workspace, with turbo, nx and the package managers kept quiet.
+fn agg(test: &Test) -> Test {
+    QUIET
+        .iter()
+        .fold(Test::at(test.root()), |t, (key, value)| t.env(key, value))
+}
+
+/// Runs `task` with `args` and checks that it printed them as sent; returns the run's output.
+#[track_caller]
+fn args_arrive(test: &Test, task: &str, args: &[&str]) -> Output {
+    let out = agg(test)
+        .args(["run", task, "--"])
+        .args(args)
+        .run()
+        .success();
+    assert_eq!(printed_args(&out.stdout), args, "{task}: {}", out.stderr);
+    out
 }
 
 /// The directory of the installed npm package that provides `binary` (its `.bin` entry
@@ -122,7 +134,7 @@ fn turbo_npm_workspace() -> Test {
 fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
     require!("turbo", "npm");
     let test = turbo_npm_workspace();
-    let json = quiet(Test::at(test.root())).list_json();
+    let json = agg(&test).list_json();
     let build = task(&json, "build");
     assert_eq!(build["command"], "npx turbo run build", "{build}");
     assert_eq!(
@@ -134,35 +146,17 @@ fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
     assert_eq!(task(&json, "dev")["service"], true);
     assert_eq!(task(&json, "//#lint")["command"], "npx turbo run '//#lint'");
 
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "build", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert!(
-        out.stdout.contains("ui built"),
-        "ui builds first: {}",
-        out.stdout
-    );
-    assert_eq!(printed_args(&out.stdout), TRICKY, "{}", out.stderr);
-
+    // ui builds first.
+    args_arrive(&test, "build", &TRICKY).stdout_has("ui built");
     // A root task (`//#lint`) gets them too.
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "//#lint", "--", "--fix", "a b"])
-        .run()
-        .success();
-    assert_eq!(printed_args(&out.stdout), ["--fix", "a b"]);
-
-    let described = quiet(Test::at(test.root()))
+    args_arrive(&test, "//#lint", &["--fix", "a b"]);
+    // The runner is the workspace's own turbo.
+    agg(&test)
         .args(["describe", "dev"])
         .run()
-        .success();
-    assert!(described.stdout.contains("service"), "{}", described.stdout);
-    assert!(
-        described.stdout.contains("node_modules/.bin/turbo"),
-        "the runner is the workspace's own turbo: {}",
-        described.stdout
-    );
+        .success()
+        .stdout_has("service")
+        .stdout_has("node_modules/.bin/turbo");
 }
 
 #[test]
@@ -172,16 +166,12 @@ fn a_package_turbo_json_task_runs_from_the_root_for_that_package() {
         "packages/web/turbo.json",
         r#"{"extends": ["//"], "tasks": {"build": {"dependsOn": [], "cache": false}}}"#,
     );
-    let json = quiet(Test::at(test.root())).list_json();
+    let json = agg(&test).list_json();
     assert_eq!(
         task(&json, "web#build")["command"],
         "npx turbo run 'web#build'"
     );
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "web#build", "--", "x", "-y"])
-        .run()
-        .success();
-    assert_eq!(printed_args(&out.stdout), ["x", "-y"]);
+    let out = args_arrive(&test, "web#build", &["x", "-y"]);
     assert!(
         !out.stdout.contains("ui built"),
         "no dependsOn: {}",
@@ -210,40 +200,23 @@ fn turbo_runs_through_pnpm_exec_in_a_pnpm_workspace() {
             format!(r#"{{"name": "web", "scripts": {{"build": "{PRINT_ARGS}"}}}}"#),
         );
     install(test.root(), "turbo", "turbo");
-    let json = quiet(Test::at(test.root())).list_json();
+    let json = agg(&test).list_json();
     let build = task(&json, "build");
     assert_eq!(build["command"], "pnpm exec turbo run build", "{build}");
     assert_eq!(build["runner_available"], true);
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "build", "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    assert_eq!(printed_args(&out.stdout), TRICKY, "{}", out.stderr);
+    args_arrive(&test, "build", &TRICKY);
 }
 
 #[tokio::test]
 async fn mcp_lists_turbo_services_and_runs_tasks_with_arguments_verbatim() {
     require!("turbo", "npm");
     let test = turbo_npm_workspace();
-    let mcp = Mcp::start(test.into_tempdir(), true).await;
-    // The arguments are tricky on purpose: the person allows agents to pass any.
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
+    let mcp = mcp_allowing_any_args(test.into_tempdir(), &[]).await;
     let listed = mcp.ok("list_tasks", json!({"runner": "turbo"})).await;
-    let dev = listed["tasks"]
-        .as_array()
-        .and_then(|tasks| tasks.iter().find(|t| t["unique_name"] == "dev"))
-        .unwrap_or_else(|| panic!("no dev in {listed}"));
+    let dev = task(&listed, "dev");
     assert_eq!(dev["service"], true, "{dev}");
-    let done = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "build", "args": TRICKY, "output": "full", "wait_ms": 120_000}),
-        )
-        .await;
-    assert_eq!(done["exit_code"], 0, "{done}");
-    let text = done["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(printed_args(text), TRICKY, "{done}");
+    let text = passes_through_mcp(&mcp, "build", &TRICKY).await;
+    assert_eq!(printed_args(&text), TRICKY, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 
@@ -282,7 +255,7 @@ fn nx_npm_workspace() -> Test {
 fn nx_targets_run_through_npx_and_plain_arguments_arrive() {
     require!("nx", "npm");
     let test = nx_npm_workspace();
-    let json = quiet(Test::at(test.root())).list_json();
+    let json = agg(&test).list_json();
     let echo = task(&json, "util:echo");
     assert_eq!(echo["command"], "npx nx run util:echo", "{echo}");
     assert_eq!(echo["runner_available"], true, "{echo}");
@@ -293,22 +266,7 @@ fn nx_targets_run_through_npx_and_plain_arguments_arrive() {
 
     // Nx re-reads its arguments into options and hands them to a shell line, so only
     // arguments a shell leaves alone arrive as sent (README: Nx).
-    let plain = ["--flag=1", "word", "-x"];
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "util:echo", "--"])
-        .args(plain)
-        .run()
-        .success();
-    assert_eq!(printed_args(&out.stdout), plain, "{}", out.stderr);
-
-    let out = quiet(Test::at(test.root()))
-        .args(["run", "web:build", "--", "--mode=production"])
-        .run()
-        .success();
-    assert!(
-        out.stdout.contains("nx run util:build"),
-        "dependencies first: {}",
-        out.stdout
-    );
-    assert_eq!(printed_args(&out.stdout), ["--mode=production"]);
+    args_arrive(&test, "util:echo", &["--flag=1", "word", "-x"]);
+    // Dependencies first.
+    args_arrive(&test, "web:build", &["--mode=production"]).stdout_has("nx run util:build");
 }

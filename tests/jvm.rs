@@ -7,11 +7,11 @@
 
 use std::path::Path;
 
-use serde_json::json;
-
-use crate::common::mcp::Mcp;
+use crate::common::verbatim::{
+    assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
+};
 use crate::run::{TRICKY, argv_json};
-use crate::test::{Test, task};
+use crate::test::{Test, rows, task};
 
 /// A POM whose name shows the properties `p0`…`p5` and `greeting` (set by profile `greet`).
 const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -94,11 +94,11 @@ fn maven_phases_and_profiles_run_with_their_arguments_verbatim() {
     );
 
     // Maven's own failure is the task's.
-    let out = Test::at(test.root())
+    Test::at(test.root())
         .args(["run", "validate", "--", "-B", "no-such-phase"])
         .args([format!("-Dmaven.repo.local={}", repo.path().display())])
-        .run();
-    assert_eq!(out.code, Some(1), "{}", out.stdout);
+        .run()
+        .code(1);
 }
 
 #[tokio::test]
@@ -106,66 +106,33 @@ async fn maven_runs_through_mcp_with_its_arguments() {
     require!("mvn");
     let repo = tempfile::tempdir().expect("tmp");
     let dir = crate::common::repo(&[("pom.xml", POM)]);
-    let mcp = Mcp::start(dir, true).await;
-    // Arguments the runner or a shell could read need the person's approval; this one covers them.
-    mcp.agg_allow(&["--dir", ".", "--any-args"]);
-    let result = mcp
-        .ok(
-            "task_start",
-            json!({
-                "unique_name": "validate",
-                "args": maven_args(repo.path()),
-                "wait_ms": 120_000,
-                "output": "full"
-            }),
-        )
-        .await;
-    assert_eq!(result["exit_code"], 0, "{result}");
-    let text = result["output"]["text"].as_str().unwrap_or_default();
-    assert_eq!(&echoed(text)[..TRICKY.len()], TRICKY, "{result}");
+    let mcp = mcp_allowing_any_args(dir, &[]).await;
+    let text = passes_through_mcp(&mcp, "validate", &maven_args(repo.path())).await;
+    assert_eq!(&echoed(&text)[..TRICKY.len()], TRICKY, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 
-/// Makes `path` under `root` an executable that prints its arguments as JSON.
-fn stand_in(test: Test, path: &str) -> Test {
-    let test = test.write(
-        path,
-        "#!/bin/sh\nexec /usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n",
-    );
-    let file = test.root().join(path);
-    let mut perms = std::fs::metadata(&file).expect("stand-in").permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(&file, perms).expect("chmod");
-    test
-}
+/// A wrapper's stand-in: it prints its arguments as JSON.
+const STAND_IN: &str = "#!/bin/sh\nexec /usr/bin/python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n";
 
 /// Checks that without its wrapper the runner is missing (`PATH` holds neither runner), and
 /// that with it the wrapper is what the table shows and what runs.
 fn check_wrapper(files: &[(&str, &str)], wrapper: &str, task_name: &str, command: &str) {
     let empty = tempfile::tempdir().expect("tmp");
-    let path = empty.path().to_string_lossy().into_owned();
     let test = files
         .iter()
         .fold(Test::new(), |t, (p, text)| t.write(p, text));
-    let json = Test::at(test.root()).env("PATH", &path).list_json();
+    let agg = || Test::at(test.root()).env("PATH", empty.path());
+    let json = agg().list_json();
     assert_eq!(task(&json, task_name)["runner_available"], false, "{json}");
-    let test = stand_in(test, wrapper);
-    let json = Test::at(test.root()).env("PATH", &path).list_json();
+    let test = test.executable(wrapper, STAND_IN);
+    let agg = || Test::at(test.root()).env("PATH", empty.path());
+    let json = agg().list_json();
     assert_eq!(task(&json, task_name)["runner_available"], true, "{json}");
     assert_eq!(task(&json, task_name)["command"], command, "{json}");
-    let out = Test::at(test.root())
-        .env("PATH", &path)
-        .args(["run", task_name, "--"])
-        .args(TRICKY)
-        .run()
-        .success();
-    let mut expected = command
-        .split(' ')
-        .skip(1)
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-    expected.extend(TRICKY.iter().map(|s| (*s).to_owned()));
-    assert_eq!(argv_json(&out.stdout), expected, "{}", out.stderr);
+    // The wrapper gets the task's own words, then the caller's.
+    let words: Vec<&str> = command.split(' ').skip(1).collect();
+    assert_tricky_args_arrive(agg(), task_name, &words);
 }
 
 #[test]
@@ -201,15 +168,49 @@ task fail {
 }
 "#;
 
-fn gradle_build() -> Test {
-    Test::new()
-        .write("settings.gradle", "rootProject.name = 'probe'\ninclude 'app'\n")
-        .write("build.gradle", BUILD_GRADLE)
-        .write(
-            "app/build.gradle",
-            "apply plugin: 'application'\nmainClassName = 'Main'\n\ntask hello {\n    doLast { println 'hello from app' }\n}\n",
+/// A Gradle build, and a Gradle home of its own.
+struct GradleBuild {
+    test: Test,
+    home: tempfile::TempDir,
+}
+
+impl GradleBuild {
+    /// The build [`BUILD_GRADLE`] and its `app` subproject.
+    fn probe() -> GradleBuild {
+        GradleBuild::of(
+            Test::new()
+                .write("settings.gradle", "rootProject.name = 'probe'\ninclude 'app'\n")
+                .write("build.gradle", BUILD_GRADLE)
+                .write(
+                    "app/build.gradle",
+                    "apply plugin: 'application'\nmainClassName = 'Main'\n\ntask hello {\n    doLast { println 'hello from app' }\n}\n",
+                ),
         )
-        .write("gradle.properties", "org.gradle.daemon=false\n")
+    }
+
+    /// The build of `test`'s files, without the Gradle daemon.
+    fn of(test: Test) -> GradleBuild {
+        let test = test.write("gradle.properties", "org.gradle.daemon=false\n");
+        let home = tempfile::tempdir().expect("tmp");
+        GradleBuild { test, home }
+    }
+
+    /// agg on the build, Gradle using the build's own home.
+    fn agg(&self) -> Test {
+        Test::at(self.test.root()).env("GRADLE_USER_HOME", self.home.path())
+    }
+
+    /// What `gradle --offline -q ARGS` prints in the build.
+    fn gradle(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("gradle")
+            .args(["--offline", "-q"])
+            .args(args)
+            .current_dir(self.test.root())
+            .env("GRADLE_USER_HOME", self.home.path())
+            .output()
+            .expect("gradle");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
 }
 
 fn gradle_args() -> Vec<String> {
@@ -226,59 +227,45 @@ fn gradle_args() -> Vec<String> {
 #[test]
 fn gradle_tasks_run_with_their_arguments_verbatim() {
     require!("gradle");
-    let home = tempfile::tempdir().expect("tmp");
-    let test = gradle_build();
-    let json = Test::at(test.root()).list_json();
+    let build = GradleBuild::probe();
+    let json = Test::at(build.test.root()).list_json();
     assert_eq!(task(&json, "printArgs")["command"], "gradle printArgs");
     assert_eq!(task(&json, ":app:hello")["command"], "gradle :app:hello");
-    let out = Test::at(test.root())
-        .env("GRADLE_USER_HOME", home.path())
+    let out = build
+        .agg()
         .args(["run", "printArgs", "--"])
         .args(gradle_args())
         .run()
         .success();
     assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
-    let out = Test::at(test.root())
-        .env("GRADLE_USER_HOME", home.path())
+    build
+        .agg()
         .args(["run", ":app:hello", "--", "--offline", "-q"])
         .run()
-        .success();
-    assert!(out.stdout.contains("hello from app"), "{}", out.stdout);
-    let out = Test::at(test.root())
-        .env("GRADLE_USER_HOME", home.path())
+        .success()
+        .stdout_has("hello from app");
+    build
+        .agg()
         .args(["run", "fail", "--", "--offline", "-q"])
-        .run();
-    assert_eq!(out.code, Some(1), "{}", out.stderr);
+        .run()
+        .code(1);
 }
 
 #[test]
 fn gradle_itself_knows_every_task_agg_lists() {
     require!("gradle");
-    let home = tempfile::tempdir().expect("tmp");
-    let test = gradle_build();
-    let json = Test::at(test.root()).list_json();
-    let out = std::process::Command::new("gradle")
-        .args(["--offline", "-q", "tasks", "--all"])
-        .current_dir(test.root())
-        .env("GRADLE_USER_HOME", home.path())
-        .output()
-        .expect("gradle tasks");
-    let report = String::from_utf8_lossy(&out.stdout);
+    let build = GradleBuild::probe();
+    let json = Test::at(build.test.root()).list_json();
+    let report = build.gradle(&["tasks", "--all"]);
     // `gradle tasks --all` names a subproject's tasks `app:name`.
     let known: Vec<String> = report
         .lines()
         .filter_map(|l| l.split(" - ").next())
         .map(|name| format!(":{}", name.trim()))
         .collect();
-    let listed: Vec<&str> = json["tasks"]
-        .as_array()
-        .map(|tasks| {
-            tasks
-                .iter()
-                .filter_map(|t| t["source_name"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
+    let listed: Vec<&str> = rows(&json)
+        .filter_map(|t| t["source_name"].as_str())
+        .collect();
     assert!(listed.len() > 20, "{listed:?}");
     for name in listed {
         let qualified = if name.starts_with(':') {
@@ -296,17 +283,17 @@ fn gradle_itself_knows_every_task_agg_lists() {
 #[test]
 fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_at_run_time() {
     require!("gradle");
-    let home = tempfile::tempdir().expect("tmp");
-    let test = Test::new()
-        .write("settings.gradle", "rootProject.name = 'probe'\n")
-        .write(
-            "build.gradle",
-            "apply plugin: 'base'\n\
-             task docs {\n    enabled = false\n    doLast { println 'docs ran' }\n}\n\
-             ['Alpha', 'Beta'].each { n ->\n    task \"gen${n}\" {\n        doLast { println \"gen ran\" }\n    }\n}\n",
-        )
-        .write("gradle.properties", "org.gradle.daemon=false\n");
-    let json = Test::at(test.root()).list_json();
+    let build = GradleBuild::of(
+        Test::new()
+            .write("settings.gradle", "rootProject.name = 'probe'\n")
+            .write(
+                "build.gradle",
+                "apply plugin: 'base'\n\
+                 task docs {\n    enabled = false\n    doLast { println 'docs ran' }\n}\n\
+                 ['Alpha', 'Beta'].each { n ->\n    task \"gen${n}\" {\n        doLast { println \"gen ran\" }\n    }\n}\n",
+            ),
+    );
+    let json = Test::at(build.test.root()).list_json();
     assert_eq!(task(&json, "docs")["disabled"], true);
     assert!(task(&json, "docs").get("plugin").is_none());
     assert_eq!(task(&json, "clean")["plugin"], "base");
@@ -315,16 +302,7 @@ fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_a
         diagnostics.contains("a task named at run time") && diagnostics.contains("\"line\":7"),
         "{diagnostics}"
     );
-    let gradle = |args: &[&str]| {
-        std::process::Command::new("gradle")
-            .args(["--offline", "-q"])
-            .args(args)
-            .current_dir(test.root())
-            .env("GRADLE_USER_HOME", home.path())
-            .output()
-            .expect("gradle")
-    };
-    let report = String::from_utf8_lossy(&gradle(&["tasks", "--all"]).stdout).into_owned();
+    let report = build.gradle(&["tasks", "--all"]);
     // Gradle lists the disabled task and the two it names while running the script.
     for name in ["docs", "genAlpha", "genBeta", "clean"] {
         assert!(
@@ -333,28 +311,18 @@ fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_a
         );
     }
     // … and skips the disabled one when it runs.
-    let out = Test::at(test.root())
-        .env("GRADLE_USER_HOME", home.path())
+    let out = build
+        .agg()
         .args(["run", "docs", "--", "--offline", "-q"])
         .run()
         .success();
     assert!(!out.stdout.contains("docs ran"), "{}", out.stdout);
-    let described = Test::at(test.root())
-        .args(["describe", "docs"])
-        .run()
-        .success();
-    assert!(
-        described.stdout.contains("disabled"),
-        "{}",
-        described.stdout
-    );
-    let described = Test::at(test.root())
-        .args(["describe", "clean"])
-        .run()
-        .success();
-    assert!(
-        described.stdout.contains("from plugin"),
-        "{}",
-        described.stdout
-    );
+    let describe = |name: &str| {
+        Test::at(build.test.root())
+            .args(["describe", name])
+            .run()
+            .success()
+    };
+    describe("docs").stdout_has("disabled");
+    describe("clean").stdout_has("from plugin");
 }

@@ -9,7 +9,7 @@ use crate::common::listing::{
     assert_all_runnable, assert_names_match_the_runners, json_names, listed_by_dir, runner_json,
     runner_listing,
 };
-use crate::test::{Test, diagnostics, fixtures, names, rows, task};
+use crate::test::{Test, diagnostics, fixtures, names, rows, run_ok, task};
 
 /// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
 /// machine, so it is checked by its own tests instead.
@@ -114,18 +114,13 @@ fn ignored_files_node_modules_and_included_files_are_not_listed() {
 
 /// Runs git (the test's own tool, never agg's) in `dir` with no user or system config.
 fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_ok(
+        Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.org"])
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1"),
     );
 }
 

@@ -183,62 +183,44 @@ impl Output {
     /// Asserts exit code 0.
     #[track_caller]
     pub fn success(self) -> Output {
-        assert_eq!(
-            self.code,
-            Some(0),
-            "agg failed\nstdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
+        assert_eq!(self.code, Some(0), "agg failed\n{self}");
         self
     }
 
     /// Asserts a given exit code.
     #[track_caller]
     pub fn code(self, code: i32) -> Output {
-        assert_eq!(
-            self.code,
-            Some(code),
-            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
+        assert_eq!(self.code, Some(code), "unexpected exit code\n{self}");
         self
     }
 
     /// Asserts that agg failed: an exit code other than 0, or none (a signal).
     #[track_caller]
     pub fn fails(self) -> Output {
-        assert_ne!(
-            self.code,
-            Some(0),
-            "agg succeeded\nstdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
+        assert_ne!(self.code, Some(0), "agg succeeded\n{self}");
         self
     }
 
     /// Asserts that stdout holds `text`.
     #[track_caller]
     pub fn stdout_has(self, text: &str) -> Output {
-        assert!(
-            self.stdout.contains(text),
-            "no `{text}` in stdout:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
+        assert!(self.stdout.contains(text), "no `{text}` in stdout\n{self}");
         self
     }
 
     /// Asserts that stderr holds `text`.
     #[track_caller]
     pub fn stderr_has(self, text: &str) -> Output {
+        assert!(self.stderr.contains(text), "no `{text}` in stderr\n{self}");
+        self
+    }
+
+    /// Asserts that some line of stdout is a `line`.
+    #[track_caller]
+    pub fn stdout_has_line(self, line: impl Fn(&str) -> bool) -> Output {
         assert!(
-            self.stderr.contains(text),
-            "no `{text}` in stderr:\n{}\nstdout:\n{}",
-            self.stderr,
-            self.stdout
+            self.stdout.lines().any(line),
+            "no such line in stdout\n{self}"
         );
         self
     }
@@ -249,6 +231,28 @@ impl Output {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
+}
+
+/// Both streams, for a failure message.
+impl std::fmt::Display for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "stdout:\n{}\nstderr:\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// Runs a program other than agg (a runner, git), checks that it succeeded, showing its
+/// stderr when not, and returns what it printed.
+#[track_caller]
+pub fn run_ok(command: &mut Command) -> std::process::Output {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// Writes an executable file at `path`, creating directories.

@@ -127,22 +127,13 @@ fn a_task_that_needs_the_editor_is_shown_and_refused_with_its_reason() {
   ] }"#,
     );
     let root = test.root().to_path_buf();
-    let out = Test::at(&root).args(["list"]).run().success();
-    assert!(
-        out.stdout
-            .lines()
-            .any(|l| l.contains("tsc: watch") && l.ends_with("[not runnable here]")),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .lines()
-            .any(|l| l.contains("Lint the open file  [not runnable here]")),
-        "{}",
-        out.stdout
-    );
-    out.stderr_has("3 tasks marked [not runnable here]");
+    Test::at(&root)
+        .args(["list"])
+        .run()
+        .success()
+        .stdout_has_line(|l| l.contains("tsc: watch") && l.ends_with("[not runnable here]"))
+        .stdout_has("Lint the open file  [not runnable here]")
+        .stderr_has("3 tasks marked [not runnable here]");
     Test::at(&root)
         .args(["describe", "all"])
         .run()
