@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::common::verbatim::{assert_tricky_args_arrive, print_args_program};
 use crate::run::argv_json;
-use crate::test::{Test, task, write_executable};
+use crate::test::{Test, assert_runs_as, task, write_executable};
 
 const STACK: &str = "\
 services:
@@ -78,8 +78,9 @@ fn stack() -> Test {
         .write("compose.override.yml", OVERRIDE)
 }
 
-fn listed(test: &Test, stand: &Stand, name: &str) -> serde_json::Value {
-    task(&stand.agg(test.root()).list_json(), name).clone()
+/// The table agg lists for the stack with the stand-ins.
+fn listed(test: &Test, stand: &Stand) -> serde_json::Value {
+    stand.agg(test.root()).list_json()
 }
 
 /// The arguments of `up SERVICE` with both files of the stack.
@@ -100,13 +101,9 @@ fn with_the_compose_plugin_docker_compose_runs_the_service() {
         return;
     };
     let test = stack();
-    let web = listed(&test, &stand, "web");
-    assert_eq!(
-        web["command"],
-        "docker compose -f compose.yaml -f compose.override.yml up web"
-    );
-    assert_eq!(web["runner_available"], true);
-    assert_eq!(web["service"], true);
+    let json = listed(&test, &stand);
+    let command = "docker compose -f compose.yaml -f compose.override.yml up web";
+    assert_eq!(assert_runs_as(&json, "web", command)["service"], true);
     let compose_up_web: Vec<&str> = ["compose"].into_iter().chain(up("web")).collect();
     assert_tricky_args_arrive(stand.agg(test.root()), "web", &compose_up_web);
     let out = stand.agg(test.root()).args(["run", "down"]).run().success();
@@ -129,12 +126,8 @@ fn docker_without_the_plugin_runs_the_standalone_docker_compose() {
         return;
     };
     let test = stack();
-    let db = listed(&test, &stand, "db");
-    assert_eq!(
-        db["command"],
-        "docker-compose -f compose.yaml -f compose.override.yml up db"
-    );
-    assert_eq!(db["runner_available"], true);
+    let command = "docker-compose -f compose.yaml -f compose.override.yml up db";
+    assert_runs_as(&listed(&test, &stand), "db", command);
     let out = stand
         .agg(test.root())
         .args(["run", "db", "--", "a b"])
@@ -151,7 +144,10 @@ fn docker_alone_is_not_compose() {
         return;
     };
     let test = stack();
-    assert_eq!(listed(&test, &stand, "web")["runner_available"], false);
+    assert_eq!(
+        task(&listed(&test, &stand), "web")["runner_available"],
+        false
+    );
     stand
         .agg(test.root())
         .args(["run", "web"])

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::verbatim::{mcp_allowing_any_args, passes_through_mcp};
 use crate::run::TRICKY;
-use crate::test::{Output, Test, task};
+use crate::test::{Output, Test, assert_runs_as, task};
 
 /// A package script that prints its arguments as a JSON array (after `--`, so that node takes
 /// none of them for its own options).
@@ -135,12 +135,8 @@ fn turbo_tasks_run_through_npx_with_their_arguments_verbatim() {
     require!("turbo", "npm");
     let test = turbo_npm_workspace();
     let json = agg(&test).list_json();
-    let build = task(&json, "build");
-    assert_eq!(build["command"], "npx turbo run build", "{build}");
-    assert_eq!(
-        build["runner_available"], true,
-        "the workspace's own turbo: {build}"
-    );
+    // The runner is the workspace's own turbo.
+    let build = assert_runs_as(&json, "build", "npx turbo run build");
     assert_eq!(build["deps"], json!(["^build"]));
     assert_eq!(build["description"], "Build everything");
     assert_eq!(task(&json, "dev")["service"], true);
@@ -171,12 +167,8 @@ fn a_package_turbo_json_task_runs_from_the_root_for_that_package() {
         task(&json, "web#build")["command"],
         "npx turbo run 'web#build'"
     );
-    let out = args_arrive(&test, "web#build", &["x", "-y"]);
-    assert!(
-        !out.stdout.contains("ui built"),
-        "no dependsOn: {}",
-        out.stdout
-    );
+    // No dependsOn.
+    args_arrive(&test, "web#build", &["x", "-y"]).stdout_lacks("ui built");
 }
 
 #[test]
@@ -201,9 +193,7 @@ fn turbo_runs_through_pnpm_exec_in_a_pnpm_workspace() {
         );
     install(test.root(), "turbo", "turbo");
     let json = agg(&test).list_json();
-    let build = task(&json, "build");
-    assert_eq!(build["command"], "pnpm exec turbo run build", "{build}");
-    assert_eq!(build["runner_available"], true);
+    assert_runs_as(&json, "build", "pnpm exec turbo run build");
     args_arrive(&test, "build", &TRICKY);
 }
 
@@ -256,9 +246,7 @@ fn nx_targets_run_through_npx_and_plain_arguments_arrive() {
     require!("nx", "npm");
     let test = nx_npm_workspace();
     let json = agg(&test).list_json();
-    let echo = task(&json, "util:echo");
-    assert_eq!(echo["command"], "npx nx run util:echo", "{echo}");
-    assert_eq!(echo["runner_available"], true, "{echo}");
+    assert_runs_as(&json, "util:echo", "npx nx run util:echo");
     assert_eq!(task(&json, "web:build")["deps"], json!(["^build"]));
     assert_eq!(task(&json, "web:serve")["service"], true);
     // lint has no Nx configuration, and Nx makes it a target all the same.

@@ -11,7 +11,7 @@ use crate::common::verbatim::{
     assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
 };
 use crate::run::{TRICKY, argv_json};
-use crate::test::{Test, rows, task};
+use crate::test::{Test, assert_runs_as, rows, task};
 
 /// A POM whose name shows the properties `p0`…`p5` and `greeting` (set by profile `greet`).
 const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -67,8 +67,7 @@ fn maven_phases_and_profiles_run_with_their_arguments_verbatim() {
     let repo = tempfile::tempdir().expect("tmp");
     let test = Test::new().write("pom.xml", POM);
     let json = Test::at(test.root()).list_json();
-    assert_eq!(task(&json, "validate")["command"], "mvn validate");
-    assert_eq!(task(&json, "validate")["runner_available"], true);
+    assert_runs_as(&json, "validate", "mvn validate");
     assert_eq!(task(&json, "profile:greet")["command"], "mvn -P greet");
 
     let out = Test::at(test.root())
@@ -128,8 +127,7 @@ fn check_wrapper(files: &[(&str, &str)], wrapper: &str, task_name: &str, command
     let test = test.executable(wrapper, STAND_IN);
     let agg = || Test::at(test.root()).env("PATH", empty.path());
     let json = agg().list_json();
-    assert_eq!(task(&json, task_name)["runner_available"], true, "{json}");
-    assert_eq!(task(&json, task_name)["command"], command, "{json}");
+    assert_runs_as(&json, task_name, command);
     // The wrapper gets the task's own words, then the caller's.
     let words: Vec<&str> = command.split(' ').skip(1).collect();
     assert_tricky_args_arrive(agg(), task_name, &words);
@@ -311,12 +309,12 @@ fn gradle_lists_and_skips_a_disabled_task_and_knows_names_agg_reports_as_built_a
         );
     }
     // … and skips the disabled one when it runs.
-    let out = build
+    build
         .agg()
         .args(["run", "docs", "--", "--offline", "-q"])
         .run()
-        .success();
-    assert!(!out.stdout.contains("docs ran"), "{}", out.stdout);
+        .success()
+        .stdout_lacks("docs ran");
     let describe = |name: &str| {
         Test::at(build.test.root())
             .args(["describe", name])

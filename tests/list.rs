@@ -553,6 +553,15 @@ fn mise_tasks_match_mise_tasks_ls_on_every_fixture() {
     });
 }
 
+/// What `agg list . ARGS` prints for people in the `workspace` fixture.
+fn workspace_text(args: &[&str]) -> crate::test::Output {
+    Test::fixture("workspace")
+        .args(["list", "."])
+        .args(args)
+        .run()
+        .success()
+}
+
 /// The `workspace` fixture's tasks that `agg list ARGS --json` prints, in order.
 fn workspace(args: &[&str]) -> Vec<String> {
     names(&Test::fixture("workspace").list_here_json(args))
@@ -616,10 +625,7 @@ fn search_results_come_best_first() {
 
 #[test]
 fn people_see_search_results_in_directory_blocks_ordered_by_their_best_match() {
-    let out = Test::fixture("workspace")
-        .args(["list", ".", "-q", "test"])
-        .run()
-        .success();
+    let out = workspace_text(&["-q", "test"]);
     let blocks: Vec<&str> = out
         .stdout
         .lines()
@@ -655,10 +661,7 @@ fn people_see_search_results_in_directory_blocks_ordered_by_their_best_match() {
 
 #[test]
 fn a_search_that_finds_nothing_suggests_what_would() {
-    let out = Test::fixture("workspace")
-        .args(["list", ".", "-q", "acount-adaptr tset"])
-        .run()
-        .success();
+    let out = workspace_text(&["-q", "acount-adaptr tset"]);
     assert_eq!(
         out.stdout,
         "no tasks match `acount-adaptr tset`\ndid you mean `account-adapter test`?\n"

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::common::verbatim::assert_tricky_args_arrive;
 use crate::run::argv_json;
-use crate::test::{Test, assert_no_diagnostics, names, task};
+use crate::test::{Test, assert_no_diagnostics, assert_runs_as, names, task};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -35,10 +35,7 @@ fn console_script_project(extra: &str) -> Test {
 /// arguments reach it verbatim; `agg` makes a builder that runs agg on the project.
 #[track_caller]
 fn listed_and_verbatim(agg: impl Fn() -> Test, task: &str, command: &str) {
-    let json = agg().list_json();
-    let row = crate::test::task(&json, task);
-    assert_eq!(row["runner_available"], true, "{row}");
-    assert_eq!(row["command"], command, "{row}");
+    assert_runs_as(&agg().list_json(), task, command);
     assert_tricky_args_arrive(agg(), task, &[]);
 }
 

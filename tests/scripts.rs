@@ -7,7 +7,7 @@ use crate::common::verbatim::{
     NO_ARGS, assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp, task_start_full,
 };
 use crate::run::{TRICKY, argv_json};
-use crate::test::{Test, task};
+use crate::test::{Test, assert_runs_as};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "#!/usr/bin/env python3\n# Print the arguments.\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n";
@@ -27,10 +27,8 @@ fn scripts_get_their_args_verbatim_and_pass_on_exit_codes() {
         .executable("check", "#!/bin/sh\necho \"root script: $1\"\n");
     let root = test.root().to_path_buf();
     let json = Test::at(&root).list_json();
-    let args = task(&json, "scripts/args");
-    assert_eq!(args["command"], "./scripts/args.py");
+    let args = assert_runs_as(&json, "scripts/args", "./scripts/args.py");
     assert_eq!(args["description"], "Print the arguments.");
-    assert_eq!(args["runner_available"], true);
 
     assert_tricky_args_arrive(Test::at(&root), "scripts/args", &[]);
     Test::at(&root).args(["run", "scripts/fail"]).run().code(7);

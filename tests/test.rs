@@ -208,6 +208,13 @@ impl Output {
         self
     }
 
+    /// Asserts that stdout does not hold `text`.
+    #[track_caller]
+    pub fn stdout_lacks(self, text: &str) -> Output {
+        assert!(!self.stdout.contains(text), "`{text}` in stdout\n{self}");
+        self
+    }
+
     /// Asserts that stderr holds `text`.
     #[track_caller]
     pub fn stderr_has(self, text: &str) -> Output {
@@ -331,4 +338,18 @@ pub fn assert_text_has(value: &serde_json::Value, text: &str) {
         value.as_str().is_some_and(|s| s.contains(text)),
         "no `{text}` in {value}"
     );
+}
+
+/// The row of the task `unique_name` in an `agg list --json` document, once checked that
+/// agg found its runner and runs it as `command`.
+#[track_caller]
+pub fn assert_runs_as<'j>(
+    json: &'j serde_json::Value,
+    unique_name: &str,
+    command: &str,
+) -> &'j serde_json::Value {
+    let row = task(json, unique_name);
+    assert_eq!(row["command"], command, "{row}");
+    assert_eq!(row["runner_available"], true, "{row}");
+    row
 }
