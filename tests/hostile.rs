@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::test::{copy_dir, fixtures};
+use crate::test::{Test, diagnostics, rows, task};
 
 /// Runs `agg list --json` on `root`, failing if it hangs; returns the JSON and the time.
 fn list(root: &std::path::Path) -> (Value, Duration) {
@@ -43,52 +43,40 @@ fn list(root: &std::path::Path) -> (Value, Duration) {
 
 /// The diagnostics of an `agg list --json` document (or a `list_tasks` result) for `file`.
 pub(crate) fn diag_for<'a>(json: &'a Value, file: &str) -> Vec<&'a str> {
-    json["diagnostics"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    diagnostics(json)
         .filter(|d| d["file_path"] == file)
         .filter_map(|d| d["message"].as_str())
         .collect()
 }
 
 fn names(json: &Value) -> Vec<&str> {
-    json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    rows(json)
         .filter_map(|t| t["unique_name"].as_str())
         .collect()
 }
 
 #[test]
 fn hostile_inputs_become_diagnostics_and_lose_nothing_else() {
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("hostile"), dir.path());
-    std::fs::create_dir_all(dir.path().join("wide")).expect("mkdir");
-    std::fs::create_dir_all(dir.path().join("wide-under-cap")).expect("mkdir");
-    // 20 MB on one line: over the task-file cap.
-    std::fs::write(dir.path().join("wide/justfile"), "a".repeat(20 << 20)).expect("write");
-    // 7 MB single lines under the cap reach the parsers themselves.
-    std::fs::write(
-        dir.path().join("wide-under-cap/justfile"),
-        format!("x := '{}", "y".repeat(7 << 20)),
-    )
-    .expect("write");
-    std::fs::write(
-        dir.path().join("wide-under-cap/Makefile"),
-        format!("target: {}", "dep ".repeat(7 << 18)),
-    )
-    .expect("write");
-    std::fs::write(
-        dir.path().join("wide-under-cap/README.md"),
-        format!(
-            "# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n",
-            "z".repeat(7 << 20)
-        ),
-    )
-    .expect("write");
-    let (json, took) = list(dir.path());
+    let dir = Test::fixture_copy("hostile")
+        // 20 MB on one line: over the task-file cap.
+        .write("wide/justfile", "a".repeat(20 << 20))
+        // 7 MB single lines under the cap reach the parsers themselves.
+        .write(
+            "wide-under-cap/justfile",
+            format!("x := '{}", "y".repeat(7 << 20)),
+        )
+        .write(
+            "wide-under-cap/Makefile",
+            format!("target: {}", "dep ".repeat(7 << 18)),
+        )
+        .write(
+            "wide-under-cap/README.md",
+            format!(
+                "# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n",
+                "z".repeat(7 << 20)
+            ),
+        );
+    let (json, took) = list(dir.root());
     eprintln!("agg list on the hostile tree took {took:?}");
     let all = names(&json);
     // Every good task survives.
@@ -101,46 +89,28 @@ fn hostile_inputs_become_diagnostics_and_lose_nothing_else() {
     ] {
         assert!(all.contains(&want), "{want} missing from {all:?}");
     }
-    // Each hostile file is a diagnostic naming it.
-    assert!(
-        !diag_for(&json, "bomb/Taskfile.yml").is_empty(),
-        "alias bomb: {json}"
-    );
-    assert!(
-        !diag_for(&json, "deep-json/package.json").is_empty(),
-        "deep JSON"
-    );
-    assert!(
-        !diag_for(&json, "deep-yaml/Taskfile.yml").is_empty(),
-        "deep YAML"
-    );
-    assert!(
-        diag_for(&json, "utf8/justfile")
-            .iter()
-            .any(|m| m.contains("UTF-8")),
-        "invalid UTF-8"
-    );
-    assert!(
-        diag_for(&json, "wide/justfile")
-            .iter()
-            .any(|m| m.contains("limit")),
-        "20 MB file"
-    );
-    let crlf = json["tasks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|t| t["unique_name"] == "crlf/build")
-        .expect("crlf/build");
+    // Each hostile file is a diagnostic naming it (and saying why, where given).
+    for (file, why, what) in [
+        ("bomb/Taskfile.yml", "", "alias bomb"),
+        ("deep-json/package.json", "", "deep JSON"),
+        ("deep-yaml/Taskfile.yml", "", "deep YAML"),
+        ("utf8/justfile", "UTF-8", "invalid UTF-8"),
+        ("wide/justfile", "limit", "20 MB file"),
+    ] {
+        assert!(
+            diag_for(&json, file).iter().any(|m| m.contains(why)),
+            "{what}: {json}"
+        );
+    }
+    let crlf = task(&json, "crlf/build");
     assert_eq!(crlf["description"], "Build on Windows line endings");
     assert_eq!(crlf["command"], "make build");
 }
 
 #[test]
 fn symlink_loops_are_not_followed() {
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("hostile"), dir.path());
-    let (json, _) = list(dir.path());
+    let dir = Test::fixture_copy("hostile");
+    let (json, _) = list(dir.root());
     // The self-referential Makefile symlink cannot be read: a diagnostic, nothing else.
     let loop_diags = diag_for(&json, "loop/Makefile");
     assert!(!loop_diags.is_empty(), "{json}");
@@ -151,9 +121,8 @@ fn symlink_loops_are_not_followed() {
 /// read once and reported, not listed as thousands of `self:self:…` tasks.
 #[test]
 fn a_mise_task_directory_loop_is_read_once() {
-    let dir = tempfile::tempdir().expect("tmp");
-    copy_dir(&fixtures().join("hostile"), dir.path());
-    let (json, _) = list(dir.path());
+    let dir = Test::fixture_copy("hostile");
+    let (json, _) = list(dir.root());
     let mut mise: Vec<&str> = names(&json)
         .into_iter()
         .filter(|n| n.starts_with("mise-loop/"))
