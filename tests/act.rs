@@ -58,7 +58,7 @@ fn workflows() -> Test {
 /// with it first.
 fn fake_act() -> (tempfile::TempDir, String) {
     let bin = tempfile::tempdir().expect("tmp");
-    write_executable(&bin.path().join("act"), &print_args_program());
+    write_executable(&bin.path().join("act"), print_args_program());
     let path = format!("{}:/usr/bin:/bin", bin.path().display());
     (bin, path)
 }

@@ -36,7 +36,7 @@ impl Stand {
         std::fs::create_dir_all(dir.path().join("bin")).expect("bin");
         std::fs::create_dir_all(dir.path().join("docker")).expect("config");
         for rel in rels {
-            write_executable(&dir.path().join(rel), &print_args_program());
+            write_executable(&dir.path().join(rel), print_args_program());
         }
         Some(Stand { dir })
     }

@@ -58,6 +58,7 @@ fn prints_args_and_fails(file: &str, text: &str, command: &str, fails: Fails) {
 }
 
 /// How the task `fail` of a project ends.
+#[derive(Clone, Copy)]
 enum Fails {
     /// With this exit code, which the runner passes on.
     WithCode(i32),
