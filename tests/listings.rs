@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::common::listing::{assert_names_match_the_runners, listed_by_dir, runner_listing_with};
 use crate::js::{QUIET, install};
-use crate::test::{Test, copy_dir, diagnostics, source_names_in};
+use crate::test::{Test, diagnostics, source_names_in};
 
 /// `agg list --json` of `dir`, for `runner`.
 fn agg_rows(dir: &Path, runner: &str) -> Value {
@@ -32,13 +32,6 @@ fn remove_reported(dir: &Path, runner: &str) -> Vec<String> {
         std::fs::remove_file(dir.join(file)).expect("remove a reported file");
     }
     files.into_iter().collect()
-}
-
-/// A copy of the fixture directory `dir`, in a directory of its own.
-fn copy_of(dir: &Path) -> tempfile::TempDir {
-    let copy = tempfile::tempdir().expect("tmp");
-    copy_dir(dir, copy.path());
-    copy
 }
 
 /// What `program args` prints in `dir` as JSON, `None` when it refuses.
@@ -80,21 +73,21 @@ fn nx_targets_match_nx_show_project_on_every_fixture() {
     let dirs = listed_by_dir("nx");
     assert!(!dirs.is_empty(), "no fixture has Nx targets");
     for (dir, _) in dirs {
-        let copy = copy_of(&dir);
-        install(copy.path(), "nx", "nx");
-        let nx = nx_targets(copy.path()).unwrap_or_else(|| {
+        let copy = Test::copy_of(&dir);
+        install(copy.root(), "nx", "nx");
+        let nx = nx_targets(copy.root()).unwrap_or_else(|| {
             // Nx refuses the whole workspace for one unreadable project file; agg lists
             // the rest and names that file (see the README).
-            let removed = remove_reported(copy.path(), "nx");
+            let removed = remove_reported(copy.root(), "nx");
             assert!(
                 !removed.is_empty(),
                 "nx refuses {} but agg says nothing",
                 dir.display()
             );
-            nx_targets(copy.path())
+            nx_targets(copy.root())
                 .unwrap_or_else(|| panic!("nx still refuses {} without {removed:?}", dir.display()))
         });
-        let ours = source_names_in(&agg_rows(copy.path(), "nx"), ".");
+        let ours = source_names_in(&agg_rows(copy.root(), "nx"), ".");
         assert_eq!(ours, nx, "{}", dir.display());
     }
 }
@@ -137,33 +130,33 @@ fn turbo_tasks_match_turbo_query_and_dry_runs_on_every_fixture() {
         if turbo_1(&dir) {
             continue;
         }
-        let copy = copy_of(&dir);
-        let tasks = if let Some(tasks) = turbo_tasks(copy.path()) {
+        let copy = Test::copy_of(&dir);
+        let tasks = if let Some(tasks) = turbo_tasks(copy.root()) {
             tasks
         } else {
             // turbo refuses the whole workspace for one bad turbo.json (or a directory that
             // is no workspace); agg must have said why.
-            let removed = remove_reported(copy.path(), "turbo");
+            let removed = remove_reported(copy.root(), "turbo");
             assert!(
                 !removed.is_empty(),
                 "turbo refuses {} but agg says nothing",
                 dir.display()
             );
-            let Some(tasks) = turbo_tasks(copy.path()) else {
+            let Some(tasks) = turbo_tasks(copy.root()) else {
                 // What remains is no workspace turbo reads, and agg lists nothing there.
-                let left = source_names_in(&agg_rows(copy.path(), "turbo"), ".");
+                let left = source_names_in(&agg_rows(copy.root(), "turbo"), ".");
                 assert!(left.is_empty(), "{}: {left:?}", dir.display());
                 continue;
             };
             tasks
         };
-        let ours = source_names_in(&agg_rows(copy.path(), "turbo"), ".");
+        let ours = source_names_in(&agg_rows(copy.root(), "turbo"), ".");
         // Every task turbo runs is a row: `task` for all packages, or `package#task` for
         // that one. `turbo query` also lists package scripts no turbo.json configures,
         // which turbo refuses to run ("Could not find task"): those are no tasks.
         let names: BTreeSet<&str> = tasks.iter().map(|(_, task)| task.as_str()).collect();
         for name in names {
-            let Some(plan) = listing_json(copy.path(), "turbo", &["run", name, "--dry=json"])
+            let Some(plan) = listing_json(copy.root(), "turbo", &["run", name, "--dry=json"])
             else {
                 continue;
             };
@@ -180,7 +173,7 @@ fn turbo_tasks_match_turbo_query_and_dry_runs_on_every_fixture() {
         }
         // And every row is one turbo runs.
         for row in &ours {
-            let plan = listing_json(copy.path(), "turbo", &["run", row, "--dry=json"])
+            let plan = listing_json(copy.root(), "turbo", &["run", row, "--dry=json"])
                 .unwrap_or_else(|| panic!("{}: turbo run {row} --dry=json", dir.display()));
             let ids: Vec<&str> = plan["tasks"]
                 .as_array()

@@ -85,9 +85,8 @@ fn only_the_projects_own_scripts_are_listed() {
         .executable("env/bin/pip", "#!/usr/bin/python3\n")
         .write("env/pyvenv.cfg", "home = /usr\n")
         .executable("src/not-a-script-dir.sh", "#!/bin/sh\n");
-    let root = test.root().to_path_buf();
     assert_eq!(
-        names(&root),
+        names(test.root()),
         ["scripts/deploy", "scripts/test", "scripts/test.sh"]
     );
 }
@@ -108,9 +107,8 @@ fn an_extension_stays_only_beside_another_program_of_the_same_stem() {
         .executable("bin/lint.md", "notes\n")
         .executable("bin/serve.sh", "#!/bin/sh\n")
         .write("bin/serve.js", "#!/usr/bin/env node\n");
-    let root = test.root().to_path_buf();
     assert_eq!(
-        names(&root),
+        names(test.root()),
         [
             "bin/build.py",
             "bin/build.sh",

@@ -1,5 +1,7 @@
-//! The test builder: a repository (a bundled fixture or a fresh temp dir), arguments,
-//! environment, then the real `agg` binary run on it.
+//! The test builder: a repository (a bundled fixture, a copy of one, or a fresh temp dir),
+//! arguments, environment, then the real `agg` binary run on it; the assertions on what it
+//! printed (`success`, `stdout_has`, …), and the readers of its `--json` table (`task`,
+//! `rows`, `diagnostics`, …).
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -43,8 +45,13 @@ impl Test {
     /// A temporary copy of a bundled fixture, for a test that writes into it (or whose
     /// runner does).
     pub fn fixture_copy(name: &str) -> Test {
+        Test::copy_of(&fixtures().join(name))
+    }
+
+    /// A temporary copy of the directory `dir`.
+    pub fn copy_of(dir: &Path) -> Test {
         let test = Test::new();
-        copy_dir(&fixtures().join(name), test.root());
+        copy_dir(dir, test.root());
         test
     }
 

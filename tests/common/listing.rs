@@ -1,6 +1,7 @@
 //! What the comparisons of agg's rows with a runner's own listing share: the fixture
 //! directories where agg lists a runner's tasks (names, and descriptions where the runner
-//! prints them), and the runner's listing command run with a clean environment.
+//! prints them), the walk over them that compares names or checks that agg reported what
+//! the runner refused, and the runner's listing command run with a clean environment.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
