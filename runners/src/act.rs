@@ -7,7 +7,7 @@
 //! workflow) become parameters, given to act as `--input name=value`. Only the repository
 //! root's `.github/workflows/` is read, as GitHub reads it.
 
-use crate::yaml::{self, Entry, Node};
+use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::{Adapter, Param, Parsed, RawTask, Runner, Source, file_name};
 
 /// The GitHub Actions adapter.
@@ -41,18 +41,22 @@ fn workflow_stem(name: &str) -> Option<&str> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
-    let root = match yaml::parse(src.text) {
+    let root = match doc::read_yaml(src.text, Dialect::Strict) {
         Ok(node) => node,
         Err(err) => {
             parsed.diag(src.path, err.line, format!("invalid YAML: {}", err.message));
             return parsed;
         }
     };
-    let Node::Map(_) = root else {
-        let message = if root == Node::Null {
+    let Node {
+        value: Value::Table(_),
+        ..
+    } = root
+    else {
+        let message = if root.is_null() {
             "empty workflow: GitHub needs `on` and `jobs`".to_owned()
         } else {
-            format!("a workflow is a mapping, not {}", root.kind())
+            format!("a workflow is a mapping, not {}", root.kind_in(Terms::Yaml))
         };
         parsed.diag(src.path, Some(1), message);
         return parsed;
@@ -71,12 +75,18 @@ fn parse(src: &Source<'_>) -> Parsed {
     };
     let jobs = match root.entry("jobs") {
         Some(Entry {
-            value: Node::Map(jobs),
+            node: Node {
+                value: Value::Table(jobs),
+                ..
+            },
             ..
         }) => jobs.as_slice(),
         Some(entry) => {
-            let message = format!("`jobs` is a mapping of job ids, not {}", entry.value.kind());
-            parsed.diag(src.path, Some(entry.line), message);
+            let message = format!(
+                "`jobs` is a mapping of job ids, not {}",
+                entry.node.kind_in(Terms::Yaml)
+            );
+            parsed.diag(src.path, Some(entry.node.line), message);
             return parsed;
         }
         None => {
@@ -95,7 +105,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 "job `{}` is defined twice; GitHub refuses the workflow",
                 job.key
             );
-            parsed.diag(src.path, Some(job.line), message);
+            parsed.diag(src.path, Some(job.node.line), message);
             continue;
         }
         if !valid_job_id(&job.key) {
@@ -103,7 +113,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 "job id `{}` must start with a letter or `_` and hold only letters, digits, `-` and `_`",
                 job.key
             );
-            parsed.diag(src.path, Some(job.line), message);
+            parsed.diag(src.path, Some(job.node.line), message);
         }
         let task = job_task(
             src.path,
@@ -122,12 +132,18 @@ fn parse(src: &Source<'_>) -> Parsed {
 
 /// The event act simulates and that event's inputs, read from `on`.
 fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Param>) {
-    let triggers: Vec<(&str, Option<&Node>)> = match &on.value {
-        Node::Map(entries) => entries
+    let triggers: Vec<(&str, Option<&Node>)> = match &on.node {
+        Node {
+            value: Value::Table(entries),
+            ..
+        } => entries
             .iter()
-            .map(|e| (e.key.as_str(), Some(&e.value)))
+            .map(|e| (e.key.as_str(), Some(&e.node)))
             .collect(),
-        Node::Seq(items) => items
+        Node {
+            value: Value::Arr(items),
+            ..
+        } => items
             .iter()
             .filter_map(Node::scalar)
             .map(|s| (s, None))
@@ -141,9 +157,9 @@ fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Par
     let Some((event, config)) = chosen else {
         let message = format!(
             "`on` names no event (it is {}); act is told `push`",
-            on.value.kind()
+            on.node.kind_in(Terms::Yaml)
         );
-        parsed.diag(path, Some(on.line), message);
+        parsed.diag(path, Some(on.node.line), message);
         return ("push".to_owned(), Vec::new());
     };
     let inputs = match (*event, config) {
@@ -158,10 +174,17 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
     let Some(entry) = config.entry("inputs") else {
         return Vec::new();
     };
-    let Node::Map(inputs) = &entry.value else {
-        if entry.value != Node::Null {
-            let message = format!("`inputs` is a mapping, not {}", entry.value.kind());
-            parsed.diag(path, Some(entry.line), message);
+    let Node {
+        value: Value::Table(inputs),
+        ..
+    } = &entry.node
+    else {
+        if !entry.node.is_null() {
+            let message = format!(
+                "`inputs` is a mapping, not {}",
+                entry.node.kind_in(Terms::Yaml)
+            );
+            parsed.diag(path, Some(entry.node.line), message);
         }
         return Vec::new();
     };
@@ -169,11 +192,14 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
         .iter()
         .map(|input| {
             let default = input
-                .value
+                .node
                 .get("default")
                 .and_then(Node::scalar)
                 .map(str::to_owned);
-            let required = input.value.get("required").is_some_and(Node::is_true);
+            let required = input
+                .node
+                .get("required")
+                .is_some_and(Node::is_true_or_text_true);
             Param {
                 required: required && default.is_none(),
                 default,
@@ -203,15 +229,18 @@ fn job_task(
         job.key.clone(),
     ];
     let mut task = RawTask::new(Runner::Act, format!("{stem}/{}", job.key), ".", path, argv);
-    task.line = Some(job.line);
-    let job_name = job.value.get("name").and_then(Node::scalar);
+    task.line = Some(job.node.line);
+    let job_name = job.node.get("name").and_then(Node::scalar);
     task.description = match (workflow_name, job_name) {
         (Some(w), Some(j)) => Some(format!("{w} / {j}")),
         (w, j) => w.or(j).map(str::to_owned),
     };
     task.params = inputs.to_vec();
-    let needs: Vec<&str> = match job.value.get("needs") {
-        Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar).collect(),
+    let needs: Vec<&str> = match job.node.get("needs") {
+        Some(Node {
+            value: Value::Arr(items),
+            ..
+        }) => items.iter().filter_map(Node::scalar).collect(),
         Some(other) => other.scalar().into_iter().collect(),
         None => Vec::new(),
     };
@@ -221,11 +250,11 @@ fn job_task(
                 "job `{}` needs `{need}`, which this workflow does not define",
                 job.key
             );
-            parsed.diag(path, Some(job.line), message);
+            parsed.diag(path, Some(job.node.line), message);
         }
         task.deps.push(format!("{stem}/{need}"));
     }
-    task.script = steps_summary(&job.value);
+    task.script = steps_summary(&job.node);
     task
 }
 
@@ -235,7 +264,11 @@ fn steps_summary(job: &Node) -> Option<String> {
     if let Some(uses) = job.get("uses").and_then(Node::scalar) {
         return Some(format!("uses: {uses}"));
     }
-    let Some(Node::Seq(steps)) = job.get("steps") else {
+    let Some(Node {
+        value: Value::Arr(steps),
+        ..
+    }) = job.get("steps")
+    else {
         return None;
     };
     let lines: Vec<String> = steps

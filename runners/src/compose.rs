@@ -7,7 +7,7 @@
 //! with `include` are listed from the file that defines them. `up` tasks are services: they
 //! run until stopped.
 
-use crate::yaml::{self, Entry, Node};
+use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::{Adapter, Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
 
 /// The Compose adapter.
@@ -219,7 +219,7 @@ impl Stack<'_> {
     /// Reads one file of the stack: its includes first (compose loads them before the
     /// file's own services), then its services. An override merges into known services.
     fn read_file(&mut self, path: &str, text: &str, chain: &mut Vec<String>, merge: bool) {
-        let root = match yaml::parse(text) {
+        let root = match doc::read_yaml(text, Dialect::Strict) {
             Ok(node) => node,
             Err(err) => {
                 let message = format!("invalid YAML: {}", err.message);
@@ -228,10 +228,18 @@ impl Stack<'_> {
             }
         };
         match &root {
-            Node::Map(_) => {}
-            Node::Null => return,
+            Node {
+                value: Value::Table(_),
+                ..
+            } => {}
+            Node {
+                value: Value::Null, ..
+            } => return,
             other => {
-                let message = format!("a Compose file is a mapping, not {}", other.kind());
+                let message = format!(
+                    "a Compose file is a mapping, not {}",
+                    other.kind_in(Terms::Yaml)
+                );
                 self.parsed.diag(path, Some(1), message);
                 return;
             }
@@ -242,10 +250,17 @@ impl Stack<'_> {
         match root.entry("services") {
             None
             | Some(Entry {
-                value: Node::Null, ..
+                node: Node {
+                    value: Value::Null, ..
+                },
+                ..
             }) => {}
             Some(Entry {
-                value: Node::Map(services),
+                node:
+                    Node {
+                        value: Value::Table(services),
+                        ..
+                    },
                 ..
             }) => {
                 for entry in services {
@@ -255,28 +270,39 @@ impl Stack<'_> {
             Some(entry) => {
                 let message = format!(
                     "`services` is a mapping of service names, not {}",
-                    entry.value.kind()
+                    entry.node.kind_in(Terms::Yaml)
                 );
-                self.parsed.diag(path, Some(entry.line), message);
+                self.parsed.diag(path, Some(entry.node.line), message);
             }
         }
     }
 
     fn read_includes(&mut self, path: &str, entry: &Entry, chain: &mut Vec<String>) {
-        let items: Vec<&Node> = match &entry.value {
-            Node::Seq(items) => items.iter().collect(),
-            Node::Null => Vec::new(),
+        let items: Vec<&Node> = match &entry.node {
+            Node {
+                value: Value::Arr(items),
+                ..
+            } => items.iter().collect(),
+            Node {
+                value: Value::Null, ..
+            } => Vec::new(),
             other => {
-                let message = format!("`include` is a list, not {}", other.kind());
-                self.parsed.diag(path, Some(entry.line), message);
+                let message = format!("`include` is a list, not {}", other.kind_in(Terms::Yaml));
+                self.parsed.diag(path, Some(entry.node.line), message);
                 return;
             }
         };
         let dir = parent(path);
         for item in items {
             let paths: Vec<&str> = match item {
-                Node::Map(_) => match item.get("path") {
-                    Some(Node::Seq(paths)) => paths.iter().filter_map(Node::scalar).collect(),
+                Node {
+                    value: Value::Table(_),
+                    ..
+                } => match item.get("path") {
+                    Some(Node {
+                        value: Value::Arr(paths),
+                        ..
+                    }) => paths.iter().filter_map(Node::scalar).collect(),
                     Some(p) => p.scalar().into_iter().collect(),
                     None => Vec::new(),
                 },
@@ -284,7 +310,7 @@ impl Stack<'_> {
             };
             // With several paths, the later ones are overrides of the first.
             for (i, rel) in paths.into_iter().enumerate() {
-                self.include(path, entry.line, dir, rel, i > 0, chain);
+                self.include(path, entry.node.line, dir, rel, i > 0, chain);
             }
         }
     }
@@ -330,10 +356,13 @@ impl Stack<'_> {
     }
 
     fn add_service(&mut self, path: &str, entry: &Entry, merge: bool) {
-        let def = &entry.value;
+        let def = &entry.node;
         let scalar = |key: &str| def.get(key).and_then(Node::scalar).map(str::to_owned);
         let build = match def.get("build") {
-            Some(Node::Map(_)) => Some(
+            Some(Node {
+                value: Value::Table(_),
+                ..
+            }) => Some(
                 def.get("build")
                     .and_then(|b| b.get("context"))
                     .and_then(Node::scalar)
@@ -344,7 +373,10 @@ impl Stack<'_> {
             None => None,
         };
         let extends = match def.get("extends") {
-            Some(Node::Map(_)) => def
+            Some(Node {
+                value: Value::Table(_),
+                ..
+            }) => def
                 .get("extends")
                 .and_then(|e| e.get("service"))
                 .and_then(Node::scalar)
@@ -353,7 +385,10 @@ impl Stack<'_> {
             None => None,
         };
         let profiles: Option<Vec<String>> = match def.get("profiles") {
-            Some(Node::Seq(items)) => Some(
+            Some(Node {
+                value: Value::Arr(items),
+                ..
+            }) => Some(
                 items
                     .iter()
                     .filter_map(Node::scalar)
@@ -364,16 +399,25 @@ impl Stack<'_> {
             None => None,
         };
         let depends_on: Vec<String> = match def.get("depends_on") {
-            Some(Node::Seq(items)) => items
+            Some(Node {
+                value: Value::Arr(items),
+                ..
+            }) => items
                 .iter()
                 .filter_map(Node::scalar)
                 .map(str::to_owned)
                 .collect(),
-            Some(Node::Map(entries)) => entries.iter().map(|e| e.key.clone()).collect(),
+            Some(Node {
+                value: Value::Table(entries),
+                ..
+            }) => entries.iter().map(|e| e.key.clone()).collect(),
             _ => Vec::new(),
         };
         let command = match def.get("command") {
-            Some(Node::Seq(items)) => Some(
+            Some(Node {
+                value: Value::Arr(items),
+                ..
+            }) => Some(
                 items
                     .iter()
                     .filter_map(Node::scalar)
@@ -389,7 +433,7 @@ impl Stack<'_> {
                     "service `{}` is also defined in {} at line {}; docker compose refuses the conflict",
                     entry.key, known.file, known.line
                 );
-                self.parsed.diag(path, Some(entry.line), message);
+                self.parsed.diag(path, Some(entry.node.line), message);
                 return;
             }
             // An override replaces what it sets and adds dependencies.
@@ -410,12 +454,12 @@ impl Stack<'_> {
                 "service name `{}` must be letters, digits, `.`, `_` and `-`, starting with a letter or digit",
                 entry.key
             );
-            self.parsed.diag(path, Some(entry.line), message);
+            self.parsed.diag(path, Some(entry.node.line), message);
         }
         self.services.push(Service {
             name: entry.key.clone(),
             file: path.to_owned(),
-            line: entry.line,
+            line: entry.node.line,
             image: scalar("image"),
             build,
             extends,

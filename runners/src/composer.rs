@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::python::value::{self, Entry, Node};
+use crate::doc::{self, Entry, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, parent};
 
 /// The composer adapter.
@@ -74,7 +74,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_json(src.text) {
+    let root = match doc::read_json(src.text) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);

@@ -18,7 +18,7 @@ mod tests;
 
 use presets::{Kind, Presets, step_kind, tidy};
 
-use crate::python::value::Node;
+use crate::doc::Node;
 use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
 
 /// The CMake adapter.

@@ -11,7 +11,7 @@ mod workspace;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::python::value::{self, Node, Value};
+use crate::doc::{self, Dialect, Node, Value};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
 
 /// The deno adapter.
@@ -39,7 +39,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_jsonc(src.text) {
+    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);

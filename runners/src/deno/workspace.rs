@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use globset::GlobBuilder;
 
 use super::CONFIG_FILES;
-use crate::python::value::{self, Node};
+use crate::doc::{self, Dialect, Node};
 use crate::{Files, Parsed, Source, join, parent};
 
 /// The files that make a directory a member deno accepts.
@@ -86,7 +86,7 @@ pub(super) fn root_tasks(files: &dyn Files, dir: &str) -> Option<HashSet<String>
         let Some(root) = files
             .read(&path)
             .ok()
-            .and_then(|t| value::from_jsonc(&t).ok())
+            .and_then(|t| doc::read_jsonc(&t, Dialect::Loose).ok())
         else {
             continue;
         };

@@ -9,9 +9,9 @@
 //! `description` its description, `persistent` marks it a service and `interactive` a task
 //! that wants a terminal. Arguments go after `--`: turbo hands them to the package scripts.
 
-use super::json::{self, Node};
 use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
+use crate::doc::{self, Dialect, Node, Terms};
 use crate::{Parsed, RawTask, Runner, Source, parent};
 
 /// The root configuration's file names, in the order turbo looks for them.
@@ -19,10 +19,13 @@ const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
 
 pub(super) fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match json::parse(src.text) {
-        Ok(root) if root.is_object() => root,
+    let root = match doc::read_jsonc(src.text, Dialect::Strict) {
+        Ok(root) if root.is_table() => root,
         Ok(other) => {
-            let message = format!("turbo.json should be an object, not {}", other.kind());
+            let message = format!(
+                "turbo.json should be an object, not {}",
+                other.kind_in(Terms::Json)
+            );
             out.diag(src.path, Some(other.line), message);
             return out;
         }
@@ -71,10 +74,13 @@ fn task_table<'n>(path: &str, root: &'n Node, out: &mut Parsed) -> Option<&'n No
         (None, Some(pipeline)) => ("pipeline", pipeline),
         (None, None) => return None,
     };
-    if tasks.is_object() {
+    if tasks.is_table() {
         Some(tasks)
     } else {
-        let message = format!("`{key}` should be an object, not {}", tasks.kind());
+        let message = format!(
+            "`{key}` should be an object, not {}",
+            tasks.kind_in(Terms::Json)
+        );
         out.diag(path, Some(tasks.line), message);
         None
     }
@@ -150,8 +156,11 @@ fn push(
     config: &Node,
     out: &mut Parsed,
 ) {
-    if !config.is_object() {
-        let message = format!("task `{name}` should be an object, not {}", config.kind());
+    if !config.is_table() {
+        let message = format!(
+            "task `{name}` should be an object, not {}",
+            config.kind_in(Terms::Json)
+        );
         out.diag(src.path, Some(config.line), message);
         return;
     }
@@ -175,7 +184,7 @@ fn push(
         } else {
             let message = format!(
                 "`dependsOn` of `{name}` should be an array, not {}",
-                depends.kind()
+                depends.kind_in(Terms::Json)
             );
             out.diag(src.path, Some(depends.line), message);
         }

@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use super::value::Node;
-use super::{Project, env_of, first_word, text_of};
+use super::{Project, first_word};
+use crate::doc::{self, Node};
 use crate::{Parsed, RawTask, Runner};
 
 /// The keys that make a table a script, one of which it must have.
@@ -87,11 +87,11 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
                     .collect();
                 items.join("\n")
             }
-            "call" => format!("call: {}", text_of(body).unwrap_or_default()),
-            _ => text_of(body).unwrap_or_default(),
+            "call" => format!("call: {}", body.text_of().unwrap_or_default()),
+            _ => body.text_of().unwrap_or_default(),
         });
         task.description = node.get("help").and_then(Node::str).map(str::to_owned);
-        task.env = env_of(node.get("env"));
+        task.env = doc::env_of(node.get("env"));
         out.tasks.push(task);
     }
 }

@@ -5,8 +5,8 @@
 
 use std::collections::HashSet;
 
-use super::value::{self, Node, ParseError};
-use super::{Project, env_of, first_word, text_of};
+use super::{Project, first_word};
+use crate::doc::{self, Dialect, Node, ParseError};
 use crate::{Param, Parsed, RawTask, Runner, Source, Variadic, parent};
 
 /// The keys that make a table a task, one of which it must have.
@@ -58,11 +58,11 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
 fn read_any(path: &str, text: &str) -> Result<Node, ParseError> {
     let extension = path.rsplit('.').next().unwrap_or_default();
     if extension == "json" {
-        value::from_json(text)
+        doc::read_json(text)
     } else if extension == "yaml" || extension == "yml" {
-        value::from_yaml(text)
+        doc::read_yaml(text, Dialect::Loose)
     } else {
-        value::from_toml(text)
+        doc::read_toml(text)
     }
 }
 
@@ -292,8 +292,8 @@ fn read_task(
             script
         }
         "switch" => "switch".to_owned(),
-        "cmd" | "shell" => text_of(body).unwrap_or_default(),
-        _ => format!("{kind}: {}", text_of(body).unwrap_or_default()),
+        "cmd" | "shell" => body.text_of().unwrap_or_default(),
+        _ => format!("{kind}: {}", body.text_of().unwrap_or_default()),
     });
     task.description = node.get("help").and_then(Node::str).map(str::to_owned);
     task.params = params(node.get("args"));
@@ -320,7 +320,7 @@ fn read_task(
             }
         }
     }
-    task.env = env_of(node.get("env"));
+    task.env = doc::env_of(node.get("env"));
     Some(task)
 }
 
@@ -358,7 +358,7 @@ fn steps(kind: &str, items: &[Node]) -> (Vec<String>, String) {
             }
             Some((inner, body)) => {
                 inline = true;
-                lines.push(format!("{inner}: {}", text_of(body).unwrap_or_default()));
+                lines.push(format!("{inner}: {}", body.text_of().unwrap_or_default()));
             }
             None => {
                 inline = true;
@@ -385,9 +385,7 @@ fn params(args: Option<&Node>) -> Vec<Param> {
         let get = |key: &str| spec.and_then(|s| s.get(key));
         let mut param = Param::required(name);
         param.required = get("required").is_some_and(Node::is_true);
-        param.default = get("default")
-            .and_then(Node::scalar)
-            .map(std::borrow::Cow::into_owned);
+        param.default = get("default").and_then(Node::scalar).map(str::to_owned);
         if get("multiple").is_some_and(|m| m.is_true() || m.scalar().is_some_and(|s| s != "false"))
         {
             param.variadic = Some(if param.required {

@@ -8,7 +8,7 @@
 //! standard `[project]`. `[tool.poetry.scripts]` always run with `poetry run`.
 
 use super::Project;
-use super::value::Node;
+use crate::doc::Node;
 use crate::{Parsed, RawTask, Runner, parent};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {

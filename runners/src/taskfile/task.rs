@@ -4,7 +4,7 @@
 //! build ./...`) or a list of commands. A badly typed field is reported and left out; the
 //! task itself is still listed.
 
-use super::node::{Entry, Node};
+use crate::doc::{Entry, Node, Terms, Value};
 use crate::{Diagnostic, Param};
 
 /// A task as one Taskfile defines it, its name still relative to that file.
@@ -46,7 +46,7 @@ pub(super) const METHODS: [&str; 3] = ["checksum", "timestamp", "none"];
 pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> TaskDef {
     let mut def = TaskDef {
         name: entry.key.clone(),
-        line: entry.line,
+        line: entry.node.line,
         internal: false,
         description: None,
         aliases: Vec::new(),
@@ -62,18 +62,24 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
     let mut bad = |field: &str, want: &str, got: &Node| {
         diags.push(Diagnostic::new(
             file,
-            Some(entry.line),
+            Some(entry.node.line),
             format!(
                 "task `{}`: `{field}` should be {want}, not {}",
                 entry.key,
-                got.kind()
+                got.kind_in(Terms::Yaml)
             ),
         ));
     };
-    let fields = match &entry.value {
-        Node::Map(_) => &entry.value,
-        Node::Seq(items) => {
-            def.refusal = items.iter().find_map(|c| refused(c, entry.line));
+    let fields = match &entry.node {
+        Node {
+            value: Value::Table(_),
+            ..
+        } => &entry.node,
+        Node {
+            value: Value::Arr(items),
+            ..
+        } => {
+            def.refusal = items.iter().find_map(|c| refused(c, entry.node.line));
             def.script = join_cmds(items.iter().filter_map(command));
             return def;
         }
@@ -84,36 +90,66 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         }
     };
 
-    def.internal = fields.get("internal").is_some_and(Node::is_true);
-    def.interactive = fields.get("interactive").is_some_and(Node::is_true);
+    def.internal = fields
+        .get("internal")
+        .is_some_and(Node::is_true_or_text_true);
+    def.interactive = fields
+        .get("interactive")
+        .is_some_and(Node::is_true_or_text_true);
     match fields.get("prompt") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => {
+        None
+        | Some(Node {
+            value: Value::Null, ..
+        }) => {}
+        Some(Node {
+            value: Value::Arr(items),
+            ..
+        }) => {
             def.prompt = items
                 .iter()
                 .filter_map(scalar_string)
                 .filter(|p| !p.trim().is_empty())
                 .collect();
         }
-        Some(node @ Node::Map(_)) => bad("prompt", "text or a list", node),
+        Some(
+            node @ Node {
+                value: Value::Table(_),
+                ..
+            },
+        ) => bad("prompt", "text or a list", node),
         Some(node) => def.prompt = scalar_string(node).into_iter().collect(),
     }
     def.description = text_field(fields, "desc", &mut bad)
         .or_else(|| text_field(fields, "summary", &mut bad).and_then(|s| first_paragraph(&s)));
 
     match fields.get("aliases") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => def.aliases = items.iter().filter_map(scalar_string).collect(),
+        None
+        | Some(Node {
+            value: Value::Null, ..
+        }) => {}
+        Some(Node {
+            value: Value::Arr(items),
+            ..
+        }) => def.aliases = items.iter().filter_map(scalar_string).collect(),
         Some(other) => bad("aliases", "a list", other),
     }
 
     match fields.get("deps") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => {
+        None
+        | Some(Node {
+            value: Value::Null, ..
+        }) => {}
+        Some(Node {
+            value: Value::Arr(items),
+            ..
+        }) => {
             def.deps = items
                 .iter()
                 .filter_map(|dep| match dep {
-                    Node::Map(_) => dep.get("task").and_then(scalar_string),
+                    Node {
+                        value: Value::Table(_),
+                        ..
+                    } => dep.get("task").and_then(scalar_string),
                     other => scalar_string(other),
                 })
                 .collect();
@@ -121,54 +157,95 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         Some(other) => bad("deps", "a list", other),
     }
 
-    match fields.entry("cmds") {
+    match fields.get("cmds") {
         None
-        | Some(Entry {
-            value: Node::Null, ..
+        | Some(Node {
+            value: Value::Null, ..
         }) => {
-            if let Some(cmd) = fields.entry("cmd") {
-                def.refusal = refused(&cmd.value, cmd.line);
-                def.script = command(&cmd.value).filter(|s| !s.is_empty());
+            if let Some(cmd) = fields.get("cmd") {
+                def.refusal = refused(cmd, cmd.line);
+                def.script = command(cmd).filter(|s| !s.is_empty());
             }
         }
-        Some(Entry {
-            value: Node::Seq(items),
+        Some(Node {
+            value: Value::Arr(items),
             line,
-            ..
         }) => {
             def.refusal = items.iter().find_map(|c| refused(c, *line));
             def.script = join_cmds(items.iter().filter_map(command));
         }
-        Some(Entry { value, .. }) => bad("cmds", "a list", value),
+        Some(other) => bad("cmds", "a list", other),
     }
     if let Some(method) = fields.entry("method")
-        && let Some(value) = method.value.scalar().filter(|m| !m.is_empty())
+        && let Some(value) = method.node.scalar().filter(|m| !m.is_empty())
     {
-        def.method = Some((value.to_owned(), method.line));
+        def.method = Some((value.to_owned(), method.node.line));
     }
 
     match fields.get("requires").map(|r| (r, r.get("vars"))) {
-        None | Some((Node::Null, _) | (Node::Map(_), None | Some(Node::Null))) => {}
-        Some((Node::Map(_), Some(Node::Seq(vars)))) => {
+        None
+        | Some(
+            (
+                Node {
+                    value: Value::Null, ..
+                },
+                _,
+            )
+            | (
+                Node {
+                    value: Value::Table(_),
+                    ..
+                },
+                None
+                | Some(Node {
+                    value: Value::Null, ..
+                }),
+            ),
+        ) => {}
+        Some((
+            Node {
+                value: Value::Table(_),
+                ..
+            },
+            Some(Node {
+                value: Value::Arr(vars),
+                ..
+            }),
+        )) => {
             def.params = vars
                 .iter()
                 .filter_map(|var| match var {
-                    Node::Map(_) => var.get("name").and_then(scalar_string),
+                    Node {
+                        value: Value::Table(_),
+                        ..
+                    } => var.get("name").and_then(scalar_string),
                     other => scalar_string(other),
                 })
                 .map(Param::required)
                 .collect();
         }
-        Some((Node::Map(_), Some(other))) => bad("requires.vars", "a list", other),
+        Some((
+            Node {
+                value: Value::Table(_),
+                ..
+            },
+            Some(other),
+        )) => bad("requires.vars", "a list", other),
         Some((other, _)) => bad("requires", "a mapping", other),
     }
 
     match fields.get("env") {
-        None | Some(Node::Null) => {}
-        Some(Node::Map(vars)) => {
+        None
+        | Some(Node {
+            value: Value::Null, ..
+        }) => {}
+        Some(Node {
+            value: Value::Table(vars),
+            ..
+        }) => {
             def.env = vars
                 .iter()
-                .filter_map(|var| Some((var.key.clone(), env_value(&var.value)?)))
+                .filter_map(|var| Some((var.key.clone(), env_value(&var.node)?)))
                 .collect();
         }
         Some(other) => bad("env", "a mapping", other),
@@ -179,8 +256,17 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
 /// A scalar field as trimmed text; `None` when absent or empty.
 fn text_field(fields: &Node, key: &str, bad: &mut impl FnMut(&str, &str, &Node)) -> Option<String> {
     match fields.get(key)? {
-        Node::Null => None,
-        node @ (Node::Seq(_) | Node::Map(_)) => {
+        Node {
+            value: Value::Null, ..
+        } => None,
+        node @ (Node {
+            value: Value::Arr(_),
+            ..
+        }
+        | Node {
+            value: Value::Table(_),
+            ..
+        }) => {
             bad(key, "text", node);
             None
         }
@@ -208,14 +294,20 @@ fn scalar_string(node: &Node) -> Option<String> {
 /// call to another task, `defer: ...` for a deferred one.
 fn command(node: &Node) -> Option<String> {
     let text = match node {
-        Node::Map(_) => {
+        Node {
+            value: Value::Table(_),
+            ..
+        } => {
             if let Some(cmd) = node.get("cmd") {
                 cmd.scalar()?.to_owned()
             } else if let Some(task) = node.get("task") {
                 format!("task: {}", task.scalar()?)
             } else if let Some(deferred) = node.get("defer") {
                 let inner = match deferred {
-                    Node::Map(_) => match (deferred.get("cmd"), deferred.get("task")) {
+                    Node {
+                        value: Value::Table(_),
+                        ..
+                    } => match (deferred.get("cmd"), deferred.get("task")) {
                         (Some(cmd), _) => cmd.scalar()?.to_owned(),
                         (None, Some(task)) => format!("task: {}", task.scalar()?),
                         (None, None) => return None,
@@ -237,19 +329,25 @@ fn command(node: &Node) -> Option<String> {
 /// `defer`; a list is no command at all.
 fn refused(node: &Node, line: u32) -> Option<(u32, String)> {
     match node {
-        Node::Map(entries) => {
+        Node {
+            value: Value::Table(entries),
+            ..
+        } => {
             let filled = |key: &str| {
                 node.get(key)
                     .is_some_and(|v| v.scalar().is_some_and(|s| !s.is_empty()))
             };
-            let deferred = node.get("defer").is_some_and(|d| *d != Node::Null);
+            let deferred = node.get("defer").is_some_and(|d| !d.is_null());
             if filled("cmd") || filled("task") || deferred {
                 return None;
             }
-            let at = entries.first().map_or(line, |e| e.line);
+            let at = entries.first().map_or(line, |e| e.node.line);
             Some((at, "invalid keys in command".to_owned()))
         }
-        Node::Seq(_) => Some((line, "cannot unmarshal !!seq into command".to_owned())),
+        Node {
+            value: Value::Arr(_),
+            ..
+        } => Some((line, "cannot unmarshal !!seq into command".to_owned())),
         _ => None,
     }
 }
@@ -262,22 +360,34 @@ fn join_cmds(cmds: impl Iterator<Item = String>) -> Option<String> {
 /// An `env` value as text: scalars as written, `{sh: cmd}` as `$(cmd)`, null as empty.
 fn env_value(node: &Node) -> Option<String> {
     match node {
-        Node::Null => Some(String::new()),
-        Node::Map(_) => Some(format!("$({})", node.get("sh")?.scalar()?)),
-        Node::Seq(_) => None,
+        Node {
+            value: Value::Null, ..
+        } => Some(String::new()),
+        Node {
+            value: Value::Table(_),
+            ..
+        } => Some(format!("$({})", node.get("sh")?.scalar()?)),
+        Node {
+            value: Value::Arr(_),
+            ..
+        } => None,
         other => scalar_string(other),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::node;
     use super::*;
+    use crate::doc::{self, Dialect};
 
     /// Reads every task of a `tasks:` mapping.
     fn tasks(yaml: &str) -> (Vec<TaskDef>, Vec<Diagnostic>) {
-        let root = node::parse(yaml).expect("valid YAML");
-        let Some(Node::Map(entries)) = root.get("tasks") else {
+        let root = doc::read_yaml(yaml, Dialect::Strict).expect("valid YAML");
+        let Some(Node {
+            value: Value::Table(entries),
+            ..
+        }) = root.get("tasks")
+        else {
             panic!("no tasks")
         };
         let mut diags = Vec::new();

@@ -13,7 +13,7 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::python::value::{self, Node};
+use crate::doc::{self, Dialect, Node};
 use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
 
 pub(crate) use resolve::{Refusal, Spec};
@@ -47,7 +47,7 @@ const MAX_STEPS: usize = 1_000;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_jsonc(src.text) {
+    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);

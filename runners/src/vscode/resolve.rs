@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{PLATFORM, dependency_names};
-use crate::python::value::Node;
+use crate::doc::Node;
 use crate::{Parsed, Source, join, relative};
 
 /// A task as agg runs it.
@@ -499,7 +499,7 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
             Quoting::Verbatim
         };
         return Some(Word {
-            value: value.into_owned(),
+            value: value.to_owned(),
             quoting,
         });
     }
@@ -510,7 +510,7 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
             .filter_map(Node::str)
             .collect::<Vec<_>>()
             .join(" "),
-        None => value.scalar()?.into_owned(),
+        None => value.scalar()?.to_owned(),
     };
     let quoting = match node.get("quoting").and_then(Node::str) {
         Some("strong") => Quoting::Strong,
@@ -526,12 +526,8 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
 fn uses_env(command: &Node, args: &[&Node]) -> bool {
     let text = |n: &Node| {
         n.scalar()
-            .map(std::borrow::Cow::into_owned)
-            .or_else(|| {
-                n.get("value")
-                    .and_then(Node::scalar)
-                    .map(std::borrow::Cow::into_owned)
-            })
+            .map(str::to_owned)
+            .or_else(|| n.get("value").and_then(Node::scalar).map(str::to_owned))
             .unwrap_or_default()
     };
     std::iter::once(command)

@@ -14,7 +14,7 @@ mod replace;
 use std::collections::HashMap;
 
 use super::Project;
-use super::value::{self, Node};
+use crate::doc::{self, Node};
 use crate::{Parsed, RawTask, Runner, Source, parent};
 use replace::Settings;
 
@@ -53,7 +53,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
             );
             return out;
         }
-        match value::from_toml(src.text) {
+        match doc::read_toml(src.text) {
             Ok(root) => read_toml(src.path, &root, &mut out),
             Err(err) => {
                 out.diag(src.path, err.line, err.message);

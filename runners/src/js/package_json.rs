@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::js::manager::detect;
+use super::manager::detect;
 use crate::{Adapter, file_name};
 use crate::{Hook, HookWhen, LineIndex, Parsed, RawTask, Runner, Source, parent};
 
@@ -45,7 +45,7 @@ fn parse(src: &Source<'_>) -> Parsed {
     };
     let package = root.get("name").and_then(Value::as_str);
     let Some(scripts) = root.get("scripts") else {
-        crate::js::nx::from_package_json(src, &mut parsed);
+        super::nx::from_package_json(src, &mut parsed);
         parsed.name_package(package);
         return parsed;
     };
@@ -89,7 +89,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
         parsed.tasks.push(task);
     }
-    crate::js::nx::from_package_json(src, &mut parsed);
+    super::nx::from_package_json(src, &mut parsed);
     parsed.name_package(package);
     parsed
 }
@@ -246,9 +246,9 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::manager::detect_manager;
     use super::*;
     use crate::MemFiles;
-    use crate::js::manager::detect_manager;
     use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
