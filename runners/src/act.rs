@@ -8,7 +8,8 @@
 //! root's `.github/workflows/` is read, as GitHub reads it.
 
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
-use crate::{Adapter, Param, Parsed, RawTask, Runner, Source, file_name};
+use crate::files::file_name;
+use crate::model::{Adapter, Param, Parsed, RawTask, Runner, Source};
 
 /// The GitHub Actions adapter.
 pub const ADAPTER: Adapter = Adapter {

@@ -8,7 +8,8 @@
 //! run until stopped.
 
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
-use crate::{Adapter, Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The Compose adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -480,7 +481,7 @@ fn valid_service_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
 
     #[test]

@@ -9,7 +9,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::doc::{self, Entry, Node};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, parent};
+use crate::files::{file_name, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The composer adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -118,7 +119,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 task.source_name
             );
             out.diagnostics
-                .push(crate::Diagnostic::new(src.path, task.line, message));
+                .push(crate::model::Diagnostic::new(src.path, task.line, message));
         }
     }
     let index: HashMap<String, usize> = out

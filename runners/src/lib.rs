@@ -33,7 +33,6 @@ pub mod vscode;
 pub mod xc;
 
 pub use files::{Files, MemFiles, join, parent};
-pub(crate) use files::{file_name, relative};
 pub use model::{
     Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
     Parsed, RawTask, Runner, Source, Variadic, XcSpec,

@@ -7,7 +7,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::doc::{self, Dialect, Node};
-use crate::{Files, Parsed, join, parent, relative};
+use crate::files::{Files, join, parent, relative};
+use crate::model::Parsed;
 
 /// How many presets files one project may pull in through `include`.
 const MAX_FILES: usize = 64;
@@ -111,7 +112,7 @@ pub(super) fn read(
     let dir_name = if dir == "." {
         files.root_name()
     } else {
-        Some(crate::file_name(dir).to_owned())
+        Some(crate::files::file_name(dir).to_owned())
     };
     let mut loader = Loader {
         files,

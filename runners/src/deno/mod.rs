@@ -12,7 +12,8 @@ mod workspace;
 use std::collections::{HashMap, HashSet};
 
 use crate::doc::{self, Dialect, Node, Value};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::files::{file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The deno adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -253,7 +254,7 @@ fn first_cycle<'a>(tasks: &'a [RawTask], index: &HashMap<&str, usize>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
 
     const DENO_JSONC: &str = r#"// The web app's tasks.

@@ -9,7 +9,8 @@ use globset::GlobBuilder;
 
 use super::CONFIG_FILES;
 use crate::doc::{self, Dialect, Node};
-use crate::{Files, Parsed, Source, join, parent};
+use crate::files::{Files, join, parent};
+use crate::model::{Parsed, Source};
 
 /// The files that make a directory a member deno accepts.
 const MEMBER_FILES: [&str; 3] = ["deno.json", "deno.jsonc", "package.json"];
@@ -131,7 +132,7 @@ fn lists(root_dir: &str, rel: &str, dir: &str) -> bool {
 mod tests {
     use super::super::parse;
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, parse_with};
 
     #[test]

@@ -1,4 +1,4 @@
-//! JSON into the document tree: strict JSON through serde_json (`composer.json`,
+//! JSON into the document tree: strict JSON through `serde_json` (`composer.json`,
 //! `poe_tasks.json`), and JSON with comments and trailing commas through jsonc-parser's syntax
 //! tree, which knows where every value starts and refuses nesting deeper than 512 levels.
 
@@ -13,7 +13,7 @@ use super::search::from_serde;
 use super::{Dialect, Entry, MAX_DEPTH, Node, ParseError, Value};
 use crate::text::LineIndex;
 
-/// Reads strict JSON ([`Dialect::Loose`]). serde_json keeps no positions, so a key's line is
+/// Reads strict JSON ([`Dialect::Loose`]). `serde_json` keeps no positions, so a key's line is
 /// where `"key"` next occurs in the text after its parent's.
 pub(crate) fn read_json(text: &str) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);

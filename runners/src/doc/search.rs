@@ -1,5 +1,5 @@
-//! A serde_json value into the document tree, each key's line found by searching the text:
-//! serde_json and the loose YAML reading keep no positions.
+//! A `serde_json` value into the document tree, each key's line found by searching the text:
+//! `serde_json` and the loose YAML reading keep no positions.
 
 use super::{Entry, MAX_DEPTH, Node, Value};
 use crate::text::LineIndex;

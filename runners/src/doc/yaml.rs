@@ -1,6 +1,6 @@
 //! YAML into the document tree, with serde-saphyr's budgets against alias bombs and deep
 //! nesting. The [`Dialect::Strict`] reading keeps the line of every key as the parser saw it;
-//! the [`Dialect::Loose`] one goes through serde_json and finds each key's line by searching.
+//! the [`Dialect::Loose`] one goes through `serde_json` and finds each key's line by searching.
 
 use std::fmt;
 

@@ -12,7 +12,8 @@ pub mod package_json;
 mod turbo;
 
 use crate::doc::{self, Dialect, Node};
-use crate::{Adapter, Files, Runner, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Adapter, Runner};
 
 /// `turbo.json`, or `turbo.jsonc` when there is no `turbo.json`.
 pub const TURBO: Adapter = Adapter {
@@ -116,7 +117,7 @@ mod tests {
 
     #[test]
     fn nearest_walks_up_to_the_root() {
-        let files = crate::MemFiles::new()
+        let files = crate::files::MemFiles::new()
             .with("nx.json", "{}")
             .with("apps/web/turbo.json", "{}");
         assert_eq!(

@@ -19,7 +19,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::{nearest, read_json, through_manager};
 use crate::doc::{self, Dialect, Entry, Node, Terms};
-use crate::{Files, Parsed, RawTask, Runner, Source, file_name, parent};
+use crate::files::{Files, file_name, parent};
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -114,7 +115,7 @@ fn included_scripts(package: &Node) -> Vec<Script> {
         .get("scripts")
         .and_then(Node::entries)
         .unwrap_or_default()
-        .into_iter()
+        .iter()
         .filter(|e| {
             included
                 .as_ref()
@@ -145,7 +146,7 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
         return;
     };
     let nx = root.get("nx");
-    let beside = crate::join(dir, "project.json")
+    let beside = crate::files::join(dir, "project.json")
         .and_then(|p| src.files.read(&p).ok())
         .and_then(|text| doc::read_jsonc(&text, Dialect::Strict).ok())
         .filter(Node::is_table);
@@ -249,7 +250,8 @@ fn in_package_workspaces(root: &str, path: &str, files: &dyn Files) -> bool {
                 .map(str::to_owned),
         );
     }
-    if let Some(text) = crate::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
+    if let Some(text) =
+        crate::files::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
         && let Ok(yaml) = doc::read_yaml(&text, Dialect::Strict)
         && let Some(items) = yaml.get("packages").and_then(Node::items)
     {
@@ -499,7 +501,7 @@ fn workspace_config(root: &str, files: &dyn Files) -> (HashMap<String, Node>, bo
         .and_then(Node::entries)
         .map(|entries| {
             entries
-                .into_iter()
+                .iter()
                 .map(|e| (e.key.clone(), e.node.clone()))
                 .collect()
         })
@@ -529,7 +531,7 @@ fn dir_name(dir: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     const NX_JSON: &str = r#"{

@@ -9,8 +9,11 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::manager::detect;
-use crate::{Adapter, file_name};
-use crate::{Hook, HookWhen, LineIndex, Parsed, RawTask, Runner, Source, parent};
+use crate::files::file_name;
+use crate::files::parent;
+use crate::model::Adapter;
+use crate::model::{Hook, HookWhen, Parsed, RawTask, Runner, Source};
+use crate::text::LineIndex;
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -248,7 +251,7 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
 mod tests {
     use super::super::manager::detect_manager;
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {

@@ -12,7 +12,8 @@
 use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
 use crate::doc::{self, Dialect, Node, Terms};
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 /// The root configuration's file names, in the order turbo looks for them.
 const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
@@ -35,8 +36,8 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         }
     };
     let dir = parent(src.path);
-    if crate::file_name(src.path) == "turbo.json"
-        && crate::join(dir, "turbo.jsonc").is_some_and(|p| src.files.exists(&p))
+    if crate::files::file_name(src.path) == "turbo.json"
+        && crate::files::join(dir, "turbo.jsonc").is_some_and(|p| src.files.exists(&p))
     {
         out.diag(
             src.path,
@@ -197,7 +198,7 @@ fn push(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     const ROOT: &str = r#"{

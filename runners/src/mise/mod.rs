@@ -15,7 +15,8 @@ mod usage;
 use std::collections::HashMap;
 
 use crate::doc::{self, Node};
-use crate::{Adapter, Files, Parsed, Source, join, parent};
+use crate::files::{Files, join, parent};
+use crate::model::{Adapter, Parsed, Source};
 use task::{Def, Origin};
 
 /// `mise.toml` and the other config files mise reads in a project directory.

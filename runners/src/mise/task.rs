@@ -4,7 +4,7 @@
 
 use super::usage;
 use crate::doc::{self, Node};
-use crate::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, RawTask, Runner};
 
 /// Where a definition came from, which decides who wins when two share a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

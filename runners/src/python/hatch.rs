@@ -7,7 +7,8 @@
 
 use super::Project;
 use crate::doc::{self, Node};
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     if let Some(envs) = root.path(&["tool", "hatch", "envs"]) {
@@ -101,7 +102,7 @@ fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]

@@ -14,8 +14,10 @@ mod scripts;
 mod tox;
 
 use crate::doc::{self, Node};
-use crate::{Adapter, file_name};
-use crate::{Files, Parsed, Source, join, parent};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Parsed, Source};
 
 /// `pyproject.toml`: `[tool.poe]`, `[tool.pdm.scripts]`, `[tool.hatch.envs]`,
 /// `[project.scripts]`, `[tool.poetry.scripts]` and `[tool.tox]`.

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::{Project, first_word};
 use crate::doc::{self, Node};
-use crate::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, RawTask, Runner};
 
 /// The keys that make a table a script, one of which it must have.
 const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
@@ -98,7 +98,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]

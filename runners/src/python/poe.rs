@@ -7,7 +7,8 @@ use std::collections::HashSet;
 
 use super::{Project, first_word};
 use crate::doc::{self, Dialect, Node, ParseError};
-use crate::{Param, Parsed, RawTask, Runner, Source, Variadic, parent};
+use crate::files::parent;
+use crate::model::{Param, Parsed, RawTask, Runner, Source, Variadic};
 
 /// The keys that make a table a task, one of which it must have.
 const TASK_TYPES: &[&str] = &[
@@ -195,7 +196,7 @@ fn include_path(project: &Project<'_>, source_dir: &str, rel: &str) -> Result<St
         }
         None => (source_dir.to_owned(), rel),
     };
-    crate::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
+    crate::files::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
 }
 
 /// The nearest directory from the project's up to the root that holds `.git`, else the
@@ -437,8 +438,9 @@ fn params(args: Option<&Node>) -> Vec<Param> {
 
 #[cfg(test)]
 mod tests {
+    use crate::files::MemFiles;
+    use crate::model::Variadic;
     use crate::testing::{messages, names, parse_with, task};
-    use crate::{MemFiles, Variadic};
 
     const PYPROJECT: &str = r#"[project]
 name = "demo"
@@ -589,7 +591,7 @@ build-docs = "mkdocs build"
         assert_eq!(parsed.diagnostics[0].line, Some(1));
     }
 
-    fn pyproject(files: &MemFiles, path: &str) -> crate::Parsed {
+    fn pyproject(files: &MemFiles, path: &str) -> crate::model::Parsed {
         parse_with(super::super::PYPROJECT.parse, files, path)
     }
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::doc::{Node, Terms, Value};
-use crate::relative;
+use crate::files::relative;
 
 /// What an include says, before its path is resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -19,8 +19,10 @@ use std::rc::Rc;
 use self::include::Include;
 use self::task::{METHODS, TaskDef};
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
-use crate::{Adapter, file_name};
-use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Diagnostic, Param, Parsed, RawTask, Runner, Source};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {

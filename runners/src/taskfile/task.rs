@@ -5,7 +5,7 @@
 //! task itself is still listed.
 
 use crate::doc::{Entry, Node, Terms, Value};
-use crate::{Diagnostic, Param};
+use crate::model::{Diagnostic, Param};
 
 /// A task as one Taskfile defines it, its name still relative to that file.
 #[derive(Debug, Clone, PartialEq, Eq)]

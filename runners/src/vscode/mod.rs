@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::doc::{self, Dialect, Node};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
+use crate::files::parent;
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 pub(crate) use resolve::{Refusal, Spec};
 

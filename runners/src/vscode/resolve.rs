@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::{PLATFORM, dependency_names};
 use crate::doc::Node;
-use crate::{Parsed, Source, join, relative};
+use crate::files::{join, relative};
+use crate::model::{Parsed, Source};
 
 /// A task as agg runs it.
 #[derive(Debug)]
@@ -83,7 +84,7 @@ impl Command {
     pub fn display(&self) -> String {
         match self {
             Command::Shell(line) => line.clone(),
-            Command::Process(argv) => crate::quote_command(argv),
+            Command::Process(argv) => crate::text::quote_command(argv),
         }
     }
 }
@@ -258,9 +259,9 @@ impl<'a> Context<'a> {
                 // Shown as written by `describe`, exported by the command itself (agg runs
                 // it directly, with no runner to set it).
                 let expands = value.contains("${env:") || value.contains("${userHome}");
-                let literal = self.substitute(&value, &up, Mode::Shell)?;
+                let literal = self.substitute(value, &up, Mode::Shell)?;
                 let rendered = if expands {
-                    format!("\"{}\"", self.substitute(&value, &up, Mode::Quoted)?)
+                    format!("\"{}\"", self.substitute(value, &up, Mode::Quoted)?)
                 } else {
                     quote(&literal)
                 };
