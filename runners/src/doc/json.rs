@@ -163,6 +163,9 @@ mod tests {
             loose("{\n  // a comment\n  \"tasks\": { \"a\": \"x\", }, /* b */\n}\n").unwrap();
         assert_eq!(root.path(&["tasks", "a"]).and_then(Node::str), Some("x"));
         assert_eq!(loose("  \n").unwrap().value, Value::Other);
+        // The loose root is on line 1 wherever its value starts; the strict one where it starts.
+        assert_eq!(loose("// c\n{}").unwrap().line, 1);
+        assert_eq!(strict("// c\n{}").unwrap().line, 2);
         let err = loose("{\n  \"a\": [1,\n  \"b\" }\n").unwrap_err();
         assert!(!err.message.contains("line"), "{}", err.message);
         assert_eq!(err.line, Some(3));

@@ -236,3 +236,75 @@ pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
         })
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_yaml_key_is_kept_and_get_finds_the_first() {
+        let root = read_yaml("a: 1\nb: x\na: 2\n", Dialect::Strict).expect("valid");
+        assert_eq!(root.entries().map(<[Entry]>::len), Some(3));
+        assert_eq!(
+            root.get("a").map(|n| (n.line, n.scalar())),
+            Some((1, Some("1")))
+        );
+    }
+
+    #[test]
+    fn kinds_are_named_in_each_formats_words() {
+        let toml = read_toml("t = {}\na = []\nd = 1979-05-27\n").expect("valid");
+        let kinds: Vec<&str> = ["t", "a", "d"]
+            .iter()
+            .filter_map(|k| toml.get(k).map(Node::kind))
+            .collect();
+        assert_eq!(kinds, ["a table", "an array", "another kind of value"]);
+        let yaml = read_yaml("t: {}\na: []\nn: ~\n", Dialect::Strict).expect("valid");
+        let kinds: Vec<&str> = ["t", "a", "n"]
+            .iter()
+            .filter_map(|k| yaml.get(k).map(|n| n.kind_in(Terms::Yaml)))
+            .collect();
+        assert_eq!(kinds, ["a mapping", "a list", "null"]);
+        let json =
+            read_jsonc("{\"t\": {}, \"a\": [], \"n\": null}", Dialect::Strict).expect("valid");
+        let kinds: Vec<&str> = ["t", "a", "n"]
+            .iter()
+            .filter_map(|k| json.get(k).map(|n| n.kind_in(Terms::Json)))
+            .collect();
+        assert_eq!(kinds, ["an object", "an array", "null"]);
+    }
+
+    #[test]
+    fn strings_commands_and_environments() {
+        let root = read_toml(
+            "one = \"a\"\nmany = [\"a\", \"b c\"]\nmixed = [\"a\", 1]\nenv = { A = \"x\", N = 2, T = true, L = [1] }\n",
+        )
+        .expect("valid");
+        let get = |k: &str| root.get(k).expect(k);
+        assert_eq!(get("one").strs(), Some(vec!["a"]));
+        assert_eq!(get("many").strs(), Some(vec!["a", "b c"]));
+        assert_eq!(get("mixed").strs(), None);
+        assert_eq!(get("env").strs(), None);
+        assert_eq!(get("one").text_of().as_deref(), Some("a"));
+        assert_eq!(get("many").text_of().as_deref(), Some("a 'b c'"));
+        assert_eq!(get("mixed").text_of(), None);
+        let env: Vec<(String, String)> = env_of(root.get("env"));
+        let want = [("A", "x"), ("N", "2"), ("T", "true")];
+        assert_eq!(
+            env,
+            want.map(|(k, v)| (k.to_owned(), v.to_owned())).to_vec()
+        );
+        assert!(env_of(None).is_empty());
+    }
+
+    #[test]
+    fn go_task_reads_the_text_true_as_true() {
+        let root = read_yaml("a: true\nb: 'true'\nc: yes\n", Dialect::Strict).expect("valid");
+        let flags: Vec<(bool, bool)> = ["a", "b", "c"]
+            .iter()
+            .filter_map(|k| root.get(k))
+            .map(|n| (n.is_true(), n.is_true_or_text_true()))
+            .collect();
+        assert_eq!(flags, [(true, true), (false, true), (false, false)]);
+    }
+}
