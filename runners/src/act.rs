@@ -49,11 +49,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             return parsed;
         }
     };
-    let Node {
-        value: Value::Table(_),
-        ..
-    } = root
-    else {
+    if !root.is_table() {
         let message = if root.is_null() {
             "empty workflow: GitHub needs `on` and `jobs`".to_owned()
         } else {
@@ -61,7 +57,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         };
         parsed.diag(src.path, Some(1), message);
         return parsed;
-    };
+    }
     let stem = workflow_stem(file_name(src.path)).unwrap_or(src.path);
     let workflow_name = root.get("name").and_then(Node::scalar);
     let (event, inputs) = if let Some(on) = root.entry("on") {
@@ -74,20 +70,14 @@ fn parse(src: &Source<'_>) -> Parsed {
         );
         ("push".to_owned(), Vec::new())
     };
-    let jobs = match root.entry("jobs") {
-        Some(Entry {
-            node: Node {
-                value: Value::Table(jobs),
-                ..
-            },
-            ..
-        }) => jobs.as_slice(),
-        Some(entry) => {
+    let jobs = match root.get("jobs").map(|jobs| (jobs, jobs.entries())) {
+        Some((_, Some(jobs))) => jobs,
+        Some((jobs, None)) => {
             let message = format!(
                 "`jobs` is a mapping of job ids, not {}",
-                entry.node.kind_in(Terms::Yaml)
+                jobs.kind_in(Terms::Yaml)
             );
-            parsed.diag(src.path, Some(entry.node.line), message);
+            parsed.diag(src.path, Some(jobs.line), message);
             return parsed;
         }
         None => {
@@ -133,23 +123,21 @@ fn parse(src: &Source<'_>) -> Parsed {
 
 /// The event act simulates and that event's inputs, read from `on`.
 fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Param>) {
-    let triggers: Vec<(&str, Option<&Node>)> = match &on.node {
-        Node {
-            value: Value::Table(entries),
-            ..
-        } => entries
+    let triggers: Vec<(&str, Option<&Node>)> = match &on.node.value {
+        Value::Table(entries) => entries
             .iter()
             .map(|e| (e.key.as_str(), Some(&e.node)))
             .collect(),
-        Node {
-            value: Value::Arr(items),
-            ..
-        } => items
+        Value::Arr(items) => items
             .iter()
             .filter_map(Node::scalar)
             .map(|s| (s, None))
             .collect(),
-        other => other.scalar().map(|s| vec![(s, None)]).unwrap_or_default(),
+        _ => on
+            .node
+            .scalar()
+            .map(|s| vec![(s, None)])
+            .unwrap_or_default(),
     };
     let chosen = EVENT_PREFERENCE
         .iter()
@@ -175,11 +163,7 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
     let Some(entry) = config.entry("inputs") else {
         return Vec::new();
     };
-    let Node {
-        value: Value::Table(inputs),
-        ..
-    } = &entry.node
-    else {
+    let Some(inputs) = entry.node.entries() else {
         if !entry.node.is_null() {
             let message = format!(
                 "`inputs` is a mapping, not {}",
@@ -238,11 +222,10 @@ fn job_task(
     };
     task.params = inputs.to_vec();
     let needs: Vec<&str> = match job.node.get("needs") {
-        Some(Node {
-            value: Value::Arr(items),
-            ..
-        }) => items.iter().filter_map(Node::scalar).collect(),
-        Some(other) => other.scalar().into_iter().collect(),
+        Some(needs) => match needs.items() {
+            Some(items) => items.iter().filter_map(Node::scalar).collect(),
+            None => needs.scalar().into_iter().collect(),
+        },
         None => Vec::new(),
     };
     for need in needs {
@@ -265,13 +248,7 @@ fn steps_summary(job: &Node) -> Option<String> {
     if let Some(uses) = job.get("uses").and_then(Node::scalar) {
         return Some(format!("uses: {uses}"));
     }
-    let Some(Node {
-        value: Value::Arr(steps),
-        ..
-    }) = job.get("steps")
-    else {
-        return None;
-    };
+    let steps = job.get("steps").and_then(Node::items)?;
     let lines: Vec<String> = steps
         .iter()
         .filter_map(|step| {

@@ -228,18 +228,13 @@ impl Stack<'_> {
                 return;
             }
         };
-        match &root {
-            Node {
-                value: Value::Table(_),
-                ..
-            } => {}
-            Node {
-                value: Value::Null, ..
-            } => return,
-            other => {
+        match root.value {
+            Value::Table(_) => {}
+            Value::Null => return,
+            _ => {
                 let message = format!(
                     "a Compose file is a mapping, not {}",
-                    other.kind_in(Terms::Yaml)
+                    root.kind_in(Terms::Yaml)
                 );
                 self.parsed.diag(path, Some(1), message);
                 return;
@@ -248,66 +243,49 @@ impl Stack<'_> {
         if let Some(entry) = root.entry("include") {
             self.read_includes(path, entry, chain);
         }
-        match root.entry("services") {
-            None
-            | Some(Entry {
-                node: Node {
-                    value: Value::Null, ..
-                },
-                ..
-            }) => {}
-            Some(Entry {
-                node:
-                    Node {
-                        value: Value::Table(services),
-                        ..
-                    },
-                ..
-            }) => {
-                for entry in services {
-                    self.add_service(path, entry, merge);
+        if let Some(services) = root.get("services") {
+            match &services.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    for entry in entries {
+                        self.add_service(path, entry, merge);
+                    }
                 }
-            }
-            Some(entry) => {
-                let message = format!(
-                    "`services` is a mapping of service names, not {}",
-                    entry.node.kind_in(Terms::Yaml)
-                );
-                self.parsed.diag(path, Some(entry.node.line), message);
+                _ => {
+                    let message = format!(
+                        "`services` is a mapping of service names, not {}",
+                        services.kind_in(Terms::Yaml)
+                    );
+                    self.parsed.diag(path, Some(services.line), message);
+                }
             }
         }
     }
 
     fn read_includes(&mut self, path: &str, entry: &Entry, chain: &mut Vec<String>) {
-        let items: Vec<&Node> = match &entry.node {
-            Node {
-                value: Value::Arr(items),
-                ..
-            } => items.iter().collect(),
-            Node {
-                value: Value::Null, ..
-            } => Vec::new(),
-            other => {
-                let message = format!("`include` is a list, not {}", other.kind_in(Terms::Yaml));
+        let items: Vec<&Node> = match &entry.node.value {
+            Value::Arr(items) => items.iter().collect(),
+            Value::Null => Vec::new(),
+            _ => {
+                let message = format!(
+                    "`include` is a list, not {}",
+                    entry.node.kind_in(Terms::Yaml)
+                );
                 self.parsed.diag(path, Some(entry.node.line), message);
                 return;
             }
         };
         let dir = parent(path);
         for item in items {
-            let paths: Vec<&str> = match item {
-                Node {
-                    value: Value::Table(_),
-                    ..
-                } => match item.get("path") {
-                    Some(Node {
-                        value: Value::Arr(paths),
-                        ..
-                    }) => paths.iter().filter_map(Node::scalar).collect(),
-                    Some(p) => p.scalar().into_iter().collect(),
+            let paths: Vec<&str> = match item.value {
+                Value::Table(_) => match item.get("path") {
+                    Some(p) => match p.items() {
+                        Some(paths) => paths.iter().filter_map(Node::scalar).collect(),
+                        None => p.scalar().into_iter().collect(),
+                    },
                     None => Vec::new(),
                 },
-                other => other.scalar().into_iter().collect(),
+                _ => item.scalar().into_iter().collect(),
             };
             // With several paths, the later ones are overrides of the first.
             for (i, rel) in paths.into_iter().enumerate() {
@@ -359,75 +337,56 @@ impl Stack<'_> {
     fn add_service(&mut self, path: &str, entry: &Entry, merge: bool) {
         let def = &entry.node;
         let scalar = |key: &str| def.get(key).and_then(Node::scalar).map(str::to_owned);
-        let build = match def.get("build") {
-            Some(Node {
-                value: Value::Table(_),
-                ..
-            }) => Some(
-                def.get("build")
-                    .and_then(|b| b.get("context"))
+        let build = def.get("build").and_then(|build| match build.value {
+            Value::Table(_) => Some(
+                build
+                    .get("context")
                     .and_then(Node::scalar)
                     .unwrap_or(".")
                     .to_owned(),
             ),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
-        let extends = match def.get("extends") {
-            Some(Node {
-                value: Value::Table(_),
-                ..
-            }) => def
-                .get("extends")
-                .and_then(|e| e.get("service"))
+            _ => build.scalar().map(str::to_owned),
+        });
+        let extends = def.get("extends").and_then(|extends| match extends.value {
+            Value::Table(_) => extends
+                .get("service")
                 .and_then(Node::scalar)
                 .map(str::to_owned),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
-        let profiles: Option<Vec<String>> = match def.get("profiles") {
-            Some(Node {
-                value: Value::Arr(items),
-                ..
-            }) => Some(
+            _ => extends.scalar().map(str::to_owned),
+        });
+        let profiles: Option<Vec<String>> = def.get("profiles").and_then(|profiles| match profiles
+            .items()
+        {
+            Some(items) => Some(
                 items
                     .iter()
                     .filter_map(Node::scalar)
                     .map(str::to_owned)
                     .collect(),
             ),
-            Some(other) => other.scalar().map(|s| vec![s.to_owned()]),
-            None => None,
-        };
-        let depends_on: Vec<String> = match def.get("depends_on") {
-            Some(Node {
-                value: Value::Arr(items),
-                ..
-            }) => items
+            None => profiles.scalar().map(|s| vec![s.to_owned()]),
+        });
+        let depends_on: Vec<String> = match def.get("depends_on").map(|d| &d.value) {
+            Some(Value::Arr(items)) => items
                 .iter()
                 .filter_map(Node::scalar)
                 .map(str::to_owned)
                 .collect(),
-            Some(Node {
-                value: Value::Table(entries),
-                ..
-            }) => entries.iter().map(|e| e.key.clone()).collect(),
+            Some(Value::Table(entries)) => entries.iter().map(|e| e.key.clone()).collect(),
             _ => Vec::new(),
         };
-        let command = match def.get("command") {
-            Some(Node {
-                value: Value::Arr(items),
-                ..
-            }) => Some(
-                items
-                    .iter()
-                    .filter_map(Node::scalar)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
+        let command = def
+            .get("command")
+            .and_then(|command| match command.items() {
+                Some(items) => Some(
+                    items
+                        .iter()
+                        .filter_map(Node::scalar)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                None => command.scalar().map(str::to_owned),
+            });
         if let Some(known) = self.services.iter_mut().find(|s| s.name == entry.key) {
             if !merge {
                 let message = format!(

@@ -30,25 +30,21 @@ pub(super) struct Include {
 
 /// Reads an include's value: a path, or a mapping with `taskfile:` and options.
 pub(super) fn read(value: &Node) -> Result<Include, String> {
-    match value {
-        Node {
-            value: Value::Table(_),
-            ..
-        } => {
+    match value.value {
+        Value::Table(_) => {
             let taskfile = value
                 .get("taskfile")
                 .and_then(Node::scalar)
                 .ok_or("has no `taskfile` path")?;
             let flag = |key| value.get(key).is_some_and(Node::is_true_or_text_true);
             let names = |key| match value.get(key) {
-                Some(Node {
-                    value: Value::Arr(items),
-                    ..
-                }) => items
-                    .iter()
-                    .filter_map(|n| n.scalar().map(str::to_owned))
-                    .collect(),
-                Some(other) => other.scalar().map(str::to_owned).into_iter().collect(),
+                Some(node) => match node.items() {
+                    Some(items) => items
+                        .iter()
+                        .filter_map(|n| n.scalar().map(str::to_owned))
+                        .collect(),
+                    None => node.scalar().map(str::to_owned).into_iter().collect(),
+                },
                 None => Vec::new(),
             };
             Ok(Include {
@@ -64,14 +60,14 @@ pub(super) fn read(value: &Node) -> Result<Include, String> {
                 }),
             })
         }
-        other => match other.scalar() {
+        _ => match value.scalar() {
             Some(path) => Ok(Include {
                 taskfile: path.to_owned(),
                 ..Include::default()
             }),
             None => Err(format!(
                 "should be a path or a mapping, not {}",
-                other.kind_in(Terms::Yaml)
+                value.kind_in(Terms::Yaml)
             )),
         },
     }
@@ -85,11 +81,7 @@ pub(super) fn is_remote(path: &str) -> bool {
 /// The variables an include path may use: the including file's top-level `vars` that are
 /// plain values (a `sh:` var or one built from other templates needs go-task to compute).
 pub(super) fn static_vars(file: &Node) -> HashMap<String, String> {
-    let Some(Node {
-        value: Value::Table(vars),
-        ..
-    }) = file.get("vars")
-    else {
+    let Some(vars) = file.get("vars").and_then(Node::entries) else {
         return HashMap::new();
     };
     vars.iter()

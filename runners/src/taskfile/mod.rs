@@ -236,17 +236,13 @@ impl Loader<'_> {
     /// The listable tasks of the Taskfile at `path` (already parsed as `file`), its own
     /// first, then those of each include in order. `stack` holds the files being read.
     fn file_tasks(&mut self, path: &str, file: &Node, stack: &mut Vec<String>) -> Vec<Found> {
-        let Node {
-            value: Value::Table(_),
-            ..
-        } = file
-        else {
+        if !file.is_table() {
             if !file.is_null() {
                 let message = format!("a Taskfile is a mapping, not {}", file.kind_in(Terms::Yaml));
                 self.diag(path, None, message);
             }
             return Vec::new();
-        };
+        }
         self.check_version(path, file);
         if stack.len() > 1
             && let Some(entry) = file.entry("dotenv")
@@ -259,46 +255,38 @@ impl Loader<'_> {
         }
         let mut found = Vec::new();
 
-        match file.get("tasks") {
-            None
-            | Some(Node {
-                value: Value::Null, ..
-            }) => {}
-            Some(Node {
-                value: Value::Table(entries),
-                ..
-            }) => {
-                found = self.own_tasks(path, entries);
-            }
-            Some(other) => {
-                let message = format!(
-                    "`tasks` should be a mapping, not {}",
-                    other.kind_in(Terms::Yaml)
-                );
-                self.diag(path, Some(other.line), message);
+        if let Some(node) = file.get("tasks") {
+            match &node.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    found = self.own_tasks(path, entries);
+                }
+                _ => {
+                    let message = format!(
+                        "`tasks` should be a mapping, not {}",
+                        node.kind_in(Terms::Yaml)
+                    );
+                    self.diag(path, Some(node.line), message);
+                }
             }
         }
 
-        match file.get("includes") {
-            None
-            | Some(Node {
-                value: Value::Null, ..
-            }) => {}
-            Some(Node {
-                value: Value::Table(entries),
-                ..
-            }) => {
-                let vars = include::static_vars(file);
-                for entry in entries {
-                    found.extend(self.included_tasks(path, entry, &vars, stack));
+        if let Some(node) = file.get("includes") {
+            match &node.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    let vars = include::static_vars(file);
+                    for entry in entries {
+                        found.extend(self.included_tasks(path, entry, &vars, stack));
+                    }
                 }
-            }
-            Some(other) => {
-                let message = format!(
-                    "`includes` should be a mapping, not {}",
-                    other.kind_in(Terms::Yaml)
-                );
-                self.diag(path, Some(other.line), message);
+                _ => {
+                    let message = format!(
+                        "`includes` should be a mapping, not {}",
+                        node.kind_in(Terms::Yaml)
+                    );
+                    self.diag(path, Some(node.line), message);
+                }
             }
         }
         found
