@@ -6,6 +6,9 @@
 //! includes (Make `include`, just `import`/`mod`, Taskfile `includes`) and to find a
 //! package's lockfile. [`ADAPTERS`] lists every adapter; the `agg` crate walks the repo,
 //! offers each file to the registry and builds the unified table from what comes back.
+//!
+//! The adapters stand on the bottom floor (`model`, `files`, `text`, `doc`, and `testing` in
+//! tests), never on each other; the registry and this file, above them, name them all.
 #![deny(missing_docs)]
 
 pub mod act;

@@ -1,5 +1,5 @@
 //! `package.json` scripts, run with the package manager that owns the package (npm, pnpm,
-//! yarn or bun, see [`detect_manager`]) as `<pm> run <script>`.
+//! yarn or bun, see [`detect_manager`](super::manager::detect_manager)) as `<pm> run <script>`.
 //!
 //! Extra arguments are appended by the engine, not here: npm needs a `--` before them
 //! (`npm run test -- --watch`), pnpm, yarn and bun pass them through as they are.
