@@ -96,7 +96,7 @@ pub(super) fn static_vars(file: &Node) -> HashMap<String, String> {
 ///
 /// `dir` is the including file's directory and `root_dir` the root Taskfile's, both
 /// root-relative. go-task's `TASKFILE_DIR` and `ROOT_DIR` are absolute; here they become
-/// paths relative to `dir`, so the result can still go through [`crate::join`]. Returns
+/// paths relative to `dir`, so the result can still go through [`crate::files::join`]. Returns
 /// the first template that cannot be resolved as the error.
 pub(super) fn expand(
     path: &str,
