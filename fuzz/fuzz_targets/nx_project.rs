@@ -22,5 +22,5 @@ const PACKAGE: common::Layout<'static> = common::Layout {
 
 fuzz_target!(|data: &[u8]| {
     common::run(&agg_runners::js::NX_PROJECT, &PROJECT, data);
-    common::run(&agg_runners::package_json::ADAPTER, &PACKAGE, data);
+    common::run(&agg_runners::js::package_json::ADAPTER, &PACKAGE, data);
 });

@@ -11,5 +11,5 @@ const LAYOUT: common::Layout<'static> = common::Layout {
 };
 
 fuzz_target!(|data: &[u8]| {
-    common::run(&agg_runners::package_json::ADAPTER, &LAYOUT, data);
+    common::run(&agg_runners::js::package_json::ADAPTER, &LAYOUT, data);
 });

@@ -7,8 +7,9 @@
 //! workflow) become parameters, given to act as `--input name=value`. Only the repository
 //! root's `.github/workflows/` is read, as GitHub reads it.
 
-use crate::yaml::{self, Entry, Node};
-use crate::{Adapter, Param, Parsed, RawTask, Runner, Source, file_name};
+use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
+use crate::files::file_name;
+use crate::model::{Adapter, Param, Parsed, RawTask, Runner, Source};
 
 /// The GitHub Actions adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -41,22 +42,22 @@ fn workflow_stem(name: &str) -> Option<&str> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
-    let root = match yaml::parse(src.text) {
+    let root = match doc::read_yaml(src.text, Dialect::Strict) {
         Ok(node) => node,
         Err(err) => {
             parsed.diag(src.path, err.line, format!("invalid YAML: {}", err.message));
             return parsed;
         }
     };
-    let Node::Map(_) = root else {
-        let message = if root == Node::Null {
+    if !root.is_table() {
+        let message = if root.is_null() {
             "empty workflow: GitHub needs `on` and `jobs`".to_owned()
         } else {
-            format!("a workflow is a mapping, not {}", root.kind())
+            format!("a workflow is a mapping, not {}", root.kind_in(Terms::Yaml))
         };
         parsed.diag(src.path, Some(1), message);
         return parsed;
-    };
+    }
     let stem = workflow_stem(file_name(src.path)).unwrap_or(src.path);
     let workflow_name = root.get("name").and_then(Node::scalar);
     let (event, inputs) = if let Some(on) = root.entry("on") {
@@ -69,14 +70,14 @@ fn parse(src: &Source<'_>) -> Parsed {
         );
         ("push".to_owned(), Vec::new())
     };
-    let jobs = match root.entry("jobs") {
-        Some(Entry {
-            value: Node::Map(jobs),
-            ..
-        }) => jobs.as_slice(),
-        Some(entry) => {
-            let message = format!("`jobs` is a mapping of job ids, not {}", entry.value.kind());
-            parsed.diag(src.path, Some(entry.line), message);
+    let jobs = match root.get("jobs").map(|jobs| (jobs, jobs.entries())) {
+        Some((_, Some(jobs))) => jobs,
+        Some((jobs, None)) => {
+            let message = format!(
+                "`jobs` is a mapping of job ids, not {}",
+                jobs.kind_in(Terms::Yaml)
+            );
+            parsed.diag(src.path, Some(jobs.line), message);
             return parsed;
         }
         None => {
@@ -95,7 +96,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 "job `{}` is defined twice; GitHub refuses the workflow",
                 job.key
             );
-            parsed.diag(src.path, Some(job.line), message);
+            parsed.diag(src.path, Some(job.node.line), message);
             continue;
         }
         if !valid_job_id(&job.key) {
@@ -103,7 +104,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 "job id `{}` must start with a letter or `_` and hold only letters, digits, `-` and `_`",
                 job.key
             );
-            parsed.diag(src.path, Some(job.line), message);
+            parsed.diag(src.path, Some(job.node.line), message);
         }
         let task = job_task(
             src.path,
@@ -122,17 +123,21 @@ fn parse(src: &Source<'_>) -> Parsed {
 
 /// The event act simulates and that event's inputs, read from `on`.
 fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Param>) {
-    let triggers: Vec<(&str, Option<&Node>)> = match &on.value {
-        Node::Map(entries) => entries
+    let triggers: Vec<(&str, Option<&Node>)> = match &on.node.value {
+        Value::Table(entries) => entries
             .iter()
-            .map(|e| (e.key.as_str(), Some(&e.value)))
+            .map(|e| (e.key.as_str(), Some(&e.node)))
             .collect(),
-        Node::Seq(items) => items
+        Value::Arr(items) => items
             .iter()
             .filter_map(Node::scalar)
             .map(|s| (s, None))
             .collect(),
-        other => other.scalar().map(|s| vec![(s, None)]).unwrap_or_default(),
+        _ => on
+            .node
+            .scalar()
+            .map(|s| vec![(s, None)])
+            .unwrap_or_default(),
     };
     let chosen = EVENT_PREFERENCE
         .iter()
@@ -141,9 +146,9 @@ fn choose_event(path: &str, on: &Entry, parsed: &mut Parsed) -> (String, Vec<Par
     let Some((event, config)) = chosen else {
         let message = format!(
             "`on` names no event (it is {}); act is told `push`",
-            on.value.kind()
+            on.node.kind_in(Terms::Yaml)
         );
-        parsed.diag(path, Some(on.line), message);
+        parsed.diag(path, Some(on.node.line), message);
         return ("push".to_owned(), Vec::new());
     };
     let inputs = match (*event, config) {
@@ -158,10 +163,13 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
     let Some(entry) = config.entry("inputs") else {
         return Vec::new();
     };
-    let Node::Map(inputs) = &entry.value else {
-        if entry.value != Node::Null {
-            let message = format!("`inputs` is a mapping, not {}", entry.value.kind());
-            parsed.diag(path, Some(entry.line), message);
+    let Some(inputs) = entry.node.entries() else {
+        if !entry.node.is_null() {
+            let message = format!(
+                "`inputs` is a mapping, not {}",
+                entry.node.kind_in(Terms::Yaml)
+            );
+            parsed.diag(path, Some(entry.node.line), message);
         }
         return Vec::new();
     };
@@ -169,11 +177,14 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
         .iter()
         .map(|input| {
             let default = input
-                .value
+                .node
                 .get("default")
                 .and_then(Node::scalar)
                 .map(str::to_owned);
-            let required = input.value.get("required").is_some_and(Node::is_true);
+            let required = input
+                .node
+                .get("required")
+                .is_some_and(Node::is_true_or_text_true);
             Param {
                 required: required && default.is_none(),
                 default,
@@ -203,16 +214,18 @@ fn job_task(
         job.key.clone(),
     ];
     let mut task = RawTask::new(Runner::Act, format!("{stem}/{}", job.key), ".", path, argv);
-    task.line = Some(job.line);
-    let job_name = job.value.get("name").and_then(Node::scalar);
+    task.line = Some(job.node.line);
+    let job_name = job.node.get("name").and_then(Node::scalar);
     task.description = match (workflow_name, job_name) {
         (Some(w), Some(j)) => Some(format!("{w} / {j}")),
         (w, j) => w.or(j).map(str::to_owned),
     };
     task.params = inputs.to_vec();
-    let needs: Vec<&str> = match job.value.get("needs") {
-        Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar).collect(),
-        Some(other) => other.scalar().into_iter().collect(),
+    let needs: Vec<&str> = match job.node.get("needs") {
+        Some(needs) => match needs.items() {
+            Some(items) => items.iter().filter_map(Node::scalar).collect(),
+            None => needs.scalar().into_iter().collect(),
+        },
         None => Vec::new(),
     };
     for need in needs {
@@ -221,11 +234,11 @@ fn job_task(
                 "job `{}` needs `{need}`, which this workflow does not define",
                 job.key
             );
-            parsed.diag(path, Some(job.line), message);
+            parsed.diag(path, Some(job.node.line), message);
         }
         task.deps.push(format!("{stem}/{need}"));
     }
-    task.script = steps_summary(&job.value);
+    task.script = steps_summary(&job.node);
     task
 }
 
@@ -235,9 +248,7 @@ fn steps_summary(job: &Node) -> Option<String> {
     if let Some(uses) = job.get("uses").and_then(Node::scalar) {
         return Some(format!("uses: {uses}"));
     }
-    let Some(Node::Seq(steps)) = job.get("steps") else {
-        return None;
-    };
+    let steps = job.get("steps").and_then(Node::items)?;
     let lines: Vec<String> = steps
         .iter()
         .filter_map(|step| {

@@ -8,8 +8,11 @@
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
-use crate::{Adapter, file_name};
-use crate::{Files, LineIndex, Parsed, RawTask, Runner, Source, join, parent, quote_command};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::text::{LineIndex, quote_command};
 
 /// The cargo adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -275,7 +278,7 @@ fn comment_text(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
@@ -286,7 +289,7 @@ mod tests {
         crate::testing::parse_one(parse, ".cargo/config.toml", text)
     }
 
-    use crate::Files;
+    use crate::files::Files;
 
     #[test]
     fn candidates_live_in_dot_cargo() {

@@ -7,8 +7,9 @@
 //! with `include` are listed from the file that defines them. `up` tasks are services: they
 //! run until stopped.
 
-use crate::yaml::{self, Entry, Node};
-use crate::{Adapter, Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The Compose adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -219,7 +220,7 @@ impl Stack<'_> {
     /// Reads one file of the stack: its includes first (compose loads them before the
     /// file's own services), then its services. An override merges into known services.
     fn read_file(&mut self, path: &str, text: &str, chain: &mut Vec<String>, merge: bool) {
-        let root = match yaml::parse(text) {
+        let root = match doc::read_yaml(text, Dialect::Strict) {
             Ok(node) => node,
             Err(err) => {
                 let message = format!("invalid YAML: {}", err.message);
@@ -227,11 +228,14 @@ impl Stack<'_> {
                 return;
             }
         };
-        match &root {
-            Node::Map(_) => {}
-            Node::Null => return,
-            other => {
-                let message = format!("a Compose file is a mapping, not {}", other.kind());
+        match root.value {
+            Value::Table(_) => {}
+            Value::Null => return,
+            _ => {
+                let message = format!(
+                    "a Compose file is a mapping, not {}",
+                    root.kind_in(Terms::Yaml)
+                );
                 self.parsed.diag(path, Some(1), message);
                 return;
             }
@@ -239,52 +243,53 @@ impl Stack<'_> {
         if let Some(entry) = root.entry("include") {
             self.read_includes(path, entry, chain);
         }
-        match root.entry("services") {
-            None
-            | Some(Entry {
-                value: Node::Null, ..
-            }) => {}
-            Some(Entry {
-                value: Node::Map(services),
-                ..
-            }) => {
-                for entry in services {
-                    self.add_service(path, entry, merge);
+        if let Some(services) = root.get("services") {
+            match &services.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    for entry in entries {
+                        self.add_service(path, entry, merge);
+                    }
                 }
-            }
-            Some(entry) => {
-                let message = format!(
-                    "`services` is a mapping of service names, not {}",
-                    entry.value.kind()
-                );
-                self.parsed.diag(path, Some(entry.line), message);
+                _ => {
+                    let message = format!(
+                        "`services` is a mapping of service names, not {}",
+                        services.kind_in(Terms::Yaml)
+                    );
+                    self.parsed.diag(path, Some(services.line), message);
+                }
             }
         }
     }
 
     fn read_includes(&mut self, path: &str, entry: &Entry, chain: &mut Vec<String>) {
-        let items: Vec<&Node> = match &entry.value {
-            Node::Seq(items) => items.iter().collect(),
-            Node::Null => Vec::new(),
-            other => {
-                let message = format!("`include` is a list, not {}", other.kind());
-                self.parsed.diag(path, Some(entry.line), message);
+        let items: Vec<&Node> = match &entry.node.value {
+            Value::Arr(items) => items.iter().collect(),
+            Value::Null => Vec::new(),
+            _ => {
+                let message = format!(
+                    "`include` is a list, not {}",
+                    entry.node.kind_in(Terms::Yaml)
+                );
+                self.parsed.diag(path, Some(entry.node.line), message);
                 return;
             }
         };
         let dir = parent(path);
         for item in items {
-            let paths: Vec<&str> = match item {
-                Node::Map(_) => match item.get("path") {
-                    Some(Node::Seq(paths)) => paths.iter().filter_map(Node::scalar).collect(),
-                    Some(p) => p.scalar().into_iter().collect(),
+            let paths: Vec<&str> = match item.value {
+                Value::Table(_) => match item.get("path") {
+                    Some(p) => match p.items() {
+                        Some(paths) => paths.iter().filter_map(Node::scalar).collect(),
+                        None => p.scalar().into_iter().collect(),
+                    },
                     None => Vec::new(),
                 },
-                other => other.scalar().into_iter().collect(),
+                _ => item.scalar().into_iter().collect(),
             };
             // With several paths, the later ones are overrides of the first.
             for (i, rel) in paths.into_iter().enumerate() {
-                self.include(path, entry.line, dir, rel, i > 0, chain);
+                self.include(path, entry.node.line, dir, rel, i > 0, chain);
             }
         }
     }
@@ -330,66 +335,65 @@ impl Stack<'_> {
     }
 
     fn add_service(&mut self, path: &str, entry: &Entry, merge: bool) {
-        let def = &entry.value;
+        let def = &entry.node;
         let scalar = |key: &str| def.get(key).and_then(Node::scalar).map(str::to_owned);
-        let build = match def.get("build") {
-            Some(Node::Map(_)) => Some(
-                def.get("build")
-                    .and_then(|b| b.get("context"))
+        let build = def.get("build").and_then(|build| match build.value {
+            Value::Table(_) => Some(
+                build
+                    .get("context")
                     .and_then(Node::scalar)
                     .unwrap_or(".")
                     .to_owned(),
             ),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
-        let extends = match def.get("extends") {
-            Some(Node::Map(_)) => def
-                .get("extends")
-                .and_then(|e| e.get("service"))
+            _ => build.scalar().map(str::to_owned),
+        });
+        let extends = def.get("extends").and_then(|extends| match extends.value {
+            Value::Table(_) => extends
+                .get("service")
                 .and_then(Node::scalar)
                 .map(str::to_owned),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
-        let profiles: Option<Vec<String>> = match def.get("profiles") {
-            Some(Node::Seq(items)) => Some(
+            _ => extends.scalar().map(str::to_owned),
+        });
+        let profiles: Option<Vec<String>> = def.get("profiles").and_then(|profiles| match profiles
+            .items()
+        {
+            Some(items) => Some(
                 items
                     .iter()
                     .filter_map(Node::scalar)
                     .map(str::to_owned)
                     .collect(),
             ),
-            Some(other) => other.scalar().map(|s| vec![s.to_owned()]),
-            None => None,
-        };
-        let depends_on: Vec<String> = match def.get("depends_on") {
-            Some(Node::Seq(items)) => items
+            None => profiles.scalar().map(|s| vec![s.to_owned()]),
+        });
+        let depends_on: Vec<String> = match def.get("depends_on").map(|d| &d.value) {
+            Some(Value::Arr(items)) => items
                 .iter()
                 .filter_map(Node::scalar)
                 .map(str::to_owned)
                 .collect(),
-            Some(Node::Map(entries)) => entries.iter().map(|e| e.key.clone()).collect(),
+            Some(Value::Table(entries)) => entries.iter().map(|e| e.key.clone()).collect(),
             _ => Vec::new(),
         };
-        let command = match def.get("command") {
-            Some(Node::Seq(items)) => Some(
-                items
-                    .iter()
-                    .filter_map(Node::scalar)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-            Some(other) => other.scalar().map(str::to_owned),
-            None => None,
-        };
+        let command = def
+            .get("command")
+            .and_then(|command| match command.items() {
+                Some(items) => Some(
+                    items
+                        .iter()
+                        .filter_map(Node::scalar)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                None => command.scalar().map(str::to_owned),
+            });
         if let Some(known) = self.services.iter_mut().find(|s| s.name == entry.key) {
             if !merge {
                 let message = format!(
                     "service `{}` is also defined in {} at line {}; docker compose refuses the conflict",
                     entry.key, known.file, known.line
                 );
-                self.parsed.diag(path, Some(entry.line), message);
+                self.parsed.diag(path, Some(entry.node.line), message);
                 return;
             }
             // An override replaces what it sets and adds dependencies.
@@ -410,12 +414,12 @@ impl Stack<'_> {
                 "service name `{}` must be letters, digits, `.`, `_` and `-`, starting with a letter or digit",
                 entry.key
             );
-            self.parsed.diag(path, Some(entry.line), message);
+            self.parsed.diag(path, Some(entry.node.line), message);
         }
         self.services.push(Service {
             name: entry.key.clone(),
             file: path.to_owned(),
-            line: entry.line,
+            line: entry.node.line,
             image: scalar("image"),
             build,
             extends,
@@ -436,7 +440,7 @@ fn valid_service_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
 
     #[test]

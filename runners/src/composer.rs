@@ -8,8 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::python::value::{self, Entry, Node};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, parent};
+use crate::doc::{self, Entry, Node};
+use crate::files::{file_name, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The composer adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -74,7 +75,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_json(src.text) {
+    let root = match doc::read_json(src.text) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);
@@ -118,7 +119,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 task.source_name
             );
             out.diagnostics
-                .push(crate::Diagnostic::new(src.path, task.line, message));
+                .push(crate::model::Diagnostic::new(src.path, task.line, message));
         }
     }
     let index: HashMap<String, usize> = out

@@ -6,6 +6,9 @@
 //! includes (Make `include`, just `import`/`mod`, Taskfile `includes`) and to find a
 //! package's lockfile. [`ADAPTERS`] lists every adapter; the `agg` crate walks the repo,
 //! offers each file to the registry and builds the unified table from what comes back.
+//!
+//! The adapters stand on the bottom floor (`model`, `files`, `text`, `doc`, and `testing` in
+//! tests), never on each other; the registry and this file, above them, name them all.
 #![deny(missing_docs)]
 
 pub mod act;
@@ -14,6 +17,7 @@ pub mod cmake;
 pub mod compose;
 pub mod composer;
 pub mod deno;
+mod doc;
 mod files;
 pub mod js;
 pub mod just;
@@ -21,7 +25,6 @@ pub mod jvm;
 pub mod make;
 pub mod mise;
 mod model;
-pub mod package_json;
 pub mod python;
 mod registry;
 pub mod script;
@@ -31,10 +34,8 @@ mod testing;
 mod text;
 pub mod vscode;
 pub mod xc;
-mod yaml;
 
 pub use files::{Files, MemFiles, join, parent};
-pub(crate) use files::{file_name, relative};
 pub use model::{
     Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
     Parsed, RawTask, Runner, Source, Variadic, XcSpec,

@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 
-use crate::Files;
+use crate::files::Files;
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.

@@ -7,7 +7,7 @@ use crate::Adapter;
 /// Every adapter agg runs over a repository.
 pub static ADAPTERS: &[Adapter] = &[
     crate::make::ADAPTER,
-    crate::package_json::ADAPTER,
+    crate::js::package_json::ADAPTER,
     crate::cargo::ADAPTER,
     crate::just::ADAPTER,
     crate::taskfile::ADAPTER,

@@ -8,7 +8,8 @@
 //! bytes and execute bit before anything else is read. Hidden and vendored trees are skipped
 //! by path, a virtualenv's `bin/` by its `pyvenv.cfg`.
 
-use crate::{Adapter, Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The script adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -216,7 +217,7 @@ fn is_directive(comment: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{names, parse_with};
 
     #[test]

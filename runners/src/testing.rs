@@ -1,7 +1,8 @@
 //! What the adapters' unit tests share: running an adapter on in-memory files and reading
 //! its result.
 
-use crate::{Files, MemFiles, Parsed, RawTask, Source};
+use crate::files::{Files, MemFiles};
+use crate::model::{Parsed, RawTask, Source};
 
 /// Runs `parse` on `path` as stored in `files`.
 pub(crate) fn parse_with(parse: fn(&Source<'_>) -> Parsed, files: &MemFiles, path: &str) -> Parsed {

@@ -41,25 +41,6 @@ pub fn quote_command<S: AsRef<str>>(argv: &[S]) -> String {
         .join(" ")
 }
 
-/// What a YAML parse error says, for a diagnostic: serde-saphyr's first line without its
-/// position suffix (the line travels separately), and the 1-based line when known.
-pub(crate) fn yaml_problem(err: &serde_saphyr::Error) -> (String, Option<u32>) {
-    let line = err
-        .location()
-        .and_then(|l| u32::try_from(l.line()).ok())
-        .filter(|&l| l > 0);
-    let options = serde_saphyr::render_options! {
-        snippets: serde_saphyr::SnippetMode::Off,
-    };
-    let rendered = err.render_with_options(options);
-    let first = rendered.lines().next().unwrap_or_default();
-    let message = first
-        .find(" at line ")
-        .map_or(first, |i| &first[..i])
-        .trim();
-    (message.to_owned(), line)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

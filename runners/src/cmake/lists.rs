@@ -10,7 +10,8 @@ use std::collections::HashMap;
 
 use super::condition;
 use super::syntax::{Arg, Command, commands};
-use crate::{Files, Parsed, join, parent};
+use crate::files::{Files, join, parent};
+use crate::model::Parsed;
 
 /// How deep `add_subdirectory` and `include` may nest.
 const MAX_DEPTH: usize = 64;

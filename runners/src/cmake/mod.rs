@@ -18,8 +18,9 @@ mod tests;
 
 use presets::{Kind, Presets, step_kind, tidy};
 
-use crate::python::value::Node;
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::doc::Node;
+use crate::files::{file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The CMake adapter.
 pub const ADAPTER: Adapter = Adapter {

@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::python::value::{self, Node};
-use crate::{Files, Parsed, join, parent, relative};
+use crate::doc::{self, Dialect, Node};
+use crate::files::{Files, join, parent, relative};
+use crate::model::Parsed;
 
 /// How many presets files one project may pull in through `include`.
 const MAX_FILES: usize = 64;
@@ -111,7 +112,7 @@ pub(super) fn read(
     let dir_name = if dir == "." {
         files.root_name()
     } else {
-        Some(crate::file_name(dir).to_owned())
+        Some(crate::files::file_name(dir).to_owned())
     };
     let mut loader = Loader {
         files,
@@ -184,7 +185,7 @@ impl Loader<'_> {
             return;
         }
         self.seen.push(path.to_owned());
-        let root = match value::from_jsonc(text) {
+        let root = match doc::read_jsonc(text, Dialect::Loose) {
             Ok(root) => root,
             Err(err) => {
                 out.diag(path, err.line, err.message);
@@ -205,7 +206,7 @@ impl Loader<'_> {
                 Some(1),
                 "no `version`: CMake refuses a presets file without one",
             ),
-            Some(v) if !matches!(v.scalar().as_deref().map(str::parse::<u32>), Some(Ok(1..))) => {
+            Some(v) if !matches!(v.scalar().map(str::parse::<u32>), Some(Ok(1..))) => {
                 out.diag(
                     path,
                     Some(v.line),
@@ -558,7 +559,7 @@ impl Presets {
                     .or_else(|| entry.node.get("value").and_then(Node::scalar));
                 merged
                     .entry(entry.key.clone())
-                    .or_insert(value.map(std::borrow::Cow::into_owned));
+                    .or_insert(value.map(str::to_owned));
             }
         }
         merged
@@ -704,8 +705,8 @@ impl Presets {
 /// A condition's boolean shorthand (`true`, `false`; `null` is true).
 fn bool_of(node: &Node) -> Option<bool> {
     match &node.value {
-        value::Value::Bool(b) => Some(*b),
-        value::Value::Other => Some(true),
+        doc::Value::Bool(b) => Some(*b),
+        doc::Value::Other => Some(true),
         _ => None,
     }
 }

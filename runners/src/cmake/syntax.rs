@@ -3,7 +3,7 @@
 //! reader of `CMakeLists.txt` files ([`super::lists`]) and the conditions it decides
 //! ([`super::condition`]) stand on it.
 
-use crate::LineIndex;
+use crate::text::LineIndex;
 
 /// One command invocation.
 #[derive(Debug)]

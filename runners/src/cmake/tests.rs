@@ -1,6 +1,6 @@
 use super::*;
-use crate::MemFiles;
-use crate::relative;
+use crate::files::MemFiles;
+use crate::files::relative;
 use crate::testing::{messages, names, parse_with, task};
 
 const LISTS: &str = "cmake_minimum_required(VERSION 3.20)\nproject(demo NONE)\n";

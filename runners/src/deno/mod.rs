@@ -11,8 +11,9 @@ mod workspace;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::python::value::{self, Node, Value};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::doc::{self, Dialect, Node, Value};
+use crate::files::{file_name, join, parent};
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 /// The deno adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -39,7 +40,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_jsonc(src.text) {
+    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);
@@ -253,7 +254,7 @@ fn first_cycle<'a>(tasks: &'a [RawTask], index: &HashMap<&str, usize>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
 
     const DENO_JSONC: &str = r#"// The web app's tasks.

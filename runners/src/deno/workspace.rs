@@ -8,8 +8,9 @@ use std::collections::HashSet;
 use globset::GlobBuilder;
 
 use super::CONFIG_FILES;
-use crate::python::value::{self, Node};
-use crate::{Files, Parsed, Source, join, parent};
+use crate::doc::{self, Dialect, Node};
+use crate::files::{Files, join, parent};
+use crate::model::{Parsed, Source};
 
 /// The files that make a directory a member deno accepts.
 const MEMBER_FILES: [&str; 3] = ["deno.json", "deno.jsonc", "package.json"];
@@ -86,7 +87,7 @@ pub(super) fn root_tasks(files: &dyn Files, dir: &str) -> Option<HashSet<String>
         let Some(root) = files
             .read(&path)
             .ok()
-            .and_then(|t| value::from_jsonc(&t).ok())
+            .and_then(|t| doc::read_jsonc(&t, Dialect::Loose).ok())
         else {
             continue;
         };
@@ -131,7 +132,7 @@ fn lists(root_dir: &str, rel: &str, dir: &str) -> bool {
 mod tests {
     use super::super::parse;
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, parse_with};
 
     #[test]

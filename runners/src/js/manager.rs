@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::{Files, Runner, join, parent};
+use crate::files::{Files, join, parent};
+use crate::model::Runner;
 
 /// Lockfiles and the manager each one belongs to, in the order a tie is broken.
 const LOCKFILES: [(&str, Runner); 7] = [

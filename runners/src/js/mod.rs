@@ -1,17 +1,19 @@
-//! The JavaScript monorepo runners: Turborepo tasks (`turbo.json`, `turbo.jsonc`) and Nx
-//! targets (`project.json`, and the `nx` key of `package.json`, which the package.json
-//! adapter hands to [`nx::from_package_json`]).
+//! The JavaScript runners: `package.json` scripts, Turborepo tasks (`turbo.json`,
+//! `turbo.jsonc`) and Nx targets (`project.json`, and the `nx` key of `package.json`, which
+//! the package.json adapter hands to [`nx::from_package_json`]).
 //!
-//! Both run through the workspace's package manager, chosen by the same rule as its scripts
-//! ([`manager::detect_manager`]): `pnpm exec turbo run build`, `npx nx run
-//! web:build`. Nothing here runs JavaScript: every file is read as JSON with comments.
+//! All three run through the package's or workspace's package manager, chosen by one rule
+//! ([`manager::detect_manager`]): `pnpm run build`, `pnpm exec turbo run build`, `npx nx run
+//! web:build`. Nothing here runs JavaScript: every file is read as JSON.
 
-mod json;
 pub mod manager;
 pub mod nx;
+pub mod package_json;
 mod turbo;
 
-use crate::{Adapter, Files, Runner, file_name, join, parent};
+use crate::doc::{self, Dialect, Node};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Adapter, Runner};
 
 /// `turbo.json`, or `turbo.jsonc` when there is no `turbo.json`.
 pub const TURBO: Adapter = Adapter {
@@ -87,10 +89,10 @@ fn nearest<'n>(dir: &str, names: &[&'n str], files: &dyn Files) -> Option<(Strin
 
 /// The file `name` in `dir`, parsed, when it is there and valid (its own problems are
 /// reported when it is read as a task file, or do not matter here).
-fn read_json(dir: &str, name: &str, files: &dyn Files) -> Option<json::Node> {
+fn read_json(dir: &str, name: &str, files: &dyn Files) -> Option<Node> {
     let path = join(dir, name)?;
     let text = files.read(&path).ok()?;
-    json::parse(&text).ok()
+    doc::read_jsonc(&text, Dialect::Strict).ok()
 }
 
 #[cfg(test)]
@@ -115,7 +117,7 @@ mod tests {
 
     #[test]
     fn nearest_walks_up_to_the_root() {
-        let files = crate::MemFiles::new()
+        let files = crate::files::MemFiles::new()
             .with("nx.json", "{}")
             .with("apps/web/turbo.json", "{}");
         assert_eq!(

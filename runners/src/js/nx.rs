@@ -17,16 +17,20 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::json::{self, Node};
 use super::{nearest, read_json, through_manager};
-use crate::{Files, Parsed, RawTask, Runner, Source, file_name, parent};
+use crate::doc::{self, Dialect, Entry, Node, Terms};
+use crate::files::{Files, file_name, parent};
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match json::parse(src.text) {
-        Ok(root) if root.is_object() => root,
+    let root = match doc::read_jsonc(src.text, Dialect::Strict) {
+        Ok(root) if root.is_table() => root,
         Ok(other) => {
-            let message = format!("project.json should be an object, not {}", other.kind());
+            let message = format!(
+                "project.json should be an object, not {}",
+                other.kind_in(Terms::Json)
+            );
             out.diag(src.path, Some(other.line), message);
             return out;
         }
@@ -53,7 +57,10 @@ pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     };
     let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
     let Some(entries) = targets.entries() else {
-        let message = format!("`targets` should be an object, not {}", targets.kind());
+        let message = format!(
+            "`targets` should be an object, not {}",
+            targets.kind_in(Terms::Json)
+        );
         out.diag(src.path, Some(targets.line), message);
         return out;
     };
@@ -108,7 +115,7 @@ fn included_scripts(package: &Node) -> Vec<Script> {
         .get("scripts")
         .and_then(Node::entries)
         .unwrap_or_default()
-        .into_iter()
+        .iter()
         .filter(|e| {
             included
                 .as_ref()
@@ -135,14 +142,14 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     if workspace.is_none() && !may_have_key {
         return;
     }
-    let Ok(root) = json::parse(src.text) else {
+    let Ok(root) = doc::read_jsonc(src.text, Dialect::Strict) else {
         return;
     };
     let nx = root.get("nx");
-    let beside = crate::join(dir, "project.json")
+    let beside = crate::files::join(dir, "project.json")
         .and_then(|p| src.files.read(&p).ok())
-        .and_then(|text| json::parse(&text).ok())
-        .filter(Node::is_object);
+        .and_then(|text| doc::read_jsonc(&text, Dialect::Strict).ok())
+        .filter(Node::is_table);
     let member = match &workspace {
         // Without an nx.json, an `nx` key makes the package its own workspace's root.
         None => nx.is_some(),
@@ -153,8 +160,8 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     if !member {
         return;
     }
-    if let Some(nx) = nx.filter(|n| !n.is_object()) {
-        let message = format!("`nx` should be an object, not {}", nx.kind());
+    if let Some(nx) = nx.filter(|n| !n.is_table()) {
+        let message = format!("`nx` should be an object, not {}", nx.kind_in(Terms::Json));
         out.diag(src.path, Some(nx.line), message);
         return;
     }
@@ -173,12 +180,15 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
         return;
     };
     let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
-    let nx_targets = match nx.and_then(|n| n.get("targets")) {
-        None => Vec::new(),
+    let nx_targets: &[Entry] = match nx.and_then(|n| n.get("targets")) {
+        None => &[],
         Some(targets) => targets.entries().unwrap_or_else(|| {
-            let message = format!("`nx.targets` should be an object, not {}", targets.kind());
+            let message = format!(
+                "`nx.targets` should be an object, not {}",
+                targets.kind_in(Terms::Json)
+            );
             out.diag(src.path, Some(targets.line), message);
-            Vec::new()
+            &[]
         }),
     };
     let scripts = included_scripts(&root);
@@ -240,16 +250,12 @@ fn in_package_workspaces(root: &str, path: &str, files: &dyn Files) -> bool {
                 .map(str::to_owned),
         );
     }
-    if let Some(text) = crate::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
-        && let Ok(yaml) = crate::yaml::parse(&text)
-        && let Some(crate::yaml::Node::Seq(items)) = yaml.get("packages")
+    if let Some(text) =
+        crate::files::join(root, "pnpm-workspace.yaml").and_then(|p| files.read(&p).ok())
+        && let Ok(yaml) = doc::read_yaml(&text, Dialect::Strict)
+        && let Some(items) = yaml.get("packages").and_then(Node::items)
     {
-        patterns.extend(
-            items
-                .iter()
-                .filter_map(crate::yaml::Node::scalar)
-                .map(str::to_owned),
-        );
+        patterns.extend(items.iter().filter_map(Node::scalar).map(str::to_owned));
     }
     if let Some(lerna) = read_json(root, "lerna.json", files) {
         let listed: Vec<String> = lerna
@@ -341,7 +347,7 @@ impl<'s> Project<'s> {
         self.defaults
             .get(executor)
             .or_else(|| self.defaults.get(target))
-            .filter(|d| d.is_object())
+            .filter(|d| d.is_table())
     }
 
     /// Adds target `key` (configured by `config`, or by nothing but a script).
@@ -353,8 +359,11 @@ impl<'s> Project<'s> {
         script: Option<&str>,
         out: &mut Parsed,
     ) {
-        if let Some(config) = config.filter(|c| !c.is_object()) {
-            let message = format!("target `{key}` should be an object, not {}", config.kind());
+        if let Some(config) = config.filter(|c| !c.is_table()) {
+            let message = format!(
+                "target `{key}` should be an object, not {}",
+                config.kind_in(Terms::Json)
+            );
             out.diag(self.path, Some(config.line), message);
             return;
         }
@@ -406,7 +415,7 @@ impl<'s> Project<'s> {
             } else {
                 let message = format!(
                     "`dependsOn` of `{key}` should be an array, not {}",
-                    depends.kind()
+                    depends.kind_in(Terms::Json)
                 );
                 out.diag(self.path, Some(depends.line), message);
             }
@@ -492,7 +501,7 @@ fn workspace_config(root: &str, files: &dyn Files) -> (HashMap<String, Node>, bo
         .and_then(Node::entries)
         .map(|entries| {
             entries
-                .into_iter()
+                .iter()
                 .map(|e| (e.key.clone(), e.node.clone()))
                 .collect()
         })
@@ -522,7 +531,7 @@ fn dir_name(dir: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     const NX_JSON: &str = r#"{

@@ -9,20 +9,24 @@
 //! `description` its description, `persistent` marks it a service and `interactive` a task
 //! that wants a terminal. Arguments go after `--`: turbo hands them to the package scripts.
 
-use super::json::{self, Node};
 use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::doc::{self, Dialect, Node, Terms};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 /// The root configuration's file names, in the order turbo looks for them.
 const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
 
 pub(super) fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match json::parse(src.text) {
-        Ok(root) if root.is_object() => root,
+    let root = match doc::read_jsonc(src.text, Dialect::Strict) {
+        Ok(root) if root.is_table() => root,
         Ok(other) => {
-            let message = format!("turbo.json should be an object, not {}", other.kind());
+            let message = format!(
+                "turbo.json should be an object, not {}",
+                other.kind_in(Terms::Json)
+            );
             out.diag(src.path, Some(other.line), message);
             return out;
         }
@@ -32,8 +36,8 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         }
     };
     let dir = parent(src.path);
-    if crate::file_name(src.path) == "turbo.json"
-        && crate::join(dir, "turbo.jsonc").is_some_and(|p| src.files.exists(&p))
+    if crate::files::file_name(src.path) == "turbo.json"
+        && crate::files::join(dir, "turbo.jsonc").is_some_and(|p| src.files.exists(&p))
     {
         out.diag(
             src.path,
@@ -71,10 +75,13 @@ fn task_table<'n>(path: &str, root: &'n Node, out: &mut Parsed) -> Option<&'n No
         (None, Some(pipeline)) => ("pipeline", pipeline),
         (None, None) => return None,
     };
-    if tasks.is_object() {
+    if tasks.is_table() {
         Some(tasks)
     } else {
-        let message = format!("`{key}` should be an object, not {}", tasks.kind());
+        let message = format!(
+            "`{key}` should be an object, not {}",
+            tasks.kind_in(Terms::Json)
+        );
         out.diag(path, Some(tasks.line), message);
         None
     }
@@ -150,8 +157,11 @@ fn push(
     config: &Node,
     out: &mut Parsed,
 ) {
-    if !config.is_object() {
-        let message = format!("task `{name}` should be an object, not {}", config.kind());
+    if !config.is_table() {
+        let message = format!(
+            "task `{name}` should be an object, not {}",
+            config.kind_in(Terms::Json)
+        );
         out.diag(src.path, Some(config.line), message);
         return;
     }
@@ -175,7 +185,7 @@ fn push(
         } else {
             let message = format!(
                 "`dependsOn` of `{name}` should be an array, not {}",
-                depends.kind()
+                depends.kind_in(Terms::Json)
             );
             out.diag(src.path, Some(depends.line), message);
         }
@@ -188,7 +198,7 @@ fn push(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     const ROOT: &str = r#"{

@@ -11,8 +11,10 @@ mod parser;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{Adapter, file_name};
-use crate::{Files, Parsed, RawTask, Runner, Source, join, parent};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Parsed, RawTask, Runner, Source};
 use parser::{Ast, Item, Recipe, os};
 
 /// The just adapter.

@@ -6,7 +6,8 @@
 
 use super::attributes::{self, ItemKind, Written};
 use super::lexer::{Body, Error, Kind, Lexer, Token};
-use crate::{LineIndex, Param, Variadic};
+use crate::model::{Param, Variadic};
+use crate::text::LineIndex;
 
 /// Bits for just's operating-system attributes.
 pub(super) mod os {

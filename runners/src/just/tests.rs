@@ -1,7 +1,8 @@
 //! Unit tests of the just adapter.
 use super::*;
+use crate::files::MemFiles;
+use crate::model::{Param, Variadic};
 use crate::testing::{messages, names, task};
-use crate::{MemFiles, Param, Variadic};
 
 const LINUX: Platform = Platform {
     os: "linux",

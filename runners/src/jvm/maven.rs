@@ -20,7 +20,9 @@ use std::fmt::Write as _;
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use crate::{LineIndex, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::files::{file_name, join, parent};
+use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::text::LineIndex;
 
 /// The phases agg lists, in lifecycle order, with what each does.
 const PHASES: &[(&str, &str)] = &[
@@ -499,7 +501,7 @@ fn text_of(node: Node<'_, '_>) -> Option<String> {
 mod tests {
     use std::fmt::Write as _;
 
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
 
     const ROOT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>

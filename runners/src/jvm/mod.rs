@@ -10,7 +10,8 @@
 mod gradle;
 mod maven;
 
-use crate::{Adapter, Files, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::Adapter;
 
 /// `pom.xml`: the lifecycle phases and profiles of a Maven reactor.
 pub const MAVEN: Adapter = Adapter {
@@ -53,7 +54,7 @@ fn inside_sources(files: &dyn Files, path: &str, markers: &[&str], folders: &[&s
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
 
     #[test]
     fn files_under_a_projects_sources_are_not_builds() {

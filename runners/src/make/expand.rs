@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use super::glob;
-use crate::Files;
+use crate::files::Files;
 
 /// How deep variable references may nest before we give up (also stops `A = $(A)`).
 const MAX_DEPTH: usize = 16;

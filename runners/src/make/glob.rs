@@ -2,7 +2,7 @@
 //! `*` and `?` within the last path component, matched against the repository's files
 //! through the adapter's [`Files`] view.
 
-use crate::{Files, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
 
 /// Whether a path holds a pattern make would expand.
 pub(super) fn is_glob(path: &str) -> bool {
@@ -84,7 +84,7 @@ pub(super) fn matches(pattern: &str, name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
 
     #[test]
     fn patterns_match_like_the_shell() {

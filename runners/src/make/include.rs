@@ -8,7 +8,7 @@ use super::glob::{self, is_glob};
 use super::reader::Reader;
 use super::text::{FileText, join_continuations};
 use super::{MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, candidate};
-use crate::{join, parent};
+use crate::files::{join, parent};
 
 impl Reader<'_> {
     /// Reads the files one `include` line names, in place, so their variables and rules
@@ -160,7 +160,7 @@ fn strip_comment(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::make::tests::{names, one, run};
 
     #[test]

@@ -26,8 +26,10 @@ mod text;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{Adapter, file_name};
-use crate::{Parsed, Source, parent};
+use crate::files::file_name;
+use crate::files::parent;
+use crate::model::Adapter;
+use crate::model::{Parsed, Source};
 use expand::Vars;
 
 /// The make adapter.

@@ -16,7 +16,8 @@ use super::text::{
 use super::{
     MAX_DEPS, MAX_NESTING, MAX_PREREQS, MAX_SCRIPT, MAX_SYNTAX_DIAGNOSTICS, MAX_TASKS, guard,
 };
-use crate::{Files, Parsed, RawTask, Runner};
+use crate::files::Files;
+use crate::model::{Parsed, RawTask, Runner};
 
 /// One rule as read, before rules for the same target are merged.
 pub(super) struct RuleDef {

@@ -1,7 +1,7 @@
 //! Unit tests of the make adapter (and the helpers the other make tests share).
 use super::text::{bounded_lines, comment_text, line_doc};
 use super::*;
-use crate::MemFiles;
+use crate::files::MemFiles;
 pub(super) use crate::testing::names;
 use crate::testing::{messages, task};
 

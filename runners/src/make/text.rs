@@ -7,7 +7,7 @@ use makefile_lossless::{
 };
 
 use super::MAX_NESTING;
-use crate::LineIndex;
+use crate::text::LineIndex;
 
 pub(super) fn syntax_message(error: &ErrorInfo) -> String {
     match error.kind() {

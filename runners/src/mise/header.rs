@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::python::value::{self, Entry, Node, Value};
+use crate::doc::{self, Entry, Node, Value};
 
 /// What a file task's header says.
 pub(super) struct Header {
@@ -145,7 +145,7 @@ struct Entries {
 
 /// Parses one `key=value` entry and merges its keys into `entries` (later keys win).
 fn parse_entry(toml: &str, line: u32, entries: &mut Entries, errors: &mut Vec<(u32, String)>) {
-    match value::from_toml(toml) {
+    match doc::read_toml(toml) {
         Ok(node) => {
             let Value::Table(parsed) = node.value else {
                 return;

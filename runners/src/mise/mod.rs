@@ -14,8 +14,9 @@ mod usage;
 
 use std::collections::HashMap;
 
-use crate::python::value::{self, Node};
-use crate::{Adapter, Files, Parsed, Source, join, parent};
+use crate::doc::{self, Node};
+use crate::files::{Files, join, parent};
+use crate::model::{Adapter, Parsed, Source};
 use task::{Def, Origin};
 
 /// `mise.toml` and the other config files mise reads in a project directory.
@@ -176,7 +177,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 continue;
             }
         };
-        match value::from_toml(&text) {
+        match doc::read_toml(&text) {
             Ok(root) => configs.push((path, root)),
             Err(err) => out.diag(&path, err.line, err.message),
         }
@@ -332,7 +333,7 @@ impl Project<'_, '_> {
                 return;
             }
         };
-        match value::from_toml(&text) {
+        match doc::read_toml(&text) {
             Ok(root) => {
                 read_task_table(&root, self.dir, path, Origin::IncludedToml, defs, self.out);
             }

@@ -3,9 +3,8 @@
 //! Both spell their settings the same way, so one reader fills a [`Def`] from either.
 
 use super::usage;
-use crate::python::value::Node;
-use crate::python::{env_of, text_of};
-use crate::{Parsed, RawTask, Runner};
+use crate::doc::{self, Node};
+use crate::model::{Parsed, RawTask, Runner};
 
 /// Where a definition came from, which decides who wins when two share a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +140,7 @@ fn read_run(def: &mut Def, run: &Node, file: &str, name: &str, out: &mut Parsed)
             lines.push(command.to_owned());
         } else if let Some(task) = item.get("task").and_then(Node::str) {
             lines.push(format!("task: {task}"));
-        } else if let Some(tasks) = item.get("tasks").and_then(text_of) {
+        } else if let Some(tasks) = item.get("tasks").and_then(Node::text_of) {
             lines.push(format!("tasks: {tasks}"));
         } else {
             out.diag(
@@ -211,7 +210,7 @@ pub(super) fn read_settings(def: &mut Def, node: &Node, file: &str, out: &mut Pa
     }
     if let Some(hide) = node.get("hide") {
         match hide.value {
-            crate::python::value::Value::Bool(b) => def.hide = Some(b),
+            crate::doc::Value::Bool(b) => def.hide = Some(b),
             _ => wrong_type(out, file, &name, "hide", "a boolean", hide),
         }
     }
@@ -234,7 +233,7 @@ pub(super) fn read_settings(def: &mut Def, node: &Node, file: &str, out: &mut Pa
     }
     task.behaviour.interactive |= node.get("interactive").is_some_and(Node::is_true)
         || node.get("raw").is_some_and(Node::is_true);
-    task.env.extend(env_of(node.get("env")));
+    task.env.extend(doc::env_of(node.get("env")));
     if let Some(spec) = node.get("usage") {
         match spec.str() {
             Some(spec) => task.params = usage::params(spec),
@@ -256,13 +255,7 @@ fn wrong_type(out: &mut Parsed, file: &str, task: &str, key: &str, expected: &st
 
 /// A string or an array of strings.
 fn strings(node: &Node) -> Option<Vec<String>> {
-    if let Some(s) = node.str() {
-        return Some(vec![s.to_owned()]);
-    }
-    node.items()?
-        .iter()
-        .map(|item| item.str().map(str::to_owned))
-        .collect()
+    Some(node.strs()?.into_iter().map(str::to_owned).collect())
 }
 
 /// The task names of `depends`: `"build"`, `"build --release"`, `"NODE_ENV=test setup"`,

@@ -1,6 +1,7 @@
 use super::*;
+use crate::files::{Files, MemFiles};
+use crate::model::{Runner, Source, Variadic};
 use crate::testing::{messages, names, parse_with, task};
-use crate::{Files, MemFiles, Runner, Source, Variadic};
 
 const SCRIPT: &str = "#!/bin/sh\necho hi\n";
 

@@ -6,8 +6,9 @@
 //! `hatch.toml` has `envs`, hatch ignores `[tool.hatch.envs]`, and so does agg.
 
 use super::Project;
-use super::value::{self, Node};
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::doc::{self, Node};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     if let Some(envs) = root.path(&["tool", "hatch", "envs"]) {
@@ -17,7 +18,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
             .files
             .read(&project.sibling("hatch.toml"))
             .ok()
-            .and_then(|text| value::from_toml(&text).ok())
+            .and_then(|text| doc::read_toml(&text).ok())
             .is_some_and(|hatch| hatch.get("envs").is_some());
         if !replaced {
             read_envs(project, envs, out);
@@ -32,7 +33,7 @@ pub(super) fn parse_hatch_toml(src: &Source<'_>) -> Parsed {
         dir: parent(src.path),
         files: src.files,
     };
-    match value::from_toml(src.text) {
+    match doc::read_toml(src.text) {
         Ok(root) => {
             if let Some(envs) = root.get("envs") {
                 read_envs(&project, envs, &mut out);
@@ -69,11 +70,7 @@ fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
             continue;
         };
         for script in scripts {
-            let commands: Option<Vec<&str>> = match script.node.items() {
-                Some(items) => items.iter().map(Node::str).collect(),
-                None => script.node.str().map(|s| vec![s]),
-            };
-            let Some(commands) = commands else {
+            let Some(commands) = script.node.strs() else {
                 out.diag(
                     project.path,
                     Some(script.node.line),
@@ -105,7 +102,7 @@ fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]

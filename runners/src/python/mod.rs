@@ -12,11 +12,12 @@ mod pdm;
 mod poe;
 mod scripts;
 mod tox;
-pub(crate) mod value;
 
-use crate::{Adapter, file_name};
-use crate::{Files, Parsed, Source, join, parent};
-use value::Node;
+use crate::doc::{self, Node};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Parsed, Source};
 
 /// `pyproject.toml`: `[tool.poe]`, `[tool.pdm.scripts]`, `[tool.hatch.envs]`,
 /// `[project.scripts]`, `[tool.poetry.scripts]` and `[tool.tox]`.
@@ -104,7 +105,7 @@ pub fn reads_neighbours(path: &str) -> bool {
 
 fn parse_pyproject(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_toml(src.text) {
+    let root = match doc::read_toml(src.text) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);
@@ -154,32 +155,11 @@ impl Project<'_> {
     /// The project's `pyproject.toml`, when it is there and valid TOML.
     pub fn pyproject(&self) -> Option<Node> {
         let text = self.files.read(&self.sibling("pyproject.toml")).ok()?;
-        value::from_toml(&text).ok()
+        doc::read_toml(&text).ok()
     }
 }
 
 /// The task name a `deps`/`composite`/`sequence` entry refers to: its first word.
 pub(crate) fn first_word(command: &str) -> Option<String> {
     command.split_whitespace().next().map(str::to_owned)
-}
-
-/// A string or an array of strings as lines of text (`cmd = ["a", "b"]`).
-pub(crate) fn text_of(node: &Node) -> Option<String> {
-    if let Some(s) = node.str() {
-        return Some(s.to_owned());
-    }
-    let words: Option<Vec<&str>> = node.items()?.iter().map(Node::str).collect();
-    words.map(|w| crate::quote_command(&w))
-}
-
-/// Environment variables from a `{ KEY = "value" }` table.
-pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
-    node.and_then(Node::entries)
-        .map(|entries| {
-            entries
-                .iter()
-                .filter_map(|e| Some((e.key.clone(), e.node.scalar()?.into_owned())))
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -5,7 +5,8 @@
 //! Sessions a noxfile builds at run time (in a loop, through a helper) cannot be seen
 //! without running it, so they are simply not listed.
 
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 
 /// A decorator's text longer than this is not a session decorator agg reads.
 const MAX_DECORATOR: usize = 4096;
@@ -185,7 +186,7 @@ fn docstring(body: &[&str]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     const NOXFILE: &str = r#"import nox

@@ -6,9 +6,9 @@
 
 use std::collections::HashSet;
 
-use super::value::Node;
-use super::{Project, env_of, first_word, text_of};
-use crate::{Parsed, RawTask, Runner};
+use super::{Project, first_word};
+use crate::doc::{self, Node};
+use crate::model::{Parsed, RawTask, Runner};
 
 /// The keys that make a table a script, one of which it must have.
 const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
@@ -87,18 +87,18 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
                     .collect();
                 items.join("\n")
             }
-            "call" => format!("call: {}", text_of(body).unwrap_or_default()),
-            _ => text_of(body).unwrap_or_default(),
+            "call" => format!("call: {}", body.text_of().unwrap_or_default()),
+            _ => body.text_of().unwrap_or_default(),
         });
         task.description = node.get("help").and_then(Node::str).map(str::to_owned);
-        task.env = env_of(node.get("env"));
+        task.env = doc::env_of(node.get("env"));
         out.tasks.push(task);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]

@@ -5,9 +5,10 @@
 
 use std::collections::HashSet;
 
-use super::value::{self, Node, ParseError};
-use super::{Project, env_of, first_word, text_of};
-use crate::{Param, Parsed, RawTask, Runner, Source, Variadic, parent};
+use super::{Project, first_word};
+use crate::doc::{self, Dialect, Node, ParseError};
+use crate::files::parent;
+use crate::model::{Param, Parsed, RawTask, Runner, Source, Variadic};
 
 /// The keys that make a table a task, one of which it must have.
 const TASK_TYPES: &[&str] = &[
@@ -58,11 +59,11 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
 fn read_any(path: &str, text: &str) -> Result<Node, ParseError> {
     let extension = path.rsplit('.').next().unwrap_or_default();
     if extension == "json" {
-        value::from_json(text)
+        doc::read_json(text)
     } else if extension == "yaml" || extension == "yml" {
-        value::from_yaml(text)
+        doc::read_yaml(text, Dialect::Loose)
     } else {
-        value::from_toml(text)
+        doc::read_toml(text)
     }
 }
 
@@ -195,7 +196,7 @@ fn include_path(project: &Project<'_>, source_dir: &str, rel: &str) -> Result<St
         }
         None => (source_dir.to_owned(), rel),
     };
-    crate::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
+    crate::files::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
 }
 
 /// The nearest directory from the project's up to the root that holds `.git`, else the
@@ -292,8 +293,8 @@ fn read_task(
             script
         }
         "switch" => "switch".to_owned(),
-        "cmd" | "shell" => text_of(body).unwrap_or_default(),
-        _ => format!("{kind}: {}", text_of(body).unwrap_or_default()),
+        "cmd" | "shell" => body.text_of().unwrap_or_default(),
+        _ => format!("{kind}: {}", body.text_of().unwrap_or_default()),
     });
     task.description = node.get("help").and_then(Node::str).map(str::to_owned);
     task.params = params(node.get("args"));
@@ -320,7 +321,7 @@ fn read_task(
             }
         }
     }
-    task.env = env_of(node.get("env"));
+    task.env = doc::env_of(node.get("env"));
     Some(task)
 }
 
@@ -358,7 +359,7 @@ fn steps(kind: &str, items: &[Node]) -> (Vec<String>, String) {
             }
             Some((inner, body)) => {
                 inline = true;
-                lines.push(format!("{inner}: {}", text_of(body).unwrap_or_default()));
+                lines.push(format!("{inner}: {}", body.text_of().unwrap_or_default()));
             }
             None => {
                 inline = true;
@@ -385,9 +386,7 @@ fn params(args: Option<&Node>) -> Vec<Param> {
         let get = |key: &str| spec.and_then(|s| s.get(key));
         let mut param = Param::required(name);
         param.required = get("required").is_some_and(Node::is_true);
-        param.default = get("default")
-            .and_then(Node::scalar)
-            .map(std::borrow::Cow::into_owned);
+        param.default = get("default").and_then(Node::scalar).map(str::to_owned);
         if get("multiple").is_some_and(|m| m.is_true() || m.scalar().is_some_and(|s| s != "false"))
         {
             param.variadic = Some(if param.required {
@@ -439,8 +438,9 @@ fn params(args: Option<&Node>) -> Vec<Param> {
 
 #[cfg(test)]
 mod tests {
+    use crate::files::MemFiles;
+    use crate::model::Variadic;
     use crate::testing::{messages, names, parse_with, task};
-    use crate::{MemFiles, Variadic};
 
     const PYPROJECT: &str = r#"[project]
 name = "demo"
@@ -591,7 +591,7 @@ build-docs = "mkdocs build"
         assert_eq!(parsed.diagnostics[0].line, Some(1));
     }
 
-    fn pyproject(files: &MemFiles, path: &str) -> crate::Parsed {
+    fn pyproject(files: &MemFiles, path: &str) -> crate::model::Parsed {
         parse_with(super::super::PYPROJECT.parse, files, path)
     }
 

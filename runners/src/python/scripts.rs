@@ -8,8 +8,9 @@
 //! standard `[project]`. `[tool.poetry.scripts]` always run with `poetry run`.
 
 use super::Project;
-use super::value::Node;
-use crate::{Parsed, RawTask, Runner, parent};
+use crate::doc::Node;
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     let poetry = root.path(&["tool", "poetry"]).is_some() || project.has("poetry.lock");
@@ -138,13 +139,14 @@ fn read(
 
 #[cfg(test)]
 mod tests {
+    use crate::files::MemFiles;
+    use crate::model::Runner;
     use crate::testing::{messages, names, parse_with, task};
-    use crate::{MemFiles, Runner};
 
     const SCRIPTS: &str =
         "[project]\nname = \"demo\"\n[project.scripts]\ndemo = \"demo.cli:main\"\nbad = 3\n";
 
-    fn run(files: &MemFiles, path: &str) -> crate::Parsed {
+    fn run(files: &MemFiles, path: &str) -> crate::model::Parsed {
         parse_with(super::super::PYPROJECT.parse, files, path)
     }
 

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use super::node::Node;
-use crate::relative;
+use crate::doc::{Node, Terms, Value};
+use crate::files::relative;
 
 /// What an include says, before its path is resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -30,19 +30,21 @@ pub(super) struct Include {
 
 /// Reads an include's value: a path, or a mapping with `taskfile:` and options.
 pub(super) fn read(value: &Node) -> Result<Include, String> {
-    match value {
-        Node::Map(_) => {
+    match value.value {
+        Value::Table(_) => {
             let taskfile = value
                 .get("taskfile")
                 .and_then(Node::scalar)
                 .ok_or("has no `taskfile` path")?;
-            let flag = |key| value.get(key).is_some_and(Node::is_true);
+            let flag = |key| value.get(key).is_some_and(Node::is_true_or_text_true);
             let names = |key| match value.get(key) {
-                Some(Node::Seq(items)) => items
-                    .iter()
-                    .filter_map(|n| n.scalar().map(str::to_owned))
-                    .collect(),
-                Some(other) => other.scalar().map(str::to_owned).into_iter().collect(),
+                Some(node) => match node.items() {
+                    Some(items) => items
+                        .iter()
+                        .filter_map(|n| n.scalar().map(str::to_owned))
+                        .collect(),
+                    None => node.scalar().map(str::to_owned).into_iter().collect(),
+                },
                 None => Vec::new(),
             };
             Ok(Include {
@@ -53,19 +55,19 @@ pub(super) fn read(value: &Node) -> Result<Include, String> {
                 aliases: names("aliases"),
                 excludes: names("excludes"),
                 checksum: value.entry("checksum").and_then(|entry| {
-                    let sum = entry.value.scalar().filter(|s| !s.is_empty())?;
-                    Some((sum.to_owned(), entry.line))
+                    let sum = entry.node.scalar().filter(|s| !s.is_empty())?;
+                    Some((sum.to_owned(), entry.node.line))
                 }),
             })
         }
-        other => match other.scalar() {
+        _ => match value.scalar() {
             Some(path) => Ok(Include {
                 taskfile: path.to_owned(),
                 ..Include::default()
             }),
             None => Err(format!(
                 "should be a path or a mapping, not {}",
-                other.kind()
+                value.kind_in(Terms::Yaml)
             )),
         },
     }
@@ -79,12 +81,12 @@ pub(super) fn is_remote(path: &str) -> bool {
 /// The variables an include path may use: the including file's top-level `vars` that are
 /// plain values (a `sh:` var or one built from other templates needs go-task to compute).
 pub(super) fn static_vars(file: &Node) -> HashMap<String, String> {
-    let Some(Node::Map(vars)) = file.get("vars") else {
+    let Some(vars) = file.get("vars").and_then(Node::entries) else {
         return HashMap::new();
     };
     vars.iter()
         .filter_map(|v| {
-            let text = v.value.scalar()?;
+            let text = v.node.scalar()?;
             (!text.contains("{{")).then(|| (v.key.clone(), text.to_owned()))
         })
         .collect()
@@ -94,7 +96,7 @@ pub(super) fn static_vars(file: &Node) -> HashMap<String, String> {
 ///
 /// `dir` is the including file's directory and `root_dir` the root Taskfile's, both
 /// root-relative. go-task's `TASKFILE_DIR` and `ROOT_DIR` are absolute; here they become
-/// paths relative to `dir`, so the result can still go through [`crate::join`]. Returns
+/// paths relative to `dir`, so the result can still go through [`crate::files::join`]. Returns
 /// the first template that cannot be resolved as the error.
 pub(super) fn expand(
     path: &str,
@@ -152,20 +154,21 @@ fn go_arch() -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::super::node;
     use super::*;
+    use crate::doc::{self, Dialect};
 
     #[test]
     fn short_and_long_forms() {
         assert_eq!(
-            read(&Node::Str("./docs".into())),
+            read(&Node::new(1, Value::Str("./docs".into()))),
             Ok(Include {
                 taskfile: "./docs".into(),
                 ..Include::default()
             })
         );
-        let long = node::parse(
+        let long = doc::read_yaml(
             "taskfile: ./lib/Taskfile.yml\ndir: ./lib\noptional: true\ninternal: true\nflatten: true\naliases: [l, li]\nexcludes: [secret]\nvars: {X: 1}\nchecksum: abc\n",
+            Dialect::Strict,
         )
         .unwrap();
         assert_eq!(
@@ -181,11 +184,11 @@ mod tests {
             })
         );
         assert_eq!(
-            read(&node::parse("dir: ./x\n").unwrap()),
+            read(&doc::read_yaml("dir: ./x\n", Dialect::Strict).unwrap()),
             Err("has no `taskfile` path".to_owned())
         );
         assert_eq!(
-            read(&Node::Seq(vec![])),
+            read(&Node::new(1, Value::Arr(vec![]))),
             Err("should be a path or a mapping, not a list".to_owned())
         );
     }
@@ -204,8 +207,9 @@ mod tests {
 
     #[test]
     fn templates_resolve_what_is_static() {
-        let file = node::parse(
+        let file = doc::read_yaml(
             "vars:\n  DOCS: ./docs\n  GIT: {sh: git rev-parse HEAD}\n  BUILT: '{{.DOCS}}/x'\n",
+            Dialect::Strict,
         )
         .unwrap();
         let vars = static_vars(&file);

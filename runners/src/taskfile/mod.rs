@@ -17,11 +17,12 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use self::include::Include;
-use self::node::{Entry, Node};
 use self::task::{METHODS, TaskDef};
-use crate::yaml as node;
-use crate::{Adapter, file_name};
-use crate::{Diagnostic, Files, Param, Parsed, RawTask, Runner, Source, join, parent};
+use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
+use crate::files::file_name;
+use crate::files::{Files, join, parent};
+use crate::model::Adapter;
+use crate::model::{Diagnostic, Param, Parsed, RawTask, Runner, Source};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -62,7 +63,7 @@ fn candidate(path: &str) -> Option<u8> {
 }
 
 fn parse(src: &Source<'_>) -> Parsed {
-    let root = match node::parse(src.text) {
+    let root = match doc::read_yaml(src.text, Dialect::Strict) {
         Ok(node) => node,
         Err(err) => {
             let mut parsed = Parsed::default();
@@ -83,8 +84,8 @@ fn parse(src: &Source<'_>) -> Parsed {
         refusal: None,
     };
     let root_method = root.entry("method").and_then(|entry| {
-        let method = entry.value.scalar().filter(|m| !m.is_empty())?;
-        Some((method.to_owned(), src.path.to_owned(), entry.line))
+        let method = entry.node.scalar().filter(|m| !m.is_empty())?;
+        Some((method.to_owned(), src.path.to_owned(), entry.node.line))
     });
     if let Some((method, file, line)) = &root_method
         && !METHODS.contains(&method.as_str())
@@ -235,59 +236,57 @@ impl Loader<'_> {
     /// The listable tasks of the Taskfile at `path` (already parsed as `file`), its own
     /// first, then those of each include in order. `stack` holds the files being read.
     fn file_tasks(&mut self, path: &str, file: &Node, stack: &mut Vec<String>) -> Vec<Found> {
-        let Node::Map(_) = file else {
-            if *file != Node::Null {
-                let message = format!("a Taskfile is a mapping, not {}", file.kind());
+        if !file.is_table() {
+            if !file.is_null() {
+                let message = format!("a Taskfile is a mapping, not {}", file.kind_in(Terms::Yaml));
                 self.diag(path, None, message);
             }
             return Vec::new();
-        };
+        }
         self.check_version(path, file);
         if stack.len() > 1
             && let Some(entry) = file.entry("dotenv")
         {
             self.fatal(
                 path,
-                Some(entry.line),
+                Some(entry.node.line),
                 "included Taskfiles can't have `dotenv` (it belongs in the main Taskfile)",
             );
         }
         let mut found = Vec::new();
 
-        match file.entry("tasks") {
-            None
-            | Some(Entry {
-                value: Node::Null, ..
-            }) => {}
-            Some(Entry {
-                value: Node::Map(entries),
-                ..
-            }) => {
-                found = self.own_tasks(path, entries);
-            }
-            Some(Entry { value, line, .. }) => {
-                let message = format!("`tasks` should be a mapping, not {}", value.kind());
-                self.diag(path, Some(*line), message);
+        if let Some(node) = file.get("tasks") {
+            match &node.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    found = self.own_tasks(path, entries);
+                }
+                _ => {
+                    let message = format!(
+                        "`tasks` should be a mapping, not {}",
+                        node.kind_in(Terms::Yaml)
+                    );
+                    self.diag(path, Some(node.line), message);
+                }
             }
         }
 
-        match file.entry("includes") {
-            None
-            | Some(Entry {
-                value: Node::Null, ..
-            }) => {}
-            Some(Entry {
-                value: Node::Map(entries),
-                ..
-            }) => {
-                let vars = include::static_vars(file);
-                for entry in entries {
-                    found.extend(self.included_tasks(path, entry, &vars, stack));
+        if let Some(node) = file.get("includes") {
+            match &node.value {
+                Value::Null => {}
+                Value::Table(entries) => {
+                    let vars = include::static_vars(file);
+                    for entry in entries {
+                        found.extend(self.included_tasks(path, entry, &vars, stack));
+                    }
                 }
-            }
-            Some(Entry { value, line, .. }) => {
-                let message = format!("`includes` should be a mapping, not {}", value.kind());
-                self.diag(path, Some(*line), message);
+                _ => {
+                    let message = format!(
+                        "`includes` should be a mapping, not {}",
+                        node.kind_in(Terms::Yaml)
+                    );
+                    self.diag(path, Some(node.line), message);
+                }
             }
         }
         found
@@ -342,17 +341,17 @@ impl Loader<'_> {
         stack: &mut Vec<String>,
     ) -> Vec<Found> {
         let ns = &entry.key;
-        let Some((target, inc)) = self.resolve(path, ns, entry.line, &entry.value, vars) else {
+        let Some((target, inc)) = self.resolve(path, ns, entry.node.line, &entry.node, vars) else {
             return Vec::new();
         };
         if stack.contains(&target) {
             let message = format!("include cycle: {} -> {target}", stack.join(" -> "));
-            self.fatal(path, Some(entry.line), message);
+            self.fatal(path, Some(entry.node.line), message);
             return Vec::new();
         }
         if stack.len() > MAX_DEPTH {
             let message = format!("includes nest deeper than {MAX_DEPTH} levels; `{ns}` not read");
-            self.diag(path, Some(entry.line), message);
+            self.diag(path, Some(entry.node.line), message);
             return Vec::new();
         }
         if self.includes >= MAX_INCLUDES || self.tasks_read >= MAX_TASKS {
@@ -362,7 +361,7 @@ impl Loader<'_> {
                 let message = format!(
                     "more than {MAX_INCLUDES} includes or {MAX_TASKS} included tasks; `{ns}` and later includes not read"
                 );
-                self.diag(path, Some(entry.line), message);
+                self.diag(path, Some(entry.node.line), message);
             }
             return Vec::new();
         }
@@ -480,7 +479,7 @@ impl Loader<'_> {
         }
         self.consumed.push(path.to_owned());
         let node = match self.files.read(path) {
-            Ok(text) => match node::parse(&text) {
+            Ok(text) => match doc::read_yaml(&text, Dialect::Strict) {
                 Ok(node) => Some(Rc::new(node)),
                 Err(err) => {
                     self.fatal(path, err.line, format!("invalid YAML: {}", err.message));
@@ -507,18 +506,18 @@ impl Loader<'_> {
             ),
             Some(entry) => {
                 let major = entry
-                    .value
+                    .node
                     .scalar()
                     .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok());
                 match major {
                     Some(major @ 0..=2) => self.fatal(
                         path,
-                        Some(entry.line),
+                        Some(entry.node.line),
                         format!("schema version {major} is no longer supported by go-task 3"),
                     ),
                     Some(major @ 4..) => self.fatal(
                         path,
-                        Some(entry.line),
+                        Some(entry.node.line),
                         format!("schema version {major} is newer than go-task 3 reads"),
                     ),
                     _ => {}

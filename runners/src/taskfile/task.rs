@@ -4,8 +4,8 @@
 //! build ./...`) or a list of commands. A badly typed field is reported and left out; the
 //! task itself is still listed.
 
-use super::node::{Entry, Node};
-use crate::{Diagnostic, Param};
+use crate::doc::{Entry, Node, Terms, Value};
+use crate::model::{Diagnostic, Param};
 
 /// A task as one Taskfile defines it, its name still relative to that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub(super) const METHODS: [&str; 3] = ["checksum", "timestamp", "none"];
 pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> TaskDef {
     let mut def = TaskDef {
         name: entry.key.clone(),
-        line: entry.line,
+        line: entry.node.line,
         internal: false,
         description: None,
         aliases: Vec::new(),
@@ -62,129 +62,145 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
     let mut bad = |field: &str, want: &str, got: &Node| {
         diags.push(Diagnostic::new(
             file,
-            Some(entry.line),
+            Some(entry.node.line),
             format!(
                 "task `{}`: `{field}` should be {want}, not {}",
                 entry.key,
-                got.kind()
+                got.kind_in(Terms::Yaml)
             ),
         ));
     };
-    let fields = match &entry.value {
-        Node::Map(_) => &entry.value,
-        Node::Seq(items) => {
-            def.refusal = items.iter().find_map(|c| refused(c, entry.line));
+    let fields = &entry.node;
+    match &fields.value {
+        Value::Table(_) => {}
+        Value::Arr(items) => {
+            def.refusal = items.iter().find_map(|c| refused(c, entry.node.line));
             def.script = join_cmds(items.iter().filter_map(command));
             return def;
         }
         // `build: go build ./...`; go-task reads any scalar as that one command.
-        other => {
-            def.script = other.scalar().map(|s| s.trim_end_matches('\n').to_owned());
+        _ => {
+            def.script = fields.scalar().map(|s| s.trim_end_matches('\n').to_owned());
             return def;
         }
-    };
+    }
 
-    def.internal = fields.get("internal").is_some_and(Node::is_true);
-    def.interactive = fields.get("interactive").is_some_and(Node::is_true);
-    match fields.get("prompt") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => {
-            def.prompt = items
-                .iter()
-                .filter_map(scalar_string)
-                .filter(|p| !p.trim().is_empty())
-                .collect();
+    def.internal = fields
+        .get("internal")
+        .is_some_and(Node::is_true_or_text_true);
+    def.interactive = fields
+        .get("interactive")
+        .is_some_and(Node::is_true_or_text_true);
+    if let Some(node) = fields.get("prompt") {
+        match &node.value {
+            Value::Null => {}
+            Value::Arr(items) => {
+                def.prompt = items
+                    .iter()
+                    .filter_map(scalar_string)
+                    .filter(|p| !p.trim().is_empty())
+                    .collect();
+            }
+            Value::Table(_) => bad("prompt", "text or a list", node),
+            _ => def.prompt = scalar_string(node).into_iter().collect(),
         }
-        Some(node @ Node::Map(_)) => bad("prompt", "text or a list", node),
-        Some(node) => def.prompt = scalar_string(node).into_iter().collect(),
     }
     def.description = text_field(fields, "desc", &mut bad)
         .or_else(|| text_field(fields, "summary", &mut bad).and_then(|s| first_paragraph(&s)));
 
-    match fields.get("aliases") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => def.aliases = items.iter().filter_map(scalar_string).collect(),
-        Some(other) => bad("aliases", "a list", other),
-    }
-
-    match fields.get("deps") {
-        None | Some(Node::Null) => {}
-        Some(Node::Seq(items)) => {
-            def.deps = items
-                .iter()
-                .filter_map(|dep| match dep {
-                    Node::Map(_) => dep.get("task").and_then(scalar_string),
-                    other => scalar_string(other),
-                })
-                .collect();
+    if let Some(node) = fields.get("aliases") {
+        match &node.value {
+            Value::Null => {}
+            Value::Arr(items) => def.aliases = items.iter().filter_map(scalar_string).collect(),
+            _ => bad("aliases", "a list", node),
         }
-        Some(other) => bad("deps", "a list", other),
     }
 
-    match fields.entry("cmds") {
-        None
-        | Some(Entry {
-            value: Node::Null, ..
-        }) => {
-            if let Some(cmd) = fields.entry("cmd") {
-                def.refusal = refused(&cmd.value, cmd.line);
-                def.script = command(&cmd.value).filter(|s| !s.is_empty());
+    if let Some(node) = fields.get("deps") {
+        match &node.value {
+            Value::Null => {}
+            Value::Arr(items) => {
+                def.deps = items
+                    .iter()
+                    .filter_map(|dep| match dep.value {
+                        Value::Table(_) => dep.get("task").and_then(scalar_string),
+                        _ => scalar_string(dep),
+                    })
+                    .collect();
             }
+            _ => bad("deps", "a list", node),
         }
-        Some(Entry {
-            value: Node::Seq(items),
-            line,
-            ..
-        }) => {
-            def.refusal = items.iter().find_map(|c| refused(c, *line));
-            def.script = join_cmds(items.iter().filter_map(command));
-        }
-        Some(Entry { value, .. }) => bad("cmds", "a list", value),
+    }
+
+    match fields.get("cmds") {
+        None => {}
+        Some(cmds) => match &cmds.value {
+            Value::Null => {}
+            Value::Arr(items) => {
+                def.refusal = items.iter().find_map(|c| refused(c, cmds.line));
+                def.script = join_cmds(items.iter().filter_map(command));
+            }
+            _ => bad("cmds", "a list", cmds),
+        },
+    }
+    if fields.get("cmds").is_none_or(Node::is_null)
+        && let Some(cmd) = fields.get("cmd")
+    {
+        def.refusal = refused(cmd, cmd.line);
+        def.script = command(cmd).filter(|s| !s.is_empty());
     }
     if let Some(method) = fields.entry("method")
-        && let Some(value) = method.value.scalar().filter(|m| !m.is_empty())
+        && let Some(value) = method.node.scalar().filter(|m| !m.is_empty())
     {
-        def.method = Some((value.to_owned(), method.line));
+        def.method = Some((value.to_owned(), method.node.line));
     }
 
-    match fields.get("requires").map(|r| (r, r.get("vars"))) {
-        None | Some((Node::Null, _) | (Node::Map(_), None | Some(Node::Null))) => {}
-        Some((Node::Map(_), Some(Node::Seq(vars)))) => {
-            def.params = vars
-                .iter()
-                .filter_map(|var| match var {
-                    Node::Map(_) => var.get("name").and_then(scalar_string),
-                    other => scalar_string(other),
-                })
-                .map(Param::required)
-                .collect();
+    if let Some(requires) = fields.get("requires") {
+        match (&requires.value, requires.get("vars")) {
+            (Value::Null, _) | (Value::Table(_), None) => {}
+            (Value::Table(_), Some(vars)) => match &vars.value {
+                Value::Null => {}
+                Value::Arr(vars) => {
+                    def.params = vars
+                        .iter()
+                        .filter_map(|var| match var.value {
+                            Value::Table(_) => var.get("name").and_then(scalar_string),
+                            _ => scalar_string(var),
+                        })
+                        .map(Param::required)
+                        .collect();
+                }
+                _ => bad("requires.vars", "a list", vars),
+            },
+            _ => bad("requires", "a mapping", requires),
         }
-        Some((Node::Map(_), Some(other))) => bad("requires.vars", "a list", other),
-        Some((other, _)) => bad("requires", "a mapping", other),
     }
 
-    match fields.get("env") {
-        None | Some(Node::Null) => {}
-        Some(Node::Map(vars)) => {
-            def.env = vars
-                .iter()
-                .filter_map(|var| Some((var.key.clone(), env_value(&var.value)?)))
-                .collect();
+    if let Some(env) = fields.get("env") {
+        match &env.value {
+            Value::Null => {}
+            Value::Table(vars) => {
+                def.env = vars
+                    .iter()
+                    .filter_map(|var| Some((var.key.clone(), env_value(&var.node)?)))
+                    .collect();
+            }
+            _ => bad("env", "a mapping", env),
         }
-        Some(other) => bad("env", "a mapping", other),
     }
     def
 }
 
 /// A scalar field as trimmed text; `None` when absent or empty.
 fn text_field(fields: &Node, key: &str, bad: &mut impl FnMut(&str, &str, &Node)) -> Option<String> {
-    match fields.get(key)? {
-        Node::Null => None,
-        node @ (Node::Seq(_) | Node::Map(_)) => {
+    let node = fields.get(key)?;
+    match node.value {
+        Value::Null => None,
+        Value::Arr(_) | Value::Table(_) => {
             bad(key, "text", node);
             None
         }
-        node => Some(node.scalar()?.trim().to_owned()).filter(|s| !s.is_empty()),
+        _ => Some(node.scalar()?.trim().to_owned()).filter(|s| !s.is_empty()),
     }
 }
 
@@ -207,27 +223,27 @@ fn scalar_string(node: &Node) -> Option<String> {
 /// One entry of `cmds` as a line of text: a shell command as written, `task: name` for a
 /// call to another task, `defer: ...` for a deferred one.
 fn command(node: &Node) -> Option<String> {
-    let text = match node {
-        Node::Map(_) => {
+    let text = match node.value {
+        Value::Table(_) => {
             if let Some(cmd) = node.get("cmd") {
                 cmd.scalar()?.to_owned()
             } else if let Some(task) = node.get("task") {
                 format!("task: {}", task.scalar()?)
             } else if let Some(deferred) = node.get("defer") {
-                let inner = match deferred {
-                    Node::Map(_) => match (deferred.get("cmd"), deferred.get("task")) {
+                let inner = match deferred.value {
+                    Value::Table(_) => match (deferred.get("cmd"), deferred.get("task")) {
                         (Some(cmd), _) => cmd.scalar()?.to_owned(),
                         (None, Some(task)) => format!("task: {}", task.scalar()?),
                         (None, None) => return None,
                     },
-                    other => other.scalar()?.to_owned(),
+                    _ => deferred.scalar()?.to_owned(),
                 };
                 format!("defer: {inner}")
             } else {
                 return None;
             }
         }
-        other => other.scalar()?.to_owned(),
+        _ => node.scalar()?.to_owned(),
     };
     Some(text.trim_end_matches('\n').to_owned())
 }
@@ -236,20 +252,20 @@ fn command(node: &Node) -> Option<String> {
 /// command's first key, else `line`): a mapping needs a non-empty `cmd` or `task`, or a
 /// `defer`; a list is no command at all.
 fn refused(node: &Node, line: u32) -> Option<(u32, String)> {
-    match node {
-        Node::Map(entries) => {
+    match &node.value {
+        Value::Table(entries) => {
             let filled = |key: &str| {
                 node.get(key)
                     .is_some_and(|v| v.scalar().is_some_and(|s| !s.is_empty()))
             };
-            let deferred = node.get("defer").is_some_and(|d| *d != Node::Null);
+            let deferred = node.get("defer").is_some_and(|d| !d.is_null());
             if filled("cmd") || filled("task") || deferred {
                 return None;
             }
-            let at = entries.first().map_or(line, |e| e.line);
+            let at = entries.first().map_or(line, |e| e.node.line);
             Some((at, "invalid keys in command".to_owned()))
         }
-        Node::Seq(_) => Some((line, "cannot unmarshal !!seq into command".to_owned())),
+        Value::Arr(_) => Some((line, "cannot unmarshal !!seq into command".to_owned())),
         _ => None,
     }
 }
@@ -261,25 +277,23 @@ fn join_cmds(cmds: impl Iterator<Item = String>) -> Option<String> {
 
 /// An `env` value as text: scalars as written, `{sh: cmd}` as `$(cmd)`, null as empty.
 fn env_value(node: &Node) -> Option<String> {
-    match node {
-        Node::Null => Some(String::new()),
-        Node::Map(_) => Some(format!("$({})", node.get("sh")?.scalar()?)),
-        Node::Seq(_) => None,
-        other => scalar_string(other),
+    match node.value {
+        Value::Null => Some(String::new()),
+        Value::Table(_) => Some(format!("$({})", node.get("sh")?.scalar()?)),
+        Value::Arr(_) => None,
+        _ => scalar_string(node),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::node;
     use super::*;
+    use crate::doc::{self, Dialect};
 
     /// Reads every task of a `tasks:` mapping.
     fn tasks(yaml: &str) -> (Vec<TaskDef>, Vec<Diagnostic>) {
-        let root = node::parse(yaml).expect("valid YAML");
-        let Some(Node::Map(entries)) = root.get("tasks") else {
-            panic!("no tasks")
-        };
+        let root = doc::read_yaml(yaml, Dialect::Strict).expect("valid YAML");
+        let entries = root.get("tasks").and_then(Node::entries).expect("tasks");
         let mut diags = Vec::new();
         let defs = entries
             .iter()

@@ -1,6 +1,6 @@
 //! Unit tests of the taskfile adapter.
 use super::*;
-use crate::MemFiles;
+use crate::files::MemFiles;
 use crate::testing::{messages, names, task};
 
 fn run(files: &MemFiles, path: &str) -> Parsed {

@@ -13,8 +13,9 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::python::value::{self, Node};
-use crate::{Adapter, Parsed, RawTask, Runner, Source, parent};
+use crate::doc::{self, Dialect, Node};
+use crate::files::parent;
+use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
 pub(crate) use resolve::{Refusal, Spec};
 
@@ -47,7 +48,7 @@ const MAX_STEPS: usize = 1_000;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match value::from_jsonc(src.text) {
+    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);

@@ -4,8 +4,9 @@
 use std::fmt::Write as _;
 
 use super::{PLATFORM, dependency_names};
-use crate::python::value::Node;
-use crate::{Parsed, Source, join, relative};
+use crate::doc::Node;
+use crate::files::{join, relative};
+use crate::model::{Parsed, Source};
 
 /// A task as agg runs it.
 #[derive(Debug)]
@@ -83,7 +84,7 @@ impl Command {
     pub fn display(&self) -> String {
         match self {
             Command::Shell(line) => line.clone(),
-            Command::Process(argv) => crate::quote_command(argv),
+            Command::Process(argv) => crate::text::quote_command(argv),
         }
     }
 }
@@ -258,9 +259,9 @@ impl<'a> Context<'a> {
                 // Shown as written by `describe`, exported by the command itself (agg runs
                 // it directly, with no runner to set it).
                 let expands = value.contains("${env:") || value.contains("${userHome}");
-                let literal = self.substitute(&value, &up, Mode::Shell)?;
+                let literal = self.substitute(value, &up, Mode::Shell)?;
                 let rendered = if expands {
-                    format!("\"{}\"", self.substitute(&value, &up, Mode::Quoted)?)
+                    format!("\"{}\"", self.substitute(value, &up, Mode::Quoted)?)
                 } else {
                     quote(&literal)
                 };
@@ -499,7 +500,7 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
             Quoting::Verbatim
         };
         return Some(Word {
-            value: value.into_owned(),
+            value: value.to_owned(),
             quoting,
         });
     }
@@ -510,7 +511,7 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
             .filter_map(Node::str)
             .collect::<Vec<_>>()
             .join(" "),
-        None => value.scalar()?.into_owned(),
+        None => value.scalar()?.to_owned(),
     };
     let quoting = match node.get("quoting").and_then(Node::str) {
         Some("strong") => Quoting::Strong,
@@ -526,12 +527,8 @@ fn word(node: &Node, shell: bool) -> Option<Word> {
 fn uses_env(command: &Node, args: &[&Node]) -> bool {
     let text = |n: &Node| {
         n.scalar()
-            .map(std::borrow::Cow::into_owned)
-            .or_else(|| {
-                n.get("value")
-                    .and_then(Node::scalar)
-                    .map(std::borrow::Cow::into_owned)
-            })
+            .map(str::to_owned)
+            .or_else(|| n.get("value").and_then(Node::scalar).map(str::to_owned))
             .unwrap_or_default()
     };
     std::iter::once(command)

@@ -1,5 +1,5 @@
 use super::*;
-use crate::relative;
+use crate::files::relative;
 use crate::testing::{lines, names, parse_one, task};
 
 const PATH: &str = "app/.vscode/tasks.json";

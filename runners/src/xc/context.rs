@@ -1,7 +1,8 @@
 //! The file being read: where tasks are finished, named and diagnosed.
 use std::collections::HashMap;
 
-use crate::{LineIndex, Parsed};
+use crate::model::Parsed;
+use crate::text::LineIndex;
 
 /// The per-file state tasks are finished against.
 pub(super) struct Ctx<'a> {

@@ -2,7 +2,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use crate::{Param, RawTask, Runner, XcSpec};
+use crate::model::{Param, RawTask, Runner, XcSpec};
 
 use super::attributes::{Attr, attribute, interpreter, list, trim_marks};
 use super::context::Ctx;

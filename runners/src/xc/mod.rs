@@ -12,8 +12,11 @@
 
 use std::collections::HashMap;
 
-use crate::{Adapter, file_name};
-use crate::{LineIndex, Parsed, Source, parent};
+use crate::files::file_name;
+use crate::files::parent;
+use crate::model::Adapter;
+use crate::model::{Parsed, Source};
+use crate::text::LineIndex;
 
 mod attributes;
 mod context;

@@ -2,8 +2,8 @@
 use super::attributes::interpreter;
 use super::markdown::{fence_closed, find_ignore_case};
 use super::*;
+use crate::model::{Param, RawTask, Runner, XcSpec};
 use crate::testing::{names, task};
-use crate::{Param, RawTask, Runner, XcSpec};
 
 fn run(path: &str, text: &str) -> Parsed {
     crate::testing::parse_one(parse, path, text)

@@ -21,7 +21,8 @@ mod settings;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::{Files, Parsed, RawTask, Runner, Source, file_name, join, parent};
+use crate::files::{Files, file_name, join, parent};
+use crate::model::{Parsed, RawTask, Runner, Source};
 use script::{Scope, Script, TaskDecl};
 
 /// Every file name that makes a directory a Gradle build, in Gradle's order of preference.

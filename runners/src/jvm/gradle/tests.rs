@@ -1,6 +1,6 @@
 //! The Gradle adapter over whole builds: settings, root and subproject scripts together.
 
-use crate::MemFiles;
+use crate::files::MemFiles;
 use crate::testing::{messages, names, parse_with, task};
 
 const SETTINGS: &str = r#"rootProject.name = "shop"

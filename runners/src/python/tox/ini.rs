@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use super::factor;
 use super::replace::{Settings, substitute};
 use super::{DEFAULT_ENV, Env, Envs};
-use crate::Parsed;
+use crate::model::Parsed;
 
 /// Settings tox knows under two spellings: each pair is one setting.
 const ALIASES: &[(&str, &str)] = &[
@@ -251,7 +251,9 @@ impl Ini {
             .filter(|l| !l.is_empty())
             // tox splits each line into words: a substitution that comes out empty leaves
             // no gap.
-            .map(|l| shlex::split(l).map_or_else(|| l.to_owned(), |w| crate::quote_command(&w)))
+            .map(|l| {
+                shlex::split(l).map_or_else(|| l.to_owned(), |w| crate::text::quote_command(&w))
+            })
             .collect();
         (!lines.is_empty()).then(|| lines.join("\n"))
     }

@@ -14,8 +14,9 @@ mod replace;
 use std::collections::HashMap;
 
 use super::Project;
-use super::value::{self, Node};
-use crate::{Parsed, RawTask, Runner, Source, parent};
+use crate::doc::{self, Node};
+use crate::files::parent;
+use crate::model::{Parsed, RawTask, Runner, Source};
 use replace::Settings;
 
 /// The environment tox runs and lists when its configuration names none.
@@ -39,7 +40,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
         dir: parent(src.path),
         files: src.files,
     };
-    let envs = if crate::file_name(src.path) == "tox.ini" {
+    let envs = if crate::files::file_name(src.path) == "tox.ini" {
         ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
     } else {
         if project
@@ -53,7 +54,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
             );
             return out;
         }
-        match value::from_toml(src.text) {
+        match doc::read_toml(src.text) {
             Ok(root) => read_toml(src.path, &root, &mut out),
             Err(err) => {
                 out.diag(src.path, err.line, err.message);
@@ -213,7 +214,7 @@ impl Toml<'_> {
                 for word in command.items()? {
                     self.word(env, word, &mut words);
                 }
-                (!words.is_empty()).then(|| crate::quote_command(&words))
+                (!words.is_empty()).then(|| crate::text::quote_command(&words))
             })
             .collect();
         (!lines.is_empty()).then(|| lines.join("\n"))
@@ -285,7 +286,7 @@ impl Settings for Toml<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::MemFiles;
+    use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
 
     #[test]

@@ -1,5 +1,5 @@
 //! `package.json` scripts, run with the package manager that owns the package (npm, pnpm,
-//! yarn or bun, see [`detect_manager`]) as `<pm> run <script>`.
+//! yarn or bun, see [`detect_manager`](super::manager::detect_manager)) as `<pm> run <script>`.
 //!
 //! Extra arguments are appended by the engine, not here: npm needs a `--` before them
 //! (`npm run test -- --watch`), pnpm, yarn and bun pass them through as they are.
@@ -8,9 +8,12 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::js::manager::detect;
-use crate::{Adapter, file_name};
-use crate::{Hook, HookWhen, LineIndex, Parsed, RawTask, Runner, Source, parent};
+use super::manager::detect;
+use crate::files::file_name;
+use crate::files::parent;
+use crate::model::Adapter;
+use crate::model::{Hook, HookWhen, Parsed, RawTask, Runner, Source};
+use crate::text::LineIndex;
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -45,7 +48,7 @@ fn parse(src: &Source<'_>) -> Parsed {
     };
     let package = root.get("name").and_then(Value::as_str);
     let Some(scripts) = root.get("scripts") else {
-        crate::js::nx::from_package_json(src, &mut parsed);
+        super::nx::from_package_json(src, &mut parsed);
         parsed.name_package(package);
         return parsed;
     };
@@ -89,7 +92,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
         parsed.tasks.push(task);
     }
-    crate::js::nx::from_package_json(src, &mut parsed);
+    super::nx::from_package_json(src, &mut parsed);
     parsed.name_package(package);
     parsed
 }
@@ -246,9 +249,9 @@ fn string_end(bytes: &[u8], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::manager::detect_manager;
     use super::*;
-    use crate::MemFiles;
-    use crate::js::manager::detect_manager;
+    use crate::files::MemFiles;
     use crate::testing::names;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
