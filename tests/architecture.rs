@@ -6,6 +6,12 @@
 //! A path to an ancestor (a re-export such as `crate::mcp::Server`) counts as an edge to
 //! that ancestor, which is not a sibling, so re-exports hide nothing only as long as a
 //! module's `mod.rs` defines no items its children need.
+//!
+//! `runners/src` has floors besides: the bottom floor ([`BOTTOM`]: the task model, the
+//! read-only file view, text helpers, the one document tree) names nothing above it; an
+//! adapter names the bottom floor and its own room only, never another adapter; the registry
+//! and the crate root name anything. A name the crate root re-exports (`crate::join`) counts
+//! as the module it comes from.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -101,18 +107,18 @@ fn paths(code: &str, module: &Module) -> Vec<Vec<String>> {
         let after = &tail[ident.len()..];
         let mut full = base.clone();
         full.extend(segs.iter().cloned());
-        if after.starts_with('{') && ident.ends_with("::") {
-            // `crate::a::{b, c::D}`: one path per top-level item.
+        if after.starts_with('{') && (ident.is_empty() || ident.ends_with("::")) {
+            // `crate::a::{b, c::D}`, `crate::{a::B, c}`: one path per item.
             let inner: String = after[1..].chars().take_while(|c| *c != '}').collect();
             for item in inner.split(',') {
-                let first = item.trim().split("::").next().unwrap_or("").trim();
-                if first.is_empty() || first == "self" {
-                    out.push(full.clone());
-                } else {
-                    let mut p = full.clone();
-                    p.push(first.to_owned());
-                    out.push(p);
-                }
+                let mut p = full.clone();
+                p.extend(
+                    item.split("::")
+                        .map(str::trim)
+                        .take_while(|s| !s.is_empty() && *s != "self" && !s.starts_with('{'))
+                        .map(str::to_owned),
+                );
+                out.push(p);
             }
         } else {
             out.push(full);
@@ -210,4 +216,131 @@ fn the_checker_finds_a_planted_cycle() {
         cycles.iter().any(|c| c == ": a -> b -> c -> a"),
         "{cycles:?}"
     );
+}
+
+/// The bottom floor of `runners/src`: what every adapter may use.
+const BOTTOM: &[&str] = &["model", "files", "text", "doc", "testing"];
+/// The top floor: it lists the adapters, so it names them all.
+const TOP: &[&str] = &["registry"];
+
+/// What the crate root (`lib.rs`) re-exports: a name and the module it comes from
+/// (`pub use files::{join, parent};` → `join` → `files`).
+fn root_exports(src: &Path) -> BTreeMap<String, String> {
+    let code = code_of(&std::fs::read_to_string(src.join("lib.rs")).unwrap_or_default());
+    let mut out = BTreeMap::new();
+    for statement in code.split(';') {
+        let Some(at) = statement.find("use ") else {
+            continue;
+        };
+        let body = statement[at + 4..].trim();
+        let Some((module, items)) = body.split_once("::") else {
+            continue;
+        };
+        let items = items.trim().trim_start_matches('{').trim_end_matches('}');
+        for item in items.split(',') {
+            let name = item.trim().rsplit("::").next().unwrap_or("").trim();
+            if !name.is_empty() {
+                out.insert(name.to_owned(), module.trim().to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// Each `crate::` path in `runners/src` that steps off its floor, as `file: what`.
+fn floor_violations(src: &Path) -> Vec<String> {
+    let known = modules(src);
+    let exports = root_exports(src);
+    let mut out = Vec::new();
+    for (module, file) in &known {
+        let Some(room) = module.first() else {
+            continue; // the crate root
+        };
+        if TOP.contains(&room.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read");
+        for path in paths(&code_of(&text), module) {
+            let target = resolve(&known, &path);
+            let named = match target.first() {
+                Some(first) => first.clone(),
+                // A name the root re-exports, or something of the root itself.
+                None => match path.first().and_then(|name| exports.get(name)) {
+                    Some(module) => module.clone(),
+                    None => continue,
+                },
+            };
+            let allowed = named == *room || BOTTOM.contains(&named.as_str());
+            let bottom = BOTTOM.contains(&room.as_str());
+            if !allowed || (bottom && !BOTTOM.contains(&named.as_str())) {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!("{}: crate::{}", rel.display(), path.join("::")));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn runner_adapters_use_the_bottom_floor_and_never_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runners/src");
+    for floor in BOTTOM.iter().chain(TOP) {
+        assert!(
+            src.join(format!("{floor}.rs")).is_file() || src.join(floor).join("mod.rs").is_file(),
+            "runners/src has no module `{floor}`: update the floors in tests/architecture.rs"
+        );
+    }
+    let violations = floor_violations(&src);
+    assert!(
+        violations.is_empty(),
+        "imports across the floors of runners/src (the bottom floor, {}, names only itself; an \
+         adapter names the bottom floor and its own room, never another adapter):\n{}",
+        BOTTOM.join(", "),
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_floor_checker_finds_a_sideways_import_and_one_back_up() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| {
+        let full = dir.path().join(p);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, t).expect("write");
+    };
+    write(
+        "lib.rs",
+        "mod files;\nmod model;\nmod a;\nmod b;\nmod registry;\npub use files::{join, parent};\npub use a::helper;\n",
+    );
+    write("files.rs", "pub fn join() {}\npub fn parent() {}\n");
+    write("model.rs", "use crate::files::join;\n");
+    write(
+        "registry.rs",
+        "use crate::a::ADAPTER;\nuse crate::b::ADAPTER;\n",
+    );
+    write(
+        "a/mod.rs",
+        "mod part;\nuse crate::model::RawTask;\nuse crate::join;\n",
+    );
+    write(
+        "a/part.rs",
+        "use super::super::files::parent;\nuse crate::a::ADAPTER;\n#[cfg(test)]\nmod tests { use crate::b::X; }\n",
+    );
+    write("b.rs", "use crate::model::RawTask;\n// use crate::a::X;\n");
+    assert_eq!(floor_violations(dir.path()), Vec::<String>::new());
+    write(
+        "b.rs",
+        "use crate::{model::RawTask, a::part::X};\nuse crate::helper;\n",
+    );
+    write("model.rs", "use crate::registry::ADAPTERS;\n");
+    let found = floor_violations(dir.path());
+    let files: Vec<&str> = found
+        .iter()
+        .map(|v| v.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(files, ["b.rs", "b.rs", "model.rs"], "{found:#?}");
+    assert!(found[0].contains("crate::a::part::X"), "{found:#?}");
+    assert!(found[1].contains("crate::helper"), "{found:#?}");
 }
