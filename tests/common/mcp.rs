@@ -241,6 +241,29 @@ impl Mcp {
         }
     }
 
+    /// Stops the job a `task_start` result names (`task_stop` with its `run_id`); the
+    /// structured result of the stop.
+    pub async fn stop(&self, started: &Value) -> Value {
+        self.ok(
+            "task_stop",
+            serde_json::json!({"run_id": started["run_id"]}),
+        )
+        .await
+    }
+
+    /// Closes the client's side of the connection, as a host does when it quits.
+    pub async fn close(self) {
+        self.client.cancel().await.expect("close");
+    }
+
+    /// Calls a tool that must fail with `code` and a message that says `part`; the error
+    /// body.
+    pub async fn err_saying(&self, name: &str, args: Value, code: i64, part: &str) -> Value {
+        let body = self.err(name, args, code).await;
+        assert_error_says(&body, part);
+        body
+    }
+
     /// Calls a tool and returns its result.
     pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
         let args = args.as_object().cloned().unwrap_or_default();
@@ -303,4 +326,12 @@ pub fn text(result: &CallToolResult) -> String {
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Asserts that the message of an error body (`_meta["agg/error"]`) says `part`.
+pub fn assert_error_says(body: &Value, part: &str) {
+    assert!(
+        body["error"].as_str().is_some_and(|e| e.contains(part)),
+        "the error should say {part:?}: {body}"
+    );
 }
