@@ -12,6 +12,7 @@ use agg::allowlist::{Decision, LiveAllowlist, Store};
 use agg::table::Table;
 use tempfile::TempDir;
 
+use crate::common::says::Says;
 use crate::test::{Output, Test};
 
 const MAKEFILE: &str = "\
@@ -104,16 +105,8 @@ fn lapsed_summary(decision: Decision) -> String {
 fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let s = Setup::new(&[("Makefile", MAKEFILE)]);
     let out = s.agg(["allow", "build"]).success();
-    assert!(
-        out.stdout.contains("allowed: task build in "),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("pinned to `make build`"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("allowed: task build in ");
+    out.stdout_says("pinned to `make build`");
     assert!(s.decide("build").allowed());
 
     s.write(
@@ -137,11 +130,7 @@ fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
 
     // Allowing it again re-pins it, in place.
     let out = s.agg(["allow", "build"]).success();
-    assert!(
-        out.stdout.contains("replacing the earlier rule"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("replacing the earlier rule");
     assert!(s.decide("build").allowed());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
 }
@@ -185,11 +174,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         ("web/Makefile", "lint:\n\teslint .\n"),
     ]);
     let out = s.agg(["allow", "--file", "Makefile", "--pin"]).success();
-    assert!(
-        out.stdout.contains("pinned to the file's content"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("pinned to the file's content");
     assert!(s.decide("build").allowed());
     assert!(s.decide("test").allowed());
     // Any byte counts, even a comment.
@@ -199,11 +184,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         "file content changed (8 → 9 lines)"
     );
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout.contains("lapsed: file content changed"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("lapsed: file content changed");
     // An unpinned file rule allows whatever the file says.
     s.agg(["allow", "--file", "web/Makefile"]).success();
     s.write("web/Makefile", "lint:\n\teslint --fix .\n");
@@ -227,11 +208,7 @@ fn a_task_rule_written_before_pins_still_allows_and_is_pinned_when_allowed_again
     .expect("write");
     assert!(s.decide("test").allowed());
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout.contains("unpinned (written before pins)"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("unpinned (written before pins)");
     s.agg(["allow", "test"]).success();
     assert!(s.text().contains("[allow.pin]"), "{}", s.text());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
@@ -348,12 +325,8 @@ fn a_corrupt_allowlist_is_never_overwritten_and_denies_everything() {
     let bad_line = corrupt.lines().count() - 1;
     for args in [["allow", "build"], ["deny", "build"]] {
         let out = s.agg(args).code(1);
-        assert!(
-            out.stderr.contains(&format!("allowlist.toml:{bad_line}:")),
-            "{}",
-            out.stderr
-        );
-        assert!(out.stderr.contains("never overwrites"), "{}", out.stderr);
+        out.stderr_says(&format!("allowlist.toml:{bad_line}:"));
+        out.stderr_says("never overwrites");
         assert_eq!(s.text(), corrupt);
     }
     s.agg(["allowlist"]).code(1);
@@ -378,11 +351,7 @@ fn an_unknown_key_is_refused_rather_than_dropped_on_the_next_write() {
     let text = "[[alow]]\ndir = \"/srv\"\n";
     std::fs::write(&s.list, text).expect("write");
     let out = s.agg(["allow", "build"]).code(1);
-    assert!(
-        out.stderr.contains("unknown field `alow`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("unknown field `alow`");
     assert_eq!(s.text(), text);
 }
 

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::common::says::Says;
 use crate::common::tmux::have_tool;
 use crate::test::Test;
 
@@ -122,7 +123,7 @@ fn completions_prints_a_script_for_every_shell() {
         assert!(out.stdout.contains(env!("CARGO_BIN_EXE_agg")), "{shell}");
     }
     let out = Test::new().args(["completions", "tcsh"]).run().code(2);
-    assert!(out.stderr.contains("possible values"), "{}", out.stderr);
+    out.stderr_says("possible values");
 }
 
 #[test]
@@ -214,7 +215,7 @@ fn below_the_root_the_current_directorys_short_names_complete_too() {
         .args(["describe", "build"])
         .run()
         .success();
-    assert!(out.stdout.contains("apps/web/build"), "{}", out.stdout);
+    out.stdout_says("apps/web/build");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::says::Says;
 use crate::test::Test;
 
 const MAKEFILE: &str = "ok:\n\t@echo fine\n\nfail:\n\t@exit 2\n";
@@ -118,8 +119,8 @@ fn runs_are_remembered_across_processes_and_shown_by_list_describe_and_ps() {
             .all(|r| r["via"] == "agg run" && r["file"] == "Makefile")
     );
     let ps = repo.agg(["ps", "--history"]).run().success();
-    assert!(ps.stdout.contains("✗ exit 2"), "{}", ps.stdout);
-    assert!(ps.stdout.contains("✓ passed"), "{}", ps.stdout);
+    ps.stdout_says("✗ exit 2");
+    ps.stdout_says("✓ passed");
 }
 
 #[test]
@@ -180,10 +181,10 @@ fn an_unwritable_history_never_fails_a_run() {
     std::fs::create_dir_all(&agg_cache).expect("mkdir");
     std::fs::write(agg_cache.join("history"), "not a directory").expect("write");
     let out = repo.agg(["run", "ok"]).run().success();
-    assert!(out.stdout.contains("fine"), "{}", out.stdout);
+    out.stdout_says("fine");
     repo.agg(["run", "fail"]).run().code(2);
     repo.agg(["list"]).run().success();
     let ps = repo.agg(["ps", "--history"]).run().success();
-    assert!(ps.stdout.contains("no finished runs"), "{}", ps.stdout);
+    ps.stdout_says("no finished runs");
     assert!(!Path::new(&agg_cache.join("history")).is_dir());
 }

@@ -4,6 +4,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
 use crate::test::Test;
 
@@ -184,11 +185,7 @@ fn go_task_wildcard_tasks_run_by_the_name_they_match() {
         .args(["run", "greet:*"])
         .run()
         .code(2);
-    assert!(
-        missing.stderr.contains("needs a value for `MATCH`"),
-        "{}",
-        missing.stderr
-    );
+    missing.stderr_says("needs a value for `MATCH`");
 }
 
 #[test]
@@ -212,7 +209,7 @@ fn a_runner_and_its_own_name_pick_a_suffixed_task() {
             .write("web/justfile", "format:\n    @echo web format\n")
     };
     let listed = test().args(["list", "."]).run().success();
-    assert!(listed.stdout.contains("[just format]"), "{}", listed.stdout);
+    listed.stdout_says("[just format]");
     let out = test().args(["run", "just format"]).run().success();
     assert_eq!(out.stdout.trim(), "just format");
     let out = test().args(["run", "just web/format"]).run().success();
@@ -244,7 +241,7 @@ fn from_a_subdirectory_the_repository_root_is_found() {
         "{}",
         listed.stdout
     );
-    assert!(listed.stdout.contains("src/lib/hello"), "{}", listed.stdout);
+    listed.stdout_says("src/lib/hello");
     let json = test().args(["list", "--json"]).run().success().json();
     assert_eq!(crate::test::names(&json), ["pwd", "src/lib/hello"]);
     // The task runs from its own directory, the repository root.
@@ -290,21 +287,13 @@ fn describe_shows_what_else_running_involves() {
         "{}",
         out.stdout
     );
-    assert!(
-        out.stdout.contains("postbuild (after): echo done"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("postbuild (after): echo done");
     let unknown = Test::new()
         .write("package.json", package)
         .args(["run", "//"])
         .run()
         .code(2);
-    assert!(
-        unknown.stderr.contains("no task named `//`"),
-        "{}",
-        unknown.stderr
-    );
+    unknown.stderr_says("no task named `//`");
     let just = Test::new()
         .write("justfile", "[confirm]\npublish:\n    cargo publish\n")
         .args(["describe", "publish", "--json"])
@@ -326,7 +315,7 @@ fn describe_shows_what_else_running_involves() {
         "{}",
         task.stdout
     );
-    assert!(task.stdout.contains("interactive"), "{}", task.stdout);
+    task.stdout_says("interactive");
 }
 
 #[test]
@@ -436,18 +425,14 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .args(["run", "greet"])
         .run()
         .success();
-    assert!(out.stdout.contains("hi env"), "{}", out.stdout);
+    out.stdout_says("hi env");
     let missing = Test::new()
         .write("README.md", XC_README)
         .args(["run", "greet"])
         .env_remove_name()
         .run()
         .code(2);
-    assert!(
-        missing.stderr.contains("needs input `NAME`"),
-        "{}",
-        missing.stderr
-    );
+    missing.stderr_says("needs input `NAME`");
 }
 
 #[test]
@@ -473,11 +458,7 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
         .args(["run", "loop-a"])
         .run()
         .code(2);
-    assert!(
-        cycle.stderr.contains("dependency cycle"),
-        "{}",
-        cycle.stderr
-    );
+    cycle.stderr_says("dependency cycle");
     let sub = Test::new()
         .write("README.md", XC_README)
         .write("web/.keep", "")
@@ -491,7 +472,7 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
             .args(["run", "py", "--", "x"])
             .run()
             .success();
-        assert!(py.stdout.contains("python says ['x']"), "{}", py.stdout);
+        py.stdout_says("python says ['x']");
     }
 }
 
@@ -504,22 +485,10 @@ fn unknown_and_ambiguous_names_get_help() {
             .write("web/Makefile", "build:\n\t@true\n")
     };
     let unknown = test().args(["run", "biuld"]).run().code(2);
-    assert!(
-        unknown.stderr.contains("no task named `biuld`"),
-        "{}",
-        unknown.stderr
-    );
-    assert!(
-        unknown.stderr.contains("did you mean: build-j, build-m"),
-        "{}",
-        unknown.stderr
-    );
+    unknown.stderr_says("no task named `biuld`");
+    unknown.stderr_says("did you mean: build-j, build-m");
     let ambiguous = test().args(["run", "build"]).run().code(2);
-    assert!(
-        ambiguous.stderr.contains("`build` names 2 tasks"),
-        "{}",
-        ambiguous.stderr
-    );
+    ambiguous.stderr_says("`build` names 2 tasks");
     assert!(ambiguous.stderr.contains("build-j") && ambiguous.stderr.contains("build-m"));
 }
 
@@ -538,7 +507,7 @@ fn a_missing_runner_gets_an_install_hint() {
         "{}",
         out.stderr
     );
-    assert!(out.stderr.contains("cargo install just"), "{}", out.stderr);
+    out.stderr_says("cargo install just");
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
 use crate::test::Test;
 
@@ -141,12 +142,8 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr.contains("agg run greet hi --\n"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("agg run greet -- hi"), "{}", out.stderr);
+    out.stderr_says("agg run greet hi --\n");
+    out.stderr_says("agg run greet -- hi");
 
     // A task name among words that are not: which are arguments cannot be guessed.
     let out = Test::at(test.root())
@@ -159,11 +156,7 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr.contains("agg run one two -- extra"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("agg run one two -- extra");
     assert_eq!(ran(&test), "", "nothing ran");
 
     // With `--`, a name that is no task is an error, and nothing runs either.
@@ -171,8 +164,8 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         .args(["run", "one", "tow", "--"])
         .run()
         .code(2);
-    assert!(out.stderr.contains("no task named `tow`"), "{}", out.stderr);
-    assert!(out.stderr.contains("did you mean: two"), "{}", out.stderr);
+    out.stderr_says("no task named `tow`");
+    out.stderr_says("did you mean: two");
     assert_eq!(ran(&test), "");
 }
 
@@ -209,11 +202,7 @@ fn until_ready_takes_a_single_task() {
         .args(["run", "--until-ready", "one", "two", "--"])
         .run()
         .code(2);
-    assert!(
-        out.stderr.contains("--until-ready starts one service"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("--until-ready starts one service");
     assert_eq!(ran(&test), "");
 }
 
@@ -252,12 +241,8 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("quick-fail | quick"), "{}", out.stdout);
-    assert!(
-        out.stderr.contains("quick-fail | make: *** [Makefile:"),
-        "{}",
-        out.stderr
-    );
+    out.stdout_says("quick-fail | quick");
+    out.stderr_says("quick-fail | make: *** [Makefile:");
 }
 
 #[test]
@@ -282,7 +267,7 @@ fn parallel_passes_on_every_line_of_tasks_that_flood_their_output() {
             "{name}: in order"
         );
     }
-    assert!(!out.stderr.contains("not shown"), "{}", out.stderr);
+    out.stderr_omits("not shown");
 }
 
 #[tokio::test]

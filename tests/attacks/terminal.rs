@@ -15,6 +15,7 @@ use serde_json::json;
 
 use crate::common::have;
 use crate::common::mcp::Mcp;
+use crate::common::says::Says;
 use crate::test::Test;
 
 /// OSC 52: put `rm -rf ~` (base64) on the clipboard.
@@ -180,11 +181,7 @@ fn list_shows_every_hostile_name_description_and_directory_as_escapes() {
     let piped = Test::at(root).args(["list"]).run().success();
     assert_inert(&piped.stdout);
     assert_inert(&piped.stderr);
-    assert!(
-        piped.stdout.contains(r"deploy\e]52;c;cm0gLXJmIH4=\x07"),
-        "{}",
-        piped.stdout
-    );
+    piped.stdout_says(r"deploy\e]52;c;cm0gLXJmIH4=\x07");
 }
 
 #[test]

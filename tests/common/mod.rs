@@ -6,6 +6,7 @@
 pub mod listing;
 pub mod mcp;
 pub mod raw;
+pub mod says;
 pub mod tmux;
 
 use std::path::Path;
