@@ -106,7 +106,7 @@ async fn a_job_started_over_mcp_is_listed_followed_and_stopped_from_a_terminal()
     let (code, _, err) = output(agg(&mcp, &["stop", "no-such-run"])).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("agg ps"), "{err}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -153,7 +153,7 @@ async fn the_socket_is_private_and_other_users_are_refused() {
         if me != 0 {
             crate::common::skipped("not root (connecting as another user needs root)");
         }
-        mcp.client.cancel().await.expect("close");
+        mcp.close().await;
         return;
     }
     // Open the way on purpose, so that only the server's own check stands.
@@ -178,14 +178,14 @@ async fn the_socket_is_private_and_other_users_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!reply.contains("jobs"), "{reply}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn the_socket_goes_away_with_the_server() {
     let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
     let socket = socket_of(&mcp.runtime);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
     eventually(Duration::from_secs(5), "socket removed", || {
         !socket.exists()
     })

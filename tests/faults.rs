@@ -8,7 +8,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use serde_json::json;
 
-use crate::common::mcp::{Mcp, allow_all};
+use crate::common::mcp::{Mcp, allow_all, assert_error_says, assert_field_says};
 use crate::common::raw::{Raw, TASKS, setup};
 use crate::common::read_pid;
 use crate::common::repo;
@@ -133,7 +133,7 @@ async fn a_burst_of_200_starts_is_capped_and_the_rest_clearly_refused() {
     }
     let status = mcp.ok("status", json!({})).await;
     assert_eq!(status["running"], 32);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
@@ -193,14 +193,9 @@ async fn hostile_arguments_and_environment_never_reach_a_shell() {
                 -32602,
             )
             .await;
-        assert!(
-            err["error"]
-                .as_str()
-                .is_some_and(|e| e.contains("invalid environment variable")),
-            "{err}"
-        );
+        assert_error_says(&err, "invalid environment variable");
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -216,16 +211,11 @@ async fn paths_cannot_leave_the_root() {
         let err = mcp
             .err("task_start", json!({"unique_name": task}), -32602)
             .await;
-        assert!(
-            err["error"]
-                .as_str()
-                .is_some_and(|e| e.contains("outside the repository")),
-            "{err}"
-        );
+        assert_error_says(&err, "outside the repository");
     }
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
     mcp.err("list_tasks", json!({"dir": "out"}), -32602).await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -272,11 +262,6 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
         .await
         .expect("list");
     let body = list.structured_content.expect("structured");
-    assert!(
-        body["allowlist_problem"]
-            .as_str()
-            .is_some_and(|p| p.contains("inside the repository")),
-        "{body}"
-    );
+    assert_field_says(&body, "allowlist_problem", "inside the repository");
     client.cancel().await.expect("close");
 }

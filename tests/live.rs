@@ -12,7 +12,7 @@ use rmcp::model::{ServerNotification, SubscriptionFilter};
 use rmcp::{ClientLifecycleMode, ServiceExt};
 use serde_json::json;
 
-use crate::common::mcp::{Event, Mcp};
+use crate::common::mcp::{Event, Mcp, assert_error_says};
 use crate::common::repo;
 
 /// Subscribes to `agg://tasks`, as a client that wants to follow the table does.
@@ -123,7 +123,7 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
         0,
         "a prose edit must not notify"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -146,7 +146,7 @@ async fn a_burst_of_edits_gives_few_notifications() {
     );
     let now = names(&mcp).await;
     assert!(now.contains(&"b49".to_owned()), "{now:?}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -197,7 +197,7 @@ async fn table_changes_arrive_through_subscriptions_in_2026_sessions() {
         "{more:?}"
     );
     let _ = sub.cancel().await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -226,7 +226,7 @@ async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left
     // Every task is still reachable through the generic tools.
     let list = mcp.ok("list_tasks", json!({"query": "task44"})).await;
     assert_eq!(list["total"], 1);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -345,10 +345,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
             -32602,
         )
         .await;
-    assert!(
-        bad["error"].as_str().is_some_and(|e| e.contains("wait_ms")),
-        "{bad}"
-    );
+    assert_error_says(&bad, "wait_ms");
     let too_long = mcp
         .err(
             "run_show",
@@ -356,12 +353,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
             -32602,
         )
         .await;
-    assert!(
-        too_long["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("600000")),
-        "{too_long}"
-    );
+    assert_error_says(&too_long, "600000");
     let unknown = mcp
         .err("run_show", json!({"output": "x", "colour": "red"}), -32602)
         .await;
@@ -373,7 +365,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
                 && e.contains("output")),
         "{unknown}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -402,7 +394,7 @@ async fn per_task_tools_announce_a_tool_list_change_when_their_tasks_change() {
     }
     let tools = mcp.client.list_all_tools().await.expect("tools");
     assert!(tools.iter().any(|t| t.name == "run_b"));
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -414,7 +406,7 @@ async fn without_per_task_tools_the_tool_list_never_changes() {
         .and_then(|p| p.capabilities.tools.clone())
         .expect("tools capability");
     assert_eq!(caps.list_changed, None, "the seven tools never change");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -459,5 +451,5 @@ async fn per_task_tools_take_more_arguments_under_the_permission_rules() {
             .contains("testing unit"),
         "{run}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

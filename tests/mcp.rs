@@ -11,7 +11,7 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, Protoco
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
-use crate::common::mcp::{Event, Mcp, allow_all};
+use crate::common::mcp::{Event, Mcp, allow_all, assert_error_says, assert_field_says};
 use crate::common::{alive, eventually, read_pid, repo};
 
 const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ## Fail loudly\n\t@echo partial; echo broken >&2; exit 3\n\nslow: ## Take a while\n\t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait\n\nchatty:\n\t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done\n";
@@ -88,7 +88,7 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             .is_some_and(|s| s.contains("releasing"))
     );
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -109,7 +109,7 @@ async fn the_2026_lifecycle_is_served_too() {
     let run = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
     assert_eq!(run["exit_code"], 0);
     assert_eq!(run["output"]["text"], "hi from xc");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -139,7 +139,7 @@ async fn a_fast_task_returns_its_exit_code_and_output() {
             .is_some_and(|t| t.contains("broken")),
         "a failure always carries the stderr tail: {failed}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -194,7 +194,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
         !alive(grandchild)
     })
     .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -242,7 +242,7 @@ async fn cancelling_task_start_stops_the_process_tree() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -251,12 +251,7 @@ async fn errors_carry_codes_hints_and_suggestions() {
     let denied = mcp
         .err("task_start", json!({"unique_name": "hello"}), -32010)
         .await;
-    assert!(
-        denied["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("agg allow hello")),
-        "{denied}"
-    );
+    assert_field_says(&denied, "hint", "agg allow hello");
     let unknown = mcp
         .err("task_start", json!({"unique_name": "helo"}), -32012)
         .await;
@@ -283,7 +278,7 @@ async fn errors_carry_codes_hints_and_suggestions() {
         .call_tool(CallToolRequestParams::new("no_such_tool"))
         .await;
     assert!(unknown_tool.is_err(), "an unknown tool is a protocol error");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -299,13 +294,8 @@ async fn a_missing_runner_is_reported_with_an_install_hint() {
     let err = mcp
         .err("task_start", json!({"unique_name": "build"}), -32011)
         .await;
-    assert!(
-        err["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("cargo install just")),
-        "{err}"
-    );
-    mcp.client.cancel().await.expect("close");
+    assert_field_says(&err, "hint", "cargo install just");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -335,7 +325,7 @@ async fn calls_run_concurrently() {
         .map(str::to_owned);
     mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 500}))
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -361,7 +351,7 @@ async fn background_output_streams_as_log_notifications() {
         }
     }
     assert!(seen.contains("line 0"), "{seen}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 /// Drives the server with raw JSON-RPC lines: every stdout line must be protocol, even
@@ -504,7 +494,7 @@ async fn a_waiting_call_reports_progress_with_the_latest_line() {
         messages.iter().all(|(_, m)| m.starts_with("line ")),
         "{messages:?}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -532,7 +522,7 @@ async fn the_allowlist_is_reread_when_it_changes() {
     assert_eq!(ran["exit_code"], 0, "{ran}");
     let listed = mcp.ok("list_tasks", json!({"query": "greet"})).await;
     assert_eq!(listed["tasks"][0]["allowlisted"], true);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -566,7 +556,7 @@ async fn set_level_silences_output_notifications() {
             "info/warning lines sent despite level error: {event:?}"
         );
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -636,7 +626,7 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
         ))
         .await;
     assert!(missing.is_err(), "an unknown job is a JSON-RPC error");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -653,18 +643,8 @@ async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
     let err = mcp
         .err("task_start", json!({"unique_name": "publish"}), -32014)
         .await;
-    assert!(
-        err["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("Really publish?")),
-        "{err}"
-    );
-    assert!(
-        err["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("agg run publish")),
-        "{err}"
-    );
+    assert_error_says(&err, "Really publish?");
+    assert_field_says(&err, "hint", "agg run publish");
     assert!(!mcp.root.join("published").exists(), "never auto-confirmed");
     let described = mcp
         .ok("describe_task", json!({"unique_name": "publish"}))
@@ -680,7 +660,7 @@ async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
         json!(["Really publish?"]),
         "{listed}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -740,5 +720,5 @@ async fn list_tasks_finds_by_words_package_and_path_and_suggests() {
     );
     mcp.err("list_tasks", json!({"path": "../elsewhere"}), -32602)
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

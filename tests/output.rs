@@ -103,7 +103,7 @@ async fn a_failed_run_s_result_carries_its_first_failure_within_budget() {
     assert_eq!(status["failure"]["first_line"], 2_345);
     let stopped = mcp.ok("task_stop", json!({"run_id": run_id})).await;
     assert_eq!(stopped["failure"]["first_line"], 2_345);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -194,7 +194,7 @@ async fn grep_finds_the_failure_with_context_and_line_numbers() {
         -32602,
     )
     .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -288,7 +288,7 @@ async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
     let returned =
         block["text"].as_str().map_or(0, str::len) + block["marker"].as_str().map_or(0, str::len);
     assert!(returned <= 256, "{long}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 /// The server's default tail, as `tools/list` states it.

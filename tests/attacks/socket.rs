@@ -106,5 +106,5 @@ async fn a_flood_of_idle_control_connections_locks_out_neither_mcp_nor_agg_ps() 
     assert_eq!(status["state"], "running", "{status}");
     mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 0}))
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

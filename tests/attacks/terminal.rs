@@ -383,7 +383,7 @@ async fn ps_logs_and_stop_show_a_hostile_job_as_escapes() {
     assert_eq!(code, 2, "{missing}");
     assert_inert(&missing);
     assert!(missing.contains(r"run\e]0;x\x07"), "{missing}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 /// The root a hostile repository lives in is only ever a path: it is never shown raw.

@@ -330,8 +330,14 @@ pub fn text(result: &CallToolResult) -> String {
 
 /// Asserts that the message of an error body (`_meta["agg/error"]`) says `part`.
 pub fn assert_error_says(body: &Value, part: &str) {
+    assert_field_says(body, "error", part);
+}
+
+/// Asserts that the string `field` of a structured body (an error's `hint`, a job's
+/// `state`…) says `part`.
+pub fn assert_field_says(body: &Value, field: &str, part: &str) {
     assert!(
-        body["error"].as_str().is_some_and(|e| e.contains(part)),
-        "the error should say {part:?}: {body}"
+        body[field].as_str().is_some_and(|e| e.contains(part)),
+        "{field} should say {part:?}: {body}"
     );
 }
