@@ -5,10 +5,12 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use rmcp::ClientLifecycleMode;
 use serde_json::json;
 
-use crate::common::mcp::{Mcp, allow_all, assert_error_says, assert_field_says};
+use crate::common::mcp::{
+    Mcp, allow_all, assert_error_says, assert_field_says, call_tool, connect,
+};
 use crate::common::raw::{Raw, TASKS, setup};
 use crate::common::read_pid;
 use crate::common::repo;
@@ -229,26 +231,8 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
     cmd.args(["mcp", "--root"])
         .arg(&root)
         .env("AGG_ALLOWLIST", &inside);
-    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let client = crate::common::mcp::Recorder(tx)
-        .serve(proc)
-        .await
-        .expect("connect");
-    let result = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new("task_start").with_arguments(
-                json!({"unique_name": "show-args"})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("call");
+    let (client, _events, _) = connect(cmd, Stdio::null(), ClientLifecycleMode::Initialize).await;
+    let result = call_tool(&client, "task_start", json!({"unique_name": "show-args"})).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result

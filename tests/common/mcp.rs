@@ -135,6 +135,43 @@ pub fn agg_allow(root: &Path, allowlist: &Path, args: &[&str]) {
     );
 }
 
+/// Spawns the `agg mcp` that `command` describes, its stderr going to `stderr`, and
+/// connects a recording client to it: the client, what it records, the server's pid.
+pub async fn connect(
+    command: tokio::process::Command,
+    stderr: Stdio,
+    mode: ClientLifecycleMode,
+) -> (
+    RunningService<RoleClient, Recorder>,
+    mpsc::UnboundedReceiver<Event>,
+    u32,
+) {
+    let (proc, _) = TokioChildProcess::builder(command)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn agg mcp");
+    let server_pid = proc.id().unwrap_or(0);
+    let (tx, events) = mpsc::unbounded_channel();
+    let client = Recorder(tx)
+        .serve_with_lifecycle(proc, mode)
+        .await
+        .expect("connect");
+    (client, events, server_pid)
+}
+
+/// Calls a tool with `args` through `client`; its result.
+pub async fn call_tool(
+    client: &RunningService<RoleClient, Recorder>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
+    let args = args.as_object().cloned().unwrap_or_default();
+    client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{name} failed: {e}"))
+}
+
 impl Mcp {
     /// Starts `agg mcp` on `repo`; with `allow`, every task there is allowlisted.
     pub async fn start(repo: tempfile::TempDir, allow: bool) -> Mcp {
@@ -187,16 +224,7 @@ impl Mcp {
         std::fs::create_dir_all(&runtime).expect("runtime dir");
         let mut command = agg_command(&root, &allowlist, path_env, extra, &runtime);
         command.envs(env.iter().copied());
-        let (proc, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agg mcp");
-        let server_pid = proc.id().unwrap_or(0);
-        let (tx, events) = mpsc::unbounded_channel();
-        let client = Recorder(tx)
-            .serve_with_lifecycle(proc, mode)
-            .await
-            .expect("connect");
+        let (client, events, server_pid) = connect(command, Stdio::inherit(), mode).await;
         Mcp {
             client,
             events,
@@ -220,16 +248,8 @@ impl Mcp {
         let allowlist = config.path().join("allowlist.toml");
         allow_all(&self.root, &allowlist);
         let command = agg_command(&self.root, &allowlist, None, &[], &self.runtime);
-        let (proc, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agg mcp");
-        let server_pid = proc.id().unwrap_or(0);
-        let (tx, events) = mpsc::unbounded_channel();
-        let client = Recorder(tx)
-            .serve_with_lifecycle(proc, ClientLifecycleMode::Initialize)
-            .await
-            .expect("connect");
+        let (client, events, server_pid) =
+            connect(command, Stdio::inherit(), ClientLifecycleMode::Initialize).await;
         Mcp {
             client,
             events,
@@ -266,11 +286,7 @@ impl Mcp {
 
     /// Calls a tool and returns its result.
     pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed: {e}"))
+        call_tool(&self.client, name, args).await
     }
 
     /// Calls a tool that must succeed and returns its structured content.
