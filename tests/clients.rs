@@ -39,17 +39,7 @@ fn rules(repo: &Path, commands: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
     let config = tempfile::tempdir().expect("tmp");
     let allowlist = config.path().join("allowlist.toml");
     for args in commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(*args)
-            .current_dir(repo)
-            .env("AGG_ALLOWLIST", &allowlist)
-            .output()
-            .expect("agg");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::mcp::agg_on_allowlist(repo, &allowlist, args);
     }
     (config, allowlist)
 }

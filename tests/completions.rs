@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::says::Says;
+use crate::common::succeeds;
 use crate::common::tmux::have_tool;
 use crate::test::Test;
 
@@ -56,17 +57,13 @@ printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         current = words[cword],
         previous = words[cword - 1],
     );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("PATH", path_with_agg())
-        .output()
-        .expect("run bash");
-    assert!(
-        out.status.success(),
-        "bash: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .env("PATH", path_with_agg()),
+        "bash",
     );
     (
         String::from_utf8_lossy(&out.stdout)
@@ -79,20 +76,16 @@ printf '%s\\n' \"${{COMPREPLY[@]}}\"",
 
 /// What fish completes for `line`, with the script `agg completions fish` printed sourced.
 fn fish_complete(dir: &Path, line: &str) -> Vec<(String, String)> {
-    let out = Command::new("fish")
-        .arg("--no-config")
-        .arg("-c")
-        .arg(format!(
-            "agg completions fish | source; complete -C '{line}'"
-        ))
-        .current_dir(dir)
-        .env("PATH", path_with_agg())
-        .output()
-        .expect("run fish");
-    assert!(
-        out.status.success(),
-        "fish: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        Command::new("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "agg completions fish | source; complete -C '{line}'"
+            ))
+            .current_dir(dir)
+            .env("PATH", path_with_agg()),
+        "fish",
     );
     String::from_utf8_lossy(&out.stdout)
         .lines()

@@ -11,7 +11,9 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, Protoco
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
-use crate::common::mcp::{Event, Mcp, allow_all, assert_error_says, assert_field_says};
+use crate::common::mcp::{
+    Event, Mcp, agg_on_allowlist, allowlist_allowing_all, assert_error_says, assert_field_says,
+};
 use crate::common::{alive, eventually, read_pid, repo};
 
 const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ## Fail loudly\n\t@echo partial; echo broken >&2; exit 3\n\nslow: ## Take a while\n\t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait\n\nchatty:\n\t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done\n";
@@ -363,9 +365,7 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
         "README.md",
         "## Tasks\n\n### noisy\n\n```sh\necho to stdout; echo to stderr >&2; cat; echo read done\n```\n\n### forever\n\n```sh\nsh -c 'echo $$ > gc.pid; exec sleep 300' &\necho waiting\nwait\n```\n",
     )]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(dir.path(), &allowlist);
+    let (_config, allowlist) = allowlist_allowing_all(dir.path());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
         .args(["mcp", "--root"])
         .arg(dir.path())
@@ -507,16 +507,10 @@ async fn the_allowlist_is_reread_when_it_changes() {
     let allowlist = mcp.allowlist.clone();
     // The human allows it in another terminal; the running server picks it up.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .args(["allow", "greet", "-C"])
-        .arg(&root)
-        .env("AGG_ALLOWLIST", &allowlist)
-        .output()
-        .expect("agg allow");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    agg_on_allowlist(
+        std::path::Path::new("."),
+        &allowlist,
+        &["allow", "greet", "-C", &root.to_string_lossy()],
     );
     let ran = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
     assert_eq!(ran["exit_code"], 0, "{ran}");

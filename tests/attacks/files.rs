@@ -13,7 +13,7 @@ use nix::sys::stat::Mode;
 use nix::unistd::mkfifo;
 use serde_json::{Value, json};
 
-use crate::common::mcp::allow_all;
+use crate::common::mcp::allowlist_allowing_all;
 use crate::common::raw::Raw;
 use crate::common::repo;
 use crate::hostile::diag_for;
@@ -229,9 +229,7 @@ fn agg_mcp_answers_when_task_and_ignore_files_become_fifos_or_devices() {
     let root = std::fs::canonicalize(dir.path()).expect("root");
     std::fs::create_dir_all(root.join("pipe")).expect("mkdir");
     fifo(&root.join("pipe/Makefile"));
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(&root, &allowlist);
+    let (_config, allowlist) = allowlist_allowing_all(&root);
     let mut raw = Raw::start(&root, &allowlist);
 
     let listed = list_tasks(&mut raw, 1);

@@ -69,17 +69,13 @@ impl Attack {
     /// Runs the real `agg ARGS…` in the repository with its allowlist; fails the test when
     /// it fails.
     pub fn agg(&self, args: &[&str]) -> String {
-        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(args)
-            .env("AGG_ALLOWLIST", &self.allowlist)
-            .env("NO_COLOR", "1")
-            .current_dir(&self.root)
-            .output()
-            .expect("agg");
-        assert!(
-            out.status.success(),
-            "agg {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = crate::common::succeeds(
+            Command::new(env!("CARGO_BIN_EXE_agg"))
+                .args(args)
+                .env("AGG_ALLOWLIST", &self.allowlist)
+                .env("NO_COLOR", "1")
+                .current_dir(&self.root),
+            &format!("agg {args:?}"),
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }

@@ -121,18 +121,31 @@ fn allow_dir(root: &Path, allowlist: &Path, extra: &[&str]) {
 /// Runs the real `agg allow ARGS…` in `root` against `allowlist`; fails the test when it
 /// fails.
 pub fn agg_allow(root: &Path, allowlist: &Path, args: &[&str]) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .arg("allow")
-        .args(args)
-        .env("AGG_ALLOWLIST", allowlist)
-        .current_dir(root)
-        .output()
-        .expect("agg allow");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let args: Vec<&str> = std::iter::once("allow")
+        .chain(args.iter().copied())
+        .collect();
+    agg_on_allowlist(root, allowlist, &args);
+}
+
+/// Runs the real `agg ARGS…` (`allow`, `deny`…) in `dir` against `allowlist`; fails the test
+/// when it fails.
+pub fn agg_on_allowlist(dir: &Path, allowlist: &Path, args: &[&str]) {
+    super::succeeds(
+        std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(args)
+            .env("AGG_ALLOWLIST", allowlist)
+            .current_dir(dir),
+        &format!("agg {args:?}"),
     );
+}
+
+/// A fresh allowlist in a config directory of its own (which lasts as long as the returned
+/// directory), allowing every task under `root`.
+pub fn allowlist_allowing_all(root: &Path) -> (tempfile::TempDir, PathBuf) {
+    let config = tempfile::tempdir().expect("config dir");
+    let allowlist = config.path().join("allowlist.toml");
+    allow_all(root, &allowlist);
+    (config, allowlist)
 }
 
 /// Spawns the `agg mcp` that `command` describes, its stderr going to `stderr`, and
@@ -244,9 +257,7 @@ impl Mcp {
 
     /// A second `agg mcp` on the same repository, with the same runtime directory.
     pub async fn second(&self) -> Mcp {
-        let config = tempfile::tempdir().expect("config dir");
-        let allowlist = config.path().join("allowlist.toml");
-        allow_all(&self.root, &allowlist);
+        let (config, allowlist) = allowlist_allowing_all(&self.root);
         let command = agg_command(&self.root, &allowlist, None, &[], &self.runtime);
         let (client, events, server_pid) =
             connect(command, Stdio::inherit(), ClientLifecycleMode::Initialize).await;

@@ -15,44 +15,31 @@ pub trait Says {
     fn stderr_omits(&self, part: &str) -> &Self;
 }
 
+/// One method of [`Says`]: its name, the field of [`Output`] it reads, and whether the
+/// words must be there.
+macro_rules! check {
+    ($method:ident, $stream:ident, $wanted:literal) => {
+        #[track_caller]
+        fn $method(&self, part: &str) -> &Self {
+            expect(stringify!($stream), &self.$stream, part, $wanted);
+            self
+        }
+    };
+}
+
 impl Says for Output {
-    #[track_caller]
-    fn stdout_says(&self, part: &str) -> &Self {
-        assert!(
-            self.stdout.contains(part),
-            "stdout lacks {part:?}:\n{}",
-            self.stdout
-        );
-        self
-    }
+    check!(stdout_says, stdout, true);
+    check!(stderr_says, stderr, true);
+    check!(stdout_omits, stdout, false);
+    check!(stderr_omits, stderr, false);
+}
 
-    #[track_caller]
-    fn stderr_says(&self, part: &str) -> &Self {
-        assert!(
-            self.stderr.contains(part),
-            "stderr lacks {part:?}:\n{}",
-            self.stderr
-        );
-        self
-    }
-
-    #[track_caller]
-    fn stdout_omits(&self, part: &str) -> &Self {
-        assert!(
-            !self.stdout.contains(part),
-            "stdout has {part:?}:\n{}",
-            self.stdout
-        );
-        self
-    }
-
-    #[track_caller]
-    fn stderr_omits(&self, part: &str) -> &Self {
-        assert!(
-            !self.stderr.contains(part),
-            "stderr has {part:?}:\n{}",
-            self.stderr
-        );
-        self
-    }
+/// Asserts that `text`, the stream named `stream`, contains `part` or (`wanted` false) not.
+#[track_caller]
+fn expect(stream: &str, text: &str, part: &str, wanted: bool) {
+    let verb = if wanted { "lacks" } else { "has" };
+    assert!(
+        text.contains(part) == wanted,
+        "{stream} {verb} {part:?}:\n{text}"
+    );
 }
