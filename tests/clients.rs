@@ -8,29 +8,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::installed::Installed;
 use crate::test::fixtures;
 
 /// Where `scripts/clients.sh` put the clients, if it did.
 fn clients() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGG_CLIENTS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/clients"),
-        PathBuf::from,
-    );
-    let ready = dir.join("npm/node_modules/.bin/inspector").exists()
-        && dir.join("venv/bin/python").exists();
-    if ready {
-        return Some(dir);
+    Installed {
+        what: "MCP clients",
+        var: "AGG_CLIENTS",
+        folder: "clients",
+        script: "scripts/clients.sh",
     }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "the MCP clients are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/clients.sh",
-        dir.display()
-    );
-    crate::common::skipped(&format!(
-        "MCP clients not installed in {} (scripts/clients.sh installs them)",
-        dir.display()
-    ));
-    None
+    .folder(|dir| {
+        dir.join("npm/node_modules/.bin/inspector").exists() && dir.join("venv/bin/python").exists()
+    })
 }
 
 /// A fresh allowlist (in its own config directory) with the rules the real `agg allow` /

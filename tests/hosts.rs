@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::installed::{Installed, tools_folder};
+use crate::common::says::Says;
 use crate::test::Test;
 
 /// What the scripted round asks each host.
@@ -29,27 +31,18 @@ const DEADLINE: Duration = Duration::from_secs(150);
 
 /// Where `scripts/hosts.sh` put the hosts, if it did.
 fn hosts() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGG_HOSTS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/hosts"),
-        PathBuf::from,
-    );
-    let bin = dir.join("node_modules/.bin");
-    if ["claude", "codex", "gemini", "qwen", "opencode"]
-        .iter()
-        .all(|host| bin.join(host).exists())
-    {
-        return Some(bin);
+    let dir = Installed {
+        what: "MCP hosts",
+        var: "AGG_HOSTS",
+        folder: "hosts",
+        script: "scripts/hosts.sh",
     }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "the MCP hosts are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/hosts.sh",
-        dir.display()
-    );
-    crate::common::skipped(&format!(
-        "no MCP hosts in {}; run scripts/hosts.sh",
-        dir.display()
-    ));
-    None
+    .folder(|dir| {
+        ["claude", "codex", "gemini", "qwen", "opencode"]
+            .iter()
+            .all(|host| dir.join("node_modules/.bin").join(host).exists())
+    })?;
+    Some(dir.join("node_modules/.bin"))
 }
 
 /// What a host command did.
@@ -319,10 +312,7 @@ impl Sandbox {
     /// The PATH hosts run with: the hosts, Node.js 22 from the client matrix when it is
     /// there, then the machine's (make, python3, git).
     fn path(&self) -> String {
-        let clients = std::env::var_os("AGG_CLIENTS").map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/clients"),
-            PathBuf::from,
-        );
+        let clients = tools_folder("AGG_CLIENTS", "clients");
         format!(
             "{}:{}:{}",
             self.bin.display(),
@@ -740,26 +730,26 @@ fn print_config_via_uvx_starts_the_pypi_package() {
 #[test]
 fn print_config_names_this_binary_unless_path_finds_it() {
     let me = env!("CARGO_BIN_EXE_agg");
-    let elsewhere = Test::new()
-        .env("PATH", "/usr/bin:/bin")
-        .args(["mcp", "--print-config", "cursor"])
-        .run()
-        .success()
-        .json();
-    assert_eq!(elsewhere["mcpServers"]["agg"]["command"], me);
+    let elsewhere = cursor_entry(Path::new("/usr/bin:/bin"));
+    assert_eq!(elsewhere["command"], me);
     assert_eq!(
-        elsewhere["mcpServers"]["agg"]["args"],
+        elsewhere["args"],
         serde_json::json!(["mcp", "--root", "${workspaceFolder}"])
     );
     let bin = tempfile::tempdir().expect("tmp");
     std::os::unix::fs::symlink(me, bin.path().join("agg")).expect("symlink");
-    let on_path = Test::new()
-        .env("PATH", bin.path())
+    assert_eq!(cursor_entry(bin.path())["command"], "agg");
+}
+
+/// agg's entry in what `agg mcp --print-config cursor` prints when run with `PATH`.
+fn cursor_entry(path: &Path) -> Value {
+    Test::new()
+        .env("PATH", path)
         .args(["mcp", "--print-config", "cursor"])
         .run()
         .success()
-        .json();
-    assert_eq!(on_path["mcpServers"]["agg"]["command"], "agg");
+        .json()["mcpServers"]["agg"]
+        .clone()
 }
 
 #[test]
@@ -769,15 +759,11 @@ fn a_scope_the_host_has_no_file_for_is_refused_naming_the_file() {
         .run()
         .code(2);
     assert_eq!(out.stdout, "");
-    assert!(
-        out.stderr.contains("~/.codeium/windsurf/mcp_config.json"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("~/.codeium/windsurf/mcp_config.json");
 }
 
 #[test]
 fn via_and_scope_need_print_config() {
     let out = Test::new().args(["mcp", "--via", "npx"]).run().code(2);
-    assert!(out.stderr.contains("--print-config"), "{}", out.stderr);
+    out.stderr_says("--print-config");
 }

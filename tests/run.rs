@@ -526,11 +526,7 @@ fn describe_shows_everything_known() {
         "script",
         "echo \"$GREETING",
     ] {
-        assert!(
-            out.stdout.contains(want),
-            "missing {want:?} in\n{}",
-            out.stdout
-        );
+        out.stdout_says(want);
     }
     let json = Test::new()
         .write("README.md", XC_README)

@@ -3,6 +3,7 @@
 //! and [`raw`] (raw JSON-RPC lines), the comparisons with a runner's own listing in
 //! [`listing`], a real terminal in [`tmux`].
 
+pub mod installed;
 pub mod listing;
 pub mod mcp;
 pub mod raw;
