@@ -119,12 +119,7 @@ fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let summary = lapsed_summary(s.decide("build"));
     assert_eq!(summary, "recipe text changed (1 → 2 lines)");
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout
-            .contains("lapsed: recipe text changed (1 → 2 lines)"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("lapsed: recipe text changed (1 → 2 lines)");
     let json = s.agg(["allowlist", "--json"]).success().json();
     assert_eq!(json["allow"][0]["state"], "lapsed");
 

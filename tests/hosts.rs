@@ -717,12 +717,7 @@ fn print_config_via_uvx_starts_the_pypi_package() {
         out.stdout,
         "[mcp_servers.agg]\ncommand = \"uvx\"\nargs = [\"--from\", \"task-agg\", \"agg\", \"mcp\"]\n"
     );
-    assert!(
-        out.stderr
-            .contains("codex mcp add agg -- uvx --from task-agg agg mcp"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("codex mcp add agg -- uvx --from task-agg agg mcp");
 }
 
 /// `--via agg` names this binary by its absolute path, unless `agg` on PATH is this very

@@ -116,12 +116,7 @@ fn arguments_after_the_separator_reach_the_last_task() {
         .args(["run", "greet", "--loud"])
         .run()
         .code(2);
-    assert!(
-        out.stderr
-            .contains("to pass '--loud' as a value, use '-- --loud'"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("to pass '--loud' as a value, use '-- --loud'");
 }
 
 #[test]
@@ -136,12 +131,7 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         .run()
         .code(2);
     assert!(out.stdout.is_empty(), "nothing ran: {}", out.stdout);
-    assert!(
-        out.stderr
-            .contains("`greet` takes arguments, and `hi` is also a task name"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("`greet` takes arguments, and `hi` is also a task name");
     out.stderr_says("agg run greet hi --\n");
     out.stderr_says("agg run greet -- hi");
 
@@ -150,12 +140,7 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         .args(["run", "one", "two", "extra"])
         .run()
         .code(2);
-    assert!(
-        out.stderr
-            .contains("after `one`, `two` is a task name but `extra` is not"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("after `one`, `two` is a task name but `extra` is not");
     out.stderr_says("agg run one two -- extra");
     assert_eq!(ran(&test), "", "nothing ran");
 

@@ -64,12 +64,7 @@ fn here_lists_only_the_current_directory_and_below_in_json_too() {
         .success();
     assert_eq!(row_names(&out.stdout), ["apps/web/assets", "apps/web/dev"]);
     out.stdout_omits("the rest of the repository");
-    assert!(
-        out.stderr
-            .contains("more tasks elsewhere in the repository (without --here)"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("more tasks elsewhere in the repository (without --here)");
     let json = wide_repo()
         .current_dir("apps/web")
         .args(["list", "--here", "--json"])
@@ -96,20 +91,10 @@ fn warnings_about_files_elsewhere_are_one_line_and_diagnostics_prints_them_all()
         .run()
         .success();
     // The broken file under the current directory is named in full…
-    assert!(
-        out.stderr
-            .contains("warning: apps/web/broken/package.json:"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("warning: apps/web/broken/package.json:");
     // …the one elsewhere is counted.
     out.stderr_omits("vendor-tools/package.json");
-    assert!(
-        out.stderr
-            .contains("1 warning in 1 file elsewhere: agg list --diagnostics"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("1 warning in 1 file elsewhere: agg list --diagnostics");
     let all = wide_repo()
         .current_dir("apps/web")
         .args(["list", "--diagnostics"])
@@ -159,12 +144,7 @@ fn from_a_directory_without_tasks_the_list_says_so_and_shows_the_rest() {
         .run()
         .success();
     assert_eq!(here.stdout, "no tasks in docs/guides or below\n");
-    assert!(
-        here.stderr
-            .contains("10 more tasks elsewhere in the repository (without --here)"),
-        "{}",
-        here.stderr
-    );
+    here.stderr_says("10 more tasks elsewhere in the repository (without --here)");
 }
 
 #[test]

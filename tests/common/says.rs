@@ -1,5 +1,5 @@
 //! Assertions on what one agg run printed, each naming the stream and the words it looks
-//! for, and showing the whole stream when they fail.
+//! for, and showing both streams whole when they fail.
 
 use crate::test::Output;
 
@@ -13,33 +13,43 @@ pub trait Says {
     fn stdout_omits(&self, part: &str) -> &Self;
     /// Asserts that stderr does not contain `part`.
     fn stderr_omits(&self, part: &str) -> &Self;
+    /// Asserts that stdout starts with `part`.
+    fn stdout_starts_with(&self, part: &str) -> &Self;
 }
 
-/// One method of [`Says`]: its name, the field of [`Output`] it reads, and whether the
-/// words must be there.
+/// One method of [`Says`]: its name, the field of [`Output`] it reads, the `str` test it
+/// makes, whether that must hold, and what the failure says.
 macro_rules! check {
-    ($method:ident, $stream:ident, $wanted:literal) => {
+    ($method:ident, $stream:ident, $test:ident, $wanted:literal, $fails:literal) => {
         #[track_caller]
         fn $method(&self, part: &str) -> &Self {
-            expect(stringify!($stream), &self.$stream, part, $wanted);
+            assert!(
+                self.$stream.$test(part) == $wanted,
+                concat!(
+                    stringify!($stream),
+                    " ",
+                    $fails,
+                    " {:?}\n--- stdout\n{}\n--- stderr\n{}"
+                ),
+                part,
+                self.stdout,
+                self.stderr
+            );
             self
         }
     };
 }
 
 impl Says for Output {
-    check!(stdout_says, stdout, true);
-    check!(stderr_says, stderr, true);
-    check!(stdout_omits, stdout, false);
-    check!(stderr_omits, stderr, false);
-}
-
-/// Asserts that `text`, the stream named `stream`, contains `part` or (`wanted` false) not.
-#[track_caller]
-fn expect(stream: &str, text: &str, part: &str, wanted: bool) {
-    let verb = if wanted { "lacks" } else { "has" };
-    assert!(
-        text.contains(part) == wanted,
-        "{stream} {verb} {part:?}:\n{text}"
+    check!(stdout_says, stdout, contains, true, "lacks");
+    check!(stderr_says, stderr, contains, true, "lacks");
+    check!(stdout_omits, stdout, contains, false, "has");
+    check!(stderr_omits, stderr, contains, false, "has");
+    check!(
+        stdout_starts_with,
+        stdout,
+        starts_with,
+        true,
+        "does not start with"
     );
 }
