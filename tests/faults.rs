@@ -179,10 +179,7 @@ async fn hostile_arguments_and_environment_never_reach_a_shell() {
         "new\nline",
     ];
     let out = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "show-args", "args": tricky, "output": "full"}),
-        )
+        .task_start(json!({"unique_name": "show-args", "args": tricky, "output": "full"}))
         .await;
     assert_eq!(out["exit_code"], 0, "{out}");
     assert_eq!(out["output"]["text"], tricky.join("\n"));

@@ -57,7 +57,7 @@ fn tool<'t>(tools: &'t [Tool], name: &str) -> &'t Tool {
 }
 
 async fn names(mcp: &Mcp) -> Vec<String> {
-    let list = mcp.ok("list_tasks", json!({})).await;
+    let list = mcp.list_tasks(json!({})).await;
     list["tasks"]
         .as_array()
         .into_iter()
@@ -240,7 +240,7 @@ async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left
     );
     assert!(instructions.contains("narrow the glob"), "{instructions}");
     // Every task is still reachable through the generic tools.
-    let list = mcp.ok("list_tasks", json!({"query": "task44"})).await;
+    let list = mcp.list_tasks(json!({"query": "task44"})).await;
     assert_eq!(list["total"], 1);
     mcp.close().await;
 }
@@ -380,7 +380,7 @@ async fn per_task_tools_announce_a_tool_list_change_when_their_tasks_change() {
 
 #[tokio::test]
 async fn without_per_task_tools_the_tool_list_never_changes() {
-    let mcp = Mcp::start(repo(&[("justfile", "a:\n    @echo a\n")]), false).await;
+    let mcp = Mcp::on_files(&[("justfile", "a:\n    @echo a\n")], false).await;
     let caps = mcp
         .client
         .peer_info()

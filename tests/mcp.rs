@@ -11,9 +11,7 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, Protoco
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
-use crate::common::mcp::{
-    Event, Mcp, agg_on_allowlist, allowlist_allowing_all, assert_error_says, assert_field_says,
-};
+use crate::common::mcp::{Event, Mcp, agg_on_allowlist, allowlist_allowing_all, assert_field_says};
 use crate::common::{alive, eventually, read_pid, repo};
 
 const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ## Fail loudly\n\t@echo partial; echo broken >&2; exit 3\n\nslow: ## Take a while\n\t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait\n\nchatty:\n\t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done\n";
@@ -57,7 +55,7 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
         tools.iter().all(|t| t.output_schema.is_some()),
         "every tool publishes an outputSchema"
     );
-    let list = mcp.ok("list_tasks", json!({"limit": 500})).await;
+    let list = mcp.list_tasks(json!({"limit": 500})).await;
     let names: Vec<&str> = list["tasks"]
         .as_array()
         .expect("tasks")
@@ -75,9 +73,9 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             .all(|t| t.get("allowlisted").is_none())
     );
     // `docs:serve` by its name, the two scripts of the `docs-site` package by their package.
-    let query = mcp.ok("list_tasks", json!({"query": "docs"})).await;
+    let query = mcp.list_tasks(json!({"query": "docs"})).await;
     assert_eq!(query["total"], 3);
-    let paged = mcp.ok("list_tasks", json!({"limit": 2})).await;
+    let paged = mcp.list_tasks(json!({"limit": 2})).await;
     assert_eq!(paged["tasks"].as_array().map(Vec::len), Some(2));
     assert_eq!(paged["next_offset"], 2);
     let desc = mcp
@@ -108,7 +106,7 @@ async fn the_2026_lifecycle_is_served_too() {
         mcp.client.peer_info().map(|p| p.protocol_version.clone()),
         Some(ProtocolVersion::V_2026_07_28)
     );
-    let run = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
+    let run = mcp.task_start(json!({"unique_name": "greet"})).await;
     assert_eq!(run["exit_code"], 0);
     assert_eq!(run["output"]["text"], "hi from xc");
     mcp.close().await;
@@ -118,16 +116,13 @@ async fn the_2026_lifecycle_is_served_too() {
 async fn a_fast_task_returns_its_exit_code_and_output() {
     require!("make");
     let mcp = Mcp::start(make_repo(), true).await;
-    let ok = mcp.ok("task_start", json!({"unique_name": "hello"})).await;
+    let ok = mcp.task_start(json!({"unique_name": "hello"})).await;
     assert_eq!(ok["state"], "exited");
     assert_eq!(ok["exit_code"], 0);
     assert_eq!(ok["passed"], true);
     assert_eq!(ok["output"]["text"], "hello from make");
     let failed = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "fail", "output": "silent"}),
-        )
+        .task_start(json!({"unique_name": "fail", "output": "silent"}))
         .await;
     assert_eq!(failed["exit_code"], 2, "make reports a failed recipe as 2");
     assert_eq!(failed["passed"], false);
@@ -149,7 +144,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     require!("make");
     let mcp = Mcp::start(make_repo(), true).await;
     let t = Instant::now();
-    let started = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
+    let started = mcp.task_start(json!({"unique_name": "slow"})).await;
     assert!(
         t.elapsed() < Duration::from_secs(5),
         "returned after about the 1 s window"
@@ -158,7 +153,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let pid = started["pid"].as_u64().expect("pid");
     let grandchild = read_pid(&mcp.root.join("grandchild.pid")).await;
-    let again = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
+    let again = mcp.task_start(json!({"unique_name": "slow"})).await;
     assert_eq!(
         again["run_id"],
         run_id.as_str(),
@@ -311,8 +306,8 @@ async fn calls_run_concurrently() {
     let quick = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let t = Instant::now();
-        mcp.ok("list_tasks", json!({})).await;
-        mcp.ok("task_start", json!({"unique_name": "hello"})).await;
+        mcp.list_tasks(json!({})).await;
+        mcp.task_start(json!({"unique_name": "hello"})).await;
         t.elapsed()
     };
     let (slow_result, quick_elapsed) = tokio::join!(slow, quick);
@@ -330,13 +325,16 @@ async fn calls_run_concurrently() {
     mcp.close().await;
 }
 
+/// `task_start` of `chatty` (30 lines, 50 ms apart), waiting up to `wait_ms`.
+fn chatty(wait_ms: u64) -> Value {
+    json!({"unique_name": "chatty", "wait_ms": wait_ms})
+}
+
 #[tokio::test]
 async fn background_output_streams_as_log_notifications() {
     require!("make");
     let mut mcp = Mcp::start(make_repo(), true).await;
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
-        .await;
+    let started = mcp.task_start(chatty(0)).await;
     assert_eq!(started["state"], "running");
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -469,12 +467,7 @@ async fn a_waiting_call_reports_progress_with_the_latest_line() {
     require!("make");
     let mut mcp = Mcp::start(make_repo(), true).await;
     // rmcp's client gives every request a progress token.
-    let done = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "chatty", "wait_ms": 20000}),
-        )
-        .await;
+    let done = mcp.task_start(chatty(20000)).await;
     assert_eq!(done["exit_code"], 0);
     let mut messages = Vec::new();
     while let Ok(Some(event)) =
@@ -512,9 +505,9 @@ async fn the_allowlist_is_reread_when_it_changes() {
         &allowlist,
         &["allow", "greet", "-C", &root.to_string_lossy()],
     );
-    let ran = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
+    let ran = mcp.task_start(json!({"unique_name": "greet"})).await;
     assert_eq!(ran["exit_code"], 0, "{ran}");
-    let listed = mcp.ok("list_tasks", json!({"query": "greet"})).await;
+    let listed = mcp.list_tasks(json!({"query": "greet"})).await;
     assert_eq!(listed["tasks"][0]["allowlisted"], true);
     mcp.close().await;
 }
@@ -529,9 +522,7 @@ async fn set_level_silences_output_notifications() {
         ))
         .await
         .expect("setLevel");
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
-        .await;
+    let started = mcp.task_start(chatty(0)).await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -564,7 +555,7 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
     )
     .await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": "tick", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "tick", "wait_ms": 0}))
         .await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let uri = format!("agg://runs/{run_id}/log");
@@ -626,18 +617,12 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
 #[tokio::test]
 async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
     require!("just");
-    let mcp = Mcp::start(
-        repo(&[(
-            "justfile",
-            "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n",
-        )]),
-        true,
-    )
-    .await;
+    let justfile = "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n";
+    let mcp = Mcp::on_files(&[("justfile", justfile)], true).await;
+    let publish = json!({"unique_name": "publish"});
     let err = mcp
-        .err("task_start", json!({"unique_name": "publish"}), -32014)
+        .err_saying("task_start", publish, -32014, "Really publish?")
         .await;
-    assert_error_says(&err, "Really publish?");
     assert_field_says(&err, "hint", "agg run publish");
     assert!(!mcp.root.join("published").exists(), "never auto-confirmed");
     let described = mcp
@@ -648,13 +633,21 @@ async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
         json!(["Really publish?"]),
         "{described}"
     );
-    let listed = mcp.ok("list_tasks", json!({})).await;
+    let listed = mcp.list_tasks(json!({})).await;
     assert_eq!(
         listed["tasks"][0]["confirm"],
         json!(["Really publish?"]),
         "{listed}"
     );
     mcp.close().await;
+}
+
+/// Asserts that the first of `names` starts with `prefix`.
+fn first_starts_with(names: &[String], prefix: &str) {
+    assert!(
+        names.first().is_some_and(|n| n.starts_with(prefix)),
+        "{prefix}… first: {names:?}"
+    );
 }
 
 #[tokio::test]
@@ -671,40 +664,23 @@ async fn list_tasks_finds_by_words_package_and_path_and_suggests() {
             .collect()
     };
     // Two words, all must match; the package's own `test` first.
-    let found = mcp
-        .ok("list_tasks", json!({"query": "account-adapter test"}))
-        .await;
-    let found = names(&found);
-    assert!(
-        found
-            .first()
-            .is_some_and(|n| n.starts_with("packages/account-adapter/test")),
-        "{found:?}"
+    let found = names(
+        &mcp.list_tasks(json!({"query": "account-adapter test"}))
+            .await,
     );
+    first_starts_with(&found, "packages/account-adapter/test");
     // The package.json name.
     let by_package = mcp
-        .ok("list_tasks", json!({"query": "@acme/account-adapter"}))
+        .list_tasks(json!({"query": "@acme/account-adapter"}))
         .await;
     assert!(!names(&by_package).is_empty(), "{by_package}");
     // The tasks for a file: its package's first, the root's last.
-    let for_file = mcp
-        .ok(
-            "list_tasks",
-            json!({"path": "packages/account-adapter/src/index.ts"}),
-        )
-        .await;
-    let for_file = names(&for_file);
-    assert!(
-        for_file
-            .first()
-            .is_some_and(|n| n.starts_with("packages/account-adapter/")),
-        "{for_file:?}"
-    );
+    let for_file = json!({"path": "packages/account-adapter/src/index.ts"});
+    let for_file = names(&mcp.list_tasks(for_file).await);
+    first_starts_with(&for_file, "packages/account-adapter/");
     assert!(for_file.iter().any(|n| !n.contains('/')), "{for_file:?}");
     // A typo: nothing, and a suggestion that finds it.
-    let typo = mcp
-        .ok("list_tasks", json!({"query": "acount-adaptr"}))
-        .await;
+    let typo = mcp.list_tasks(json!({"query": "acount-adaptr"})).await;
     assert_eq!(typo["total"], 0, "{typo}");
     assert!(
         typo["suggestions"].as_array().is_some_and(|s| s

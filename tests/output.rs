@@ -64,7 +64,7 @@ struct Suite {
 impl Suite {
     async fn failed() -> Suite {
         let mcp = Mcp::start(suite_repo(), true).await;
-        let run = mcp.ok("task_start", whole_suite()).await;
+        let run = mcp.task_start(whole_suite()).await;
         assert_eq!(run["passed"], false, "{run}");
         let run_id = run["run_id"].as_str().expect("run_id").to_owned();
         Suite { mcp, run_id }
@@ -247,10 +247,7 @@ async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
     // A single line longer than the budget is cut to it, not returned whole.
     let words = suite
         .mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "words", "wait_ms": 30_000}),
-        )
+        .task_start(json!({"unique_name": "words", "wait_ms": 30_000}))
         .await;
     let long = suite
         .mcp

@@ -174,10 +174,7 @@ async fn a_crash_during_start_returns_the_failure_not_a_timeout() {
     let mcp = server!("npm", "node");
     let t = Instant::now();
     let failed = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "web/start", "ready": {"timeout_ms": 20000}}),
-        )
+        .task_start(json!({"unique_name": "web/start", "ready": {"timeout_ms": 20000}}))
         .await;
     assert!(
         t.elapsed() < Duration::from_secs(10),
@@ -200,8 +197,7 @@ async fn a_service_that_never_becomes_ready_times_out_and_can_be_stopped() {
     let mcp = server!("make");
     let t = Instant::now();
     let started = mcp
-        .ok(
-            "task_start",
+        .task_start(
             json!({"unique_name": "watch", "ready": {"line": "^done$", "timeout_ms": 1500}}),
         )
         .await;
@@ -275,10 +271,7 @@ async fn two_services_started_at_once_are_both_ready_on_their_own_ports() {
 async fn wait_ms_zero_still_returns_a_service_at_once() {
     let mcp = server!("npm", "node");
     let started = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "web/dev", "wait_ms": 0}),
-        )
+        .task_start(json!({"unique_name": "web/dev", "wait_ms": 0}))
         .await;
     assert_eq!(started["state"], "running");
     assert!(started.get("ready").is_none(), "{started}");

@@ -336,7 +336,7 @@ async fn ps_logs_and_stop_show_a_hostile_job_as_escapes() {
     }
     let mcp = Mcp::start(job_repo(), true).await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": JOB_NAME, "wait_ms": 0}))
+        .task_start(json!({"unique_name": JOB_NAME, "wait_ms": 0}))
         .await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     wait_for_output(&mcp, &run_id).await;

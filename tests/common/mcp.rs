@@ -191,6 +191,12 @@ impl Mcp {
         Mcp::start_with(repo, allow, None, ClientLifecycleMode::Initialize).await
     }
 
+    /// Starts `agg mcp` on a new repository holding `files`; with `allow`, every task there
+    /// is allowlisted.
+    pub async fn on_files(files: &[(&str, &str)], allow: bool) -> Mcp {
+        Mcp::start(super::repo(files), allow).await
+    }
+
     /// Starts `agg mcp EXTRA…` on `repo`.
     pub async fn start_args(repo: tempfile::TempDir, allow: bool, extra: &[&str]) -> Mcp {
         Mcp::spawn(
@@ -270,6 +276,16 @@ impl Mcp {
             allowlist,
             _dirs: vec![config],
         }
+    }
+
+    /// `list_tasks` with `args`, which must succeed; its structured result.
+    pub async fn list_tasks(&self, args: Value) -> Value {
+        self.ok("list_tasks", args).await
+    }
+
+    /// `task_start` with `args`, which must succeed; its structured result.
+    pub async fn task_start(&self, args: Value) -> Value {
+        self.ok("task_start", args).await
     }
 
     /// Stops the job a `task_start` result names (`task_stop` with its `run_id`); the
