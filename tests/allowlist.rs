@@ -94,6 +94,15 @@ impl Setup {
     }
 }
 
+/// A repository with [`MAKEFILE`] whose `build` the person allowed, after which the
+/// Makefile became `text`.
+fn build_allowed_then_makefile(text: &str) -> Setup {
+    let s = Setup::new(&[("Makefile", MAKEFILE)]);
+    s.agg(["allow", "build"]).success();
+    s.write("Makefile", text);
+    s
+}
+
 fn lapsed_summary(decision: Decision) -> String {
     match decision {
         Decision::Lapsed { summary, .. } => summary,
@@ -132,26 +141,16 @@ fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
 
 #[test]
 fn a_pinned_task_lapses_when_its_deps_change() {
-    let s = Setup::new(&[("Makefile", MAKEFILE)]);
-    s.agg(["allow", "build"]).success();
-    s.write(
-        "Makefile",
-        &MAKEFILE.replace("build: gen", "build: gen test"),
-    );
+    let s = build_allowed_then_makefile(&MAKEFILE.replace("build: gen", "build: gen test"));
     assert_eq!(lapsed_summary(s.decide("build")), "deps gen → gen, test");
 }
 
 #[test]
 fn editing_another_recipe_of_the_same_file_lapses_the_allow_and_says_where() {
-    let s = Setup::new(&[("Makefile", MAKEFILE)]);
-    s.agg(["allow", "build"]).success();
-    s.write(
-        "Makefile",
-        &format!(
-            "# a comment\n{}",
-            MAKEFILE.replace("\t./run-tests\n", "\t./run-tests --all\n\trm -rf /tmp/x\n")
-        ),
-    );
+    let s = build_allowed_then_makefile(&format!(
+        "# a comment\n{}",
+        MAKEFILE.replace("\t./run-tests\n", "\t./run-tests --all\n\trm -rf /tmp/x\n")
+    ));
     // `build` reads nothing of `test`, but a pin covers its whole file: a variable or
     // setting anywhere in it could change what `build` runs.
     let summary = lapsed_summary(s.decide("build"));

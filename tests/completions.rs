@@ -7,7 +7,6 @@ use std::process::Command;
 
 use crate::common::says::Says;
 use crate::common::succeeds;
-use crate::common::tmux::have_tool;
 use crate::test::Test;
 
 /// A repository with make, npm and just tasks, one unreadable file, and a Makefile that
@@ -121,9 +120,7 @@ fn completions_prints_a_script_for_every_shell() {
 
 #[test]
 fn bash_completes_task_names_runners_and_subcommands() {
-    if !have_tool("bash_completes_task_names_runners_and_subcommands", "bash") {
-        return;
-    }
+    require!("bash");
     let repo = repo();
     let (names, stderr) = bash_complete(repo.path(), &["agg", "run", ""]);
     for name in [
@@ -156,12 +153,7 @@ fn bash_completes_task_names_runners_and_subcommands() {
 
 #[test]
 fn fish_completes_task_names_with_their_descriptions_and_runners() {
-    if !have_tool(
-        "fish_completes_task_names_with_their_descriptions_and_runners",
-        "fish",
-    ) {
-        return;
-    }
+    require!("fish");
     let repo = repo();
     let names = fish_complete(repo.path(), "agg run b");
     let build = names.iter().find(|(n, _)| n == "build").expect("build");
@@ -180,12 +172,7 @@ fn fish_completes_task_names_with_their_descriptions_and_runners() {
 
 #[test]
 fn below_the_root_the_current_directorys_short_names_complete_too() {
-    if !have_tool(
-        "below_the_root_the_current_directorys_short_names_complete_too",
-        "fish",
-    ) {
-        return;
-    }
+    require!("fish");
     let repo = repo();
     let web = repo.path().join("apps/web");
     let found = fish_complete(&web, "agg run b");
@@ -213,12 +200,7 @@ fn below_the_root_the_current_directorys_short_names_complete_too() {
 
 #[test]
 fn completing_outside_any_repository_offers_no_task_and_prints_nothing_else() {
-    if !have_tool(
-        "completing_outside_any_repository_offers_no_task_and_prints_nothing_else",
-        "bash",
-    ) {
-        return;
-    }
+    require!("bash");
     let empty = tempfile::tempdir().expect("tmp");
     let (names, stderr) = bash_complete(empty.path(), &["agg", "run", ""]);
     // Only the options of `agg run`.

@@ -9,7 +9,7 @@ use std::path::Path;
 use unicode_width::UnicodeWidthStr;
 
 use crate::common::says::Says;
-use crate::common::tmux::{Screen, have_tmux, run_in_pane};
+use crate::common::tmux::{Screen, run_in_pane};
 use crate::test::Test;
 
 const LONG_BUILD: &str = "Build every service, the web app, the API and the workers, with release optimisations and a description far longer than any terminal";
@@ -90,9 +90,7 @@ fn fits(screen: &Screen, width: usize) {
 
 #[test]
 fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
-    if !have_tmux("at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
     let screen = run_in_pane(
         repo.root(),
@@ -163,9 +161,7 @@ fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
 
 #[test]
 fn columns_narrows_the_table_and_wide_prints_whole_lines() {
-    if !have_tmux("columns_narrows_the_table_and_wide_prints_whole_lines") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
     let narrow = run_in_pane(
         repo.root(),
@@ -202,9 +198,7 @@ fn columns_narrows_the_table_and_wide_prints_whole_lines() {
 
 #[test]
 fn colour_on_a_terminal_but_never_with_no_color() {
-    if !have_tmux("colour_on_a_terminal_but_never_with_no_color") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
     let coloured = run_in_pane(
         repo.root(),
@@ -286,9 +280,7 @@ fn a_pipe_gets_whole_lines_whatever_columns_says() {
 
 #[test]
 fn from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps() {
-    if !have_tmux("from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
     let screen = run_in_pane(
         &repo.root().join("apps/web"),

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::common::says::Says;
-use crate::common::tmux::{Tmux, have_tool};
+use crate::common::tmux::Tmux;
 use crate::test::Test;
 
 const MAKEFILE: &str = "\
@@ -82,12 +82,7 @@ fn rows(screen: &str) -> Vec<String> {
 
 #[test]
 fn picker_filters_as_you_type_counts_and_highlights_matches() {
-    if !have_tool(
-        "picker_filters_as_you_type_counts_and_highlights_matches",
-        "tmux",
-    ) {
-        return;
-    }
+    require!("tmux");
     let repo = Repo::new(false);
     let term = repo.open(".", "", 100, 24);
     let screen = term.wait_for("4/4");
@@ -129,12 +124,7 @@ fn picker_filters_as_you_type_counts_and_highlights_matches() {
 
 #[test]
 fn picker_shows_the_current_directory_first_and_ranks_by_score_once_typing() {
-    if !have_tool(
-        "picker_shows_the_current_directory_first_and_ranks_by_score_once_typing",
-        "tmux",
-    ) {
-        return;
-    }
+    require!("tmux");
     let repo = Repo::new(false);
     let term = repo.open("apps/web", "", 100, 24);
     let screen = term.wait_for("4/4");
@@ -157,13 +147,7 @@ fn picker_shows_the_current_directory_first_and_ranks_by_score_once_typing() {
 
 #[test]
 fn picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code() {
-    if !have_tool(
-        "picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code",
-        "tmux",
-    ) || !crate::common::have("make")
-    {
-        return;
-    }
+    require!("tmux", "make");
     let repo = Repo::new(false);
     let term = repo.open(".", "", 100, 24);
     let screen = term.wait_for("4/4");
@@ -197,13 +181,7 @@ fn picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code() {
 
 #[test]
 fn picker_asks_for_required_params_showing_defaults_then_runs() {
-    if !have_tool(
-        "picker_asks_for_required_params_showing_defaults_then_runs",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
     let term = repo.open(".", "", 100, 24);
     term.wait_for("/6");
@@ -226,13 +204,7 @@ fn picker_asks_for_required_params_showing_defaults_then_runs() {
 
 #[test]
 fn picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt() {
-    if !have_tool(
-        "picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
     for key in ["Escape", "C-c"] {
         let term = repo.open(".", "run", 80, 24);
@@ -258,9 +230,7 @@ fn picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt() {
 
 #[test]
 fn picker_restores_the_terminal_on_sigterm() {
-    if !have_tool("picker_restores_the_terminal_on_sigterm", "tmux") {
-        return;
-    }
+    require!("tmux");
     let repo = Repo::new(false);
     let term = repo.open(".", "", 80, 24);
     term.wait_for("4/4");
@@ -276,9 +246,7 @@ fn picker_restores_the_terminal_on_sigterm() {
 
 #[test]
 fn picker_ends_when_its_terminal_goes_away() {
-    if !have_tool("picker_ends_when_its_terminal_goes_away", "tmux") {
-        return;
-    }
+    require!("tmux");
     let repo = Repo::new(false);
     let term = repo.open(".", "", 80, 24);
     term.wait_for("4/4");
@@ -300,12 +268,7 @@ fn picker_ends_when_its_terminal_goes_away() {
 
 #[test]
 fn picker_redraws_to_the_new_size_when_the_terminal_is_resized() {
-    if !have_tool(
-        "picker_redraws_to_the_new_size_when_the_terminal_is_resized",
-        "tmux",
-    ) {
-        return;
-    }
+    require!("tmux");
     let repo = Repo::new(false);
     let term = repo.open(".", "", 120, 30);
     let wide = term.wait_for("4/4");
@@ -339,13 +302,7 @@ fn picker_redraws_to_the_new_size_when_the_terminal_is_resized() {
 
 #[test]
 fn run_with_a_name_several_tasks_share_picks_among_them_at_a_terminal() {
-    if !have_tool(
-        "run_with_a_name_several_tasks_share_picks_among_them_at_a_terminal",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
     let term = repo.open(".", "run build", 100, 24);
     let screen = term.wait_for("2/2");

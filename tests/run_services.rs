@@ -50,6 +50,16 @@ impl Stand {
         (run_id, pid, Ended(pid))
     }
 
+    /// The row `agg ps` prints for the job `run_id`.
+    fn ps_row(&self, run_id: &str) -> String {
+        let ps = self.agg(["ps"]).success();
+        ps.stdout
+            .lines()
+            .find(|l| l.starts_with(run_id))
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("{run_id} in: {}", ps.stdout))
+    }
+
     fn record(&self) -> std::path::PathBuf {
         let dir = self.runtime.path().join("agg/services");
         std::fs::read_dir(&dir)
@@ -81,12 +91,7 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     let stand = Stand::new();
     let (run_id, pid, _group) = stand.serve();
 
-    let ps = stand.agg(["ps"]).success();
-    let row = ps
-        .stdout
-        .lines()
-        .find(|l| l.starts_with(&run_id))
-        .unwrap_or_else(|| panic!("{run_id} in: {}", ps.stdout));
+    let row = stand.ps_row(&run_id);
     assert!(row.contains(" serve "), "{row}");
     assert!(row.contains(" running "), "{row}");
     assert!(row.contains(&format!(" {pid} ")), "{row}");
@@ -133,17 +138,14 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
         "nothing listens on {port} any more"
     );
     let ps = stand.agg(["ps", "--history"]).success();
-    assert!(
+    let row_says = |start: &str, part: &str| {
         ps.stdout
             .lines()
-            .any(|l| l.starts_with(&run_id) && l.contains(" stopped ")),
-        "{}",
-        ps.stdout
-    );
+            .any(|l| l.starts_with(start) && l.contains(part))
+    };
+    assert!(row_says(&run_id, " stopped "), "{}", ps.stdout);
     assert!(
-        ps.stdout
-            .lines()
-            .any(|l| l.starts_with("serve ") && l.contains("■ stopped")),
+        row_says("serve ", "■ stopped"),
         "the stop is in the run history: {}",
         ps.stdout
     );
@@ -174,12 +176,7 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
     record["pid_started"] = serde_json::json!(started + 1);
     std::fs::write(&path, record.to_string()).expect("write");
 
-    let ps = stand.agg(["ps"]).success();
-    let row = ps
-        .stdout
-        .lines()
-        .find(|l| l.starts_with(&run_id))
-        .unwrap_or_else(|| panic!("{}", ps.stdout));
+    let row = stand.ps_row(&run_id);
     assert!(row.contains(" ended "), "{row}");
     let stop = stand.agg(["stop", &run_id]).success();
     stop.stdout_says("stopped: already");

@@ -14,29 +14,6 @@ use std::time::{Duration, Instant};
 /// How long a test waits for the screen to show something.
 const PATIENCE: Duration = Duration::from_secs(20);
 
-/// Whether `program` is installed. Under `AGG_REQUIRE_RUNNERS` a missing one fails the test;
-/// otherwise the test says it is skipped (past the harness's capture, so a passing run shows
-/// it too) and returns.
-pub fn have_tool(test: &str, program: &str) -> bool {
-    if which::which(program).is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "{test}: {program} is required (AGG_REQUIRE_RUNNERS is set) but not installed"
-    );
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr().lock(),
-        format_args!("SKIPPED {test}: {program} not installed\n"),
-    );
-    false
-}
-
-/// Whether tmux is installed ([`have_tool`]).
-pub fn have_tmux(test: &str) -> bool {
-    have_tool(test, "tmux")
-}
-
 /// What a pane showed once its command had ended.
 pub struct Screen {
     /// Each screen row as the terminal shows it (a wrapped line is several rows).
