@@ -240,6 +240,22 @@ impl Tmux {
         self.wait(&format!("`{text}`"), |s| s.contains(text))
     }
 
+    /// Presses `key`, upon which agg must exit with `code` ([`Tmux::assert_exited`]).
+    #[track_caller]
+    pub fn quit_with(&self, key: &str, code: i32) {
+        self.keys(&[key]);
+        self.assert_exited(code);
+    }
+
+    /// Asserts that agg exited with `code` and left the terminal as it found it.
+    #[track_caller]
+    pub fn assert_exited(&self, code: i32) {
+        assert_eq!(
+            self.exit_line(),
+            format!("agg exited {code}, terminal restored")
+        );
+    }
+
     /// Waits for agg to end and returns the line the shell printed after it.
     #[track_caller]
     pub fn exit_line(&self) -> String {
