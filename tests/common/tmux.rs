@@ -24,6 +24,17 @@ pub struct Screen {
     pub styled: String,
 }
 
+impl Screen {
+    /// The first row that shows `part`; fails the test, naming `what`, when none does.
+    #[track_caller]
+    pub fn row_with(&self, part: &str, what: &str) -> &str {
+        self.rows
+            .iter()
+            .find(|r| r.contains(part))
+            .unwrap_or_else(|| panic!("no {what}:\n{}", self.rows.join("\n")))
+    }
+}
+
 /// Runs `program args` in a `width`×`height` pane from `dir`, with `env` set and `unset`
 /// removed, and returns the screen after it exits.
 pub fn run_in_pane(
