@@ -17,7 +17,6 @@ sys.dont_write_bytecode = True  # importing tally leaves no __pycache__ in the t
 from tally import check, run, summary  # noqa: E402
 
 
-
 def fill(value, captured):
     if isinstance(value, str) and value.startswith("$"):
         return captured.get(value[1:])
