@@ -56,8 +56,7 @@ impl Stand {
         ps.stdout
             .lines()
             .find(|l| l.starts_with(run_id))
-            .map(str::to_owned)
-            .unwrap_or_else(|| panic!("{run_id} in: {}", ps.stdout))
+            .map_or_else(|| panic!("{run_id} in: {}", ps.stdout), str::to_owned)
     }
 
     fn record(&self) -> std::path::PathBuf {
