@@ -12,6 +12,7 @@ use agg::allowlist::{Decision, LiveAllowlist, Store};
 use agg::table::Table;
 use tempfile::TempDir;
 
+use crate::common::says::Says;
 use crate::test::{Output, Test};
 
 const MAKEFILE: &str = "\
@@ -93,6 +94,15 @@ impl Setup {
     }
 }
 
+/// A repository with [`MAKEFILE`] whose `build` the person allowed, after which the
+/// Makefile became `text`.
+fn build_allowed_then_makefile(text: &str) -> Setup {
+    let s = Setup::new(&[("Makefile", MAKEFILE)]);
+    s.agg(["allow", "build"]).success();
+    s.write("Makefile", text);
+    s
+}
+
 fn lapsed_summary(decision: Decision) -> String {
     match decision {
         Decision::Lapsed { summary, .. } => summary,
@@ -104,16 +114,8 @@ fn lapsed_summary(decision: Decision) -> String {
 fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let s = Setup::new(&[("Makefile", MAKEFILE)]);
     let out = s.agg(["allow", "build"]).success();
-    assert!(
-        out.stdout.contains("allowed: task build in "),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("pinned to `make build`"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("allowed: task build in ");
+    out.stdout_says("pinned to `make build`");
     assert!(s.decide("build").allowed());
 
     s.write(
@@ -126,48 +128,29 @@ fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let summary = lapsed_summary(s.decide("build"));
     assert_eq!(summary, "recipe text changed (1 → 2 lines)");
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout
-            .contains("lapsed: recipe text changed (1 → 2 lines)"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("lapsed: recipe text changed (1 → 2 lines)");
     let json = s.agg(["allowlist", "--json"]).success().json();
     assert_eq!(json["allow"][0]["state"], "lapsed");
 
     // Allowing it again re-pins it, in place.
     let out = s.agg(["allow", "build"]).success();
-    assert!(
-        out.stdout.contains("replacing the earlier rule"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("replacing the earlier rule");
     assert!(s.decide("build").allowed());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
 }
 
 #[test]
 fn a_pinned_task_lapses_when_its_deps_change() {
-    let s = Setup::new(&[("Makefile", MAKEFILE)]);
-    s.agg(["allow", "build"]).success();
-    s.write(
-        "Makefile",
-        &MAKEFILE.replace("build: gen", "build: gen test"),
-    );
+    let s = build_allowed_then_makefile(&MAKEFILE.replace("build: gen", "build: gen test"));
     assert_eq!(lapsed_summary(s.decide("build")), "deps gen → gen, test");
 }
 
 #[test]
 fn editing_another_recipe_of_the_same_file_lapses_the_allow_and_says_where() {
-    let s = Setup::new(&[("Makefile", MAKEFILE)]);
-    s.agg(["allow", "build"]).success();
-    s.write(
-        "Makefile",
-        &format!(
-            "# a comment\n{}",
-            MAKEFILE.replace("\t./run-tests\n", "\t./run-tests --all\n\trm -rf /tmp/x\n")
-        ),
-    );
+    let s = build_allowed_then_makefile(&format!(
+        "# a comment\n{}",
+        MAKEFILE.replace("\t./run-tests\n", "\t./run-tests --all\n\trm -rf /tmp/x\n")
+    ));
     // `build` reads nothing of `test`, but a pin covers its whole file: a variable or
     // setting anywhere in it could change what `build` runs.
     let summary = lapsed_summary(s.decide("build"));
@@ -185,11 +168,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         ("web/Makefile", "lint:\n\teslint .\n"),
     ]);
     let out = s.agg(["allow", "--file", "Makefile", "--pin"]).success();
-    assert!(
-        out.stdout.contains("pinned to the file's content"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("pinned to the file's content");
     assert!(s.decide("build").allowed());
     assert!(s.decide("test").allowed());
     // Any byte counts, even a comment.
@@ -199,11 +178,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         "file content changed (8 → 9 lines)"
     );
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout.contains("lapsed: file content changed"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("lapsed: file content changed");
     // An unpinned file rule allows whatever the file says.
     s.agg(["allow", "--file", "web/Makefile"]).success();
     s.write("web/Makefile", "lint:\n\teslint --fix .\n");
@@ -227,11 +202,7 @@ fn a_task_rule_written_before_pins_still_allows_and_is_pinned_when_allowed_again
     .expect("write");
     assert!(s.decide("test").allowed());
     let out = s.agg(["allowlist"]).success();
-    assert!(
-        out.stdout.contains("unpinned (written before pins)"),
-        "{}",
-        out.stdout
-    );
+    out.stdout_says("unpinned (written before pins)");
     s.agg(["allow", "test"]).success();
     assert!(s.text().contains("[allow.pin]"), "{}", s.text());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
@@ -348,12 +319,8 @@ fn a_corrupt_allowlist_is_never_overwritten_and_denies_everything() {
     let bad_line = corrupt.lines().count() - 1;
     for args in [["allow", "build"], ["deny", "build"]] {
         let out = s.agg(args).code(1);
-        assert!(
-            out.stderr.contains(&format!("allowlist.toml:{bad_line}:")),
-            "{}",
-            out.stderr
-        );
-        assert!(out.stderr.contains("never overwrites"), "{}", out.stderr);
+        out.stderr_says(&format!("allowlist.toml:{bad_line}:"));
+        out.stderr_says("never overwrites");
         assert_eq!(s.text(), corrupt);
     }
     s.agg(["allowlist"]).code(1);
@@ -378,11 +345,7 @@ fn an_unknown_key_is_refused_rather_than_dropped_on_the_next_write() {
     let text = "[[alow]]\ndir = \"/srv\"\n";
     std::fs::write(&s.list, text).expect("write");
     let out = s.agg(["allow", "build"]).code(1);
-    assert!(
-        out.stderr.contains("unknown field `alow`"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("unknown field `alow`");
     assert_eq!(s.text(), text);
 }
 

@@ -8,29 +8,20 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::common::installed::Installed;
 use crate::test::fixtures;
 
 /// Where `scripts/clients.sh` put the clients, if it did.
 fn clients() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGG_CLIENTS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/clients"),
-        PathBuf::from,
-    );
-    let ready = dir.join("npm/node_modules/.bin/inspector").exists()
-        && dir.join("venv/bin/python").exists();
-    if ready {
-        return Some(dir);
+    Installed {
+        what: "MCP clients",
+        var: "AGG_CLIENTS",
+        folder: "clients",
+        script: "scripts/clients.sh",
     }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "the MCP clients are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/clients.sh",
-        dir.display()
-    );
-    crate::common::skipped(&format!(
-        "MCP clients not installed in {} (scripts/clients.sh installs them)",
-        dir.display()
-    ));
-    None
+    .folder(|dir| {
+        dir.join("npm/node_modules/.bin/inspector").exists() && dir.join("venv/bin/python").exists()
+    })
 }
 
 /// A fresh allowlist (in its own config directory) with the rules the real `agg allow` /
@@ -39,17 +30,7 @@ fn rules(repo: &Path, commands: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
     let config = tempfile::tempdir().expect("tmp");
     let allowlist = config.path().join("allowlist.toml");
     for args in commands {
-        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(*args)
-            .current_dir(repo)
-            .env("AGG_ALLOWLIST", &allowlist)
-            .output()
-            .expect("agg");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::mcp::agg_on_allowlist(repo, &allowlist, args);
     }
     (config, allowlist)
 }
@@ -167,6 +148,24 @@ impl Matrix {
     }
 }
 
+/// The client matrix, when `scripts/clients.sh` installed it.
+fn matrix() -> Option<Matrix> {
+    clients().map(Matrix::new)
+}
+
+/// Asserts that a client exited 0 and its run of the scenario failed no step.
+fn scenario_passed(what: &str, out: &Output) {
+    let text = succeeded(what, out);
+    assert!(text.contains(", 0 failed"), "{text}");
+}
+
+/// Asserts that a client exited 0; its report ([`report`]).
+fn succeeded(what: &str, out: &Output) -> String {
+    let text = report(what, out);
+    assert!(out.status.success(), "{text}");
+    text
+}
+
 fn report(what: &str, out: &Output) -> String {
     format!(
         "{what}: exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
@@ -178,35 +177,27 @@ fn report(what: &str, out: &Output) -> String {
 
 #[test]
 fn the_typescript_sdk_accepts_every_result() {
-    let Some(clients) = clients() else { return };
-    let m = Matrix::new(clients);
+    let Some(m) = matrix() else { return };
     let out = m.scenario(&m.node(), "ts_client.mjs", None);
-    let text = report("ts-sdk", &out);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains(", 0 failed"), "{text}");
+    scenario_passed("ts-sdk", &out);
 }
 
 #[test]
 fn the_python_sdk_accepts_every_result_in_both_lifecycles() {
-    let Some(clients) = clients() else { return };
-    let m = Matrix::new(clients);
+    let Some(m) = matrix() else { return };
     let python = m.clients.join("venv/bin/python");
     for mode in ["legacy", "2026-07-28"] {
         let out = m.scenario(&python, "py_client.py", Some(mode));
-        let text = report(&format!("python-sdk {mode}"), &out);
-        assert!(out.status.success(), "{text}");
-        assert!(text.contains(", 0 failed"), "{text}");
+        scenario_passed(&format!("python-sdk {mode}"), &out);
     }
 }
 
 #[test]
 fn the_inspector_finds_every_schema_portable_and_reads_every_answer() {
-    let Some(clients) = clients() else { return };
-    let m = Matrix::new(clients);
+    let Some(m) = matrix() else { return };
     for extra in [&[][..], &["--task-tools"][..]] {
         let out = m.inspector(&["--strict", "--method", "tools/list"], extra);
-        let text = report("inspector --strict tools/list", &out);
-        assert!(out.status.success(), "{text}");
+        let text = succeeded("inspector --strict tools/list", &out);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             !stderr.contains("Warning") && !stderr.contains("Error"),
@@ -224,8 +215,7 @@ fn the_inspector_finds_every_schema_portable_and_reads_every_answer() {
         ],
         &[],
     );
-    let text = report("inspector task_start hello", &ok);
-    assert!(ok.status.success(), "{text}");
+    let text = succeeded("inspector task_start hello", &ok);
     assert!(text.contains("hello from make"), "{text}");
     // Each error is a result the Inspector reads (exit 5: "the tool returned isError"),
     // never a schema failure (exit 1).
@@ -275,8 +265,7 @@ fn the_inspector_finds_every_schema_portable_and_reads_every_answer() {
         vec!["--method", "resources/read", "--uri", "agg://tasks"],
     ] {
         let out = m.inspector(&args, &[]);
-        let text = report("inspector resources", &out);
-        assert!(out.status.success(), "{text}");
+        let text = succeeded("inspector resources", &out);
         assert!(text.contains("agg://"), "{text}");
     }
 }
@@ -285,8 +274,7 @@ fn the_inspector_finds_every_schema_portable_and_reads_every_answer() {
 /// the matrix repository; this one covers every runner's parameters).
 #[test]
 fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
-    let Some(clients) = clients() else { return };
-    let m = Matrix::new(clients);
+    let Some(m) = matrix() else { return };
     let out = Command::new(m.clients.join("npm/node_modules/.bin/inspector"))
         .args(["--cli", "--strict", "--method", "tools/list", "--"])
         .arg(env!("CARGO_BIN_EXE_agg"))
@@ -295,8 +283,7 @@ fn per_task_tool_schemas_of_the_polyglot_fixture_are_portable() {
         .env("PATH", m.client_path())
         .output()
         .expect("inspector");
-    let text = report("inspector --strict polyglot", &out);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded("inspector --strict polyglot", &out);
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("Warning"),
         "{text}"
@@ -356,9 +343,7 @@ fn the_python_sdk_asks_the_user_through_elicitation_in_both_lifecycles() {
             .env("AGG_ALLOWLIST", &allowlist)
             .output()
             .expect("python");
-        let text = report(&format!("python-sdk elicitation {mode}"), &out);
-        assert!(out.status.success(), "{text}");
-        assert!(text.contains(", 0 failed"), "{text}");
+        scenario_passed(&format!("python-sdk elicitation {mode}"), &out);
     }
 }
 
@@ -382,7 +367,5 @@ fn the_typescript_sdk_asks_the_user_through_elicitation() {
         .env("AGG_CLIENTS", &clients)
         .output()
         .expect("node");
-    let text = report("ts-sdk elicitation", &out);
-    assert!(out.status.success(), "{text}");
-    assert!(text.contains(", 0 failed"), "{text}");
+    scenario_passed("ts-sdk elicitation", &out);
 }

@@ -5,7 +5,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::tmux::have_tool;
+use crate::common::says::Says;
+use crate::common::succeeds;
 use crate::test::Test;
 
 /// A repository with make, npm and just tasks, one unreadable file, and a Makefile that
@@ -55,17 +56,13 @@ printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         current = words[cword],
         previous = words[cword - 1],
     );
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env("PATH", path_with_agg())
-        .output()
-        .expect("run bash");
-    assert!(
-        out.status.success(),
-        "bash: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .env("PATH", path_with_agg()),
+        "bash",
     );
     (
         String::from_utf8_lossy(&out.stdout)
@@ -78,20 +75,16 @@ printf '%s\\n' \"${{COMPREPLY[@]}}\"",
 
 /// What fish completes for `line`, with the script `agg completions fish` printed sourced.
 fn fish_complete(dir: &Path, line: &str) -> Vec<(String, String)> {
-    let out = Command::new("fish")
-        .arg("--no-config")
-        .arg("-c")
-        .arg(format!(
-            "agg completions fish | source; complete -C '{line}'"
-        ))
-        .current_dir(dir)
-        .env("PATH", path_with_agg())
-        .output()
-        .expect("run fish");
-    assert!(
-        out.status.success(),
-        "fish: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        Command::new("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "agg completions fish | source; complete -C '{line}'"
+            ))
+            .current_dir(dir)
+            .env("PATH", path_with_agg()),
+        "fish",
     );
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -122,14 +115,12 @@ fn completions_prints_a_script_for_every_shell() {
         assert!(out.stdout.contains(env!("CARGO_BIN_EXE_agg")), "{shell}");
     }
     let out = Test::new().args(["completions", "tcsh"]).run().code(2);
-    assert!(out.stderr.contains("possible values"), "{}", out.stderr);
+    out.stderr_says("possible values");
 }
 
 #[test]
 fn bash_completes_task_names_runners_and_subcommands() {
-    if !have_tool("bash_completes_task_names_runners_and_subcommands", "bash") {
-        return;
-    }
+    require!("bash");
     let repo = repo();
     let (names, stderr) = bash_complete(repo.path(), &["agg", "run", ""]);
     for name in [
@@ -162,12 +153,7 @@ fn bash_completes_task_names_runners_and_subcommands() {
 
 #[test]
 fn fish_completes_task_names_with_their_descriptions_and_runners() {
-    if !have_tool(
-        "fish_completes_task_names_with_their_descriptions_and_runners",
-        "fish",
-    ) {
-        return;
-    }
+    require!("fish");
     let repo = repo();
     let names = fish_complete(repo.path(), "agg run b");
     let build = names.iter().find(|(n, _)| n == "build").expect("build");
@@ -186,12 +172,7 @@ fn fish_completes_task_names_with_their_descriptions_and_runners() {
 
 #[test]
 fn below_the_root_the_current_directorys_short_names_complete_too() {
-    if !have_tool(
-        "below_the_root_the_current_directorys_short_names_complete_too",
-        "fish",
-    ) {
-        return;
-    }
+    require!("fish");
     let repo = repo();
     let web = repo.path().join("apps/web");
     let found = fish_complete(&web, "agg run b");
@@ -214,17 +195,12 @@ fn below_the_root_the_current_directorys_short_names_complete_too() {
         .args(["describe", "build"])
         .run()
         .success();
-    assert!(out.stdout.contains("apps/web/build"), "{}", out.stdout);
+    out.stdout_says("apps/web/build");
 }
 
 #[test]
 fn completing_outside_any_repository_offers_no_task_and_prints_nothing_else() {
-    if !have_tool(
-        "completing_outside_any_repository_offers_no_task_and_prints_nothing_else",
-        "bash",
-    ) {
-        return;
-    }
+    require!("bash");
     let empty = tempfile::tempdir().expect("tmp");
     let (names, stderr) = bash_complete(empty.path(), &["agg", "run", ""]);
     // Only the options of `agg run`.

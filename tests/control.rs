@@ -11,7 +11,6 @@ use serde_json::json;
 
 use crate::common::have;
 use crate::common::mcp::Mcp;
-use crate::common::repo;
 use crate::common::{alive, eventually};
 
 const MAKEFILE: &str = "ticker:\n\t@i=0; while true; do echo tick $$i; i=$$((i+1)); sleep 0.2; done\n\nidle:\n\t@echo idle; sleep 300\n";
@@ -53,9 +52,9 @@ async fn a_job_started_over_mcp_is_listed_followed_and_stopped_from_a_terminal()
     if !have("make") {
         return;
     }
-    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let mcp = Mcp::on_files(&[("Makefile", MAKEFILE)], true).await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": "ticker", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "ticker", "wait_ms": 0}))
         .await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let pid = u32::try_from(started["pid"].as_u64().expect("pid")).expect("pid");
@@ -106,7 +105,7 @@ async fn a_job_started_over_mcp_is_listed_followed_and_stopped_from_a_terminal()
     let (code, _, err) = output(agg(&mcp, &["stop", "no-such-run"])).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("agg ps"), "{err}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -114,13 +113,13 @@ async fn several_servers_on_one_repository_are_all_listed() {
     if !have("make") {
         return;
     }
-    let one = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let one = Mcp::on_files(&[("Makefile", MAKEFILE)], true).await;
     let two = one.second().await;
     let a = one
-        .ok("task_start", json!({"unique_name": "idle", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "idle", "wait_ms": 0}))
         .await;
     let b = two
-        .ok("task_start", json!({"unique_name": "ticker", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "ticker", "wait_ms": 0}))
         .await;
     let (code, json_out, err) = output(agg(&one, &["ps", "--json"])).await;
     assert_eq!(code, 0, "{err}");
@@ -140,7 +139,7 @@ async fn several_servers_on_one_repository_are_all_listed() {
 
 #[tokio::test]
 async fn the_socket_is_private_and_other_users_are_refused() {
-    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let mcp = Mcp::on_files(&[("Makefile", MAKEFILE)], true).await;
     let socket = socket_of(&mcp.runtime);
     let me = nix::unistd::getuid().as_raw();
     let dir = std::fs::metadata(mcp.runtime.join("agg")).expect("dir");
@@ -153,7 +152,7 @@ async fn the_socket_is_private_and_other_users_are_refused() {
         if me != 0 {
             crate::common::skipped("not root (connecting as another user needs root)");
         }
-        mcp.client.cancel().await.expect("close");
+        mcp.close().await;
         return;
     }
     // Open the way on purpose, so that only the server's own check stands.
@@ -178,14 +177,14 @@ async fn the_socket_is_private_and_other_users_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!reply.contains("jobs"), "{reply}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn the_socket_goes_away_with_the_server() {
-    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let mcp = Mcp::on_files(&[("Makefile", MAKEFILE)], true).await;
     let socket = socket_of(&mcp.runtime);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
     eventually(Duration::from_secs(5), "socket removed", || {
         !socket.exists()
     })

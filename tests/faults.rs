@@ -5,10 +5,12 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use rmcp::ClientLifecycleMode;
 use serde_json::json;
 
-use crate::common::mcp::{Mcp, allow_all};
+use crate::common::mcp::{
+    Mcp, allow_all, assert_error_says, assert_field_says, call_tool, connect,
+};
 use crate::common::raw::{Raw, TASKS, setup};
 use crate::common::read_pid;
 use crate::common::repo;
@@ -133,7 +135,7 @@ async fn a_burst_of_200_starts_is_capped_and_the_rest_clearly_refused() {
     }
     let status = mcp.ok("status", json!({})).await;
     assert_eq!(status["running"], 32);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 async fn futures_join<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
@@ -177,10 +179,7 @@ async fn hostile_arguments_and_environment_never_reach_a_shell() {
         "new\nline",
     ];
     let out = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "show-args", "args": tricky, "output": "full"}),
-        )
+        .task_start(json!({"unique_name": "show-args", "args": tricky, "output": "full"}))
         .await;
     assert_eq!(out["exit_code"], 0, "{out}");
     assert_eq!(out["output"]["text"], tricky.join("\n"));
@@ -193,14 +192,9 @@ async fn hostile_arguments_and_environment_never_reach_a_shell() {
                 -32602,
             )
             .await;
-        assert!(
-            err["error"]
-                .as_str()
-                .is_some_and(|e| e.contains("invalid environment variable")),
-            "{err}"
-        );
+        assert_error_says(&err, "invalid environment variable");
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -216,16 +210,11 @@ async fn paths_cannot_leave_the_root() {
         let err = mcp
             .err("task_start", json!({"unique_name": task}), -32602)
             .await;
-        assert!(
-            err["error"]
-                .as_str()
-                .is_some_and(|e| e.contains("outside the repository")),
-            "{err}"
-        );
+        assert_error_says(&err, "outside the repository");
     }
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
     mcp.err("list_tasks", json!({"dir": "out"}), -32602).await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -239,26 +228,8 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
     cmd.args(["mcp", "--root"])
         .arg(&root)
         .env("AGG_ALLOWLIST", &inside);
-    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let client = crate::common::mcp::Recorder(tx)
-        .serve(proc)
-        .await
-        .expect("connect");
-    let result = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new("task_start").with_arguments(
-                json!({"unique_name": "show-args"})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("call");
+    let (client, _events, _) = connect(cmd, Stdio::null(), ClientLifecycleMode::Initialize).await;
+    let result = call_tool(&client, "task_start", json!({"unique_name": "show-args"})).await;
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result
@@ -272,11 +243,6 @@ async fn a_file_inside_the_repository_can_never_allow_a_task() {
         .await
         .expect("list");
     let body = list.structured_content.expect("structured");
-    assert!(
-        body["allowlist_problem"]
-            .as_str()
-            .is_some_and(|p| p.contains("inside the repository")),
-        "{body}"
-    );
+    assert_field_says(&body, "allowlist_problem", "inside the repository");
     client.cancel().await.expect("close");
 }

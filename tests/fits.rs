@@ -8,7 +8,8 @@ use std::path::Path;
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::common::tmux::{Screen, have_tmux, run_in_pane};
+use crate::common::says::Says;
+use crate::common::tmux::{Screen, run_in_pane};
 use crate::test::Test;
 
 const LONG_BUILD: &str = "Build every service, the web app, the API and the workers, with release optimisations and a description far longer than any terminal";
@@ -60,6 +61,12 @@ fn columns(row: &str) -> usize {
     UnicodeWidthStr::width(row)
 }
 
+/// `agg ARGS…` in a pane 80 columns wide and 60 rows high on `repo`, with `set` in its
+/// environment and `unset` taken out; the screen once it ended.
+fn on_80_columns(repo: &Test, set: &[(&str, &str)], unset: &[&str], args: &[&str]) -> Screen {
+    run_in_pane(repo.root(), (80, 60), set, unset, agg(), args)
+}
+
 fn agg() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_agg"))
 }
@@ -89,16 +96,12 @@ fn fits(screen: &Screen, width: usize) {
 
 #[test]
 fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
-    if !have_tmux("at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
-    let screen = run_in_pane(
-        repo.root(),
-        (80, 60),
+    let screen = on_80_columns(
+        &repo,
         &[],
         &["COLUMNS", "NO_COLOR", "CLICOLOR_FORCE"],
-        agg(),
         &["list"],
     );
     let shown = screen.rows.join("\n");
@@ -120,11 +123,7 @@ fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
     let cut: Vec<&String> = screen.rows.iter().filter(|r| r.ends_with('…')).collect();
     assert!(cut.len() >= 6, "long rows are cut with …:\n{shown}");
     // The CJK and emoji descriptions are cut at a character, not inside one.
-    let deploy = screen
-        .rows
-        .iter()
-        .find(|r| r.contains("デプロイ"))
-        .expect("deploy row");
+    let deploy = screen.row_with("デプロイ", "deploy row");
     assert!(deploy.ends_with('…') && columns(deploy) <= 80, "{deploy}");
     // The root's heading names the files of the root, the script by its path.
     assert!(
@@ -135,11 +134,7 @@ fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
         "{shown}"
     );
     // A package manager's row shows the script's own command.
-    let format = screen
-        .rows
-        .iter()
-        .find(|r| r.contains("format:check"))
-        .expect("format row");
+    let format = screen.row_with("format:check", "format row");
     assert!(format.contains("$ prettier --check"), "{format}");
     // The marks, and what they mean.
     assert!(
@@ -162,18 +157,9 @@ fn at_80_columns_no_row_is_wider_than_the_terminal_and_nothing_wraps() {
 
 #[test]
 fn columns_narrows_the_table_and_wide_prints_whole_lines() {
-    if !have_tmux("columns_narrows_the_table_and_wide_prints_whole_lines") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
-    let narrow = run_in_pane(
-        repo.root(),
-        (80, 60),
-        &[("COLUMNS", "50")],
-        &["NO_COLOR"],
-        agg(),
-        &["list"],
-    );
+    let narrow = on_80_columns(&repo, &[("COLUMNS", "50")], &["NO_COLOR"], &["list"]);
     fits(&narrow, 50);
     assert!(
         narrow.rows.iter().any(|r| columns(r) == 50),
@@ -181,14 +167,7 @@ fn columns_narrows_the_table_and_wide_prints_whole_lines() {
         narrow.rows.join("\n")
     );
 
-    let wide = run_in_pane(
-        repo.root(),
-        (80, 60),
-        &[],
-        &["COLUMNS"],
-        agg(),
-        &["list", "--wide"],
-    );
+    let wide = on_80_columns(&repo, &[], &["COLUMNS"], &["list", "--wide"]);
     let whole = wide.lines.join("\n");
     for text in [LONG_BUILD, CJK_DEPLOY, EMOJI_TEST, PRETTIER] {
         assert!(whole.contains(text), "--wide cut {text:?}:\n{whole}");
@@ -201,28 +180,17 @@ fn columns_narrows_the_table_and_wide_prints_whole_lines() {
 
 #[test]
 fn colour_on_a_terminal_but_never_with_no_color() {
-    if !have_tmux("colour_on_a_terminal_but_never_with_no_color") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
-    let coloured = run_in_pane(
-        repo.root(),
-        (80, 60),
-        &[],
-        &["NO_COLOR", "COLUMNS"],
-        agg(),
-        &["list"],
-    );
+    let coloured = on_80_columns(&repo, &[], &["NO_COLOR", "COLUMNS"], &["list"]);
     assert!(
         coloured.styled.contains("\u{1b}["),
         "no colour on a terminal"
     );
-    let plain = run_in_pane(
-        repo.root(),
-        (80, 60),
+    let plain = on_80_columns(
+        &repo,
         &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")],
         &["COLUMNS"],
-        agg(),
         &["list"],
     );
     assert!(
@@ -271,7 +239,7 @@ fn a_pipe_gets_whole_lines_whatever_columns_says() {
             out.stdout
         );
     }
-    assert!(!out.stdout.contains('…'), "{}", out.stdout);
+    out.stdout_omits("…");
     // JSON is the same table, whole.
     let json = wide_repo().args(["list", "--json"]).run().success().json();
     let build = &json["tasks"]
@@ -285,9 +253,7 @@ fn a_pipe_gets_whole_lines_whatever_columns_says() {
 
 #[test]
 fn from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps() {
-    if !have_tmux("from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps") {
-        return;
-    }
+    require!("tmux");
     let repo = wide_repo();
     let screen = run_in_pane(
         &repo.root().join("apps/web"),

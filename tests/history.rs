@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::says::Says;
 use crate::test::Test;
 
 const MAKEFILE: &str = "ok:\n\t@echo fine\n\nfail:\n\t@exit 2\n";
@@ -54,6 +55,15 @@ fn history_json(repo: &Repo) -> Vec<serde_json::Value> {
         .unwrap_or_default()
 }
 
+/// Asserts that the line of `text` that holds `key` says `part`.
+#[track_caller]
+fn line_says(text: &str, key: &str, part: &str) {
+    assert!(
+        line_of(text, key).contains(part),
+        "{key}: {part:?} in\n{text}"
+    );
+}
+
 fn line_of<'a>(text: &'a str, task: &str) -> &'a str {
     text.lines()
         .find(|l| l.trim_start().starts_with(&format!("{task} ")))
@@ -76,16 +86,8 @@ fn runs_are_remembered_across_processes_and_shown_by_list_describe_and_ps() {
     repo.agg(["run", "fail"]).run().code(2);
 
     let list = repo.agg(["list"]).run().success();
-    assert!(
-        line_of(&list.stdout, "ok").contains("✓ "),
-        "{}",
-        list.stdout
-    );
-    assert!(
-        line_of(&list.stdout, "fail").contains("✗ exit 2"),
-        "{}",
-        list.stdout
-    );
+    line_says(&list.stdout, "ok", "✓ ");
+    line_says(&list.stdout, "fail", "✗ exit 2");
 
     let describe = repo.agg(["describe", "ok"]).run().success();
     let last = line_of(&describe.stdout, "last run");
@@ -94,11 +96,7 @@ fn runs_are_remembered_across_processes_and_shown_by_list_describe_and_ps() {
         "{}",
         describe.stdout
     );
-    assert!(
-        line_of(&describe.stdout, "typical").contains("of 2 passed runs"),
-        "{}",
-        describe.stdout
-    );
+    line_says(&describe.stdout, "typical", "of 2 passed runs");
     let json = repo
         .agg(["describe", "fail", "--json"])
         .run()
@@ -118,8 +116,8 @@ fn runs_are_remembered_across_processes_and_shown_by_list_describe_and_ps() {
             .all(|r| r["via"] == "agg run" && r["file"] == "Makefile")
     );
     let ps = repo.agg(["ps", "--history"]).run().success();
-    assert!(ps.stdout.contains("✗ exit 2"), "{}", ps.stdout);
-    assert!(ps.stdout.contains("✓ passed"), "{}", ps.stdout);
+    ps.stdout_says("✗ exit 2");
+    ps.stdout_says("✓ passed");
 }
 
 #[test]
@@ -180,10 +178,10 @@ fn an_unwritable_history_never_fails_a_run() {
     std::fs::create_dir_all(&agg_cache).expect("mkdir");
     std::fs::write(agg_cache.join("history"), "not a directory").expect("write");
     let out = repo.agg(["run", "ok"]).run().success();
-    assert!(out.stdout.contains("fine"), "{}", out.stdout);
+    out.stdout_says("fine");
     repo.agg(["run", "fail"]).run().code(2);
     repo.agg(["list"]).run().success();
     let ps = repo.agg(["ps", "--history"]).run().success();
-    assert!(ps.stdout.contains("no finished runs"), "{}", ps.stdout);
+    ps.stdout_says("no finished runs");
     assert!(!Path::new(&agg_cache.join("history")).is_dir());
 }

@@ -15,34 +15,34 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::installed::{Installed, tools_folder};
+use crate::common::says::Says;
 use crate::test::Test;
+
+/// What the scripted round asks each host.
+const PROMPT: &str = "Run the tests of this repository";
+
+/// Gemini CLI's one-shot prompt, unattended, answering in JSON; Qwen Code, a fork of it,
+/// takes the same flags.
+const GEMINI_FLAGS: [&str; 6] = ["-p", PROMPT, "--approval-mode", "yolo", "-o", "json"];
 
 /// How long one host command may take.
 const DEADLINE: Duration = Duration::from_secs(150);
 
 /// Where `scripts/hosts.sh` put the hosts, if it did.
 fn hosts() -> Option<PathBuf> {
-    let dir = std::env::var_os("AGG_HOSTS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/hosts"),
-        PathBuf::from,
-    );
-    let bin = dir.join("node_modules/.bin");
-    if ["claude", "codex", "gemini", "qwen", "opencode"]
-        .iter()
-        .all(|host| bin.join(host).exists())
-    {
-        return Some(bin);
+    let dir = Installed {
+        what: "MCP hosts",
+        var: "AGG_HOSTS",
+        folder: "hosts",
+        script: "scripts/hosts.sh",
     }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "the MCP hosts are required (AGG_REQUIRE_RUNNERS is set) but {} has none; run scripts/hosts.sh",
-        dir.display()
-    );
-    crate::common::skipped(&format!(
-        "no MCP hosts in {}; run scripts/hosts.sh",
-        dir.display()
-    ));
-    None
+    .folder(|dir| {
+        ["claude", "codex", "gemini", "qwen", "opencode"]
+            .iter()
+            .all(|host| dir.join("node_modules/.bin").join(host).exists())
+    })?;
+    Some(dir.join("node_modules/.bin"))
 }
 
 /// What a host command did.
@@ -274,6 +274,12 @@ struct Sandbox {
 }
 
 impl Sandbox {
+    /// A sandbox for the hosts `scripts/hosts.sh` installed; none when they are not there
+    /// (the test then skips, or fails under `AGG_REQUIRE_RUNNERS`).
+    fn with_hosts() -> Option<Sandbox> {
+        hosts().map(Sandbox::new)
+    }
+
     fn new(bin: PathBuf) -> Sandbox {
         let dir = tempfile::tempdir().expect("tmp");
         // Canonical: hosts key trust and approvals by the real path.
@@ -306,10 +312,7 @@ impl Sandbox {
     /// The PATH hosts run with: the hosts, Node.js 22 from the client matrix when it is
     /// there, then the machine's (make, python3, git).
     fn path(&self) -> String {
-        let clients = std::env::var_os("AGG_CLIENTS").map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/clients"),
-            PathBuf::from,
-        );
+        let clients = tools_folder("AGG_CLIENTS", "clients");
         format!(
             "{}:{}:{}",
             self.bin.display(),
@@ -338,6 +341,26 @@ impl Sandbox {
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
+    }
+
+    /// The entry `agg mcp --print-config HOST --scope SCOPE` prints, its note asserted to
+    /// name `place` (the file it goes in, or the step that enables it).
+    fn printed(&self, host: &str, scope: &str, place: &str) -> String {
+        let (snippet, note) = self.print_config(host, scope);
+        assert!(note.contains(place), "{note}");
+        snippet
+    }
+
+    /// The scripted model, which runs `test` (allowed) and then `deploy` (allowed by nobody).
+    fn model(&self) -> Model {
+        Model::start(&self.scratch, "test", "deploy")
+    }
+
+    /// `HOST ARGS…` ([`Sandbox::host`]).
+    fn asked(&self, program: &str, args: &[&str]) -> Command {
+        let mut cmd = self.host(program);
+        cmd.args(args);
+        cmd
     }
 
     /// Writes the printed snippet where the note says it goes (a path under the repository
@@ -426,8 +449,9 @@ fn assert_round(host: &str, fed: &[Fed], report: &str) {
 
 #[test]
 fn claude_code_approves_the_printed_project_entry_and_runs_a_round() {
-    let Some(bin) = hosts() else { return };
-    let s = Sandbox::new(bin);
+    let Some(s) = Sandbox::with_hosts() else {
+        return;
+    };
     let (snippet, note) = s.print_config("claude", "project");
     assert!(
         note.contains(".mcp.json") && note.contains("enabledMcpjsonServers"),
@@ -453,22 +477,24 @@ fn claude_code_approves_the_printed_project_entry_and_runs_a_round() {
     );
     s.mcp_list("claude", &["agg:", "Connected"], "claude mcp list");
 
-    let model = Model::start(&s.scratch, "test", "deploy");
-    let mut cmd = s.host("claude");
-    cmd.args([
-        "-p",
-        "Run the tests of this repository",
-        "--output-format",
-        "json",
-        "--allowedTools",
-        "mcp__agg",
-    ])
-    .env("ANTHROPIC_BASE_URL", model.url())
-    .env("ANTHROPIC_API_KEY", "sk-scripted")
-    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-    .env("DISABLE_AUTOUPDATER", "1")
-    // Claude Code otherwise offers MCP tools only through its tool search.
-    .env("ENABLE_TOOL_SEARCH", "false");
+    let model = s.model();
+    let mut cmd = s.asked(
+        "claude",
+        &[
+            "-p",
+            PROMPT,
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "mcp__agg",
+        ],
+    );
+    cmd.env("ANTHROPIC_BASE_URL", model.url())
+        .env("ANTHROPIC_API_KEY", "sk-scripted")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        // Claude Code otherwise offers MCP tools only through its tool search.
+        .env("ENABLE_TOOL_SEARCH", "false");
     let fed = s.round(cmd, &model, "Claude Code", "claude -p");
     // Claude Code hands the model structuredContent (JSON), not the text.
     assert!(fed[0].text.starts_with("{\"root\""), "{:?}", fed[0]);
@@ -479,11 +505,11 @@ fn claude_code_approves_the_printed_project_entry_and_runs_a_round() {
 
 #[test]
 fn codex_reads_the_printed_entry_and_runs_a_round() {
-    let Some(bin) = hosts() else { return };
-    let s = Sandbox::new(bin);
-    let (snippet, note) = s.print_config("codex", "user");
-    assert!(note.contains("~/.codex/config.toml"), "{note}");
-    let model = Model::start(&s.scratch, "test", "deploy");
+    let Some(s) = Sandbox::with_hosts() else {
+        return;
+    };
+    let snippet = s.printed("codex", "user", "~/.codex/config.toml");
+    let model = s.model();
     // The scripted model as a provider, then agg's entry exactly as printed.
     let provider = format!(
         "model = \"scripted\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\n\
@@ -497,16 +523,18 @@ fn codex_reads_the_printed_entry_and_runs_a_round() {
     let mut attempts = Vec::new();
     let (ran, requests) = loop {
         model.clear();
-        let mut cmd = s.host("codex");
-        cmd.args([
-            "exec",
-            "--skip-git-repo-check",
-            // No person approves tool calls in `codex exec`; agg's allowlist still decides.
-            "-c",
-            "mcp_servers.agg.default_tools_approval_mode=\"approve\"",
-            "Run the tests of this repository",
-        ])
-        .env("SCRIPTED_API_KEY", "scripted");
+        let mut cmd = s.asked(
+            "codex",
+            &[
+                "exec",
+                "--skip-git-repo-check",
+                // No person approves tool calls in `codex exec`; agg's allowlist still decides.
+                "-c",
+                "mcp_servers.agg.default_tools_approval_mode=\"approve\"",
+                PROMPT,
+            ],
+        );
+        cmd.env("SCRIPTED_API_KEY", "scripted");
         let ran = s.run(cmd);
         let requests = model.requests();
         let early = !first_request_had_agg(&requests);
@@ -529,10 +557,10 @@ fn codex_reads_the_printed_entry_and_runs_a_round() {
 
 #[test]
 fn gemini_cli_in_a_trusted_folder_runs_a_round() {
-    let Some(bin) = hosts() else { return };
-    let s = Sandbox::new(bin);
-    let (snippet, note) = s.print_config("gemini", "project");
-    assert!(note.contains("trustedFolders.json"), "{note}");
+    let Some(s) = Sandbox::with_hosts() else {
+        return;
+    };
+    let snippet = s.printed("gemini", "project", "trustedFolders.json");
     s.install(".gemini/settings.json", &snippet);
     s.install(
         "~/.gemini/settings.json",
@@ -550,18 +578,10 @@ fn gemini_cli_in_a_trusted_folder_runs_a_round() {
     );
     s.mcp_list("gemini", &["agg:", "Connected"], "gemini mcp list");
 
-    let model = Model::start(&s.scratch, "test", "deploy");
-    let mut cmd = s.host("gemini");
-    cmd.args([
-        "-p",
-        "Run the tests of this repository",
-        "--approval-mode",
-        "yolo",
-        "-o",
-        "json",
-    ])
-    .env("GEMINI_API_KEY", "scripted")
-    .env("GOOGLE_GEMINI_BASE_URL", model.url());
+    let model = s.model();
+    let mut cmd = s.asked("gemini", &GEMINI_FLAGS);
+    cmd.env("GEMINI_API_KEY", "scripted")
+        .env("GOOGLE_GEMINI_BASE_URL", model.url());
     let fed = s.round(cmd, &model, "Gemini CLI", "gemini -p");
     // Gemini CLI hands the model the text, and declares no elicitation: agg refuses with the
     // command that allows the task.
@@ -571,10 +591,10 @@ fn gemini_cli_in_a_trusted_folder_runs_a_round() {
 
 #[test]
 fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
-    let Some(bin) = hosts() else { return };
-    let s = Sandbox::new(bin);
-    let (snippet, note) = s.print_config("qwen", "project");
-    assert!(note.contains("qwen mcp approve agg"), "{note}");
+    let Some(s) = Sandbox::with_hosts() else {
+        return;
+    };
+    let snippet = s.printed("qwen", "project", "qwen mcp approve agg");
     s.install(".qwen/settings.json", &snippet);
     s.mcp_list(
         "qwen",
@@ -597,19 +617,11 @@ fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
         "~/.qwen/settings.json",
         r#"{"security": {"auth": {"selectedType": "openai"}}}"#,
     );
-    let model = Model::start(&s.scratch, "test", "deploy");
-    let mut cmd = s.host("qwen");
-    cmd.args([
-        "-p",
-        "Run the tests of this repository",
-        "--approval-mode",
-        "yolo",
-        "-o",
-        "json",
-    ])
-    .env("OPENAI_API_KEY", "scripted")
-    .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
-    .env("OPENAI_MODEL", "scripted");
+    let model = s.model();
+    let mut cmd = s.asked("qwen", &GEMINI_FLAGS);
+    cmd.env("OPENAI_API_KEY", "scripted")
+        .env("OPENAI_BASE_URL", format!("{}/v1", model.url()))
+        .env("OPENAI_MODEL", "scripted");
     let fed = s.round(cmd, &model, "Qwen Code", "qwen -p");
     // Qwen Code hands the model both: structuredContent, then the text.
     assert!(
@@ -623,16 +635,16 @@ fn qwen_code_connects_once_the_project_entry_is_approved_and_runs_a_round() {
 
 #[test]
 fn opencode_connects_with_the_printed_project_entry_and_runs_a_round() {
-    let Some(bin) = hosts() else { return };
-    let s = Sandbox::new(bin);
-    let (snippet, note) = s.print_config("opencode", "project");
-    assert!(note.contains("opencode.json"), "{note}");
+    let Some(s) = Sandbox::with_hosts() else {
+        return;
+    };
+    let snippet = s.printed("opencode", "project", "opencode.json");
     s.install("opencode.json", &snippet);
     s.mcp_list("opencode", &["agg", "connected"], "opencode mcp list");
 
     // opencode's bundled Anthropic provider, pointed at the scripted model, beside agg's
     // entry exactly as printed.
-    let model = Model::start(&s.scratch, "test", "deploy");
+    let model = s.model();
     let mut config: Value = serde_json::from_str(&snippet).expect("printed JSON");
     config["provider"] = serde_json::json!({"anthropic": {"options": {
         "baseURL": format!("{}/v1", model.url()),
@@ -640,9 +652,8 @@ fn opencode_connects_with_the_printed_project_entry_and_runs_a_round() {
     }}});
     config["model"] = Value::from("anthropic/claude-sonnet-4-5");
     s.install("opencode.json", &config.to_string());
-    let mut cmd = s.host("opencode");
-    cmd.args(["run", "Run the tests of this repository"])
-        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+    let mut cmd = s.asked("opencode", &["run", PROMPT]);
+    cmd.env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_MODELS_FETCH", "1");
     let fed = s.round(cmd, &model, "opencode", "opencode run");
     // opencode hands the model the text, and declares no elicitation.
@@ -706,12 +717,7 @@ fn print_config_via_uvx_starts_the_pypi_package() {
         out.stdout,
         "[mcp_servers.agg]\ncommand = \"uvx\"\nargs = [\"--from\", \"task-agg\", \"agg\", \"mcp\"]\n"
     );
-    assert!(
-        out.stderr
-            .contains("codex mcp add agg -- uvx --from task-agg agg mcp"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("codex mcp add agg -- uvx --from task-agg agg mcp");
 }
 
 /// `--via agg` names this binary by its absolute path, unless `agg` on PATH is this very
@@ -719,26 +725,26 @@ fn print_config_via_uvx_starts_the_pypi_package() {
 #[test]
 fn print_config_names_this_binary_unless_path_finds_it() {
     let me = env!("CARGO_BIN_EXE_agg");
-    let elsewhere = Test::new()
-        .env("PATH", "/usr/bin:/bin")
-        .args(["mcp", "--print-config", "cursor"])
-        .run()
-        .success()
-        .json();
-    assert_eq!(elsewhere["mcpServers"]["agg"]["command"], me);
+    let elsewhere = cursor_entry(Path::new("/usr/bin:/bin"));
+    assert_eq!(elsewhere["command"], me);
     assert_eq!(
-        elsewhere["mcpServers"]["agg"]["args"],
+        elsewhere["args"],
         serde_json::json!(["mcp", "--root", "${workspaceFolder}"])
     );
     let bin = tempfile::tempdir().expect("tmp");
     std::os::unix::fs::symlink(me, bin.path().join("agg")).expect("symlink");
-    let on_path = Test::new()
-        .env("PATH", bin.path())
+    assert_eq!(cursor_entry(bin.path())["command"], "agg");
+}
+
+/// agg's entry in what `agg mcp --print-config cursor` prints when run with `PATH`.
+fn cursor_entry(path: &Path) -> Value {
+    Test::new()
+        .env("PATH", path)
         .args(["mcp", "--print-config", "cursor"])
         .run()
         .success()
-        .json();
-    assert_eq!(on_path["mcpServers"]["agg"]["command"], "agg");
+        .json()["mcpServers"]["agg"]
+        .clone()
 }
 
 #[test]
@@ -748,15 +754,11 @@ fn a_scope_the_host_has_no_file_for_is_refused_naming_the_file() {
         .run()
         .code(2);
     assert_eq!(out.stdout, "");
-    assert!(
-        out.stderr.contains("~/.codeium/windsurf/mcp_config.json"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("~/.codeium/windsurf/mcp_config.json");
 }
 
 #[test]
 fn via_and_scope_need_print_config() {
     let out = Test::new().args(["mcp", "--via", "npx"]).run().code(2);
-    assert!(out.stderr.contains("--print-config"), "{}", out.stderr);
+    out.stderr_says("--print-config");
 }

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use std::fmt::Write as _;
 
-use rmcp::model::{ServerNotification, SubscriptionFilter};
-use rmcp::{ClientLifecycleMode, ServiceExt};
+use rmcp::ClientLifecycleMode;
+use rmcp::model::{ServerNotification, SubscriptionFilter, Tool};
 use serde_json::json;
 
-use crate::common::mcp::{Event, Mcp};
+use crate::common::mcp::{Event, Mcp, assert_error_says};
 use crate::common::repo;
 
 /// Subscribes to `agg://tasks`, as a client that wants to follow the table does.
@@ -40,8 +40,24 @@ async fn list_changes(mcp: &mut Mcp, limit: Duration) -> usize {
     }
 }
 
+/// `agg mcp --task-tools` on a repository with `files` (with `allow`, every task
+/// allowlisted), and the tools it lists.
+async fn task_tools(files: &[(&str, &str)], allow: bool) -> (Mcp, Vec<Tool>) {
+    let mcp = Mcp::start_args(repo(files), allow, &["--task-tools"]).await;
+    let tools = mcp.client.list_all_tools().await.expect("tools");
+    (mcp, tools)
+}
+
+/// The tool named `name`.
+fn tool<'t>(tools: &'t [Tool], name: &str) -> &'t Tool {
+    tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
 async fn names(mcp: &Mcp) -> Vec<String> {
-    let list = mcp.ok("list_tasks", json!({})).await;
+    let list = mcp.list_tasks(json!({})).await;
     list["tasks"]
         .as_array()
         .into_iter()
@@ -78,33 +94,35 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
     let root = mcp.root.clone();
     assert!(names(&mcp).await.contains(&"greet".to_owned()));
 
-    // A new justfile.
-    std::fs::write(
-        root.join("justfile"),
-        "# Lint everything\nlint:\n    @echo lint\n",
-    )
-    .expect("write");
-    changed_within_2s(&mut mcp, "adding a justfile").await;
-    assert!(names(&mcp).await.contains(&"lint".to_owned()));
-
-    // An edit to a Taskfile in a new directory.
-    std::fs::create_dir_all(root.join("svc")).expect("mkdir");
-    std::fs::write(
-        root.join("svc/Taskfile.yml"),
-        "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n",
-    )
-    .expect("write");
-    changed_within_2s(&mut mcp, "adding svc/Taskfile.yml").await;
-    assert!(names(&mcp).await.contains(&"svc/up".to_owned()));
-
-    // A package.json script added, then a Makefile target removed.
-    std::fs::write(
-        root.join("svc/package.json"),
-        "{\"scripts\": {\"dev\": \"vite\"}}\n",
-    )
-    .expect("write");
-    changed_within_2s(&mut mcp, "adding svc/package.json").await;
-    assert!(names(&mcp).await.contains(&"svc/dev".to_owned()));
+    // Task files of three runners added one at a time, the last two in a new directory;
+    // then a Makefile target removed.
+    for (file, text, task) in [
+        (
+            "justfile",
+            "# Lint everything\nlint:\n    @echo lint\n",
+            "lint",
+        ),
+        (
+            "svc/Taskfile.yml",
+            "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n",
+            "svc/up",
+        ),
+        (
+            "svc/package.json",
+            "{\"scripts\": {\"dev\": \"vite\"}}\n",
+            "svc/dev",
+        ),
+    ] {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        changed_within_2s(&mut mcp, &format!("adding {file}")).await;
+        let now = names(&mcp).await;
+        assert!(
+            now.contains(&task.to_owned()),
+            "{task} after adding {file}: {now:?}"
+        );
+    }
     std::fs::remove_file(root.join("Makefile")).expect("rm");
     changed_within_2s(&mut mcp, "removing the Makefile").await;
     let now = names(&mcp).await;
@@ -123,7 +141,7 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
         0,
         "a prose edit must not notify"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -146,7 +164,7 @@ async fn a_burst_of_edits_gives_few_notifications() {
     );
     let now = names(&mcp).await;
     assert!(now.contains(&"b49".to_owned()), "{now:?}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -197,7 +215,7 @@ async fn table_changes_arrive_through_subscriptions_in_2026_sessions() {
         "{more:?}"
     );
     let _ = sub.cancel().await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -206,9 +224,7 @@ async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left
     for i in 0..45 {
         let _ = writeln!(just, "task{i}:\n    @true");
     }
-    let dir = repo(&[("justfile", &just)]);
-    let mcp = Mcp::start_args(dir, false, &["--task-tools"]).await;
-    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let (mcp, tools) = task_tools(&[("justfile", &just)], false).await;
     let per_task: Vec<&str> = tools
         .iter()
         .map(|t| t.name.as_ref())
@@ -224,39 +240,18 @@ async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left
     );
     assert!(instructions.contains("narrow the glob"), "{instructions}");
     // Every task is still reachable through the generic tools.
-    let list = mcp.ok("list_tasks", json!({"query": "task44"})).await;
+    let list = mcp.list_tasks(json!({"query": "task44"})).await;
     assert_eq!(list["total"], 1);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn per_task_tools_run_tasks_with_their_parameters() {
-    let dir = repo(&[(
+    let (mcp, tools) = task_tools(&[(
         "README.md",
         "## Tasks\n\n### greet\n\nSay hello to someone.\n\nInputs: NAME\n\n```sh\necho \"hello $NAME\"\n```\n\n### all\n\nRequires: greet\n\n### deploy\n\n```sh\necho deploying\n```\n",
-    )]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    let root = std::fs::canonicalize(dir.path()).expect("root");
-    crate::common::mcp::allow_all(&root, &allowlist);
-    let cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_agg"));
-    let mut cmd = cmd;
-    cmd.args(["mcp", "--task-tools", "--root"])
-        .arg(&root)
-        .env("AGG_ALLOWLIST", &allowlist);
-    let (proc, _) = rmcp::transport::TokioChildProcess::builder(cmd)
-        .spawn()
-        .expect("spawn");
-    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    let client = crate::common::mcp::Recorder(tx)
-        .serve(proc)
-        .await
-        .expect("connect");
-    let tools = client.list_all_tools().await.expect("tools");
-    let greet = tools
-        .iter()
-        .find(|t| t.name == "run_greet")
-        .expect("run_greet");
+    )], true).await;
+    let greet = tool(&tools, "run_greet");
     assert!(
         greet
             .description
@@ -266,7 +261,7 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
     let schema = serde_json::Value::Object((*greet.input_schema).clone());
     assert_eq!(schema["required"], json!(["NAME"]));
     assert!(schema["properties"]["wait_ms"].is_object());
-    let all = tools.iter().find(|t| t.name == "run_all").expect("run_all");
+    let all = tool(&tools, "run_all");
     assert_eq!(
         all.annotations.as_ref().and_then(|a| a.read_only_hint),
         Some(true)
@@ -277,45 +272,31 @@ async fn per_task_tools_run_tasks_with_their_parameters() {
             .and_then(|p| p.get("skip_deps"))
             .is_some()
     );
-    let deploy = tools
-        .iter()
-        .find(|t| t.name == "run_deploy")
-        .expect("run_deploy");
+    let deploy = tool(&tools, "run_deploy");
     let hints = deploy.annotations.as_ref().expect("annotations");
     assert_eq!(
         (hints.destructive_hint, hints.open_world_hint),
         (Some(true), Some(true))
     );
-    let result = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new("run_greet").with_arguments(
-                json!({"NAME": "agents"})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("call");
+    let result = mcp.call("run_greet", json!({"NAME": "agents"})).await;
     let body = result.structured_content.expect("structured");
     assert_eq!(body["exit_code"], 0, "{body}");
     assert_eq!(body["output"]["text"], "hello agents");
-    client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_task_start() {
     require!("just");
-    let dir = repo(&[(
-        "justfile",
-        "show output wait_ms=\"5\":\n    @echo {{output}} {{wait_ms}}\n",
-    )]);
-    let mcp = Mcp::start_args(dir, true, &["--task-tools"]).await;
-    let tools = mcp.client.list_all_tools().await.expect("tools");
-    let show = tools
-        .iter()
-        .find(|t| t.name == "run_show")
-        .expect("run_show");
+    let (mcp, tools) = task_tools(
+        &[(
+            "justfile",
+            "show output wait_ms=\"5\":\n    @echo {{output}} {{wait_ms}}\n",
+        )],
+        true,
+    )
+    .await;
+    let show = tool(&tools, "run_show");
     let props = show.input_schema.get("properties").expect("properties");
     for key in [
         "output",
@@ -345,10 +326,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
             -32602,
         )
         .await;
-    assert!(
-        bad["error"].as_str().is_some_and(|e| e.contains("wait_ms")),
-        "{bad}"
-    );
+    assert_error_says(&bad, "wait_ms");
     let too_long = mcp
         .err(
             "run_show",
@@ -356,12 +334,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
             -32602,
         )
         .await;
-    assert!(
-        too_long["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("600000")),
-        "{too_long}"
-    );
+    assert_error_says(&too_long, "600000");
     let unknown = mcp
         .err("run_show", json!({"output": "x", "colour": "red"}), -32602)
         .await;
@@ -373,7 +346,7 @@ async fn per_task_tools_keep_parameters_named_like_controls_and_validate_like_ta
                 && e.contains("output")),
         "{unknown}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -402,37 +375,36 @@ async fn per_task_tools_announce_a_tool_list_change_when_their_tasks_change() {
     }
     let tools = mcp.client.list_all_tools().await.expect("tools");
     assert!(tools.iter().any(|t| t.name == "run_b"));
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn without_per_task_tools_the_tool_list_never_changes() {
-    let mcp = Mcp::start(repo(&[("justfile", "a:\n    @echo a\n")]), false).await;
+    let mcp = Mcp::on_files(&[("justfile", "a:\n    @echo a\n")], false).await;
     let caps = mcp
         .client
         .peer_info()
         .and_then(|p| p.capabilities.tools.clone())
         .expect("tools capability");
     assert_eq!(caps.list_changed, None, "the seven tools never change");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn per_task_tools_take_more_arguments_under_the_permission_rules() {
-    let dir = repo(&[(
-        "Makefile",
-        "test:\n\t@echo testing $(FILTER)\n\ndeploy:\n\t@echo deployed\n",
-    )]);
-    let mcp = Mcp::start_args(dir, true, &["--task-tools"]).await;
-    let tools = mcp.client.list_all_tools().await.expect("tools");
+    let (mcp, tools) = task_tools(
+        &[(
+            "Makefile",
+            "test:\n\t@echo testing $(FILTER)\n\ndeploy:\n\t@echo deployed\n",
+        )],
+        true,
+    )
+    .await;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     // The common verb comes first among the per-task tools.
     let first = names.iter().find(|n| n.starts_with("run_"));
     assert_eq!(first, Some(&"run_test"), "{names:?}");
-    let test = tools
-        .iter()
-        .find(|t| t.name == "run_test")
-        .expect("run_test");
+    let test = tool(&tools, "run_test");
     assert!(
         test.input_schema
             .get("properties")
@@ -459,5 +431,5 @@ async fn per_task_tools_take_more_arguments_under_the_permission_rules() {
             .contains("testing unit"),
         "{run}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

@@ -11,7 +11,7 @@ use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, Protoco
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
-use crate::common::mcp::{Event, Mcp, allow_all};
+use crate::common::mcp::{Event, Mcp, agg_on_allowlist, allowlist_allowing_all, assert_field_says};
 use crate::common::{alive, eventually, read_pid, repo};
 
 const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ## Fail loudly\n\t@echo partial; echo broken >&2; exit 3\n\nslow: ## Take a while\n\t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait\n\nchatty:\n\t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done\n";
@@ -55,7 +55,7 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
         tools.iter().all(|t| t.output_schema.is_some()),
         "every tool publishes an outputSchema"
     );
-    let list = mcp.ok("list_tasks", json!({"limit": 500})).await;
+    let list = mcp.list_tasks(json!({"limit": 500})).await;
     let names: Vec<&str> = list["tasks"]
         .as_array()
         .expect("tasks")
@@ -73,9 +73,9 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             .all(|t| t.get("allowlisted").is_none())
     );
     // `docs:serve` by its name, the two scripts of the `docs-site` package by their package.
-    let query = mcp.ok("list_tasks", json!({"query": "docs"})).await;
+    let query = mcp.list_tasks(json!({"query": "docs"})).await;
     assert_eq!(query["total"], 3);
-    let paged = mcp.ok("list_tasks", json!({"limit": 2})).await;
+    let paged = mcp.list_tasks(json!({"limit": 2})).await;
     assert_eq!(paged["tasks"].as_array().map(Vec::len), Some(2));
     assert_eq!(paged["next_offset"], 2);
     let desc = mcp
@@ -88,7 +88,7 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             .is_some_and(|s| s.contains("releasing"))
     );
     mcp.err("list_tasks", json!({"dir": "../.."}), -32602).await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -106,26 +106,23 @@ async fn the_2026_lifecycle_is_served_too() {
         mcp.client.peer_info().map(|p| p.protocol_version.clone()),
         Some(ProtocolVersion::V_2026_07_28)
     );
-    let run = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
+    let run = mcp.task_start(json!({"unique_name": "greet"})).await;
     assert_eq!(run["exit_code"], 0);
     assert_eq!(run["output"]["text"], "hi from xc");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_fast_task_returns_its_exit_code_and_output() {
     require!("make");
     let mcp = Mcp::start(make_repo(), true).await;
-    let ok = mcp.ok("task_start", json!({"unique_name": "hello"})).await;
+    let ok = mcp.task_start(json!({"unique_name": "hello"})).await;
     assert_eq!(ok["state"], "exited");
     assert_eq!(ok["exit_code"], 0);
     assert_eq!(ok["passed"], true);
     assert_eq!(ok["output"]["text"], "hello from make");
     let failed = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "fail", "output": "silent"}),
-        )
+        .task_start(json!({"unique_name": "fail", "output": "silent"}))
         .await;
     assert_eq!(failed["exit_code"], 2, "make reports a failed recipe as 2");
     assert_eq!(failed["passed"], false);
@@ -139,7 +136,7 @@ async fn a_fast_task_returns_its_exit_code_and_output() {
             .is_some_and(|t| t.contains("broken")),
         "a failure always carries the stderr tail: {failed}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -147,7 +144,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     require!("make");
     let mcp = Mcp::start(make_repo(), true).await;
     let t = Instant::now();
-    let started = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
+    let started = mcp.task_start(json!({"unique_name": "slow"})).await;
     assert!(
         t.elapsed() < Duration::from_secs(5),
         "returned after about the 1 s window"
@@ -156,7 +153,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let pid = started["pid"].as_u64().expect("pid");
     let grandchild = read_pid(&mcp.root.join("grandchild.pid")).await;
-    let again = mcp.ok("task_start", json!({"unique_name": "slow"})).await;
+    let again = mcp.task_start(json!({"unique_name": "slow"})).await;
     assert_eq!(
         again["run_id"],
         run_id.as_str(),
@@ -194,7 +191,7 @@ async fn a_slow_task_runs_in_the_background_and_can_be_followed_and_stopped() {
         !alive(grandchild)
     })
     .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -242,7 +239,7 @@ async fn cancelling_task_start_stops_the_process_tree() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -251,12 +248,7 @@ async fn errors_carry_codes_hints_and_suggestions() {
     let denied = mcp
         .err("task_start", json!({"unique_name": "hello"}), -32010)
         .await;
-    assert!(
-        denied["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("agg allow hello")),
-        "{denied}"
-    );
+    assert_field_says(&denied, "hint", "agg allow hello");
     let unknown = mcp
         .err("task_start", json!({"unique_name": "helo"}), -32012)
         .await;
@@ -283,7 +275,7 @@ async fn errors_carry_codes_hints_and_suggestions() {
         .call_tool(CallToolRequestParams::new("no_such_tool"))
         .await;
     assert!(unknown_tool.is_err(), "an unknown tool is a protocol error");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -299,13 +291,8 @@ async fn a_missing_runner_is_reported_with_an_install_hint() {
     let err = mcp
         .err("task_start", json!({"unique_name": "build"}), -32011)
         .await;
-    assert!(
-        err["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("cargo install just")),
-        "{err}"
-    );
-    mcp.client.cancel().await.expect("close");
+    assert_field_says(&err, "hint", "cargo install just");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -319,8 +306,8 @@ async fn calls_run_concurrently() {
     let quick = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let t = Instant::now();
-        mcp.ok("list_tasks", json!({})).await;
-        mcp.ok("task_start", json!({"unique_name": "hello"})).await;
+        mcp.list_tasks(json!({})).await;
+        mcp.task_start(json!({"unique_name": "hello"})).await;
         t.elapsed()
     };
     let (slow_result, quick_elapsed) = tokio::join!(slow, quick);
@@ -335,16 +322,19 @@ async fn calls_run_concurrently() {
         .map(str::to_owned);
     mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 500}))
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
+}
+
+/// `task_start` of `chatty` (30 lines, 50 ms apart), waiting up to `wait_ms`.
+fn chatty(wait_ms: u64) -> Value {
+    json!({"unique_name": "chatty", "wait_ms": wait_ms})
 }
 
 #[tokio::test]
 async fn background_output_streams_as_log_notifications() {
     require!("make");
     let mut mcp = Mcp::start(make_repo(), true).await;
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
-        .await;
+    let started = mcp.task_start(chatty(0)).await;
     assert_eq!(started["state"], "running");
     let mut seen = String::new();
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -361,7 +351,7 @@ async fn background_output_streams_as_log_notifications() {
         }
     }
     assert!(seen.contains("line 0"), "{seen}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 /// Drives the server with raw JSON-RPC lines: every stdout line must be protocol, even
@@ -373,9 +363,7 @@ fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
         "README.md",
         "## Tasks\n\n### noisy\n\n```sh\necho to stdout; echo to stderr >&2; cat; echo read done\n```\n\n### forever\n\n```sh\nsh -c 'echo $$ > gc.pid; exec sleep 300' &\necho waiting\nwait\n```\n",
     )]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(dir.path(), &allowlist);
+    let (_config, allowlist) = allowlist_allowing_all(dir.path());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
         .args(["mcp", "--root"])
         .arg(dir.path())
@@ -479,12 +467,7 @@ async fn a_waiting_call_reports_progress_with_the_latest_line() {
     require!("make");
     let mut mcp = Mcp::start(make_repo(), true).await;
     // rmcp's client gives every request a progress token.
-    let done = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "chatty", "wait_ms": 20000}),
-        )
-        .await;
+    let done = mcp.task_start(chatty(20000)).await;
     assert_eq!(done["exit_code"], 0);
     let mut messages = Vec::new();
     while let Ok(Some(event)) =
@@ -504,7 +487,7 @@ async fn a_waiting_call_reports_progress_with_the_latest_line() {
         messages.iter().all(|(_, m)| m.starts_with("line ")),
         "{messages:?}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -517,22 +500,16 @@ async fn the_allowlist_is_reread_when_it_changes() {
     let allowlist = mcp.allowlist.clone();
     // The human allows it in another terminal; the running server picks it up.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .args(["allow", "greet", "-C"])
-        .arg(&root)
-        .env("AGG_ALLOWLIST", &allowlist)
-        .output()
-        .expect("agg allow");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    agg_on_allowlist(
+        std::path::Path::new("."),
+        &allowlist,
+        &["allow", "greet", "-C", &root.to_string_lossy()],
     );
-    let ran = mcp.ok("task_start", json!({"unique_name": "greet"})).await;
+    let ran = mcp.task_start(json!({"unique_name": "greet"})).await;
     assert_eq!(ran["exit_code"], 0, "{ran}");
-    let listed = mcp.ok("list_tasks", json!({"query": "greet"})).await;
+    let listed = mcp.list_tasks(json!({"query": "greet"})).await;
     assert_eq!(listed["tasks"][0]["allowlisted"], true);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -545,9 +522,7 @@ async fn set_level_silences_output_notifications() {
         ))
         .await
         .expect("setLevel");
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "chatty", "wait_ms": 0}))
-        .await;
+    let started = mcp.task_start(chatty(0)).await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -566,7 +541,7 @@ async fn set_level_silences_output_notifications() {
             "info/warning lines sent despite level error: {event:?}"
         );
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
@@ -580,7 +555,7 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
     )
     .await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": "tick", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "tick", "wait_ms": 0}))
         .await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     let uri = format!("agg://runs/{run_id}/log");
@@ -636,35 +611,19 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
         ))
         .await;
     assert!(missing.is_err(), "an unknown job is a JSON-RPC error");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
     require!("just");
-    let mcp = Mcp::start(
-        repo(&[(
-            "justfile",
-            "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n",
-        )]),
-        true,
-    )
-    .await;
+    let justfile = "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n";
+    let mcp = Mcp::on_files(&[("justfile", justfile)], true).await;
+    let publish = json!({"unique_name": "publish"});
     let err = mcp
-        .err("task_start", json!({"unique_name": "publish"}), -32014)
+        .err_saying("task_start", publish, -32014, "Really publish?")
         .await;
-    assert!(
-        err["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("Really publish?")),
-        "{err}"
-    );
-    assert!(
-        err["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("agg run publish")),
-        "{err}"
-    );
+    assert_field_says(&err, "hint", "agg run publish");
     assert!(!mcp.root.join("published").exists(), "never auto-confirmed");
     let described = mcp
         .ok("describe_task", json!({"unique_name": "publish"}))
@@ -674,13 +633,21 @@ async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
         json!(["Really publish?"]),
         "{described}"
     );
-    let listed = mcp.ok("list_tasks", json!({})).await;
+    let listed = mcp.list_tasks(json!({})).await;
     assert_eq!(
         listed["tasks"][0]["confirm"],
         json!(["Really publish?"]),
         "{listed}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
+}
+
+/// Asserts that the first of `names` starts with `prefix`.
+fn first_starts_with(names: &[String], prefix: &str) {
+    assert!(
+        names.first().is_some_and(|n| n.starts_with(prefix)),
+        "{prefix}… first: {names:?}"
+    );
 }
 
 #[tokio::test]
@@ -697,40 +664,23 @@ async fn list_tasks_finds_by_words_package_and_path_and_suggests() {
             .collect()
     };
     // Two words, all must match; the package's own `test` first.
-    let found = mcp
-        .ok("list_tasks", json!({"query": "account-adapter test"}))
-        .await;
-    let found = names(&found);
-    assert!(
-        found
-            .first()
-            .is_some_and(|n| n.starts_with("packages/account-adapter/test")),
-        "{found:?}"
+    let found = names(
+        &mcp.list_tasks(json!({"query": "account-adapter test"}))
+            .await,
     );
+    first_starts_with(&found, "packages/account-adapter/test");
     // The package.json name.
     let by_package = mcp
-        .ok("list_tasks", json!({"query": "@acme/account-adapter"}))
+        .list_tasks(json!({"query": "@acme/account-adapter"}))
         .await;
     assert!(!names(&by_package).is_empty(), "{by_package}");
     // The tasks for a file: its package's first, the root's last.
-    let for_file = mcp
-        .ok(
-            "list_tasks",
-            json!({"path": "packages/account-adapter/src/index.ts"}),
-        )
-        .await;
-    let for_file = names(&for_file);
-    assert!(
-        for_file
-            .first()
-            .is_some_and(|n| n.starts_with("packages/account-adapter/")),
-        "{for_file:?}"
-    );
+    let for_file = json!({"path": "packages/account-adapter/src/index.ts"});
+    let for_file = names(&mcp.list_tasks(for_file).await);
+    first_starts_with(&for_file, "packages/account-adapter/");
     assert!(for_file.iter().any(|n| !n.contains('/')), "{for_file:?}");
     // A typo: nothing, and a suggestion that finds it.
-    let typo = mcp
-        .ok("list_tasks", json!({"query": "acount-adaptr"}))
-        .await;
+    let typo = mcp.list_tasks(json!({"query": "acount-adaptr"})).await;
     assert_eq!(typo["total"], 0, "{typo}");
     assert!(
         typo["suggestions"].as_array().is_some_and(|s| s
@@ -740,5 +690,5 @@ async fn list_tasks_finds_by_words_package_and_path_and_suggests() {
     );
     mcp.err("list_tasks", json!({"path": "../elsewhere"}), -32602)
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

@@ -14,8 +14,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::json;
 
-use crate::common::have;
-use crate::common::mcp::{agg_command, allow_all};
+use crate::common::mcp::{agg_command, allowlist_allowing_all};
 use crate::common::repo;
 use crate::common::{alive, eventually};
 
@@ -35,23 +34,42 @@ impl ClientHandler for TasksClient {
     }
 }
 
-async fn connect(
-    dir: &tempfile::TempDir,
-    config: &tempfile::TempDir,
-) -> RunningService<RoleClient, TasksClient> {
+type Client = RunningService<RoleClient, TasksClient>;
+
+/// `agg mcp` on a repository with [`MAKEFILE`], every task allowed, and a client that
+/// declares the tasks extension; the directories live as long as the returned ones.
+async fn connect() -> (Client, [tempfile::TempDir; 2]) {
+    let dir = repo(&[("Makefile", MAKEFILE)]);
     let root = std::fs::canonicalize(dir.path()).expect("root");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(&root, &allowlist);
+    let (config, allowlist) = allowlist_allowing_all(&root);
     let runtime = config.path().join("runtime");
     std::fs::create_dir_all(&runtime).expect("runtime");
     let (proc, _) = TokioChildProcess::builder(agg_command(&root, &allowlist, None, &[], &runtime))
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn agg mcp");
-    TasksClient.serve(proc).await.expect("connect")
+    let client = TasksClient.serve(proc).await.expect("connect");
+    (client, [dir, config])
 }
 
-async fn start(client: &RunningService<RoleClient, TasksClient>, name: &str) -> String {
+/// What `task_status` says of the run behind MCP task `task_id` (the same id).
+async fn status(client: &Client, task_id: &str) -> serde_json::Value {
+    client
+        .call_tool(
+            CallToolRequestParams::new("task_status").with_arguments(
+                json!({"run_id": task_id})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+        )
+        .await
+        .expect("task_status")
+        .structured_content
+        .expect("structured")
+}
+
+async fn start(client: &Client, name: &str) -> String {
     let args = json!({"unique_name": name, "wait_ms": 300});
     let response = client
         .call_tool_once(
@@ -72,12 +90,8 @@ async fn start(client: &RunningService<RoleClient, TasksClient>, name: &str) -> 
 
 #[tokio::test]
 async fn a_long_task_start_becomes_an_mcp_task_that_completes_with_its_result() {
-    if !have("make") {
-        return;
-    }
-    let dir = repo(&[("Makefile", MAKEFILE)]);
-    let config = tempfile::tempdir().expect("config");
-    let client = connect(&dir, &config).await;
+    require!("make");
+    let (client, _dirs) = connect().await;
     let task_id = start(&client, "short").await;
     let working = client
         .get_task(GetTaskParams::new(task_id.clone()))
@@ -85,19 +99,8 @@ async fn a_long_task_start_becomes_an_mcp_task_that_completes_with_its_result() 
         .expect("tasks/get");
     assert_eq!(working.task.status(), TaskStatus::Working);
     assert_eq!(working.task.task.status_message.as_deref(), Some("begun"));
-    let status = client
-        .call_tool(
-            CallToolRequestParams::new("task_status").with_arguments(
-                json!({"run_id": task_id})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("task_status");
     assert_eq!(
-        status.structured_content.expect("structured")["state"],
+        status(&client, &task_id).await["state"],
         "running",
         "the task id is the run id"
     );
@@ -127,25 +130,10 @@ async fn a_long_task_start_becomes_an_mcp_task_that_completes_with_its_result() 
 
 #[tokio::test]
 async fn cancelling_an_mcp_task_stops_the_process_group() {
-    if !have("make") {
-        return;
-    }
-    let dir = repo(&[("Makefile", MAKEFILE)]);
-    let config = tempfile::tempdir().expect("config");
-    let client = connect(&dir, &config).await;
+    require!("make");
+    let (client, _dirs) = connect().await;
     let task_id = start(&client, "idle").await;
-    let status = client
-        .call_tool(
-            CallToolRequestParams::new("task_status").with_arguments(
-                json!({"run_id": task_id})
-                    .as_object()
-                    .cloned()
-                    .unwrap_or_default(),
-            ),
-        )
-        .await
-        .expect("task_status");
-    let pid = status.structured_content.expect("structured")["pid"]
+    let pid = status(&client, &task_id).await["pid"]
         .as_u64()
         .and_then(|p| u32::try_from(p).ok())
         .expect("pid");

@@ -50,6 +50,46 @@ fn suite_repo() -> tempfile::TempDir {
     ])
 }
 
+/// `task_start` of the suite, waiting for its end.
+fn whole_suite() -> Value {
+    json!({"unique_name": "test", "wait_ms": 60_000})
+}
+
+/// `agg mcp` on [`suite_repo`] once the suite has run to its failed end, and that run.
+struct Suite {
+    mcp: Mcp,
+    run_id: String,
+}
+
+impl Suite {
+    async fn failed() -> Suite {
+        let mcp = Mcp::start(suite_repo(), true).await;
+        let run = mcp.task_start(whole_suite()).await;
+        assert_eq!(run["passed"], false, "{run}");
+        let run_id = run["run_id"].as_str().expect("run_id").to_owned();
+        Suite { mcp, run_id }
+    }
+
+    /// `args` and the run's `run_id`.
+    fn with_run(&self, mut args: Value) -> Value {
+        args["run_id"] = Value::from(self.run_id.as_str());
+        args
+    }
+
+    /// `task_output` of the run with `args`; it must succeed.
+    async fn output(&self, args: Value) -> Value {
+        self.mcp.ok("task_output", self.with_run(args)).await
+    }
+
+    /// `task_output` of the run with `args`; it must be refused as invalid (-32602). The
+    /// error body.
+    async fn refused(&self, args: Value) -> Value {
+        self.mcp
+            .err("task_output", self.with_run(args), -32602)
+            .await
+    }
+}
+
 fn tokens_of(result: &rmcp::model::CallToolResult) -> (usize, usize) {
     let structured = result
         .structured_content
@@ -61,12 +101,7 @@ fn tokens_of(result: &rmcp::model::CallToolResult) -> (usize, usize) {
 #[tokio::test]
 async fn a_failed_run_s_result_carries_its_first_failure_within_budget() {
     let mcp = Mcp::start(suite_repo(), true).await;
-    let call = mcp
-        .call(
-            "task_start",
-            json!({"unique_name": "test", "wait_ms": 60_000}),
-        )
-        .await;
+    let call = mcp.call("task_start", whole_suite()).await;
     let run: Value = call.structured_content.clone().expect("structured");
     assert_eq!(run["passed"], false, "{run}");
     // The suite's 5,000 lines and make's own `make: *** [Makefile:2: test] Error 1`.
@@ -103,24 +138,14 @@ async fn a_failed_run_s_result_carries_its_first_failure_within_budget() {
     assert_eq!(status["failure"]["first_line"], 2_345);
     let stopped = mcp.ok("task_stop", json!({"run_id": run_id})).await;
     assert_eq!(stopped["failure"]["first_line"], 2_345);
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn grep_finds_the_failure_with_context_and_line_numbers() {
-    let mcp = Mcp::start(suite_repo(), true).await;
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "test", "wait_ms": 60_000}),
-        )
-        .await;
-    let run_id = run["run_id"].as_str().expect("run_id");
-    let found = mcp
-        .ok(
-            "task_output",
-            json!({"run_id": run_id, "grep": "assertionerror", "ignore_case": true, "context": 1}),
-        )
+    let suite = Suite::failed().await;
+    let found = suite
+        .output(json!({"grep": "assertionerror", "ignore_case": true, "context": 1}))
         .await;
     let m = &found["matches"];
     assert_eq!(m["total"], 3, "{found}");
@@ -148,12 +173,7 @@ async fn grep_finds_the_failure_with_context_and_line_numbers() {
         "{found}"
     );
     // Few regions at a time: the rest is counted, and offset resumes the search.
-    let many = mcp
-        .ok(
-            "task_output",
-            json!({"run_id": run_id, "grep": "PASSED", "context": 0}),
-        )
-        .await;
+    let many = suite.output(json!({"grep": "PASSED", "context": 0})).await;
     let m = &many["matches"];
     assert_eq!(m["total"], 4_992, "{many}");
     let next = m["next_offset"].as_u64().expect("next_offset");
@@ -163,11 +183,8 @@ async fn grep_finds_the_failure_with_context_and_line_numbers() {
             .is_some_and(|t| t.contains(&format!("offset {next}"))),
         "{many}"
     );
-    let rest = mcp
-        .ok(
-            "task_output",
-            json!({"run_id": run_id, "grep": "PASSED", "context": 0, "offset": next}),
-        )
+    let rest = suite
+        .output(json!({"grep": "PASSED", "context": 0, "offset": next}))
         .await;
     assert!(
         rest["matches"]["text"]
@@ -176,78 +193,31 @@ async fn grep_finds_the_failure_with_context_and_line_numbers() {
         "{rest}"
     );
     // Bounds: the pattern's length, its syntax, the context.
-    mcp.err(
-        "task_output",
-        json!({"run_id": run_id, "grep": "x".repeat(1025)}),
-        -32602,
-    )
-    .await;
-    mcp.err(
-        "task_output",
-        json!({"run_id": run_id, "grep": "("}),
-        -32602,
-    )
-    .await;
-    mcp.err(
-        "task_output",
-        json!({"run_id": run_id, "grep": "E", "context": 21}),
-        -32602,
-    )
-    .await;
-    mcp.client.cancel().await.expect("close");
+    suite.refused(json!({"grep": "x".repeat(1025)})).await;
+    suite.refused(json!({"grep": "("})).await;
+    suite.refused(json!({"grep": "E", "context": 21})).await;
+    suite.mcp.close().await;
 }
 
 #[tokio::test]
 async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
-    let mcp = Mcp::start(suite_repo(), true).await;
-    let run = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "test", "wait_ms": 60_000}),
-        )
-        .await;
-    let run_id = run["run_id"].as_str().expect("run_id");
-    let zero = mcp
-        .err(
-            "task_output",
-            json!({"run_id": run_id, "offset": 0}),
-            -32602,
-        )
-        .await;
+    let suite = Suite::failed().await;
+    let zero = suite.refused(json!({"offset": 0})).await;
     assert!(zero.to_string().contains("1 is the first line"), "{zero}");
-    mcp.err(
-        "task_output",
-        json!({"run_id": run_id, "offset": 5, "output": "tail"}),
-        -32602,
-    )
-    .await;
-    let first = mcp
-        .ok(
-            "task_output",
-            json!({"run_id": run_id, "offset": 1, "max_bytes": 400}),
-        )
-        .await;
+    suite.refused(json!({"offset": 5, "output": "tail"})).await;
+    let first = suite.output(json!({"offset": 1, "max_bytes": 400})).await;
     assert_eq!(first["output"]["first_line"], 1, "{first}");
     for (args, what) in [
+        (json!({"offset": 1, "max_bytes": 400}), "a page"),
+        (json!({"max_bytes": 400}), "a tail"),
+        (json!({"grep": "PASSED", "max_bytes": 400}), "a grep"),
         (
-            json!({"run_id": run_id, "offset": 1, "max_bytes": 400}),
-            "a page",
-        ),
-        (json!({"run_id": run_id, "max_bytes": 400}), "a tail"),
-        (
-            json!({"run_id": run_id, "grep": "PASSED", "max_bytes": 400}),
-            "a grep",
-        ),
-        (
-            json!({"run_id": run_id, "grep": "0", "max_bytes": 256}),
+            json!({"grep": "0", "max_bytes": 256}),
             "a grep at the least",
         ),
-        (
-            json!({"run_id": run_id, "output": "full", "max_bytes": 300}),
-            "full",
-        ),
+        (json!({"output": "full", "max_bytes": 300}), "full"),
     ] {
-        let r = mcp.ok("task_output", args).await;
+        let r = suite.output(args).await;
         let block = r
             .get("output")
             .or_else(|| r.get("matches"))
@@ -262,8 +232,11 @@ async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
         assert!(returned > 100, "{what}: the budget is used: {asked}");
     }
     // One default tail everywhere.
-    let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
-    let output = mcp.ok("task_output", json!({"run_id": run_id})).await;
+    let status = suite
+        .mcp
+        .ok("task_status", json!({"run_id": suite.run_id}))
+        .await;
+    let output = suite.output(json!({})).await;
     let lines = |v: &Value| {
         v["output"]["text"]
             .as_str()
@@ -272,13 +245,12 @@ async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
     assert_eq!(lines(&status), lines(&output), "{status}\n{output}");
     assert_eq!(lines(&status), crate_tail_lines());
     // A single line longer than the budget is cut to it, not returned whole.
-    let words = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "words", "wait_ms": 30_000}),
-        )
+    let words = suite
+        .mcp
+        .task_start(json!({"unique_name": "words", "wait_ms": 30_000}))
         .await;
-    let long = mcp
+    let long = suite
+        .mcp
         .ok(
             "task_output",
             json!({"run_id": words["run_id"], "offset": 4, "max_bytes": 256}),
@@ -288,7 +260,7 @@ async fn offset_is_a_line_number_and_max_bytes_a_hard_bound() {
     let returned =
         block["text"].as_str().map_or(0, str::len) + block["marker"].as_str().map_or(0, str::len);
     assert!(returned <= 256, "{long}");
-    mcp.client.cancel().await.expect("close");
+    suite.mcp.close().await;
 }
 
 /// The server's default tail, as `tools/list` states it.

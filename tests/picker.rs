@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use crate::common::tmux::{Tmux, have_tool};
+use crate::common::says::Says;
+use crate::common::tmux::Tmux;
 use crate::test::Test;
 
 const MAKEFILE: &str = "\
@@ -62,6 +63,25 @@ impl Repo {
         Tmux::start(&self.root.path().join(dir), args, &env, width, height)
     }
 
+    /// The picker (`agg` alone) on a new repository, opened in `dir` on a terminal of this
+    /// size, once it lists all four make tasks: the repository, the terminal, the screen.
+    fn picker(just: bool, dir: &str, width: u16, height: u16) -> (Repo, Tmux, String) {
+        let repo = Repo::new(just);
+        let term = repo.open(dir, "", width, height);
+        let screen = term.wait_for("4/4");
+        (repo, term, screen)
+    }
+
+    /// The picker on this repository (with the justfile) on a terminal `width` wide, `greet`
+    /// typed and the only match: the terminal and the screen.
+    fn greet_selected(&self, width: u16) -> (Tmux, String) {
+        let term = self.open(".", "", width, 24);
+        term.wait_for("/6");
+        term.type_text("greet");
+        let screen = term.wait_for("1/6");
+        (term, screen)
+    }
+
     fn agg<const N: usize>(&self, args: [&str; N]) -> Test {
         Test::at(self.root.path())
             .env("XDG_CACHE_HOME", self.cache.path())
@@ -70,6 +90,15 @@ impl Repo {
 }
 
 /// The rows of the list: the lines that show a runner after a name, left of the preview.
+/// Asserts that the screen shows `part`.
+#[track_caller]
+fn shows(screen: &str, part: &str) {
+    assert!(
+        screen.contains(part),
+        "{part:?} not on the screen:\n{screen}"
+    );
+}
+
 fn rows(screen: &str) -> Vec<String> {
     screen
         .lines()
@@ -81,15 +110,8 @@ fn rows(screen: &str) -> Vec<String> {
 
 #[test]
 fn picker_filters_as_you_type_counts_and_highlights_matches() {
-    if !have_tool(
-        "picker_filters_as_you_type_counts_and_highlights_matches",
-        "tmux",
-    ) {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open(".", "", 100, 24);
-    let screen = term.wait_for("4/4");
+    require!("tmux");
+    let (_repo, term, screen) = Repo::picker(false, ".", 100, 24);
     assert!(
         term.alternate_screen(),
         "the picker uses the alternate screen"
@@ -102,7 +124,7 @@ fn picker_filters_as_you_type_counts_and_highlights_matches() {
     term.type_text("rls");
     let screen = term.wait_for("1/4");
     assert_eq!(rows(&screen), ["release"], "{screen}");
-    assert!(screen.contains("❯ rls"), "{screen}");
+    shows(&screen, "❯ rls");
     // The matched characters of the name are drawn in yellow (tmux writes colour 3 as
     // `38;5;3`), the others not.
     let styled = term.screen_styled();
@@ -120,23 +142,15 @@ fn picker_filters_as_you_type_counts_and_highlights_matches() {
     term.wait_for("4/4");
     term.type_text("zzz");
     let screen = term.wait_for("0/4");
-    assert!(screen.contains("no task matches"), "{screen}");
-    term.keys(&["Escape"]);
-    assert_eq!(term.exit_line(), "agg exited 130, terminal restored");
+    shows(&screen, "no task matches");
+    term.quit_with("Escape", 130);
     assert!(!term.alternate_screen(), "the alternate screen is left");
 }
 
 #[test]
 fn picker_shows_the_current_directory_first_and_ranks_by_score_once_typing() {
-    if !have_tool(
-        "picker_shows_the_current_directory_first_and_ranks_by_score_once_typing",
-        "tmux",
-    ) {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open("apps/web", "", 100, 24);
-    let screen = term.wait_for("4/4");
+    require!("tmux");
+    let (_repo, term, screen) = Repo::picker(false, "apps/web", 100, 24);
     assert_eq!(
         rows(&screen),
         ["apps/web/serve", "build", "lint", "release"]
@@ -150,66 +164,47 @@ fn picker_shows_the_current_directory_first_and_ranks_by_score_once_typing() {
     let rows = rows(&screen);
     assert_eq!(rows.len(), 3, "{screen}");
     assert!(!rows.contains(&"apps/web/serve".to_owned()), "{screen}");
-    term.keys(&["C-c"]);
-    assert_eq!(term.exit_line(), "agg exited 130, terminal restored");
+    term.quit_with("C-c", 130);
 }
 
 #[test]
 fn picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code() {
-    if !have_tool(
-        "picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code",
-        "tmux",
-    ) || !crate::common::have("make")
-    {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open(".", "", 100, 24);
-    let screen = term.wait_for("4/4");
+    require!("tmux", "make");
+    let (repo, term, screen) = Repo::picker(false, ".", 100, 24);
     // The preview shows the selected task.
-    assert!(screen.contains("make build"), "{screen}");
-    assert!(screen.contains("Makefile:1"), "{screen}");
+    shows(&screen, "make build");
+    shows(&screen, "Makefile:1");
     term.keys(&["Down"]);
     let screen = term.wait_for("Makefile:4");
-    assert!(screen.contains("Check the style"), "{screen}");
+    shows(&screen, "Check the style");
     term.keys(&["Enter"]);
     // make says the recipe failed with its own code, 2, which agg passes on.
     let line = term.exit_line();
     assert_eq!(line, "agg exited 2, terminal restored");
     let screen = term.screen();
-    assert!(screen.contains("lint found 3 problems"), "{screen}");
-    assert!(screen.contains("agg run lint"), "{screen}");
+    shows(&screen, "lint found 3 problems");
+    shows(&screen, "agg run lint");
     drop(term);
     // The run went into the history, and the next picker's preview shows it.
     let out = repo.agg(["describe", "lint"]).run().success();
-    assert!(out.stdout.contains("failed (exit 2)"), "{}", out.stdout);
+    out.stdout_says("failed (exit 2)");
     let term = repo.open(".", "", 100, 24);
     // Typed before the picker is up, the keys would be echoed by the terminal.
     term.wait_for("4/4");
     term.type_text("lint");
     let screen = term.wait_for("1/4");
-    assert!(screen.contains("last run"), "{screen}");
-    assert!(screen.contains("failed (exit 2)"), "{screen}");
-    term.keys(&["Escape"]);
-    assert_eq!(term.exit_line(), "agg exited 130, terminal restored");
+    shows(&screen, "last run");
+    shows(&screen, "failed (exit 2)");
+    term.quit_with("Escape", 130);
 }
 
 #[test]
 fn picker_asks_for_required_params_showing_defaults_then_runs() {
-    if !have_tool(
-        "picker_asks_for_required_params_showing_defaults_then_runs",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
-    let term = repo.open(".", "", 100, 24);
-    term.wait_for("/6");
-    term.type_text("greet");
-    let screen = term.wait_for("1/6");
-    assert!(screen.contains("name (required)"), "{screen}");
-    assert!(screen.contains("greeting = hello"), "{screen}");
+    let (term, screen) = repo.greet_selected(100);
+    shows(&screen, "name (required)");
+    shows(&screen, "greeting = hello");
     term.keys(&["Enter"]);
     term.wait_for("name (required):");
     // An empty answer to a required parameter is asked again.
@@ -218,20 +213,13 @@ fn picker_asks_for_required_params_showing_defaults_then_runs() {
     term.type_text("Ada");
     term.keys(&["Enter"]);
     term.wait_for("greeting [hello]:");
-    term.keys(&["Enter"]);
-    assert_eq!(term.exit_line(), "agg exited 0, terminal restored");
+    term.quit_with("Enter", 0);
     assert!(term.screen().contains("hello, Ada!"), "{}", term.screen());
 }
 
 #[test]
 fn picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt() {
-    if !have_tool(
-        "picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
     for key in ["Escape", "C-c"] {
         let term = repo.open(".", "run", 80, 24);
@@ -244,43 +232,31 @@ fn picker_leaves_with_130_on_esc_and_ctrl_c_and_on_ctrl_d_at_a_prompt() {
         );
         assert!(!term.screen().contains("ran"), "nothing ran on {key}");
     }
-    let term = repo.open(".", "", 80, 24);
-    term.wait_for("/6");
-    term.type_text("greet");
-    term.wait_for("1/6");
+    let (term, _) = repo.greet_selected(80);
     term.keys(&["Enter"]);
     term.wait_for("name (required):");
-    term.keys(&["C-d"]);
-    assert_eq!(term.exit_line(), "agg exited 130, terminal restored");
+    term.quit_with("C-d", 130);
     assert!(!term.screen().contains("hello"), "nothing ran");
 }
 
 #[test]
 fn picker_restores_the_terminal_on_sigterm() {
-    if !have_tool("picker_restores_the_terminal_on_sigterm", "tmux") {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open(".", "", 80, 24);
-    term.wait_for("4/4");
+    require!("tmux");
+    let (_repo, term, _) = Repo::picker(false, ".", 80, 24);
     let pid = term.agg_pid().expect("agg's pid");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid")),
         nix::sys::signal::Signal::SIGTERM,
     )
     .expect("kill");
-    assert_eq!(term.exit_line(), "agg exited 143, terminal restored");
+    term.assert_exited(143);
     assert!(!term.alternate_screen());
 }
 
 #[test]
 fn picker_ends_when_its_terminal_goes_away() {
-    if !have_tool("picker_ends_when_its_terminal_goes_away", "tmux") {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open(".", "", 80, 24);
-    term.wait_for("4/4");
+    require!("tmux");
+    let (_repo, term, _) = Repo::picker(false, ".", 80, 24);
     let pid = term.agg_pid().expect("agg's pid");
     // The terminal closes under the picker (as when its window is closed).
     drop(term);
@@ -299,15 +275,8 @@ fn picker_ends_when_its_terminal_goes_away() {
 
 #[test]
 fn picker_redraws_to_the_new_size_when_the_terminal_is_resized() {
-    if !have_tool(
-        "picker_redraws_to_the_new_size_when_the_terminal_is_resized",
-        "tmux",
-    ) {
-        return;
-    }
-    let repo = Repo::new(false);
-    let term = repo.open(".", "", 120, 30);
-    let wide = term.wait_for("4/4");
+    require!("tmux");
+    let (_repo, term, wide) = Repo::picker(false, ".", 120, 30);
     // Wide: the preview sits beside the list, on the same line as the first row.
     let first = wide.lines().find(|l| l.contains("build")).expect("row");
     assert!(
@@ -332,26 +301,19 @@ fn picker_redraws_to_the_new_size_when_the_terminal_is_resized() {
         .position(|l| l.contains("defined at"))
         .expect("preview");
     assert!(preview > row, "{narrow}");
-    term.keys(&["Escape"]);
-    assert_eq!(term.exit_line(), "agg exited 130, terminal restored");
+    term.quit_with("Escape", 130);
 }
 
 #[test]
 fn run_with_a_name_several_tasks_share_picks_among_them_at_a_terminal() {
-    if !have_tool(
-        "run_with_a_name_several_tasks_share_picks_among_them_at_a_terminal",
-        "tmux",
-    ) || !crate::common::have("just")
-    {
-        return;
-    }
+    require!("tmux", "just");
     let repo = Repo::new(true);
     let term = repo.open(".", "run build", 100, 24);
     let screen = term.wait_for("2/2");
-    assert!(screen.contains("`build` names 2 tasks"), "{screen}");
+    shows(&screen, "`build` names 2 tasks");
     assert_eq!(rows(&screen), ["build-m", "build-j"]);
     term.keys(&["Down", "Enter"]);
-    assert_eq!(term.exit_line(), "agg exited 0, terminal restored");
+    term.assert_exited(0);
     assert!(
         term.screen().contains("just build ran"),
         "{}",
@@ -365,16 +327,12 @@ fn agg_alone_without_a_terminal_prints_the_list() {
     let out = repo.agg([]).run().success();
     let list = repo.agg(["list"]).run().success();
     assert_eq!(out.stdout, list.stdout);
-    assert!(out.stdout.contains("apps/web/serve"), "{}", out.stdout);
+    out.stdout_says("apps/web/serve");
 }
 
 #[test]
 fn run_without_a_name_without_a_terminal_is_an_error() {
     let repo = Repo::new(false);
     let out = repo.agg(["run"]).run().code(2);
-    assert!(
-        out.stderr.contains("`agg run` needs a task name"),
-        "{}",
-        out.stderr
-    );
+    out.stderr_says("`agg run` needs a task name");
 }

@@ -4,8 +4,9 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
-use crate::test::Test;
+use crate::test::{Output, Test};
 
 /// The arguments every runner test passes: shell metacharacters must arrive verbatim.
 pub(crate) const TRICKY: [&str; 6] = [
@@ -98,31 +99,29 @@ fn bun_scripts_run_with_bun() {
     );
 }
 
+/// `agg ARGS…` in a repository with one file, `path` holding `text`.
+fn agg_in(path: &str, text: &str, args: &[&str]) -> Output {
+    Test::new().write(path, text).args(args).run()
+}
+
 #[test]
 fn make_targets_take_variable_assignments_and_keep_exit_codes() {
     require!("make");
     let makefile = "greet: ## Say hello\n\t@echo \"hello $(NAME)\"\n\nfail:\n\t@exit 4\n";
-    let out = Test::new()
-        .write("Makefile", makefile)
-        .args(["run", "greet", "NAME=big world"])
-        .run()
-        .success();
+    let out = agg_in("Makefile", makefile, &["run", "greet", "NAME=big world"]).success();
     assert_eq!(out.stdout.trim(), "hello big world");
-    Test::new()
-        .write("Makefile", makefile)
-        .args(["run", "fail"])
-        .run()
-        .code(2);
+    agg_in("Makefile", makefile, &["run", "fail"]).code(2);
 }
 
 #[test]
 fn make_runs_in_the_makefile_directory() {
     require!("make");
-    let out = Test::new()
-        .write("sub/dir/Makefile", "where:\n\t@pwd\n")
-        .args(["run", "sub/dir/where"])
-        .run()
-        .success();
+    let out = agg_in(
+        "sub/dir/Makefile",
+        "where:\n\t@pwd\n",
+        &["run", "sub/dir/where"],
+    )
+    .success();
     assert!(out.stdout.trim().ends_with("/sub/dir"), "{}", out.stdout);
 }
 
@@ -137,32 +136,21 @@ fn just_recipes_get_positional_arguments() {
         .run()
         .success();
     assert_eq!(argv_json(&out.stdout), TRICKY, "{}", out.stderr);
-    Test::new()
-        .write("justfile", justfile)
-        .args(["run", "fail"])
-        .run()
-        .code(5);
+    agg_in("justfile", justfile, &["run", "fail"]).code(5);
 }
 
 #[test]
 fn go_task_receives_args_as_cli_args() {
     require!("task");
     let taskfile = "version: '3'\n\ntasks:\n  echo:\n    desc: Echo the args\n    cmds:\n      - echo \"args={{.CLI_ARGS}}\"\n  fail:\n    cmds:\n      - exit 6\n";
-    let out = Test::new()
-        .write("Taskfile.yml", taskfile)
-        .args(["run", "echo", "--", "one", "two"])
-        .run()
-        .success();
-    assert!(
-        out.stdout.contains("args=one two"),
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
-    let failed = Test::new()
-        .write("Taskfile.yml", taskfile)
-        .args(["run", "fail"])
-        .run();
+    let out = agg_in(
+        "Taskfile.yml",
+        taskfile,
+        &["run", "echo", "--", "one", "two"],
+    )
+    .success();
+    out.stdout_says("args=one two");
+    let failed = agg_in("Taskfile.yml", taskfile, &["run", "fail"]);
     assert_ne!(failed.code, Some(0));
 }
 
@@ -179,26 +167,19 @@ fn go_task_wildcard_tasks_run_by_the_name_they_match() {
             .success();
         assert!(out.stdout.contains("hello bob"), "{args:?}: {}", out.stderr);
     }
-    let missing = Test::new()
-        .write("Taskfile.yml", WILD_TASKFILE)
-        .args(["run", "greet:*"])
-        .run()
-        .code(2);
-    assert!(
-        missing.stderr.contains("needs a value for `MATCH`"),
-        "{}",
-        missing.stderr
-    );
+    let missing = agg_in("Taskfile.yml", WILD_TASKFILE, &["run", "greet:*"]).code(2);
+    missing.stderr_says("needs a value for `MATCH`");
 }
 
 #[test]
 fn go_task_variables_are_set_as_go_task_takes_them() {
     require!("task");
-    let out = Test::new()
-        .write("Taskfile.yml", WILD_TASKFILE)
-        .args(["run", "greet", "NAME=Bob", "extra"])
-        .run()
-        .success();
+    let out = agg_in(
+        "Taskfile.yml",
+        WILD_TASKFILE,
+        &["run", "greet", "NAME=Bob", "extra"],
+    )
+    .success();
     assert!(out.stdout.contains("hi Bob extra"), "{}", out.stderr);
 }
 
@@ -212,7 +193,7 @@ fn a_runner_and_its_own_name_pick_a_suffixed_task() {
             .write("web/justfile", "format:\n    @echo web format\n")
     };
     let listed = test().args(["list", "."]).run().success();
-    assert!(listed.stdout.contains("[just format]"), "{}", listed.stdout);
+    listed.stdout_says("[just format]");
     let out = test().args(["run", "just format"]).run().success();
     assert_eq!(out.stdout.trim(), "just format");
     let out = test().args(["run", "just web/format"]).run().success();
@@ -244,7 +225,7 @@ fn from_a_subdirectory_the_repository_root_is_found() {
         "{}",
         listed.stdout
     );
-    assert!(listed.stdout.contains("src/lib/hello"), "{}", listed.stdout);
+    listed.stdout_says("src/lib/hello");
     let json = test().args(["list", "--json"]).run().success().json();
     assert_eq!(crate::test::names(&json), ["pwd", "src/lib/hello"]);
     // The task runs from its own directory, the repository root.
@@ -273,44 +254,24 @@ fn without_git_the_nearest_task_file_marks_the_root() {
 #[test]
 fn describe_shows_what_else_running_involves() {
     let package = r#"{"scripts": {"//": "a note", "prebuild": "rm -rf dist", "build": "tsc", "postbuild": "echo done"}}"#;
-    let out = Test::new()
+    Test::new()
         .write("package.json", package)
         .write("package-lock.json", "{}")
         .args(["describe", "build"])
         .run()
-        .success();
-    assert!(
-        out.stdout.starts_with("build  npm: build"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("also runs    prebuild (before): rm -rf dist"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("postbuild (after): echo done"),
-        "{}",
-        out.stdout
-    );
-    let unknown = Test::new()
-        .write("package.json", package)
-        .args(["run", "//"])
-        .run()
-        .code(2);
-    assert!(
-        unknown.stderr.contains("no task named `//`"),
-        "{}",
-        unknown.stderr
-    );
-    let just = Test::new()
-        .write("justfile", "[confirm]\npublish:\n    cargo publish\n")
-        .args(["describe", "publish", "--json"])
-        .run()
         .success()
-        .json();
+        .stdout_starts_with("build  npm: build")
+        .stdout_says("also runs    prebuild (before): rm -rf dist")
+        .stdout_says("postbuild (after): echo done");
+    let unknown = agg_in("package.json", package, &["run", "//"]).code(2);
+    unknown.stderr_says("no task named `//`");
+    let just = agg_in(
+        "justfile",
+        "[confirm]\npublish:\n    cargo publish\n",
+        &["describe", "publish", "--json"],
+    )
+    .success()
+    .json();
     assert_eq!(just["confirm"][0], "Run recipe `publish`?");
     let task = Test::new()
         .write(
@@ -320,24 +281,20 @@ fn describe_shows_what_else_running_involves() {
         .args(["describe", "deploy"])
         .run()
         .success();
-    assert!(
-        task.stdout
-            .contains("asks first   Deploy now? (runs only if answered yes)"),
-        "{}",
-        task.stdout
-    );
-    assert!(task.stdout.contains("interactive"), "{}", task.stdout);
+    task.stdout_says("asks first   Deploy now? (runs only if answered yes)");
+    task.stdout_says("interactive");
 }
 
 #[test]
 fn cargo_aliases_run_through_cargo() {
     require!("cargo");
-    let out = Test::new()
-        .write(".cargo/config.toml", "[alias]\nv = \"version\"\n")
-        .args(["run", "v", "--", "--verbose"])
-        .run()
-        .success();
-    assert!(out.stdout.starts_with("cargo "), "{}", out.stdout);
+    let out = agg_in(
+        ".cargo/config.toml",
+        "[alias]\nv = \"version\"\n",
+        &["run", "v", "--", "--verbose"],
+    )
+    .success();
+    out.stdout_starts_with("cargo ");
     assert!(
         out.stdout.contains("release:"),
         "--verbose reached cargo: {}",
@@ -423,12 +380,7 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .write("README.md", XC_README)
         .write("web/.keep", "");
     let out = test.args(["run", "greet", "--", "world"]).run().success();
-    assert!(
-        out.stdout.contains("hello world from "),
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
+    out.stdout_says("hello world from ");
     let out = Test::new()
         .write("README.md", XC_README)
         .env("NAME", "env")
@@ -436,27 +388,19 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .args(["run", "greet"])
         .run()
         .success();
-    assert!(out.stdout.contains("hi env"), "{}", out.stdout);
+    out.stdout_says("hi env");
     let missing = Test::new()
         .write("README.md", XC_README)
         .args(["run", "greet"])
         .env_remove_name()
         .run()
         .code(2);
-    assert!(
-        missing.stderr.contains("needs input `NAME`"),
-        "{}",
-        missing.stderr
-    );
+    missing.stderr_says("needs input `NAME`");
 }
 
 #[test]
 fn xc_dependencies_run_first_and_cycles_are_refused() {
-    let out = Test::new()
-        .write("README.md", XC_README)
-        .args(["run", "build"])
-        .run()
-        .success();
+    let out = agg_in("README.md", XC_README, &["run", "build"]).success();
     assert_eq!(
         out.stdout.lines().collect::<Vec<_>>(),
         ["prepare", "prepare", "more", "build"]
@@ -468,16 +412,8 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
         .run()
         .success();
     assert_eq!(skipped.stdout.trim(), "build");
-    let cycle = Test::new()
-        .write("README.md", XC_README)
-        .args(["run", "loop-a"])
-        .run()
-        .code(2);
-    assert!(
-        cycle.stderr.contains("dependency cycle"),
-        "{}",
-        cycle.stderr
-    );
+    let cycle = agg_in("README.md", XC_README, &["run", "loop-a"]).code(2);
+    cycle.stderr_says("dependency cycle");
     let sub = Test::new()
         .write("README.md", XC_README)
         .write("web/.keep", "")
@@ -486,12 +422,8 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
         .success();
     assert!(sub.stdout.trim().ends_with("/web"), "{}", sub.stdout);
     if have("python3") {
-        let py = Test::new()
-            .write("README.md", XC_README)
-            .args(["run", "py", "--", "x"])
-            .run()
-            .success();
-        assert!(py.stdout.contains("python says ['x']"), "{}", py.stdout);
+        let py = agg_in("README.md", XC_README, &["run", "py", "--", "x"]).success();
+        py.stdout_says("python says ['x']");
     }
 }
 
@@ -504,22 +436,10 @@ fn unknown_and_ambiguous_names_get_help() {
             .write("web/Makefile", "build:\n\t@true\n")
     };
     let unknown = test().args(["run", "biuld"]).run().code(2);
-    assert!(
-        unknown.stderr.contains("no task named `biuld`"),
-        "{}",
-        unknown.stderr
-    );
-    assert!(
-        unknown.stderr.contains("did you mean: build-j, build-m"),
-        "{}",
-        unknown.stderr
-    );
+    unknown.stderr_says("no task named `biuld`");
+    unknown.stderr_says("did you mean: build-j, build-m");
     let ambiguous = test().args(["run", "build"]).run().code(2);
-    assert!(
-        ambiguous.stderr.contains("`build` names 2 tasks"),
-        "{}",
-        ambiguous.stderr
-    );
+    ambiguous.stderr_says("`build` names 2 tasks");
     assert!(ambiguous.stderr.contains("build-j") && ambiguous.stderr.contains("build-m"));
 }
 
@@ -532,22 +452,13 @@ fn a_missing_runner_gets_an_install_hint() {
         .args(["run", "build"])
         .run()
         .code(127);
-    assert!(
-        out.stderr
-            .contains("`build` needs just, which is not installed"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("cargo install just"), "{}", out.stderr);
+    out.stderr_says("`build` needs just, which is not installed");
+    out.stderr_says("cargo install just");
 }
 
 #[test]
 fn describe_shows_everything_known() {
-    let out = Test::new()
-        .write("README.md", XC_README)
-        .args(["describe", "greet"])
-        .run()
-        .success();
+    let out = agg_in("README.md", XC_README, &["describe", "greet"]).success();
     for want in [
         "greet",
         "Say hello.",
@@ -557,16 +468,9 @@ fn describe_shows_everything_known() {
         "script",
         "echo \"$GREETING",
     ] {
-        assert!(
-            out.stdout.contains(want),
-            "missing {want:?} in\n{}",
-            out.stdout
-        );
+        out.stdout_says(want);
     }
-    let json = Test::new()
-        .write("README.md", XC_README)
-        .args(["describe", "greet", "--json"])
-        .run()
+    let json = agg_in("README.md", XC_README, &["describe", "greet", "--json"])
         .success()
         .json();
     assert_eq!(json["unique_name"], "greet");

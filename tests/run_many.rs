@@ -5,8 +5,9 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
-use crate::test::Test;
+use crate::test::{Output, Test};
 
 /// Each target appends its name to `ran`, so the order is on disk.
 const MAKEFILE: &str = "\
@@ -26,6 +27,11 @@ const JUSTFILE: &str = "\
 greet name=\"you\":\n    @echo hello {{name}}\n\n\
 hi:\n    @echo hi there\n";
 
+/// `agg ARGS…` on the repository `test` wrote.
+fn agg(test: &Test, args: &[&str]) -> Output {
+    Test::at(test.root()).args(args).run()
+}
+
 fn ran(test: &Test) -> String {
     std::fs::read_to_string(test.root().join("ran")).unwrap_or_default()
 }
@@ -35,11 +41,14 @@ fn several_names_run_in_order_and_stop_at_the_first_failure() {
     require!("make");
     let cache = tempfile::tempdir().expect("cache");
     let test = Test::new().write("Makefile", MAKEFILE);
-    let out = Test::at(test.root())
-        .args(["run", "one", "two"])
-        .env("XDG_CACHE_HOME", cache.path())
-        .run()
-        .success();
+    // Every run with one history store, to read the runs back.
+    let remembered = |args: &[&str]| {
+        Test::at(test.root())
+            .args(args)
+            .env("XDG_CACHE_HOME", cache.path())
+            .run()
+    };
+    let out = remembered(&["run", "one", "two"]).success();
     assert_eq!(ran(&test), "one\ntwo\n");
     assert!(
         out.stderr
@@ -54,18 +63,11 @@ fn several_names_run_in_order_and_stop_at_the_first_failure() {
     );
 
     std::fs::remove_file(test.root().join("ran")).expect("rm");
-    Test::at(test.root())
-        .args(["run", "one", "fail", "two"])
-        .env("XDG_CACHE_HOME", cache.path())
-        .run()
-        // make's own code for a failed recipe.
-        .code(2);
+    // make's own code for a failed recipe.
+    remembered(&["run", "one", "fail", "two"]).code(2);
     assert_eq!(ran(&test), "one\nfail\n", "two never started");
 
-    let history = Test::at(test.root())
-        .args(["ps", "--history", "10", "--json"])
-        .env("XDG_CACHE_HOME", cache.path())
-        .run()
+    let history = remembered(&["ps", "--history", "10", "--json"])
         .success()
         .json();
     let runs: Vec<(String, String)> = history["history"]
@@ -88,39 +90,19 @@ fn several_names_run_in_order_and_stop_at_the_first_failure() {
 fn arguments_after_the_separator_reach_the_last_task() {
     require!("just");
     let test = Test::new().write("justfile", JUSTFILE);
-    let out = Test::at(test.root())
-        .args(["run", "hi", "greet", "--", "Ada"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "hi", "greet", "--", "Ada"]).success();
     assert_eq!(out.stdout, "hi there\nhello Ada\n");
     // One name, and words that name no task: the task's arguments, as before.
-    let out = Test::at(test.root())
-        .args(["run", "greet", "Grace"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "greet", "Grace"]).success();
     assert_eq!(out.stdout, "hello Grace\n");
     // A `--` with nothing after it says every word before it is a task.
-    let out = Test::at(test.root())
-        .args(["run", "greet", "hi", "--"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "greet", "hi", "--"]).success();
     assert_eq!(out.stdout, "hello you\nhi there\n");
     // Before `--`, a word with a leading `-` is one of agg's options, wherever it is.
-    let out = Test::at(test.root())
-        .args(["run", "greet", "-e", "A=1", "Grace"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "greet", "-e", "A=1", "Grace"]).success();
     assert_eq!(out.stdout, "hello Grace\n");
-    let out = Test::at(test.root())
-        .args(["run", "greet", "--loud"])
-        .run()
-        .code(2);
-    assert!(
-        out.stderr
-            .contains("to pass '--loud' as a value, use '-- --loud'"),
-        "{}",
-        out.stderr
-    );
+    let out = agg(&test, &["run", "greet", "--loud"]).code(2);
+    out.stderr_says("to pass '--loud' as a value, use '-- --loud'");
 }
 
 #[test]
@@ -130,49 +112,22 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
         .write("justfile", JUSTFILE)
         .write("Makefile", MAKEFILE);
     // `greet` takes a parameter and `hi` is a task: `just greet hi` would greet "hi".
-    let out = Test::at(test.root())
-        .args(["run", "greet", "hi"])
-        .run()
-        .code(2);
+    let out = agg(&test, &["run", "greet", "hi"]).code(2);
     assert!(out.stdout.is_empty(), "nothing ran: {}", out.stdout);
-    assert!(
-        out.stderr
-            .contains("`greet` takes arguments, and `hi` is also a task name"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("agg run greet hi --\n"),
-        "{}",
-        out.stderr
-    );
-    assert!(out.stderr.contains("agg run greet -- hi"), "{}", out.stderr);
+    out.stderr_says("`greet` takes arguments, and `hi` is also a task name");
+    out.stderr_says("agg run greet hi --\n");
+    out.stderr_says("agg run greet -- hi");
 
     // A task name among words that are not: which are arguments cannot be guessed.
-    let out = Test::at(test.root())
-        .args(["run", "one", "two", "extra"])
-        .run()
-        .code(2);
-    assert!(
-        out.stderr
-            .contains("after `one`, `two` is a task name but `extra` is not"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("agg run one two -- extra"),
-        "{}",
-        out.stderr
-    );
+    let out = agg(&test, &["run", "one", "two", "extra"]).code(2);
+    out.stderr_says("after `one`, `two` is a task name but `extra` is not");
+    out.stderr_says("agg run one two -- extra");
     assert_eq!(ran(&test), "", "nothing ran");
 
     // With `--`, a name that is no task is an error, and nothing runs either.
-    let out = Test::at(test.root())
-        .args(["run", "one", "tow", "--"])
-        .run()
-        .code(2);
-    assert!(out.stderr.contains("no task named `tow`"), "{}", out.stderr);
-    assert!(out.stderr.contains("did you mean: two"), "{}", out.stderr);
+    let out = agg(&test, &["run", "one", "tow", "--"]).code(2);
+    out.stderr_says("no task named `tow`");
+    out.stderr_says("did you mean: two");
     assert_eq!(ran(&test), "");
 }
 
@@ -205,15 +160,8 @@ fn a_task_that_cannot_run_stops_the_list_before_anything_runs() {
 fn until_ready_takes_a_single_task() {
     require!("make");
     let test = Test::new().write("Makefile", MAKEFILE);
-    let out = Test::at(test.root())
-        .args(["run", "--until-ready", "one", "two", "--"])
-        .run()
-        .code(2);
-    assert!(
-        out.stderr.contains("--until-ready starts one service"),
-        "{}",
-        out.stderr
-    );
+    let out = agg(&test, &["run", "--until-ready", "one", "two", "--"]).code(2);
+    out.stderr_says("--until-ready starts one service");
     assert_eq!(ran(&test), "");
 }
 
@@ -222,10 +170,7 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
     require!("make");
     let test = Test::new().write("Makefile", MAKEFILE);
     // ping waits for pong's file and pong for ping's: in order, one would wait forever.
-    let out = Test::at(test.root())
-        .args(["run", "--parallel", "ping", "pong"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "--parallel", "ping", "pong"]).success();
     let mut lines: Vec<&str> = out.stdout.lines().collect();
     lines.sort_unstable();
     assert_eq!(lines, ["ping | ping saw pong", "pong | pong saw ping"]);
@@ -233,10 +178,7 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
 
     // Every task runs to its end; the exit code is the failure's; stderr lines stay on
     // stderr, prefixed too; names are padded to one width.
-    let out = Test::at(test.root())
-        .args(["run", "-p", "slow", "quick-fail"])
-        .run()
-        .code(2);
+    let out = agg(&test, &["run", "-p", "slow", "quick-fail"]).code(2);
     let slow: Vec<&str> = out
         .stdout
         .lines()
@@ -252,22 +194,15 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("quick-fail | quick"), "{}", out.stdout);
-    assert!(
-        out.stderr.contains("quick-fail | make: *** [Makefile:"),
-        "{}",
-        out.stderr
-    );
+    out.stdout_says("quick-fail | quick");
+    out.stderr_says("quick-fail | make: *** [Makefile:");
 }
 
 #[test]
 fn parallel_passes_on_every_line_of_tasks_that_flood_their_output() {
     require!("make");
     let test = Test::new().write("Makefile", MAKEFILE);
-    let out = Test::at(test.root())
-        .args(["run", "-p", "flood-a", "flood-b"])
-        .run()
-        .success();
+    let out = agg(&test, &["run", "-p", "flood-a", "flood-b"]).success();
     for name in ["flood-a", "flood-b"] {
         let prefix = format!("{name} | ");
         let numbers: Vec<u32> = out
@@ -282,7 +217,7 @@ fn parallel_passes_on_every_line_of_tasks_that_flood_their_output() {
             "{name}: in order"
         );
     }
-    assert!(!out.stderr.contains("not shown"), "{}", out.stderr);
+    out.stderr_omits("not shown");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use crate::common::says::Says;
 use crate::common::{alive, eventually, repo};
 use crate::test::Test;
 
@@ -49,6 +50,15 @@ impl Stand {
         (run_id, pid, Ended(pid))
     }
 
+    /// The row `agg ps` prints for the job `run_id`.
+    fn ps_row(&self, run_id: &str) -> String {
+        let ps = self.agg(["ps"]).success();
+        ps.stdout
+            .lines()
+            .find(|l| l.starts_with(run_id))
+            .map_or_else(|| panic!("{run_id} in: {}", ps.stdout), str::to_owned)
+    }
+
     fn record(&self) -> std::path::PathBuf {
         let dir = self.runtime.path().join("agg/services");
         std::fs::read_dir(&dir)
@@ -80,12 +90,7 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     let stand = Stand::new();
     let (run_id, pid, _group) = stand.serve();
 
-    let ps = stand.agg(["ps"]).success();
-    let row = ps
-        .stdout
-        .lines()
-        .find(|l| l.starts_with(&run_id))
-        .unwrap_or_else(|| panic!("{run_id} in: {}", ps.stdout));
+    let row = stand.ps_row(&run_id);
     assert!(row.contains(" serve "), "{row}");
     assert!(row.contains(" running "), "{row}");
     assert!(row.contains(&format!(" {pid} ")), "{row}");
@@ -110,12 +115,8 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     assert!(answer.starts_with("HTTP/1.0 404"), "{answer}");
 
     let logs = stand.agg(["logs", &run_id]).success();
-    assert!(logs.stdout.contains("serving\n"), "{}", logs.stdout);
-    assert!(
-        logs.stdout.contains("Serving HTTP on 127.0.0.1"),
-        "{}",
-        logs.stdout
-    );
+    logs.stdout_says("serving\n");
+    logs.stdout_says("Serving HTTP on 127.0.0.1");
     let log_path = service["log"].as_str().expect("log").to_owned();
     eventually(Duration::from_secs(5), "the request in the log", || {
         std::fs::read_to_string(&log_path).is_ok_and(|l| l.contains("/ps-saw-this"))
@@ -123,7 +124,7 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     .await;
     let tail = stand.agg(["logs", &run_id, "-n", "1"]).success();
     assert_eq!(tail.stdout.lines().count(), 1, "{}", tail.stdout);
-    assert!(tail.stdout.contains("GET /ps-saw-this"), "{}", tail.stdout);
+    tail.stdout_says("GET /ps-saw-this");
 
     let stop = stand.agg(["stop", &run_id]).success();
     assert_eq!(
@@ -136,26 +137,19 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
         "nothing listens on {port} any more"
     );
     let ps = stand.agg(["ps", "--history"]).success();
-    assert!(
+    let row_says = |start: &str, part: &str| {
         ps.stdout
             .lines()
-            .any(|l| l.starts_with(&run_id) && l.contains(" stopped ")),
-        "{}",
-        ps.stdout
-    );
+            .any(|l| l.starts_with(start) && l.contains(part))
+    };
+    assert!(row_says(&run_id, " stopped "), "{}", ps.stdout);
     assert!(
-        ps.stdout
-            .lines()
-            .any(|l| l.starts_with("serve ") && l.contains("■ stopped")),
+        row_says("serve ", "■ stopped"),
         "the stop is in the run history: {}",
         ps.stdout
     );
     let again = stand.agg(["stop", &run_id]).success();
-    assert!(
-        again.stdout.contains("stopped: already"),
-        "{}",
-        again.stdout
-    );
+    again.stdout_says("stopped: already");
     let unknown = stand.agg(["logs", "no-such-run"]).code(2);
     assert!(
         unknown
@@ -181,15 +175,10 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
     record["pid_started"] = serde_json::json!(started + 1);
     std::fs::write(&path, record.to_string()).expect("write");
 
-    let ps = stand.agg(["ps"]).success();
-    let row = ps
-        .stdout
-        .lines()
-        .find(|l| l.starts_with(&run_id))
-        .unwrap_or_else(|| panic!("{}", ps.stdout));
+    let row = stand.ps_row(&run_id);
     assert!(row.contains(" ended "), "{row}");
     let stop = stand.agg(["stop", &run_id]).success();
-    assert!(stop.stdout.contains("stopped: already"), "{}", stop.stdout);
+    stop.stdout_says("stopped: already");
     assert!(alive(pid), "the other process was left alone");
 
     // The record of a service that ended a day ago goes.
@@ -200,7 +189,7 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
         .and_then(|f| f.set_modified(two_days))
         .expect("age the record");
     let ps = stand.agg(["ps"]).success();
-    assert!(!ps.stdout.contains(&run_id), "{}", ps.stdout);
+    ps.stdout_omits(&run_id);
     assert!(!path.exists(), "the old record is removed");
 }
 
@@ -213,7 +202,7 @@ fn a_broken_record_is_skipped_and_the_others_are_listed() {
     std::fs::write(dir.join("0000000000000000-1.json"), "{not json").expect("write");
     std::fs::write(dir.join("0000000000000000-2.json"), vec![b' '; 100_000]).expect("write");
     let ps = stand.agg(["ps", "--all"]).success();
-    assert!(ps.stdout.contains(&run_id), "{}", ps.stdout);
+    ps.stdout_says(&run_id);
     assert_eq!(
         ps.stdout.lines().count(),
         2,

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::alive;
-use crate::common::have;
 use crate::common::mcp::Mcp;
 use crate::common::repo;
+use crate::common::says::Says;
 
 const MAKEFILE: &str = "serve: ## A static file server on a port of its own\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-docs:\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-quiet:\n\tpython3 -c \"import http.server as h; h.HTTPServer(('127.0.0.1', 0), h.SimpleHTTPRequestHandler).serve_forever()\"\n\nhttp:\n\tpython3 -m http.server $(PORT) --bind 127.0.0.1\n\nwatch:\n\t@echo compiling; sleep 300\n";
 
@@ -31,8 +31,26 @@ fn service_repo() -> tempfile::TempDir {
     ])
 }
 
-fn have_all(programs: &[&str]) -> bool {
-    programs.iter().all(|p| have(p))
+/// `agg mcp` on [`service_repo`], every task allowed, once the programs the test's tasks
+/// need are there (the test returns when one is missing, as with `require!`).
+macro_rules! server {
+    ($($program:literal),+) => {{
+        require!($($program),+);
+        Mcp::start(service_repo(), true).await
+    }};
+}
+
+/// Starts a service through `tool` with `args` and asserts it came ready; the structured
+/// result.
+async fn start_ready(mcp: &Mcp, tool: &str, args: Value) -> Value {
+    let started = mcp.ok(tool, args).await;
+    assert_eq!(started["ready"], true, "{started}");
+    started
+}
+
+/// Asserts what made a started service ready (`listening`, `banner`, `line`, `port`, `url`).
+fn assert_ready_by(started: &Value, by: &str) {
+    assert_eq!(started["readiness"]["by"], by, "{started}");
 }
 
 /// `GET /` on `url`; the status code.
@@ -73,17 +91,11 @@ fn urls(v: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn a_silent_server_named_serve_is_ready_when_its_group_listens() {
-    if !have_all(&["make", "python3"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("make", "python3");
     let t = Instant::now();
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "serve-quiet"}))
-        .await;
+    let started = start_ready(&mcp, "task_start", json!({"unique_name": "serve-quiet"})).await;
     assert_eq!(started["state"], "running", "{started}");
-    assert_eq!(started["ready"], true, "{started}");
-    assert_eq!(started["readiness"]["by"], "listening", "{started}");
+    assert_ready_by(&started, "listening");
     assert!(t.elapsed() < Duration::from_secs(15));
     let url = urls(&started)
         .into_iter()
@@ -98,39 +110,27 @@ async fn a_silent_server_named_serve_is_ready_when_its_group_listens() {
     assert_eq!(get(&url), 200, "the URL agg names answers");
     let ports = started["readiness"]["ports"].as_array().expect("ports");
     assert_eq!(ports.len(), 1, "{started}");
-    let run_id = started["run_id"].as_str().expect("run_id");
-    let stopped = mcp.ok("task_stop", json!({"run_id": run_id})).await;
+    let stopped = mcp.stop(&started).await;
     assert_eq!(stopped["state"], "signaled");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn python_http_server_is_ready_at_its_own_url() {
-    if !have_all(&["make", "python3"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
-    let started = mcp.ok("task_start", json!({"unique_name": "serve"})).await;
-    assert_eq!(started["ready"], true, "{started}");
+    let mcp = server!("make", "python3");
+    let started = start_ready(&mcp, "task_start", json!({"unique_name": "serve"})).await;
     let url = &urls(&started)[0];
     assert_eq!(get(url), 200, "{started}");
-    mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
-        .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.stop(&started).await;
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_vite_like_banner_makes_a_dev_script_ready_with_its_url() {
-    if !have_all(&["npm", "node"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
-    let started = mcp
-        .ok("task_start", json!({"unique_name": "web/dev"}))
-        .await;
+    let mcp = server!("npm", "node");
+    let started = start_ready(&mcp, "task_start", json!({"unique_name": "web/dev"})).await;
     assert_eq!(started["state"], "running", "{started}");
-    assert_eq!(started["ready"], true, "{started}");
-    assert_eq!(started["readiness"]["by"], "banner", "{started}");
+    assert_ready_by(&started, "banner");
     assert!(
         started["readiness"]["line"]
             .as_str()
@@ -147,46 +147,34 @@ async fn a_vite_like_banner_makes_a_dev_script_ready_with_its_url() {
         .call("task_start", json!({"unique_name": "web/dev"}))
         .await;
     assert!(crate::common::mcp::text(&result).contains("http://localhost:5173/"));
-    let run_id = started["run_id"].as_str().expect("run_id");
-    mcp.ok("task_stop", json!({"run_id": run_id})).await;
-    mcp.client.cancel().await.expect("close");
+    mcp.stop(&started).await;
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn an_explicit_line_pattern_waits_for_that_line() {
-    if !have_all(&["npm", "node"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
-    let started = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "web/preview", "ready": {"line": "Network: use", "timeout_ms": 10000}}),
-        )
-        .await;
-    assert_eq!(started["ready"], true, "{started}");
-    assert_eq!(started["readiness"]["by"], "line", "{started}");
+    let mcp = server!("npm", "node");
+    let started = start_ready(
+        &mcp,
+        "task_start",
+        json!({"unique_name": "web/preview", "ready": {"line": "Network: use", "timeout_ms": 10000}}),
+    )
+    .await;
+    assert_ready_by(&started, "line");
     assert_eq!(
         started["readiness"]["line"], "➜  Network: use --host to expose",
         "{started}"
     );
-    mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
-        .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.stop(&started).await;
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_crash_during_start_returns_the_failure_not_a_timeout() {
-    if !have_all(&["npm", "node"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("npm", "node");
     let t = Instant::now();
     let failed = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "web/start", "ready": {"timeout_ms": 20000}}),
-        )
+        .task_start(json!({"unique_name": "web/start", "ready": {"timeout_ms": 20000}}))
         .await;
     assert!(
         t.elapsed() < Duration::from_secs(10),
@@ -201,19 +189,15 @@ async fn a_crash_during_start_returns_the_failure_not_a_timeout() {
         all.contains("Cannot find module"),
         "stderr is shown: {failed}"
     );
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_service_that_never_becomes_ready_times_out_and_can_be_stopped() {
-    if !have("make") {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("make");
     let t = Instant::now();
     let started = mcp
-        .ok(
-            "task_start",
+        .task_start(
             json!({"unique_name": "watch", "ready": {"line": "^done$", "timeout_ms": 1500}}),
         )
         .await;
@@ -235,15 +219,12 @@ async fn a_service_that_never_becomes_ready_times_out_and_can_be_stopped() {
         .await;
     assert_eq!(stopped["state"], "signaled", "{stopped}");
     assert!(!alive(pid));
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn port_and_url_conditions_wait_for_the_server() {
-    if !have_all(&["make", "python3"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("make", "python3");
     // `PORT=…` is a make variable: the person allows agents to set it.
     mcp.agg_allow(&["--dir", ".", "--any-args"]);
     for (i, condition) in ["port", "url"].into_iter().enumerate() {
@@ -253,33 +234,26 @@ async fn port_and_url_conditions_wait_for_the_server() {
         } else {
             json!({"url": format!("http://127.0.0.1:{port}/")})
         };
-        let started = mcp
-            .ok(
-                "task_start",
-                json!({"unique_name": "http", "args": [format!("PORT={port}")], "ready": ready, "allow_parallel": i > 0}),
-            )
-            .await;
-        assert_eq!(started["ready"], true, "{started}");
-        assert_eq!(started["readiness"]["by"], condition, "{started}");
+        let started = start_ready(
+            &mcp,
+            "task_start",
+            json!({"unique_name": "http", "args": [format!("PORT={port}")], "ready": ready, "allow_parallel": i > 0}),
+        )
+        .await;
+        assert_ready_by(&started, condition);
         assert_eq!(get(&format!("http://127.0.0.1:{port}/")), 200);
-        mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
-            .await;
+        mcp.stop(&started).await;
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn two_services_started_at_once_are_both_ready_on_their_own_ports() {
-    if !have_all(&["make", "python3"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("make", "python3");
     let (a, b) = tokio::join!(
-        mcp.ok("task_start", json!({"unique_name": "serve"})),
-        mcp.ok("task_start", json!({"unique_name": "serve-docs"})),
+        start_ready(&mcp, "task_start", json!({"unique_name": "serve"})),
+        start_ready(&mcp, "task_start", json!({"unique_name": "serve-docs"})),
     );
-    assert_eq!(a["ready"], true, "{a}");
-    assert_eq!(b["ready"], true, "{b}");
     let (pa, pb) = (port_of(&urls(&a)[0]), port_of(&urls(&b)[0]));
     assert_ne!(pa, pb, "each names its own port");
     for p in [pa, pb] {
@@ -288,49 +262,36 @@ async fn two_services_started_at_once_are_both_ready_on_their_own_ports() {
     let all = mcp.ok("status", json!({})).await;
     assert_eq!(all["running"], 2);
     for r in [&a, &b] {
-        mcp.ok("task_stop", json!({"run_id": r["run_id"]})).await;
+        mcp.stop(r).await;
     }
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn wait_ms_zero_still_returns_a_service_at_once() {
-    if !have_all(&["npm", "node"]) {
-        return;
-    }
-    let mcp = Mcp::start(service_repo(), true).await;
+    let mcp = server!("npm", "node");
     let started = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "web/dev", "wait_ms": 0}),
-        )
+        .task_start(json!({"unique_name": "web/dev", "wait_ms": 0}))
         .await;
     assert_eq!(started["state"], "running");
     assert!(started.get("ready").is_none(), "{started}");
-    mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
-        .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.stop(&started).await;
+    mcp.close().await;
 }
 
 #[tokio::test]
 async fn a_bad_condition_is_refused_before_anything_runs() {
     let mcp = Mcp::start(service_repo(), true).await;
-    let body = mcp
-        .err(
-            "task_start",
-            json!({"unique_name": "watch", "ready": {"line": "("}}),
-            -32602,
-        )
-        .await;
-    assert!(
-        body["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("ready.line")),
-        "{body}"
-    );
+    mcp.err_saying(
+        "task_start",
+        json!({"unique_name": "watch", "ready": {"line": "("}}),
+        -32602,
+        "ready.line",
+    )
+    .await;
     let all = mcp.ok("status", json!({})).await;
     assert_eq!(all["jobs"].as_array().map(Vec::len), Some(0));
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 fn free_port() -> u16 {
@@ -340,9 +301,7 @@ fn free_port() -> u16 {
 
 #[test]
 fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
-    if !have_all(&["make", "python3"]) {
-        return;
-    }
+    require!("make", "python3");
     let dir = service_repo();
     let cache = tempfile::tempdir().expect("cache");
     let out = crate::test::Test::at(dir.path())
@@ -381,9 +340,7 @@ impl Drop for StopGroup {
 
 #[test]
 fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
-    if !have("make") {
-        return;
-    }
+    require!("make");
     let dir = service_repo();
     let cache = tempfile::tempdir().expect("cache");
     let out = crate::test::Test::at(dir.path())
@@ -398,15 +355,13 @@ fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
         .env("XDG_CACHE_HOME", cache.path())
         .run()
         .code(124);
-    assert!(out.stderr.contains("not ready after"), "{}", out.stderr);
-    assert!(out.stdout.contains("compiling"), "{}", out.stdout);
+    out.stderr_says("not ready after");
+    out.stdout_says("compiling");
 }
 
 #[tokio::test]
 async fn a_per_task_tool_takes_the_ready_control() {
-    if !have_all(&["npm", "node"]) {
-        return;
-    }
+    require!("npm", "node");
     let mcp = Mcp::start_args(service_repo(), true, &["--task-tools"]).await;
     let tools = mcp.client.list_all_tools().await.expect("tools");
     let tool = tools
@@ -419,15 +374,13 @@ async fn a_per_task_tool_takes_the_ready_control() {
         .unwrap_or_else(|| panic!("a run_ tool for web/preview with ready: {tools:?}"));
     let ready_schema = &tool.input_schema["properties"]["ready"];
     assert_eq!(ready_schema["type"], "object", "{ready_schema}");
-    let started = mcp
-        .ok(
-            tool.name.as_ref(),
-            json!({"ready": {"line": "Local:", "timeout_ms": 10000}}),
-        )
-        .await;
-    assert_eq!(started["ready"], true, "{started}");
-    assert_eq!(started["readiness"]["by"], "line", "{started}");
-    mcp.ok("task_stop", json!({"run_id": started["run_id"]}))
-        .await;
-    mcp.client.cancel().await.expect("close");
+    let started = start_ready(
+        &mcp,
+        tool.name.as_ref(),
+        json!({"ready": {"line": "Local:", "timeout_ms": 10000}}),
+    )
+    .await;
+    assert_ready_by(&started, "line");
+    mcp.stop(&started).await;
+    mcp.close().await;
 }

@@ -4,9 +4,10 @@
 //! user did not approve it) and leaves no marker; a plain start still runs, and a rule the
 //! person wrote for it (`--any-args`) lets the arguments through.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use super::harness::{Attack, MAKEFILE, error_code, ran, refused, start, text};
+use super::harness::{Attack, MAKEFILE, error_code, ran, ran_saying, refused, start, text};
+use crate::common::raw::Raw;
 
 const NEEDS_APPROVAL: i64 = -32016;
 
@@ -48,6 +49,22 @@ fn a_rule_the_person_wrote_for_any_arguments_lets_them_through() {
     assert!(attack.marked(), "the person's rule let `deploy` run");
 }
 
+/// `agg mcp` on the attack's repository once the person has run each of `rules` (`agg
+/// allow …`, `agg deny …`).
+fn served_with_rules(attack: &Attack, rules: &[&[&str]]) -> Raw {
+    for rule in rules {
+        attack.agg(rule);
+    }
+    attack.serve()
+}
+
+/// Starts `name` with `args` (request `id`) and asserts it was refused as needing the
+/// person's approval, with nothing run.
+fn needs_approval(attack: &Attack, raw: &mut Raw, id: u64, name: &str, args: &Value) {
+    let response = start(raw, id, name, &json!({"args": args}));
+    refused(attack, raw, &response, NEEDS_APPROVAL);
+}
+
 #[test]
 fn just_never_takes_an_argument_past_the_recipe_s_parameters() {
     require!("just");
@@ -55,10 +72,10 @@ fn just_never_takes_an_argument_past_the_recipe_s_parameters() {
         "justfile",
         "build:\n\t@echo building\n\ndeploy:\n\t@echo deployed > MARKER\n\n[private]\nsecret:\n\t@echo secret > MARKER\n\ntest filter='all':\n\t@echo testing {{filter}}\n",
     )]);
-    attack.agg(&["allow", "build"]);
-    attack.agg(&["allow", "test"]);
-    attack.agg(&["deny", "deploy"]);
-    let mut raw = attack.serve();
+    let mut raw = served_with_rules(
+        &attack,
+        &[&["allow", "build"], &["allow", "test"], &["deny", "deploy"]],
+    );
     for (id, name, args) in [
         (1, "build", vec!["deploy"]),
         (2, "build", vec!["secret"]),
@@ -67,12 +84,12 @@ fn just_never_takes_an_argument_past_the_recipe_s_parameters() {
         (5, "test", vec!["--set", "filter", "x"]),
     ] {
         let args: Vec<String> = args.iter().map(|a| attack.text(a)).collect();
-        let response = start(&mut raw, id, name, &json!({"args": args}));
-        refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+        needs_approval(&attack, &mut raw, id, name, &json!(args));
     }
-    let response = start(&mut raw, 10, "test", &json!({"args": ["unit"]}));
-    ran(&response);
-    assert!(text(&response).contains("testing unit"), "{response}");
+    ran_saying(
+        &start(&mut raw, 10, "test", &json!({"args": ["unit"]})),
+        "testing unit",
+    );
 }
 
 #[test]
@@ -82,21 +99,14 @@ fn a_go_task_wildcard_is_never_filled_with_another_task_s_name() {
         "Taskfile.yml",
         "version: '3'\ntasks:\n  greet:*:\n    cmds:\n      - echo hello {{index .MATCH 0}}\n  greet:secret:\n    cmds:\n      - echo secret > MARKER\n",
     )]);
-    attack.agg(&["allow", "greet:*"]);
-    attack.agg(&["deny", "greet:secret"]);
-    let mut raw = attack.serve();
-    let response = start(&mut raw, 1, "greet:*", &json!({"args": ["secret"]}));
-    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
-    let response = start(
-        &mut raw,
-        2,
-        "greet:*",
-        &json!({"args": ["$(touch MARKER)"]}),
+    let mut raw = served_with_rules(&attack, &[&["allow", "greet:*"], &["deny", "greet:secret"]]);
+    for (id, arg) in [(1, "secret"), (2, "$(touch MARKER)")] {
+        needs_approval(&attack, &mut raw, id, "greet:*", &json!([arg]));
+    }
+    ran_saying(
+        &start(&mut raw, 3, "greet:*", &json!({"args": ["bob"]})),
+        "hello bob",
     );
-    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
-    let response = start(&mut raw, 3, "greet:*", &json!({"args": ["bob"]}));
-    ran(&response);
-    assert!(text(&response).contains("hello bob"), "{response}");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::mcp::allow_all;
+use crate::common::mcp::allowlist_allowing_all;
 use crate::common::raw::{self, Raw, Unread, status_kib};
 use crate::common::repo;
 
@@ -83,9 +83,7 @@ fn hundreds_of_short_runs_leave_the_server_small() {
         "Makefile",
         "lines:\n\t@for i in $$(seq 1 200); do echo \"line $$i of the output\"; done\n",
     )]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(dir.path(), &allowlist);
+    let (_config, allowlist) = allowlist_allowing_all(dir.path());
     let mut raw = Raw::start(dir.path(), &allowlist);
     let pid = raw.child.id();
     let fresh = status_kib(pid, "VmRSS");

@@ -13,11 +13,23 @@ use nix::sys::stat::Mode;
 use nix::unistd::mkfifo;
 use serde_json::{Value, json};
 
-use crate::common::mcp::allow_all;
+use crate::common::mcp::allowlist_allowing_all;
 use crate::common::raw::Raw;
 use crate::common::repo;
 use crate::hostile::diag_for;
 use crate::test::names;
+
+/// `agg list --json ROOT` with an allowlist of its own, which must succeed (not hang); the
+/// document.
+fn listed(root: &Path) -> Value {
+    let config = tempfile::tempdir().expect("tmp");
+    let run = agg(
+        &["list", "--json", &root.display().to_string()],
+        &config.path().join("allowlist.toml"),
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
 
 /// What one agg command printed.
 struct Run {
@@ -87,14 +99,7 @@ fn fifos_and_devices_named_like_task_and_ignore_files_are_diagnostics() {
     fifo(&root.join(".gitignore"));
     symlink("/dev/zero", root.join("sub/.ignore")).expect("symlink");
     fifo(&root.join(".git/info/exclude"));
-    let config = tempfile::tempdir().expect("tmp");
-
-    let run = agg(
-        &["list", "--json", &root.display().to_string()],
-        &config.path().join("allowlist.toml"),
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let json = listed(root);
     let diagnostics = &json["diagnostics"];
     for file in [
         "pipe/Makefile",
@@ -138,14 +143,7 @@ fn a_huge_gitignore_is_skipped_with_a_diagnostic_and_the_tree_still_listed() {
         i += 1;
     }
     std::fs::write(root.join(".gitignore"), huge).expect("write");
-    let config = tempfile::tempdir().expect("tmp");
-
-    let run = agg(
-        &["list", "--json", &root.display().to_string()],
-        &config.path().join("allowlist.toml"),
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let json = listed(root);
     let said = diag_for(&json, ".gitignore");
     assert!(
         said.iter()
@@ -179,13 +177,7 @@ fn many_ignore_files_under_the_cap_are_capped_together() {
         std::fs::write(root.join(format!("d{d}/.gitignore")), &patterns).expect("write");
         std::fs::write(root.join(format!("d{d}/Makefile")), "x:\n\t@true\n").expect("write");
     }
-    let config = tempfile::tempdir().expect("tmp");
-    let run = agg(
-        &["list", "--json", &root.display().to_string()],
-        &config.path().join("allowlist.toml"),
-    );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let json = listed(root);
     let skipped = (0..6)
         .filter(|d| {
             diag_for(&json, &format!("d{d}/.gitignore"))
@@ -229,9 +221,7 @@ fn agg_mcp_answers_when_task_and_ignore_files_become_fifos_or_devices() {
     let root = std::fs::canonicalize(dir.path()).expect("root");
     std::fs::create_dir_all(root.join("pipe")).expect("mkdir");
     fifo(&root.join("pipe/Makefile"));
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(&root, &allowlist);
+    let (_config, allowlist) = allowlist_allowing_all(&root);
     let mut raw = Raw::start(&root, &allowlist);
 
     let listed = list_tasks(&mut raw, 1);

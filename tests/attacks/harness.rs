@@ -69,19 +69,24 @@ impl Attack {
     /// Runs the real `agg ARGS…` in the repository with its allowlist; fails the test when
     /// it fails.
     pub fn agg(&self, args: &[&str]) -> String {
-        let out = Command::new(env!("CARGO_BIN_EXE_agg"))
-            .args(args)
-            .env("AGG_ALLOWLIST", &self.allowlist)
-            .env("NO_COLOR", "1")
-            .current_dir(&self.root)
-            .output()
-            .expect("agg");
-        assert!(
-            out.status.success(),
-            "agg {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = crate::common::succeeds(
+            Command::new(env!("CARGO_BIN_EXE_agg"))
+                .args(args)
+                .env("AGG_ALLOWLIST", &self.allowlist)
+                .env("NO_COLOR", "1")
+                .current_dir(&self.root),
+            &format!("agg {args:?}"),
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Allows `task`, starts `agg mcp` on the repository and runs `task` once as it stands
+    /// (request 1): the server, for the edit that follows.
+    pub fn serve_after_one_run(&self, task: &str) -> Raw {
+        self.agg(&["allow", task]);
+        let mut raw = self.serve();
+        ran(&start(&mut raw, 1, task, &json!({})));
+        raw
     }
 
     /// `agg mcp` on the repository.
@@ -134,6 +139,12 @@ pub fn refused(attack: &Attack, raw: &mut Raw, response: &Value, code: i64) {
     let id = 900_000 + u64::from(std::process::id() % 1000);
     let list = raw.call(id, "list_tasks", &json!({}));
     assert!(list["result"]["isError"] != true, "{list}");
+}
+
+/// Asserts that the start ran, exited 0 and printed `part`.
+pub fn ran_saying(response: &Value, part: &str) {
+    ran(response);
+    assert!(text(response).contains(part), "{response}");
 }
 
 /// Asserts that the start ran and exited 0.

@@ -9,7 +9,7 @@ use nix::unistd::Pid;
 use serde_json::json;
 
 use crate::common::mcp::Mcp;
-use crate::common::{alive, eventually, read_pid, repo};
+use crate::common::{alive, eventually, read_pid};
 
 /// A task whose shell starts two background sleeps, one of them through another shell,
 /// and records every pid.
@@ -18,9 +18,9 @@ const MAKEFILE: &str = "tree:\n\t@sleep 300 & echo $$! > a.pid; sh -c 'sleep 300
 #[tokio::test]
 async fn killing_agg_mcp_ends_every_process_its_jobs_started() {
     require!("make");
-    let mcp = Mcp::start(repo(&[("Makefile", MAKEFILE)]), true).await;
+    let mcp = Mcp::on_files(&[("Makefile", MAKEFILE)], true).await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": "tree", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "tree", "wait_ms": 0}))
         .await;
     let make = u32::try_from(started["pid"].as_u64().expect("pid")).expect("pid");
     let mut pids = vec![make];
@@ -29,10 +29,7 @@ async fn killing_agg_mcp_ends_every_process_its_jobs_started() {
     }
     // A job that ended on its own released its watchdog without harm to anything.
     let quick = mcp
-        .ok(
-            "task_start",
-            json!({"unique_name": "quick", "wait_ms": 10_000}),
-        )
+        .task_start(json!({"unique_name": "quick", "wait_ms": 10_000}))
         .await;
     assert_eq!(quick["exit_code"], 0, "{quick}");
     assert!(pids.iter().all(|p| alive(*p)), "{pids:?} run");

@@ -25,16 +25,20 @@ fn refused_either(
     refused(attack, raw, response, code.unwrap_or_default());
 }
 
+/// Starts `task` (request `id`) after the attack's edit and asserts it was refused, either
+/// way ([`refused_either`]).
+fn refuses(attack: &Attack, raw: &mut crate::common::raw::Raw, id: u64, task: &str) {
+    let response = start(raw, id, task, &json!({}));
+    refused_either(attack, raw, &response);
+}
+
 #[test]
 fn a_script_s_body_is_pinned() {
     let attack = Attack::new(&[("scripts/hello", "#!/bin/sh\necho hello\n")]);
     attack.executable("scripts/hello");
-    attack.agg(&["allow", "scripts/hello"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "scripts/hello", &json!({})));
+    let mut raw = attack.serve_after_one_run("scripts/hello");
     attack.write("scripts/hello", "#!/bin/sh\necho pwned > MARKER\n");
-    let response = start(&mut raw, 2, "scripts/hello", &json!({}));
-    refused_either(&attack, &mut raw, &response);
+    refuses(&attack, &mut raw, 2, "scripts/hello");
 }
 
 #[test]
@@ -50,8 +54,7 @@ fn an_npm_hook_added_after_the_allow_is_refused() {
         r#"{"name": "x", "scripts": {"pretest": "echo pwned > MARKER", "test": "echo testing"}}"#,
     );
     let mut raw = attack.serve();
-    let response = start(&mut raw, 1, "test", &json!({}));
-    refused_either(&attack, &mut raw, &response);
+    refuses(&attack, &mut raw, 1, "test");
 }
 
 #[test]
@@ -79,24 +82,18 @@ fn an_edit_of_an_included_file_is_refused() {
 #[test]
 fn a_file_the_runner_prefers_planted_beside_the_allowed_one_is_refused() {
     let attack = Attack::new(&[("Makefile", MAKEFILE)]);
-    attack.agg(&["allow", "build"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "build", &json!({})));
+    let mut raw = attack.serve_after_one_run("build");
     attack.write("GNUmakefile", "build:\n\t@echo pwned > MARKER\n");
-    let response = start(&mut raw, 2, "build", &json!({}));
-    refused_either(&attack, &mut raw, &response);
+    refuses(&attack, &mut raw, 2, "build");
 }
 
 #[test]
 fn a_recipe_written_and_started_at_once_is_refused_every_time() {
     let attack = Attack::new(&[("Makefile", MAKEFILE)]);
-    attack.agg(&["allow", "build"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "build", &json!({})));
+    let mut raw = attack.serve_after_one_run("build");
     for i in 0..10u64 {
         attack.write("Makefile", &format!("build:\n\t@echo pwned {i} > MARKER\n"));
-        let response = start(&mut raw, 10 + i, "build", &json!({}));
-        refused_either(&attack, &mut raw, &response);
+        refuses(&attack, &mut raw, 10 + i, "build");
         attack.write("Makefile", MAKEFILE);
     }
 }
@@ -106,22 +103,17 @@ fn an_edit_through_a_hard_link_from_outside_is_refused() {
     let attack = Attack::new(&[("Makefile", MAKEFILE)]);
     let link = attack.outside.join("linked.mk");
     std::fs::hard_link(attack.root.join("Makefile"), &link).expect("link");
-    attack.agg(&["allow", "build"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "build", &json!({})));
+    let mut raw = attack.serve_after_one_run("build");
     // Written in place through the other name: the repository sees no event at all.
     std::fs::write(&link, attack.text("build:\n\t@echo pwned > MARKER\n")).expect("write");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let response = start(&mut raw, 2, "build", &json!({}));
-    refused_either(&attack, &mut raw, &response);
+    refuses(&attack, &mut raw, 2, "build");
 }
 
 #[test]
 fn a_directory_removed_and_made_again_is_read_again() {
     let attack = Attack::new(&[("web/Makefile", MAKEFILE)]);
-    attack.agg(&["allow", "web/build"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "web/build", &json!({})));
+    let mut raw = attack.serve_after_one_run("web/build");
     std::fs::remove_dir_all(attack.root.join("web")).expect("rm");
     attack.write("web/Makefile", "build:\n\t@echo pwned > MARKER\n");
     let response = start(&mut raw, 2, "web/build", &json!({}));
@@ -134,11 +126,8 @@ fn a_directory_removed_and_made_again_is_read_again() {
 fn a_task_file_behind_a_symlink_into_an_ignored_directory_is_read_through_it() {
     let attack = Attack::new(&[(".gitignore", "hidden/\n"), ("hidden/real.mk", MAKEFILE)]);
     std::os::unix::fs::symlink("hidden/real.mk", attack.root.join("Makefile")).expect("link");
-    attack.agg(&["allow", "build"]);
-    let mut raw = attack.serve();
-    ran(&start(&mut raw, 1, "build", &json!({})));
+    let mut raw = attack.serve_after_one_run("build");
     attack.write("hidden/real.mk", "build:\n\t@echo pwned > MARKER\n");
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let response = start(&mut raw, 2, "build", &json!({}));
-    refused_either(&attack, &mut raw, &response);
+    refuses(&attack, &mut raw, 2, "build");
 }

@@ -42,6 +42,17 @@ fn question(response: &Value) -> Option<(String, String)> {
     Some((message, state))
 }
 
+/// `agg mcp` (2026-07-28) on a repository with [`MAKEFILE`] and nothing allowed, asked to
+/// start `build` (request 1): the server, the start's arguments, and the state that
+/// answers the question it returned.
+fn asked_to_build() -> (Attack, Raw, Value, String) {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let build = json!({"unique_name": "build", "wait_ms": 20_000});
+    let (_, state) = question(&call(&mut raw, 1, &build, None)).expect("question");
+    (attack, raw, build, state)
+}
+
 #[test]
 fn the_question_shows_what_runs_with_control_characters_made_visible() {
     let attack = Attack::new(&[(
@@ -92,10 +103,7 @@ fn an_argument_the_runner_reads_is_in_the_question() {
 
 #[test]
 fn run_once_covers_one_start_and_only_the_argv_it_was_given_for() {
-    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
-    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
-    let build = json!({"unique_name": "build", "wait_ms": 20_000});
-    let (_, state) = question(&call(&mut raw, 1, &build, None)).expect("question");
+    let (attack, mut raw, build, state) = asked_to_build();
     // The answer for `make build`, replayed for `make build deploy`: asked again, nothing runs.
     let deploy = json!({"unique_name": "build", "args": ["deploy"], "wait_ms": 20_000});
     let response = call(&mut raw, 2, &deploy, Some((&state, "once")));
@@ -119,10 +127,7 @@ fn run_once_covers_one_start_and_only_the_argv_it_was_given_for() {
 
 #[test]
 fn an_edit_between_the_question_and_the_answer_asks_again() {
-    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
-    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
-    let build = json!({"unique_name": "build", "wait_ms": 20_000});
-    let (_, state) = question(&call(&mut raw, 1, &build, None)).expect("question");
+    let (attack, mut raw, build, state) = asked_to_build();
     attack.write("Makefile", "build:\n\t@echo pwned > MARKER\n");
     let response = call(&mut raw, 2, &build, Some((&state, "once")));
     assert!(

@@ -61,10 +61,10 @@ async fn a_flood_of_idle_control_connections_locks_out_neither_mcp_nor_agg_ps() 
     }
 
     // With every connection still open on our side, the server serves its agent…
-    let listed = mcp.ok("list_tasks", json!({})).await;
+    let listed = mcp.list_tasks(json!({})).await;
     assert_eq!(listed["total"], 1, "{listed}");
     let started = mcp
-        .ok("task_start", json!({"unique_name": "idle", "wait_ms": 0}))
+        .task_start(json!({"unique_name": "idle", "wait_ms": 0}))
         .await;
     assert_eq!(started["state"], "running", "{started}");
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
@@ -106,5 +106,5 @@ async fn a_flood_of_idle_control_connections_locks_out_neither_mcp_nor_agg_ps() 
     assert_eq!(status["state"], "running", "{status}");
     mcp.ok("task_stop", json!({"run_id": run_id, "grace_ms": 0}))
         .await;
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }

@@ -15,6 +15,7 @@ use serde_json::json;
 
 use crate::common::have;
 use crate::common::mcp::Mcp;
+use crate::common::says::Says;
 use crate::test::Test;
 
 /// OSC 52: put `rm -rf ~` (base64) on the clipboard.
@@ -180,11 +181,7 @@ fn list_shows_every_hostile_name_description_and_directory_as_escapes() {
     let piped = Test::at(root).args(["list"]).run().success();
     assert_inert(&piped.stdout);
     assert_inert(&piped.stderr);
-    assert!(
-        piped.stdout.contains(r"deploy\e]52;c;cm0gLXJmIH4=\x07"),
-        "{}",
-        piped.stdout
-    );
+    piped.stdout_says(r"deploy\e]52;c;cm0gLXJmIH4=\x07");
 }
 
 #[test]
@@ -339,7 +336,7 @@ async fn ps_logs_and_stop_show_a_hostile_job_as_escapes() {
     }
     let mcp = Mcp::start(job_repo(), true).await;
     let started = mcp
-        .ok("task_start", json!({"unique_name": JOB_NAME, "wait_ms": 0}))
+        .task_start(json!({"unique_name": JOB_NAME, "wait_ms": 0}))
         .await;
     let run_id = started["run_id"].as_str().expect("run_id").to_owned();
     wait_for_output(&mcp, &run_id).await;
@@ -386,7 +383,7 @@ async fn ps_logs_and_stop_show_a_hostile_job_as_escapes() {
     assert_eq!(code, 2, "{missing}");
     assert_inert(&missing);
     assert!(missing.contains(r"run\e]0;x\x07"), "{missing}");
-    mcp.client.cancel().await.expect("close");
+    mcp.close().await;
 }
 
 /// The root a hostile repository lives in is only ever a path: it is never shown raw.

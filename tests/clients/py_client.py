@@ -6,26 +6,15 @@ Usage: python py_client.py MODE SCENARIO_JSON AGG_BIN ROOT [AGG_ARGS...]
 MODE is `legacy` (the initialize handshake) or a protocol version such as `2026-07-28`.
 """
 
-import asyncio
 import json
 import os
 import sys
-import warnings
 
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}", flush=True)
+sys.dont_write_bytecode = True  # importing tally leaves no __pycache__ in the tests
+from tally import check, run, summary  # noqa: E402
 
 
 def fill(value, captured):
@@ -83,12 +72,8 @@ async def main():
         check(len(json.loads(table.contents[0].text)["tasks"]) >= 4, "agg://tasks is the table")
         log = await client.read_resource(run_log)
         check("started" in log.contents[0].text, f"the run log has the output: {log.contents[0].text}")
-    print(f"python-sdk ({mode}): {passed} passed, {failed} failed", flush=True)
-    return failed == 0
+    return summary(f"python-sdk ({mode})")
 
 
 if __name__ == "__main__":
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        ok = asyncio.run(main())
-    sys.exit(0 if ok else 1)
+    run(main)

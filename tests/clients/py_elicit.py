@@ -9,25 +9,16 @@ Usage: python py_elicit.py MODE AGG_BIN ROOT ALLOWLIST
 import asyncio
 import os
 import sys
-import warnings
 
 import mcp_types as types
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-passed = 0
-failed = 0
+sys.dont_write_bytecode = True  # importing tally leaves no __pycache__ in the tests
+from tally import check, run, summary  # noqa: E402
+
 asked = []  # (message, schema property names) of every question
 answers = []  # what the callback answers next, in order
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}", flush=True)
 
 
 async def on_elicit(context, params):
@@ -107,12 +98,8 @@ async def main():
             answers.append(("accept", {"confirm": False}))
             r = await client.call_tool("task_start", {"unique_name": name})
             check(r.is_error and code(r) == -32014, f"{name} not confirmed: {r}")
-    print(f"python-sdk elicitation ({mode}): {passed} passed, {failed} failed", flush=True)
-    return failed == 0
+    return summary(f"python-sdk elicitation ({mode})")
 
 
 if __name__ == "__main__":
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        ok = asyncio.run(main())
-    sys.exit(0 if ok else 1)
+    run(main)

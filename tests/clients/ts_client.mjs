@@ -4,12 +4,10 @@
 // Usage: node ts_client.mjs SCENARIO_JSON AGG_BIN ROOT [AGG_ARGS...]; env is passed on.
 // The SDK is loaded from $AGG_CLIENTS/npm (scripts/clients.sh installs it there).
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { check, finish, sdk } from "./tally.mjs";
 
-const sdk = join(process.env.AGG_CLIENTS ?? ".tools/clients", "npm/node_modules/@modelcontextprotocol/sdk/dist/esm");
-const { Client } = await import(pathToFileURL(join(sdk, "client/index.js")).href);
-const { StdioClientTransport } = await import(pathToFileURL(join(sdk, "client/stdio.js")).href);
+const { Client } = await sdk("client/index.js");
+const { StdioClientTransport } = await sdk("client/stdio.js");
 
 const [scenarioPath, agg, root, ...extra] = process.argv.slice(2);
 const scenario = JSON.parse(readFileSync(scenarioPath, "utf8"));
@@ -22,15 +20,6 @@ for (const level of ["warn", "error"]) {
   };
 }
 
-let passed = 0;
-let failed = 0;
-const check = (ok, what) => {
-  if (ok) passed++;
-  else {
-    failed++;
-    process.stdout.write(`FAIL ${what}\n`);
-  }
-};
 
 const transport = new StdioClientTransport({
   command: agg,
@@ -89,5 +78,4 @@ check(log.contents[0].text.includes("started"), `the run log has the output: ${l
 
 check(warnings.length === 0, `no client warnings: ${warnings.join(" | ")}`);
 await client.close();
-process.stdout.write(`ts-sdk: ${passed} passed, ${failed} failed\n`);
-process.exit(failed === 0 ? 0 : 1);
+finish("ts-sdk");

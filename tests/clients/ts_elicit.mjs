@@ -3,24 +3,13 @@
 // never asked about, and the runners' own confirmations in their words.
 // Usage: node ts_elicit.mjs AGG_BIN ROOT ALLOWLIST; the SDK comes from $AGG_CLIENTS/npm.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { check, finish, sdk } from "./tally.mjs";
 
-const sdk = join(process.env.AGG_CLIENTS ?? ".tools/clients", "npm/node_modules/@modelcontextprotocol/sdk/dist/esm");
-const { Client } = await import(pathToFileURL(join(sdk, "client/index.js")).href);
-const { StdioClientTransport } = await import(pathToFileURL(join(sdk, "client/stdio.js")).href);
-const { ElicitRequestSchema } = await import(pathToFileURL(join(sdk, "types.js")).href);
+const { Client } = await sdk("client/index.js");
+const { StdioClientTransport } = await sdk("client/stdio.js");
+const { ElicitRequestSchema } = await sdk("types.js");
 
 const [agg, root, allowlist] = process.argv.slice(2);
-let passed = 0;
-let failed = 0;
-const check = (ok, what) => {
-  if (ok) passed++;
-  else {
-    failed++;
-    process.stdout.write(`FAIL ${what}\n`);
-  }
-};
 const asked = [];
 const answers = [];
 const client = new Client({ name: "agg-elicit-ts", version: "1.0.0" }, { capabilities: { elicitation: {} } });
@@ -65,5 +54,4 @@ for (const [name, words] of [["publish", "Run recipe `publish`?"], ["ship", "Shi
   check(r.isError && code(r) === -32014, `${name} not confirmed`);
 }
 await client.close();
-process.stdout.write(`ts-sdk elicitation: ${passed} passed, ${failed} failed\n`);
-process.exit(failed === 0 ? 0 : 1);
+finish("ts-sdk elicitation");

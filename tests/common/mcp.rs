@@ -121,24 +121,80 @@ fn allow_dir(root: &Path, allowlist: &Path, extra: &[&str]) {
 /// Runs the real `agg allow ARGS…` in `root` against `allowlist`; fails the test when it
 /// fails.
 pub fn agg_allow(root: &Path, allowlist: &Path, args: &[&str]) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
-        .arg("allow")
-        .args(args)
-        .env("AGG_ALLOWLIST", allowlist)
-        .current_dir(root)
-        .output()
-        .expect("agg allow");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let args: Vec<&str> = std::iter::once("allow")
+        .chain(args.iter().copied())
+        .collect();
+    agg_on_allowlist(root, allowlist, &args);
+}
+
+/// Runs the real `agg ARGS…` (`allow`, `deny`…) in `dir` against `allowlist`; fails the test
+/// when it fails.
+pub fn agg_on_allowlist(dir: &Path, allowlist: &Path, args: &[&str]) {
+    super::succeeds(
+        std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
+            .args(args)
+            .env("AGG_ALLOWLIST", allowlist)
+            .current_dir(dir),
+        &format!("agg {args:?}"),
     );
+}
+
+/// A fresh allowlist in a config directory of its own (which lasts as long as the returned
+/// directory), allowing every task under `root`.
+pub fn allowlist_allowing_all(root: &Path) -> (tempfile::TempDir, PathBuf) {
+    let config = tempfile::tempdir().expect("config dir");
+    let allowlist = config.path().join("allowlist.toml");
+    allow_all(root, &allowlist);
+    (config, allowlist)
+}
+
+/// Spawns the `agg mcp` that `command` describes, its stderr going to `stderr`, and
+/// connects a recording client to it: the client, what it records, the server's pid.
+pub async fn connect(
+    command: tokio::process::Command,
+    stderr: Stdio,
+    mode: ClientLifecycleMode,
+) -> (
+    RunningService<RoleClient, Recorder>,
+    mpsc::UnboundedReceiver<Event>,
+    u32,
+) {
+    let (proc, _) = TokioChildProcess::builder(command)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn agg mcp");
+    let server_pid = proc.id().unwrap_or(0);
+    let (tx, events) = mpsc::unbounded_channel();
+    let client = Recorder(tx)
+        .serve_with_lifecycle(proc, mode)
+        .await
+        .expect("connect");
+    (client, events, server_pid)
+}
+
+/// Calls a tool with `args` through `client`; its result.
+pub async fn call_tool(
+    client: &RunningService<RoleClient, Recorder>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
+    let args = args.as_object().cloned().unwrap_or_default();
+    client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{name} failed: {e}"))
 }
 
 impl Mcp {
     /// Starts `agg mcp` on `repo`; with `allow`, every task there is allowlisted.
     pub async fn start(repo: tempfile::TempDir, allow: bool) -> Mcp {
         Mcp::start_with(repo, allow, None, ClientLifecycleMode::Initialize).await
+    }
+
+    /// Starts `agg mcp` on a new repository holding `files`; with `allow`, every task there
+    /// is allowlisted.
+    pub async fn on_files(files: &[(&str, &str)], allow: bool) -> Mcp {
+        Mcp::start(super::repo(files), allow).await
     }
 
     /// Starts `agg mcp EXTRA…` on `repo`.
@@ -187,16 +243,7 @@ impl Mcp {
         std::fs::create_dir_all(&runtime).expect("runtime dir");
         let mut command = agg_command(&root, &allowlist, path_env, extra, &runtime);
         command.envs(env.iter().copied());
-        let (proc, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agg mcp");
-        let server_pid = proc.id().unwrap_or(0);
-        let (tx, events) = mpsc::unbounded_channel();
-        let client = Recorder(tx)
-            .serve_with_lifecycle(proc, mode)
-            .await
-            .expect("connect");
+        let (client, events, server_pid) = connect(command, Stdio::inherit(), mode).await;
         Mcp {
             client,
             events,
@@ -216,20 +263,10 @@ impl Mcp {
 
     /// A second `agg mcp` on the same repository, with the same runtime directory.
     pub async fn second(&self) -> Mcp {
-        let config = tempfile::tempdir().expect("config dir");
-        let allowlist = config.path().join("allowlist.toml");
-        allow_all(&self.root, &allowlist);
+        let (config, allowlist) = allowlist_allowing_all(&self.root);
         let command = agg_command(&self.root, &allowlist, None, &[], &self.runtime);
-        let (proc, _) = TokioChildProcess::builder(command)
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn agg mcp");
-        let server_pid = proc.id().unwrap_or(0);
-        let (tx, events) = mpsc::unbounded_channel();
-        let client = Recorder(tx)
-            .serve_with_lifecycle(proc, ClientLifecycleMode::Initialize)
-            .await
-            .expect("connect");
+        let (client, events, server_pid) =
+            connect(command, Stdio::inherit(), ClientLifecycleMode::Initialize).await;
         Mcp {
             client,
             events,
@@ -241,13 +278,42 @@ impl Mcp {
         }
     }
 
+    /// `list_tasks` with `args`, which must succeed; its structured result.
+    pub async fn list_tasks(&self, args: Value) -> Value {
+        self.ok("list_tasks", args).await
+    }
+
+    /// `task_start` with `args`, which must succeed; its structured result.
+    pub async fn task_start(&self, args: Value) -> Value {
+        self.ok("task_start", args).await
+    }
+
+    /// Stops the job a `task_start` result names (`task_stop` with its `run_id`); the
+    /// structured result of the stop.
+    pub async fn stop(&self, started: &Value) -> Value {
+        self.ok(
+            "task_stop",
+            serde_json::json!({"run_id": started["run_id"]}),
+        )
+        .await
+    }
+
+    /// Closes the client's side of the connection, as a host does when it quits.
+    pub async fn close(self) {
+        self.client.cancel().await.expect("close");
+    }
+
+    /// Calls a tool that must fail with `code` and a message that says `part`; the error
+    /// body.
+    pub async fn err_saying(&self, name: &str, args: Value, code: i64, part: &str) -> Value {
+        let body = self.err(name, args, code).await;
+        assert_error_says(&body, part);
+        body
+    }
+
     /// Calls a tool and returns its result.
     pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
-        let args = args.as_object().cloned().unwrap_or_default();
-        self.client
-            .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
-            .await
-            .unwrap_or_else(|e| panic!("{name} failed: {e}"))
+        call_tool(&self.client, name, args).await
     }
 
     /// Calls a tool that must succeed and returns its structured content.
@@ -303,4 +369,18 @@ pub fn text(result: &CallToolResult) -> String {
         .filter_map(|c| c.as_text().map(|t| t.text.clone()))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Asserts that the message of an error body (`_meta["agg/error"]`) says `part`.
+pub fn assert_error_says(body: &Value, part: &str) {
+    assert_field_says(body, "error", part);
+}
+
+/// Asserts that the string `field` of a structured body (an error's `hint`, a job's
+/// `state`…) says `part`.
+pub fn assert_field_says(body: &Value, field: &str, part: &str) {
+    assert!(
+        body[field].as_str().is_some_and(|e| e.contains(part)),
+        "{field} should say {part:?}: {body}"
+    );
 }

@@ -3,9 +3,11 @@
 //! and [`raw`] (raw JSON-RPC lines), the comparisons with a runner's own listing in
 //! [`listing`], a real terminal in [`tmux`].
 
+pub mod installed;
 pub mod listing;
 pub mod mcp;
 pub mod raw;
+pub mod says;
 pub mod tmux;
 pub mod verbatim;
 
@@ -100,4 +102,16 @@ pub fn until_ready_pid(stderr: &str) -> u32 {
         .and_then(|s| s.split(',').next())
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("pid in: {stderr}"))
+}
+
+/// Runs `cmd`, which must exit 0 (`what` names it in the failure, with its stderr); what
+/// it printed.
+pub fn succeeds(cmd: &mut std::process::Command, what: &str) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::mcp::allow_all;
+use super::mcp::allowlist_allowing_all;
 use super::repo;
 
 /// A raw JSON-RPC session with `agg mcp`.
@@ -244,8 +244,6 @@ pub const TASKS: &str = "## Tasks\n\n### forever\n\n```sh\nsh -c 'echo $$ > orph
 
 pub fn setup() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
     let dir = repo(&[("README.md", TASKS)]);
-    let config = tempfile::tempdir().expect("tmp");
-    let allowlist = config.path().join("allowlist.toml");
-    allow_all(dir.path(), &allowlist);
+    let (config, allowlist) = allowlist_allowing_all(dir.path());
     (dir, config, allowlist)
 }

@@ -14,29 +14,6 @@ use std::time::{Duration, Instant};
 /// How long a test waits for the screen to show something.
 const PATIENCE: Duration = Duration::from_secs(20);
 
-/// Whether `program` is installed. Under `AGG_REQUIRE_RUNNERS` a missing one fails the test;
-/// otherwise the test says it is skipped (past the harness's capture, so a passing run shows
-/// it too) and returns.
-pub fn have_tool(test: &str, program: &str) -> bool {
-    if which::which(program).is_ok() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("AGG_REQUIRE_RUNNERS").is_none(),
-        "{test}: {program} is required (AGG_REQUIRE_RUNNERS is set) but not installed"
-    );
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr().lock(),
-        format_args!("SKIPPED {test}: {program} not installed\n"),
-    );
-    false
-}
-
-/// Whether tmux is installed ([`have_tool`]).
-pub fn have_tmux(test: &str) -> bool {
-    have_tool(test, "tmux")
-}
-
 /// What a pane showed once its command had ended.
 pub struct Screen {
     /// Each screen row as the terminal shows it (a wrapped line is several rows).
@@ -45,6 +22,17 @@ pub struct Screen {
     pub lines: Vec<String>,
     /// The rows with their colours and attributes as escape sequences (`capture-pane -e`).
     pub styled: String,
+}
+
+impl Screen {
+    /// The first row that shows `part`; fails the test, naming `what`, when none does.
+    #[track_caller]
+    pub fn row_with(&self, part: &str, what: &str) -> &str {
+        self.rows
+            .iter()
+            .find(|r| r.contains(part))
+            .unwrap_or_else(|| panic!("no {what}:\n{}", self.rows.join("\n")))
+    }
 }
 
 /// Runs `program args` in a `width`×`height` pane from `dir`, with `env` set and `unset`
@@ -261,6 +249,22 @@ impl Tmux {
     #[track_caller]
     pub fn wait_for(&self, text: &str) -> String {
         self.wait(&format!("`{text}`"), |s| s.contains(text))
+    }
+
+    /// Presses `key`, upon which agg must exit with `code` ([`Tmux::assert_exited`]).
+    #[track_caller]
+    pub fn quit_with(&self, key: &str, code: i32) {
+        self.keys(&[key]);
+        self.assert_exited(code);
+    }
+
+    /// Asserts that agg exited with `code` and left the terminal as it found it.
+    #[track_caller]
+    pub fn assert_exited(&self, code: i32) {
+        assert_eq!(
+            self.exit_line(),
+            format!("agg exited {code}, terminal restored")
+        );
     }
 
     /// Waits for agg to end and returns the line the shell printed after it.
