@@ -12,7 +12,6 @@ use agg::allowlist::{Decision, LiveAllowlist, Store};
 use agg::table::Table;
 use tempfile::TempDir;
 
-use crate::common::says::Says;
 use crate::test::{Output, Test};
 
 const MAKEFILE: &str = "\
@@ -114,8 +113,8 @@ fn lapsed_summary(decision: Decision) -> String {
 fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let s = Setup::new(&[("Makefile", MAKEFILE)]);
     let out = s.agg(["allow", "build"]).success();
-    out.stdout_says("allowed: task build in ");
-    out.stdout_says("pinned to `make build`");
+    out.stdout_has("allowed: task build in ");
+    out.stdout_has("pinned to `make build`");
     assert!(s.decide("build").allowed());
 
     s.write(
@@ -128,13 +127,13 @@ fn an_allowed_task_lapses_when_its_recipe_changes_and_says_what_changed() {
     let summary = lapsed_summary(s.decide("build"));
     assert_eq!(summary, "recipe text changed (1 → 2 lines)");
     let out = s.agg(["allowlist"]).success();
-    out.stdout_says("lapsed: recipe text changed (1 → 2 lines)");
+    out.stdout_has("lapsed: recipe text changed (1 → 2 lines)");
     let json = s.agg(["allowlist", "--json"]).success().json();
     assert_eq!(json["allow"][0]["state"], "lapsed");
 
     // Allowing it again re-pins it, in place.
     let out = s.agg(["allow", "build"]).success();
-    out.stdout_says("replacing the earlier rule");
+    out.stdout_has("replacing the earlier rule");
     assert!(s.decide("build").allowed());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
 }
@@ -168,7 +167,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         ("web/Makefile", "lint:\n\teslint .\n"),
     ]);
     let out = s.agg(["allow", "--file", "Makefile", "--pin"]).success();
-    out.stdout_says("pinned to the file's content");
+    out.stdout_has("pinned to the file's content");
     assert!(s.decide("build").allowed());
     assert!(s.decide("test").allowed());
     // Any byte counts, even a comment.
@@ -178,7 +177,7 @@ fn a_pinned_file_lapses_on_any_edit_of_that_file() {
         "file content changed (8 → 9 lines)"
     );
     let out = s.agg(["allowlist"]).success();
-    out.stdout_says("lapsed: file content changed");
+    out.stdout_has("lapsed: file content changed");
     // An unpinned file rule allows whatever the file says.
     s.agg(["allow", "--file", "web/Makefile"]).success();
     s.write("web/Makefile", "lint:\n\teslint --fix .\n");
@@ -202,7 +201,7 @@ fn a_task_rule_written_before_pins_still_allows_and_is_pinned_when_allowed_again
     .expect("write");
     assert!(s.decide("test").allowed());
     let out = s.agg(["allowlist"]).success();
-    out.stdout_says("unpinned (written before pins)");
+    out.stdout_has("unpinned (written before pins)");
     s.agg(["allow", "test"]).success();
     assert!(s.text().contains("[allow.pin]"), "{}", s.text());
     assert_eq!(s.text().matches("[[allow]]").count(), 1);
@@ -319,8 +318,8 @@ fn a_corrupt_allowlist_is_never_overwritten_and_denies_everything() {
     let bad_line = corrupt.lines().count() - 1;
     for args in [["allow", "build"], ["deny", "build"]] {
         let out = s.agg(args).code(1);
-        out.stderr_says(&format!("allowlist.toml:{bad_line}:"));
-        out.stderr_says("never overwrites");
+        out.stderr_has(&format!("allowlist.toml:{bad_line}:"));
+        out.stderr_has("never overwrites");
         assert_eq!(s.text(), corrupt);
     }
     s.agg(["allowlist"]).code(1);
@@ -345,7 +344,7 @@ fn an_unknown_key_is_refused_rather_than_dropped_on_the_next_write() {
     let text = "[[alow]]\ndir = \"/srv\"\n";
     std::fs::write(&s.list, text).expect("write");
     let out = s.agg(["allow", "build"]).code(1);
-    out.stderr_says("unknown field `alow`");
+    out.stderr_has("unknown field `alow`");
     assert_eq!(s.text(), text);
 }
 

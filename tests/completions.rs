@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::says::Says;
 use crate::common::succeeds;
 use crate::test::Test;
 
@@ -115,7 +114,7 @@ fn completions_prints_a_script_for_every_shell() {
         assert!(out.stdout.contains(env!("CARGO_BIN_EXE_agg")), "{shell}");
     }
     let out = Test::new().args(["completions", "tcsh"]).run().code(2);
-    out.stderr_says("possible values");
+    out.stderr_has("possible values");
 }
 
 #[test]
@@ -195,7 +194,7 @@ fn below_the_root_the_current_directorys_short_names_complete_too() {
         .args(["describe", "build"])
         .run()
         .success();
-    out.stdout_says("apps/web/build");
+    out.stdout_has("apps/web/build");
 }
 
 #[test]

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::common::says::Says;
 use crate::common::tmux::{Screen, run_in_pane};
 use crate::test::Test;
 
@@ -239,7 +238,7 @@ fn a_pipe_gets_whole_lines_whatever_columns_says() {
             out.stdout
         );
     }
-    out.stdout_omits("…");
+    out.stdout_lacks("…");
     // JSON is the same table, whole.
     let json = wide_repo().args(["list", "--json"]).run().success().json();
     let build = &json["tasks"]

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::says::Says;
 use crate::test::Test;
 
 const MAKEFILE: &str = "ok:\n\t@echo fine\n\nfail:\n\t@exit 2\n";
@@ -116,8 +115,8 @@ fn runs_are_remembered_across_processes_and_shown_by_list_describe_and_ps() {
             .all(|r| r["via"] == "agg run" && r["file"] == "Makefile")
     );
     let ps = repo.agg(["ps", "--history"]).run().success();
-    ps.stdout_says("✗ exit 2");
-    ps.stdout_says("✓ passed");
+    ps.stdout_has("✗ exit 2");
+    ps.stdout_has("✓ passed");
 }
 
 #[test]
@@ -178,10 +177,10 @@ fn an_unwritable_history_never_fails_a_run() {
     std::fs::create_dir_all(&agg_cache).expect("mkdir");
     std::fs::write(agg_cache.join("history"), "not a directory").expect("write");
     let out = repo.agg(["run", "ok"]).run().success();
-    out.stdout_says("fine");
+    out.stdout_has("fine");
     repo.agg(["run", "fail"]).run().code(2);
     repo.agg(["list"]).run().success();
     let ps = repo.agg(["ps", "--history"]).run().success();
-    ps.stdout_says("no finished runs");
+    ps.stdout_has("no finished runs");
     assert!(!Path::new(&agg_cache.join("history")).is_dir());
 }

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::installed::{Installed, tools_folder};
-use crate::common::says::Says;
 use crate::test::Test;
 
 /// What the scripted round asks each host.
@@ -717,7 +716,7 @@ fn print_config_via_uvx_starts_the_pypi_package() {
         out.stdout,
         "[mcp_servers.agg]\ncommand = \"uvx\"\nargs = [\"--from\", \"task-agg\", \"agg\", \"mcp\"]\n"
     );
-    out.stderr_says("codex mcp add agg -- uvx --from task-agg agg mcp");
+    out.stderr_has("codex mcp add agg -- uvx --from task-agg agg mcp");
 }
 
 /// `--via agg` names this binary by its absolute path, unless `agg` on PATH is this very
@@ -754,11 +753,11 @@ fn a_scope_the_host_has_no_file_for_is_refused_naming_the_file() {
         .run()
         .code(2);
     assert_eq!(out.stdout, "");
-    out.stderr_says("~/.codeium/windsurf/mcp_config.json");
+    out.stderr_has("~/.codeium/windsurf/mcp_config.json");
 }
 
 #[test]
 fn via_and_scope_need_print_config() {
     let out = Test::new().args(["mcp", "--via", "npx"]).run().code(2);
-    out.stderr_says("--print-config");
+    out.stderr_has("--print-config");
 }

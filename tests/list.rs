@@ -227,8 +227,8 @@ fn a_malformed_file_is_a_diagnostic_and_other_tasks_still_list() {
         )
         .args(["list", "--json"])
         .run()
-        .success()
-        .stderr_has("web/package.json:3:");
+        .success();
+    out.stderr_has("web/package.json:3:");
     let json = out.json();
     assert_eq!(names(&json), ["build"]);
     let diags: Vec<_> = diagnostics(&json).collect();
@@ -263,9 +263,8 @@ fn missing_runners_are_marked_with_one_install_hint_each() {
         .env("PATH", empty.path())
         .args(["list", "."])
         .run()
-        .success()
-        .stderr_has("npm install -g pnpm")
-        .stdout_has("pnpm ✗");
+        .success();
+    out.stderr_has("npm install -g pnpm").stdout_has("pnpm ✗");
     assert_eq!(
         out.stderr.matches("pnpm is not installed").count(),
         1,
@@ -669,8 +668,8 @@ fn a_search_that_finds_nothing_suggests_what_would() {
     let out = Test::fixture("workspace")
         .args(["list", ".", "-q", "billing-adapter serve", "--json"])
         .run()
-        .success()
-        .stderr_has("did you mean `serve`, `billing-adapter`?");
+        .success();
+    out.stderr_has("did you mean `serve`, `billing-adapter`?");
     assert!(names(&out.json()).is_empty());
 }
 

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use crate::common::says::Says;
 use crate::common::tmux::Tmux;
 use crate::test::Test;
 
@@ -187,7 +186,7 @@ fn picker_enter_runs_the_selected_task_in_the_foreground_with_its_exit_code() {
     drop(term);
     // The run went into the history, and the next picker's preview shows it.
     let out = repo.agg(["describe", "lint"]).run().success();
-    out.stdout_says("failed (exit 2)");
+    out.stdout_has("failed (exit 2)");
     let term = repo.open(".", "", 100, 24);
     // Typed before the picker is up, the keys would be echoed by the terminal.
     term.wait_for("4/4");
@@ -327,12 +326,12 @@ fn agg_alone_without_a_terminal_prints_the_list() {
     let out = repo.agg([]).run().success();
     let list = repo.agg(["list"]).run().success();
     assert_eq!(out.stdout, list.stdout);
-    out.stdout_says("apps/web/serve");
+    out.stdout_has("apps/web/serve");
 }
 
 #[test]
 fn run_without_a_name_without_a_terminal_is_an_error() {
     let repo = Repo::new(false);
     let out = repo.agg(["run"]).run().code(2);
-    out.stderr_says("`agg run` needs a task name");
+    out.stderr_has("`agg run` needs a task name");
 }

@@ -4,7 +4,6 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
 use crate::test::{Output, Test};
 
@@ -149,7 +148,7 @@ fn go_task_receives_args_as_cli_args() {
         &["run", "echo", "--", "one", "two"],
     )
     .success();
-    out.stdout_says("args=one two");
+    out.stdout_has("args=one two");
     let failed = agg_in("Taskfile.yml", taskfile, &["run", "fail"]);
     assert_ne!(failed.code, Some(0));
 }
@@ -168,7 +167,7 @@ fn go_task_wildcard_tasks_run_by_the_name_they_match() {
         assert!(out.stdout.contains("hello bob"), "{args:?}: {}", out.stderr);
     }
     let missing = agg_in("Taskfile.yml", WILD_TASKFILE, &["run", "greet:*"]).code(2);
-    missing.stderr_says("needs a value for `MATCH`");
+    missing.stderr_has("needs a value for `MATCH`");
 }
 
 #[test]
@@ -193,7 +192,7 @@ fn a_runner_and_its_own_name_pick_a_suffixed_task() {
             .write("web/justfile", "format:\n    @echo web format\n")
     };
     let listed = test().args(["list", "."]).run().success();
-    listed.stdout_says("[just format]");
+    listed.stdout_has("[just format]");
     let out = test().args(["run", "just format"]).run().success();
     assert_eq!(out.stdout.trim(), "just format");
     let out = test().args(["run", "just web/format"]).run().success();
@@ -225,7 +224,7 @@ fn from_a_subdirectory_the_repository_root_is_found() {
         "{}",
         listed.stdout
     );
-    listed.stdout_says("src/lib/hello");
+    listed.stdout_has("src/lib/hello");
     let json = test().args(["list", "--json"]).run().success().json();
     assert_eq!(crate::test::names(&json), ["pwd", "src/lib/hello"]);
     // The task runs from its own directory, the repository root.
@@ -261,10 +260,10 @@ fn describe_shows_what_else_running_involves() {
         .run()
         .success()
         .stdout_starts_with("build  npm: build")
-        .stdout_says("also runs    prebuild (before): rm -rf dist")
-        .stdout_says("postbuild (after): echo done");
+        .stdout_has("also runs    prebuild (before): rm -rf dist")
+        .stdout_has("postbuild (after): echo done");
     let unknown = agg_in("package.json", package, &["run", "//"]).code(2);
-    unknown.stderr_says("no task named `//`");
+    unknown.stderr_has("no task named `//`");
     let just = agg_in(
         "justfile",
         "[confirm]\npublish:\n    cargo publish\n",
@@ -281,8 +280,8 @@ fn describe_shows_what_else_running_involves() {
         .args(["describe", "deploy"])
         .run()
         .success();
-    task.stdout_says("asks first   Deploy now? (runs only if answered yes)");
-    task.stdout_says("interactive");
+    task.stdout_has("asks first   Deploy now? (runs only if answered yes)");
+    task.stdout_has("interactive");
 }
 
 #[test]
@@ -380,7 +379,7 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .write("README.md", XC_README)
         .write("web/.keep", "");
     let out = test.args(["run", "greet", "--", "world"]).run().success();
-    out.stdout_says("hello world from ");
+    out.stdout_has("hello world from ");
     let out = Test::new()
         .write("README.md", XC_README)
         .env("NAME", "env")
@@ -388,14 +387,14 @@ fn xc_tasks_run_with_the_built_in_executor() {
         .args(["run", "greet"])
         .run()
         .success();
-    out.stdout_says("hi env");
+    out.stdout_has("hi env");
     let missing = Test::new()
         .write("README.md", XC_README)
         .args(["run", "greet"])
         .env_remove_name()
         .run()
         .code(2);
-    missing.stderr_says("needs input `NAME`");
+    missing.stderr_has("needs input `NAME`");
 }
 
 #[test]
@@ -413,7 +412,7 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
         .success();
     assert_eq!(skipped.stdout.trim(), "build");
     let cycle = agg_in("README.md", XC_README, &["run", "loop-a"]).code(2);
-    cycle.stderr_says("dependency cycle");
+    cycle.stderr_has("dependency cycle");
     let sub = Test::new()
         .write("README.md", XC_README)
         .write("web/.keep", "")
@@ -423,7 +422,7 @@ fn xc_dependencies_run_first_and_cycles_are_refused() {
     assert!(sub.stdout.trim().ends_with("/web"), "{}", sub.stdout);
     if have("python3") {
         let py = agg_in("README.md", XC_README, &["run", "py", "--", "x"]).success();
-        py.stdout_says("python says ['x']");
+        py.stdout_has("python says ['x']");
     }
 }
 
@@ -436,10 +435,10 @@ fn unknown_and_ambiguous_names_get_help() {
             .write("web/Makefile", "build:\n\t@true\n")
     };
     let unknown = test().args(["run", "biuld"]).run().code(2);
-    unknown.stderr_says("no task named `biuld`");
-    unknown.stderr_says("did you mean: build-j, build-m");
+    unknown.stderr_has("no task named `biuld`");
+    unknown.stderr_has("did you mean: build-j, build-m");
     let ambiguous = test().args(["run", "build"]).run().code(2);
-    ambiguous.stderr_says("`build` names 2 tasks");
+    ambiguous.stderr_has("`build` names 2 tasks");
     assert!(ambiguous.stderr.contains("build-j") && ambiguous.stderr.contains("build-m"));
 }
 
@@ -452,8 +451,8 @@ fn a_missing_runner_gets_an_install_hint() {
         .args(["run", "build"])
         .run()
         .code(127);
-    out.stderr_says("`build` needs just, which is not installed");
-    out.stderr_says("cargo install just");
+    out.stderr_has("`build` needs just, which is not installed");
+    out.stderr_has("cargo install just");
 }
 
 #[test]
@@ -468,7 +467,7 @@ fn describe_shows_everything_known() {
         "script",
         "echo \"$GREETING",
     ] {
-        out.stdout_says(want);
+        out.stdout_has(want);
     }
     let json = agg_in("README.md", XC_README, &["describe", "greet", "--json"])
         .success()

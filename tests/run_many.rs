@@ -5,7 +5,6 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::common::says::Says;
 use crate::common::{alive, have, read_pid};
 use crate::test::{Output, Test};
 
@@ -102,7 +101,7 @@ fn arguments_after_the_separator_reach_the_last_task() {
     let out = agg(&test, &["run", "greet", "-e", "A=1", "Grace"]).success();
     assert_eq!(out.stdout, "hello Grace\n");
     let out = agg(&test, &["run", "greet", "--loud"]).code(2);
-    out.stderr_says("to pass '--loud' as a value, use '-- --loud'");
+    out.stderr_has("to pass '--loud' as a value, use '-- --loud'");
 }
 
 #[test]
@@ -114,20 +113,20 @@ fn a_word_that_could_be_a_task_or_an_argument_is_refused_before_anything_runs() 
     // `greet` takes a parameter and `hi` is a task: `just greet hi` would greet "hi".
     let out = agg(&test, &["run", "greet", "hi"]).code(2);
     assert!(out.stdout.is_empty(), "nothing ran: {}", out.stdout);
-    out.stderr_says("`greet` takes arguments, and `hi` is also a task name");
-    out.stderr_says("agg run greet hi --\n");
-    out.stderr_says("agg run greet -- hi");
+    out.stderr_has("`greet` takes arguments, and `hi` is also a task name");
+    out.stderr_has("agg run greet hi --\n");
+    out.stderr_has("agg run greet -- hi");
 
     // A task name among words that are not: which are arguments cannot be guessed.
     let out = agg(&test, &["run", "one", "two", "extra"]).code(2);
-    out.stderr_says("after `one`, `two` is a task name but `extra` is not");
-    out.stderr_says("agg run one two -- extra");
+    out.stderr_has("after `one`, `two` is a task name but `extra` is not");
+    out.stderr_has("agg run one two -- extra");
     assert_eq!(ran(&test), "", "nothing ran");
 
     // With `--`, a name that is no task is an error, and nothing runs either.
     let out = agg(&test, &["run", "one", "tow", "--"]).code(2);
-    out.stderr_says("no task named `tow`");
-    out.stderr_says("did you mean: two");
+    out.stderr_has("no task named `tow`");
+    out.stderr_has("did you mean: two");
     assert_eq!(ran(&test), "");
 }
 
@@ -161,7 +160,7 @@ fn until_ready_takes_a_single_task() {
     require!("make");
     let test = Test::new().write("Makefile", MAKEFILE);
     let out = agg(&test, &["run", "--until-ready", "one", "two", "--"]).code(2);
-    out.stderr_says("--until-ready starts one service");
+    out.stderr_has("--until-ready starts one service");
     assert_eq!(ran(&test), "");
 }
 
@@ -194,8 +193,8 @@ fn parallel_runs_every_task_at_once_with_each_line_prefixed() {
         "{}",
         out.stdout
     );
-    out.stdout_says("quick-fail | quick");
-    out.stderr_says("quick-fail | make: *** [Makefile:");
+    out.stdout_has("quick-fail | quick");
+    out.stderr_has("quick-fail | make: *** [Makefile:");
 }
 
 #[test]
@@ -217,7 +216,7 @@ fn parallel_passes_on_every_line_of_tasks_that_flood_their_output() {
             "{name}: in order"
         );
     }
-    out.stderr_omits("not shown");
+    out.stderr_lacks("not shown");
 }
 
 #[tokio::test]

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::says::Says;
 use crate::common::{alive, eventually, repo};
 use crate::test::Test;
 
@@ -115,8 +114,8 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     assert!(answer.starts_with("HTTP/1.0 404"), "{answer}");
 
     let logs = stand.agg(["logs", &run_id]).success();
-    logs.stdout_says("serving\n");
-    logs.stdout_says("Serving HTTP on 127.0.0.1");
+    logs.stdout_has("serving\n");
+    logs.stdout_has("Serving HTTP on 127.0.0.1");
     let log_path = service["log"].as_str().expect("log").to_owned();
     eventually(Duration::from_secs(5), "the request in the log", || {
         std::fs::read_to_string(&log_path).is_ok_and(|l| l.contains("/ps-saw-this"))
@@ -124,7 +123,7 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
     .await;
     let tail = stand.agg(["logs", &run_id, "-n", "1"]).success();
     assert_eq!(tail.stdout.lines().count(), 1, "{}", tail.stdout);
-    tail.stdout_says("GET /ps-saw-this");
+    tail.stdout_has("GET /ps-saw-this");
 
     let stop = stand.agg(["stop", &run_id]).success();
     assert_eq!(
@@ -149,7 +148,7 @@ async fn a_service_left_by_agg_run_is_listed_followed_and_stopped() {
         ps.stdout
     );
     let again = stand.agg(["stop", &run_id]).success();
-    again.stdout_says("stopped: already");
+    again.stdout_has("stopped: already");
     let unknown = stand.agg(["logs", "no-such-run"]).code(2);
     assert!(
         unknown
@@ -178,7 +177,7 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
     let row = stand.ps_row(&run_id);
     assert!(row.contains(" ended "), "{row}");
     let stop = stand.agg(["stop", &run_id]).success();
-    stop.stdout_says("stopped: already");
+    stop.stdout_has("stopped: already");
     assert!(alive(pid), "the other process was left alone");
 
     // The record of a service that ended a day ago goes.
@@ -189,7 +188,7 @@ fn a_record_whose_pid_now_names_another_process_stops_nothing() {
         .and_then(|f| f.set_modified(two_days))
         .expect("age the record");
     let ps = stand.agg(["ps"]).success();
-    ps.stdout_omits(&run_id);
+    ps.stdout_lacks(&run_id);
     assert!(!path.exists(), "the old record is removed");
 }
 
@@ -202,7 +201,7 @@ fn a_broken_record_is_skipped_and_the_others_are_listed() {
     std::fs::write(dir.join("0000000000000000-1.json"), "{not json").expect("write");
     std::fs::write(dir.join("0000000000000000-2.json"), vec![b' '; 100_000]).expect("write");
     let ps = stand.agg(["ps", "--all"]).success();
-    ps.stdout_says(&run_id);
+    ps.stdout_has(&run_id);
     assert_eq!(
         ps.stdout.lines().count(),
         2,

@@ -3,7 +3,6 @@
 //! prints the warnings of the files there and counts the others (`--diagnostics` prints
 //! them all); `-C DIR` runs any command as if started in DIR.
 
-use crate::common::says::Says;
 use crate::fits::wide_repo;
 use crate::test::{Test, names};
 
@@ -41,7 +40,7 @@ fn below_the_root_the_current_directorys_tasks_come_first_then_the_rest_under_on
     assert!(root.join("justfile").is_file(), "{}", out.stdout);
     // Nothing of the rest comes before the current directory's first block.
     assert!(out.stdout.starts_with("apps/web ("), "{}", out.stdout);
-    out.stdout_omits("repository root:");
+    out.stdout_lacks("repository root:");
 }
 
 /// The root the rest-of-the-repository heading names: `── the rest of the repository (ROOT) ──`.
@@ -63,8 +62,8 @@ fn here_lists_only_the_current_directory_and_below_in_json_too() {
         .run()
         .success();
     assert_eq!(row_names(&out.stdout), ["apps/web/assets", "apps/web/dev"]);
-    out.stdout_omits("the rest of the repository");
-    out.stderr_says("more tasks elsewhere in the repository (without --here)");
+    out.stdout_lacks("the rest of the repository");
+    out.stderr_has("more tasks elsewhere in the repository (without --here)");
     let json = wide_repo()
         .current_dir("apps/web")
         .args(["list", "--here", "--json"])
@@ -91,10 +90,10 @@ fn warnings_about_files_elsewhere_are_one_line_and_diagnostics_prints_them_all()
         .run()
         .success();
     // The broken file under the current directory is named in full…
-    out.stderr_says("warning: apps/web/broken/package.json:");
+    out.stderr_has("warning: apps/web/broken/package.json:");
     // …the one elsewhere is counted.
-    out.stderr_omits("vendor-tools/package.json");
-    out.stderr_says("1 warning in 1 file elsewhere: agg list --diagnostics");
+    out.stderr_lacks("vendor-tools/package.json");
+    out.stderr_has("1 warning in 1 file elsewhere: agg list --diagnostics");
     let all = wide_repo()
         .current_dir("apps/web")
         .args(["list", "--diagnostics"])
@@ -119,12 +118,12 @@ fn warnings_about_files_elsewhere_are_one_line_and_diagnostics_prints_them_all()
     );
     // At the root every warning is printed, and nothing is summed up.
     let root = wide_repo().args(["list"]).run().success();
-    root.stderr_says("warning: vendor-tools/package.json");
-    root.stderr_omits("elsewhere");
+    root.stderr_has("warning: vendor-tools/package.json");
+    root.stderr_lacks("elsewhere");
     // --dir moves the focus.
     let dir = wide_repo().args(["list", "--dir", "apps"]).run().success();
-    dir.stderr_says("apps/web/broken/package.json");
-    dir.stderr_says("1 warning in 1 file elsewhere");
+    dir.stderr_has("apps/web/broken/package.json");
+    dir.stderr_has("1 warning in 1 file elsewhere");
 }
 
 #[test]
@@ -136,7 +135,7 @@ fn from_a_directory_without_tasks_the_list_says_so_and_shows_the_rest() {
         .success();
     let first = out.stdout.lines().next().unwrap_or_default();
     assert_eq!(first, "no tasks in docs/guides or below", "{}", out.stdout);
-    out.stdout_says("the rest of the repository");
+    out.stdout_has("the rest of the repository");
     assert!(row_names(&out.stdout).contains(&"apps/web/dev".to_owned()));
     let here = wide_repo()
         .current_dir("docs/guides")
@@ -144,7 +143,7 @@ fn from_a_directory_without_tasks_the_list_says_so_and_shows_the_rest() {
         .run()
         .success();
     assert_eq!(here.stdout, "no tasks in docs/guides or below\n");
-    here.stderr_says("10 more tasks elsewhere in the repository (without --here)");
+    here.stderr_has("10 more tasks elsewhere in the repository (without --here)");
 }
 
 #[test]
@@ -175,7 +174,7 @@ fn dash_c_runs_any_command_as_if_started_in_the_directory() {
         .args(["describe", "assets", "-C", "apps/web"])
         .run()
         .success();
-    described.stdout_says("apps/web/assets");
+    described.stdout_has("apps/web/assets");
     // An explicit root still wins over the repository around DIR.
     let rooted = Test::at(repo.root())
         .args(["-C", "apps", "list", "web", "--json"])

@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 use crate::common::alive;
 use crate::common::mcp::Mcp;
 use crate::common::repo;
-use crate::common::says::Says;
 
 const MAKEFILE: &str = "serve: ## A static file server on a port of its own\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-docs:\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-quiet:\n\tpython3 -c \"import http.server as h; h.HTTPServer(('127.0.0.1', 0), h.SimpleHTTPRequestHandler).serve_forever()\"\n\nhttp:\n\tpython3 -m http.server $(PORT) --bind 127.0.0.1\n\nwatch:\n\t@echo compiling; sleep 300\n";
 
@@ -355,8 +354,8 @@ fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
         .env("XDG_CACHE_HOME", cache.path())
         .run()
         .code(124);
-    out.stderr_says("not ready after");
-    out.stdout_says("compiling");
+    out.stderr_has("not ready after");
+    out.stdout_has("compiling");
 }
 
 #[tokio::test]

@@ -210,28 +210,45 @@ impl Output {
 
     /// Asserts that stdout holds `text`.
     #[track_caller]
-    pub fn stdout_has(self, text: &str) -> Output {
+    pub fn stdout_has(&self, text: &str) -> &Output {
         assert!(self.stdout.contains(text), "no `{text}` in stdout\n{self}");
         self
     }
 
     /// Asserts that stdout does not hold `text`.
     #[track_caller]
-    pub fn stdout_lacks(self, text: &str) -> Output {
+    pub fn stdout_lacks(&self, text: &str) -> &Output {
         assert!(!self.stdout.contains(text), "`{text}` in stdout\n{self}");
         self
     }
 
     /// Asserts that stderr holds `text`.
     #[track_caller]
-    pub fn stderr_has(self, text: &str) -> Output {
+    pub fn stderr_has(&self, text: &str) -> &Output {
         assert!(self.stderr.contains(text), "no `{text}` in stderr\n{self}");
+        self
+    }
+
+    /// Asserts that stderr does not hold `text`.
+    #[track_caller]
+    pub fn stderr_lacks(&self, text: &str) -> &Output {
+        assert!(!self.stderr.contains(text), "`{text}` in stderr\n{self}");
+        self
+    }
+
+    /// Asserts that stdout starts with `text`.
+    #[track_caller]
+    pub fn stdout_starts_with(&self, text: &str) -> &Output {
+        assert!(
+            self.stdout.starts_with(text),
+            "stdout does not start with `{text}`\n{self}"
+        );
         self
     }
 
     /// Asserts that some line of stdout is a `line`.
     #[track_caller]
-    pub fn stdout_has_line(self, line: impl Fn(&str) -> bool) -> Output {
+    pub fn stdout_has_line(&self, line: impl Fn(&str) -> bool) -> &Output {
         assert!(
             self.stdout.lines().any(line),
             "no such line in stdout\n{self}"

@@ -15,7 +15,6 @@ use serde_json::json;
 
 use crate::common::have;
 use crate::common::mcp::Mcp;
-use crate::common::says::Says;
 use crate::test::Test;
 
 /// OSC 52: put `rm -rf ~` (base64) on the clipboard.
@@ -181,7 +180,7 @@ fn list_shows_every_hostile_name_description_and_directory_as_escapes() {
     let piped = Test::at(root).args(["list"]).run().success();
     assert_inert(&piped.stdout);
     assert_inert(&piped.stderr);
-    piped.stdout_says(r"deploy\e]52;c;cm0gLXJmIH4=\x07");
+    piped.stdout_has(r"deploy\e]52;c;cm0gLXJmIH4=\x07");
 }
 
 #[test]

@@ -1,13 +1,13 @@
 //! What the integration tests share: whether a runner is installed (`require!`), waiting
 //! on processes, temporary repositories; the MCP harnesses live in [`mcp`] (rmcp's client)
 //! and [`raw`] (raw JSON-RPC lines), the comparisons with a runner's own listing in
-//! [`listing`], a real terminal in [`tmux`].
+//! [`listing`], a real terminal in [`tmux`], arguments that must arrive verbatim in
+//! [`verbatim`], and what the setup scripts install (host CLIs, MCP SDKs) in [`installed`].
 
 pub mod installed;
 pub mod listing;
 pub mod mcp;
 pub mod raw;
-pub mod says;
 pub mod tmux;
 pub mod verbatim;
 
