@@ -257,6 +257,7 @@ mod tests {
             script: Some(recipe.to_owned()),
             env: Vec::new(),
             xc: None,
+            behaviour: agg_runners::Behaviour::default(),
             origin: String::new(),
         }
     }

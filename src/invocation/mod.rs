@@ -100,7 +100,7 @@ pub fn invocation(
     task: &Task,
     opts: &RunOptions,
 ) -> Result<Invocation, InvocationError> {
-    if let Some(reason) = table.not_runnable(task) {
+    if let Some(reason) = task.behaviour.not_runnable.as_deref() {
         return Err(InvocationError::NotRunnable {
             reason: reason.to_owned(),
         });
@@ -405,6 +405,7 @@ mod tests {
             script: None,
             env: Vec::new(),
             xc: None,
+            behaviour: agg_runners::Behaviour::default(),
             origin: String::new(),
         }
     }

@@ -79,7 +79,7 @@ impl TaskTools {
             .tasks
             .iter()
             .filter(|t| self.matches(t))
-            .filter(|t| table.not_runnable(t).is_none())
+            .filter(|t| t.behaviour.not_runnable.is_none())
             .collect();
         // Stable: table order within each rank.
         matching.sort_by_key(|t| (t.dir != ".", verb_rank(&t.source_name)));
@@ -570,6 +570,7 @@ mod tests {
             script: script.map(str::to_owned),
             env: Vec::new(),
             xc: None,
+            behaviour: agg_runners::Behaviour::default(),
             origin: String::new(),
         }
     }
