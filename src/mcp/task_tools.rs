@@ -564,7 +564,13 @@ mod tests {
         const NO: Option<bool> = Some(false);
         // (name, script, deps) and the hints (read-only, destructive, idempotent, open
         // world) its tool carries.
-        let table: [(&str, Option<&str>, &[&str], [Option<bool>; 4]); 7] = [
+        type Row = (
+            &'static str,
+            Option<&'static str>,
+            &'static [&'static str],
+            [Option<bool>; 4],
+        );
+        let table: [Row; 7] = [
             ("all", None, &["build", "test"], [YES, NO, None, NO]),
             ("test-unit", Some("cargo test"), &[], [NO, NO, YES, NO]),
             ("fmt", Some("x"), &[], [NO, NO, YES, NO]),
