@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::history::{Run, Summary};
-use crate::table::{Table, Task};
+use crate::table::Task;
 use crate::visible;
 
 /// Everything known about one task: the row plus what it runs (`agg describe`,
@@ -34,7 +34,7 @@ pub struct TaskDetail {
     /// The program that runs it, as found on PATH now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runner_path: Option<String>,
-    /// What running it involves beyond its command (from [`Table::behaviour`]).
+    /// What running it involves beyond its command.
     #[serde(flatten)]
     pub behaviour: Behaviour,
     /// How its last run ended and how long it usually takes, when it has run before.
@@ -51,9 +51,9 @@ pub struct EnvVar {
     pub value: String,
 }
 
-/// The detail of `task` from `table`; `runner_path` is the program that would run it, as
+/// The detail of `task`; `runner_path` is the program that would run it, as
 /// the caller found it on `PATH`.
-pub fn of(table: &Table, task: &Task, runner_path: Option<String>) -> TaskDetail {
+pub fn of(task: &Task, runner_path: Option<String>) -> TaskDetail {
     TaskDetail {
         task: task.clone(),
         script: task.script.clone(),
@@ -67,7 +67,7 @@ pub fn of(table: &Table, task: &Task, runner_path: Option<String>) -> TaskDetail
             .collect(),
         xc: task.xc.clone(),
         runner_path,
-        behaviour: table.behaviour(task).cloned().unwrap_or_default(),
+        behaviour: task.behaviour.clone(),
         history: None,
     }
 }

@@ -4,7 +4,7 @@
 //! `agg list` and the MCP `list_tasks` tool alike.
 //!
 //! **Matching.** The query is split on whitespace; every word must occur, case-insensitively,
-//! in one of the task's texts ([`Task::searchable`]): its names (own name, local unique name,
+//! in one of the task's texts ([`searchable`]): its names (own name, local unique name,
 //! aliases), its place (unique name, directory, package, runner) or its description.
 //!
 //! **Ranking.** Each word counts where it matched best, from best to worst: a whole name,
@@ -25,7 +25,7 @@ use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
-use crate::table::{Field, Filter, Table, Task};
+use crate::table::{Field, Filter, Table, Task, searchable};
 
 /// At most this many suggestions.
 const MAX_SUGGESTIONS: usize = 5;
@@ -196,9 +196,7 @@ fn rank(task: &Task, words: &[String], whole: &str) -> Option<Rank> {
         let count = &mut counts[hit as usize];
         *count = count.saturating_add(1);
     }
-    let named = task
-        .searchable()
-        .any(|(field, text)| field == Field::Name && lower(text) == whole)
+    let named = searchable(task).any(|(field, text)| field == Field::Name && lower(text) == whole)
         || lower(&task.unique_name) == whole;
     Some((!named, Reverse(counts)))
 }
@@ -209,7 +207,7 @@ fn hit(task: &Task, word: &str) -> Option<Hit> {
         return Some(Hit::Name);
     }
     let mut best: Option<Hit> = None;
-    for (field, text) in task.searchable() {
+    for (field, text) in searchable(task) {
         let text = lower(text);
         let found = match field {
             Field::Name if text == word => return Some(Hit::Name),
@@ -251,8 +249,7 @@ fn is_word_of(text: &str, word: &str) -> bool {
 
 /// Whether lowercase `word` occurs anywhere in `task`.
 fn occurs(task: &Task, word: &str) -> bool {
-    task.searchable()
-        .any(|(_, text)| lower(text).contains(word))
+    searchable(task).any(|(_, text)| lower(text).contains(word))
 }
 
 fn finds(tasks: &[&Task], words: &[&str]) -> bool {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{Behaviour, Diagnostic, Param, RawTask, Runner, XcSpec, quote_command};
+use agg_runners::{Behaviour, Diagnostic, RawTask, Runner, quote_command};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -22,108 +22,31 @@ use crate::scan::{Scan, scan};
 /// thousands; a small repo is done before the pool would have started).
 const PARALLEL_ROWS: usize = 4096;
 
-/// One task in the table.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Task {
-    /// Short unique name: what `agg run` and the MCP tools take.
-    pub unique_name: String,
-    /// The runner's own name for the task.
-    pub source_name: String,
-    /// Which runner runs it.
-    pub runner: Runner,
-    /// What agg executes, as a copy-pasteable shell command.
-    pub command: String,
-    /// The directory the task runs in, relative to the root (`"."` for the root).
-    pub dir: String,
-    /// The package the task belongs to: the name its manifest gives (package.json,
-    /// pyproject, Cargo.toml, pom.xml, Gradle, composer.json, deno.json), else that of the
-    /// nearest enclosing directory whose manifest names one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub package: Option<String>,
-    /// The task file, relative to the root.
-    pub file_path: String,
-    /// The line of the definition, when known.
-    pub line: Option<u32>,
-    /// The description the file gives, or `null`.
-    pub description: Option<String>,
-    /// Whether the runner is installed (always true for xc: agg runs those itself).
-    pub runner_available: bool,
-    /// Parameters (just parameters, xc inputs, Taskfile required vars).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub params: Vec<Param>,
-    /// Tasks this one depends on, by source name.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub deps: Vec<String>,
-    /// Other names the runner accepts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub aliases: Vec<String>,
-    /// just `[group]`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-    /// The plugin that brings the task when no script of the build declares it (Gradle).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<String>,
-    /// The build disables the task (Gradle `enabled = false`): the runner skips it when run.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub disabled: bool,
-    /// The argv agg executes, program first.
-    #[serde(skip)]
-    pub argv: Vec<String>,
-    /// What the task does, as written in its file.
-    #[serde(skip)]
-    pub script: Option<String>,
-    /// Environment the task sets.
-    #[serde(skip)]
-    pub env: Vec<(String, String)>,
-    /// xc execution details.
-    #[serde(skip)]
-    pub xc: Option<XcSpec>,
-    /// The listed task file whose parse produced this task: the defining file, or the one
-    /// that pulled it in (see `RawTask::origin`).
-    #[serde(skip)]
-    pub origin: String,
-}
+/// One task in the table: the runners' one task shape, named and with its command and
+/// availability filled in by [`Table::from_scan`].
+pub use agg_runners::Task;
 
-impl Task {
-    /// Whether the unique name differs from the source name for a reason other than the
-    /// directory prefix (a runner suffix or a counter).
-    pub fn is_suffixed(&self) -> bool {
-        self.local_name() != self.source_name
-    }
-
-    /// The unique name without its directory prefix (`build-m` for `apps/api/build-m`).
-    pub fn local_name(&self) -> &str {
-        if self.dir == "." {
-            return &self.unique_name;
-        }
-        self.unique_name
-            .strip_prefix(&self.dir)
-            .and_then(|s| s.strip_prefix('/'))
-            .unwrap_or(&self.unique_name)
-    }
-
-    /// Every text a query looks in, with the part of the task it is: what `Filter::query`
-    /// matches and what [`crate::search`] ranks.
-    pub fn searchable(&self) -> impl Iterator<Item = (Field, &str)> {
-        let names = [self.source_name.as_str(), self.local_name()]
-            .into_iter()
-            .chain(self.aliases.iter().map(String::as_str))
-            .map(|n| (Field::Name, n));
-        let places = [
-            Some(self.unique_name.as_str()),
-            Some(self.dir.as_str()),
-            self.package.as_deref(),
-            Some(self.runner.name()),
-        ]
+/// Every text a query looks in, with the part of the task it is: what `Filter::query`
+/// matches and what [`crate::search`] ranks.
+pub fn searchable(task: &Task) -> impl Iterator<Item = (Field, &str)> {
+    let names = [task.source_name.as_str(), task.local_name()]
         .into_iter()
-        .flatten()
-        .map(|p| (Field::Place, p));
-        let description = self
-            .description
-            .iter()
-            .map(|d| (Field::Description, d.as_str()));
-        names.chain(places).chain(description)
-    }
+        .chain(task.aliases.iter().map(String::as_str))
+        .map(|n| (Field::Name, n));
+    let places = [
+        Some(task.unique_name.as_str()),
+        Some(task.dir.as_str()),
+        task.package.as_deref(),
+        Some(task.runner.name()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| (Field::Place, p));
+    let description = task
+        .description
+        .iter()
+        .map(|d| (Field::Description, d.as_str()));
+    names.chain(places).chain(description)
 }
 
 /// The part of a task a query word is found in.
@@ -137,8 +60,8 @@ pub enum Field {
     Description,
 }
 
-/// The whole table, as `agg list --json` prints it (each row with its [`Behaviour`]
-/// fields, see [`Table::behaviour`]).
+/// The whole table, as `agg list --json` prints it (each row followed by the fields of its
+/// [`Behaviour`]).
 #[derive(Debug, Clone)]
 pub struct Table {
     /// The absolute root that was scanned.
@@ -147,9 +70,6 @@ pub struct Table {
     pub tasks: Vec<Task>,
     /// Files that could not be read or understood; every other file's tasks are listed.
     pub diagnostics: Vec<Diagnostic>,
-    /// What running a task involves beyond its command, by unique name; only tasks that
-    /// involve something are present.
-    pub behaviours: HashMap<String, Behaviour>,
 }
 
 /// The whole table, as `agg list --json` prints it.
@@ -167,7 +87,8 @@ struct TableDocument {
 }
 
 /// One task in the table.
-// A [`Task`] with its [`Behaviour`], as one row of the JSON document.
+// A [`Task`] with its [`Behaviour`], as one row of the JSON document. The behaviour is not
+// serialized with the task because `describe` shows it after the script and environment.
 #[derive(Serialize, JsonSchema)]
 #[schemars(rename = "Task")]
 struct RowDocument<T = Task, B = Behaviour> {
@@ -182,10 +103,9 @@ impl Serialize for Table {
         struct Rows<'t>(&'t Table);
         impl Serialize for Rows<'_> {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let none = Behaviour::default();
                 serializer.collect_seq(self.0.tasks.iter().map(|task| RowDocument {
                     task,
-                    behaviour: self.0.behaviour(task).unwrap_or(&none),
+                    behaviour: &task.behaviour,
                 }))
             }
         }
@@ -203,49 +123,31 @@ impl Table {
         Table::from_scan(scan(root))
     }
 
-    /// Builds the table from a finished scan.
+    /// Builds the table from a finished scan: orders the adapters' tasks, names them and
+    /// fills in what only the table knows (see [`fill`]).
     pub fn from_scan(scan: Scan) -> Table {
-        let mut raw = scan.tasks;
-        raw.sort_by(canonical_order);
-        inherit_packages(&mut raw);
-        let names = unique_names(&raw);
-        let behaviours = raw
-            .iter_mut()
-            .zip(&names)
-            .filter(|(t, _)| !t.behaviour.is_empty())
-            .map(|(t, name)| (name.clone(), std::mem::take(&mut t.behaviour)))
-            .collect();
-        let availability = Availability::detect(raw.iter().map(|t| t.runner))
-            .with_launchers(raw.iter().filter_map(|t| launcher(t.runner, &t.argv)));
-        let tasks = if raw.len() >= PARALLEL_ROWS {
-            raw.into_par_iter()
+        let mut tasks = scan.tasks;
+        tasks.sort_by(canonical_order);
+        inherit_packages(&mut tasks);
+        let names = unique_names(&tasks);
+        let availability = Availability::detect(tasks.iter().map(|t| t.runner))
+            .with_launchers(tasks.iter().filter_map(|t| launcher(t.runner, &t.argv)));
+        let root = scan.root.as_path();
+        if tasks.len() >= PARALLEL_ROWS {
+            tasks
+                .par_iter_mut()
                 .zip(names)
-                .map(|(t, unique_name)| row(t, unique_name, &availability, &scan.root))
-                .collect()
+                .for_each(|(t, unique_name)| fill(t, unique_name, &availability, root));
         } else {
-            raw.into_iter()
-                .zip(names)
-                .map(|(t, unique_name)| row(t, unique_name, &availability, &scan.root))
-                .collect()
-        };
+            for (t, unique_name) in tasks.iter_mut().zip(names) {
+                fill(t, unique_name, &availability, root);
+            }
+        }
         Table {
             root: scan.root,
             tasks,
             diagnostics: scan.diagnostics,
-            behaviours,
         }
-    }
-
-    /// What running `task` involves beyond its command (questions, a terminal, hooks), when
-    /// it involves anything.
-    pub fn behaviour(&self, task: &Task) -> Option<&Behaviour> {
-        self.behaviours.get(&task.unique_name)
-    }
-
-    /// Why agg cannot run `task`, when it lists a task it cannot run (a VS Code task that
-    /// needs the editor).
-    pub fn not_runnable(&self, task: &Task) -> Option<&str> {
-        self.behaviour(task).and_then(|b| b.not_runnable.as_deref())
     }
 
     /// Whether the two tables hold the same tasks as agents see them: every field but line
@@ -258,10 +160,10 @@ impl Table {
                 (&t.file_path, &t.description, t.runner_available, &t.params),
                 &t.package,
                 (&t.deps, &t.aliases, &t.group, &t.script, &t.env),
+                &t.behaviour,
             )
         }
         self.tasks.len() == other.tasks.len()
-            && self.behaviours == other.behaviours
             && self
                 .tasks
                 .iter()
@@ -331,50 +233,30 @@ fn inherit_packages(raw: &mut [RawTask]) {
     }
 }
 
-fn row(t: RawTask, unique_name: String, availability: &Availability, root: &Path) -> Task {
-    let runner_available = availability.available_for(root, &t);
-    let mut argv = t.argv;
+/// Fills in what the table knows of a task and its adapter does not: its unique name, whether
+/// its runner is installed, and the command that runs it.
+fn fill(t: &mut Task, unique_name: String, availability: &Availability, root: &Path) {
+    t.unique_name = unique_name;
+    t.runner_available = availability.available_for(root, t);
     // The project's own runner (`.venv/bin/poe`) is what runs, so the command shows it.
-    if let Some((rel, _)) = program_override(root, &t.dir, t.runner, &argv)
-        && let Some(first) = argv.first_mut()
+    if let Some((rel, _)) = program_override(root, &t.dir, t.runner, &t.argv)
+        && let Some(first) = t.argv.first_mut()
     {
         *first = rel;
     }
     // A runner with several binaries runs as the one installed (some distributions install
     // go-task as `go-task`, some systems have only `gmake`).
-    if let (Some(first), Some((bin, _))) = (argv.first_mut(), availability.binary(t.runner))
+    if let (Some(first), Some((bin, _))) = (t.argv.first_mut(), availability.binary(t.runner))
         && t.runner.binaries().len() > 1
         && t.runner.binaries().contains(&first.as_str())
     {
         bin.clone_into(first);
         // Without Docker's Compose plugin, `docker compose` runs as `docker-compose`.
-        if bin == "docker-compose" && argv.get(1).is_some_and(|a| a == "compose") {
-            argv.remove(1);
+        if bin == "docker-compose" && t.argv.get(1).is_some_and(|a| a == "compose") {
+            t.argv.remove(1);
         }
     }
-    Task {
-        unique_name,
-        command: quote_command(&argv),
-        source_name: t.source_name,
-        runner: t.runner,
-        dir: t.dir,
-        package: t.package,
-        file_path: t.file_path,
-        line: t.line,
-        description: t.description,
-        runner_available,
-        params: t.params,
-        deps: t.deps,
-        aliases: t.aliases,
-        group: t.group,
-        plugin: t.plugin,
-        disabled: t.disabled,
-        argv,
-        script: t.script,
-        env: t.env,
-        xc: t.xc,
-        origin: t.origin,
-    }
+    t.command = quote_command(&t.argv);
 }
 
 /// Narrows a table the way `agg list` options and the MCP `list_tasks` arguments do.
@@ -385,7 +267,7 @@ pub struct Filter {
     /// Only tasks whose directory is this one or below it.
     pub dir: Option<String>,
     /// Only tasks that match every word of this, case-insensitively, each in a name, the
-    /// directory, the package, the runner or the description ([`Task::searchable`]).
+    /// directory, the package, the runner or the description ([`searchable`]).
     pub query: Option<String>,
 }
 
@@ -431,8 +313,7 @@ impl Filter {
 
 /// Whether lowercase `word` occurs in any searchable text of `task`.
 fn contains_word(task: &Task, word: &str) -> bool {
-    task.searchable()
-        .any(|(_, text)| text.to_lowercase().contains(word))
+    searchable(task).any(|(_, text)| text.to_lowercase().contains(word))
 }
 
 #[cfg(test)]

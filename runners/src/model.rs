@@ -617,60 +617,97 @@ pub struct Hook {
     pub command: String,
 }
 
-/// One task as an adapter found it, before the table gives it a unique name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RawTask {
-    /// The name the runner itself knows the task by (`build`, `ns:task`, `mod::recipe`).
+/// One task: what an adapter found, and once the table has named it, the table's row.
+///
+/// Adapters return it as a [`RawTask`], with `unique_name`, `command` and `runner_available`
+/// still empty; the table fills them in. It is the one shape of a task in agg: a field added
+/// here is a field of the table, of `agg list --json`, `describe` and the schema
+/// (`schema/table.schema.json` is generated from it).
+///
+/// The serialized fields are the JSON contract of the table, in its key order: their doc
+/// comments are the schema's descriptions. Fields marked `skip` are not part of the row's JSON
+/// (`describe` shows the script, environment, xc details and behaviour its own way).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Task {
+    /// Short unique name: what `agg run` and the MCP tools take.
+    // Given by the table (`naming`): empty in what an adapter returns.
+    pub unique_name: String,
+    /// The runner's own name for the task.
+    // As the runner knows it: `build`, `ns:task`, `mod::recipe`.
     pub source_name: String,
     /// Which runner runs it.
     pub runner: Runner,
-    /// The directory the task belongs to and is invoked from, relative to the root.
+    /// What agg executes, as a copy-pasteable shell command.
+    // Quoted from `argv` by the table: empty in what an adapter returns.
+    pub command: String,
+    /// The directory the task runs in, relative to the root (`"."` for the root).
     pub dir: String,
-    /// The file that defines the task, relative to the root.
+    /// The package the task belongs to: the name its manifest gives (package.json,
+    /// pyproject, Cargo.toml, pom.xml, Gradle, composer.json, deno.json), else that of the
+    /// nearest enclosing directory whose manifest names one.
+    // Set by the adapters that read the manifest (package.json `name`, pyproject
+    // `[project].name`, Cargo `[package].name`, a Maven `artifactId`, a Gradle project,
+    // composer or deno `name`); the table gives the others the nearest enclosing one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// The task file, relative to the root.
     pub file_path: String,
-    /// The 1-based line of the definition, when known.
+    /// The line of the definition, when known.
+    // 1-based.
     pub line: Option<u32>,
-    /// A human description from the file, if it gives one.
+    /// The description the file gives, or `null`.
     pub description: Option<String>,
-    /// The argv agg executes, program first (`["make", "build"]`).
-    pub argv: Vec<String>,
-    /// Parameters the task takes.
+    /// Whether the runner is installed (always true for xc: agg runs those itself).
+    // Decided by the table (`availability`): false in what an adapter returns.
+    pub runner_available: bool,
+    /// Parameters (just parameters, xc inputs, Taskfile required vars).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<Param>,
     /// Tasks this one depends on, by source name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub deps: Vec<String>,
-    /// Other names the runner accepts for this task.
+    /// Other names the runner accepts.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// just `[group]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
-    /// The package the task belongs to, as its manifest names it: package.json `name`,
-    /// pyproject `[project].name`, Cargo `[package].name`, a Maven `artifactId`, a Gradle
-    /// project, composer or deno `name`. Set by the adapters that read the manifest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub package: Option<String>,
-    /// What the task does, as written in the file: a script body, recipe lines, an alias
-    /// expansion. Shown by `describe`.
-    pub script: Option<String>,
-    /// Environment the task sets (`KEY`, `value`).
-    pub env: Vec<(String, String)>,
-    /// xc execution details (only for [`Runner::Xc`]).
-    pub xc: Option<XcSpec>,
-    /// What running it involves beyond its command: questions, a terminal, hooks.
-    pub behaviour: Behaviour,
-    /// The plugin that brings the task when no script of the build declares it (Gradle
-    /// `java`, `com.android.application`): a task the build has because it applies the
-    /// plugin, not one its authors wrote.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The plugin that brings the task when no script of the build declares it (Gradle).
+    // Gradle `java`, `com.android.application`: a task the build has because it applies the
+    // plugin, not one its authors wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<String>,
-    /// The build disables the task (Gradle `enabled = false`): the runner still lists it,
-    /// and skips it when it runs.
+    /// The build disables the task (Gradle `enabled = false`): the runner skips it when run.
+    // The runner still lists it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub disabled: bool,
+    /// The argv agg executes, program first (`["make", "build"]`). The table rewrites the
+    /// program to the one that runs (`.venv/bin/poe`, `gmake`).
+    #[serde(skip)]
+    pub argv: Vec<String>,
+    /// What the task does, as written in the file: a script body, recipe lines, an alias
+    /// expansion. Shown by `describe`.
+    #[serde(skip)]
+    pub script: Option<String>,
+    /// Environment the task sets (`KEY`, `value`).
+    #[serde(skip)]
+    pub env: Vec<(String, String)>,
+    /// xc execution details (only for [`Runner::Xc`]).
+    #[serde(skip)]
+    pub xc: Option<XcSpec>,
+    /// What running it involves beyond its command: questions, a terminal, hooks.
+    #[serde(skip)]
+    pub behaviour: Behaviour,
     /// The listed task file whose parse produced this task: the defining file itself, or the
     /// file that pulled it in (a Make `include`, a just `mod`). Set by the scan; a decision
     /// about running the task parses this file again.
     #[serde(skip)]
     pub origin: String,
 }
+
+/// A task as an adapter returns it: a [`Task`] whose `unique_name`, `command` and
+/// `runner_available` the table has not filled in yet.
+pub type RawTask = Task;
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
 /// decides whether to run it.
@@ -709,8 +746,9 @@ impl Behaviour {
     }
 }
 
-impl RawTask {
-    /// A task with the given identity and everything optional left empty.
+impl Task {
+    /// A task with the given identity, everything optional left empty and nothing the table
+    /// fills in yet.
     pub fn new(
         runner: Runner,
         source_name: impl Into<String>,
@@ -718,27 +756,47 @@ impl RawTask {
         file_path: impl Into<String>,
         argv: Vec<String>,
     ) -> RawTask {
-        RawTask {
+        Task {
+            unique_name: String::new(),
             source_name: source_name.into(),
             runner,
+            command: String::new(),
             dir: dir.into(),
+            package: None,
             file_path: file_path.into(),
             line: None,
             description: None,
-            argv,
+            runner_available: false,
             params: Vec::new(),
             deps: Vec::new(),
             aliases: Vec::new(),
             group: None,
-            package: None,
+            plugin: None,
+            disabled: false,
+            argv,
             script: None,
             env: Vec::new(),
             xc: None,
             behaviour: Behaviour::default(),
-            plugin: None,
-            disabled: false,
             origin: String::new(),
         }
+    }
+
+    /// The unique name without its directory prefix (`build-m` for `apps/api/build-m`).
+    pub fn local_name(&self) -> &str {
+        if self.dir == "." {
+            return &self.unique_name;
+        }
+        self.unique_name
+            .strip_prefix(&self.dir)
+            .and_then(|s| s.strip_prefix('/'))
+            .unwrap_or(&self.unique_name)
+    }
+
+    /// Whether the unique name differs from the source name for a reason other than the
+    /// directory prefix (a runner suffix or a counter).
+    pub fn is_suffixed(&self) -> bool {
+        self.local_name() != self.source_name
     }
 }
 

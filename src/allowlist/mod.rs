@@ -236,29 +236,14 @@ mod tests {
 
     /// A make task of `/repo/web/Makefile`, as the table of `/repo` lists it.
     fn task(name: &str, recipe: &str) -> Task {
-        Task {
-            unique_name: format!("web/{name}"),
-            source_name: name.to_owned(),
-            runner: Runner::Make,
-            command: format!("make {name}"),
-            dir: "web".to_owned(),
-            package: None,
-            file_path: "web/Makefile".to_owned(),
-            line: Some(1),
-            description: None,
-            runner_available: true,
-            params: Vec::new(),
-            deps: Vec::new(),
-            aliases: Vec::new(),
-            group: None,
-            plugin: None,
-            disabled: false,
-            argv: vec!["make".to_owned(), name.to_owned()],
-            script: Some(recipe.to_owned()),
-            env: Vec::new(),
-            xc: None,
-            origin: String::new(),
-        }
+        let argv = vec!["make".to_owned(), name.to_owned()];
+        let mut t = Task::new(Runner::Make, name, "web", "web/Makefile", argv);
+        t.unique_name = format!("web/{name}");
+        t.command = format!("make {name}");
+        t.line = Some(1);
+        t.runner_available = true;
+        t.script = Some(recipe.to_owned());
+        t
     }
 
     const ROOT: &str = "/repo";

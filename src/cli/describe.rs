@@ -26,7 +26,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let task = super::resolve_task(&table, &root, &args.name)?.task;
     let runner_path = crate::availability::runner_path(&table.root, &task.dir, task.runner)
         .map(|p| p.to_string_lossy().into_owned());
-    let mut detail = crate::detail::of(&table, task, runner_path);
+    let mut detail = crate::detail::of(task, runner_path);
     detail.history = crate::history::History::open_existing(&table.root)
         .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
     if args.json {

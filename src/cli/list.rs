@@ -196,7 +196,7 @@ fn write_scoped(
         return Ok(rows::Marks::default());
     }
     let (mine, rest) = table.tasks.split_at(here.min(table.tasks.len()));
-    let mut marks = rows::write(out, table, mine, view)?;
+    let mut marks = rows::write(out, mine, view)?;
     if let (Some(dir), false) = (&shape.here, rest.is_empty()) {
         if mine.is_empty() {
             let mut line = fit::Line::new();
@@ -216,7 +216,7 @@ fn write_scoped(
                 format!(" ({}) ──", visible::line(&table.root.to_string_lossy())),
             );
         heading.write(out, view.columns)?;
-        let more = rows::write(out, table, rest, view)?;
+        let more = rows::write(out, rest, view)?;
         marks.asks |= more.asks;
         marks.service |= more.service;
     }
@@ -531,7 +531,7 @@ fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<(
     let editor_only = table
         .tasks
         .iter()
-        .filter(|t| table.not_runnable(t).is_some())
+        .filter(|t| t.behaviour.not_runnable.is_some())
         .count();
     if editor_only > 0 {
         let tasks = if editor_only == 1 { "task" } else { "tasks" };

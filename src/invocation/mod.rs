@@ -100,7 +100,7 @@ pub fn invocation(
     task: &Task,
     opts: &RunOptions,
 ) -> Result<Invocation, InvocationError> {
-    if let Some(reason) = table.not_runnable(task) {
+    if let Some(reason) = task.behaviour.not_runnable.as_deref() {
         return Err(InvocationError::NotRunnable {
             reason: reason.to_owned(),
         });
@@ -384,29 +384,12 @@ mod tests {
 
     /// A task of `runner` named `name` with required `params`, as the table lists it.
     pub(super) fn task(runner: Runner, name: &str, params: &[&str]) -> Task {
-        Task {
-            unique_name: name.to_owned(),
-            source_name: name.to_owned(),
-            runner,
-            command: String::new(),
-            dir: ".".to_owned(),
-            package: None,
-            file_path: String::new(),
-            line: None,
-            description: None,
-            runner_available: true,
-            params: params.iter().map(|p| Param::required(*p)).collect(),
-            deps: Vec::new(),
-            aliases: Vec::new(),
-            group: None,
-            plugin: None,
-            disabled: false,
-            argv: vec![runner.name().to_owned(), name.to_owned()],
-            script: None,
-            env: Vec::new(),
-            xc: None,
-            origin: String::new(),
-        }
+        let argv = vec![runner.name().to_owned(), name.to_owned()];
+        let mut t = Task::new(runner, name, ".", "", argv);
+        t.unique_name = name.to_owned();
+        t.runner_available = true;
+        t.params = params.iter().map(|p| Param::required(*p)).collect();
+        t
     }
 
     fn strings(items: &[&str]) -> Vec<String> {

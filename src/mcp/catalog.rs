@@ -63,7 +63,9 @@ enum Default {
     /// The server's `--tail-lines`.
     TailLines,
     /// A constant.
-    Fixed(fn() -> String),
+    Fixed(u64),
+    /// A constant, and the most a caller may ask for.
+    Bounded(u64, u64),
 }
 
 struct Entry {
@@ -71,17 +73,17 @@ struct Entry {
     id: &'static str,
     description: &'static str,
     annotations: fn() -> ToolAnnotations,
-    input: fn() -> JsonObject,
-    output: fn() -> JsonObject,
+    /// The schemas of its arguments and of its result.
+    schemas: fn() -> (JsonObject, JsonObject),
     defaults: &'static [(&'static str, Default)],
 }
 
-fn input<T: JsonSchema + 'static>() -> JsonObject {
-    (*schema_for_input::<T>().unwrap_or_default()).clone()
-}
-
-fn output<T: JsonSchema + 'static>() -> JsonObject {
-    (*schema_for_output::<T>()).clone()
+/// The schemas of a tool taking `Args` and answering `Result`.
+fn schemas<Args: JsonSchema + 'static, Result: JsonSchema + 'static>() -> (JsonObject, JsonObject) {
+    (
+        (*schema_for_input::<Args>().unwrap_or_default()).clone(),
+        (*schema_for_output::<Result>()).clone(),
+    )
 }
 
 fn read_only() -> ToolAnnotations {
@@ -114,17 +116,15 @@ static CATALOG: [Entry; 7] = [
         id: "list_tasks",
         description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner.",
         annotations: read_only,
-        input: input::<ListTasksArgs>,
-        output: output::<ListTasksResult>,
-        defaults: &[("limit", Default::Fixed(|| LIST_LIMIT.to_string()))],
+        schemas: schemas::<ListTasksArgs, ListTasksResult>,
+        defaults: &[("limit", Default::Fixed(LIST_LIMIT as u64))],
     },
     Entry {
         name: Name::DescribeTask,
         id: "describe_task",
         description: "Everything known about one task: command, dir, file:line, description, params, deps, env, the script it runs and what its runner asks first.",
         annotations: read_only,
-        input: input::<DescribeTaskArgs>,
-        output: output::<DescribeResult>,
+        schemas: schemas::<DescribeTaskArgs, DescribeResult>,
         defaults: &[],
     },
     Entry {
@@ -132,8 +132,7 @@ static CATALOG: [Entry; 7] = [
         id: "task_start",
         description: "Run a task. Returns its exit code and output if it ends within wait_ms (and a failed run's first failure lines); otherwise returns state running with a run_id while it continues in the background. With ready (an output line regex, a port, or a URL) it returns as soon as the task is ready, with the URLs it printed; services (dev, serve, start, watch, …) wait for readiness by themselves. Only tasks the user allowed run (agg may ask the user first).",
         annotations: runs_anything,
-        input: input::<TaskStartArgs>,
-        output: output::<JobResult>,
+        schemas: schemas::<TaskStartArgs, JobResult>,
         defaults: &[
             ("wait_ms", Default::WaitMs),
             ("tail_lines", Default::TailLines),
@@ -144,8 +143,7 @@ static CATALOG: [Entry; 7] = [
         id: "status",
         description: "Every running and recently finished job: run_id, pid, task, args, state and elapsed time.",
         annotations: read_only,
-        input: input::<StatusArgs>,
-        output: output::<StatusResult>,
+        schemas: schemas::<StatusArgs, StatusResult>,
         defaults: &[],
     },
     Entry {
@@ -153,8 +151,7 @@ static CATALOG: [Entry; 7] = [
         id: "task_status",
         description: "State, exit code or signal, times and recent output of one job, by run_id, pid or unique_name.",
         annotations: read_only,
-        input: input::<TaskStatusArgs>,
-        output: output::<JobResult>,
+        schemas: schemas::<TaskStatusArgs, JobResult>,
         defaults: &[("tail_lines", Default::TailLines)],
     },
     Entry {
@@ -162,17 +159,16 @@ static CATALOG: [Entry; 7] = [
         id: "task_output",
         description: "A job's output: a tail, stderr, a page from a line number (offset), or grep: only the lines matching a regex, with context and line numbers.",
         annotations: read_only,
-        input: input::<TaskOutputArgs>,
-        output: output::<JobResult>,
+        schemas: schemas::<TaskOutputArgs, JobResult>,
         defaults: &[
             ("tail_lines", Default::TailLines),
             (
                 "context",
-                Default::Fixed(|| format!("{}, at most {}", GREP_CONTEXT.0, GREP_CONTEXT.1)),
+                Default::Bounded(GREP_CONTEXT.0 as u64, GREP_CONTEXT.1 as u64),
             ),
             (
                 "max_bytes",
-                Default::Fixed(|| format!("{RESULT_CAP}, at most {}", OUTPUT_BYTES.1)),
+                Default::Bounded(RESULT_CAP as u64, OUTPUT_BYTES.1 as u64),
             ),
         ],
     },
@@ -181,13 +177,12 @@ static CATALOG: [Entry; 7] = [
         id: "task_stop",
         description: "Stop a job: SIGTERM to its whole process group, then SIGKILL after grace_ms. Returns its final state and last output.",
         annotations: stops,
-        input: input::<TaskStopArgs>,
-        output: output::<JobResult>,
+        schemas: schemas::<TaskStopArgs, JobResult>,
         defaults: &[
             ("tail_lines", Default::TailLines),
             (
                 "grace_ms",
-                Default::Fixed(|| format!("{}, at most {}", STOP_GRACE_MS.0, STOP_GRACE_MS.1)),
+                Default::Bounded(STOP_GRACE_MS.0, STOP_GRACE_MS.1),
             ),
         ],
     },
@@ -198,6 +193,11 @@ impl Name {
     pub fn from_name(name: &str) -> Option<Name> {
         CATALOG.iter().find(|e| e.id == name).map(|e| e.name)
     }
+}
+
+/// A default and the most a caller may ask for, as a schema states them.
+fn bounded(value: u64, max: u64) -> String {
+    format!("{value}, at most {max}")
 }
 
 /// Appends ` (default X)` to a property's description.
@@ -224,12 +224,14 @@ pub fn tools(settings: &Settings) -> Vec<Tool> {
     CATALOG
         .iter()
         .map(|e| {
-            let mut input = (*schema::portable(&(e.input)())).clone();
+            let (input, output) = (e.schemas)();
+            let mut input = (*schema::portable(&input)).clone();
             for (property, default) in e.defaults {
                 let value = match default {
-                    Default::WaitMs => format!("{}, at most {MAX_WAIT_MS}", settings.wait_ms),
+                    Default::WaitMs => bounded(settings.wait_ms, MAX_WAIT_MS),
                     Default::TailLines => settings.tail_lines.to_string(),
-                    Default::Fixed(f) => f(),
+                    Default::Fixed(value) => value.to_string(),
+                    Default::Bounded(value, max) => bounded(*value, *max),
                 };
                 state_default(&mut input, property, &value);
             }
@@ -243,7 +245,7 @@ pub fn tools(settings: &Settings) -> Vec<Tool> {
                 );
             }
             Tool::new(e.id, e.description, std::sync::Arc::new(input))
-                .with_raw_output_schema(schema::output(&(e.output)()))
+                .with_raw_output_schema(schema::output(&output))
                 .with_annotations((e.annotations)())
         })
         .collect()

@@ -216,8 +216,11 @@ impl Server {
             .skip(offset)
             .take(limit.min(catalog::LIST_MAX))
             .map(|t| {
-                TaskRow::of(t, table.behaviour(t), self.decide(t, &mut now).allowed())
-                    .with_history(history.get(&t.unique_name, &t.file_path, &t.source_name))
+                TaskRow::of(t, self.decide(t, &mut now).allowed()).with_history(history.get(
+                    &t.unique_name,
+                    &t.file_path,
+                    &t.source_name,
+                ))
             })
             .collect();
         let next = offset + rows.len();

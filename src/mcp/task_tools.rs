@@ -79,7 +79,7 @@ impl TaskTools {
             .tasks
             .iter()
             .filter(|t| self.matches(t))
-            .filter(|t| table.not_runnable(t).is_none())
+            .filter(|t| t.behaviour.not_runnable.is_none())
             .collect();
         // Stable: table order within each rank.
         matching.sort_by_key(|t| (t.dir != ".", verb_rank(&t.source_name)));
@@ -549,59 +549,50 @@ mod tests {
     }
 
     fn task(name: &str, script: Option<&str>, deps: &[&str]) -> Task {
-        Task {
-            unique_name: name.to_owned(),
-            source_name: name.to_owned(),
-            runner: Runner::Make,
-            command: format!("make {name}"),
-            dir: ".".to_owned(),
-            package: None,
-            file_path: "Makefile".to_owned(),
-            line: None,
-            description: None,
-            runner_available: true,
-            params: Vec::new(),
-            deps: deps.iter().map(|d| (*d).to_owned()).collect(),
-            aliases: Vec::new(),
-            group: None,
-            plugin: None,
-            disabled: false,
-            argv: Vec::new(),
-            script: script.map(str::to_owned),
-            env: Vec::new(),
-            xc: None,
-            origin: String::new(),
-        }
+        let mut t = Task::new(Runner::Make, name, ".", "Makefile", Vec::new());
+        t.unique_name = name.to_owned();
+        t.command = format!("make {name}");
+        t.runner_available = true;
+        t.deps = deps.iter().map(|d| (*d).to_owned()).collect();
+        t.script = script.map(str::to_owned);
+        t
     }
 
     #[test]
     fn annotations_follow_the_documented_table() {
-        let a = annotations(&task("all", None, &["build", "test"]));
-        assert_eq!(a.read_only_hint, Some(true));
-        let a = annotations(&task("test-unit", Some("cargo test"), &[]));
-        assert_eq!(
-            (a.destructive_hint, a.idempotent_hint),
-            (Some(false), Some(true))
+        const YES: Option<bool> = Some(true);
+        const NO: Option<bool> = Some(false);
+        // (name, script, deps) and the hints (read-only, destructive, idempotent, open
+        // world) its tool carries.
+        type Row = (
+            &'static str,
+            Option<&'static str>,
+            &'static [&'static str],
+            [Option<bool>; 4],
         );
-        let a = annotations(&task("fmt", Some("x"), &[]));
-        assert_eq!(a.idempotent_hint, Some(true));
-        let a = annotations(&task("deploy-prod", Some("x"), &[]));
-        assert_eq!(
-            (a.destructive_hint, a.open_world_hint),
-            (Some(true), Some(true))
-        );
-        let a = annotations(&task("clean", Some("rm -rf dist"), &[]));
-        assert_eq!(
-            (a.destructive_hint, a.open_world_hint),
-            (Some(true), Some(false))
-        );
-        let a = annotations(&task("format", Some("x"), &[]));
-        assert_eq!(a.destructive_hint, Some(false), "`format` is not `rm`");
-        let a = annotations(&task("dev", Some("vite"), &[]));
-        assert_eq!(
-            (a.destructive_hint, a.idempotent_hint),
-            (Some(false), Some(false))
-        );
+        let table: [Row; 7] = [
+            ("all", None, &["build", "test"], [YES, NO, None, NO]),
+            ("test-unit", Some("cargo test"), &[], [NO, NO, YES, NO]),
+            ("fmt", Some("x"), &[], [NO, NO, YES, NO]),
+            ("deploy-prod", Some("x"), &[], [NO, YES, NO, YES]),
+            ("clean", Some("rm -rf dist"), &[], [NO, YES, NO, NO]),
+            // `format` is not `rm`.
+            ("format", Some("x"), &[], [NO, NO, NO, NO]),
+            ("dev", Some("vite"), &[], [NO, NO, NO, NO]),
+        ];
+        for (name, script, deps, hints) in table {
+            let a = annotations(&task(name, script, deps));
+            assert_eq!(
+                [
+                    a.read_only_hint,
+                    a.destructive_hint,
+                    a.idempotent_hint,
+                    a.open_world_hint
+                ],
+                hints,
+                "{name}"
+            );
+        }
     }
 
     #[test]

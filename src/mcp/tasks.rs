@@ -106,7 +106,6 @@ impl Server {
         let task = &table.tasks[i];
         let decision = self.decide(task, &mut Now::new());
         let mut detail = crate::detail::of(
-            &table,
             task,
             crate::availability::runner_path(&table.root, &task.dir, task.runner)
                 .map(|p| p.to_string_lossy().into_owned()),
@@ -237,13 +236,13 @@ impl Server {
         let (table, i, implied) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         // Before the user is asked anything: a permission for what cannot run is no use.
-        if let Some(reason) = table.not_runnable(task) {
+        if let Some(reason) = task.behaviour.not_runnable.as_deref() {
             return Err(not_runnable(task, reason));
         }
         if args.wait_ms.is_none() {
             wait_ms = typical_wait(&table, task).map_or(wait_ms, |typical| typical.max(wait_ms));
         }
-        let declared_service = table.behaviour(task).is_some_and(|b| b.service);
+        let declared_service = task.behaviour.service;
         let probe = readiness::plan(task, declared_service, args.ready.as_ref(), args.wait_ms)?;
         let env: Vec<(String, String)> = args.env.0.into_iter().collect();
         if let Some((name, why)) = env
@@ -268,7 +267,7 @@ impl Server {
         // The invocation is built before asking too: a missing runner or a bad argument is
         // said at once, and the question shows exactly what will run.
         let mut inv = invocation(&table, task, &opts).map_err(|e| invocation_error(task, e))?;
-        let shown = Shown::of(&table, task, &inv, &opts);
+        let shown = Shown::of(task, &inv, &opts);
         // What the task's files say now, read from disk: never the watcher's table.
         let mut now = Now::new();
         let shown_fingerprint = fingerprint(&table, task, &mut now)?;
@@ -338,10 +337,7 @@ impl Server {
                 task_allowed: false,
             }),
         };
-        let confirm_texts = table
-            .behaviour(task)
-            .map(|b| b.confirm.clone())
-            .unwrap_or_default();
+        let confirm_texts = task.behaviour.confirm.clone();
         let request = ask::Request {
             task,
             argv: shown.argv,
@@ -562,7 +558,7 @@ struct Shown {
 }
 
 impl Shown {
-    fn of(table: &Table, task: &Task, inv: &Invocation, opts: &RunOptions) -> Shown {
+    fn of(task: &Task, inv: &Invocation, opts: &RunOptions) -> Shown {
         let argv = std::iter::once(&inv.program)
             .chain(&inv.args)
             .map(|a| a.to_string_lossy().into_owned())
@@ -571,11 +567,7 @@ impl Shown {
         if !task.deps.is_empty() && !opts.skip_deps {
             also.push(format!("first its deps: {}", task.deps.join(", ")));
         }
-        for hook in table
-            .behaviour(task)
-            .map(|b| b.hooks.as_slice())
-            .unwrap_or_default()
-        {
+        for hook in &task.behaviour.hooks {
             also.push(format!("hook `{}`: {}", hook.name, hook.command));
         }
         Shown {
@@ -665,7 +657,7 @@ fn fingerprint(table: &Table, task: &Task, now: &mut Now) -> Result<String, Tool
             .cloned()
             .collect()
     };
-    let behaviour = table.behaviour(task).cloned().unwrap_or_default();
+    let behaviour = task.behaviour.clone();
     let same = raw.dir == task.dir
         && raw.script == task.script
         && raw.deps == task.deps

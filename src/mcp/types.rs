@@ -323,11 +323,7 @@ pub struct TaskRow {
 
 impl TaskRow {
     /// The row of `task`, with what running it involves.
-    pub fn of(
-        task: &Task,
-        behaviour: Option<&agg_runners::Behaviour>,
-        allowlisted: bool,
-    ) -> TaskRow {
+    pub fn of(task: &Task, allowlisted: bool) -> TaskRow {
         let description = task
             .description
             .as_deref()
@@ -349,9 +345,9 @@ impl TaskRow {
                 .collect(),
             allowlisted,
             missing_runner: !task.runner_available,
-            not_runnable: behaviour.and_then(|b| b.not_runnable.clone()),
-            service: behaviour.is_some_and(|b| b.service),
-            confirm: behaviour.map(|b| b.confirm.clone()).unwrap_or_default(),
+            not_runnable: task.behaviour.not_runnable.clone(),
+            service: task.behaviour.service,
+            confirm: task.behaviour.confirm.clone(),
             last: None,
             typical_ms: None,
         }

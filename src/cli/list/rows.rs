@@ -13,7 +13,7 @@ use anstyle::{AnsiColor, Style};
 
 use super::fit::{self, Line};
 use crate::history::Summaries;
-use crate::table::{Table, Task};
+use crate::table::Task;
 use crate::visible;
 
 const DIR: Style = Style::new().bold();
@@ -57,14 +57,9 @@ impl Marks {
     }
 }
 
-/// Writes `tasks` (rows of `table`, in table order or in search blocks) one block per
+/// Writes `tasks` (rows of a table, in table order or in search blocks) one block per
 /// directory, a blank line between blocks.
-pub(super) fn write(
-    out: &mut impl Write,
-    table: &Table,
-    tasks: &[Task],
-    view: &View,
-) -> io::Result<Marks> {
+pub(super) fn write(out: &mut impl Write, tasks: &[Task], view: &View) -> io::Result<Marks> {
     let mut marks = Marks::default();
     let mut start = 0;
     let mut first = true;
@@ -75,19 +70,14 @@ pub(super) fn write(
             writeln!(out)?;
         }
         first = false;
-        marks.add(write_block(out, table, &tasks[start..start + len], view)?);
+        marks.add(write_block(out, &tasks[start..start + len], view)?);
         start += len;
     }
     Ok(marks)
 }
 
 /// One directory's heading and rows.
-fn write_block(
-    out: &mut impl Write,
-    table: &Table,
-    group: &[Task],
-    view: &View,
-) -> io::Result<Marks> {
+fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<Marks> {
     let dir = group.first().map_or(".", |t| t.dir.as_str());
     let mut files: Vec<&str> = Vec::new();
     for t in group {
@@ -125,7 +115,7 @@ fn write_block(
     if let Some(columns) = view.columns {
         name_w = name_w.min(columns * NAME_SHARE / 100);
     }
-    let task_marks: Vec<&str> = group.iter().map(|t| mark(table, t)).collect();
+    let task_marks: Vec<&str> = group.iter().map(mark).collect();
     let mark_column = task_marks.iter().any(|m| !m.is_empty());
     let labels: Vec<String> = group.iter().map(runner_label).collect();
     let runner_w = labels.iter().map(|l| fit::width(l)).max().unwrap_or(0);
@@ -142,7 +132,7 @@ fn write_block(
 
     let mut marks = Marks::default();
     for (i, t) in group.iter().enumerate() {
-        let not_runnable = table.not_runnable(t).is_some();
+        let not_runnable = t.behaviour.not_runnable.is_some();
         let mut head = Line::new();
         head.push(Style::new(), "  ")
             .push(NAME, names[i].clone())
@@ -178,7 +168,7 @@ fn write_block(
                 .push(Style::new(), padding)
                 .push(Style::new(), "  ");
         }
-        let (desc_style, desc) = description(table, t);
+        let (desc_style, desc) = description(t);
         let mut tail = Line::new();
         if not_runnable {
             tail.push(Style::new(), "  ")
@@ -217,7 +207,7 @@ fn write_block(
 
 /// What a row says of a task: its description, else what it runs (for a package
 /// manager's script, the script's own command rather than `npm run NAME`).
-fn description(table: &Table, t: &Task) -> (Style, String) {
+fn description(t: &Task) -> (Style, String) {
     let first_line = |s: &str| {
         // A tab would move the rest of the row by an amount only the terminal knows.
         visible::text(s.lines().next().unwrap_or_default()).replace('\t', " ")
@@ -225,7 +215,7 @@ fn description(table: &Table, t: &Task) -> (Style, String) {
     if let Some(desc) = t.description.as_deref() {
         return (Style::new(), first_line(desc));
     }
-    if table.not_runnable(t).is_some() {
+    if t.behaviour.not_runnable.is_some() {
         // Nothing runs, so no `$`: what the file wrote, if anything.
         return (DIM, first_line(t.script.as_deref().unwrap_or_default()));
     }
@@ -247,11 +237,13 @@ fn runs_a_script(runner: Runner) -> bool {
 }
 
 /// The mark of a task that asks first or is a service, or `""`.
-fn mark(table: &Table, t: &Task) -> &'static str {
-    match table.behaviour(t) {
-        Some(b) if !b.confirm.is_empty() => ASKS,
-        Some(b) if b.service => SERVICE,
-        _ => "",
+fn mark(t: &Task) -> &'static str {
+    if !t.behaviour.confirm.is_empty() {
+        ASKS
+    } else if t.behaviour.service {
+        SERVICE
+    } else {
+        ""
     }
 }
 

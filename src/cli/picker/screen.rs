@@ -95,7 +95,7 @@ impl<'t> Picker<'t> {
         if let Some(area) = preview {
             let lines = self
                 .chosen()
-                .map(|i| preview_lines(self.table, &self.table.tasks[i], &self.history))
+                .map(|i| preview_lines(&self.table.tasks[i], &self.history))
                 .unwrap_or_default();
             let borders = if body.width >= SIDE_BY_SIDE {
                 Borders::LEFT
@@ -170,7 +170,7 @@ impl<'t> Picker<'t> {
                 continue;
             };
             let task = &self.table.tasks[entry.task];
-            let usable = task.runner_available && self.table.not_runnable(task).is_none();
+            let usable = task.runner_available && task.behaviour.not_runnable.is_none();
             let mut line = row(entry, &marks, name_width, usable);
             if n == self.selected {
                 // The highlight spans the whole row (the overflow is cut off).
@@ -243,7 +243,7 @@ fn runner_width() -> usize {
 }
 
 /// The preview of `task`: what it runs, where, what it takes and asks, how it last went.
-fn preview_lines(table: &Table, task: &Task, history: &Summaries) -> Vec<Line<'static>> {
+fn preview_lines(task: &Task, history: &Summaries) -> Vec<Line<'static>> {
     let field = |key: &str, value: String| {
         Line::from(vec![
             Span::styled(format!("{key:<11} "), KEY),
@@ -263,7 +263,7 @@ fn preview_lines(table: &Table, task: &Task, history: &Summaries) -> Vec<Line<'s
         }
     }
     lines.push(Line::raw(""));
-    match table.not_runnable(task) {
+    match task.behaviour.not_runnable.as_deref() {
         Some(reason) => lines.push(field("not runnable", reason.to_owned())),
         None => lines.push(field("command", task.command.clone())),
     }
@@ -298,16 +298,14 @@ fn preview_lines(table: &Table, task: &Task, history: &Summaries) -> Vec<Line<'s
         }
         lines.push(field("param", text));
     }
-    if let Some(b) = table.behaviour(task) {
-        for question in &b.confirm {
-            lines.push(field("asks first", question.clone()));
-        }
-        if b.interactive {
-            lines.push(field("interactive", "expects a terminal".to_owned()));
-        }
-        if b.service {
-            lines.push(field("service", "keeps running until stopped".to_owned()));
-        }
+    for question in &task.behaviour.confirm {
+        lines.push(field("asks first", question.clone()));
+    }
+    if task.behaviour.interactive {
+        lines.push(field("interactive", "expects a terminal".to_owned()));
+    }
+    if task.behaviour.service {
+        lines.push(field("service", "keeps running until stopped".to_owned()));
     }
     if let Some(h) = history.get(&task.unique_name, &task.file_path, &task.source_name) {
         let style = if h.last.passed() {
