@@ -159,72 +159,29 @@ pub struct JobRef {
     pub run_id: Option<String>,
     /// The task's pid.
     pub pid: Option<u32>,
-    /// A task's unique name: its newest (running first) job.
-    pub unique_name: Option<String>,
-}
-
-/// Arguments of `task_status`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TaskStatusArgs {
-    /// The run id `task_start` returned.
-    pub run_id: Option<String>,
-    /// The task's pid.
-    pub pid: Option<u32>,
     /// A task's unique name: its newest job (a running one first).
     pub unique_name: Option<String>,
-    /// Lines of recent output to include.
-    pub tail_lines: Option<usize>,
 }
 
-/// Arguments of `task_output`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TaskOutputArgs {
-    /// The run id `task_start` returned.
-    pub run_id: Option<String>,
-    /// The task's pid.
-    pub pid: Option<u32>,
-    /// A task's unique name: its newest job (a running one first).
-    pub unique_name: Option<String>,
-    /// Output mode; not with `offset` or `grep`.
-    pub output: Option<OutputMode>,
-    /// Lines for the `tail` and `stderr` modes.
-    pub tail_lines: Option<usize>,
-    /// Line number to read (or grep) from: 1 = the first line; `next_offset` continues.
-    pub offset: Option<u64>,
-    /// Regex: only matching lines, with `context`, numbered (`N:` match, `N-` context).
-    pub grep: Option<String>,
-    /// `grep` ignores case.
-    #[serde(default)]
-    pub ignore_case: bool,
-    /// Lines around each `grep` match.
-    pub context: Option<usize>,
-    /// Most bytes of text (marker included) to return.
-    pub max_bytes: Option<usize>,
-}
+/// Declares the arguments of a tool about one job: the three ways to name the job (exactly one
+/// of `run_id`, `pid` or `unique_name`, described once here for every schema that shows them),
+/// then the tool's own fields; and the [`JobRef`] they name and their bounds.
+macro_rules! job_args {
+    ($(#[$meta:meta])* $name:ident { $($own:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// The run id `task_start` returned.
+            pub run_id: Option<String>,
+            /// The task's pid.
+            pub pid: Option<u32>,
+            /// A task's unique name: its newest job (a running one first).
+            pub unique_name: Option<String>,
+            $($own)*
+        }
 
-/// Arguments of `task_stop`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TaskStopArgs {
-    /// The run id `task_start` returned.
-    pub run_id: Option<String>,
-    /// The task's pid.
-    pub pid: Option<u32>,
-    /// A task's unique name: its newest job (a running one first).
-    pub unique_name: Option<String>,
-    /// Milliseconds between SIGTERM and SIGKILL.
-    pub grace_ms: Option<u64>,
-    /// Output mode of the result.
-    pub output: Option<OutputMode>,
-    /// Lines for the `tail` and `stderr` modes.
-    pub tail_lines: Option<usize>,
-}
-
-macro_rules! job_ref {
-    ($($t:ty),*) => {$(
-        impl $t {
+        impl $name {
             /// The job these arguments name.
             pub fn job_ref(&self) -> JobRef {
                 JobRef {
@@ -234,15 +191,56 @@ macro_rules! job_ref {
                 }
             }
         }
-        impl Bounded for $t {
+
+        impl Bounded for $name {
             fn check(&self) -> Result<(), ToolError> {
                 bound("run_id", self.run_id.as_deref(), MAX_NAME_BYTES)?;
                 bound("unique_name", self.unique_name.as_deref(), MAX_NAME_BYTES)
             }
         }
-    )*};
+    };
 }
-job_ref!(TaskStatusArgs, TaskOutputArgs, TaskStopArgs);
+
+job_args! {
+    /// Arguments of `task_status`.
+    TaskStatusArgs {
+        /// Lines of recent output to include.
+        pub tail_lines: Option<usize>,
+    }
+}
+
+job_args! {
+    /// Arguments of `task_output`.
+    TaskOutputArgs {
+        /// Output mode; not with `offset` or `grep`.
+        pub output: Option<OutputMode>,
+        /// Lines for the `tail` and `stderr` modes.
+        pub tail_lines: Option<usize>,
+        /// Line number to read (or grep) from: 1 = the first line; `next_offset` continues.
+        pub offset: Option<u64>,
+        /// Regex: only matching lines, with `context`, numbered (`N:` match, `N-` context).
+        pub grep: Option<String>,
+        /// `grep` ignores case.
+        #[serde(default)]
+        pub ignore_case: bool,
+        /// Lines around each `grep` match.
+        pub context: Option<usize>,
+        /// Most bytes of text (marker included) to return.
+        pub max_bytes: Option<usize>,
+    }
+}
+
+job_args! {
+    /// Arguments of `task_stop`.
+    TaskStopArgs {
+        /// Milliseconds between SIGTERM and SIGKILL.
+        pub grace_ms: Option<u64>,
+        /// Output mode of the result.
+        pub output: Option<OutputMode>,
+        /// Lines for the `tail` and `stderr` modes.
+        pub tail_lines: Option<usize>,
+    }
+}
 
 impl Bounded for ListTasksArgs {
     fn check(&self) -> Result<(), ToolError> {
