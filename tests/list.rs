@@ -345,6 +345,47 @@ fn published_schema_is_up_to_date() {
     );
 }
 
+/// Every row of every fixture's table has each key the published schema requires of a task,
+/// and no key it does not describe.
+#[test]
+fn every_fixture_table_keeps_to_the_published_schema() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("schema/table.schema.json")).expect("schema"),
+    )
+    .expect("schema is JSON");
+    let task = &schema["$defs"]["Task"];
+    let required: Vec<&str> = task["required"]
+        .as_array()
+        .expect("required")
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let described = task["properties"].as_object().expect("properties");
+    let mut rows = 0;
+    for entry in std::fs::read_dir(root.join("fixtures"))
+        .expect("fixtures")
+        .flatten()
+    {
+        let fixture = entry.file_name().to_string_lossy().into_owned();
+        let table = Test::fixture(&fixture).list_json();
+        for row in table["tasks"].as_array().expect("tasks") {
+            rows += 1;
+            let keys = row.as_object().expect("row is an object");
+            for key in &required {
+                assert!(keys.contains_key(*key), "{fixture}: no `{key}` in {row}");
+            }
+            for key in keys.keys() {
+                assert!(
+                    described.contains_key(key),
+                    "{fixture}: `{key}` not in the schema"
+                );
+            }
+        }
+    }
+    assert!(rows > 500, "only {rows} rows");
+}
+
 /// The targets of make's database (`make -pRrq`) that agg should list: not special
 /// (`.PHONY`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
 /// prerequisites, no recipe, used only as another target's prerequisite), which agg hides

@@ -661,13 +661,14 @@ pub struct Task {
     // Decided by the table (`availability`): false in what an adapter returns.
     pub runner_available: bool,
     /// Parameters (just parameters, xc inputs, Taskfile required vars).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    // Left out when empty, so not required (`default` tells the schema).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<Param>,
     /// Tasks this one depends on, by source name.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deps: Vec<String>,
     /// Other names the runner accepts.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// just `[group]`.
     #[serde(skip_serializing_if = "Option::is_none")]
