@@ -10,6 +10,7 @@ use jsonc_parser::common::Ranged as _;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::search::from_serde;
+use super::strict_json::json_error;
 use super::{Dialect, Entry, MAX_DEPTH, Node, ParseError, Value};
 use crate::text::LineIndex;
 
@@ -32,18 +33,6 @@ pub(crate) fn read_json(text: &str, dialect: Dialect) -> Result<Node, ParseError
 /// and skipped. A root that is not an object is built whole.
 pub(crate) fn read_json_keys(text: &str, keys: &[&str]) -> Result<Node, ParseError> {
     super::strict_json::read(text, Some(keys))
-}
-
-/// A `serde_json` error as a message without its position, and the line apart.
-pub(super) fn json_error(err: &serde_json::Error) -> ParseError {
-    let message = err.to_string();
-    let message = message
-        .find(" at line ")
-        .map_or(&*message, |i| &message[..i]);
-    ParseError {
-        message: format!("invalid JSON: {message}"),
-        line: u32::try_from(err.line()).ok().filter(|&l| l > 0),
-    }
 }
 
 /// A key as JSON writes it, quotes and escapes included (`"Acme\\Shop\\"` for the key

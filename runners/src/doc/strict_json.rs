@@ -8,7 +8,6 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::json::json_error;
 use super::{Entry, Node, ParseError, Value};
 
 /// Past this many entries, a table finds a repeated key through a hash map, not a scan.
@@ -36,6 +35,18 @@ pub(super) fn read(text: &str, keep: Option<&[&str]>) -> Result<Node, ParseError
     root.line = lines.line;
     lines.value(Some(&mut root));
     Ok(root)
+}
+
+/// A `serde_json` error as a message without its position, and the line apart.
+pub(super) fn json_error(err: &serde_json::Error) -> ParseError {
+    let message = err.to_string();
+    let message = message
+        .find(" at line ")
+        .map_or(&*message, |i| &message[..i]);
+    ParseError {
+        message: format!("invalid JSON: {message}"),
+        line: u32::try_from(err.line()).ok().filter(|&l| l > 0),
+    }
 }
 
 /// Builds a value; `keep` filters the entries of the object it is given, if any.
