@@ -323,14 +323,13 @@ impl<'t> Lines<'t> {
                         self.at += 1;
                     }
                     self.space();
-                    let node = entries.as_deref_mut().and_then(|entries| {
+                    let mut node = entries.as_deref_mut().and_then(|entries| {
                         let i = finder.find(entries, &decode(raw))?;
                         entries.get_mut(i).map(|e| &mut e.node)
                     });
-                    let node = node.map(|n| {
-                        n.line = line;
-                        n
-                    });
+                    if let Some(node) = node.as_deref_mut() {
+                        node.line = line;
+                    }
                     self.value(node);
                 }
                 Some(b',') => self.at += 1,
@@ -357,11 +356,10 @@ impl<'t> Lines<'t> {
                 Some(b'}') | None => return,
                 Some(_) => {
                     let line = self.line;
-                    let node = items.as_deref_mut().and_then(|items| items.get_mut(i));
-                    let node = node.map(|n| {
-                        n.line = line;
-                        n
-                    });
+                    let mut node = items.as_deref_mut().and_then(|items| items.get_mut(i));
+                    if let Some(node) = node.as_deref_mut() {
+                        node.line = line;
+                    }
                     self.value(node);
                     i += 1;
                 }
@@ -433,9 +431,9 @@ mod tests {
     fn a_repeated_key_keeps_its_first_place_and_its_last_value_and_line() {
         let mut text = String::from("{\"a\": {\"x\": 1},\n\"b\": 2,\n\"a\": {\"y\": [\n3]}");
         // Enough keys for the tables to find repeats through a hash map.
-        for i in 0..40 {
-            text.push_str(&format!(",\n\"k{}\": {i}", i % 20));
-        }
+        let tail: Vec<String> = (0..40).map(|i| format!("\"k{}\": {i}", i % 20)).collect();
+        text.push_str(",\n");
+        text.push_str(&tail.join(",\n"));
         text.push('}');
         let root = read_json(&text, Dialect::Strict).expect("valid");
         let keys: Vec<&str> = root.entries().expect("object")[..3]
