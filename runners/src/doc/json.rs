@@ -10,7 +10,7 @@ use jsonc_parser::common::Ranged as _;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::search::from_serde;
-use super::strict_json::json_error;
+use super::strict_json::{Rest, json_error};
 use super::{Dialect, Entry, MAX_DEPTH, Node, ParseError, Value};
 use crate::text::LineIndex;
 
@@ -19,7 +19,7 @@ use crate::text::LineIndex;
 /// parent's. [`Dialect::Strict`] (`package.json`): see [`super::strict_json`], exact lines.
 pub(crate) fn read_json(text: &str, dialect: Dialect) -> Result<Node, ParseError> {
     if dialect == Dialect::Strict {
-        return super::strict_json::read(text, None);
+        return super::strict_json::read(text, None, Rest::Checked);
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<serde_json::Value>(text) {
@@ -29,10 +29,10 @@ pub(crate) fn read_json(text: &str, dialect: Dialect) -> Result<Node, ParseError
 }
 
 /// Reads strict JSON in the [`Dialect::Strict`] way, building only the root object's entries
-/// named in `keys`: the rest of the file is checked as thoroughly as [`read_json`] checks it,
-/// and skipped. A root that is not an object is built whole.
-pub(crate) fn read_json_keys(text: &str, keys: &[&str]) -> Result<Node, ParseError> {
-    super::strict_json::read(text, Some(keys))
+/// named in `keys`: the rest of the file is checked as `rest` says, and skipped. A root that
+/// is not an object is built whole.
+pub(crate) fn read_json_keys(text: &str, keys: &[&str], rest: Rest) -> Result<Node, ParseError> {
+    super::strict_json::read(text, Some(keys), rest)
 }
 
 /// A key as JSON writes it, quotes and escapes included (`"Acme\\Shop\\"` for the key

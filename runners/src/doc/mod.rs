@@ -13,6 +13,7 @@ mod toml;
 mod yaml;
 
 pub(crate) use self::json::{read_json, read_json_keys, read_jsonc};
+pub(crate) use self::strict_json::Rest;
 pub(crate) use self::toml::{Comments, read_toml};
 pub(crate) use self::yaml::read_yaml;
 

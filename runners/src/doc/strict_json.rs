@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::{Entry, Node, ParseError, Value};
 
@@ -15,12 +15,12 @@ const SCAN_UP_TO: usize = 16;
 
 /// Reads strict JSON: `null` is [`Value::Null`], nesting is bounded by `serde_json`'s
 /// 128 levels, a repeated key keeps its first place and its last value and line. With
-/// `keep`, a root object keeps only the entries named there; the rest of the file is checked
-/// as thoroughly but not built.
-pub(super) fn read(text: &str, keep: Option<&[&str]>) -> Result<Node, ParseError> {
+/// `keep`, a root object keeps only the entries named there, and the rest of the file is
+/// checked as [`Rest`] says but not built.
+pub(super) fn read(text: &str, keep: Option<&[&str]>, rest: Rest) -> Result<Node, ParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Build { keep }
+    let value = Build { keep, rest }
         .deserialize(&mut de)
         .and_then(|value| de.end().map(|()| value))
         .map_err(|err| json_error(&err))?;
@@ -49,10 +49,33 @@ pub(super) fn json_error(err: &serde_json::Error) -> ParseError {
     }
 }
 
-/// Builds a value; `keep` filters the entries of the object it is given, if any.
+/// How thoroughly the values that are not built are checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rest {
+    /// As thoroughly as built ones: every string and number is read, so a file that would
+    /// not build does not pass (a lone surrogate `\ud800`, a number out of range).
+    Checked,
+    /// Their syntax only, as `serde_json` skips a value: escapes are not decoded, numbers
+    /// not converted.
+    SyntaxOnly,
+}
+
+/// Builds a value; `keep` filters the entries of the object it is given, if any, and `rest`
+/// says how the others are checked.
 #[derive(Clone, Copy)]
 struct Build<'k> {
     keep: Option<&'k [&'k str]>,
+    rest: Rest,
+}
+
+impl Build<'_> {
+    /// For the values inside: everything is built.
+    fn inner(self) -> Self {
+        Build {
+            keep: None,
+            rest: self.rest,
+        }
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Build<'_> {
@@ -102,7 +125,7 @@ impl<'de> Visitor<'de> for Build<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(value) = seq.next_element_seed(Build { keep: None })? {
+        while let Some(value) = seq.next_element_seed(self.inner())? {
             items.push(Node::new(0, value));
         }
         Ok(Value::Arr(items))
@@ -112,10 +135,13 @@ impl<'de> Visitor<'de> for Build<'_> {
         let mut table = Table::default();
         while let Some(key) = map.next_key_seed(KeySeed)? {
             if self.keep.is_some_and(|keep| !keep.contains(&&*key)) {
-                map.next_value_seed(Skip)?;
+                match self.rest {
+                    Rest::Checked => map.next_value_seed(Skip)?,
+                    Rest::SyntaxOnly => map.next_value::<IgnoredAny>().map(drop)?,
+                }
                 continue;
             }
-            let value = map.next_value_seed(Build { keep: None })?;
+            let value = map.next_value_seed(self.inner())?;
             table.set(key, Node::new(0, value));
         }
         Ok(Value::Table(table.entries))
@@ -405,6 +431,7 @@ impl Finder {
 #[cfg(test)]
 mod tests {
     use super::super::{Dialect, Terms, read_json, read_json_keys};
+    use super::Rest::{Checked, SyntaxOnly};
     use super::*;
 
     #[test]
@@ -460,7 +487,7 @@ mod tests {
     #[test]
     fn only_the_kept_keys_are_built_but_the_whole_file_is_checked() {
         let text = "{\n  \"deps\": {\"a\": \"1\"},\n  \"name\": \"web\",\n  \"scripts\": {\"b\": \"c\"}\n}";
-        let root = read_json_keys(text, &["name", "scripts"]).expect("valid");
+        let root = read_json_keys(text, &["name", "scripts"], Checked).expect("valid");
         let keys: Vec<&str> = root
             .entries()
             .expect("object")
@@ -476,17 +503,23 @@ mod tests {
             "{\"a\": 1} x",
         ] {
             let full = read_json(bad, Dialect::Strict).expect_err(bad);
-            let kept = read_json_keys(bad, &["name"]).expect_err(bad);
+            let kept = read_json_keys(bad, &["name"], Checked).expect_err(bad);
             assert_eq!(full, kept);
         }
-        let err = read_json_keys("{\n\"a\": [1,\n}", &["a"]).expect_err("invalid");
+        // Unless only the syntax of the rest is checked.
+        let lone = r#"{"deps": "\ud800", "name": "x"}"#;
+        let root = read_json_keys(lone, &["name"], SyntaxOnly).expect("skipped unread");
+        assert_eq!(root.get("name").and_then(Node::str), Some("x"));
+        assert!(read_json_keys(r#"{"name": "\ud800"}"#, &["name"], SyntaxOnly).is_err());
+        assert!(read_json_keys("{\"deps\": [1,], \"name\": 1}", &["name"], SyntaxOnly).is_err());
+        let err = read_json_keys("{\n\"a\": [1,\n}", &["a"], Checked).expect_err("invalid");
         assert_eq!(err.line, Some(3));
         assert!(err.message.starts_with("invalid JSON: "), "{}", err.message);
         assert!(!err.message.contains(" at line "), "{}", err.message);
         let deep = format!("{{\"a\": {}{}}}", "[".repeat(200), "]".repeat(200));
-        assert!(read_json_keys(&deep, &["b"]).is_err());
+        assert!(read_json_keys(&deep, &["b"], Checked).is_err());
         // A root that is not an object is built whole.
-        let root = read_json_keys("[1, 2]", &["a"]).expect("valid");
+        let root = read_json_keys("[1, 2]", &["a"], Checked).expect("valid");
         assert_eq!(root.items().map(<[Node]>::len), Some(2));
     }
 

@@ -2,7 +2,7 @@
 //! Turborepo all follow (`pnpm run build`, `pnpm exec nx run web:build`), in one place below
 //! them.
 
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Rest};
 use crate::files::{Files, join, parent};
 use crate::model::Runner;
 
@@ -119,10 +119,10 @@ fn read_package_manager(dir: &str, files: &dyn Files) -> Option<String> {
     if !text.contains("packageManager") && !text.contains("\\u") {
         return None;
     }
-    // Only the one key is built, the rest of the file checked and skipped. A broken parent
-    // package.json is reported when that file itself is parsed; a repeated key counts with
-    // its last value, as there.
-    let root = doc::read_json_keys(&text, &["packageManager"]).ok()?;
+    // Only the one key is built and the rest of the file skipped, its syntax checked: a
+    // broken parent package.json is reported when that file itself is parsed. A repeated key
+    // counts with its last value, as there.
+    let root = doc::read_json_keys(&text, &["packageManager"], Rest::SyntaxOnly).ok()?;
     root.get("packageManager")
         .and_then(Node::str)
         .map(str::to_owned)

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::manager::detect;
-use crate::doc::{self, Entry, Node, Terms};
+use crate::doc::{self, Entry, Node, Rest, Terms};
 use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
@@ -23,13 +23,14 @@ pub const ADAPTER: Adapter = Adapter {
 };
 
 /// The top-level keys read here and by the package manager's detection; the rest of the file
-/// (dependencies, mostly) is checked but not built.
+/// (dependencies, mostly) is checked as thoroughly, so that what npm's reader refuses is
+/// reported, but not built.
 const KEYS: &[&str] = &["name", "scripts", "packageManager", "scripts-info", "ntl"];
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
     // npm strips a byte order mark before parsing, and so does the reader.
-    let root = match doc::read_json_keys(src.text, KEYS) {
+    let root = match doc::read_json_keys(src.text, KEYS, Rest::Checked) {
         Ok(root) if root.is_table() => root,
         Ok(other) => {
             let message = format!(
