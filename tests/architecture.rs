@@ -344,3 +344,110 @@ fn the_floor_checker_finds_a_sideways_import_and_one_back_up() {
     assert!(found[0].contains("crate::a::part::X"), "{found:#?}");
     assert!(found[1].contains("crate::helper"), "{found:#?}");
 }
+
+/// The parser crates of the one document tree: only `runners/src/doc/` names them.
+const PARSERS: &[&str] = &["serde_json", "toml", "serde_saphyr", "jsonc_parser"];
+
+/// Whether `code` names the crate `name`: a path through it (`toml::de`, `::toml::de`, not
+/// `crate::doc::toml::x`) or a `use`/`extern crate` of the crate itself (`use toml;`,
+/// `use serde_json as json;`).
+fn names_crate(code: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(name).any(|(i, _)| {
+        let before = &code[..i];
+        let after = &code[i + name.len()..];
+        if before.ends_with(ident) || after.starts_with(ident) {
+            return false;
+        }
+        let leading = before.strip_suffix("::");
+        let through = after.starts_with("::")
+            && leading.is_none_or(|b| !b.ends_with(|c: char| ident(c) || c == '>'));
+        let head = before.trim_end_matches([' ', '{']);
+        let used = head
+            .strip_suffix("use")
+            .is_some_and(|b| !b.ends_with(ident))
+            || head.ends_with("extern crate");
+        through || used
+    })
+}
+
+/// Each module of `runners/src` outside `doc/` (test modules and comments aside) that names a
+/// parser crate, as `file: crate`.
+fn parser_uses(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file) in &modules(src) {
+        if module.first().is_some_and(|m| m == "doc") || module.last().is_some_and(|m| m == "tests")
+        {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        for parser in PARSERS {
+            if names_crate(&code, parser) {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!("{}: {parser}", rel.display()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn only_the_document_tree_names_the_parser_crates() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runners/src");
+    assert!(
+        src.join("doc/mod.rs").is_file(),
+        "runners/src has no `doc/`: update tests/architecture.rs"
+    );
+    let found = parser_uses(&src);
+    assert!(
+        found.is_empty(),
+        "modules of runners/src outside doc/ that name a parser crate ({}); read the file \
+         through crate::doc, extending it where it lacks something:\n{}",
+        PARSERS.join(", "),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_parser_checker_finds_a_planted_use() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| {
+        let full = dir.path().join(p);
+        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+        std::fs::write(full, t).expect("write");
+    };
+    write("lib.rs", "mod doc;\nmod a;\nmod b;\n");
+    write(
+        "doc/mod.rs",
+        "mod json;\nfn f() -> serde_json::Value { todo!() }\n",
+    );
+    write(
+        "doc/json.rs",
+        "use jsonc_parser::ast;\nuse ::toml::de::DeTable;\n",
+    );
+    write(
+        "a/mod.rs",
+        "mod tests;\nuse crate::doc::toml::read;\n// serde_json::from_str\nlet s = \"config.toml\";\nlet t = my_toml::x;\n#[cfg(test)]\nmod t { use serde_json::json; }\n",
+    );
+    write("a/tests.rs", "use serde_json::Value;\n");
+    write(
+        "b.rs",
+        "let x = doc::toml::y;\nlet y = <T as serde::Deserialize>::toml;\n",
+    );
+    assert_eq!(parser_uses(dir.path()), Vec::<String>::new());
+    write("b.rs", "use toml::de::{DeTable, DeValue};\n");
+    write(
+        "a/mod.rs",
+        "let v = ::serde_saphyr::from_str(t);\nuse {jsonc_parser as j};\nextern crate serde_json;\n",
+    );
+    assert_eq!(
+        parser_uses(dir.path()),
+        [
+            "a/mod.rs: jsonc_parser",
+            "a/mod.rs: serde_json",
+            "a/mod.rs: serde_saphyr",
+            "b.rs: toml"
+        ]
+    );
+}

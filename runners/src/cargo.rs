@@ -1,18 +1,16 @@
 //! Cargo aliases: the `[alias]` table of `.cargo/config.toml` or the legacy `.cargo/config`,
 //! each alias a task run as `cargo <alias>` from the directory that holds `.cargo/`.
 //!
-//! toml's span-keeping `DeTable` gives every alias key its line, from which the comment block
-//! above it is read as a description. Aliases cargo would never run (shadowed by a built-in
-//! command, empty, mistyped) are reported instead of listed.
+//! The document tree gives every alias key its line, and its comments (the block above the
+//! key, or one after the value) the description. Aliases cargo would never run (shadowed by a
+//! built-in command, empty, mistyped) are reported instead of listed.
 
-use toml::Spanned;
-use toml::de::{DeTable, DeValue};
-
+use crate::doc::{self, Comments, Node};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Parsed, RawTask, Runner, Source};
-use crate::text::{LineIndex, quote_command};
+use crate::text::quote_command;
 
 /// The cargo adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -103,43 +101,30 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
     }
 
-    let index = LineIndex::new(src.text);
-    let line_of = |offset: usize| index.line(offset);
-    let root = match DeTable::parse(src.text) {
-        Ok(root) => root.into_inner(),
+    let root = match doc::read_toml(src.text) {
+        Ok(root) => root,
         Err(error) => {
-            out.diag(
-                src.path,
-                error.span().map(|span| line_of(span.start)),
-                format!("invalid TOML: {}", error.message().trim()),
-            );
+            out.diag(src.path, error.line, error.message);
             return out;
         }
     };
     let Some(alias) = root.get("alias") else {
         return out;
     };
-    let DeValue::Table(table) = alias.get_ref() else {
+    let Some(entries) = alias.entries() else {
         out.diag(
             src.path,
-            Some(line_of(alias.span().start)),
+            Some(alias.line),
             "`alias` must be a table of aliases",
         );
         return out;
     };
 
-    // The map is sorted by name; list aliases in file order instead.
-    let mut entries: Vec<(&Spanned<_>, &Spanned<DeValue<'_>>)> = table.iter().collect();
-    entries.sort_by_key(|(key, _)| key.span().start);
-    let lines: Vec<&str> = src
-        .text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    for (key, value) in entries {
-        let name: &str = key.get_ref();
-        let line = line_of(key.span().start);
-        let words = match expansion(value.get_ref()) {
+    let comments = Comments::new(src.text);
+    for entry in entries {
+        let name = entry.key.as_str();
+        let line = entry.node.line;
+        let words = match expansion(&entry.node) {
             Ok(words) => words,
             Err(problem) => {
                 out.diag(src.path, Some(line), format!("alias `{name}` {problem}"));
@@ -164,15 +149,10 @@ fn parse(src: &Source<'_>) -> Parsed {
             vec!["cargo".to_owned(), name.to_owned()],
         );
         task.line = Some(line);
-        // Only a key that starts its line can have the comment block above it; this also
-        // keeps a one-line inline table of many aliases from rescanning that block.
-        task.description = starts_its_line(src.text, key.span().start)
-            .then(|| doc_above(&lines, line))
-            .flatten()
-            .or_else(|| trailing_comment(src.text, value.span().end));
-        task.script = Some(match value.get_ref() {
-            DeValue::String(_) => words.join(" "),
-            _ => quote_command(&words),
+        task.description = comments.of(entry, "alias");
+        task.script = Some(match entry.node.str() {
+            Some(_) => words.join(" "),
+            None => quote_command(&words),
         });
         out.tasks.push(task);
     }
@@ -186,93 +166,33 @@ fn parse(src: &Source<'_>) -> Parsed {
 /// workspace's manifest has none): the package the aliases belong to.
 fn package_name(files: &dyn Files, dir: &str) -> Option<String> {
     let text = files.read(&join(dir, "Cargo.toml")?).ok()?;
-    let manifest = DeTable::parse(&text).ok()?.into_inner();
-    let DeValue::Table(package) = manifest.get("package")?.get_ref() else {
-        return None;
-    };
-    match package.get("name")?.get_ref() {
-        DeValue::String(name) => Some(name.to_string()),
-        _ => None,
-    }
+    let manifest = doc::read_toml(&text).ok()?;
+    manifest
+        .path(&["package", "name"])
+        .and_then(Node::str)
+        .map(str::to_owned)
 }
 
 /// The words an alias expands to, as cargo reads them: a string split on whitespace, or an
 /// array of strings taken as they are.
-fn expansion(value: &DeValue<'_>) -> Result<Vec<String>, &'static str> {
-    let words: Vec<String> = match value {
-        DeValue::String(s) => s.split_whitespace().map(str::to_owned).collect(),
-        DeValue::Array(items) => items
+fn expansion(value: &Node) -> Result<Vec<String>, &'static str> {
+    let words: Vec<String> = match (value.str(), value.items()) {
+        (Some(s), _) => s.split_whitespace().map(str::to_owned).collect(),
+        (None, Some(items)) => items
             .iter()
-            .map(|item| match item.get_ref() {
-                DeValue::String(s) => Ok(s.to_string()),
-                _ => Err("must be an array of strings only"),
+            .map(|item| {
+                item.str()
+                    .map(str::to_owned)
+                    .ok_or("must be an array of strings only")
             })
             .collect::<Result<_, _>>()?,
-        _ => return Err("must be a string or an array of strings"),
+        (None, None) => return Err("must be a string or an array of strings"),
     };
     if words.is_empty() {
         // cargo: "subcommand is required, but `alias.x` is empty".
         return Err("is empty, so cargo cannot run it");
     }
     Ok(words)
-}
-
-/// The `#` comment lines directly above 1-based line `line`, joined with spaces.
-fn doc_above(lines: &[&str], line: u32) -> Option<String> {
-    let mut i = usize::try_from(line).ok()?.checked_sub(1)?;
-    let mut block = Vec::new();
-    while let Some(prev) = i.checked_sub(1) {
-        i = prev;
-        match lines.get(i).map(|l| l.trim_start()) {
-            Some(text) if text.starts_with('#') => block.push(text),
-            _ => break,
-        }
-    }
-    let words: Vec<&str> = block.iter().rev().filter_map(|l| comment_text(l)).collect();
-    (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// Whether the key at `pos` starts its line: only indentation comes before it, or the
-/// `alias.` of a dotted key. The look-back is short, so many keys on one line stay cheap.
-fn starts_its_line(text: &str, pos: usize) -> bool {
-    let mut from = pos.saturating_sub(64);
-    while !text.is_char_boundary(from) {
-        from += 1;
-    }
-    let Some(window) = text.get(from..pos) else {
-        return false;
-    };
-    let before = match window.rfind('\n') {
-        Some(i) => window.get(i + 1..).unwrap_or_default(),
-        None if from == 0 => window,
-        None => return false,
-    };
-    let before: String = before.chars().filter(|c| !c.is_whitespace()).collect();
-    matches!(before.as_str(), "" | "alias." | "\"alias\"." | "'alias'.")
-}
-
-/// A `# comment` after the value, on the line where the value ends.
-fn trailing_comment(text: &str, value_end: usize) -> Option<String> {
-    // Look a short way only: a comment sits right after the value (and a `,` or `}`).
-    let mut end = (value_end + 256).min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let rest = text.get(value_end..end)?;
-    let rest = rest.split('\n').next().unwrap_or(rest).trim();
-    let rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
-    rest.strip_prefix('#')
-        .and_then(|_| comment_text(rest))
-        .map(str::to_owned)
-}
-
-/// One comment line without its `#`s and the space after them; `None` for empty lines and
-/// rulers such as `# -----`.
-fn comment_text(line: &str) -> Option<&str> {
-    let text = line.trim_start_matches('#');
-    let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
-    let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
-    (!ruler).then_some(text)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::doc::{self, Entry, Node};
+use crate::doc::{self, Dialect, Entry, Node};
 use crate::files::{file_name, parent};
 use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
 
@@ -75,7 +75,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_json(src.text) {
+    let root = match doc::read_json(src.text, Dialect::Loose) {
         Ok(root) => root,
         Err(err) => {
             out.diag(src.path, err.line, err.message);

@@ -10,26 +10,29 @@ use jsonc_parser::common::Ranged as _;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use super::search::from_serde;
+use super::strict_json::{Rest, json_error};
 use super::{Dialect, Entry, MAX_DEPTH, Node, ParseError, Value};
 use crate::text::LineIndex;
 
-/// Reads strict JSON ([`Dialect::Loose`]). `serde_json` keeps no positions, so a key's line is
-/// where `"key"` next occurs in the text after its parent's.
-pub(crate) fn read_json(text: &str) -> Result<Node, ParseError> {
+/// Reads strict JSON. [`Dialect::Loose`] (`composer.json`, `poe_tasks.json`): `serde_json`
+/// keeps no positions, so a key's line is where `"key"` next occurs in the text after its
+/// parent's. [`Dialect::Strict`] (`package.json`): see [`super::strict_json`], exact lines.
+pub(crate) fn read_json(text: &str, dialect: Dialect) -> Result<Node, ParseError> {
+    if dialect == Dialect::Strict {
+        return super::strict_json::read(text, None, Rest::Checked);
+    }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(value) => Ok(from_serde(&value, text, json_key)),
-        Err(err) => {
-            let message = err.to_string();
-            let message = message
-                .find(" at line ")
-                .map_or(&*message, |i| &message[..i]);
-            Err(ParseError {
-                message: format!("invalid JSON: {message}"),
-                line: u32::try_from(err.line()).ok().filter(|&l| l > 0),
-            })
-        }
+        Err(err) => Err(json_error(&err)),
     }
+}
+
+/// Reads strict JSON in the [`Dialect::Strict`] way, building only the root object's entries
+/// named in `keys`: the rest of the file is checked as `rest` says, and skipped. A root that
+/// is not an object is built whole.
+pub(crate) fn read_json_keys(text: &str, keys: &[&str], rest: Rest) -> Result<Node, ParseError> {
+    super::strict_json::read(text, Some(keys), rest)
 }
 
 /// A key as JSON writes it, quotes and escapes included (`"Acme\\Shop\\"` for the key
@@ -125,6 +128,7 @@ impl Reader<'_> {
                 let mut seen = HashMap::new();
                 for prop in &object.properties {
                     let entry = Entry {
+                        span: None,
                         key: prop.name.as_str().to_owned(),
                         node: Node::new(
                             self.index.line(prop.range.start),
@@ -211,9 +215,11 @@ mod tests {
 
     #[test]
     fn the_same_key_in_consecutive_objects_gets_each_its_own_line() {
-        let root =
-            read_json("[\n  {\"name\": \"a\"},\n  {\"name\": \"a\"},\n  {\"name\": \"b\"}\n]")
-                .expect("valid");
+        let root = read_json(
+            "[\n  {\"name\": \"a\"},\n  {\"name\": \"a\"},\n  {\"name\": \"b\"}\n]",
+            Dialect::Loose,
+        )
+        .expect("valid");
         let lines: Vec<u32> = root
             .items()
             .expect("array")
@@ -225,14 +231,17 @@ mod tests {
 
     #[test]
     fn json_keys_get_their_lines() {
-        let root =
-            read_json("{\n \"tasks\": {\n  \"a\": \"x\",\n  \"b\": \"y\"\n }\n}").expect("ok");
+        let root = read_json(
+            "{\n \"tasks\": {\n  \"a\": \"x\",\n  \"b\": \"y\"\n }\n}",
+            Dialect::Loose,
+        )
+        .expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(4));
-        let root = read_json("{\"a\": [\"b\"],\n\"b\": 1}").expect("ok");
+        let root = read_json("{\"a\": [\"b\"],\n\"b\": 1}", Dialect::Loose).expect("ok");
         assert_eq!(root.get("b").map(|n| n.line), Some(2));
-        let root = read_json("{\"Acme\\\\\": 1,\n\"b\": 1}").expect("ok");
+        let root = read_json("{\"Acme\\\\\": 1,\n\"b\": 1}", Dialect::Loose).expect("ok");
         assert_eq!(root.get("b").map(|n| n.line), Some(2));
-        assert!(read_json("{").is_err());
+        assert!(read_json("{", Dialect::Loose).is_err());
     }
 
     #[test]

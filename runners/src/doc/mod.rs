@@ -8,11 +8,13 @@
 
 mod json;
 mod search;
+mod strict_json;
 mod toml;
 mod yaml;
 
-pub(crate) use self::json::{read_json, read_jsonc};
-pub(crate) use self::toml::read_toml;
+pub(crate) use self::json::{read_json, read_json_keys, read_jsonc};
+pub(crate) use self::strict_json::Rest;
+pub(crate) use self::toml::{Comments, read_toml};
 pub(crate) use self::yaml::read_yaml;
 
 /// Nesting deeper than this is cut off by the [`Dialect::Loose`] readers (read as
@@ -42,11 +44,12 @@ pub(crate) enum Dialect {
     /// makes a YAML file invalid; YAML reads `yes`/`on` as booleans; JSON with comments takes
     /// all of jsonc-parser's freedoms.
     Loose,
-    /// As the tools themselves read (go-task, act, Compose, turbo, Nx): `null` is
+    /// As the tools themselves read (go-task, act, Compose, turbo, Nx, npm): `null` is
     /// [`Value::Null`]; YAML has only the core booleans, numbers such as `0755` stay as
-    /// written and a repeated key is kept twice (see [`Node::get`]); JSON allows comments and
-    /// trailing commas and nothing else of JSON5, a repeated key keeps its last value, and an
-    /// empty file is an error.
+    /// written and a repeated key is kept twice (see [`Node::get`]); JSON with comments allows
+    /// comments and trailing commas and nothing else of JSON5, a repeated key keeps its last
+    /// value, and an empty file is an error; strict JSON keeps every key's exact line and no
+    /// nesting cut (`serde_json` refuses more than 128 levels).
     Strict,
 }
 
@@ -97,6 +100,17 @@ pub(crate) struct Entry {
     pub key: String,
     /// The value; its line is the key's.
     pub node: Node,
+    /// Where the entry stands in the text, from readers that keep it (TOML).
+    pub span: Option<Span>,
+}
+
+/// Where a table entry stands in its text, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// The first byte of the key (of the last part, for a dotted key).
+    pub key: usize,
+    /// Just past the value.
+    pub value_end: usize,
 }
 
 /// Why a file could not be read: a message and the line it points at.

@@ -86,6 +86,7 @@ fn serde_value(
                         }
                     }
                     Entry {
+                        span: None,
                         key: key.clone(),
                         node: Node {
                             line,

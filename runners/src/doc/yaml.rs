@@ -215,6 +215,7 @@ impl<'de> Visitor<'de> for ExactVisitor {
             let mut node = Node::new(line, value.0);
             lines_of_items(&mut node);
             entries.push(Entry {
+                span: None,
                 key: Node::new(line, key.value.0)
                     .scalar()
                     .unwrap_or_default()

@@ -2,8 +2,7 @@
 //! Turborepo all follow (`pnpm run build`, `pnpm exec nx run web:build`), in one place below
 //! them.
 
-use serde_json::{Map, Value};
-
+use crate::doc::{self, Node, Rest};
 use crate::files::{Files, join, parent};
 use crate::model::Runner;
 
@@ -54,18 +53,20 @@ pub(crate) struct Problem {
 /// by the parent's own package.json).
 pub(crate) fn detect(
     dir: &str,
-    own: Option<&Map<String, Value>>,
+    own: Option<&Node>,
     files: &dyn Files,
 ) -> (Runner, Option<Problem>) {
     let mut current = dir.to_owned();
     loop {
         let is_own = current == dir;
-        let manifest = if is_own && own.is_some() {
-            own.and_then(|m| m.get("packageManager")).cloned()
-        } else {
-            read_package_manager(&current, files)
+        let manifest = match own.filter(|_| is_own) {
+            Some(own) => own
+                .get("packageManager")
+                .and_then(Node::str)
+                .map(str::to_owned),
+            None => read_package_manager(&current, files),
         };
-        if let Some(Value::String(spec)) = manifest {
+        if let Some(spec) = manifest {
             // "pnpm@9.1.0+sha512.…": the name is what comes before the version.
             let name = spec.split('@').next().unwrap_or_default().trim();
             return match Runner::from_name(name).filter(|r| LOCKFILES.iter().any(|(_, l)| l == r)) {
@@ -106,33 +107,23 @@ pub(crate) fn detect(
     }
 }
 
-/// The one field of a parent package.json that matters here; the rest of the file is
-/// skipped, not built.
-#[derive(serde::Deserialize)]
-struct Manifest {
-    #[serde(rename = "packageManager")]
-    package_manager: Option<Value>,
-}
-
-/// The `packageManager` field of the package.json in `dir`, if it has a readable one.
-fn read_package_manager(dir: &str, files: &dyn Files) -> Option<Value> {
+/// The `packageManager` string of the package.json in `dir`, if it has a readable one.
+fn read_package_manager(dir: &str, files: &dyn Files) -> Option<String> {
     let path = join(dir, "package.json")?;
     if !files.exists(&path) {
         return None;
     }
     let text = files.read(&path).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     // A monorepo's root package.json is read once per package below it: skip the parse
     // when the key cannot be there (a key may be spelt with `\u` escapes).
     if !text.contains("packageManager") && !text.contains("\\u") {
         return None;
     }
-    // A broken parent package.json is reported when that file itself is parsed.
-    match serde_json::from_str::<Manifest>(text) {
-        Ok(manifest) => manifest.package_manager,
-        // A duplicate key: the last one counts, as when the file itself is parsed.
-        Err(_) => serde_json::from_str::<Map<String, Value>>(text)
-            .ok()?
-            .remove("packageManager"),
-    }
+    // Only the one key is built and the rest of the file skipped, its syntax checked: a
+    // broken parent package.json is reported when that file itself is parsed. A repeated key
+    // counts with its last value, as there.
+    let root = doc::read_json_keys(&text, &["packageManager"], Rest::SyntaxOnly).ok()?;
+    root.get("packageManager")
+        .and_then(Node::str)
+        .map(str::to_owned)
 }

@@ -6,14 +6,12 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
-
 use super::manager::detect;
+use crate::doc::{self, Entry, Node, Rest, Terms};
 use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
 use crate::model::{Hook, HookWhen, Parsed, RawTask, Runner, Source};
-use crate::text::LineIndex;
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -24,71 +22,82 @@ pub const ADAPTER: Adapter = Adapter {
     parse,
 };
 
+/// The top-level keys read here and by the package manager's detection; the rest of the file
+/// (dependencies, mostly) is checked as thoroughly, so that what npm's reader refuses is
+/// reported, but not built.
+const KEYS: &[&str] = &["name", "scripts", "packageManager", "scripts-info", "ntl"];
+
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
-    // npm strips a byte order mark before parsing; serde_json does not.
-    let text = src.text.strip_prefix('\u{feff}').unwrap_or(src.text);
-    let root = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(root)) => root,
+    // npm strips a byte order mark before parsing, and so does the reader.
+    let root = match doc::read_json_keys(src.text, KEYS, Rest::Checked) {
+        Ok(root) if root.is_table() => root,
         Ok(other) => {
-            let message = format!("package.json should be an object, not {}", kind(&other));
+            let message = format!(
+                "package.json should be an object, not {}",
+                other.kind_in(Terms::Json)
+            );
             parsed.diag(src.path, Some(1), message);
             return parsed;
         }
         Err(err) => {
-            let message = err.to_string();
-            // The line travels separately; drop serde_json's position suffix.
-            let message = message
-                .find(" at line ")
-                .map_or(&*message, |i| &message[..i]);
-            let line = u32::try_from(err.line()).ok().filter(|&l| l > 0);
-            parsed.diag(src.path, line, format!("invalid JSON: {message}"));
+            parsed.diag(src.path, err.line, err.message);
             return parsed;
         }
     };
-    let package = root.get("name").and_then(Value::as_str);
+    let package = root.get("name").and_then(Node::str);
     let Some(scripts) = root.get("scripts") else {
         super::nx::from_package_json(src, &mut parsed);
         parsed.name_package(package);
         return parsed;
     };
-    let keys = KeyOffsets::scan(text);
-    let lines = LineIndex::new(text);
-    let line_of = |offset: Option<&usize>| offset.map(|&o| lines.line(o));
-    let Value::Object(scripts) = scripts else {
-        let message = format!("`scripts` should be an object, not {}", kind(scripts));
-        parsed.diag(src.path, line_of(keys.top.get("scripts")), message);
+    let Some(entries) = scripts.entries() else {
+        let message = format!(
+            "`scripts` should be an object, not {}",
+            scripts.kind_in(Terms::Json)
+        );
+        parsed.diag(src.path, Some(scripts.line), message);
         return parsed;
     };
+    let scripts = Scripts::new(entries);
 
     let dir = parent(src.path);
     let (runner, problem) = detect(dir, Some(&root), src.files);
     if let Some(problem) = problem {
-        let line = problem.line_key.and_then(|k| line_of(keys.top.get(k)));
+        let line = problem
+            .line_key
+            .and_then(|k| root.get(k))
+            .map(|node| node.line);
         parsed.diag(src.path, line, problem.message);
     }
     let descriptions = Descriptions::new(&root);
 
-    for (name, value) in scripts {
+    for Entry {
+        key: name, node, ..
+    } in entries
+    {
         if is_comment(name) {
             continue;
         }
-        let line = line_of(keys.scripts.get(name.as_str()));
-        let Value::String(command) = value else {
-            let message = format!("script `{name}` should be a string, not {}", kind(value));
+        let line = Some(node.line);
+        let Some(command) = node.str() else {
+            let message = format!(
+                "script `{name}` should be a string, not {}",
+                node.kind_in(Terms::Json)
+            );
             parsed.diag(src.path, line, message);
             continue;
         };
-        if is_hook(name, scripts) {
+        if scripts.is_hook(name) {
             continue;
         }
         let argv = vec![runner.name().to_owned(), "run".to_owned(), name.clone()];
         let mut task = RawTask::new(runner, name.clone(), dir, src.path, argv);
         task.line = line;
         task.description = descriptions.get(name);
-        task.script = Some(command.clone());
+        task.script = Some(command.to_owned());
         if runs_hooks(runner) {
-            task.behaviour.hooks = hooks(name, scripts);
+            task.behaviour.hooks = scripts.hooks(name);
         }
         parsed.tasks.push(task);
     }
@@ -109,142 +118,70 @@ fn runs_hooks(runner: Runner) -> bool {
     matches!(runner, Runner::Npm | Runner::Pnpm | Runner::Bun)
 }
 
-/// The `pre<name>` and `post<name>` scripts the package manager runs around `name`.
-fn hooks(name: &str, scripts: &Map<String, Value>) -> Vec<Hook> {
-    [("pre", HookWhen::Before), ("post", HookWhen::After)]
-        .into_iter()
-        .filter_map(|(prefix, when)| {
-            let hook = format!("{prefix}{name}");
-            let command = scripts.get(&hook)?.as_str()?.to_owned();
-            Some(Hook {
-                name: hook,
-                when,
-                command,
-            })
-        })
-        .collect()
+/// The scripts by name.
+struct Scripts<'a> {
+    by_name: HashMap<&'a str, &'a Node>,
 }
 
-/// Whether `name` is a `pre<x>` or `post<x>` hook of an existing script `<x>`: the package
-/// manager runs it around `<x>`, so it is not a task of its own. `prepare` stays unless
-/// there is a `pare` script.
-fn is_hook(name: &str, scripts: &Map<String, Value>) -> bool {
-    ["pre", "post"].iter().any(|prefix| {
-        name.strip_prefix(prefix)
-            .is_some_and(|base| !base.is_empty() && scripts.contains_key(base))
-    })
+impl<'a> Scripts<'a> {
+    fn new(entries: &'a [Entry]) -> Self {
+        Scripts {
+            by_name: entries.iter().map(|e| (e.key.as_str(), &e.node)).collect(),
+        }
+    }
+
+    /// The `pre<name>` and `post<name>` scripts the package manager runs around `name`.
+    fn hooks(&self, name: &str) -> Vec<Hook> {
+        [("pre", HookWhen::Before), ("post", HookWhen::After)]
+            .into_iter()
+            .filter_map(|(prefix, when)| {
+                let hook = format!("{prefix}{name}");
+                let command = self.by_name.get(hook.as_str())?.str()?.to_owned();
+                Some(Hook {
+                    name: hook,
+                    when,
+                    command,
+                })
+            })
+            .collect()
+    }
+
+    /// Whether `name` is a `pre<x>` or `post<x>` hook of an existing script `<x>`: the
+    /// package manager runs it around `<x>`, so it is not a task of its own. `prepare` stays
+    /// unless there is a `pare` script.
+    fn is_hook(&self, name: &str) -> bool {
+        ["pre", "post"].iter().any(|prefix| {
+            name.strip_prefix(prefix)
+                .is_some_and(|base| !base.is_empty() && self.by_name.contains_key(base))
+        })
+    }
 }
 
 /// Per-script descriptions from the two conventions in real use: `"scripts-info"`
 /// (npm-scripts-info) and `"ntl": {"descriptions": ...}` (ntl).
 struct Descriptions<'a> {
-    maps: Vec<&'a Map<String, Value>>,
+    maps: Vec<HashMap<&'a str, &'a Node>>,
 }
 
 impl<'a> Descriptions<'a> {
-    fn new(root: &'a Map<String, Value>) -> Self {
-        let scripts_info = root.get("scripts-info").and_then(Value::as_object);
-        let ntl = root
-            .get("ntl")
-            .and_then(|n| n.get("descriptions"))
-            .and_then(Value::as_object);
+    fn new(root: &'a Node) -> Self {
+        let scripts_info = root.get("scripts-info").and_then(Node::entries);
+        let ntl = root.path(&["ntl", "descriptions"]).and_then(Node::entries);
         Descriptions {
-            maps: scripts_info.into_iter().chain(ntl).collect(),
+            maps: scripts_info
+                .into_iter()
+                .chain(ntl)
+                .map(|entries| entries.iter().map(|e| (e.key.as_str(), &e.node)).collect())
+                .collect(),
         }
     }
 
     fn get(&self, name: &str) -> Option<String> {
         self.maps.iter().find_map(|m| {
-            let text = m.get(name)?.as_str()?.trim();
+            let text = m.get(name)?.str()?.trim();
             (!text.is_empty()).then(|| text.to_owned())
         })
     }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// Where the keys of valid JSON text start: the top-level ones and those of the top-level
-/// `"scripts"` object, by decoded key (a later duplicate overrides, as in `serde_json`).
-#[derive(Debug, Default)]
-struct KeyOffsets {
-    top: HashMap<String, usize>,
-    scripts: HashMap<String, usize>,
-}
-
-impl KeyOffsets {
-    /// One linear pass over text that `serde_json` has already accepted.
-    fn scan(text: &str) -> KeyOffsets {
-        let bytes = text.as_bytes();
-        let mut out = KeyOffsets::default();
-        let mut depth = 0usize;
-        // The depth inside the top-level "scripts" object, once it is open.
-        let mut scripts_depth = None;
-        let mut i = 0;
-        while let Some(&b) = bytes.get(i) {
-            match b {
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    if scripts_depth == Some(depth) {
-                        scripts_depth = None;
-                    }
-                    depth = depth.saturating_sub(1);
-                }
-                b'"' => {
-                    let end = string_end(bytes, i);
-                    let mut next = end + 1;
-                    while bytes.get(next).is_some_and(u8::is_ascii_whitespace) {
-                        next += 1;
-                    }
-                    if bytes.get(next) == Some(&b':') {
-                        let key = text
-                            .get(i..=end)
-                            .and_then(|raw| serde_json::from_str::<String>(raw).ok())
-                            .unwrap_or_default();
-                        if depth == 1 {
-                            if key == "scripts" {
-                                let mut open = next + 1;
-                                while bytes.get(open).is_some_and(u8::is_ascii_whitespace) {
-                                    open += 1;
-                                }
-                                if bytes.get(open) == Some(&b'{') {
-                                    scripts_depth = Some(2);
-                                }
-                            }
-                            out.top.insert(key, i);
-                        } else if scripts_depth == Some(depth) {
-                            out.scripts.insert(key, i);
-                        }
-                    }
-                    i = end;
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        out
-    }
-}
-
-/// The index of the quote that closes the string opening at `start`.
-fn string_end(bytes: &[u8], start: usize) -> usize {
-    let mut i = start + 1;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\\' => i += 2,
-            b'"' => return i,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
 }
 
 #[cfg(test)]

@@ -59,7 +59,7 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
 fn read_any(path: &str, text: &str) -> Result<Node, ParseError> {
     let extension = path.rsplit('.').next().unwrap_or_default();
     if extension == "json" {
-        doc::read_json(text)
+        doc::read_json(text, Dialect::Loose)
     } else if extension == "yaml" || extension == "yml" {
         doc::read_yaml(text, Dialect::Loose)
     } else {
