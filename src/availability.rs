@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{RawTask, Runner};
+use agg_runners::{Runner, Task};
 
 /// The result of looking up each runner once.
 #[derive(Debug, Clone, Default)]
@@ -54,7 +54,7 @@ impl Availability {
     /// project under `root` (`.venv/bin/poe`, `node_modules/.bin/turbo` here or above), and
     /// the program it starts the runner through, if any, is on `PATH` (looked up by
     /// [`Availability::with_launchers`]).
-    pub fn available_for(&self, root: &Path, task: &RawTask) -> bool {
+    pub fn available_for(&self, root: &Path, task: &Task) -> bool {
         let runner =
             self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some();
         runner

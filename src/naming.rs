@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use agg_runners::RawTask;
+use agg_runners::Task;
 use rayon::prelude::*;
 
 /// Directories are named on the thread pool from this many tasks on.
@@ -21,7 +21,7 @@ type DirNames<'t> = (&'t str, Vec<(usize, Cow<'t, str>)>);
 ///
 /// `tasks` must already be in canonical order (see [`canonical_order`]) so that the rare
 /// `-2` tie-breaks are stable too.
-pub fn unique_names<'t>(tasks: &'t [RawTask]) -> Vec<String> {
+pub fn unique_names<'t>(tasks: &'t [Task]) -> Vec<String> {
     let mut names = vec![String::new(); tasks.len()];
     // Tasks by directory, directories in order. The tasks come sorted, so a directory's
     // tasks are usually next to each other.
@@ -88,8 +88,8 @@ pub fn unique_names<'t>(tasks: &'t [RawTask]) -> Vec<String> {
 
 /// Sorts tasks into the order every table shows and every name is assigned in: by
 /// directory (root first), then runner, then file and line.
-pub fn canonical_order(a: &RawTask, b: &RawTask) -> std::cmp::Ordering {
-    fn dir_key(t: &RawTask) -> (bool, &str) {
+pub fn canonical_order(a: &Task, b: &Task) -> std::cmp::Ordering {
+    fn dir_key(t: &Task) -> (bool, &str) {
         (t.dir != ".", t.dir.as_str())
     }
     (dir_key(a), a.runner, &a.file_path, a.line, &a.source_name).cmp(&(
@@ -110,7 +110,7 @@ fn prefixed(dir: &str, name: &str) -> String {
 }
 
 /// Names within one directory, before the directory prefix.
-fn names_in_dir<'t>(tasks: &'t [RawTask], members: &[usize]) -> Vec<(usize, Cow<'t, str>)> {
+fn names_in_dir<'t>(tasks: &'t [Task], members: &[usize]) -> Vec<(usize, Cow<'t, str>)> {
     let real: HashSet<&str> = members
         .iter()
         .map(|&i| tasks[i].source_name.as_str())
@@ -180,8 +180,8 @@ mod tests {
     use super::*;
     use agg_runners::Runner;
 
-    fn task(runner: Runner, dir: &str, name: &str) -> RawTask {
-        RawTask::new(
+    fn task(runner: Runner, dir: &str, name: &str) -> Task {
+        Task::new(
             runner,
             name,
             dir,
@@ -190,7 +190,7 @@ mod tests {
         )
     }
 
-    fn named(mut tasks: Vec<RawTask>) -> Vec<(String, String)> {
+    fn named(mut tasks: Vec<Task>) -> Vec<(String, String)> {
         tasks.sort_by(canonical_order);
         let names = unique_names(&tasks);
         tasks
@@ -297,12 +297,12 @@ mod tests {
 mod properties {
     use std::collections::HashSet;
 
-    use agg_runners::{RawTask, Runner};
+    use agg_runners::{Runner, Task};
     use proptest::prelude::*;
 
     use super::{canonical_order, unique_names};
 
-    fn arb_task() -> impl Strategy<Value = RawTask> {
+    fn arb_task() -> impl Strategy<Value = Task> {
         let runners = proptest::sample::select(Runner::ALL.to_vec());
         let dirs = proptest::sample::select(vec![".", "a", "a/b", "web"]);
         // Names that collide often, including ones that look like suffixed names.
@@ -321,7 +321,7 @@ mod properties {
             "x",
         ]);
         (runners, dirs, names, 0u32..5).prop_map(|(runner, dir, name, line)| {
-            let mut t = RawTask::new(
+            let mut t = Task::new(
                 runner,
                 name,
                 dir,
@@ -333,7 +333,7 @@ mod properties {
         })
     }
 
-    fn named(mut tasks: Vec<RawTask>) -> Vec<(String, String)> {
+    fn named(mut tasks: Vec<Task>) -> Vec<(String, String)> {
         tasks.sort_by(canonical_order);
         let names = unique_names(&tasks);
         let mut pairs: Vec<(String, String)> = tasks

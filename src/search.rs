@@ -384,9 +384,9 @@ fn closest_terms<'v>(vocabulary: &'v HashMap<String, usize>, word: &str) -> Vec<
 mod tests {
     use super::*;
     use crate::scan::Scan;
-    use agg_runners::{RawTask, Runner};
+    use agg_runners::{Runner, Task};
 
-    fn task(runner: Runner, dir: &str, name: &str, package: Option<&str>) -> RawTask {
+    fn task(runner: Runner, dir: &str, name: &str, package: Option<&str>) -> Task {
         let file = match runner {
             Runner::Make => "Makefile",
             Runner::Just => "justfile",
@@ -397,12 +397,12 @@ mod tests {
         } else {
             format!("{dir}/{file}")
         };
-        let mut t = RawTask::new(runner, name, dir, file, vec![name.to_owned()]);
+        let mut t = Task::new(runner, name, dir, file, vec![name.to_owned()]);
         t.package = package.map(str::to_owned);
         t
     }
 
-    fn table(tasks: Vec<RawTask>) -> Table {
+    fn table(tasks: Vec<Task>) -> Table {
         Table::from_scan(Scan {
             root: PathBuf::from("/repo"),
             tasks,

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{Behaviour, Diagnostic, RawTask, Runner, quote_command};
+use agg_runners::{Behaviour, Diagnostic, Runner, quote_command};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -185,7 +185,7 @@ impl Table {
 /// Gives each task its adapter did not place in a package the package of the nearest
 /// directory at or above its own where another adapter did (a Makefile beside a
 /// `package.json`). Only what the adapters already read is used: no file is opened here.
-fn inherit_packages(raw: &mut [RawTask]) {
+fn inherit_packages(raw: &mut [Task]) {
     let mut named: HashMap<&str, &str> = HashMap::new();
     for t in raw.iter() {
         if let Some(package) = &t.package {
@@ -320,7 +320,7 @@ fn contains_word(task: &Task, word: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn table(tasks: Vec<RawTask>) -> Table {
+    fn table(tasks: Vec<Task>) -> Table {
         Table::from_scan(Scan {
             root: PathBuf::from("/repo"),
             tasks,
@@ -329,8 +329,8 @@ mod tests {
         })
     }
 
-    fn make(name: &str, line: u32, script: &str) -> RawTask {
-        let mut t = RawTask::new(
+    fn make(name: &str, line: u32, script: &str) -> Task {
+        let mut t = Task::new(
             Runner::Make,
             name,
             ".",

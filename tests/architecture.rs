@@ -322,17 +322,17 @@ fn the_floor_checker_finds_a_sideways_import_and_one_back_up() {
     );
     write(
         "a/mod.rs",
-        "mod part;\nuse crate::model::RawTask;\nuse crate::join;\n",
+        "mod part;\nuse crate::model::Task;\nuse crate::join;\n",
     );
     write(
         "a/part.rs",
         "use super::super::files::parent;\nuse crate::a::ADAPTER;\n#[cfg(test)]\nmod tests { use crate::b::X; }\n",
     );
-    write("b.rs", "use crate::model::RawTask;\n// use crate::a::X;\n");
+    write("b.rs", "use crate::model::Task;\n// use crate::a::X;\n");
     assert_eq!(floor_violations(dir.path()), Vec::<String>::new());
     write(
         "b.rs",
-        "use crate::{model::RawTask, a::part::X};\nuse crate::helper;\n",
+        "use crate::{model::Task, a::part::X};\nuse crate::helper;\n",
     );
     write("model.rs", "use crate::registry::ADAPTERS;\n");
     let found = floor_violations(dir.path());

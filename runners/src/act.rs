@@ -9,7 +9,7 @@
 
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
-use crate::model::{Adapter, Param, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
 
 /// The GitHub Actions adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -204,7 +204,7 @@ fn job_task(
     job: &Entry,
     ids: &[&str],
     parsed: &mut Parsed,
-) -> RawTask {
+) -> Task {
     let argv = vec![
         "act".to_owned(),
         event.to_owned(),
@@ -213,7 +213,7 @@ fn job_task(
         "-j".to_owned(),
         job.key.clone(),
     ];
-    let mut task = RawTask::new(Runner::Act, format!("{stem}/{}", job.key), ".", path, argv);
+    let mut task = Task::new(Runner::Act, format!("{stem}/{}", job.key), ".", path, argv);
     task.line = Some(job.node.line);
     let job_name = job.node.get("name").and_then(Node::scalar);
     task.description = match (workflow_name, job_name) {

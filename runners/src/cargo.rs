@@ -9,7 +9,7 @@ use crate::doc::{self, Comments, Node};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 use crate::text::quote_command;
 
 /// The cargo adapter.
@@ -141,7 +141,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             );
             continue;
         }
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Cargo,
             name,
             dir,

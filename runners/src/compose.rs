@@ -9,7 +9,7 @@
 
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::{Files, file_name, join, parent};
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 /// The Compose adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -138,7 +138,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             );
             parsed.diag(&s.file, Some(s.line), message);
         }
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Compose,
             s.name.clone(),
             dir,
@@ -190,7 +190,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         } else {
             verb.to_owned()
         };
-        let mut task = RawTask::new(Runner::Compose, name, dir, src.path, command(&[verb]));
+        let mut task = Task::new(Runner::Compose, name, dir, src.path, command(&[verb]));
         task.description = Some(description);
         task.behaviour.service = service;
         parsed.tasks.push(task);

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::doc::{self, Dialect, Entry, Node};
 use crate::files::{file_name, parent};
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 /// The composer adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -135,13 +135,7 @@ fn parse(src: &Source<'_>) -> Parsed {
 }
 
 /// One entry of `scripts`: a command or an array of commands.
-fn read_script(
-    file: &str,
-    dir: &str,
-    name: &str,
-    node: &Node,
-    out: &mut Parsed,
-) -> Option<RawTask> {
+fn read_script(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -> Option<Task> {
     let commands: Vec<&str> = if let Some(command) = node.str() {
         vec![command]
     } else if let Some(items) = node.items() {
@@ -200,13 +194,13 @@ fn read_script(
     Some(task)
 }
 
-fn new_task(file: &str, dir: &str, name: &str, node: &Node) -> RawTask {
+fn new_task(file: &str, dir: &str, name: &str, node: &Node) -> Task {
     let argv = vec![
         "composer".to_owned(),
         "run-script".to_owned(),
         name.to_owned(),
     ];
-    let mut task = RawTask::new(Runner::Composer, name, dir, file, argv);
+    let mut task = Task::new(Runner::Composer, name, dir, file, argv);
     task.line = Some(node.line);
     task
 }

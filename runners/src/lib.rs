@@ -38,7 +38,7 @@ pub mod xc;
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
     Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
-    Parsed, RawTask, Runner, Source, Task, Variadic, XcSpec,
+    Parsed, Runner, Source, Task, Variadic, XcSpec,
 };
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

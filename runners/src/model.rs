@@ -619,7 +619,7 @@ pub struct Hook {
 
 /// One task: what an adapter found, and once the table has named it, the table's row.
 ///
-/// Adapters return it as a [`RawTask`], with `unique_name`, `command` and `runner_available`
+/// Adapters return it as a [`Task`], with `unique_name`, `command` and `runner_available`
 /// still empty; the table fills them in. It is the one shape of a task in agg: a field added
 /// here is a field of the table, of `agg list --json`, `describe` and the schema
 /// (`schema/table.schema.json` is generated from it).
@@ -706,10 +706,6 @@ pub struct Task {
     pub origin: String,
 }
 
-/// A task as an adapter returns it: a [`Task`] whose `unique_name`, `command` and
-/// `runner_available` the table has not filled in yet.
-pub type RawTask = Task;
-
 /// What running a task involves beyond its own command, for `describe` and for whoever
 /// decides whether to run it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -756,7 +752,7 @@ impl Task {
         dir: impl Into<String>,
         file_path: impl Into<String>,
         argv: Vec<String>,
-    ) -> RawTask {
+    ) -> Task {
         Task {
             unique_name: String::new(),
             source_name: source_name.into(),
@@ -832,7 +828,7 @@ impl Diagnostic {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     /// The tasks, in file order.
-    pub tasks: Vec<RawTask>,
+    pub tasks: Vec<Task>,
     /// Problems found; they never stop the other tasks from being listed.
     pub diagnostics: Vec<Diagnostic>,
     /// Other files this one pulled in (includes, imports, modules), relative to the root.

@@ -9,7 +9,7 @@
 //! by path, a virtualenv's `bin/` by its `pyvenv.cfg`.
 
 use crate::files::{Files, file_name, join, parent};
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 /// The script adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -94,7 +94,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         _ => src.path.get(dir.len() + 1..).unwrap_or(src.path),
     };
     let name = script_name(src.path, rel, src.files);
-    let mut task = RawTask::new(
+    let mut task = Task::new(
         Runner::Script,
         name,
         dir,
@@ -259,7 +259,7 @@ mod tests {
         assert!(!admit(b"", true));
     }
 
-    fn parse_at(files: &MemFiles, path: &str) -> RawTask {
+    fn parse_at(files: &MemFiles, path: &str) -> Task {
         let parsed = parse_with(parse, files, path);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         parsed.tasks.into_iter().next().expect("one task")

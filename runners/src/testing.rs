@@ -2,7 +2,7 @@
 //! its result.
 
 use crate::files::{Files, MemFiles};
-use crate::model::{Parsed, RawTask, Source};
+use crate::model::{Parsed, Source, Task};
 
 /// Runs `parse` on `path` as stored in `files`.
 pub(crate) fn parse_with(parse: fn(&Source<'_>) -> Parsed, files: &MemFiles, path: &str) -> Parsed {
@@ -24,7 +24,7 @@ pub(crate) fn names(parsed: &Parsed) -> Vec<&str> {
 }
 
 /// The task with this source name.
-pub(crate) fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p RawTask {
+pub(crate) fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p Task {
     parsed
         .tasks
         .iter()

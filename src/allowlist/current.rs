@@ -4,8 +4,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use agg_runners::RawTask;
-
 use super::pin::{Pin, PinnedFile, pinned_files};
 use crate::repo_files::{MAX_TASK_FILE_BYTES, read_regular};
 use crate::scan::{Reread, reread};
@@ -15,7 +13,7 @@ use crate::table::Task;
 #[derive(Debug, Clone)]
 pub struct Current {
     /// The task as its file defines it now, or why it cannot be found there.
-    pub task: Result<RawTask, String>,
+    pub task: Result<Task, String>,
     /// The pin an allow of this task would write now.
     pub task_pin: Result<Pin, String>,
     /// The pin an allow of the task's whole file would write now.

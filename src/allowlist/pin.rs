@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agg_runners::{Behaviour, Param, RawTask, XcSpec, quote_command};
+use agg_runners::{Behaviour, Param, XcSpec, quote_command};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -105,8 +105,8 @@ pub fn pinned_files(root: &Path, read: &[(String, String)]) -> Vec<PinnedFile> {
 impl Pin {
     /// Pins `task` as its file, read now from the repository at the absolute `root`, defines
     /// it, with `files` the files read to find it. `task` is what the adapter returned (a
-    /// [`RawTask`]), not a table row, whose program the table may have rewritten.
-    pub fn task(root: &Path, task: &RawTask, files: Vec<PinnedFile>) -> Pin {
+    /// [`Task`]), not a table row, whose program the table may have rewritten.
+    pub fn task(root: &Path, task: &Task, files: Vec<PinnedFile>) -> Pin {
         let dir = dir_of(root, &task.dir);
         let script = task.script.as_deref();
         let facts = Fingerprinted {

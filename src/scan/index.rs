@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, RawTask, parent};
+use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, Task, parent};
 use rayon::prelude::*;
 
 use super::listing::{listed, parse_file};
@@ -144,7 +144,7 @@ impl Index {
 
     fn finish(
         &self,
-        tasks: Vec<RawTask>,
+        tasks: Vec<Task>,
         mut diagnostics: Vec<Diagnostic>,
         task_files: Vec<String>,
     ) -> Scan {

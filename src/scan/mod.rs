@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agg_runners::{ADAPTERS, Diagnostic, RawTask};
+use agg_runners::{ADAPTERS, Diagnostic, Task};
 
 mod ignores;
 mod index;
@@ -51,7 +51,7 @@ pub struct Scan {
     /// The absolute, canonical root.
     pub root: PathBuf,
     /// Every task, before naming.
-    pub tasks: Vec<RawTask>,
+    pub tasks: Vec<Task>,
     /// Every problem found, sorted by file and line.
     pub diagnostics: Vec<Diagnostic>,
     /// The task files that were parsed (root-relative), including pulled-in ones.

@@ -20,7 +20,7 @@ use presets::{Kind, Presets, step_kind, tidy};
 
 use crate::doc::Node;
 use crate::files::{file_name, join, parent};
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 /// The CMake adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -118,13 +118,13 @@ fn task_name(kind: Kind, name: &str) -> String {
     format!("{}:{name}", kind.word())
 }
 
-fn preset_tasks(presets: &Presets, dir: &str, out: &mut Parsed) -> Vec<RawTask> {
+fn preset_tasks(presets: &Presets, dir: &str, out: &mut Parsed) -> Vec<Task> {
     let mut tasks = Vec::new();
     for (i, preset) in presets.list.iter().enumerate() {
         if preset.hidden || presets.is_cyclic(i) || !presets.enabled(i) {
             continue;
         }
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Cmake,
             task_name(preset.kind, &preset.name),
             dir,
@@ -220,7 +220,7 @@ fn configure_lines(presets: &Presets, i: usize, lines: &mut Vec<String>) {
 fn workflow_steps(
     presets: &Presets,
     i: usize,
-    task: &mut RawTask,
+    task: &mut Task,
     lines: &mut Vec<String>,
     out: &mut Parsed,
 ) -> bool {
@@ -279,7 +279,7 @@ fn binary_dir(presets: &Presets) -> (String, Option<String>) {
         .unwrap_or_else(|| (DEFAULT_BINARY_DIR.to_owned(), None))
 }
 
-fn target_tasks(presets: &Presets, project: &lists::Project, dir: &str) -> Vec<RawTask> {
+fn target_tasks(presets: &Presets, project: &lists::Project, dir: &str) -> Vec<Task> {
     let (binary_dir, configure) = binary_dir(presets);
     let names: std::collections::HashSet<&str> =
         project.targets.iter().map(|t| t.name.as_str()).collect();
@@ -290,7 +290,7 @@ fn target_tasks(presets: &Presets, project: &lists::Project, dir: &str) -> Vec<R
             let argv = ["cmake", "--build", &binary_dir, "--target", &target.name]
                 .map(str::to_owned)
                 .to_vec();
-            let mut task = RawTask::new(
+            let mut task = Task::new(
                 Runner::Cmake,
                 target.name.clone(),
                 dir,

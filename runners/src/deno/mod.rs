@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::doc::{self, Dialect, Node, Value};
 use crate::files::{file_name, join, parent};
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 /// The deno adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -85,7 +85,7 @@ fn parse(src: &Source<'_>) -> Parsed {
 
 /// One entry of `tasks`: a command string, or `{command, description, dependencies}` where
 /// every key is optional (a task of dependencies alone runs them and nothing else).
-fn read_task(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -> Option<RawTask> {
+fn read_task(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -> Option<Task> {
     let line = Some(node.line);
     if name.is_empty() {
         out.diag(
@@ -103,7 +103,7 @@ fn read_task(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -
         return None;
     }
     let argv = vec!["deno".to_owned(), "task".to_owned(), name.to_owned()];
-    let mut task = RawTask::new(Runner::Deno, name, dir, file, argv);
+    let mut task = Task::new(Runner::Deno, name, dir, file, argv);
     task.line = line;
     if let Some(command) = node.str() {
         task.script = Some(command.to_owned());
@@ -206,7 +206,7 @@ fn check_dependencies(src: &Source<'_>, dir: &str, out: &mut Parsed) {
 
 /// The first dependency cycle among `tasks`, as the names along it; one depth-first walk,
 /// without recursion, so any number of tasks costs linear time and constant stack.
-fn first_cycle<'a>(tasks: &'a [RawTask], index: &HashMap<&str, usize>) -> Option<Vec<&'a str>> {
+fn first_cycle<'a>(tasks: &'a [Task], index: &HashMap<&str, usize>) -> Option<Vec<&'a str>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use super::{nearest, read_json, through_manager};
 use crate::doc::{self, Dialect, Entry, Node, Terms};
 use crate::files::{Files, file_name, parent};
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 
 pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -400,7 +400,7 @@ impl<'s> Project<'s> {
 
         let source_name = format!("{}:{key}", self.name);
         let argv = through_manager(self.manager, "nx", &["run", &source_name]);
-        let mut task = RawTask::new(Runner::Nx, source_name, &self.dir, self.path, argv);
+        let mut task = Task::new(Runner::Nx, source_name, &self.dir, self.path, argv);
         task.line = Some(line);
         task.description = field("metadata")
             .or_else(|| defaults.and_then(|d| d.get("metadata")))

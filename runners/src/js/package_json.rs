@@ -11,7 +11,7 @@ use crate::doc::{self, Entry, Node, Rest, Terms};
 use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
-use crate::model::{Hook, HookWhen, Parsed, RawTask, Runner, Source};
+use crate::model::{Hook, HookWhen, Parsed, Runner, Source, Task};
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -92,7 +92,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             continue;
         }
         let argv = vec![runner.name().to_owned(), "run".to_owned(), name.clone()];
-        let mut task = RawTask::new(runner, name.clone(), dir, src.path, argv);
+        let mut task = Task::new(runner, name.clone(), dir, src.path, argv);
         task.line = line;
         task.description = descriptions.get(name);
         task.script = Some(command.to_owned());

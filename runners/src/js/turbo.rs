@@ -13,7 +13,7 @@ use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
 use crate::doc::{self, Dialect, Node, Terms};
 use crate::files::parent;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 
 /// The root configuration's file names, in the order turbo looks for them.
 const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
@@ -166,7 +166,7 @@ fn push(
         return;
     }
     let argv = through_manager(manager, "turbo", &["run", name]);
-    let mut task = RawTask::new(Runner::Turbo, name, run_dir, src.path, argv);
+    let mut task = Task::new(Runner::Turbo, name, run_dir, src.path, argv);
     task.line = Some(config.line);
     task.description = config
         .get("description")

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 use parser::{Ast, Item, Recipe, os};
 
 /// The just adapter.
@@ -111,7 +111,7 @@ struct Namespace {
 /// A listed recipe and where it goes in the output.
 struct Entry {
     key: Vec<u32>,
-    task: RawTask,
+    task: Task,
     hidden: bool,
 }
 
@@ -446,7 +446,7 @@ impl Builder<'_> {
                 body,
                 ..
             } = c.recipe;
-            let mut task = RawTask::new(
+            let mut task = Task::new(
                 Runner::Just,
                 full.clone(),
                 self.dir.clone(),

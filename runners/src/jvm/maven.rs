@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use roxmltree::{Document, Node, ParsingOptions};
 
 use crate::files::{file_name, join, parent};
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 use crate::text::LineIndex;
 
 /// The phases agg lists, in lifecycle order, with what each does.
@@ -108,7 +108,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     };
     let dir = parent(src.path);
     for (phase, what) in PHASES {
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Maven,
             *phase,
             dir,
@@ -191,8 +191,8 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
     out
 }
 
-fn profile_task(dir: &str, path: &str, profile: &Profile, project_goal: Option<&str>) -> RawTask {
-    let mut task = RawTask::new(
+fn profile_task(dir: &str, path: &str, profile: &Profile, project_goal: Option<&str>) -> Task {
+    let mut task = Task::new(
         Runner::Maven,
         format!("profile:{}", profile.id),
         dir,
@@ -409,7 +409,7 @@ fn plugin_goals(
 /// The task of a plugin goal, run from the reactor's root at `dir`. A goal of a plugin the
 /// root POM itself declares, or one of Maven's default plugin groups, runs by its prefix;
 /// another is named in full, since Maven resolves a prefix from the root's plugins only.
-fn goal_task(dir: &str, path: &str, goal: &Goal, root_plugins: &HashSet<&str>) -> RawTask {
+fn goal_task(dir: &str, path: &str, goal: &Goal, root_plugins: &HashSet<&str>) -> Task {
     let (prefix, name) = goal.name.split_once(':').unwrap_or((&goal.name, ""));
     let default_group = goal.plugin.starts_with("org.apache.maven.plugins:")
         || goal.plugin.starts_with("org.codehaus.mojo:");
@@ -423,7 +423,7 @@ fn goal_task(dir: &str, path: &str, goal: &Goal, root_plugins: &HashSet<&str>) -
         argv.extend(["-P".to_owned(), profile.clone()]);
     }
     argv.push(invoked);
-    let mut task = RawTask::new(Runner::Maven, goal.name.clone(), dir, path, argv);
+    let mut task = Task::new(Runner::Maven, goal.name.clone(), dir, path, argv);
     task.line = Some(goal.line);
     let mut description = format!("Goal `{name}` of {} (`{prefix}`)", goal.plugin);
     if let Some((id, phase)) = &goal.execution {

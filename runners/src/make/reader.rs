@@ -17,7 +17,7 @@ use super::{
     MAX_DEPS, MAX_NESTING, MAX_PREREQS, MAX_SCRIPT, MAX_SYNTAX_DIAGNOSTICS, MAX_TASKS, guard,
 };
 use crate::files::Files;
-use crate::model::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, Runner, Task};
 
 /// One rule as read, before rules for the same target are merged.
 pub(super) struct RuleDef {
@@ -499,7 +499,7 @@ impl Reader<'_> {
             );
             // Defined where the recipe that runs is; a target without one, at its first rule.
             let defined = recipes().next().unwrap_or(target.first);
-            let mut task = RawTask::new(
+            let mut task = Task::new(
                 Runner::Make,
                 target.name,
                 self.cwd.clone(),

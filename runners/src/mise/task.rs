@@ -4,7 +4,7 @@
 
 use super::usage;
 use crate::doc::{self, Node};
-use crate::model::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, Runner, Task};
 
 /// Where a definition came from, which decides who wins when two share a name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub(super) enum Origin {
 /// A task as one file defines it, before the project's definitions are merged.
 #[derive(Debug, Clone)]
 pub(super) struct Def {
-    pub task: RawTask,
+    pub task: Task,
     pub origin: Origin,
     /// Whether it says what to run (`run`, `run_windows`, `file`, or it is a script); one
     /// that does not only adds settings to a same-named task that does.
@@ -34,7 +34,7 @@ impl Def {
     pub fn new(name: &str, dir: &str, file: &str, origin: Origin) -> Def {
         let argv = vec!["mise".to_owned(), "run".to_owned(), name.to_owned()];
         Def {
-            task: RawTask::new(Runner::Mise, name, dir, file, argv),
+            task: Task::new(Runner::Mise, name, dir, file, argv),
             origin,
             command: origin == Origin::Script,
             hide: None,

@@ -8,7 +8,7 @@
 use super::Project;
 use crate::doc::{self, Node};
 use crate::files::parent;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     if let Some(envs) = root.path(&["tool", "hatch", "envs"]) {
@@ -86,7 +86,7 @@ fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
             } else {
                 format!("{}:{}", env.key, script.key)
             };
-            let mut task = RawTask::new(
+            let mut task = Task::new(
                 Runner::Hatch,
                 name.clone(),
                 project.dir,

@@ -6,7 +6,7 @@
 //! without running it, so they are simply not listed.
 
 use crate::files::parent;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 
 /// A decorator's text longer than this is not a session decorator agg reads.
 const MAX_DECORATOR: usize = 4096;
@@ -57,7 +57,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
                 while !lines[i].trim_end().ends_with(':') && i + 1 < lines.len() {
                     i += 1;
                 }
-                let mut task = RawTask::new(
+                let mut task = Task::new(
                     Runner::Nox,
                     name.clone(),
                     dir,

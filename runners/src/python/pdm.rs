@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::{Project, first_word};
 use crate::doc::{self, Node};
-use crate::model::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, Runner, Task};
 
 /// The keys that make a table a script, one of which it must have.
 const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
@@ -32,7 +32,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
             continue;
         }
         let node = &entry.node;
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Pdm,
             name,
             project.dir,

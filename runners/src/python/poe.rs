@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use super::{Project, first_word};
 use crate::doc::{self, Dialect, Node, ParseError};
 use crate::files::parent;
-use crate::model::{Param, Parsed, RawTask, Runner, Source, Variadic};
+use crate::model::{Param, Parsed, Runner, Source, Task, Variadic};
 
 /// The keys that make a table a task, one of which it must have.
 const TASK_TYPES: &[&str] = &[
@@ -248,8 +248,8 @@ fn read_task(
     node: &Node,
     file: &str,
     out: &mut Parsed,
-) -> Option<RawTask> {
-    let mut task = RawTask::new(
+) -> Option<Task> {
+    let mut task = Task::new(
         Runner::Poe,
         name,
         project.dir,

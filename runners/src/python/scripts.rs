@@ -10,7 +10,7 @@
 use super::Project;
 use crate::doc::Node;
 use crate::files::parent;
-use crate::model::{Parsed, RawTask, Runner};
+use crate::model::{Parsed, Runner, Task};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
     let poetry = root.path(&["tool", "poetry"]).is_some() || project.has("poetry.lock");
@@ -123,7 +123,7 @@ fn read(
             continue;
         }
         seen.push(name.to_owned());
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             runner,
             name,
             project.dir,

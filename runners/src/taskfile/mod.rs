@@ -22,7 +22,7 @@ use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
-use crate::model::{Diagnostic, Param, Parsed, RawTask, Runner, Source};
+use crate::model::{Diagnostic, Param, Parsed, Runner, Source, Task};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -117,7 +117,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             continue;
         }
         let def = f.def;
-        let mut raw = RawTask::new(
+        let mut raw = Task::new(
             Runner::Task,
             f.name.clone(),
             root_dir.clone(),
@@ -210,7 +210,7 @@ fn invalid_method(method: &str) -> String {
 
 /// Marks not runnable every task that depends, directly or not, on one go-task cannot run:
 /// go-task runs the dependencies first and stops at the failure.
-fn fail_dependents(tasks: &mut [RawTask]) {
+fn fail_dependents(tasks: &mut [Task]) {
     loop {
         let failing: HashMap<String, String> = tasks
             .iter()

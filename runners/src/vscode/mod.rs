@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use crate::doc::{self, Dialect, Node};
 use crate::files::parent;
-use crate::model::{Adapter, Parsed, RawTask, Runner, Source};
+use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
 pub(crate) use resolve::{Refusal, Spec};
 
@@ -126,7 +126,7 @@ fn task(
     specs: &Specs,
     memo: &mut [Memo],
     out: &mut Parsed,
-) -> Option<RawTask> {
+) -> Option<Task> {
     let spec = &specs[i];
     let refused = |refusal: &Refusal, out: &mut Parsed| {
         let reason = match refusal {
@@ -207,7 +207,7 @@ fn task(
 
 /// The row of a task agg cannot run: listed, as VS Code lists it, with the reason instead
 /// of a command, so that it can be found and `agg run` can say why it will not run it.
-fn unrunnable(path: &str, folder: &str, spec: &Spec, reason: String) -> RawTask {
+fn unrunnable(path: &str, folder: &str, spec: &Spec, reason: String) -> Task {
     let mut task = row(path, spec, folder.to_owned(), Vec::new());
     task.script.clone_from(&spec.written);
     task.behaviour.not_runnable = Some(reason);
@@ -215,8 +215,8 @@ fn unrunnable(path: &str, folder: &str, spec: &Spec, reason: String) -> RawTask 
 }
 
 /// What every row of `spec` holds, whether agg can run it or not.
-fn row(path: &str, spec: &Spec, dir: String, argv: Vec<String>) -> RawTask {
-    let mut task = RawTask::new(Runner::Vscode, &spec.label, dir, path, argv);
+fn row(path: &str, spec: &Spec, dir: String, argv: Vec<String>) -> Task {
+    let mut task = Task::new(Runner::Vscode, &spec.label, dir, path, argv);
     task.line = Some(spec.line);
     task.description.clone_from(&spec.detail);
     task.group.clone_from(&spec.group);

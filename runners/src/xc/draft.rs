@@ -2,7 +2,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
-use crate::model::{Param, RawTask, Runner, XcSpec};
+use crate::model::{Param, Runner, Task, XcSpec};
 
 use super::attributes::{Attr, attribute, interpreter, list, trim_marks};
 use super::context::Ctx;
@@ -225,7 +225,7 @@ impl Draft {
         let description = self.paragraphs.join("\n\n");
 
         let argv = vec!["xc".to_owned(), self.name.clone()];
-        let mut task = RawTask::new(Runner::Xc, self.name, ctx.dir, ctx.path, argv);
+        let mut task = Task::new(Runner::Xc, self.name, ctx.dir, ctx.path, argv);
         task.line = Some(self.line);
         task.description = (!description.is_empty()).then_some(description);
         task.params = params;

@@ -2,14 +2,14 @@
 use super::attributes::interpreter;
 use super::markdown::{fence_closed, find_ignore_case};
 use super::*;
-use crate::model::{Param, RawTask, Runner, XcSpec};
+use crate::model::{Param, Runner, Task, XcSpec};
 use crate::testing::{names, task};
 
 fn run(path: &str, text: &str) -> Parsed {
     crate::testing::parse_one(parse, path, text)
 }
 
-fn spec(t: &RawTask) -> &XcSpec {
+fn spec(t: &Task) -> &XcSpec {
     t.xc.as_ref().expect("xc spec")
 }
 

@@ -22,7 +22,7 @@ mod settings;
 use std::collections::{HashMap, HashSet};
 
 use crate::files::{Files, file_name, join, parent};
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 use script::{Scope, Script, TaskDecl};
 
 /// Every file name that makes a directory a Gradle build, in Gradle's order of preference.
@@ -340,7 +340,7 @@ fn list_tasks(
         } else {
             format!("{}:{}", project.path, row.name)
         };
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Gradle,
             name.clone(),
             dir,

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use super::Project;
 use crate::doc::{self, Node};
 use crate::files::parent;
-use crate::model::{Parsed, RawTask, Runner, Source};
+use crate::model::{Parsed, Runner, Source, Task};
 use replace::Settings;
 
 /// The environment tox runs and lists when its configuration names none.
@@ -92,7 +92,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 
 fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
     for env in envs {
-        let mut task = RawTask::new(
+        let mut task = Task::new(
             Runner::Tox,
             env.name.clone(),
             project.dir,
