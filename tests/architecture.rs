@@ -177,6 +177,13 @@ fn sibling_cycles(src: &Path) -> Vec<String> {
     cycles
 }
 
+/// Writes `text` at `path` below `dir`: one file of a planted source tree.
+fn plant(dir: &Path, path: &str, text: &str) {
+    let full = dir.join(path);
+    std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+    std::fs::write(full, text).expect("write");
+}
+
 #[test]
 fn no_module_imports_one_that_imports_it_back() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -194,11 +201,7 @@ fn no_module_imports_one_that_imports_it_back() {
 #[test]
 fn the_checker_finds_a_planted_cycle() {
     let dir = tempfile::tempdir().expect("tmp");
-    let write = |p: &str, t: &str| {
-        let full = dir.path().join(p);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, t).expect("write");
-    };
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
     write("lib.rs", "mod a;\nmod b;\nmod c;\n");
     write("a.rs", "use crate::b::B;\n");
     write(
@@ -305,11 +308,7 @@ fn runner_adapters_use_the_bottom_floor_and_never_each_other() {
 #[test]
 fn the_floor_checker_finds_a_sideways_import_and_one_back_up() {
     let dir = tempfile::tempdir().expect("tmp");
-    let write = |p: &str, t: &str| {
-        let full = dir.path().join(p);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, t).expect("write");
-    };
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
     write(
         "lib.rs",
         "mod files;\nmod model;\nmod a;\nmod b;\nmod registry;\npub use files::{join, parent};\npub use a::helper;\n",
@@ -412,11 +411,7 @@ fn only_the_document_tree_names_the_parser_crates() {
 #[test]
 fn the_parser_checker_finds_a_planted_use() {
     let dir = tempfile::tempdir().expect("tmp");
-    let write = |p: &str, t: &str| {
-        let full = dir.path().join(p);
-        std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
-        std::fs::write(full, t).expect("write");
-    };
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
     write("lib.rs", "mod doc;\nmod a;\nmod b;\n");
     write(
         "doc/mod.rs",

@@ -211,28 +211,35 @@ impl Output {
     /// Asserts that stdout holds `text`.
     #[track_caller]
     pub fn stdout_has(&self, text: &str) -> &Output {
-        assert!(self.stdout.contains(text), "no `{text}` in stdout\n{self}");
-        self
+        self.holds("stdout", &self.stdout, text, true)
     }
 
     /// Asserts that stdout does not hold `text`.
     #[track_caller]
     pub fn stdout_lacks(&self, text: &str) -> &Output {
-        assert!(!self.stdout.contains(text), "`{text}` in stdout\n{self}");
-        self
+        self.holds("stdout", &self.stdout, text, false)
     }
 
     /// Asserts that stderr holds `text`.
     #[track_caller]
     pub fn stderr_has(&self, text: &str) -> &Output {
-        assert!(self.stderr.contains(text), "no `{text}` in stderr\n{self}");
-        self
+        self.holds("stderr", &self.stderr, text, true)
     }
 
     /// Asserts that stderr does not hold `text`.
     #[track_caller]
     pub fn stderr_lacks(&self, text: &str) -> &Output {
-        assert!(!self.stderr.contains(text), "`{text}` in stderr\n{self}");
+        self.holds("stderr", &self.stderr, text, false)
+    }
+
+    /// Asserts whether `stream` (named `name`) holds `text`, showing both streams if not.
+    #[track_caller]
+    fn holds(&self, name: &str, stream: &str, text: &str, wanted: bool) -> &Output {
+        let missing = if wanted { "no " } else { "" };
+        assert!(
+            stream.contains(text) == wanted,
+            "{missing}`{text}` in {name}\n{self}"
+        );
         self
     }
 
