@@ -126,6 +126,16 @@ fi
 # --- crates.io: both crates packaged and built as crates.io would build them ---
 # The target directory named explicitly: the build of the packaged crates then reuses the
 # dependencies already built there instead of building them all again.
+# cargo takes a registry crate of one version for immutable: it unpacks the dry run's agg-runners
+# once and reuses that copy, and its build, ever after. Both go, so that this tree's is built.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/agg-runners-[0-9]* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/task-agg-[0-9]*
+for depinfo in "$target_dir"/debug/deps/agg_runners-*.d; do
+  [ -f "$depinfo" ] && grep -q '/registry/src/' "$depinfo" || continue
+  hash=${depinfo##*/agg_runners-}
+  hash=${hash%.d}
+  rm -rf "$target_dir"/debug/deps/*agg_runners-"$hash"* "$target_dir"/debug/.fingerprint/agg-runners-"$hash"
+done
 if CARGO_TARGET_DIR="$target_dir" cargo publish --workspace --dry-run --locked --allow-dirty >"$work/publish.log" 2>&1; then
   pass "cargo publish --workspace --dry-run: $(grep -c '^ *Packaged' "$work/publish.log") crates packaged and built"
 else
