@@ -1,6 +1,8 @@
 //! The attribute lines of a task body (`Requires:`, `Env:`, `Inputs:`, `Dir:`, `Run:`,
 //! `RunDeps:`) and the small text helpers they need.
 
+use crate::files::file_name;
+
 /// The attribute keys xc knows (`doc/content/task-syntax`, `parser/parsemd`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Attr {
@@ -60,7 +62,7 @@ pub(super) fn trim_marks(s: &str) -> &str {
 pub(super) fn interpreter(script: &str) -> Option<String> {
     let first = script.trim_start().lines().next()?;
     let mut words = first.strip_prefix("#!")?.split_whitespace().peekable();
-    if words.peek().is_some_and(|w| base_name(w) == "env") {
+    if words.peek().is_some_and(|w| file_name(w) == "env") {
         words.next();
         while words.peek().is_some_and(|w| w.starts_with('-')) {
             words.next();
@@ -69,11 +71,7 @@ pub(super) fn interpreter(script: &str) -> Option<String> {
     let words: Vec<&str> = words.collect();
     match words.first() {
         None => None,
-        Some(program) if matches!(base_name(program), "sh" | "bash") => None,
+        Some(program) if matches!(file_name(program), "sh" | "bash") => None,
         Some(_) => Some(words.join(" ")),
     }
-}
-
-pub(super) fn base_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
 }
