@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Takes the README's screenshots of the editor integrations on fixtures/polyglot:
 #   nvim-picker.png, nvim-quickfix.png: Neovim in tmux, `tmux capture-pane -e` rendered to PNG
-#     (ansi2html.py, then headless Chromium);
+#     by scripts/screenshot.py, as the pictures in docs/img are;
 #   vscode-run-task.png: VS Code cannot run here, so the extension's provider is run with the
 #     fake `vscode` module of its tests and its tasks are drawn as Run Task's quick pick lists them.
-# Needs AGG_BIN, tmux, nvim, chromium, and editors/vscode built (npm ci && npm run compile).
+# Needs AGG_BIN, nvim, chromium (for the VS Code picture), and editors/vscode built (npm ci &&
+# npm run compile); tmux, the fonts and Pillow are installed as scripts/screenshots does.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -13,6 +14,8 @@ work="$(mktemp -d)"
 socket="agg-screenshots-$$"
 trap 'tmux -L "$socket" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 cp -R "$repo/fixtures/polyglot" "$work/polyglot"
+. "$repo/scripts/lib.sh"
+screenshot_tools "$repo"
 
 shoot() { # shoot PAGE.html OUT.png WIDTH HEIGHT
   chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 \
@@ -29,8 +32,8 @@ tmux -L "$socket" set-option -g status off >/dev/null
 capture() {
   sleep 1.5
   tmux -L "$socket" capture-pane -p -e >"$work/$1.ansi"
-  python3 "$here/ansi2html.py" "$work/$1.ansi" >"$work/$1.html"
-  shoot "$work/$1.html" "$here/$1.png" $((cols * 9 + 20)) $((rows * 19 + 20))
+  "$repo/.tools/venv-shots/bin/python" "$repo/scripts/screenshot.py" "$work/$1.ansi" "$here/$1.png" \
+    --columns "$cols"
 }
 keys() { tmux -L "$socket" send-keys "$@"; }
 sleep 1
