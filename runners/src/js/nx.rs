@@ -773,24 +773,26 @@ mod tests {
         );
         assert_eq!(names(&package(&rooted, "package.json")), ["acme:fmt"]);
         // pnpm's and lerna's package lists count too.
-        let pnpm = MemFiles::new()
-            .with("nx.json", "{}")
-            .with("package.json", r#"{"name": "acme"}"#)
-            .with("pnpm-workspace.yaml", "packages:\n  - 'libs/**'\n")
-            .with(
+        for (list, text, path, expected) in [
+            (
+                "pnpm-workspace.yaml",
+                "packages:\n  - 'libs/**'\n",
                 "libs/a/b/package.json",
-                r#"{"name": "b", "scripts": {"t": "true"}}"#,
-            );
-        assert_eq!(names(&package(&pnpm, "libs/a/b/package.json")), ["b:t"]);
-        let lerna = MemFiles::new()
-            .with("nx.json", "{}")
-            .with("package.json", r#"{"name": "acme"}"#)
-            .with("lerna.json", "{}")
-            .with(
-                "packages/c/package.json",
-                r#"{"name": "c", "scripts": {"t": "true"}}"#,
-            );
-        assert_eq!(names(&package(&lerna, "packages/c/package.json")), ["c:t"]);
+                "b:t",
+            ),
+            ("lerna.json", "{}", "packages/c/package.json", "c:t"),
+        ] {
+            let name = expected.split(':').next().unwrap_or_default();
+            let files = MemFiles::new()
+                .with("nx.json", "{}")
+                .with("package.json", r#"{"name": "acme"}"#)
+                .with(list, text)
+                .with(
+                    path,
+                    &format!(r#"{{"name": "{name}", "scripts": {{"t": "true"}}}}"#),
+                );
+            assert_eq!(names(&package(&files, path)), [expected], "{list}");
+        }
         // An `nx` key alone makes a project, even without nx.json.
         let keyed = MemFiles::new().with(
             "tools/package.json",
