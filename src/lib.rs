@@ -15,6 +15,7 @@
 
 pub mod allowlist;
 mod availability;
+mod cache;
 pub mod cli;
 mod control;
 mod detail;

@@ -45,3 +45,4 @@ mod test;
 mod tokens;
 mod tty;
 mod vscode;
+mod warm;

@@ -35,6 +35,9 @@ const DIR: Style = Style::new().bold();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
 
 pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
+    if args.no_cache {
+        crate::scan::set_cache(false);
+    }
     let chosen = super::Root::choose(args.path.as_deref().or(args.root.as_deref()))?;
     let root = &chosen.path;
     let filter = Filter {

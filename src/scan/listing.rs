@@ -6,36 +6,63 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Runner, Source, parent};
 
+use super::facts::{Found, Recorder};
+use super::stamp::Stamp;
 use crate::naming::canonical_order;
-use crate::repo_files::{RepoFiles, Text};
+use crate::repo_files::{Gated, Opened, RepoFiles, Text};
 
-pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
-    match read_source(adapter, rel, files) {
-        Ok(Some(text)) => parse_text(adapter, rel, &text, files),
-        Ok(None) => Parsed::default(),
-        Err(parsed) => parsed,
+/// Parses the task file `rel` with `adapter`, noting what the parse read.
+pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Found {
+    let recorder = Recorder::new(files);
+    let (parsed, opened) = match read_source(adapter, rel, files) {
+        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, &recorder), opened),
+        Ok((None, opened)) => (Parsed::default(), opened),
+        Err((parsed, opened)) => (parsed, opened),
+    };
+    let main = match opened {
+        Some(opened) if !opened.linked => Some(Stamp::of(&opened.meta)),
+        Some(_) => None,
+        // Nothing was opened (gone, a FIFO, no permission): whatever is there now vouches for
+        // that, unless it is a symlink.
+        None => Stamp::at(&files.abs(rel)).filter(|s| !s.is_symlink()),
+    };
+    Found {
+        parsed,
+        main,
+        facts: recorder.into_facts(),
     }
 }
 
-/// Reads the task file `rel` for `adapter`: `Ok(None)` when the adapter refuses it by
-/// content (no task file, no diagnostic), `Err` with the diagnostic when it cannot be read.
+/// Reads the task file `rel` for `adapter`: `None` when the adapter refuses it by content (no
+/// task file, no diagnostic), `Err` with the diagnostic when it cannot be read; with the file
+/// that was opened, if one was.
 pub(super) fn read_source(
     adapter: &Adapter,
     rel: &str,
     files: &RepoFiles,
-) -> Result<Option<Text>, Parsed> {
-    let text = match adapter.admit {
-        Some(admit) => match files.read_admitted(rel, admit) {
-            Some(text) => text,
-            None => return Ok(None),
-        },
-        None => files.read_task_file(rel),
-    };
-    text.map(Some).map_err(|reason| {
+) -> Result<(Option<Text>, Option<Opened>), (Parsed, Option<Opened>)> {
+    let unreadable = |reason: String, opened: Option<Opened>| {
         let mut parsed = Parsed::default();
         parsed.diag(rel, None, reason);
-        parsed
-    })
+        (parsed, opened)
+    };
+    match adapter.admit {
+        Some(admit) => match files.read_admitted(rel, admit) {
+            Gated::Admitted(text) => {
+                let opened = Some(text.opened.clone());
+                Ok((Some(text), opened))
+            }
+            Gated::Refused(opened) => Ok((None, opened)),
+            Gated::Unreadable(reason, opened) => Err(unreadable(reason, Some(opened))),
+        },
+        None => match files.read_task_file(rel) {
+            Ok(text) => {
+                let opened = Some(text.opened.clone());
+                Ok((Some(text), opened))
+            }
+            Err(reason) => Err(unreadable(reason, None)),
+        },
+    }
 }
 
 /// Parses the text of the task file `rel`, its adapter reading any other file through
@@ -81,8 +108,11 @@ pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn 
 /// Drops the results of files that another file pulled in. Files nobody pulls in are kept,
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
-pub(super) fn listed(parsed: &BTreeMap<String, Parsed>) -> (Vec<&str>, Vec<String>) {
-    let mut results: Vec<(&str, &Parsed)> = parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
+pub(super) fn listed(parsed: &BTreeMap<String, Found>) -> (Vec<&str>, Vec<String>) {
+    let mut results: Vec<(&str, &Parsed)> = parsed
+        .iter()
+        .map(|(k, v)| (k.as_str(), &v.parsed))
+        .collect();
     results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
     let pulled_in: HashSet<&str> = results
         .iter()

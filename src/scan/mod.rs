@@ -12,23 +12,29 @@
 //!
 //! The parts: [`walk`] (the directory walk), [`ignores`] (the ignore rules it respects, read
 //! bounded, and the index of the files git tracks, read even where a rule matches them),
-//! [`index`] (what was found, updated per batch of changed paths) and [`listing`]
-//! (parsing one file, and which files' tasks are listed).
+//! [`index`] (what was found, updated per batch of changed paths), [`listing`] (parsing one
+//! file, and which files' tasks are listed), [`facts`] (what each parse read) and [`warm`]
+//! (the scan kept in agg's cache and checked with `stat` instead of read again, with the
+//! [`stamp`]s it trusts).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agg_runners::{ADAPTERS, Diagnostic, Task};
 
+mod facts;
 mod ignores;
 mod index;
 mod listing;
 mod reread;
+mod stamp;
 mod tracked;
 mod walk;
+mod warm;
 
 pub use index::Index;
 pub use reread::{Reread, reread};
+pub use warm::set_cache;
 
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
@@ -58,9 +64,10 @@ pub struct Scan {
     pub task_files: Vec<String>,
 }
 
-/// Scans the tree under `root`.
+/// Scans the tree under `root`: from the cache of the last scan where nothing changed (see
+/// [`Index::load`]).
 pub fn scan(root: &Path) -> Scan {
-    Index::build(root).into_snapshot()
+    Index::load(root).into_snapshot()
 }
 
 /// The repository root for a command run in `start` without an explicit root: the nearest
@@ -125,7 +132,11 @@ mod tests {
     fn found(walked: Walked) -> (Vec<(usize, u8, String)>, BTreeSet<String>, usize) {
         let mut candidates = walked.candidates;
         candidates.sort();
-        (candidates, walked.dirs, walked.diagnostics.len())
+        (
+            candidates,
+            walked.dirs.into_keys().collect(),
+            walked.diagnostics.len(),
+        )
     }
 
     #[test]
@@ -150,14 +161,14 @@ mod tests {
                 write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
             }
         }
-        let ignores = || std::sync::Arc::new(ignores::Ignores::new(root, root));
-        let serial = walk_serial(root, root, usize::MAX, &ignores()).expect("no budget");
+        let ignores = || std::sync::Arc::new(ignores::Ignores::new(root, root, None));
+        let serial = walk_serial(root, root, usize::MAX, &ignores(), None).expect("no budget");
         assert!(
-            walk_serial(root, root, SERIAL_WALK_BUDGET, &ignores()).is_none(),
+            walk_serial(root, root, SERIAL_WALK_BUDGET, &ignores(), None).is_none(),
             "over budget"
         );
         let serial = found(serial);
-        assert_eq!(serial, found(walk_parallel(root, root, &ignores())));
+        assert_eq!(serial, found(walk_parallel(root, root, &ignores(), None)));
         assert_eq!(serial, found(walking::walk(root, root)));
         let (candidates, dirs, diagnostics) = serial;
         assert_eq!(candidates.len(), 61, "{candidates:?}");

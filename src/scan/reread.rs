@@ -38,12 +38,12 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
         read: Mutex::new(Vec::new()),
     };
     let parsed = match read_source(adapter, origin, &files) {
-        Ok(Some(text)) => {
+        Ok((Some(text), _)) => {
             recording.record(origin, sha256_hex(text.text.as_bytes()));
             parse_text(adapter, origin, &text, &recording)
         }
-        Ok(None) => Parsed::default(),
-        Err(parsed) => {
+        Ok((None, _)) => Parsed::default(),
+        Err((parsed, _)) => {
             recording.record(origin, "unreadable".to_owned());
             parsed
         }

@@ -1,20 +1,66 @@
 //! The directory walk: serial for small trees, ignore's parallel walker past a budget, with
-//! the ignore rules of [`Ignores`].
+//! the ignore rules of [`Ignores`]. Besides what it found, a walk reports what it looked at
+//! (each directory's [`Stamp`], what the ignore rules read) so that a later scan can tell
+//! whether it would find the same; and it can leave out directories a later scan already
+//! knows ([`Prune`]).
 
-use std::collections::BTreeSet;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
 
-use super::ignores::Ignores;
+use super::ignores::{Ignores, Observed};
+use super::stamp::Stamp;
+use super::tracked::Tracked;
 use super::{NEVER_ENTER, candidate_of};
 
 pub(super) struct Walked {
     pub(super) candidates: Vec<(usize, u8, String)>,
-    pub(super) dirs: BTreeSet<String>,
+    /// Every directory entered, with its stamp (`None` when it could not be taken).
+    pub(super) dirs: BTreeMap<String, Option<Stamp>>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// What the ignore rules read, and what they made of git's index.
+    pub(super) observed: Observed,
+    /// Directories [`Prune`] left out: entered, and not walked again.
+    pub(super) kept: BTreeSet<String>,
+}
+
+/// Directories a walk enters without walking them again: a later scan knows them already
+/// (by root-relative path and inode) and checks them itself.
+pub(super) struct Prune {
+    root: PathBuf,
+    known: HashMap<String, u64>,
+    kept: Mutex<BTreeSet<String>>,
+}
+
+impl Prune {
+    pub(super) fn new(root: &Path, known: HashMap<String, u64>) -> Prune {
+        Prune {
+            root: root.to_path_buf(),
+            known,
+            kept: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// Whether the directory `entry` (which the ignore rules admit) is a known one.
+    fn keeps(&self, entry: &ignore::DirEntry) -> bool {
+        if entry.depth() == 0 {
+            return false;
+        }
+        let Some(rel) = relative(&self.root, entry.path()).and_then(Path::to_str) else {
+            return false;
+        };
+        if entry.ino().is_none() || self.known.get(rel).copied() != entry.ino() {
+            return false;
+        }
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(rel.to_owned());
+        true
+    }
 }
 
 /// Entries one thread walks before the walk is handed to the parallel walker instead.
@@ -27,9 +73,25 @@ pub(super) const SERIAL_WALK_BUDGET: usize = 1_000;
 
 /// Walks `start` (the root or a directory under it) and collects candidate task files.
 pub(super) fn walk(root: &Path, start: &Path) -> Walked {
-    let ignores = Arc::new(Ignores::new(root, start));
-    walk_serial(root, start, SERIAL_WALK_BUDGET, &ignores)
-        .unwrap_or_else(|| walk_parallel(root, start, &ignores))
+    walk_with(root, start, None, None)
+}
+
+/// [`walk`], leaving out the directories `prune` knows, with the tracked files of git's
+/// index when they are known already.
+pub(super) fn walk_with(
+    root: &Path,
+    start: &Path,
+    prune: Option<Arc<Prune>>,
+    tracked: Option<Tracked>,
+) -> Walked {
+    let ignores = Arc::new(Ignores::new(root, start, tracked));
+    let mut walked = walk_serial(root, start, SERIAL_WALK_BUDGET, &ignores, prune.as_ref())
+        .unwrap_or_else(|| walk_parallel(root, start, &ignores, prune.as_ref()));
+    if let Some(prune) = prune {
+        walked.kept =
+            std::mem::take(&mut prune.kept.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    walked
 }
 
 /// The walk's settings: hidden files seen, links not followed, `.git` and `node_modules`
@@ -40,9 +102,14 @@ pub(super) fn walk(root: &Path, start: &Path) -> Walked {
 /// Only directories are filtered here, to decide what is entered; a file is checked only
 /// when it is a candidate task file ([`visit`]). Most directories hold neither a candidate
 /// nor a directory, and so their ignore files are never looked for.
-pub(super) fn walk_builder(start: &Path, ignores: &Arc<Ignores>) -> WalkBuilder {
+pub(super) fn walk_builder(
+    start: &Path,
+    ignores: &Arc<Ignores>,
+    prune: Option<&Arc<Prune>>,
+) -> WalkBuilder {
     let mut builder = WalkBuilder::new(start);
     let ignores = Arc::clone(ignores);
+    let prune = prune.map(Arc::clone);
     builder
         .hidden(false)
         .git_ignore(false)
@@ -53,7 +120,9 @@ pub(super) fn walk_builder(start: &Path, ignores: &Arc<Ignores>) -> WalkBuilder 
         .follow_links(false)
         .filter_entry(move |e| {
             !e.file_type().is_some_and(|t| t.is_dir())
-                || (!NEVER_ENTER.iter().any(|n| e.file_name() == *n) && ignores.admits(e))
+                || (!NEVER_ENTER.iter().any(|n| e.file_name() == *n)
+                    && ignores.admits(e)
+                    && !prune.as_ref().is_some_and(|p| p.keeps(e)))
         });
     builder
 }
@@ -64,42 +133,66 @@ pub(super) fn walk_serial(
     start: &Path,
     budget: usize,
     ignores: &Arc<Ignores>,
+    prune: Option<&Arc<Prune>>,
 ) -> Option<Walked> {
     let found = Mutex::new(Vec::new());
-    let dirs = Mutex::new(BTreeSet::new());
+    let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
-    for (seen, entry) in walk_builder(start, ignores).build().enumerate() {
+    for (seen, entry) in walk_builder(start, ignores, prune).build().enumerate() {
         if seen >= budget {
+            if let Some(prune) = prune {
+                prune
+                    .kept
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clear();
+            }
             return None;
         }
         record(root, entry, ignores, &found, &dirs, &diags);
     }
-    let mut diagnostics = diags.into_inner().unwrap_or_default();
-    diagnostics.extend(ignores.take_diagnostics());
-    Some(Walked {
-        candidates: found.into_inner().unwrap_or_default(),
-        dirs: dirs.into_inner().unwrap_or_default(),
-        diagnostics,
-    })
+    Some(finish(ignores, found, dirs, diags))
 }
 
-pub(super) fn walk_parallel(root: &Path, start: &Path, ignores: &Arc<Ignores>) -> Walked {
+pub(super) fn walk_parallel(
+    root: &Path,
+    start: &Path,
+    ignores: &Arc<Ignores>,
+    prune: Option<&Arc<Prune>>,
+) -> Walked {
     let found = Mutex::new(Vec::new());
-    let dirs = Mutex::new(BTreeSet::new());
+    let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
-    walk_builder(start, ignores).build_parallel().run(|| {
-        let (found, dirs, diags) = (&found, &dirs, &diags);
-        Box::new(move |entry| {
-            record(root, entry, ignores, found, dirs, diags);
-            WalkState::Continue
-        })
-    });
-    let mut diagnostics = diags.into_inner().unwrap_or_default();
+    walk_builder(start, ignores, prune)
+        .build_parallel()
+        .run(|| {
+            let (found, dirs, diags) = (&found, &dirs, &diags);
+            Box::new(move |entry| {
+                record(root, entry, ignores, found, dirs, diags);
+                WalkState::Continue
+            })
+        });
+    finish(ignores, found, dirs, diags)
+}
+
+fn finish(
+    ignores: &Ignores,
+    found: Mutex<Vec<(usize, u8, String)>>,
+    dirs: Mutex<Vec<(String, Option<Stamp>)>>,
+    diags: Mutex<Vec<Diagnostic>>,
+) -> Walked {
+    let mut diagnostics = diags.into_inner().unwrap_or_else(PoisonError::into_inner);
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
-        candidates: found.into_inner().unwrap_or_default(),
-        dirs: dirs.into_inner().unwrap_or_default(),
+        candidates: found.into_inner().unwrap_or_else(PoisonError::into_inner),
+        dirs: dirs
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .into_iter()
+            .collect(),
         diagnostics,
+        observed: ignores.take_observed(),
+        kept: BTreeSet::new(),
     }
 }
 
@@ -109,7 +202,7 @@ pub(super) fn record(
     entry: Result<ignore::DirEntry, ignore::Error>,
     ignores: &Ignores,
     found: &Mutex<Vec<(usize, u8, String)>>,
-    dirs: &Mutex<BTreeSet<String>>,
+    dirs: &Mutex<Vec<(String, Option<Stamp>)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     match entry {
@@ -124,7 +217,9 @@ pub(super) fn record(
                 } else {
                     rel.into_owned()
                 };
-                push_set(dirs, rel);
+                // Taken after the scan began, which is all a stamp needs (see `Clock`).
+                let stamp = entry.metadata().ok().map(|m| Stamp::of(&m));
+                push(dirs, (rel, stamp));
             } else {
                 visit(rel, &entry, ignores, found, diags);
             }
@@ -185,12 +280,6 @@ pub(super) fn visit(
 pub(super) fn push<T>(list: &Mutex<Vec<T>>, item: T) {
     if let Ok(mut list) = list.lock() {
         list.push(item);
-    }
-}
-
-pub(super) fn push_set(set: &Mutex<BTreeSet<String>>, item: String) {
-    if let Ok(mut set) = set.lock() {
-        set.insert(item);
     }
 }
 
