@@ -120,7 +120,15 @@ impl Serialize for Table {
 impl Table {
     /// Scans `root` and builds its table.
     pub fn load(root: &Path) -> Table {
-        Table::from_scan(scan(root))
+        let scan = scan(root);
+        let began = std::time::Instant::now();
+        let table = Table::from_scan(scan);
+        tracing::debug!(
+            "table: {} rows built in {:?}",
+            table.tasks.len(),
+            began.elapsed()
+        );
+        table
     }
 
     /// Builds the table from a finished scan: orders the adapters' tasks, names them and

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};
 
 use agg_runners::{Files, Parsed};
+use rustc_hash::FxHashMap;
 
 use super::stamp::Stamp;
 use crate::repo_files::RepoFiles;
@@ -24,8 +25,74 @@ pub struct Found {
     /// The task file's stamp as it was read; `None` when it cannot vouch for what was read
     /// (reached through a symlink, or gone), and the file is then parsed again every time.
     pub main: Option<Stamp>,
-    /// Everything else the parse learnt, each once.
-    pub facts: Vec<Fact>,
+    /// Everything else the parse learnt, each once: places in the index's [`FactTable`]
+    /// (thousands of parses share a few facts, such as a lockfile up the tree).
+    pub facts: Vec<u32>,
+}
+
+/// Every fact the parses of an index learnt, each once.
+#[derive(Debug, Clone, Default)]
+pub struct FactTable {
+    facts: Vec<Fact>,
+    /// Where each fact is, built when a parse adds facts.
+    ids: Option<FxHashMap<Fact, u32>>,
+}
+
+impl FactTable {
+    /// A table of `facts`, as kept.
+    pub fn from_facts(facts: Vec<Fact>) -> FactTable {
+        FactTable { facts, ids: None }
+    }
+
+    /// The facts, by place.
+    pub fn facts(&self) -> &[Fact] {
+        &self.facts
+    }
+
+    /// The places of `facts`, adding those not in the table yet.
+    pub fn intern(&mut self, facts: Vec<Fact>) -> Vec<u32> {
+        let known = &self.facts;
+        let ids = self.ids.get_or_insert_with(|| {
+            known
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.clone(), u32::try_from(i).unwrap_or(u32::MAX)))
+                .collect()
+        });
+        facts
+            .into_iter()
+            .map(|fact| {
+                let next = u32::try_from(self.facts.len()).unwrap_or(u32::MAX);
+                *ids.entry(fact).or_insert_with_key(|fact| {
+                    self.facts.push(fact.clone());
+                    next
+                })
+            })
+            .collect()
+    }
+
+    /// Drops the facts no parse in `found` refers to, renumbering the rest.
+    pub fn compact<'a>(&mut self, found: impl Iterator<Item = &'a mut Found>) {
+        let found: Vec<&mut Found> = found.collect();
+        let mut new_id = vec![u32::MAX; self.facts.len()];
+        let mut kept = Vec::new();
+        for f in &found {
+            for &id in &f.facts {
+                let slot = &mut new_id[id as usize];
+                if *slot == u32::MAX {
+                    *slot = u32::try_from(kept.len()).unwrap_or(u32::MAX);
+                    kept.push(self.facts[id as usize].clone());
+                }
+            }
+        }
+        for f in found {
+            for id in &mut f.facts {
+                *id = new_id[*id as usize];
+            }
+        }
+        self.facts = kept;
+        self.ids = None;
+    }
 }
 
 /// One answer the file system gave a parse, besides its own task file. Paths are

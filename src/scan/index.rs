@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use agg_runners::{ADAPTERS, Adapter, Diagnostic, Task, parent};
 use rayon::prelude::*;
 
-use super::facts::Found;
-use super::listing::{listed, parse_file};
+use super::facts::{FactTable, Found};
+use super::listing::{listed, listed_order, parse_file};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
 use super::walk::{Walked as WalkedTree, relative, walk};
@@ -51,6 +51,8 @@ pub struct Index {
     pub(super) candidates: BTreeMap<(usize, String), Group>,
     /// The parse result of every chosen candidate, with what the parse read.
     pub(super) parsed: BTreeMap<String, Found>,
+    /// What the parses read, each fact once.
+    pub(super) facts: FactTable,
     /// Directories the walk entered.
     pub(super) dirs: BTreeSet<String>,
     /// Problems of the walk itself (unreadable directories, loops).
@@ -102,6 +104,7 @@ impl Index {
             root: root.to_path_buf(),
             candidates: BTreeMap::new(),
             parsed: BTreeMap::new(),
+            facts: FactTable::default(),
             dirs: BTreeSet::new(),
             walk_diagnostics: Vec::new(),
             records: BTreeMap::new(),
@@ -258,22 +261,35 @@ impl Index {
 
     /// The tasks and diagnostics, without copying them (for a one-off scan).
     pub fn into_snapshot(mut self) -> Scan {
-        let (listed, task_files) = listed(&self.parsed);
-        let listed: Vec<String> = listed.into_iter().map(str::to_owned).collect();
-        let count = listed
+        let parsed = std::mem::take(&mut self.parsed);
+        let (order, task_files) = {
+            let entries: Vec<(&str, &agg_runners::Parsed)> = parsed
+                .iter()
+                .map(|(k, v)| (k.as_str(), &v.parsed))
+                .collect();
+            listed_order(&entries)
+        };
+        let mut found: Vec<Option<Found>> = parsed.into_values().map(Some).collect();
+        let count = order
             .iter()
-            .filter_map(|rel| self.parsed.get(rel))
-            .map(|p| p.parsed.tasks.len())
+            .filter_map(|&i| found[i].as_ref())
+            .map(|f| f.parsed.tasks.len())
             .sum();
         let mut tasks = Vec::with_capacity(count);
         let mut diagnostics = std::mem::take(&mut self.walk_diagnostics);
-        for rel in listed {
-            if let Some(found) = self.parsed.remove(&rel) {
+        for i in order {
+            if let Some(found) = found[i].take() {
                 tasks.extend(found.parsed.tasks);
                 diagnostics.extend(found.parsed.diagnostics);
             }
         }
-        self.finish(tasks, diagnostics, task_files)
+        let scan = self.finish(tasks, diagnostics, task_files);
+        // What is left (the records, the facts, unlisted parses) is only memory: freed on
+        // another thread, so that the answer need not wait for it.
+        let _ = std::thread::Builder::new()
+            .name("agg-free".to_owned())
+            .spawn(move || drop((self, found)));
+        scan
     }
 
     fn finish(
@@ -451,7 +467,7 @@ impl Index {
     }
 
     pub(super) fn parse(&mut self, jobs: &[(usize, String)]) {
-        let results: Vec<(String, Found)> = {
+        let results: Vec<(String, (Found, Vec<super::facts::Fact>))> = {
             let files = RepoFiles::new(&self.root).with_walk(&*self);
             let one = |(adapter, rel): &(usize, String)| {
                 (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
@@ -463,7 +479,10 @@ impl Index {
                 jobs.par_iter().map(one).collect()
             }
         };
-        self.parsed.extend(results);
+        for (rel, (mut found, facts)) in results {
+            found.facts = self.facts.intern(facts);
+            self.parsed.insert(rel, found);
+        }
     }
 
     fn walk_new_dir(&mut self, abs: &Path, dirty: &mut BTreeSet<(usize, String)>) -> bool {

@@ -6,13 +6,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Runner, Source, parent};
 
-use super::facts::{Found, Recorder};
+use super::facts::{Fact, Found, Recorder};
 use super::stamp::Stamp;
 use crate::naming::canonical_order;
 use crate::repo_files::{Gated, Opened, RepoFiles, Text};
 
-/// Parses the task file `rel` with `adapter`, noting what the parse read.
-pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Found {
+/// Parses the task file `rel` with `adapter`, noting what the parse read (its facts are
+/// given apart, for the index to number).
+pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> (Found, Vec<Fact>) {
     let recorder = Recorder::new(files);
     let (parsed, opened) = match read_source(adapter, rel, files) {
         Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, &recorder), opened),
@@ -26,11 +27,12 @@ pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Fou
         // that, unless it is a symlink.
         None => Stamp::at(&files.abs(rel)).filter(|s| !s.is_symlink()),
     };
-    Found {
+    let found = Found {
         parsed,
         main,
-        facts: recorder.into_facts(),
-    }
+        facts: Vec::new(),
+    };
+    (found, recorder.into_facts())
 }
 
 /// Reads the task file `rel` for `adapter`: `None` when the adapter refuses it by content (no
@@ -109,27 +111,40 @@ pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn 
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
 pub(super) fn listed(parsed: &BTreeMap<String, Found>) -> (Vec<&str>, Vec<String>) {
-    let mut results: Vec<(&str, &Parsed)> = parsed
+    let entries: Vec<(&str, &Parsed)> = parsed
         .iter()
         .map(|(k, v)| (k.as_str(), &v.parsed))
         .collect();
-    results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
-    let pulled_in: HashSet<&str> = results
+    let (order, task_files) = listed_order(&entries);
+    (
+        order.into_iter().map(|i| entries[i].0).collect(),
+        task_files,
+    )
+}
+
+/// [`listed`] over `entries` (sorted by path): the positions of the listed ones, in listing
+/// order.
+pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<String>) {
+    let mut results: Vec<usize> = (0..entries.len()).collect();
+    let depth = |i: &usize| entries[*i].0.matches('/').count();
+    results.sort_by(|a, b| (depth(a), entries[*a].0).cmp(&(depth(b), entries[*b].0)));
+    let pulled_in: HashSet<&str> = entries
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut dropped: HashSet<&str> = results
+    let mut dropped: HashSet<&str> = entries
         .iter()
         .filter(|(rel, _)| !pulled_in.contains(rel))
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
     let mut listed = Vec::new();
     let mut task_files = Vec::new();
-    for (rel, parsed) in results {
+    for i in results {
+        let (rel, parsed) = entries[i];
         if dropped.contains(rel) {
             continue;
         }
-        listed.push((rel, parsed));
+        listed.push(i);
         task_files.push(rel.to_owned());
         for c in &parsed.consumed {
             task_files.push(c.clone());
@@ -140,8 +155,8 @@ pub(super) fn listed(parsed: &BTreeMap<String, Found>) -> (Vec<&str>, Vec<String
     task_files.dedup();
     // The table's own order at file granularity (see `naming::canonical_order`), so that
     // the tasks are usually in order already when the table sorts them.
-    listed.sort_by(|a, b| file_order(a).cmp(&file_order(b)));
-    (listed.into_iter().map(|(rel, _)| rel).collect(), task_files)
+    listed.sort_by(|a, b| file_order(&entries[*a]).cmp(&file_order(&entries[*b])));
+    (listed, task_files)
 }
 
 /// Where a file's tasks go in the table: by their directory, then runner, then file.

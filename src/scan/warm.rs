@@ -26,7 +26,7 @@
 //! times and compares). Stamps are trusted only once settled ([`Clock::settled`]); a cache
 //! written after the clock was set back is not trusted at all.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -35,8 +35,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use agg_runners::{Diagnostic, Files, parent};
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
-use super::facts::{Fact, Found};
+use super::facts::{Fact, FactTable, Found};
 use super::ignores::tracked_at;
 use super::index::{DirRecord, Index, Outside};
 use super::stamp::{Clock, Stamp};
@@ -105,11 +106,25 @@ impl Index {
         if !cache_enabled() {
             return Index::build(&root);
         }
+        let began = std::time::Instant::now();
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
-            let (head, dirs, parses) = split(loaded.payload())?;
-            warm(&root, head, dirs, parses, clock)
+            let read = began.elapsed();
+            let Kept {
+                head,
+                dirs,
+                facts,
+                parses,
+            } = split(loaded.payload())?;
+            tracing::debug!(
+                "scan cache: {} bytes read in {read:?}, decoded in {:?}",
+                loaded.payload().len(),
+                began.elapsed() - read
+            );
+            drop(loaded);
+            warm(&root, head, dirs, (facts, parses), clock)
         });
-        let (index, changed) = match warm {
+        tracing::debug!("scan cache: checked in {:?}", began.elapsed());
+        let (mut index, changed) = match warm {
             Some(found) => found,
             None => {
                 tracing::debug!("scan cache: none usable; scanning {}", root.display());
@@ -117,7 +132,7 @@ impl Index {
             }
         };
         if changed && index.storable {
-            if let Some(payload) = payload(&index, clock) {
+            if let Some(payload) = payload(&mut index, clock) {
                 crate::cache::store(KIND, &index.root, &payload);
             }
         } else if !changed {
@@ -127,8 +142,16 @@ impl Index {
     }
 }
 
-/// The three parts of a payload.
-fn split(payload: &[u8]) -> Option<(Head, BTreeMap<String, KeptDir>, BTreeMap<String, Found>)> {
+/// What a payload holds.
+struct Kept {
+    head: Head,
+    dirs: BTreeMap<String, KeptDir>,
+    facts: Vec<Fact>,
+    parses: BTreeMap<String, Found>,
+}
+
+/// The parts of a payload.
+fn split(payload: &[u8]) -> Option<Kept> {
     let mut rest = payload;
     let mut part = || {
         let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
@@ -139,12 +162,28 @@ fn split(payload: &[u8]) -> Option<(Head, BTreeMap<String, KeptDir>, BTreeMap<St
     };
     let head = bitcode::decode(part()?).ok()?;
     let dirs = bitcode::decode(part()?).ok()?;
-    let parses = bitcode::decode(part()?).ok()?;
-    rest.is_empty().then_some((head, dirs, parses))
+    let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
+    let parses: BTreeMap<String, Found> = bitcode::decode(part()?).ok()?;
+    // Every fact a parse refers to is there.
+    let known = u32::try_from(facts.len()).ok()?;
+    if parses
+        .values()
+        .flat_map(|f| &f.facts)
+        .any(|&id| id >= known)
+    {
+        return None;
+    }
+    rest.is_empty().then_some(Kept {
+        head,
+        dirs,
+        facts,
+        parses,
+    })
 }
 
 /// What is kept of `index`, scanned from `clock` on; `None` when it cannot all be checked.
-fn payload(index: &Index, clock: Clock) -> Option<Vec<u8>> {
+fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
+    index.facts.compact(index.parsed.values_mut());
     let root_stamp = Stamp::at(&index.root)?;
     let tracked = index.outside.tracked.as_ref().map(|t| KeptTracked {
         files: t.files.iter().map(|p| bytes(p)).collect(),
@@ -190,6 +229,7 @@ fn payload(index: &Index, clock: Clock) -> Option<Vec<u8>> {
     for part in [
         bitcode::encode(&head),
         bitcode::encode(&dirs),
+        bitcode::encode(index.facts.facts()),
         bitcode::encode(&index.parsed),
     ] {
         payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
@@ -224,7 +264,7 @@ fn warm(
     root: &Path,
     head: Head,
     dirs: BTreeMap<String, KeptDir>,
-    parses: BTreeMap<String, Found>,
+    (facts, parses): (Vec<Fact>, BTreeMap<String, Found>),
     clock: Clock,
 ) -> Option<(Index, bool)> {
     let then = clock.earlier(head.started);
@@ -287,7 +327,7 @@ fn warm(
         fresh.take_walk(walked, None);
         index = fresh;
         changed = true;
-        HashSet::new()
+        FxHashSet::default()
     } else {
         let (walk_changed, steady) = update_walk(&mut index, then)?;
         changed |= walk_changed;
@@ -297,6 +337,7 @@ fn warm(
         return None;
     }
     index.finish_walk();
+    index.facts = FactTable::from_facts(facts);
     let parsed_again = reuse_or_parse(&mut index, parses, then, &steady);
     tracing::debug!(
         "scan cache: {} of {} directories unchanged{}, {parsed_again} task files parsed again",
@@ -325,7 +366,7 @@ enum Now {
 /// Brings the walk's records up to date: the directories whose entries are the same, and
 /// whether anything changed; `None` when a directory entered only for tracked files changed
 /// (a walk of part of the tree cannot decide those as the whole walk does).
-fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, HashSet<String>)> {
+fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String>)> {
     let root = index.root.clone();
     let checked: Vec<(String, Now, bool)> = index
         .records
@@ -345,10 +386,10 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, HashSet<String>)
             (rel.clone(), now, rules_same)
         })
         .collect();
-    let mut steady = HashSet::new();
+    let mut steady = FxHashSet::default();
     let mut listed = BTreeSet::new();
     let mut rewalked = BTreeSet::new();
-    let mut gone = HashSet::new();
+    let mut gone = FxHashSet::default();
     for (rel, now, rules_same) in checked {
         match now {
             Now::Steady => {
@@ -479,7 +520,7 @@ fn reuse_or_parse(
     index: &mut Index,
     mut kept: BTreeMap<String, Found>,
     then: Clock,
-    steady: &HashSet<String>,
+    steady: &FxHashSet<String>,
 ) -> usize {
     let chosen: Vec<(usize, String)> = index.chosen().collect();
     let candidates: Vec<(usize, String, Option<Found>)> = chosen
@@ -492,15 +533,20 @@ fn reuse_or_parse(
     let dropped = !kept.is_empty();
     let holds: Vec<bool> = {
         let files = RepoFiles::new(&index.root).with_walk(&*index);
-        let facts: HashSet<&Fact> = candidates
-            .iter()
-            .filter_map(|(_, _, found)| found.as_ref())
-            .flat_map(|found| &found.facts)
-            .collect();
-        let facts: Vec<&Fact> = facts.into_iter().collect();
-        let verdicts: HashMap<&Fact, bool> = facts
+        let table = index.facts.facts();
+        // Answers about the entries of a steady directory hold without asking; the others are
+        // asked once each, however many parses share them (thousands of packages ask for the
+        // same lockfiles and parent manifests).
+        let mut asked = vec![false; table.len()];
+        for found in candidates.iter().filter_map(|(_, _, found)| found.as_ref()) {
+            for &id in &found.facts {
+                asked[id as usize] = true;
+            }
+        }
+        let verdicts: Vec<bool> = table
             .par_iter()
-            .map(|fact| (*fact, holds(fact, &files, then, steady)))
+            .zip(asked)
+            .map(|(fact, asked)| asked && (answered(fact, steady) || holds(fact, &files, then)))
             .collect();
         candidates
             .par_iter()
@@ -508,10 +554,7 @@ fn reuse_or_parse(
                 found.as_ref().is_some_and(|found| {
                     found.main.is_some_and(|seen| {
                         unchanged(then, Some(&seen), Stamp::at(&files.abs(rel)).as_ref())
-                    }) && found
-                        .facts
-                        .iter()
-                        .all(|f| verdicts.get(f).copied() == Some(true))
+                    }) && found.facts.iter().all(|&id| verdicts[id as usize])
                 })
             })
             .collect()
@@ -533,19 +576,25 @@ fn reuse_or_parse(
     parsed_again
 }
 
-/// Whether `fact` still holds. An answer about a file in a directory whose entries are the
-/// same ([`Now::Steady`]) holds without asking: its entries are the same inodes, and an
-/// inode's kind does not change.
-fn holds(fact: &Fact, files: &RepoFiles, then: Clock, steady: &HashSet<String>) -> bool {
+/// Whether `fact` holds without asking: an answer about the entries of a directory whose
+/// entries are the same ([`Now::Steady`]) — the same inodes, whose kind does not change.
+fn answered(fact: &Fact, steady: &FxHashSet<String>) -> bool {
+    match fact {
+        Fact::Exists { path, .. } => steady.contains(parent(path)),
+        Fact::Listing { dir, .. } => steady.contains(dir.as_str()),
+        _ => false,
+    }
+}
+
+/// Whether `fact` still holds, asking the file system.
+fn holds(fact: &Fact, files: &RepoFiles, then: Clock) -> bool {
     match fact {
         Fact::Read { path, stamp } => {
             unchanged(then, stamp.as_ref(), Stamp::at(&files.abs(path)).as_ref())
         }
-        Fact::Exists { path, answer } => {
-            steady.contains(parent(path)) || files.exists_linked(path) == (*answer, false)
-        }
+        Fact::Exists { path, answer } => files.exists_linked(path) == (*answer, false),
         Fact::Executable { path, answer } => files.executable(path) == *answer,
-        Fact::Listing { dir, names } => steady.contains(dir) || files.read_dir(dir) == *names,
+        Fact::Listing { dir, names } => files.read_dir(dir) == *names,
         Fact::Siblings { path, names } => files.siblings(path) == *names,
         Fact::Unsteady => false,
     }
@@ -564,19 +613,25 @@ mod tests {
         (tmp, root)
     }
 
-    fn kept(
-        index: &Index,
-        clock: Clock,
-    ) -> impl Fn() -> (Head, BTreeMap<String, KeptDir>, BTreeMap<String, Found>) + use<> {
-        let payload = payload(index, clock).expect("payload");
-        move || split(&payload).expect("split")
+    type Parts = (
+        Head,
+        BTreeMap<String, KeptDir>,
+        (Vec<Fact>, BTreeMap<String, Found>),
+    );
+
+    fn kept(mut index: Index, clock: Clock) -> impl Fn() -> Parts {
+        let payload = payload(&mut index, clock).expect("payload");
+        move || {
+            let kept = split(&payload).expect("split");
+            (kept.head, kept.dirs, (kept.facts, kept.parses))
+        }
     }
 
     #[test]
     fn a_cache_written_before_the_clock_was_set_back_is_not_trusted() {
         let (_tmp, root) = repo();
         let clock = Clock::now();
-        let kept = kept(&Index::build(&root), clock);
+        let kept = kept(Index::build(&root), clock);
         let (head, dirs, parses) = kept();
         let hour = 3_600_000_000_000;
         assert!(
@@ -605,7 +660,7 @@ mod tests {
     fn another_directory_at_the_same_path_is_another_repository() {
         let (_tmp, root) = repo();
         let clock = Clock::now();
-        let kept = kept(&Index::build(&root), clock);
+        let kept = kept(Index::build(&root), clock);
         let moved = root.with_extension("moved");
         std::fs::rename(&root, &moved).expect("move away");
         std::fs::create_dir(&root).expect("a new directory at the same path");
@@ -621,7 +676,7 @@ mod tests {
     #[test]
     fn damaged_parts_do_not_decode() {
         let (_tmp, root) = repo();
-        let payload = payload(&Index::build(&root), Clock::now()).expect("payload");
+        let payload = payload(&mut Index::build(&root), Clock::now()).expect("payload");
         for len in [0, 7, 8, 9, payload.len() / 2, payload.len() - 1] {
             assert!(split(&payload[..len]).is_none(), "{len} bytes");
         }
@@ -641,27 +696,26 @@ mod racy {
         let root = std::fs::canonicalize(tmp.path()).expect("root");
         std::fs::write(root.join("Makefile"), "aaaa:\n\t@true\n").expect("write");
         let clock = Clock::now();
-        let index = Index::build(&root);
+        let mut index = Index::build(&root);
         std::fs::write(root.join("Makefile"), "bbbb:\n\t@true\n").expect("rewrite");
         // As if both writes fell in one tick: the rewritten file's stamp is the one kept.
         let now = Stamp::at(&root.join("Makefile"));
-        let payload = payload(&index, clock).expect("payload");
+        let payload = payload(&mut index, clock).expect("payload");
         let hour = 3_600_000_000_000;
         // The listing `cached_after` after the scan began, of a cache that scan wrote.
         let names = |cached_after: i64| {
-            let (mut head, dirs, mut parses) = split(&payload).expect("split");
+            let Kept {
+                mut head,
+                dirs,
+                facts,
+                mut parses,
+            } = split(&payload).expect("split");
             for found in parses.values_mut() {
                 found.main = now;
             }
             head.started += cached_after;
-            let (index, _) = warm(
-                &root,
-                head,
-                dirs,
-                parses,
-                clock.earlier(clock.started + hour),
-            )
-            .expect("warm");
+            let later = clock.earlier(clock.started + hour);
+            let (index, _) = warm(&root, head, dirs, (facts, parses), later).expect("warm");
             index
                 .into_snapshot()
                 .tasks
