@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agg_runners::{ADAPTERS, Adapter, Diagnostic, Task, parent};
 use rayon::prelude::*;
 
-use super::facts::{FactTable, Found};
+use super::facts::{Fact, FactTable, Found};
 use super::listing::{listed, listed_order, parse_file};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
@@ -64,8 +64,10 @@ pub struct Index {
     /// Whether the records describe the tree as a scan found it, so that a later scan may
     /// check them instead of scanning: not after [`Index::apply`] (a file watch keeps no
     /// stamps), nor when the ignore files went over their budget (which a walk of one
-    /// directory could not tell).
+    /// directory could not tell), nor for a one-off scan ([`Index::build_once`]).
     pub(super) storable: bool,
+    /// Whether stamps and facts are taken at all.
+    pub(super) keeps: bool,
 }
 
 /// What the walk saw of one directory it entered.
@@ -110,14 +112,27 @@ impl Index {
             records: BTreeMap::new(),
             outside: Outside::default(),
             storable: true,
+            keeps: true,
         }
     }
 
-    /// Walks and parses the whole tree.
+    /// Walks and parses the whole tree, keeping what a later scan needs to check it.
     pub fn build(root: &Path) -> Index {
+        Index::build_keeping(root, true)
+    }
+
+    /// Walks and parses the whole tree once: no stamp taken, no fact written down (what
+    /// `agg list --no-cache` does).
+    pub(super) fn build_once(root: &Path) -> Index {
+        Index::build_keeping(root, false)
+    }
+
+    fn build_keeping(root: &Path, keeps: bool) -> Index {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let mut index = Index::empty(&root);
-        let walked = walk(&index.root, &index.root);
+        index.keeps = keeps;
+        index.storable = keeps;
+        let walked = walk(&index.root, &index.root, keeps);
         index.take_walk(walked, None);
         index.finish_walk();
         let chosen: Vec<(usize, String)> = index.chosen().collect();
@@ -372,6 +387,22 @@ impl Index {
             }
             changed_rels.insert(rel);
         }
+        // What each parse learnt that a changed path may answer differently now (a file it
+        // read, one whose existence or execute bit it asked about, a directory it listed).
+        let stale_facts: Vec<bool> = self
+            .facts
+            .facts()
+            .iter()
+            .map(|fact| match fact {
+                Fact::Read { path, .. }
+                | Fact::Exists { path, .. }
+                | Fact::Executable { path, .. } => changed_rels.contains(path),
+                Fact::Listing { dir, .. } => changed_dirs.contains(dir),
+                Fact::Siblings { path, .. } => changed_dirs.contains(parent(path)),
+                // Through a symlink: the watch sees the link's own directory, as before.
+                Fact::Unsteady => false,
+            })
+            .collect();
         // Files that pull in a changed file, and packages below a changed lockfile or
         // package.json: one pass over the parsed files, however many paths changed (a branch
         // switch changes thousands).
@@ -380,7 +411,11 @@ impl Index {
                 .parsed
                 .consumed
                 .iter()
-                .any(|c| changed_rels.contains(c) || changed_dirs.contains(c));
+                .any(|c| changed_rels.contains(c) || changed_dirs.contains(c))
+                || found
+                    .facts
+                    .iter()
+                    .any(|&id| stale_facts.get(id as usize).copied().unwrap_or(false));
             let below_marker = (file.ends_with("package.json")
                 || agg_runners::js::reads_neighbours(file))
                 && !marker_dirs.is_empty()
@@ -469,8 +504,12 @@ impl Index {
     pub(super) fn parse(&mut self, jobs: &[(usize, String)]) {
         let results: Vec<(String, (Found, Vec<super::facts::Fact>))> = {
             let files = RepoFiles::new(&self.root).with_walk(&*self);
+            let keeps = self.keeps;
             let one = |(adapter, rel): &(usize, String)| {
-                (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
+                (
+                    rel.clone(),
+                    parse_file(&ADAPTERS[*adapter], rel, &files, keeps),
+                )
             };
             // A handful of files is parsed faster than a thread pool starts.
             if jobs.len() <= 8 {
@@ -486,7 +525,7 @@ impl Index {
     }
 
     fn walk_new_dir(&mut self, abs: &Path, dirty: &mut BTreeSet<(usize, String)>) -> bool {
-        let walked = walk(&self.root, abs);
+        let walked = walk(&self.root, abs, false);
         self.dirs.extend(walked.dirs.into_keys());
         self.walk_diagnostics.extend(walked.diagnostics);
         let any = !walked.candidates.is_empty();

@@ -11,15 +11,31 @@ use super::stamp::Stamp;
 use crate::naming::canonical_order;
 use crate::repo_files::{Gated, Opened, RepoFiles, Text};
 
-/// Parses the task file `rel` with `adapter`, noting what the parse read (its facts are
-/// given apart, for the index to number).
-pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> (Found, Vec<Fact>) {
+/// Parses the task file `rel` with `adapter`; with `record`, notes what the parse read (its
+/// facts are given apart, for the index to number).
+pub(super) fn parse_file(
+    adapter: &Adapter,
+    rel: &str,
+    files: &RepoFiles,
+    record: bool,
+) -> (Found, Vec<Fact>) {
     let recorder = Recorder::new(files);
+    let view: &dyn Files = if record { &recorder } else { files };
     let (parsed, opened) = match read_source(adapter, rel, files) {
-        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, &recorder), opened),
+        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, view), opened),
         Ok((None, opened)) => (Parsed::default(), opened),
         Err((parsed, opened)) => (parsed, opened),
     };
+    if !record {
+        return (
+            Found {
+                parsed,
+                main: None,
+                facts: Vec::new(),
+            },
+            Vec::new(),
+        );
+    }
     let main = match opened {
         Some(opened) if !opened.linked => Some(Stamp::of(&opened.meta)),
         Some(_) => None,

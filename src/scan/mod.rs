@@ -124,7 +124,7 @@ mod tests {
     use agg_runners::Runner;
 
     use super::walk::{
-        self as walking, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
+        self as walking, Look, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
     };
     use super::*;
 
@@ -161,15 +161,22 @@ mod tests {
                 write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
             }
         }
-        let ignores = || std::sync::Arc::new(ignores::Ignores::new(root, root, None));
-        let serial = walk_serial(root, root, usize::MAX, &ignores(), None).expect("no budget");
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
+        let look = |ignores| Look {
+            root,
+            ignores,
+            stamps: false,
+        };
+        let serial = walk_serial(&look(&ignores), root, usize::MAX, None).expect("no budget");
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
         assert!(
-            walk_serial(root, root, SERIAL_WALK_BUDGET, &ignores(), None).is_none(),
+            walk_serial(&look(&ignores), root, SERIAL_WALK_BUDGET, None).is_none(),
             "over budget"
         );
         let serial = found(serial);
-        assert_eq!(serial, found(walk_parallel(root, root, &ignores(), None)));
-        assert_eq!(serial, found(walking::walk(root, root)));
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
+        assert_eq!(serial, found(walk_parallel(&look(&ignores), root, None)));
+        assert_eq!(serial, found(walking::walk(root, root, false)));
         let (candidates, dirs, diagnostics) = serial;
         assert_eq!(candidates.len(), 61, "{candidates:?}");
         assert!(candidates.iter().all(|(_, _, p)| !p.contains("dist/")));

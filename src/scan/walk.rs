@@ -71,22 +71,44 @@ impl Prune {
 /// milliseconds on a large tree and saves one on every small one.
 pub(super) const SERIAL_WALK_BUDGET: usize = 1_000;
 
-/// Walks `start` (the root or a directory under it) and collects candidate task files.
-pub(super) fn walk(root: &Path, start: &Path) -> Walked {
-    walk_with(root, start, None, None)
+/// How a walk goes about it, beyond where it starts.
+#[derive(Default)]
+pub(super) struct Options {
+    /// Directories left out: known to a later scan, which checks them itself.
+    pub(super) prune: Option<Arc<Prune>>,
+    /// What git's index tracks, when it is known already.
+    pub(super) tracked: Option<Tracked>,
+    /// Whether each directory's stamp is taken (a `stat` each), for a later scan to check.
+    pub(super) stamps: bool,
 }
 
-/// [`walk`], leaving out the directories `prune` knows, with the tracked files of git's
-/// index when they are known already.
-pub(super) fn walk_with(
-    root: &Path,
-    start: &Path,
-    prune: Option<Arc<Prune>>,
-    tracked: Option<Tracked>,
-) -> Walked {
+/// Walks `start` (the root or a directory under it) and collects candidate task files.
+pub(super) fn walk(root: &Path, start: &Path, stamps: bool) -> Walked {
+    walk_with(
+        root,
+        start,
+        Options {
+            stamps,
+            ..Options::default()
+        },
+    )
+}
+
+/// [`walk`], with [`Options`].
+pub(super) fn walk_with(root: &Path, start: &Path, options: Options) -> Walked {
+    let Options {
+        prune,
+        tracked,
+        stamps,
+    } = options;
     let ignores = Arc::new(Ignores::new(root, start, tracked));
-    let mut walked = walk_serial(root, start, SERIAL_WALK_BUDGET, &ignores, prune.as_ref())
-        .unwrap_or_else(|| walk_parallel(root, start, &ignores, prune.as_ref()));
+    let look = Look {
+        root,
+        ignores: &ignores,
+        stamps,
+    };
+    let mut walked = walk_serial(&look, start, SERIAL_WALK_BUDGET, prune.as_ref())
+        .unwrap_or_else(|| walk_parallel(&look, start, prune.as_ref()));
     if let Some(prune) = prune {
         walked.kept =
             std::mem::take(&mut prune.kept.lock().unwrap_or_else(PoisonError::into_inner));
@@ -128,17 +150,23 @@ pub(super) fn walk_builder(
 }
 
 /// The walk on this thread, or `None` once it has seen more than `budget` entries.
+/// What one walk looks with: the root, the ignore rules, whether directories are stamped.
+pub(super) struct Look<'a> {
+    pub(super) root: &'a Path,
+    pub(super) ignores: &'a Arc<Ignores>,
+    pub(super) stamps: bool,
+}
+
 pub(super) fn walk_serial(
-    root: &Path,
+    look: &Look,
     start: &Path,
     budget: usize,
-    ignores: &Arc<Ignores>,
     prune: Option<&Arc<Prune>>,
 ) -> Option<Walked> {
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
-    for (seen, entry) in walk_builder(start, ignores, prune).build().enumerate() {
+    for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
         if seen >= budget {
             if let Some(prune) = prune {
                 prune
@@ -149,30 +177,25 @@ pub(super) fn walk_serial(
             }
             return None;
         }
-        record(root, entry, ignores, &found, &dirs, &diags);
+        record(look, entry, &found, &dirs, &diags);
     }
-    Some(finish(ignores, found, dirs, diags))
+    Some(finish(look.ignores, found, dirs, diags))
 }
 
-pub(super) fn walk_parallel(
-    root: &Path,
-    start: &Path,
-    ignores: &Arc<Ignores>,
-    prune: Option<&Arc<Prune>>,
-) -> Walked {
+pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>>) -> Walked {
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
-    walk_builder(start, ignores, prune)
+    walk_builder(start, look.ignores, prune)
         .build_parallel()
         .run(|| {
             let (found, dirs, diags) = (&found, &dirs, &diags);
             Box::new(move |entry| {
-                record(root, entry, ignores, found, dirs, diags);
+                record(look, entry, found, dirs, diags);
                 WalkState::Continue
             })
         });
-    finish(ignores, found, dirs, diags)
+    finish(look.ignores, found, dirs, diags)
 }
 
 fn finish(
@@ -198,13 +221,13 @@ fn finish(
 
 /// Takes one entry of the walk into account.
 pub(super) fn record(
-    root: &Path,
+    look: &Look,
     entry: Result<ignore::DirEntry, ignore::Error>,
-    ignores: &Ignores,
     found: &Mutex<Vec<(usize, u8, String)>>,
     dirs: &Mutex<Vec<(String, Option<Stamp>)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
+    let root = look.root;
     match entry {
         Ok(entry) => {
             let Some(rel) = relative(root, entry.path()) else {
@@ -218,10 +241,14 @@ pub(super) fn record(
                     rel.into_owned()
                 };
                 // Taken after the scan began, which is all a stamp needs (see `Clock`).
-                let stamp = entry.metadata().ok().map(|m| Stamp::of(&m));
+                let stamp = if look.stamps {
+                    entry.metadata().ok().map(|m| Stamp::of(&m))
+                } else {
+                    None
+                };
                 push(dirs, (rel, stamp));
             } else {
-                visit(rel, &entry, ignores, found, diags);
+                visit(rel, &entry, look.ignores, found, diags);
             }
         }
         Err(err) => push(diags, walk_error(root, &err)),

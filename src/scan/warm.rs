@@ -42,7 +42,7 @@ use super::ignores::tracked_at;
 use super::index::{DirRecord, Index, Outside};
 use super::stamp::{Clock, Stamp};
 use super::tracked::{Tracked, worktree_top};
-use super::walk::{Prune, walk_with};
+use super::walk::{Options, Prune, walk_with};
 use crate::repo_files::RepoFiles;
 
 /// The kind of [`crate::cache`] file the scan keeps.
@@ -104,7 +104,7 @@ impl Index {
         let clock = Clock::now();
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         if !cache_enabled() {
-            return Index::build(&root);
+            return Index::build_once(&root);
         }
         let began = std::time::Instant::now();
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
@@ -323,7 +323,14 @@ fn warm(
     }
     let steady = if whole {
         let mut fresh = Index::empty(root);
-        let walked = walk_with(root, root, None, None);
+        let walked = walk_with(
+            root,
+            root,
+            Options {
+                stamps: true,
+                ..Options::default()
+            },
+        );
         fresh.take_walk(walked, None);
         index = fresh;
         changed = true;
@@ -455,8 +462,11 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
         let walked = walk_with(
             &root,
             &index.abs(dir),
-            Some(Arc::clone(&prune)),
-            index.outside.tracked.clone(),
+            Options {
+                prune: Some(Arc::clone(&prune)),
+                tracked: index.outside.tracked.clone(),
+                stamps: true,
+            },
         );
         let kept = walked.kept.clone();
         let stale: Vec<String> = index
@@ -509,7 +519,12 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
 /// Walks the directory `dir` again whole, forgetting what was known below it.
 fn rewalk(index: &mut Index, root: &Path, dir: &str) {
     index.forget_tree(dir);
-    let walked = walk_with(root, &index.abs(dir), None, index.outside.tracked.clone());
+    let options = Options {
+        tracked: index.outside.tracked.clone(),
+        stamps: true,
+        ..Options::default()
+    };
+    let walked = walk_with(root, &index.abs(dir), options);
     index.take_walk(walked, Some(dir));
 }
 
