@@ -13,8 +13,9 @@
 //!    a job is its whole process tree, and nothing outlives it;
 //! 2. drains the pipes for a moment and then lets go of them, so a process that escaped
 //!    the group (a daemon in its own session) cannot keep the job open by holding them;
-//! 3. records the exit code or signal, hands the job to the engine's [`OnFinish`] hook
-//!    (the run history), and wakes every waiter.
+//! 3. records the exit code or signal, reads the run's results from its retained output
+//!    ([`crate::results::extract`], once, off the runtime's threads), hands the job to the
+//!    engine's [`OnFinish`] hook (the run history), and wakes every waiter.
 //!
 //! [`Engine::stop`] sends SIGTERM to the group, waits the grace period, then SIGKILL.
 //! [`Engine::shutdown`] does that for every job; dropping the engine SIGKILLs any group
@@ -29,6 +30,7 @@ pub mod job;
 pub mod output;
 pub mod process;
 pub mod ready;
+pub mod until;
 pub mod watchdog;
 
 use std::collections::HashSet;
@@ -137,6 +139,8 @@ pub struct Invocation {
     pub user_env: Vec<(String, String)>,
     /// Files the job needs while it runs (generated scripts); removed when it is dropped.
     pub temp: Option<tempfile::TempDir>,
+    /// Where the run's results are read from when it ends (`None`: not read).
+    pub results: Option<crate::results::Scope>,
 }
 
 /// Why a job could not be started.
@@ -301,6 +305,10 @@ impl Engine {
             }
         }
         let output = output::OutputBuffer::new(self.inner.config.output);
+        let results = inv.results.clone().map(|mut scope| {
+            scope.started = SystemTime::now();
+            scope
+        });
         let spawned = if inv.cwd.is_dir() {
             cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
         } else {
@@ -333,7 +341,7 @@ impl Engine {
                     child,
                     stdout,
                     stderr,
-                    self.inner.config.clone(),
+                    (self.inner.config.clone(), results),
                     Arc::downgrade(&self.inner),
                 ));
                 job
@@ -557,7 +565,7 @@ async fn supervise(
     mut child: Child,
     stdout: Option<tokio::process::ChildStdout>,
     stderr: Option<tokio::process::ChildStderr>,
-    config: EngineConfig,
+    (config, results): (EngineConfig, Option<crate::results::Scope>),
     engine: std::sync::Weak<Inner>,
 ) {
     let mut readers = tokio::task::JoinSet::new();
@@ -638,6 +646,11 @@ async fn supervise(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take();
+    if let Some(scope) = results {
+        let finished = Arc::clone(&job);
+        // Reading 5 MiB of output and a few report files: off the runtime's threads.
+        let _ = tokio::task::spawn_blocking(move || finished.read_results(&scope)).await;
+    }
     if let Some(on_finish) = config.on_finish {
         let finished = Arc::clone(&job);
         // A hook may touch the disk: off the runtime's threads, and a panic stays there.

@@ -108,3 +108,48 @@ impl Results {
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
+
+impl Results {
+    /// One phrase for a person or a model: `3 failed, 1,204 passed, 2 skipped` for tests,
+    /// `2 errors, 1 warning` for problems, both when both were read.
+    pub fn summary(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(t) = &self.tests {
+            let mut words = Vec::new();
+            if t.failed > 0 {
+                words.push(format!("{} failed", thousands(t.failed)));
+            }
+            if let Some(p) = t.passed {
+                words.push(format!("{} passed", thousands(p)));
+            }
+            if t.skipped > 0 {
+                words.push(format!("{} skipped", thousands(t.skipped)));
+            }
+            if words.is_empty() {
+                words.push("no tests ran".to_owned());
+            }
+            parts.push(words.join(", "));
+        }
+        let plural = |n: u64, one: &str| format!("{} {one}{}", thousands(n), if n == 1 { "" } else { "s" });
+        match (self.errors, self.warnings) {
+            (0, 0) => {}
+            (e, 0) => parts.push(plural(e, "error")),
+            (0, w) => parts.push(plural(w, "warning")),
+            (e, w) => parts.push(format!("{}, {}", plural(e, "error"), plural(w, "warning"))),
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+}
+
+/// `1204` as `1,204`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -33,11 +33,6 @@ impl Places {
         }
     }
 
-    /// The repository root.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// The run's directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd
