@@ -35,6 +35,7 @@ mod output;
 mod picker;
 mod python;
 mod python_listing;
+mod results;
 mod run;
 mod run_many;
 mod run_services;

@@ -70,6 +70,10 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
+    /// Capture the output (passed on to stderr) and print one JSON object per task on
+    /// stdout when it ends: its exit, and the `tests` and `problems` read from its output.
+    #[arg(long, conflicts_with_all = ["parallel", "until_ready"])]
+    pub json: bool,
     /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
     pub words: Words,
@@ -171,6 +175,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     }
     if parallel {
         return runtime.block_on(super::parallel::run(invs, on_finish));
+    }
+    if args.json {
+        return runtime.block_on(super::run_json::run(invs, on_finish));
     }
     runtime.block_on(sequence(invs, on_finish))
 }

@@ -24,7 +24,8 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         match &mut open {
-            Some((_, m)) if line.starts_with("    ") => m.push(line),
+            // Continuation lines are indented with two spaces and two no-break spaces.
+            Some((_, m)) if line.starts_with("  ") && line[2..].starts_with(char::is_whitespace) => m.push(line),
             _ => close(&mut open, out),
         }
     }
@@ -72,7 +73,7 @@ mod tests {
         // pyright 1.1.414 (PyPI wrapper), `pyright pkg`.
         let out = run(parse, "/repo/pkg/a.py
   /repo/pkg/a.py:2:12 - error: Type \"int\" is not assignable to return type \"str\"
-    \"int\" is not assignable to \"str\" (reportReturnType)
+  \u{a0}\u{a0}\"int\" is not assignable to \"str\" (reportReturnType)
   /repo/pkg/a.py:5:13 - information: Type of \"y\" is \"int\"
   /repo/pkg/a.py:6:7 - warning: Import \"x\" could not be resolved (reportMissingImports)
 3 errors, 0 warnings, 1 information 

@@ -1,0 +1,120 @@
+//! `agg run --json`: each task runs with its output captured and passed on to stderr as it
+//! comes, and when it ends agg prints one JSON object for it on stdout (one line per task):
+//! how it ended, and the `tests` and `problems` read from its output and reports, the same
+//! fields the MCP results carry. Several tasks run in order and stop at the first failure.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde::Serialize;
+use tokio::signal::unix::{SignalKind, signal};
+
+use super::status::Ended;
+use crate::engine::{
+    Duplicates, Engine, EngineConfig, Invocation, Job, JobSnapshot, JobState, OnFinish,
+    ReadRequest, StdioMode,
+};
+use crate::error::Error;
+use crate::results::{Problem, Tests};
+
+/// What `agg run --json` prints for one task.
+#[derive(Debug, Serialize)]
+struct RunResult {
+    #[serde(flatten)]
+    job: JobSnapshot,
+    passed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tests: Option<Tests>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<Problem>,
+    #[serde(skip_serializing_if = "is_zero")]
+    problems_more: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Runs `invs` in order, each captured; see the module documentation.
+pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode, Error> {
+    let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
+    let engine = Engine::new(EngineConfig {
+        on_finish: Some(on_finish),
+        ..EngineConfig::default()
+    });
+    for inv in invs {
+        let job = engine
+            .start(inv, StdioMode::Capture, Duplicates::Allow)
+            .map_err(|e| Error::Refused(e.to_string()))?
+            .job;
+        let mut received = None;
+        tokio::select! {
+            () = follow(&job) => {}
+            _ = sigint.recv() => received = Some(nix::sys::signal::Signal::SIGINT),
+            _ = sigterm.recv() => received = Some(nix::sys::signal::Signal::SIGTERM),
+        }
+        if received.is_some() {
+            engine.shutdown(std::time::Duration::from_secs(5)).await;
+        }
+        job.wait().await;
+        print(&job);
+        let ended = Ended::of(&job);
+        if let Some(sig) = received {
+            return Ok(ExitCode::from(u8::try_from(128 + sig as i32).unwrap_or(1)));
+        }
+        if ended.code != 0 {
+            return Ok(ExitCode::from(ended.code));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Copies the job's output to stderr as it comes, both streams, as the task wrote it.
+async fn follow(job: &Job) {
+    let mut progress = job.subscribe();
+    let mut cursor = 1u64;
+    loop {
+        progress.borrow_and_update();
+        let running = job.is_running();
+        let page = job.read(&ReadRequest {
+            from: Some(cursor),
+            ..ReadRequest::default()
+        });
+        let mut err = std::io::stderr().lock();
+        for line in page.lines.iter().filter(|l| !l.partial || !running) {
+            let _ = writeln!(err, "{}", line.text);
+            cursor = line.no + 1;
+        }
+        drop(err);
+        if page.lines.is_empty() && page.next_offset > cursor {
+            cursor = page.next_offset;
+        }
+        if !running || progress.changed().await.is_err() {
+            job.wait().await;
+            let rest = job.read(&ReadRequest { from: Some(cursor), ..ReadRequest::default() });
+            let mut err = std::io::stderr().lock();
+            for line in &rest.lines {
+                let _ = writeln!(err, "{}", line.text);
+            }
+            return;
+        }
+    }
+}
+
+fn print(job: &Job) {
+    let snapshot = job.snapshot();
+    let passed = snapshot.state == JobState::Exited && snapshot.exit_code == Some(0);
+    let results = job.results();
+    let result = RunResult {
+        job: snapshot,
+        passed,
+        tests: results.and_then(|r| r.tests.clone()),
+        problems: results.map(|r| r.problems.clone()).unwrap_or_default(),
+        problems_more: results.map_or(0, |r| r.problems_more),
+    };
+    if let Ok(line) = serde_json::to_string(&result) {
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+}
