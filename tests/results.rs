@@ -499,8 +499,10 @@ mod tests {
         .map(|t| t.join("nextest/default/junit.xml"))
         .find(|p| p.is_file())
         .expect("nextest's JUnit report");
-    let ((p, nf, s), failed) = junit(&report);
-    assert_counts(&body, p, nf, s);
+    let ((p, nf, _), failed) = junit(&report);
+    // nextest's JUnit report leaves out the tests it skipped (`#[ignore]`); its summary
+    // line, which agg reads, counts them.
+    assert_counts(&body, p, nf, 1);
     let want: BTreeSet<String> = failed.into_iter().map(|(_, n, _)| n).collect();
     let ours: BTreeSet<String> = agg_failures(&body).into_iter().map(|x| x.0).collect();
     assert_eq!(ours, want);

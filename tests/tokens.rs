@@ -128,7 +128,8 @@ fn a_failed_run_of_two_thousand_tests_gives_its_twenty_failures_in_two_thousand_
     let root = std::fs::canonicalize(repo.path()).expect("root");
     crate::common::mcp::allow_all(&root, &allowlist);
     let mut raw = Raw::start(&root, &allowlist);
-    let response = raw.call(1, "task_start", &json!({"unique_name": "test", "wait_ms": 300_000}));
+    let long = std::time::Duration::from_secs(300);
+    let response = raw.call_within(1, "task_start", &json!({"unique_name": "test", "wait_ms": 300_000}), long);
     let structured = &response["result"]["structuredContent"];
     assert_eq!(structured["tests"]["failed"], 20, "{structured}");
     assert_eq!(structured["tests"]["passed"], 1_980);
@@ -139,7 +140,7 @@ fn a_failed_run_of_two_thousand_tests_gives_its_twenty_failures_in_two_thousand_
     eprintln!("20 failures of 2,000 pytest tests: text {text} tokens, structured {structured_tokens}, together {}", text + structured_tokens);
     assert!(text + structured_tokens <= FAILED_RUN_BUDGET, "text {text} + structured {structured_tokens}");
     // A passing run adds one line to the text, and its counts to the structured result.
-    let response = raw.call(2, "task_start", &json!({"unique_name": "pass", "wait_ms": 300_000}));
+    let response = raw.call_within(2, "task_start", &json!({"unique_name": "pass", "wait_ms": 300_000}), long);
     let text: String = response["result"]["content"].as_array().into_iter().flatten().filter_map(|c| c["text"].as_str()).collect();
     let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("tests:")).collect();
     assert_eq!(lines, ["tests: 2,000 passed"], "{text}");

@@ -70,10 +70,12 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
-    /// Capture the output (passed on to stderr) and print one JSON object per task on
-    /// stdout when it ends: its exit, and the `tests` and `problems` read from its output.
-    #[arg(long, conflicts_with_all = ["parallel", "until_ready"])]
-    pub json: bool,
+    /// Read each task's results from its output and, when it ends, write one JSON object
+    /// per task (its exit, `tests`, `problems`): on stdout, the task's own output then going
+    /// to stderr; or with `--json=FILE` to FILE, the output staying where it was (for
+    /// editors).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, conflicts_with_all = ["parallel", "until_ready"])]
+    pub json: Option<Option<PathBuf>>,
     /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
     pub words: Words,
@@ -176,8 +178,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     if parallel {
         return runtime.block_on(super::parallel::run(invs, on_finish));
     }
-    if args.json {
-        return runtime.block_on(super::run_json::run(invs, on_finish));
+    if let Some(to) = &args.json {
+        return runtime.block_on(super::run_json::run(invs, on_finish, to.clone()));
     }
     runtime.block_on(sequence(invs, on_finish))
 }

@@ -1,7 +1,8 @@
-//! `agg run --json`: each task runs with its output captured and passed on to stderr as it
-//! comes, and when it ends agg prints one JSON object for it on stdout (one line per task):
-//! how it ended, and the `tests` and `problems` read from its output and reports, the same
-//! fields the MCP results carry. Several tasks run in order and stop at the first failure.
+//! `agg run --json[=FILE]`: each task runs with its output captured and passed on as it
+//! comes (to stderr, or with FILE to where the task wrote it), and when it ends agg writes
+//! one JSON object for it (one line per task, on stdout or to FILE): how it ended, and the
+//! `tests` and `problems` read from its output and reports, the same fields the MCP results
+//! carry. Several tasks run in order and stop at the first failure.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -37,7 +38,18 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// Runs `invs` in order, each captured; see the module documentation.
-pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode, Error> {
+pub(super) async fn run(
+    invs: Vec<Invocation>,
+    on_finish: OnFinish,
+    to: Option<std::path::PathBuf>,
+) -> Result<ExitCode, Error> {
+    let mut file = match &to {
+        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::WriteResults {
+            path: path.clone(),
+            source,
+        })?),
+        None => None,
+    };
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
     let engine = Engine::new(EngineConfig {
@@ -51,7 +63,7 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
             .job;
         let mut received = None;
         tokio::select! {
-            () = follow(&job) => {}
+            () = follow(&job, file.is_some()) => {}
             _ = sigint.recv() => received = Some(nix::sys::signal::Signal::SIGINT),
             _ = sigterm.recv() => received = Some(nix::sys::signal::Signal::SIGTERM),
         }
@@ -59,7 +71,7 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
             engine.shutdown(std::time::Duration::from_secs(5)).await;
         }
         job.wait().await;
-        print(&job);
+        print(&job, file.as_mut());
         let ended = Ended::of(&job);
         if let Some(sig) = received {
             return Ok(ExitCode::from(u8::try_from(128 + sig as i32).unwrap_or(1)));
@@ -71,8 +83,9 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-/// Copies the job's output to stderr as it comes, both streams, as the task wrote it.
-async fn follow(job: &Job) {
+/// Copies the job's output as it comes: to stderr, or with `keep_streams` each line to the
+/// stream the task wrote it on.
+async fn follow(job: &Job, keep_streams: bool) {
     let mut progress = job.subscribe();
     let mut cursor = 1u64;
     loop {
@@ -82,28 +95,33 @@ async fn follow(job: &Job) {
             from: Some(cursor),
             ..ReadRequest::default()
         });
-        let mut err = std::io::stderr().lock();
         for line in page.lines.iter().filter(|l| !l.partial || !running) {
-            let _ = writeln!(err, "{}", line.text);
+            write_line(line, keep_streams);
             cursor = line.no + 1;
         }
-        drop(err);
         if page.lines.is_empty() && page.next_offset > cursor {
             cursor = page.next_offset;
         }
         if !running || progress.changed().await.is_err() {
             job.wait().await;
             let rest = job.read(&ReadRequest { from: Some(cursor), ..ReadRequest::default() });
-            let mut err = std::io::stderr().lock();
             for line in &rest.lines {
-                let _ = writeln!(err, "{}", line.text);
+                write_line(line, keep_streams);
             }
             return;
         }
     }
 }
 
-fn print(job: &Job) {
+fn write_line(line: &crate::engine::Line, keep_streams: bool) {
+    if keep_streams && line.stream == crate::engine::Stream::Stdout {
+        let _ = writeln!(std::io::stdout().lock(), "{}", line.text);
+    } else {
+        let _ = writeln!(std::io::stderr().lock(), "{}", line.text);
+    }
+}
+
+fn print(job: &Job, file: Option<&mut std::fs::File>) {
     let snapshot = job.snapshot();
     let passed = snapshot.state == JobState::Exited && snapshot.exit_code == Some(0);
     let results = job.results();
@@ -115,6 +133,13 @@ fn print(job: &Job) {
         problems_more: results.map_or(0, |r| r.problems_more),
     };
     if let Ok(line) = serde_json::to_string(&result) {
-        let _ = writeln!(std::io::stdout().lock(), "{line}");
+        match file {
+            Some(f) => {
+                let _ = writeln!(f, "{line}");
+            }
+            None => {
+                let _ = writeln!(std::io::stdout().lock(), "{line}");
+            }
+        }
     }
 }
