@@ -75,6 +75,7 @@ pub struct RunArgs {
     /// to stderr; or with `--json=FILE` to FILE, the output staying where it was (for
     /// editors).
     #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, conflicts_with_all = ["parallel", "until_ready"])]
+    #[allow(clippy::option_option)] // clap's shape for a flag whose value is optional
     pub json: Option<Option<PathBuf>>,
     /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
@@ -294,7 +295,11 @@ fn pick(
 
 async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error> {
     let at_terminal = std::io::stdin().is_terminal();
-    let mode = if at_terminal {
+    // At a terminal the output goes through a pseudo-terminal agg reads, so the run's tests
+    // and problems end it (`✗ test  3 failed, 1,204 passed`).
+    let mode = if at_terminal && std::io::stdout().is_terminal() {
+        StdioMode::Terminal
+    } else if at_terminal {
         StdioMode::Foreground
     } else {
         StdioMode::Inherit

@@ -44,10 +44,12 @@ pub(super) async fn run(
     to: Option<std::path::PathBuf>,
 ) -> Result<ExitCode, Error> {
     let mut file = match &to {
-        Some(path) => Some(std::fs::File::create(path).map_err(|source| Error::WriteResults {
-            path: path.clone(),
-            source,
-        })?),
+        Some(path) => Some(
+            std::fs::File::create(path).map_err(|source| Error::WriteResults {
+                path: path.clone(),
+                source,
+            })?,
+        ),
         None => None,
     };
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
@@ -104,7 +106,10 @@ async fn follow(job: &Job, keep_streams: bool) {
         }
         if !running || progress.changed().await.is_err() {
             job.wait().await;
-            let rest = job.read(&ReadRequest { from: Some(cursor), ..ReadRequest::default() });
+            let rest = job.read(&ReadRequest {
+                from: Some(cursor),
+                ..ReadRequest::default()
+            });
             for line in &rest.lines {
                 write_line(line, keep_streams);
             }

@@ -30,6 +30,7 @@ pub mod job;
 pub mod output;
 pub mod process;
 pub mod ready;
+mod terminal;
 pub mod until;
 pub mod watchdog;
 
@@ -118,6 +119,10 @@ pub enum StdioMode {
     /// All three are inherited and the job stays in agg's process group, so the terminal's
     /// job control (Ctrl-C, Ctrl-Z) reaches it exactly as if it had been typed at the shell.
     Foreground,
+    /// As [`StdioMode::Foreground`], but stdout and stderr go to a pseudo-terminal agg copies
+    /// to its own stdout and keeps in the job's output ([`terminal`]), so its results are
+    /// read. Falls back to `Foreground` when no pseudo-terminal can be opened.
+    Terminal,
 }
 
 /// Exactly what to execute: resolved program, arguments, directory and environment.
@@ -289,14 +294,29 @@ impl Engine {
             .current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
-        if mode != StdioMode::Foreground {
+        let in_agg_group = matches!(mode, StdioMode::Foreground | StdioMode::Terminal);
+        if !in_agg_group {
             cmd.process_group(0);
         }
+        let mut pty_master = None;
         match mode {
             StdioMode::Capture => {
                 cmd.stdin(Stdio::null())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
+            }
+            StdioMode::Terminal => {
+                cmd.stdin(Stdio::inherit());
+                match terminal::Pty::open().and_then(terminal::Pty::split) {
+                    Ok((out, err, master)) => {
+                        cmd.stdout(out).stderr(err);
+                        pty_master = Some(master);
+                    }
+                    Err(e) => {
+                        tracing::debug!("no pseudo-terminal ({e}): the output is not read");
+                        cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+                    }
+                }
             }
             StdioMode::Inherit | StdioMode::Foreground => {
                 cmd.stdin(Stdio::inherit())
@@ -320,7 +340,7 @@ impl Engine {
         let job = match spawned {
             Ok(mut child) => {
                 let pid = child.id();
-                let pgid = pid.filter(|_| mode != StdioMode::Foreground);
+                let pgid = pid.filter(|_| !in_agg_group);
                 let watchdog = pgid.and_then(watchdog::Watchdog::spawn);
                 let stdout = child.stdout.take();
                 let stderr = child.stderr.take();
@@ -336,11 +356,16 @@ impl Engine {
                     temp: inv.temp,
                     watchdog,
                 }));
+                // The terminal's other end, once the task holds its own copies of it.
+                drop(cmd);
+                let copier = pty_master.map(|master| {
+                    let job = Arc::clone(&job);
+                    tokio::task::spawn_blocking(move || terminal::copy(&job, master))
+                });
                 tokio::spawn(supervise(
                     Arc::clone(&job),
                     child,
-                    stdout,
-                    stderr,
+                    (stdout, stderr, copier),
                     (self.inner.config.clone(), results),
                     Arc::downgrade(&self.inner),
                 ));
@@ -560,11 +585,17 @@ async fn read_pipe(job: Arc<Job>, stream: Stream, mut pipe: impl AsyncRead + Unp
     job.progress.send_modify(|n| *n += 1);
 }
 
+/// What a job's output is read from: its pipes, or the copier of its terminal.
+type Pipes = (
+    Option<tokio::process::ChildStdout>,
+    Option<tokio::process::ChildStderr>,
+    Option<tokio::task::JoinHandle<()>>,
+);
+
 async fn supervise(
     job: Arc<Job>,
     mut child: Child,
-    stdout: Option<tokio::process::ChildStdout>,
-    stderr: Option<tokio::process::ChildStderr>,
+    (stdout, stderr, copier): Pipes,
     (config, results): (EngineConfig, Option<crate::results::Scope>),
     engine: std::sync::Weak<Inner>,
 ) {
@@ -574,6 +605,11 @@ async fn supervise(
     }
     if let Some(err) = stderr {
         readers.spawn(read_pipe(Arc::clone(&job), Stream::Stderr, err));
+    }
+    if let Some(copier) = copier {
+        readers.spawn(async move {
+            let _ = copier.await;
+        });
     }
     let status = child.wait().await;
     // The watchdog goes first, so that whatever is left in the group is the task's.

@@ -48,7 +48,12 @@ pub async fn until_line(job: &Job, pattern: Option<&Regex>, timeout: Duration) -
     let start = Instant::now();
     let deadline = tokio::time::Instant::now() + timeout;
     let mut progress = job.subscribe();
-    let mut cursor = job.read(&ReadRequest { max_lines: Some(0), ..ReadRequest::default() }).next_offset;
+    let mut cursor = job
+        .read(&ReadRequest {
+            max_lines: Some(0),
+            ..ReadRequest::default()
+        })
+        .next_offset;
     let done = |outcome, line: Option<(u64, String)>| Waited {
         outcome,
         line_no: line.as_ref().map(|l| l.0),
@@ -58,7 +63,10 @@ pub async fn until_line(job: &Job, pattern: Option<&Regex>, timeout: Duration) -
     loop {
         progress.borrow_and_update();
         if let Some(re) = pattern {
-            let page = job.read(&ReadRequest { from: Some(cursor), ..ReadRequest::default() });
+            let page = job.read(&ReadRequest {
+                from: Some(cursor),
+                ..ReadRequest::default()
+            });
             for line in page.lines.iter().filter(|l| !l.partial) {
                 let text = crate::results::text::clean(&line.text);
                 if re.is_match(&text) {

@@ -95,7 +95,7 @@ impl std::fmt::Display for InvocationError {
 impl std::error::Error for InvocationError {}
 
 /// Where a run of `task` reads its results: its directory, and the texts that may name a
-/// JUnit report (the command, the script, the arguments).
+/// `JUnit` report (the command, the script, the arguments).
 fn results_scope(
     table: &Table,
     task: &Task,

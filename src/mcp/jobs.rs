@@ -24,8 +24,8 @@ use super::types::{
     TaskStopArgs, WaitFor,
 };
 use crate::engine::Job;
-use crate::engine::until::{self, Waited};
 use crate::engine::failure::plain;
+use crate::engine::until::{self, Waited};
 
 use super::server::Server;
 
@@ -182,7 +182,10 @@ async fn wait_for(job: &Job, spec: Option<&WaitFor>) -> Result<Option<Waited>, T
     let Some(spec) = spec else { return Ok(None) };
     let pattern = match spec.pattern.as_deref() {
         Some(p) if p.len() > catalog::GREP_MAX_BYTES => {
-            return Err(invalid(format!("wait_for.pattern is at most {} bytes", catalog::GREP_MAX_BYTES)));
+            return Err(invalid(format!(
+                "wait_for.pattern is at most {} bytes",
+                catalog::GREP_MAX_BYTES
+            )));
         }
         Some(p) => Some(
             regex::RegexBuilder::new(p)
@@ -193,7 +196,11 @@ async fn wait_for(job: &Job, spec: Option<&WaitFor>) -> Result<Option<Waited>, T
         ),
         None => None,
     };
-    let timeout = Duration::from_millis(spec.timeout_ms.unwrap_or(MAX_WAIT_FOR_MS).min(MAX_WAIT_FOR_MS));
+    let timeout = Duration::from_millis(
+        spec.timeout_ms
+            .unwrap_or(MAX_WAIT_FOR_MS)
+            .min(MAX_WAIT_FOR_MS),
+    );
     let waited = until::until_line(job, pattern.as_ref(), timeout).await;
     if waited.outcome == until::Outcome::Ended {
         // The results are read before the job counts as ended.

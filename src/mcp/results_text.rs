@@ -17,12 +17,29 @@ pub fn append(s: &mut String, r: &JobResult) {
             t.failures.clear();
             t
         }),
-        errors: r.problems.iter().filter(|p| p.severity == Severity::Error).count() as u64,
-        warnings: r.problems.iter().filter(|p| p.severity == Severity::Warning).count() as u64,
+        errors: r
+            .problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count() as u64,
+        warnings: r
+            .problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .count() as u64,
         ..Results::default()
     };
     if let Some(t) = &r.tests {
-        let _ = write!(s, "\ntests: {}", counts.summary().unwrap_or_default().split("; ").next().unwrap_or(""));
+        let _ = write!(
+            s,
+            "\ntests: {}",
+            counts
+                .summary()
+                .unwrap_or_default()
+                .split("; ")
+                .next()
+                .unwrap_or("")
+        );
         for f in &t.failures {
             let _ = write!(s, "\n✗ {}", place(f.file.as_deref(), f.line, None));
             let _ = write!(s, "{}", f.name);
@@ -35,13 +52,20 @@ pub fn append(s: &mut String, r: &JobResult) {
         }
     }
     if !r.problems.is_empty() {
-        let shown = Results { tests: None, ..counts };
+        let shown = Results {
+            tests: None,
+            ..counts
+        };
         let _ = write!(s, "\nproblems: {}", shown.summary().unwrap_or_default());
         if r.problems_more > 0 {
             let _ = write!(s, " listed, {} more", thousands(r.problems_more));
         }
         for p in &r.problems {
-            let sev = if p.severity == Severity::Error { "error" } else { "warning" };
+            let sev = if p.severity == Severity::Error {
+                "error"
+            } else {
+                "warning"
+            };
             let _ = write!(s, "\n{}{sev}", place(Some(&p.file), p.line, p.column));
             if let Some(code) = &p.code {
                 let _ = write!(s, " {code}");
@@ -53,7 +77,9 @@ pub fn append(s: &mut String, r: &JobResult) {
 
 /// `file:line:col ` (what is known of it), or nothing.
 fn place(file: Option<&str>, line: Option<u32>, column: Option<u32>) -> String {
-    let Some(file) = file else { return String::new() };
+    let Some(file) = file else {
+        return String::new();
+    };
     match (line, column) {
         (Some(l), Some(c)) => format!("{file}:{l}:{c} "),
         (Some(l), None) => format!("{file}:{l} "),
@@ -63,14 +89,14 @@ fn place(file: Option<&str>, line: Option<u32>, column: Option<u32>) -> String {
 
 /// What a wait saw, in words.
 pub fn waited(w: &Waited) -> String {
-    let secs = w.waited_ms as f64 / 1000.0;
+    let secs = format!("{}.{}", w.waited_ms / 1000, (w.waited_ms % 1000) / 100);
     match w.outcome {
         Outcome::Matched => format!(
-            "line {} matched after {secs:.1}s: {}",
+            "line {} matched after {secs}s: {}",
             w.line_no.unwrap_or(0),
             w.line.as_deref().unwrap_or("")
         ),
-        Outcome::Ended => format!("the run ended after {secs:.1}s"),
-        Outcome::Timeout => format!("no new line matched within {secs:.1}s; still running"),
+        Outcome::Ended => format!("the run ended after {secs}s"),
+        Outcome::Timeout => format!("no new line matched within {secs}s; still running"),
     }
 }

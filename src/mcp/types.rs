@@ -12,9 +12,9 @@ use super::envelope::{
 };
 use crate::detail::TaskDetail;
 use crate::engine::JobSnapshot;
+use crate::engine::ready::Readiness;
 use crate::engine::until::Waited;
 use crate::results::{Problem, Tests};
-use crate::engine::ready::Readiness;
 use crate::service::ReadySpec;
 use crate::table::Task;
 

@@ -60,7 +60,11 @@ fn stylish_row(line: &str) -> Option<(u32, u32, Severity, &str, Option<&str>)> {
     };
     let rest = rest.strip_prefix(' ')?.trim();
     match rest.rsplit_once("  ") {
-        Some((m, rule)) if rule.bytes().all(|b| b.is_ascii_alphanumeric() || b"-/@_".contains(&b)) => {
+        Some((m, rule))
+            if rule
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-/@_".contains(&b)) =>
+        {
             Some((l, c, severity, m.trim_end(), Some(rule)))
         }
         _ => Some((l, c, severity, rest, None)),
@@ -121,7 +125,14 @@ mod tests {
         ];
         assert_eq!(problems(&run(parse, stylish)), want);
         // unix keeps the message's final period, which stylish drops.
-        let unix: Vec<String> = problems(&run(parse, unix)).iter().map(|p| p.replace("used.", "used").replace("defined.", "defined").replace("'=='.", "'=='")).collect();
+        let unix: Vec<String> = problems(&run(parse, unix))
+            .iter()
+            .map(|p| {
+                p.replace("used.", "used")
+                    .replace("defined.", "defined")
+                    .replace("'=='.", "'=='")
+            })
+            .collect();
         assert_eq!(unix, want);
     }
 }

@@ -9,7 +9,7 @@ use super::{Out, Places};
 use crate::results::model::{Problem, Severity};
 
 /// Extensions whose `file:line:col: error:` lines other modules read.
-const OTHERS: &[&str] = &[".py", ".pyi", ".go", ".rs", ".java"];
+const OTHERS: &[&str] = &["py", "pyi", "go", "rs", "java"];
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     for &line in lines {
@@ -24,12 +24,19 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             });
             continue;
         }
-        let Some((loc, rest)) = loc_prefix(line) else { continue };
-        if loc.column.is_none() || OTHERS.iter().any(|e| loc.path.ends_with(e)) {
+        let Some((loc, rest)) = loc_prefix(line) else {
+            continue;
+        };
+        if loc.column.is_none() || super::text::has_ext(loc.path, OTHERS) {
             continue;
         }
-        let Some(rest) = rest.strip_prefix(": ") else { continue };
-        let (severity, msg) = if let Some(m) = rest.strip_prefix("error: ").or_else(|| rest.strip_prefix("fatal error: ")) {
+        let Some(rest) = rest.strip_prefix(": ") else {
+            continue;
+        };
+        let (severity, msg) = if let Some(m) = rest
+            .strip_prefix("error: ")
+            .or_else(|| rest.strip_prefix("fatal error: "))
+        {
             (Severity::Error, m)
         } else if let Some(m) = rest.strip_prefix("warning: ") {
             (Severity::Warning, m)
@@ -37,9 +44,16 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         };
         let (message, code) = match msg.rsplit_once(" [") {
-            Some((m, flag)) if flag.ends_with(']') && flag.starts_with('-') => {
-                (m, Some(flag.trim_end_matches(']').split(',').next().unwrap_or(flag).to_owned()))
-            }
+            Some((m, flag)) if flag.ends_with(']') && flag.starts_with('-') => (
+                m,
+                Some(
+                    flag.trim_end_matches(']')
+                        .split(',')
+                        .next()
+                        .unwrap_or(flag)
+                        .to_owned(),
+                ),
+            ),
             _ => (msg, None),
         };
         out.problem(Problem {
@@ -97,7 +111,10 @@ collect2: error: ld returned 1 exit status
         );
         // clang's shape is the same.
         assert_eq!(
-            problems(&run(parse, "src/a.cpp:3:10: fatal error: 'missing.h' file not found\n")),
+            problems(&run(
+                parse,
+                "src/a.cpp:3:10: fatal error: 'missing.h' file not found\n"
+            )),
             ["src/a.cpp:3:10 Error - 'missing.h' file not found"]
         );
     }

@@ -19,8 +19,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             in_package = in_package && !line.is_empty();
             continue;
         };
-        let Some(message) = rest.strip_prefix(": ") else { continue };
-        if !loc.path.ends_with(".go") || loc.column.is_none() || !in_package {
+        let Some(message) = rest.strip_prefix(": ") else {
+            continue;
+        };
+        if !super::text::has_ext(loc.path, &["go"]) || loc.column.is_none() || !in_package {
             continue;
         }
         out.problem(Problem {
@@ -42,12 +44,15 @@ mod tests {
     #[test]
     fn go_build_and_vet_lines_are_errors() {
         // Go 1.19: `go build ./bad` and `go vet ./vetme`.
-        let out = run(parse, "# example.com/shop/bad
+        let out = run(
+            parse,
+            "# example.com/shop/bad
 bad/bad.go:4:2: x declared but not used
 bad/bad.go:5:9: undefined: y
 # example.com/shop/vetme
 vetme/v.go:6:2: fmt.Printf format %d has arg s of wrong type string
-");
+",
+        );
         assert_eq!(
             problems(&out),
             [
@@ -56,6 +61,10 @@ vetme/v.go:6:2: fmt.Printf format %d has arg s of wrong type string
                 "vetme/v.go:6:2 Error - fmt.Printf format %d has arg s of wrong type string",
             ]
         );
-        assert!(run(parse, "    sum_test.go:13: Sum(1, 2) = 3, want 4\n").problems.is_empty());
+        assert!(
+            run(parse, "    sum_test.go:13: Sum(1, 2) = 3, want 4\n")
+                .problems
+                .is_empty()
+        );
     }
 }

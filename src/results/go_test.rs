@@ -71,7 +71,9 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     };
     for f in s.failed {
         let base = f.package.as_deref().and_then(|p| places.go_package_dir(p));
-        let base = base.as_deref().and_then(|b| b.strip_prefix(places.cwd()).ok());
+        let base = base
+            .as_deref()
+            .and_then(|b| b.strip_prefix(places.cwd()).ok());
         Out::failure(
             &mut tests,
             Failure {
@@ -110,13 +112,18 @@ fn json_event(s: &mut State, ev: Event) {
 
 fn human_line(s: &mut State, line: &str, _package: Option<&str>) {
     let t = line.trim_start();
-    if let Some(rest) = t.strip_prefix("=== RUN   ").or_else(|| t.strip_prefix("=== CONT  ")) {
+    if let Some(rest) = t
+        .strip_prefix("=== RUN   ")
+        .or_else(|| t.strip_prefix("=== CONT  "))
+    {
         s.verbose = true;
         s.current = Some(rest.trim().to_owned());
         return;
     }
     if let Some(rest) = t.strip_prefix("--- ") {
-        let Some((verdict, rest)) = rest.split_once(": ") else { return };
+        let Some((verdict, rest)) = rest.split_once(": ") else {
+            return;
+        };
         let name = rest.split(" (").next().unwrap_or(rest).trim().to_owned();
         s.seen = true;
         match verdict {
@@ -131,7 +138,10 @@ fn human_line(s: &mut State, line: &str, _package: Option<&str>) {
         }
         return;
     }
-    if let Some(pkg) = t.strip_prefix("FAIL\t").or_else(|| t.strip_prefix("ok  \t")) {
+    if let Some(pkg) = t
+        .strip_prefix("FAIL\t")
+        .or_else(|| t.strip_prefix("ok  \t"))
+    {
         s.seen = true;
         let pkg = pkg.split(['\t', ' ']).next().unwrap_or(pkg);
         let n = s.failed.len();
@@ -149,7 +159,9 @@ fn human_line(s: &mut State, line: &str, _package: Option<&str>) {
 
 /// A line of a test's own output: `    file_test.go:13: message`, or its continuation.
 fn message_line(s: &mut State, line: &str) {
-    let Some(test) = s.current.clone() else { return };
+    let Some(test) = s.current.clone() else {
+        return;
+    };
     let t = line.trim_start();
     let (file, line_no, text) = match go_place(t) {
         Some((f, l, rest)) => (Some(f), Some(l), rest),
@@ -177,7 +189,10 @@ fn message_line(s: &mut State, line: &str) {
 }
 
 fn record(s: &mut State, name: &str, package: Option<String>) {
-    if s.failed.iter().any(|f| f.name == name && (package.is_none() || f.package == package)) {
+    if s.failed
+        .iter()
+        .any(|f| f.name == name && (package.is_none() || f.package == package))
+    {
         return;
     }
     if s.failed.len() >= super::KEEP_FAILURES {
@@ -220,7 +235,11 @@ mod tests {
 
     fn run(output: &str) -> super::Out {
         let dir = tempfile::tempdir().expect("tmp");
-        std::fs::write(dir.path().join("go.mod"), "module example.com/shop\n\ngo 1.19\n").expect("go.mod");
+        std::fs::write(
+            dir.path().join("go.mod"),
+            "module example.com/shop\n\ngo 1.19\n",
+        )
+        .expect("go.mod");
         run_in(parse, output, dir.path())
     }
 
@@ -280,15 +299,33 @@ FAIL
         let out = run(PLAIN);
         assert_eq!(counts(&out), (None, 3, 0));
         let f = failures(&out);
-        assert_eq!(f[0], ("TestWrong".into(), Some("sum/sum_test.go".into()), Some(13), "Sum(1, 2) = 3, want 4".into()));
+        assert_eq!(
+            f[0],
+            (
+                "TestWrong".into(),
+                Some("sum/sum_test.go".into()),
+                Some(13),
+                "Sum(1, 2) = 3, want 4".into()
+            )
+        );
         assert_eq!(f[2].0, "TestTable/two");
         assert_eq!(f[2].2, Some(21));
-        let msg = out.tests.as_ref().expect("tests").failures[2].message.clone();
+        let msg = out.tests.as_ref().expect("tests").failures[2]
+            .message
+            .clone();
         assert_eq!(msg.as_deref(), Some("got 4\nwant 5"));
         let out = run(VERBOSE);
         assert_eq!(counts(&out), (Some(3), 3, 1));
         let f = failures(&out);
-        assert_eq!(f[0], ("TestWrong".into(), Some("sum/sum_test.go".into()), Some(13), "Sum(1, 2) = 3, want 4".into()));
+        assert_eq!(
+            f[0],
+            (
+                "TestWrong".into(),
+                Some("sum/sum_test.go".into()),
+                Some(13),
+                "Sum(1, 2) = 3, want 4".into()
+            )
+        );
         assert_eq!((f[2].0.as_str(), f[2].2), ("TestTable/two", Some(21)));
         let out = run(JSON);
         assert_eq!(counts(&out), (Some(1), 1, 1));

@@ -19,7 +19,14 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     for &line in lines {
         if let Some((file, l, c, severity, msg)) = maven(line) {
             close(&mut open, out);
-            out.problem(Problem { file: places.file(file), line: Some(l), column: Some(c), severity, message: msg.to_owned(), code: None });
+            out.problem(Problem {
+                file: places.file(file),
+                line: Some(l),
+                column: Some(c),
+                severity,
+                message: msg.to_owned(),
+                code: None,
+            });
             continue;
         }
         if let Some((file, l, severity, msg)) = javac(line) {
@@ -28,8 +35,19 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
                 Some((code, m)) => (Some(code.to_owned()), m),
                 None => (None, msg),
             };
-            out.problem(Problem { file: places.file(file), line: Some(l), column: None, severity, message: message.to_owned(), code });
-            open = Some(Open { index: out.problems.len() - 1, step: 0, message: Message::of(message) });
+            out.problem(Problem {
+                file: places.file(file),
+                line: Some(l),
+                column: None,
+                severity,
+                message: message.to_owned(),
+                code,
+            });
+            open = Some(Open {
+                index: out.problems.len() - 1,
+                step: 0,
+                message: Message::of(message),
+            });
             continue;
         }
         let Some(o) = open.as_mut() else { continue };
@@ -94,7 +112,9 @@ mod tests {
     #[test]
     fn javac_and_maven_lines_with_columns_from_the_caret() {
         // javac 17, `javac -Xlint:all -d out src/Main.java`.
-        let out = run(parse, "src/Main.java:4: warning: [rawtypes] found raw type: List
+        let out = run(
+            parse,
+            "src/Main.java:4: warning: [rawtypes] found raw type: List
         List raw = new ArrayList();
         ^
   missing type arguments for generic class List<E>
@@ -110,7 +130,8 @@ src/Main.java:6: error: incompatible types: int cannot be converted to String
                    ^
 2 errors
 1 warning
-");
+",
+        );
         assert_eq!(
             problems(&out),
             [
@@ -119,8 +140,17 @@ src/Main.java:6: error: incompatible types: int cannot be converted to String
                 "src/Main.java:6:20 Error - incompatible types: int cannot be converted to String",
             ]
         );
-        assert_eq!(out.problems[1].message, "cannot find symbol\nsymbol:   variable x\nlocation: class Main");
-        let maven = run(parse, "[ERROR] /repo/src/main/java/shop/Main.java:[5,17] cannot find symbol\n");
-        assert_eq!(problems(&maven), ["src/main/java/shop/Main.java:5:17 Error - cannot find symbol"]);
+        assert_eq!(
+            out.problems[1].message,
+            "cannot find symbol\nsymbol:   variable x\nlocation: class Main"
+        );
+        let maven = run(
+            parse,
+            "[ERROR] /repo/src/main/java/shop/Main.java:[5,17] cannot find symbol\n",
+        );
+        assert_eq!(
+            problems(&maven),
+            ["src/main/java/shop/Main.java:5:17 Error - cannot find symbol"]
+        );
     }
 }

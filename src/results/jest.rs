@@ -36,10 +36,17 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         let badge = line.trim_start();
-        if let Some(path) = badge.strip_prefix("FAIL ").or_else(|| badge.strip_prefix("PASS ")) {
+        if let Some(path) = badge
+            .strip_prefix("FAIL ")
+            .or_else(|| badge.strip_prefix("PASS "))
+        {
             blocks.extend(current.take());
             // ` FAIL  src/a.test.js (5.1 s)`: the path, without a timing.
-            file = path.trim().split(" (").next().unwrap_or("").to_owned();
+            path.trim()
+                .split(" (")
+                .next()
+                .unwrap_or("")
+                .clone_into(&mut file);
             continue;
         }
         if line.starts_with("Summary of all failing tests") {
@@ -64,7 +71,8 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         if let Some(frame) = t.strip_prefix("at ") {
             b.framed = true;
             if b.line.is_none()
-                && let Some(loc) = loc_in_parens(frame).or_else(|| super::text::loc_prefix(frame).map(|(l, _)| l))
+                && let Some(loc) =
+                    loc_in_parens(frame).or_else(|| super::text::loc_prefix(frame).map(|(l, _)| l))
                 && (loc.path == b.file || loc.path.ends_with(&format!("/{}", b.file)))
             {
                 b.line = loc.line;
@@ -74,7 +82,9 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         if code_frame(t) {
             b.framed = true;
             if b.line.is_none()
-                && let Some(n) = t.strip_prefix('>').and_then(|r| super::text::number(r.trim_start()))
+                && let Some(n) = t
+                    .strip_prefix('>')
+                    .and_then(|r| super::text::number(r.trim_start()))
             {
                 b.line = Some(n.0);
             }
@@ -87,7 +97,11 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     blocks.extend(current);
     let Some(mut tests) = tests else { return };
     for b in blocks {
-        if tests.failures.iter().any(|f| f.name == b.name && f.file.as_deref() == Some(&places.file(&b.file))) {
+        if tests
+            .failures
+            .iter()
+            .any(|f| f.name == b.name && f.file.as_deref() == Some(&places.file(&b.file)))
+        {
             continue;
         }
         Out::failure(
@@ -182,14 +196,32 @@ Ran all test suites.
         assert_eq!(counts(&out), (Some(1), 3, 1));
         let f = failures(&out);
         let want = [
-            ("sum › adds wrong", "src/sum.test.js", 7, "expect(received).toBe(expected) // Object.is equality"),
-            ("sum › objects", "src/sum.test.js", 11, "expect(received).toEqual(expected) // deep equality"),
+            (
+                "sum › adds wrong",
+                "src/sum.test.js",
+                7,
+                "expect(received).toBe(expected) // Object.is equality",
+            ),
+            (
+                "sum › objects",
+                "src/sum.test.js",
+                11,
+                "expect(received).toEqual(expected) // deep equality",
+            ),
             ("top level throws", "src/sum.test.js", 15, "TypeError: boom"),
-            ("Test suite failed to run", "src/broken.test.js", 1, "Cannot find module './missing' from 'src/broken.test.js'"),
+            (
+                "Test suite failed to run",
+                "src/broken.test.js",
+                1,
+                "Cannot find module './missing' from 'src/broken.test.js'",
+            ),
         ];
         assert_eq!(f.len(), want.len(), "{f:?}");
         for (got, (name, file, line, msg)) in f.iter().zip(want) {
-            assert_eq!((got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()), (name, Some(file), Some(line), msg));
+            assert_eq!(
+                (got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()),
+                (name, Some(file), Some(line), msg)
+            );
         }
         let first = &out.tests.as_ref().expect("tests").failures[0];
         assert_eq!(

@@ -53,7 +53,13 @@ pub fn parse(text: &str, naming: Naming, module: &Path, places: &Places) -> Resu
     Ok(tests)
 }
 
-fn failure_of(case: roxmltree::Node<'_, '_>, f: roxmltree::Node<'_, '_>, naming: Naming, module: &Path, places: &Places) -> Failure {
+fn failure_of(
+    case: roxmltree::Node<'_, '_>,
+    f: roxmltree::Node<'_, '_>,
+    naming: Naming,
+    module: &Path,
+    places: &Places,
+) -> Failure {
     let name = case.attribute("name").unwrap_or("").to_owned();
     let class = case.attribute("classname").unwrap_or("");
     let body = f.text().unwrap_or("");
@@ -80,12 +86,23 @@ fn failure_of(case: roxmltree::Node<'_, '_>, f: roxmltree::Node<'_, '_>, naming:
                 body.lines()
                     .map(str::trim)
                     .filter(|l| l.starts_with(&format!("at {class}.")))
-                    .find_map(|l| loc_in_parens(l).filter(|loc| loc.path.starts_with(simple)).and_then(|loc| loc.line))
+                    .find_map(|l| {
+                        loc_in_parens(l)
+                            .filter(|loc| loc.path.starts_with(simple))
+                            .and_then(|loc| loc.line)
+                    })
             });
-            if class.is_empty() { name.clone() } else { format!("{class}.{name}") }
+            if class.is_empty() {
+                name.clone()
+            } else {
+                format!("{class}.{name}")
+            }
         }
         Naming::Plain => {
-            if file.is_none() && (class.contains('/') || class.ends_with(".js") || class.ends_with(".ts")) {
+            if file.is_none()
+                && (class.contains('/')
+                    || super::text::has_ext(class, &["js", "ts", "mjs", "cjs", "jsx", "tsx"]))
+            {
                 file = Some(class.to_owned());
             }
             name.clone()
@@ -95,10 +112,15 @@ fn failure_of(case: roxmltree::Node<'_, '_>, f: roxmltree::Node<'_, '_>, naming:
     if line.is_none()
         && let Some(f) = &file
     {
-        let base = Path::new(f).file_name().and_then(|n| n.to_str()).unwrap_or(f);
+        let base = Path::new(f)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(f);
         line = body.lines().find_map(|l| {
             let l = l.trim().trim_start_matches("at ");
-            let loc = loc_prefix(l).map(|(loc, _)| loc).or_else(|| loc_in_parens(l))?;
+            let loc = loc_prefix(l)
+                .map(|(loc, _)| loc)
+                .or_else(|| loc_in_parens(l))?;
             (loc.path.ends_with(base)).then_some(loc.line).flatten()
         });
     }
@@ -135,12 +157,16 @@ fn pytest_file(class: &str, places: &Places) -> Option<(String, Vec<String>)> {
 /// The source of a Java or Kotlin test class in a Maven or Gradle module.
 fn java_file(class: &str, module: &Path) -> Option<String> {
     let rel = class.split('$').next().unwrap_or(class).replace('.', "/");
-    ["src/test/java", "src/test/kotlin", "src/integrationTest/java"]
-        .iter()
-        .flat_map(|dir| [format!("{dir}/{rel}.java"), format!("{dir}/{rel}.kt")])
-        .map(|p| module.join(p))
-        .find(|p| p.is_file())
-        .map(|p| p.to_string_lossy().into_owned())
+    [
+        "src/test/java",
+        "src/test/kotlin",
+        "src/integrationTest/java",
+    ]
+    .iter()
+    .flat_map(|dir| [format!("{dir}/{rel}.java"), format!("{dir}/{rel}.kt")])
+    .map(|p| module.join(p))
+    .find(|p| p.is_file())
+    .map(|p| p.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
@@ -197,7 +223,10 @@ E       AssertionError: total is wrong
 tests/test_orders.py:19: AssertionError</failure></testcase><testcase classname="tests.test_orders" name="test_err" time="0.001"><error message="failed on setup with &quot;RuntimeError: db down&quot;">tests/test_orders.py:27: RuntimeError</error></testcase><testcase classname="tests.test_orders" name="test_ok" time="0.001" /><testcase classname="tests.test_orders" name="test_skip" time="0.000"><skipped type="pytest.skip" message="later">tests/test_orders.py:12: later</skipped></testcase></testsuite></testsuites>"#;
         let t = parse(xml, Naming::Pytest, root, &places(root)).expect("parsed");
         assert_eq!((t.passed, t.failed, t.skipped), (Some(1), 2, 1));
-        assert_eq!(t.failures[0].name, "tests/test_orders.py::TestCart::test_total");
+        assert_eq!(
+            t.failures[0].name,
+            "tests/test_orders.py::TestCart::test_total"
+        );
         assert_eq!(t.failures[0].line, Some(19));
         assert_eq!(t.failures[1].name, "tests/test_orders.py::test_err");
         assert_eq!(t.failures[1].line, Some(27));

@@ -34,10 +34,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             t.skipped += get(&c, &["ignored"]);
             continue;
         }
-        if let Some(name) = line
-            .strip_prefix("---- ")
-            .and_then(|r| r.strip_suffix(" stdout ----").or_else(|| r.strip_suffix(" stderr ----")))
-        {
+        if let Some(name) = line.strip_prefix("---- ").and_then(|r| {
+            r.strip_suffix(" stdout ----")
+                .or_else(|| r.strip_suffix(" stderr ----"))
+        }) {
             blocks.extend(current.take());
             current = Some(Block {
                 name: name.to_owned(),
@@ -61,7 +61,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         let Some(block) = current.as_mut() else {
             continue;
         };
-        if let Some(at) = line.find("panicked at ").filter(|_| line.starts_with("thread '")) {
+        if let Some(at) = line
+            .find("panicked at ")
+            .filter(|_| line.starts_with("thread '"))
+        {
             let after = &line[at + "panicked at ".len()..];
             if let Some(quoted) = after.strip_prefix('\'') {
                 // `panicked at 'MSG', FILE:LINE:COL` (Rust before 1.73).
@@ -95,7 +98,8 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         if block.in_message {
-            if line.starts_with("stack backtrace:") || line.starts_with("note: ") || line.is_empty() {
+            if line.starts_with("stack backtrace:") || line.starts_with("note: ") || line.is_empty()
+            {
                 block.in_message = false;
                 block.message.close();
             } else {
@@ -120,7 +124,15 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     }
     for name in failed_names {
         if !blocks.iter().any(|b| b.name == name) {
-            Out::failure(&mut tests, Failure { name, file: None, line: None, message: None });
+            Out::failure(
+                &mut tests,
+                Failure {
+                    name,
+                    file: None,
+                    line: None,
+                    message: None,
+                },
+            );
         }
     }
     out.tests = Some(tests);
@@ -138,9 +150,9 @@ mod tests {
     use super::super::testing::{counts, failures, run};
     use super::parse;
 
-    /// `cargo test --no-fail-fast` (Rust 1.95, RUST_BACKTRACE=1): a library with four
+    /// `cargo test --no-fail-fast` (Rust 1.95, `RUST_BACKTRACE=1`): a library with four
     /// tests failing and an integration test failing, and the doc-tests passing.
-    const CARGO_TEST: &str = r#"    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.05s
+    const CARGO_TEST: &str = r"    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.05s
      Running unittests src/lib.rs (target/debug/deps/shop-507999230d6984fa)
 
 running 5 tests
@@ -208,7 +220,7 @@ error: test failed, to rerun pass `--test it`
 running 0 tests
 
 test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
-"#;
+";
 
     /// Rust before 1.73 put the message in the panic line.
     const OLD_PANIC: &str = "running 1 test
@@ -233,14 +245,32 @@ test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out
         assert_eq!(counts(&out), (Some(2), 4, 1));
         let f = failures(&out);
         let want = [
-            ("tests::should", "src/lib.rs", 17, "test did not panic as expected"),
-            ("tests::panics", "src/lib.rs", 14, "index out of bounds: the len is 0 but the index is 1"),
-            ("tests::wrong", "src/lib.rs", 9, "assertion `left == right` failed: refund of 5"),
+            (
+                "tests::should",
+                "src/lib.rs",
+                17,
+                "test did not panic as expected",
+            ),
+            (
+                "tests::panics",
+                "src/lib.rs",
+                14,
+                "index out of bounds: the len is 0 but the index is 1",
+            ),
+            (
+                "tests::wrong",
+                "src/lib.rs",
+                9,
+                "assertion `left == right` failed: refund of 5",
+            ),
             ("integration_fails", "tests/it.rs", 2, "seven"),
         ];
         assert_eq!(f.len(), want.len(), "{f:?}");
         for (got, (name, file, line, msg)) in f.iter().zip(want) {
-            assert_eq!((got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()), (name, Some(file), Some(line), msg));
+            assert_eq!(
+                (got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()),
+                (name, Some(file), Some(line), msg)
+            );
         }
         let wrong = &out.tests.as_ref().expect("tests").failures[2];
         assert_eq!(

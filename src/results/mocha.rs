@@ -165,9 +165,25 @@ mod tests {
         assert_eq!(
             f,
             vec![
-                ("top level throws".into(), Some("test/sum.test.js".into()), Some(11), "TypeError: boom".into()),
-                ("sum adds wrong".into(), Some("test/sum.test.js".into()), Some(5), "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:".into()),
-                ("sum nested deep equal".into(), Some("test/sum.test.js".into()), Some(8), "AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:".into()),
+                (
+                    "top level throws".into(),
+                    Some("test/sum.test.js".into()),
+                    Some(11),
+                    "TypeError: boom".into()
+                ),
+                (
+                    "sum adds wrong".into(),
+                    Some("test/sum.test.js".into()),
+                    Some(5),
+                    "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:".into()
+                ),
+                (
+                    "sum nested deep equal".into(),
+                    Some("test/sum.test.js".into()),
+                    Some(8),
+                    "AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:"
+                        .into()
+                ),
             ]
         );
         let second = &out.tests.as_ref().expect("tests").failures[1];

@@ -106,24 +106,96 @@ pub struct Parser {
 
 /// Every parser, test runners first. Adding a tool is one module and one row.
 pub const PARSERS: &[Parser] = &[
-    Parser { name: "libtest (cargo test)", runner: Some("libtest"), parse: libtest::parse },
-    Parser { name: "cargo-nextest", runner: Some("nextest"), parse: nextest::parse },
-    Parser { name: "pytest", runner: Some("pytest"), parse: pytest::parse },
-    Parser { name: "unittest", runner: Some("unittest"), parse: unittest::parse },
-    Parser { name: "Jest", runner: Some("jest"), parse: jest::parse },
-    Parser { name: "Vitest", runner: Some("vitest"), parse: vitest::parse },
-    Parser { name: "Mocha", runner: Some("mocha"), parse: mocha::parse },
-    Parser { name: "node --test (spec, TAP)", runner: Some("node"), parse: node_test::parse },
-    Parser { name: "go test (plain, -v, -json)", runner: Some("go"), parse: go_test::parse },
-    Parser { name: "rustc, cargo (human, short, JSON)", runner: None, parse: rustc::parse },
-    Parser { name: "tsc", runner: None, parse: tsc::parse },
-    Parser { name: "gcc, clang", runner: None, parse: gcc::parse },
-    Parser { name: "eslint (stylish, unix)", runner: None, parse: eslint::parse },
-    Parser { name: "ruff (full, concise)", runner: None, parse: ruff::parse },
-    Parser { name: "mypy", runner: None, parse: mypy::parse },
-    Parser { name: "pyright", runner: None, parse: pyright::parse },
-    Parser { name: "go build, go vet", runner: None, parse: go_build::parse },
-    Parser { name: "javac (and Maven's compiler lines)", runner: None, parse: javac::parse },
+    Parser {
+        name: "libtest (cargo test)",
+        runner: Some("libtest"),
+        parse: libtest::parse,
+    },
+    Parser {
+        name: "cargo-nextest",
+        runner: Some("nextest"),
+        parse: nextest::parse,
+    },
+    Parser {
+        name: "pytest",
+        runner: Some("pytest"),
+        parse: pytest::parse,
+    },
+    Parser {
+        name: "unittest",
+        runner: Some("unittest"),
+        parse: unittest::parse,
+    },
+    Parser {
+        name: "Jest",
+        runner: Some("jest"),
+        parse: jest::parse,
+    },
+    Parser {
+        name: "Vitest",
+        runner: Some("vitest"),
+        parse: vitest::parse,
+    },
+    Parser {
+        name: "Mocha",
+        runner: Some("mocha"),
+        parse: mocha::parse,
+    },
+    Parser {
+        name: "node --test (spec, TAP)",
+        runner: Some("node"),
+        parse: node_test::parse,
+    },
+    Parser {
+        name: "go test (plain, -v, -json)",
+        runner: Some("go"),
+        parse: go_test::parse,
+    },
+    Parser {
+        name: "rustc, cargo (human, short, JSON)",
+        runner: None,
+        parse: rustc::parse,
+    },
+    Parser {
+        name: "tsc",
+        runner: None,
+        parse: tsc::parse,
+    },
+    Parser {
+        name: "gcc, clang",
+        runner: None,
+        parse: gcc::parse,
+    },
+    Parser {
+        name: "eslint (stylish, unix)",
+        runner: None,
+        parse: eslint::parse,
+    },
+    Parser {
+        name: "ruff (full, concise)",
+        runner: None,
+        parse: ruff::parse,
+    },
+    Parser {
+        name: "mypy",
+        runner: None,
+        parse: mypy::parse,
+    },
+    Parser {
+        name: "pyright",
+        runner: None,
+        parse: pyright::parse,
+    },
+    Parser {
+        name: "go build, go vet",
+        runner: None,
+        parse: go_build::parse,
+    },
+    Parser {
+        name: "javac (and Maven's compiler lines)",
+        runner: None,
+        parse: javac::parse,
+    },
 ];
 
 /// Reads a finished run's output lines (raw, as the ring holds them) and the reports it
@@ -150,7 +222,10 @@ pub fn extract<S: AsRef<str>>(lines: &[S], scope: &Scope) -> Results {
     }
     for report in reports::read(scope, &places) {
         formats.push("JUnit XML");
-        match report.runner.and_then(|r| by_runner.iter().position(|(n, _)| *n == r)) {
+        match report
+            .runner
+            .and_then(|r| by_runner.iter().position(|(n, _)| *n == r))
+        {
             Some(i) => by_runner[i].1 = report.tests,
             None => by_runner.push((report.runner.unwrap_or("junit"), report.tests)),
         }
@@ -197,14 +272,7 @@ fn combine(reports: impl Iterator<Item = Tests>) -> Option<Tests> {
 /// [`MAX_PROBLEMS`]; with the number left out and the errors and warnings in all.
 fn finish_problems(mut problems: Vec<Problem>) -> (Vec<Problem>, u64, u64, u64) {
     let mut seen = HashSet::new();
-    problems.retain(|p| {
-        seen.insert((
-            p.file.clone(),
-            p.line,
-            p.column,
-            p.message.clone(),
-        ))
-    });
+    problems.retain(|p| seen.insert((p.file.clone(), p.line, p.column, p.message.clone())));
     problems.sort_by_key(|p| p.severity);
     let errors = problems
         .iter()
@@ -227,7 +295,11 @@ pub(crate) mod testing {
     }
 
     /// Runs `parse` on `output` as if the run had been in `root`.
-    pub fn run_in(parse: fn(&[&str], &Places, &mut Out), output: &str, root: &std::path::Path) -> Out {
+    pub fn run_in(
+        parse: fn(&[&str], &Places, &mut Out),
+        output: &str,
+        root: &std::path::Path,
+    ) -> Out {
         let lines: Vec<std::borrow::Cow<'_, str>> =
             output.lines().map(super::text::clean).collect();
         let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
@@ -330,8 +402,20 @@ mod tests {
                 })
                 .collect::<Vec<_>>()
         };
-        let a = Tests { passed: Some(10), failed: 15, skipped: 1, failures: failures(15, "a"), more: 0 };
-        let b = Tests { passed: None, failed: 10, skipped: 0, failures: failures(10, "b"), more: 0 };
+        let a = Tests {
+            passed: Some(10),
+            failed: 15,
+            skipped: 1,
+            failures: failures(15, "a"),
+            more: 0,
+        };
+        let b = Tests {
+            passed: None,
+            failed: 10,
+            skipped: 0,
+            failures: failures(10, "b"),
+            more: 0,
+        };
         let t = combine([a, b].into_iter()).expect("tests");
         assert_eq!((t.passed, t.failed, t.skipped), (Some(10), 25, 1));
         assert_eq!(t.failures.len(), MAX_FAILURES);

@@ -51,7 +51,9 @@ pub struct Failure {
 }
 
 /// How bad a problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// It fails the build or the check.
@@ -130,7 +132,8 @@ impl Results {
             }
             parts.push(words.join(", "));
         }
-        let plural = |n: u64, one: &str| format!("{} {one}{}", thousands(n), if n == 1 { "" } else { "s" });
+        let plural =
+            |n: u64, one: &str| format!("{} {one}{}", thousands(n), if n == 1 { "" } else { "s" });
         match (self.errors, self.warnings) {
             (0, 0) => {}
             (e, 0) => parts.push(plural(e, "error")),
@@ -146,7 +149,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -7,11 +7,15 @@ use crate::results::model::{Problem, Severity};
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     for &line in lines {
-        let Some((loc, rest)) = loc_prefix(line) else { continue };
-        if !(loc.path.ends_with(".py") || loc.path.ends_with(".pyi")) {
+        let Some((loc, rest)) = loc_prefix(line) else {
+            continue;
+        };
+        if !super::text::has_ext(loc.path, &["py", "pyi"]) {
             continue;
         }
-        let Some(rest) = rest.strip_prefix(": ") else { continue };
+        let Some(rest) = rest.strip_prefix(": ") else {
+            continue;
+        };
         let (severity, msg) = if let Some(m) = rest.strip_prefix("error: ") {
             (Severity::Error, m)
         } else if let Some(m) = rest.strip_prefix("warning: ") {
@@ -57,7 +61,9 @@ Found 2 errors in 1 file (checked 1 source file)
         let columns = "pkg/a.py:2:12: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n";
         assert_eq!(
             problems(&run(parse, columns)),
-            ["pkg/a.py:2:12 Error return-value Incompatible return value type (got \"int\", expected \"str\")"]
+            [
+                "pkg/a.py:2:12 Error return-value Incompatible return value type (got \"int\", expected \"str\")"
+            ]
         );
     }
 }

@@ -8,7 +8,16 @@ use super::{Out, Places, Tests};
 use crate::results::model::Failure;
 
 /// Words nextest puts before a failed test's timing.
-const FAILED: &[&str] = &["FAIL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGKILL", "TIMEOUT", "ABORT", "LEAK-FAIL"];
+const FAILED: &[&str] = &[
+    "FAIL",
+    "SIGSEGV",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGKILL",
+    "TIMEOUT",
+    "ABORT",
+    "LEAK-FAIL",
+];
 
 struct Failed {
     name: String,
@@ -71,7 +80,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         if f.in_message {
-            if trimmed.is_empty() || trimmed.starts_with("stack backtrace:") || trimmed.starts_with("note: ") {
+            if trimmed.is_empty()
+                || trimmed.starts_with("stack backtrace:")
+                || trimmed.starts_with("note: ")
+            {
                 f.in_message = false;
                 f.message.close();
             } else {
@@ -198,8 +210,16 @@ error: test run failed
         assert_eq!(f[0].0, "tests::should");
         assert_eq!(
             (f[1].0.as_str(), f[1].1.as_deref(), f[1].2, f[1].3.as_str()),
-            ("tests::wrong", Some("src/lib.rs"), Some(9), "assertion `left == right` failed: refund of 5")
+            (
+                "tests::wrong",
+                Some("src/lib.rs"),
+                Some(9),
+                "assertion `left == right` failed: refund of 5"
+            )
         );
-        assert_eq!((f[2].1.as_deref(), f[2].3.as_str()), (Some("tests/it.rs"), "seven"));
+        assert_eq!(
+            (f[2].1.as_deref(), f[2].3.as_str()),
+            (Some("tests/it.rs"), "seven")
+        );
     }
 }

@@ -289,7 +289,11 @@ not ok 2 - top level throws
                 ("adds wrong", Some("test/sum.test.js"), Some(6)),
                 "{reporter}"
             );
-            assert_eq!((f[1].0.as_str(), f[1].2), ("top level throws", Some(9)), "{reporter}");
+            assert_eq!(
+                (f[1].0.as_str(), f[1].2),
+                ("top level throws", Some(9)),
+                "{reporter}"
+            );
             assert!(f[1].3.contains("boom"), "{reporter}: {f:?}");
         }
     }

@@ -14,7 +14,8 @@ pub struct Places {
     canonical_root: PathBuf,
     cwd: PathBuf,
     seen: Mutex<HashMap<(String, String), String>>,
-    go_module: Mutex<Option<Option<(String, PathBuf)>>>,
+    /// The module of the run's directory, once looked for (`None` inside: there is none).
+    go_module: std::sync::OnceLock<Option<(String, PathBuf)>>,
 }
 
 /// Distinct paths resolved at most (then kept as printed): bounds the `stat`s a hostile
@@ -29,7 +30,7 @@ impl Places {
             canonical_root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             cwd: cwd.to_path_buf(),
             seen: Mutex::new(HashMap::new()),
-            go_module: Mutex::new(None),
+            go_module: std::sync::OnceLock::new(),
         }
     }
 
@@ -44,7 +45,8 @@ impl Places {
         let printed = printed.strip_prefix("file://").unwrap_or(printed);
         let key = (
             printed.to_owned(),
-            base.map(|b| b.to_string_lossy().into_owned()).unwrap_or_default(),
+            base.map(|b| b.to_string_lossy().into_owned())
+                .unwrap_or_default(),
         );
         let mut seen = self
             .seen
@@ -69,7 +71,9 @@ impl Places {
     fn resolve(&self, printed: &str, base: Option<&Path>) -> String {
         let p = Path::new(printed);
         if p.is_absolute() {
-            return self.from_root(&normal(p)).unwrap_or_else(|| printed.to_owned());
+            return self
+                .under_root(&normal(p))
+                .unwrap_or_else(|| printed.to_owned());
         }
         // The first directory, from the run's (or the given) one up to the root, where the
         // path names an existing file; cargo prints paths from its workspace root, which is
@@ -79,7 +83,7 @@ impl Places {
         while let Some(d) = dir {
             let candidate = normal(&d.join(p));
             if candidate.is_file()
-                && let Some(rel) = self.from_root(&candidate)
+                && let Some(rel) = self.under_root(&candidate)
             {
                 return rel;
             }
@@ -88,11 +92,11 @@ impl Places {
             }
             dir = d.parent();
         }
-        self.from_root(&normal(&start.join(p)))
+        self.under_root(&normal(&start.join(p)))
             .unwrap_or_else(|| printed.to_owned())
     }
 
-    fn from_root(&self, abs: &Path) -> Option<String> {
+    fn under_root(&self, abs: &Path) -> Option<String> {
         let rel = abs
             .strip_prefix(&self.root)
             .or_else(|_| abs.strip_prefix(&self.canonical_root))
@@ -105,12 +109,10 @@ impl Places {
     /// run's directory (its `go.mod`, found at or above it): `example.com/shop/sum` in module
     /// `example.com/shop` is `sum`.
     pub fn go_package_dir(&self, import_path: &str) -> Option<PathBuf> {
-        let mut cached = self
+        let (path, dir) = self
             .go_module
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let module = cached.get_or_insert_with(|| self.go_module()).clone()?;
-        let (path, dir) = module;
+            .get_or_init(|| self.find_go_module())
+            .clone()?;
         if import_path == path {
             return Some(dir);
         }
@@ -118,7 +120,7 @@ impl Places {
         Some(dir.join(rest))
     }
 
-    fn go_module(&self) -> Option<(String, PathBuf)> {
+    fn find_go_module(&self) -> Option<(String, PathBuf)> {
         let mut dir = Some(self.cwd.as_path());
         while let Some(d) = dir {
             if let Ok(bytes) = crate::repo_files::read_regular(&d.join("go.mod"), 1 << 20) {
@@ -167,13 +169,19 @@ mod tests {
         std::fs::write(root.join("go.mod"), "module example.com/shop\n").expect("write");
         let places = Places::new(root, &root.join("crates/shop"));
         // cargo: from the workspace root, above the member's directory.
-        assert_eq!(places.file("crates/shop/src/lib.rs"), "crates/shop/src/lib.rs");
+        assert_eq!(
+            places.file("crates/shop/src/lib.rs"),
+            "crates/shop/src/lib.rs"
+        );
         // gcc, eslint: from the run's directory.
         assert_eq!(places.file("src/lib.rs"), "crates/shop/src/lib.rs");
         assert_eq!(places.file("./src/../src/lib.rs"), "crates/shop/src/lib.rs");
         // absolute, inside and outside.
         let abs = root.join("crates/shop/src/lib.rs");
-        assert_eq!(places.file(&abs.to_string_lossy()), "crates/shop/src/lib.rs");
+        assert_eq!(
+            places.file(&abs.to_string_lossy()),
+            "crates/shop/src/lib.rs"
+        );
         assert_eq!(places.file("/usr/include/stdio.h"), "/usr/include/stdio.h");
         assert_eq!(
             places.go_package_dir("example.com/shop/sum"),

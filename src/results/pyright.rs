@@ -25,7 +25,11 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         }
         match &mut open {
             // Continuation lines are indented with two spaces and two no-break spaces.
-            Some((_, m)) if line.starts_with("  ") && line[2..].starts_with(char::is_whitespace) => m.push(line),
+            Some((_, m))
+                if line.starts_with("  ") && line[2..].starts_with(char::is_whitespace) =>
+            {
+                m.push(line);
+            }
             _ => close(&mut open, out),
         }
     }
@@ -35,10 +39,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
 /// Ends the open problem: its message, and the rule its last line names.
 fn close(open: &mut Option<(usize, Message)>, out: &mut Out) {
     let Some((i, m)) = open.take() else { return };
-    let (Some(p), Some(text)) = (out.problems.get_mut(i), m.text()) else { return };
+    let (Some(p), Some(text)) = (out.problems.get_mut(i), m.text()) else {
+        return;
+    };
     match text.rsplit_once(" (report") {
         Some((msg, rule)) if rule.ends_with(')') && !rule.contains(' ') => {
-            p.message = msg.to_owned();
+            msg.clone_into(&mut p.message);
             p.code = Some(format!("report{}", rule.trim_end_matches(')')));
         }
         _ => p.message = text,
@@ -71,13 +77,16 @@ mod tests {
     #[test]
     fn pyright_rows_with_their_rules() {
         // pyright 1.1.414 (PyPI wrapper), `pyright pkg`.
-        let out = run(parse, "/repo/pkg/a.py
+        let out = run(
+            parse,
+            "/repo/pkg/a.py
   /repo/pkg/a.py:2:12 - error: Type \"int\" is not assignable to return type \"str\"
   \u{a0}\u{a0}\"int\" is not assignable to \"str\" (reportReturnType)
   /repo/pkg/a.py:5:13 - information: Type of \"y\" is \"int\"
   /repo/pkg/a.py:6:7 - warning: Import \"x\" could not be resolved (reportMissingImports)
 3 errors, 0 warnings, 1 information 
-");
+",
+        );
         assert_eq!(
             problems(&out),
             [

@@ -40,15 +40,18 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             tests = Some(t);
             continue;
         }
-        if let Some(rest) = line.strip_prefix("FAILED ").or_else(|| line.strip_prefix("ERROR ")) {
+        if let Some(rest) = line
+            .strip_prefix("FAILED ")
+            .or_else(|| line.strip_prefix("ERROR "))
+        {
             let (id, why) = match rest.split_once(" - ") {
                 Some((id, why)) => (id, Some(why.to_owned())),
                 None => (rest, None),
             };
-            if id.contains("::") || id.ends_with(".py") {
-                if summary.len() < super::KEEP_FAILURES {
-                    summary.push((id.trim().to_owned(), why));
-                }
+            if (id.contains("::") || super::text::has_ext(id, &["py"]))
+                && summary.len() < super::KEEP_FAILURES
+            {
+                summary.push((id.trim().to_owned(), why));
             }
             continue;
         }
@@ -68,14 +71,19 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         let Some(block) = current.as_mut() else {
             continue;
         };
-        if let Some(e) = line.strip_prefix('E').filter(|r| r.is_empty() || r.starts_with(' ')) {
+        if let Some(e) = line
+            .strip_prefix('E')
+            .filter(|r| r.is_empty() || r.starts_with(' '))
+        {
             block.message.push(e);
         } else if let Some((loc, rest)) = loc_prefix(line)
             && rest.starts_with(": ")
-            && loc.path.ends_with(".py")
+            && super::text::has_ext(loc.path, &["py"])
             && block.places.len() < 16
         {
-            block.places.push((loc.path.to_owned(), loc.line.unwrap_or(0)));
+            block
+                .places
+                .push((loc.path.to_owned(), loc.line.unwrap_or(0)));
         }
     }
     blocks.extend(current);
@@ -136,7 +144,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
 
 /// The text inside a `==== text ====` banner.
 fn banner(line: &str) -> Option<&str> {
-    let inner = line.strip_prefix("==")?.trim_start_matches('=').trim_end_matches('=');
+    let inner = line
+        .strip_prefix("==")?
+        .trim_start_matches('=')
+        .trim_end_matches('=');
     (line.ends_with("==") && !inner.trim().is_empty()).then(|| inner.trim())
 }
 
@@ -147,7 +158,19 @@ fn final_counts(text: &str) -> Option<Tests> {
         return None;
     }
     let c = counts(head);
-    let known = ["passed", "failed", "skipped", "xfailed", "xpassed", "error", "errors", "deselected", "warning", "warnings", "rerun"];
+    let known = [
+        "passed",
+        "failed",
+        "skipped",
+        "xfailed",
+        "xpassed",
+        "error",
+        "errors",
+        "deselected",
+        "warning",
+        "warnings",
+        "rerun",
+    ];
     if c.is_empty() && !head.starts_with("no tests ran") {
         return None;
     }
@@ -172,10 +195,14 @@ fn block_title(line: &str) -> Option<&str> {
 /// Whether a block titled `TestCart.test_total` (or `ERROR at setup of test_err`) is the
 /// test with node id `tests/test_a.py::TestCart::test_total`.
 fn title_matches(title: &str, id: &str) -> bool {
-    let title = ["ERROR at setup of ", "ERROR at teardown of ", "ERROR collecting "]
-        .iter()
-        .find_map(|p| title.strip_prefix(p))
-        .unwrap_or(title);
+    let title = [
+        "ERROR at setup of ",
+        "ERROR at teardown of ",
+        "ERROR collecting ",
+    ]
+    .iter()
+    .find_map(|p| title.strip_prefix(p))
+    .unwrap_or(title);
     if title == id {
         return true;
     }
@@ -276,24 +303,63 @@ ERROR tests/test_orders.py::test_err - RuntimeError: db down
         assert_eq!(counts(&out), (Some(3), 6, 3));
         let f = failures(&out);
         let want = [
-            ("tests/test_orders.py::test_refund", "tests/test_orders.py", 7, "assert 10.1 == 10.01"),
-            ("tests/test_orders.py::TestCart::test_total", "tests/test_orders.py", 19, "AssertionError: total is wrong"),
-            ("tests/test_orders.py::TestCart::test_param[2]", "tests/test_orders.py", 23, "assert 2 == 1"),
-            ("tests/test_unit.py::T::test_eq", "tests/test_unit.py", 5, "AssertionError: Lists differ: [1, 2] != [1, 3]"),
-            ("tests/test_unit.py::T::test_raise", "tests/test_unit.py", 9, "KeyError: 'k'"),
-            ("tests/test_orders.py::test_err", "tests/test_orders.py", 27, "RuntimeError: db down"),
+            (
+                "tests/test_orders.py::test_refund",
+                "tests/test_orders.py",
+                7,
+                "assert 10.1 == 10.01",
+            ),
+            (
+                "tests/test_orders.py::TestCart::test_total",
+                "tests/test_orders.py",
+                19,
+                "AssertionError: total is wrong",
+            ),
+            (
+                "tests/test_orders.py::TestCart::test_param[2]",
+                "tests/test_orders.py",
+                23,
+                "assert 2 == 1",
+            ),
+            (
+                "tests/test_unit.py::T::test_eq",
+                "tests/test_unit.py",
+                5,
+                "AssertionError: Lists differ: [1, 2] != [1, 3]",
+            ),
+            (
+                "tests/test_unit.py::T::test_raise",
+                "tests/test_unit.py",
+                9,
+                "KeyError: 'k'",
+            ),
+            (
+                "tests/test_orders.py::test_err",
+                "tests/test_orders.py",
+                27,
+                "RuntimeError: db down",
+            ),
         ];
         assert_eq!(f.len(), want.len(), "{f:?}");
         for (got, (name, file, line, msg)) in f.iter().zip(want) {
-            assert_eq!((got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()), (name, Some(file), Some(line), msg));
+            assert_eq!(
+                (got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()),
+                (name, Some(file), Some(line), msg)
+            );
         }
     }
 
     #[test]
     fn quiet_and_passing_runs_give_counts() {
-        let out = run(parse, "....                                     [100%]\n4 passed in 0.01s\n");
+        let out = run(
+            parse,
+            "....                                     [100%]\n4 passed in 0.01s\n",
+        );
         assert_eq!(counts(&out), (Some(4), 0, 0));
-        let out = run(parse, "============================ 12 passed, 1 warning in 1.20s ============================\n");
+        let out = run(
+            parse,
+            "============================ 12 passed, 1 warning in 1.20s ============================\n",
+        );
         assert_eq!(counts(&out), (Some(12), 0, 0));
         assert!(run(parse, "Done in 0.5s\n").tests.is_none());
         assert!(run(parse, "built 3 targets in 2s\n").tests.is_none());

@@ -59,12 +59,17 @@ pub fn read(scope: &Scope, places: &Places) -> Vec<Report> {
             if budget == 0 {
                 break;
             }
-            let Some(text) = read_report(&file, scope) else { continue };
+            let Some(text) = read_report(&file, scope) else {
+                continue;
+            };
             budget -= 1;
             let module = module_of(&file);
             match junit::parse(&text, wanted.naming, &module, places) {
                 Ok(t) => {
-                    let acc = tests.get_or_insert_with(|| Tests { passed: Some(0), ..Tests::default() });
+                    let acc = tests.get_or_insert_with(|| Tests {
+                        passed: Some(0),
+                        ..Tests::default()
+                    });
                     acc.passed = Some(acc.passed.unwrap_or(0) + t.passed.unwrap_or(0));
                     acc.failed += t.failed;
                     acc.skipped += t.skipped;
@@ -76,7 +81,10 @@ pub fn read(scope: &Scope, places: &Places) -> Vec<Report> {
             }
         }
         if let Some(tests) = tests {
-            out.push(Report { runner: wanted.runner, tests });
+            out.push(Report {
+                runner: wanted.runner,
+                tests,
+            });
         }
     }
     out
@@ -87,73 +95,140 @@ fn wanted(scope: &Scope) -> Vec<Wanted> {
     let words = words(&scope.command);
     let cwd = &scope.cwd;
     let mut out = Vec::new();
-    let has = |w: &str| words.iter().any(|x| x == w || x.ends_with(&format!("/{w}")));
+    let has = |w: &str| {
+        words
+            .iter()
+            .any(|x| x == w || x.ends_with(&format!("/{w}")))
+    };
     let value = |flag: &str| flag_value(&words, flag);
     // pytest
     let pytest = value("--junitxml")
         .or_else(|| value("--junit-xml"))
         .or_else(|| {
-            ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"].iter().find_map(|f| {
-                let text = config(&cwd.join(f))?;
-                let w = self::words(&text);
-                flag_value(&w, "--junitxml").or_else(|| flag_value(&w, "--junit-xml"))
-            })
+            ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
+                .iter()
+                .find_map(|f| {
+                    let text = config(&cwd.join(f))?;
+                    let w = self::words(&text);
+                    flag_value(&w, "--junitxml").or_else(|| flag_value(&w, "--junit-xml"))
+                })
         });
     if let Some(p) = pytest {
-        out.push(Wanted { runner: Some("pytest"), naming: Naming::Pytest, files: vec![cwd.join(p)], dirs: vec![] });
+        out.push(Wanted {
+            runner: Some("pytest"),
+            naming: Naming::Pytest,
+            files: vec![cwd.join(p)],
+            dirs: vec![],
+        });
     }
     // jest-junit
     let package = config(&cwd.join("package.json"));
-    let jest_junit = scope.command.contains("jest-junit") || package.as_deref().is_some_and(|p| p.contains("\"jest-junit\""));
+    let jest_junit = scope.command.contains("jest-junit")
+        || package
+            .as_deref()
+            .is_some_and(|p| p.contains("\"jest-junit\""));
     if jest_junit {
-        let env = |k: &str| scope.env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
+        let env = |k: &str| {
+            scope
+                .env
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(k).ok())
+        };
         let conf: Option<serde_json::Value> = package
             .as_deref()
             .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
             .and_then(|v| v.get("jest-junit").cloned());
-        let conf_str = |k: &str| conf.as_ref().and_then(|c| c.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-        let file = env("JEST_JUNIT_OUTPUT_FILE").or_else(|| conf_str("outputFile")).unwrap_or_else(|| {
-            let dir = env("JEST_JUNIT_OUTPUT_DIR").or_else(|| conf_str("outputDirectory")).unwrap_or_else(|| ".".into());
-            let name = env("JEST_JUNIT_OUTPUT_NAME").or_else(|| conf_str("outputName")).unwrap_or_else(|| "junit.xml".into());
-            format!("{dir}/{name}")
+        let conf_str = |k: &str| {
+            conf.as_ref()
+                .and_then(|c| c.get(k))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let file = env("JEST_JUNIT_OUTPUT_FILE")
+            .or_else(|| conf_str("outputFile"))
+            .unwrap_or_else(|| {
+                let dir = env("JEST_JUNIT_OUTPUT_DIR")
+                    .or_else(|| conf_str("outputDirectory"))
+                    .unwrap_or_else(|| ".".into());
+                let name = env("JEST_JUNIT_OUTPUT_NAME")
+                    .or_else(|| conf_str("outputName"))
+                    .unwrap_or_else(|| "junit.xml".into());
+                format!("{dir}/{name}")
+            });
+        out.push(Wanted {
+            runner: Some("jest"),
+            naming: Naming::Plain,
+            files: vec![cwd.join(file)],
+            dirs: vec![],
         });
-        out.push(Wanted { runner: Some("jest"), naming: Naming::Plain, files: vec![cwd.join(file)], dirs: vec![] });
     }
     // Vitest: `--reporter=junit --outputFile=PATH` or `--outputFile.junit=PATH`.
     if let Some(p) = value("--outputFile.junit").or_else(|| {
-        (has("vitest") && words.iter().any(|w| w == "--reporter=junit" || w == "junit")).then(|| value("--outputFile")).flatten()
+        (has("vitest")
+            && words
+                .iter()
+                .any(|w| w == "--reporter=junit" || w == "junit"))
+        .then(|| value("--outputFile"))
+        .flatten()
     }) {
-        out.push(Wanted { runner: Some("vitest"), naming: Naming::Plain, files: vec![cwd.join(p)], dirs: vec![] });
+        out.push(Wanted {
+            runner: Some("vitest"),
+            naming: Naming::Plain,
+            files: vec![cwd.join(p)],
+            dirs: vec![],
+        });
     }
     // node --test: each --test-reporter pairs with the --test-reporter-destination at its rank.
     let reporters: Vec<String> = all_values(&words, "--test-reporter");
     let destinations: Vec<String> = all_values(&words, "--test-reporter-destination");
     for (r, d) in reporters.iter().zip(&destinations) {
         if r == "junit" && d != "stdout" && d != "stderr" {
-            out.push(Wanted { runner: Some("node"), naming: Naming::Plain, files: vec![cwd.join(d)], dirs: vec![] });
+            out.push(Wanted {
+                runner: Some("node"),
+                naming: Naming::Plain,
+                files: vec![cwd.join(d)],
+                dirs: vec![],
+            });
         }
     }
     // Maven and Gradle: their report directories, here and in modules below.
     if has("mvn") || has("mvnw") {
-        let dirs = modules(cwd).into_iter().flat_map(|m| [m.join("target/surefire-reports"), m.join("target/failsafe-reports")]).collect();
-        out.push(Wanted { runner: None, naming: Naming::Java, files: vec![], dirs });
+        let dirs = modules(cwd)
+            .into_iter()
+            .flat_map(|m| {
+                [
+                    m.join("target/surefire-reports"),
+                    m.join("target/failsafe-reports"),
+                ]
+            })
+            .collect();
+        out.push(Wanted {
+            runner: None,
+            naming: Naming::Java,
+            files: vec![],
+            dirs,
+        });
     }
     if has("gradle") || has("gradlew") {
         let dirs = modules(cwd)
             .into_iter()
             .flat_map(|m| subdirs(&m.join("build/test-results")))
             .collect();
-        out.push(Wanted { runner: None, naming: Naming::Java, files: vec![], dirs });
+        out.push(Wanted {
+            runner: None,
+            naming: Naming::Java,
+            files: vec![],
+            dirs,
+        });
     }
     out
 }
 
 /// The command's words, quotes removed (shlex, else split on whitespace).
 fn words(text: &str) -> Vec<String> {
-    text.lines()
-        .flat_map(|l| shlex_split(l))
-        .take(10_000)
-        .collect()
+    text.lines().flat_map(shlex_split).take(10_000).collect()
 }
 
 fn shlex_split(line: &str) -> Vec<String> {
@@ -194,7 +269,9 @@ fn modules(cwd: &Path) -> Vec<PathBuf> {
 /// The directories in `dir` (symlinks not followed; hidden ones, `node_modules` and build
 /// outputs skipped), at most [`MAX_DIR_ENTRIES`].
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     entries
         .take(MAX_DIR_ENTRIES)
         .filter_map(Result::ok)
@@ -202,7 +279,11 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
         .filter(|e| {
             let n = e.file_name();
             let n = n.to_string_lossy();
-            !n.starts_with('.') && n != "node_modules" && n != "target" && n != "build" && n != "src"
+            !n.starts_with('.')
+                && n != "node_modules"
+                && n != "target"
+                && n != "build"
+                && n != "src"
         })
         .map(|e| e.path())
         .collect()
@@ -210,7 +291,9 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 /// The `TEST-*.xml` files of a report directory.
 fn report_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut files: Vec<PathBuf> = entries
         .take(MAX_DIR_ENTRIES)
         .filter_map(Result::ok)
@@ -218,7 +301,7 @@ fn report_files(dir: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+                .is_some_and(|n| n.starts_with("TEST-") && super::text::has_ext(n, &["xml"]))
         })
         .collect();
     files.sort();
@@ -247,11 +330,17 @@ fn read_report(path: &Path, scope: &Scope) -> Option<String> {
     let canonical = std::fs::canonicalize(path).ok()?;
     let root = std::fs::canonicalize(&scope.root).unwrap_or_else(|_| scope.root.clone());
     if !canonical.starts_with(&root) {
-        tracing::debug!("{}: a report outside the repository is not read", path.display());
+        tracing::debug!(
+            "{}: a report outside the repository is not read",
+            path.display()
+        );
         return None;
     }
     let meta = std::fs::metadata(&canonical).ok()?;
-    let since = scope.started.checked_sub(Duration::from_secs(2)).unwrap_or(SystemTime::UNIX_EPOCH);
+    let since = scope
+        .started
+        .checked_sub(Duration::from_secs(2))
+        .unwrap_or(SystemTime::UNIX_EPOCH);
     if !meta.is_file() || meta.modified().ok()? < since {
         return None;
     }
@@ -288,9 +377,15 @@ mod tests {
         let s = scope(root, "pytest -q --junitxml=out.xml tests");
         let r = read(&s, &Places::new(root, root));
         assert_eq!(r.len(), 1);
-        assert_eq!((r[0].runner, r[0].tests.failed, r[0].tests.passed), (Some("pytest"), 1, Some(1)));
+        assert_eq!(
+            (r[0].runner, r[0].tests.failed, r[0].tests.passed),
+            (Some("pytest"), 1, Some(1))
+        );
         // Written before the run: not this run's.
-        let old = Scope { started: SystemTime::now() + Duration::from_secs(60), ..s };
+        let old = Scope {
+            started: SystemTime::now() + Duration::from_secs(60),
+            ..s
+        };
         assert!(read(&old, &Places::new(root, root)).is_empty());
     }
 
@@ -300,7 +395,8 @@ mod tests {
         let root = dir.path();
         let outside = tempfile::tempdir().expect("tmp");
         std::fs::write(outside.path().join("secret.xml"), REPORT).expect("write");
-        std::os::unix::fs::symlink(outside.path().join("secret.xml"), root.join("link.xml")).expect("symlink");
+        std::os::unix::fs::symlink(outside.path().join("secret.xml"), root.join("link.xml"))
+            .expect("symlink");
         nix::unistd::mkfifo(&root.join("fifo.xml"), nix::sys::stat::Mode::S_IRWXU).expect("fifo");
         let big = std::fs::File::create(root.join("big.xml")).expect("create");
         big.set_len(MAX_REPORT_BYTES + 1).expect("sparse");

@@ -1,5 +1,5 @@
-//! Ruff. full (its default): `F401 [*] \`os\` imported but unused` then ` --> a.py:1:8`;
-//! concise (and releases before 0.12): `a.py:1:8: F401 [*] \`os\` imported but unused`.
+//! Ruff. full (its default): a `F401 [*] message` line, then ` --> a.py:1:8`; concise
+//! (and releases before 0.12): `a.py:1:8: F401 [*] message`.
 //! Ruff has no warnings: every violation fails the check.
 
 use super::text::loc_prefix;
@@ -28,7 +28,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         {
             if let Some((code, msg)) = coded(rest) {
                 push(out, places, &loc, code, msg);
-            } else if rest.starts_with("SyntaxError: ") && loc.path.ends_with(".py") {
+            } else if rest.starts_with("SyntaxError: ") && super::text::has_ext(loc.path, &["py"]) {
                 push(out, places, &loc, "", rest);
             }
         }
@@ -51,7 +51,11 @@ fn coded(s: &str) -> Option<(&str, &str)> {
     let (code, rest) = s.split_once(' ')?;
     let letters = code.bytes().take_while(u8::is_ascii_uppercase).count();
     let digits = code.len() - letters;
-    if letters == 0 || letters > 4 || digits == 0 || !code[letters..].bytes().all(|b| b.is_ascii_digit()) {
+    if letters == 0
+        || letters > 4
+        || digits == 0
+        || !code[letters..].bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     Some((code, rest.strip_prefix("[*] ").unwrap_or(rest)))

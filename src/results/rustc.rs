@@ -76,7 +76,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         }
         if let Some(note) = t.strip_prefix("= note: `#[") {
             if let Some(i) = last.take()
-                && let Some(lint) = note.split_once('(').and_then(|(_, r)| r.split_once(')')).map(|(l, _)| l)
+                && let Some(lint) = note
+                    .split_once('(')
+                    .and_then(|(_, r)| r.split_once(')'))
+                    .map(|(l, _)| l)
                 && let Some(p) = out.problems.get_mut(i)
                 && p.code.is_none()
             {
@@ -85,7 +88,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         if let Some((loc, rest)) = loc_prefix(line)
-            && loc.path.ends_with(".rs")
+            && super::text::has_ext(loc.path, &["rs"])
             && let Some((sev, code, msg)) = human_header(rest.trim_start_matches(": "))
         {
             out.problem(Problem {
@@ -119,7 +122,9 @@ fn human_header(line: &str) -> Option<(Severity, Option<String>, &str)> {
 }
 
 fn json(line: &str, places: &Places, out: &mut Out) {
-    let Ok(record) = serde_json::from_str::<Record>(line) else { return };
+    let Ok(record) = serde_json::from_str::<Record>(line) else {
+        return;
+    };
     let diagnostic = match (record.reason.as_deref(), record.message) {
         (Some("compiler-message"), Some(d)) => d,
         _ => match serde_json::from_str::<Diagnostic>(line) {
@@ -132,7 +137,9 @@ fn json(line: &str, places: &Places, out: &mut Out) {
         "warning" => Severity::Warning,
         _ => return,
     };
-    let Some(span) = diagnostic.spans.iter().find(|s| s.is_primary) else { return };
+    let Some(span) = diagnostic.spans.iter().find(|s| s.is_primary) else {
+        return;
+    };
     out.problem(Problem {
         file: places.file(&span.file_name),
         line: Some(span.line_start),
@@ -203,9 +210,15 @@ warning: `rw` (bin "rw") generated 1 warning (run `cargo fix --bin "rw" -p rw` t
                 "src/main.rs:2:9 Warning unused_variables unused variable: `unused`",
             ]
         );
-        assert_eq!(problems(&run(parse, JSON)), ["src/main.rs:3:18 Error E0308 mismatched types"]);
         assert_eq!(
-            problems(&run(parse, "src/main.rs:4:20: error[E0425]: cannot find value `y` in this scope\n")),
+            problems(&run(parse, JSON)),
+            ["src/main.rs:3:18 Error E0308 mismatched types"]
+        );
+        assert_eq!(
+            problems(&run(
+                parse,
+                "src/main.rs:4:20: error[E0425]: cannot find value `y` in this scope\n"
+            )),
             ["src/main.rs:4:20 Error E0425 cannot find value `y` in this scope"]
         );
     }

@@ -71,6 +71,14 @@ pub fn loc_in_parens(s: &str) -> Option<Loc<'_>> {
     rest.is_empty().then_some(loc)
 }
 
+/// Whether `path` ends in one of `exts` (without their dot), in any case.
+pub fn has_ext(path: &str, exts: &[&str]) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
+}
+
 /// The leading decimal number of `s` and what follows it.
 pub fn number(s: &str) -> Option<(u32, &str)> {
     let end = s.bytes().take_while(u8::is_ascii_digit).count();
@@ -213,10 +221,20 @@ mod tests {
     #[test]
     fn messages_keep_their_first_lines_within_bounds() {
         let mut m = Message::default();
-        for l in ["", "AssertionError: x", "  left: 1", " right: 2", "stack", "more"] {
+        for l in [
+            "",
+            "AssertionError: x",
+            "  left: 1",
+            " right: 2",
+            "stack",
+            "more",
+        ] {
             m.push(l);
         }
-        assert_eq!(m.text().as_deref(), Some("AssertionError: x\nleft: 1\nright: 2"));
+        assert_eq!(
+            m.text().as_deref(),
+            Some("AssertionError: x\nleft: 1\nright: 2")
+        );
         let long = Message::of(&"é".repeat(500));
         assert!(long.text().expect("text").len() <= MESSAGE_BYTES);
         assert_eq!(clean("\u{1b}[31mFAIL\u{1b}[0m x"), "FAIL x");

@@ -71,7 +71,8 @@ fn tail(rest: &str) -> Option<(Severity, &str, &str)> {
         (Severity::Warning, rest.strip_prefix("warning ")?)
     };
     let (code, msg) = rest.split_once(": ")?;
-    (code.starts_with("TS") && code[2..].bytes().all(|b| b.is_ascii_digit())).then_some((sev, code, msg))
+    (code.starts_with("TS") && code[2..].bytes().all(|b| b.is_ascii_digit()))
+        .then_some((sev, code, msg))
 }
 
 #[cfg(test)]
@@ -107,7 +108,10 @@ Found 3 errors in the same file, starting at: src/a.ts:1
         ];
         assert_eq!(problems(&run(parse, plain)), want);
         assert_eq!(problems(&run(parse, pretty)), want);
-        let elaborated = run(parse, "src/b.ts(4,5): error TS2322: Type '{ a: string; }' is not assignable to type 'T'.\n  Types of property 'a' are incompatible.\n    Type 'string' is not assignable to type 'number'.\n");
+        let elaborated = run(
+            parse,
+            "src/b.ts(4,5): error TS2322: Type '{ a: string; }' is not assignable to type 'T'.\n  Types of property 'a' are incompatible.\n    Type 'string' is not assignable to type 'number'.\n",
+        );
         assert_eq!(elaborated.problems[0].message.lines().count(), 3);
     }
 }

@@ -31,11 +31,16 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             blocks.extend(current.take());
             continue;
         }
-        if ran.is_some() && (line == "OK" || line.starts_with("OK (") || line.starts_with("FAILED (")) {
+        if ran.is_some()
+            && (line == "OK" || line.starts_with("OK (") || line.starts_with("FAILED ("))
+        {
             verdict = Some(tallies(line));
             continue;
         }
-        if let Some(header) = line.strip_prefix("FAIL: ").or_else(|| line.strip_prefix("ERROR: ")) {
+        if let Some(header) = line
+            .strip_prefix("FAIL: ")
+            .or_else(|| line.strip_prefix("ERROR: "))
+        {
             blocks.extend(current.take());
             if blocks.len() < super::KEEP_FAILURES {
                 current = Some(Block {
@@ -74,7 +79,13 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let (Some(ran), Some(verdict)) = (ran, verdict) else {
         return;
     };
-    let of = |word: &str| verdict.iter().filter(|(w, _)| w == word).map(|(_, n)| n).sum::<u64>();
+    let of = |word: &str| {
+        verdict
+            .iter()
+            .filter(|(w, _)| w == word)
+            .map(|(_, n)| n)
+            .sum::<u64>()
+    };
     let failed = of("failures") + of("errors") + of("unexpected successes");
     let skipped = of("skipped") + of("expected failures");
     let mut tests = Tests {
@@ -99,7 +110,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
 
 /// `FAILED (failures=1, errors=1, skipped=1)` as `(word, n)` pairs.
 fn tallies(line: &str) -> Vec<(String, u64)> {
-    let inner = line.split_once('(').and_then(|(_, r)| r.strip_suffix(')')).unwrap_or("");
+    let inner = line
+        .split_once('(')
+        .and_then(|(_, r)| r.strip_suffix(')'))
+        .unwrap_or("");
     inner
         .split(", ")
         .filter_map(|kv| {
@@ -174,11 +188,24 @@ FAILED (failures=1, errors=1, skipped=1)
         assert_eq!(
             f,
             vec![
-                ("tests.test_unit.T.test_raise".into(), Some("tests/test_unit.py".into()), Some(9), "KeyError: 'k'".into()),
-                ("tests.test_unit.T.test_eq".into(), Some("tests/test_unit.py".into()), Some(5), "AssertionError: Lists differ: [1, 2] != [1, 3]".into()),
+                (
+                    "tests.test_unit.T.test_raise".into(),
+                    Some("tests/test_unit.py".into()),
+                    Some(9),
+                    "KeyError: 'k'".into()
+                ),
+                (
+                    "tests.test_unit.T.test_eq".into(),
+                    Some("tests/test_unit.py".into()),
+                    Some(5),
+                    "AssertionError: Lists differ: [1, 2] != [1, 3]".into()
+                ),
             ]
         );
-        let ok = run(parse, "....\n----------------------------------------------------------------------\nRan 4 tests in 0.001s\n\nOK\n");
+        let ok = run(
+            parse,
+            "....\n----------------------------------------------------------------------\nRan 4 tests in 0.001s\n\nOK\n",
+        );
         assert_eq!(counts(&ok), (Some(4), 0, 0));
     }
 }

@@ -135,8 +135,18 @@ mod tests {
         assert_eq!(
             f,
             vec![
-                ("sum > adds wrong".into(), Some("src/sum.test.js".into()), Some(8), "AssertionError: expected 3 to be 4 // Object.is equality".into()),
-                ("top level throws".into(), Some("src/sum.test.js".into()), Some(16), "TypeError: boom".into()),
+                (
+                    "sum > adds wrong".into(),
+                    Some("src/sum.test.js".into()),
+                    Some(8),
+                    "AssertionError: expected 3 to be 4 // Object.is equality".into()
+                ),
+                (
+                    "top level throws".into(),
+                    Some("src/sum.test.js".into()),
+                    Some(16),
+                    "TypeError: boom".into()
+                ),
             ]
         );
     }
