@@ -1,7 +1,11 @@
 // From a row of agg's table to what VS Code shows and runs, as plain data (no vscode import):
 // the label (grouped by runner and directory), the detail line, the build/test group hint and
-// the command line, which is always `agg run NAME [ARGS…]` in the task's workspace folder.
+// the command line, which is always `agg run --json=FILE NAME [ARGS…]` in the task's workspace
+// folder (FILE: where agg writes the run's tests and problems for the diagnostics).
 
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { AggTask, Param } from './table';
 
 /** The `agg` task type's definition: what tasks.json holds for a customised task. */
@@ -126,13 +130,24 @@ function paramHint(runner: string, param: Param): string {
   return param.required ? `${value}${repeat}` : `[${value}${repeat}]`;
 }
 
+/**
+ * Where `agg run --json=FILE` writes a run's tests and problems, for the diagnostics: one file
+ * per folder and task, so the extension finds it when the task ends.
+ */
+export function resultsFile(root: string, name: string): string {
+  const key = createHash('sha256').update(`${root}\0${name}`).digest('hex').slice(0, 16);
+  return path.join(os.tmpdir(), `agg-results-${key}.jsonl`);
+}
+
 function processExecution(name: string, args: string[], cwd: string, aggPath: string): Execution {
+  const run = ['run', `--json=${resultsFile(cwd, name)}`, name];
   // After `--`, every word is an argument, even one that is also a task's name or starts with `-`.
-  return { kind: 'process', command: aggPath, args: args.length > 0 ? ['run', name, '--', ...args] : ['run', name], cwd };
+  return { kind: 'process', command: aggPath, args: args.length > 0 ? [...run, '--', ...args] : run, cwd };
 }
 
 function promptExecution(name: string, cwd: string, aggPath: string, promptCommand: string): Execution {
-  const commandLine = `${[aggPath, 'run', name, '--'].map(shellQuote).join(' ')} \${command:${promptCommand}}`;
+  const words = [aggPath, 'run', `--json=${resultsFile(cwd, name)}`, name, '--'];
+  const commandLine = `${words.map(shellQuote).join(' ')} \${command:${promptCommand}}`;
   return { kind: 'shell', commandLine, cwd, promptCommand };
 }
 
