@@ -208,9 +208,9 @@ macro_rules! job_args {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitFor {
-    /// Regex a line written from now on must match; without it, wait for the run's end.
+    /// Regex (none: the run's end).
     pub pattern: Option<String>,
-    /// Most ms to wait (default and most: 60000).
+    /// Default and most 60000.
     pub timeout_ms: Option<u64>,
 }
 
@@ -222,7 +222,7 @@ job_args! {
     TaskStatusArgs {
         /// Lines of recent output to include.
         pub tail_lines: Option<usize>,
-        /// Return once a new line matches `pattern` or the run ends (at most 60 s).
+        /// Return when a new output line matches or the run ends.
         pub wait_for: Option<WaitFor>,
     }
 }
@@ -245,7 +245,7 @@ job_args! {
         pub context: Option<usize>,
         /// Most bytes of text (marker included) to return.
         pub max_bytes: Option<usize>,
-        /// Return once a new line matches `pattern` or the run ends (at most 60 s).
+        /// Return when a new output line matches or the run ends.
         pub wait_for: Option<WaitFor>,
     }
 }
