@@ -1228,3 +1228,46 @@ async fn hostile_output_is_read_in_bounded_time_and_memory() {
     assert_eq!(f["name"], "t.py::test_x");
     assert!(f["message"].as_str().is_some_and(|m| m.len() <= 200), "{f}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn junit_reports_the_command_or_config_names_are_read() {
+    require!("pytest", "jest", "make");
+    // pytest's report named on the command line: agg's tests are the report's.
+    let makefile =
+        ".PHONY: test\ntest:\n\tpytest -q -p no:cacheprovider --junitxml=out/report.xml\n";
+    let (mcp, body, _) = run_task(
+        &[
+            ("Makefile", makefile),
+            ("tests/test_orders.py", PYTEST_FILE),
+        ],
+        "test",
+        |_| {},
+    )
+    .await;
+    let ((p, f, s), failed) = junit(&mcp.root.join("out/report.xml"));
+    assert_counts(&body, p, f, s);
+    assert_eq!(agg_failures(&body).len(), failed.len());
+    assert!(
+        agg_failures(&body)
+            .iter()
+            .any(|x| x.0 == "tests/test_orders.py::TestCart::test_total" && x.2 == 19),
+        "{body}"
+    );
+    // jest-junit, named in package.json's Jest configuration, written to its outputDirectory.
+    let package = r#"{"name":"shop","private":true,"jest":{"reporters":["default","jest-junit"]},"jest-junit":{"outputDirectory":"reports"}}"#;
+    let (mcp, body, _) = run_task(
+        &[
+            ("Makefile", ".PHONY: test\ntest:\n\tjest --ci\n"),
+            ("package.json", package),
+            ("src/sum.test.js", JS_TEST),
+        ],
+        "test",
+        node_modules,
+    )
+    .await;
+    let ((p, f, s), failed) = junit(&mcp.root.join("reports/junit.xml"));
+    assert_counts(&body, p, f, s);
+    let names: BTreeSet<String> = failed.into_iter().map(|(_, n, _)| n).collect();
+    let ours: BTreeSet<String> = agg_failures(&body).into_iter().map(|x| x.0).collect();
+    assert_eq!(ours, names);
+}

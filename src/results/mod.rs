@@ -361,6 +361,85 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever a task prints, reading it ends, without a panic, within the caps.
+        #[test]
+        fn any_output_is_read_within_the_caps(lines in prop::collection::vec(line(), 0..200)) {
+            let scope = Scope {
+                root: "/nonexistent-root".into(),
+                cwd: "/nonexistent-root".into(),
+                command: String::new(),
+                env: Vec::new(),
+                started: std::time::SystemTime::now(),
+            };
+            let r = extract(&lines, &scope);
+            prop_assert!(r.problems.len() <= MAX_PROBLEMS);
+            if let Some(t) = &r.tests {
+                prop_assert!(t.failures.len() <= MAX_FAILURES);
+                for f in &t.failures {
+                    prop_assert!(f.message.as_ref().is_none_or(|m| m.len() <= model::MESSAGE_BYTES));
+                }
+            }
+        }
+    }
+
+    /// Lines made of the pieces the parsers look for, so that their states are reached.
+    fn line() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "test result: FAILED. 1 passed; 2 failed; 0 ignored",
+            "---- a stdout ----",
+            "thread 'a' panicked at src/a.rs:1:2:",
+            "==== FAILURES ====",
+            "____ t ____",
+            "E   assert",
+            "FAILED a.py::t - x",
+            "== 1 failed in 0.1s ==",
+            "FAIL: t (a.T.t)",
+            "Ran 3 tests in 0.1s",
+            "FAILED (failures=1)",
+            "FAIL src/a.test.js",
+            "  ● a › b",
+            "Tests: 1 failed, 1 total",
+            " FAIL  a.js > b",
+            " Test Files 1 failed",
+            "      Tests  1 failed (1)",
+            "  1 passing (1ms)",
+            "  1 failing",
+            "  1) a",
+            "ℹ tests 1",
+            "✖ failing tests:",
+            "not ok 1 - a",
+            "  ---",
+            "  error: |-",
+            "--- FAIL: TestA (0.00s)",
+            "    a_test.go:3: x",
+            "FAIL\tex.com/a\t0.1s",
+            "{\"Action\":\"fail\",\"Test\":\"T\"}",
+            "error[E0308]: x",
+            " --> a.rs:1:2",
+            "a.ts(1,2): error TS1: x",
+            "a.c:1:2: error: x [-Wx]",
+            "/a.js",
+            "  1:2  error  x  r",
+            "F401 x",
+            "a.py:1: error: x  [c]",
+            "  /a.py:1:2 - error: x",
+            "# a",
+            "a.go:1:2: x",
+            "A.java:1: error: x",
+            "        ^",
+            "\u{1b}[31m",
+            "\r",
+            "",
+            " ",
+            ":",
+            "(",
+            "é",
+        ]);
+        prop::collection::vec(pieces, 0..4).prop_map(|p| p.concat())
+    }
 
     fn problem(file: &str, line: u32, severity: Severity) -> Problem {
         Problem {
