@@ -1271,3 +1271,16 @@ async fn junit_reports_the_command_or_config_names_are_read() {
     let ours: BTreeSet<String> = agg_failures(&body).into_iter().map(|x| x.0).collect();
     assert_eq!(ours, names);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warnings_alone_leave_a_failed_run_its_failure_region() {
+    require!("make");
+    let makefile = ".PHONY: t\nt:\n\t@echo 'main.c:1:2: warning: unused variable [-Wunused-variable]'\n\t@echo 'Traceback (most recent call last):'; echo 'ValueError: bad config'; exit 3\n";
+    let (_mcp, body, text) = run_task(&[("Makefile", makefile)], "t", |_| {}).await;
+    assert_eq!(agg_problems(&body).len(), 1, "{body}");
+    assert!(
+        body["failure"]["first_line"].as_u64().is_some(),
+        "the warning does not explain the failure: {body}"
+    );
+    assert!(text.contains("problems: 1 warning"), "{text}");
+}

@@ -155,13 +155,19 @@ pub fn job_result(
     reused: bool,
 ) -> JobResult {
     let mut result = bare_result(job, block, None, reused);
-    let read = job.results().is_some_and(|r| !r.is_empty());
-    if read && mode == OutputMode::Tail {
+    let failed_run = failed(&result.job);
+    // Results explain a run when they hold what made it fail (a failed test, an error), or
+    // when it passed; warnings alone beside a failure leave the failure region its place.
+    let explained = job.results().is_some_and(|r| {
+        !r.is_empty()
+            && (!failed_run || r.errors > 0 || r.tests.as_ref().is_some_and(|t| t.failed > 0))
+    });
+    if explained && mode == OutputMode::Tail {
         // The tests and problems say what the tail would: a few lines of it suffice, and
         // task_output reads the rest.
         result.output = output(job, mode, RESULTS_TAIL_LINES, RESULT_CAP);
     }
-    if !failed(&result.job) || read {
+    if !failed_run || explained {
         return result;
     }
     let both_streams = matches!(mode, OutputMode::Tail | OutputMode::Full);
