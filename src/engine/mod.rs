@@ -359,6 +359,9 @@ impl Engine {
                 // The terminal's other end, once the task holds its own copies of it.
                 drop(cmd);
                 let copier = pty_master.map(|master| {
+                    if let Ok(handle) = master.try_clone() {
+                        tokio::spawn(terminal::follow_size(Arc::clone(&job), handle));
+                    }
                     let job = Arc::clone(&job);
                     tokio::task::spawn_blocking(move || terminal::copy(&job, master))
                 });

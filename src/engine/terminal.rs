@@ -9,7 +9,9 @@
 //! processing off (agg's terminal does that once, as it would for the task). A program that
 //! changes its output terminal's input settings (curses turning echo and line editing off)
 //! has them copied to agg's terminal after its next output, and agg's terminal gets its own
-//! settings back when the task ends. Not followed: a window resized while the task runs.
+//! settings back when the task ends. A window resized while the task runs resizes its
+//! terminal too ([`follow_size`]): the task, in agg's process group, gets the terminal's
+//! SIGWINCH itself, and agg passes the new size on as it gets the same signal.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
@@ -105,4 +107,27 @@ fn mirror(master: &std::fs::File, seen: &mut Option<Termios>) -> bool {
     });
     *seen = Some(now);
     done
+}
+
+/// Gives the task's terminal the size of agg's whenever agg's window is resized, until the
+/// job ends. `master` is a handle of the end agg reads.
+pub(super) async fn follow_size(job: Arc<Job>, master: OwnedFd) {
+    let Ok(mut resized) =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::window_change())
+    else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            () = job.wait() => return,
+            got = resized.recv() => {
+                if got.is_none() {
+                    return;
+                }
+                if let Ok(size) = rustix::termios::tcgetwinsize(std::io::stdout()) {
+                    let _ = rustix::termios::tcsetwinsize(&master, size);
+                }
+            }
+        }
+    }
 }
