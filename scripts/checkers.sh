@@ -6,7 +6,9 @@
 #     pyright itself; it runs on the machine's Node.js);
 #   - npm, into .tools/npm-checkers: jest, jest-junit, vitest (4, which runs on Node.js 20),
 #     mocha, typescript (5), eslint with eslint-formatter-unix (ESLint 9 moved the unix format out);
-#   - Debian, with apt-get when running as root: golang-go (go test, go vet, go build).
+#   - Debian, with apt-get when running as root: golang-go (go test, go vet, go build) and
+#     junit4 (the JUnit jar a Gradle project of the tests compiles against, offline; Gradle
+#     itself comes from scripts/runners.sh).
 # gcc, javac and cargo (with cargo-nextest) come from the machine. Tools already installed
 # are left alone.
 
@@ -36,10 +38,11 @@ if [ -d "$agg_checkers/npm-checkers/node_modules/.bin" ]; then
   export AGG_NODE_CHECKERS="$agg_checkers/npm-checkers/node_modules"
 fi
 
-if ! command -v go >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "installing golang-go (apt-get)" >&2
+if { ! command -v go >/dev/null 2>&1 || [ ! -f /usr/share/java/junit4.jar ]; } &&
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing golang-go and junit4 (apt-get)" >&2
   { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -qq --no-install-recommends golang-go; } >&2
+    apt-get install -y -qq --no-install-recommends golang-go junit4; } >&2
 fi
 export PATH
 unset agg_checkers

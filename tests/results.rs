@@ -1284,3 +1284,51 @@ async fn warnings_alone_leave_a_failed_run_its_failure_region() {
     );
     assert!(text.contains("problems: 1 warning"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gradle_s_junit_reports_are_read_after_its_test_task() {
+    require!("gradle", "make");
+    let junit4 = Path::new("/usr/share/java/junit4.jar");
+    if !junit4.is_file() && !crate::common::have("junit4.jar (Debian: junit4)") {
+        return;
+    }
+    let files = [
+        (
+            "build.gradle",
+            "apply plugin: 'java'\ndependencies {\n    testCompile files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n",
+        ),
+        (
+            "src/main/java/shop/Cart.java",
+            "package shop;\npublic class Cart { public static int total(int a, int b) { return a + b; } }\n",
+        ),
+        (
+            "src/test/java/shop/CartTest.java",
+            "package shop;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Ignore;\nimport org.junit.Test;\npublic class CartTest {\n    @Test public void adds() { assertEquals(3, Cart.total(1, 2)); }\n    @Test public void addsWrong() {\n        assertEquals(\"the total\", 4, Cart.total(1, 2));\n    }\n    @Ignore @Test public void later() {}\n}\n",
+        ),
+        (
+            "Makefile",
+            ".PHONY: unit\nunit:\n\tgradle test --offline --console=plain\n",
+        ),
+    ];
+    let (mcp, body, _) = run_task(&files, "unit", |_| {}).await;
+    let ((p, f, s), failed) = junit(
+        &mcp.root
+            .join("build/test-results/test/TEST-shop.CartTest.xml"),
+    );
+    assert_counts(&body, p, f, s);
+    let want: BTreeSet<(String, String, u64)> = failed
+        .iter()
+        .map(|(class, name, _)| {
+            (
+                format!("{class}.{name}"),
+                "src/test/java/shop/CartTest.java".to_owned(),
+                8,
+            )
+        })
+        .collect();
+    assert_eq!(agg_failures(&body), want);
+    assert_eq!(
+        body["tests"]["failures"][0]["message"], failed[0].2,
+        "{body}"
+    );
+}
