@@ -2,9 +2,11 @@
 //! comes (to stderr, or with FILE to where the task wrote it), and when it ends agg writes
 //! one JSON object for it (one line per task, on stdout or to FILE): how it ended, and the
 //! `tests` and `problems` read from its output and reports, the same fields the MCP results
-//! carry. Several tasks run in order and stop at the first failure.
+//! carry. Several tasks run in order and stop at the first failure. With FILE at a terminal
+//! (an editor's), the task runs as a plain `agg run` does there, through the pseudo-terminal
+//! agg reads ([`StdioMode::Terminal`]), so it keeps its colours and its stdin.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -58,14 +60,22 @@ pub(super) async fn run(
         on_finish: Some(on_finish),
         ..EngineConfig::default()
     });
+    let terminal =
+        file.is_some() && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let mode = if terminal {
+        StdioMode::Terminal
+    } else {
+        StdioMode::Capture
+    };
     for inv in invs {
+        let name = inv.unique_name.clone();
         let job = engine
-            .start(inv, StdioMode::Capture, Duplicates::Allow)
+            .start(inv, mode, Duplicates::Allow)
             .map_err(|e| Error::Refused(e.to_string()))?
             .job;
         let mut received = None;
         tokio::select! {
-            () = follow(&job, file.is_some()) => {}
+            () = follow(&job, file.is_some(), terminal) => {}
             _ = sigint.recv() => received = Some(nix::sys::signal::Signal::SIGINT),
             _ = sigterm.recv() => received = Some(nix::sys::signal::Signal::SIGTERM),
         }
@@ -75,6 +85,7 @@ pub(super) async fn run(
         job.wait().await;
         print(&job, file.as_mut());
         let ended = Ended::of(&job);
+        super::status::print(&name, &ended);
         if let Some(sig) = received {
             return Ok(ExitCode::from(u8::try_from(128 + sig as i32).unwrap_or(1)));
         }
@@ -86,8 +97,11 @@ pub(super) async fn run(
 }
 
 /// Copies the job's output as it comes: to stderr, or with `keep_streams` each line to the
-/// stream the task wrote it on.
-async fn follow(job: &Job, keep_streams: bool) {
+/// stream the task wrote it on; through a `terminal`, agg's copier already shows it.
+async fn follow(job: &Job, keep_streams: bool, terminal: bool) {
+    if terminal {
+        return job.wait().await;
+    }
     let mut progress = job.subscribe();
     let mut cursor = 1u64;
     loop {
