@@ -22,7 +22,8 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let mut after_summary = false;
     for &line in lines {
         let t = line.trim();
-        if let Some((n, rest)) = t.split_once(' ')
+        if t.starts_with(|c: char| c.is_ascii_digit())
+            && let Some((n, rest)) = t.split_once(' ')
             && let Some(n) = super::text::count(n)
         {
             if rest.starts_with("passing (") {

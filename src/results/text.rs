@@ -90,6 +90,14 @@ pub fn number(s: &str) -> Option<(u32, &str)> {
 
 /// A count written with thousands separators (`1,204`).
 pub fn count(s: &str) -> Option<u64> {
+    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if !s.contains(',') {
+        return (s.len() <= 15 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse().ok())
+            .flatten();
+    }
     let digits: String = s.chars().filter(|c| *c != ',').collect();
     if digits.is_empty() || digits.len() > 15 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
