@@ -97,10 +97,11 @@ fn parse(src: &Source<'_>) -> Parsed {
         let mut task = Task::new(Runner::Jetbrains, name, project, src.path, Vec::new());
         task.line = Some(line);
         task.group = config.attribute("folderName").map(str::to_owned);
-        task.description = Some(describe(kind, config));
+        let label = label(kind, config);
         let ctx = Context { project, src };
         match ctx.build(kind, config) {
             Ok(command) => {
+                task.description = Some(summary(label, &command.line));
                 task.script = Some(command.line.clone());
                 task.env.clone_from(&command.env);
                 let mut line = String::new();
@@ -118,30 +119,41 @@ fn parse(src: &Source<'_>) -> Parsed {
                 line.push_str(" \"$@\"");
                 task.argv = vec!["sh".to_owned(), "-c".to_owned(), line, "sh".to_owned()];
             }
-            Err(reason) => task.behaviour.not_runnable = Some(reason),
+            Err(reason) => {
+                task.description = Some(format!("{label} run configuration"));
+                task.behaviour.not_runnable = Some(reason);
+            }
         }
         out.tasks.push(task);
     }
     out
 }
 
-/// What a configuration is, for the description: its kind as the IDE names it.
-fn describe(kind: &str, config: Node<'_, '_>) -> String {
-    let factory = config.attribute("factoryName");
-    let label = match kind {
+/// What a configuration is, as the IDE names its kind.
+fn label<'a>(kind: &'a str, config: Node<'a, '_>) -> &'a str {
+    match kind {
         "ShConfigurationType" => "Shell Script",
         "js.build_tools.npm" => "npm",
         "GradleRunConfiguration" => "Gradle",
         "MavenRunConfiguration" => "Maven",
         "PythonConfigurationType" => "Python",
         "CargoCommandRunConfiguration" => "Cargo",
-        "MAKEFILE_TARGET_RUN_CONFIGURATION" | "CLionNativeMakefileRunConfigurationType" => {
-            "Makefile"
-        }
+        "MAKEFILE_TARGET_RUN_CONFIGURATION" => "Makefile",
         "docker-deploy" => "Docker",
-        other => factory.unwrap_or(other),
+        other => config.attribute("factoryName").unwrap_or(other),
+    }
+}
+
+/// The description of a runnable configuration: its kind and its command, cut to one
+/// line of a listing.
+fn summary(label: &str, line: &str) -> String {
+    const MAX: usize = 160;
+    let line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = match line.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
     };
-    format!("{label} run configuration")
+    format!("{label}: {cut}")
 }
 
 /// The `value` of `<option name="NAME" value="…"/>` among `node`'s children.

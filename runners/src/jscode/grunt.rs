@@ -81,7 +81,8 @@ pub(super) fn tasks(
             if task.description.is_none() {
                 // What `grunt --help` says of an alias without a description.
                 let list: Vec<String> = alias.iter().map(|a| format!("\"{a}\"")).collect();
-                task.description = Some(format!("Alias for {} tasks.", list.join(", ")));
+                let noun = if list.len() == 1 { "task" } else { "tasks" };
+                task.description = Some(format!("Alias for {} {noun}.", list.join(", ")));
             }
         }
         out.tasks.push(task);

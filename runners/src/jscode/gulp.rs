@@ -50,6 +50,8 @@ struct Registration {
     written: Option<String>,
     /// gulp 3's dependency array (`gulp.task('a', ['b'], fn)`).
     deps: Vec<String>,
+    /// Registered in gulp 3's form, which gulp 4 refuses.
+    gulp3: bool,
 }
 
 /// Everything the file says about its names.
@@ -95,6 +97,13 @@ pub(super) fn tasks(code: &Code, path: &str, dir: &str, out: &mut Parsed) {
     }
     // gulp-cli registers the exports after the file ran: an export wins over a `task()` of
     // the same name.
+    if let Some(first) = calls.iter().find(|r| r.gulp3) {
+        out.diag(
+            path,
+            Some(first.line),
+            "`task(name, [dependencies], fn)` is gulp 3's form: gulp 4 and later refuse this file (\"Task function must be specified\"); it runs with the gulp 3 the project pins",
+        );
+    }
     let mut registered: Vec<Registration> = Vec::new();
     for r in calls.into_iter().chain(exports) {
         let r = resolve(r, &facts);
@@ -309,16 +318,23 @@ fn task_call(code: &Code, open: usize, facts: &Facts) -> Option<Registration> {
             value: Value::Name(f.to_owned()),
             written: None,
             deps: Vec::new(),
+            gulp3: false,
         });
     }
     let name = code.plain_str(first.start).filter(|_| first.len() == 1)?;
     let last = args.last()?;
-    let deps = if args.len() >= 3 && code.is(args[1].start, '[') {
+    let gulp3 = args.len() >= 2 && code.is(args[1].start, '[');
+    let deps = if gulp3 {
         code.strings(args[1].start).unwrap_or_default()
     } else {
         Vec::new()
     };
-    let (value, end) = value(code, last.start, 0);
+    // gulp 3's `task('default', ['a', 'b'])` runs only its dependencies.
+    let (value, end) = if gulp3 && args.len() == 2 {
+        (Value::Function, last.end)
+    } else {
+        value(code, last.start, 0)
+    };
     let written = matches!(value, Value::Composition(_)).then(|| code.render(last.start..end, 400));
     Some(Registration {
         name: name.to_owned(),
@@ -326,6 +342,7 @@ fn task_call(code: &Code, open: usize, facts: &Facts) -> Option<Registration> {
         value,
         written,
         deps,
+        gulp3,
     })
 }
 
@@ -367,6 +384,7 @@ fn export(code: &Code, name: String, line: u32, at: usize) -> Registration {
         value,
         written,
         deps: Vec::new(),
+        gulp3: false,
     }
 }
 
@@ -382,6 +400,7 @@ fn object_exports(code: &Code, open: usize, out: &mut Vec<Registration>) {
                 value: Value::Function,
                 written: None,
                 deps: Vec::new(),
+                gulp3: false,
             });
         } else if entry.value.is_empty() {
             out.push(Registration {
@@ -390,6 +409,7 @@ fn object_exports(code: &Code, open: usize, out: &mut Vec<Registration>) {
                 line,
                 written: None,
                 deps: Vec::new(),
+                gulp3: false,
             });
         } else {
             out.push(export(code, key, line, entry.value.start));
@@ -416,6 +436,7 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
                 value: Value::Name(name.to_owned()),
                 written: None,
                 deps: Vec::new(),
+                gulp3: false,
             });
         }
         return;
@@ -429,6 +450,7 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
                 value: Value::Name(name.to_owned()),
                 written: None,
                 deps: Vec::new(),
+                gulp3: false,
             });
         }
         return;
@@ -445,6 +467,7 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
                         value: Value::External,
                         written: None,
                         deps: Vec::new(),
+                        gulp3: false,
                     });
                 }
             }
@@ -461,6 +484,7 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
                     value: Value::Name(local.to_owned()),
                     written: None,
                     deps: Vec::new(),
+                    gulp3: false,
                 });
             }
         }
