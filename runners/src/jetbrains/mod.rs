@@ -218,7 +218,7 @@ impl Context<'_> {
                     .to_owned(),
             ),
             other => Err(format!(
-                "a `{}` configuration is run by the IDE itself; run it from the IDE",
+                "configurations of type `{}` are run by the IDE itself; run it from the IDE",
                 config.attribute("factoryName").unwrap_or(other)
             )),
         }
