@@ -305,8 +305,16 @@ fn task_call(code: &Code, open: usize, facts: &Facts) -> Option<Registration> {
     let first = args.first()?;
     let line = code.line(open);
     if args.len() == 1 {
-        // `task(fn)`: the function's display name, else its own.
+        // `task(fn)`: the function's display name, else its own. A name the file does not
+        // bind to a function (a parameter: `function start(name) { gulp.task(name) }`) is
+        // gulp's getter, which registers nothing.
         let f = code.ident(first.start).filter(|_| first.len() == 1)?;
+        if !matches!(
+            facts.bindings.get(f),
+            Some((Value::Function | Value::Composition(_) | Value::External, _))
+        ) {
+            return None;
+        }
         let name = facts
             .display_names
             .get(f)

@@ -276,3 +276,12 @@ fn hostile_gulpfiles_stay_linear() {
     let keys = format!("grunt.initConfig({{{}}});", "k: { t: {} },".repeat(20_000));
     assert!(!grunt(&keys).tasks.is_empty() || grunt(&keys).tasks.is_empty());
 }
+
+#[test]
+fn a_getter_with_a_parameter_registers_nothing() {
+    // Semantic UI's gulpfile: `gulp.task(name)` looks a task up by a parameter's value.
+    let parsed = gulp(
+        "var gulp = require('gulp');\nvar watch = require('./tasks/watch');\ngulp.start = function (name) {\n  let task = gulp.task(name);\n  if (task) { task(); }\n};\ngulp.task(watch);\ngulp.task('default', watch);\n",
+    );
+    assert_eq!(sorted(&parsed), ["default", "watch"]);
+}

@@ -76,6 +76,8 @@ struct Package {
     default: Option<(String, String, u32)>,
     /// `var Aliases`: alias → written target, with the file and line.
     aliases: Vec<(String, String, String, u32)>,
+    /// The first `// mage:import` comment: its file and line.
+    imports: Option<(String, u32)>,
 }
 
 // Go reads only `.go` files, in lower case.
@@ -205,10 +207,26 @@ fn tasks(package: &Package, path: &str, run_dir: &str, out: &mut Parsed) {
             .find(|t| t.func == func && t.namespace.as_deref() == ns)
             .copied()
     };
+    if let Some((file, line)) = &package.imports {
+        out.diag(
+            file,
+            Some(*line),
+            "targets imported with `// mage:import` live in another package and are not listed",
+        );
+    }
+    // A name with a package in front (`deps.Test`, `mage.NS.Deploy`) may be an imported
+    // target, which agg does not read: not reported.
+    let imported = |written: &str| {
+        package.imports.is_some()
+            && written
+                .split_once('.')
+                .is_some_and(|(first, _)| !package.namespaces.iter().any(|ns| ns == first))
+    };
     let mut aliases: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (alias, written, file, line) in &package.aliases {
         match find(written) {
             Some(t) => aliases.entry(&t.name).or_default().push(alias.clone()),
+            None if imported(written) => {}
             None => out.diag(
                 file,
                 Some(*line),
@@ -218,7 +236,7 @@ fn tasks(package: &Package, path: &str, run_dir: &str, out: &mut Parsed) {
     }
     let default = package.default.as_ref().and_then(|(written, file, line)| {
         let found = find(written).map(|t| t.name.clone());
-        if found.is_none() {
+        if found.is_none() && !imported(written) {
             out.diag(
                 file,
                 Some(*line),
@@ -284,6 +302,9 @@ fn read_file(tokens: &[Token], path: &str, package: &mut Package) {
         match &t.tok {
             Tok::Punct('{' | '(' | '[') => depth += 1,
             Tok::Punct('}' | ')' | ']') => depth = depth.saturating_sub(1),
+            Tok::Comment(text) if text.trim_start().starts_with("mage:import") => {
+                package.imports.get_or_insert((path.to_owned(), t.line));
+            }
             Tok::Ident(word) if depth == 0 => match word.as_str() {
                 "func" => {
                     if let Some((target, next)) = function(tokens, i, path) {

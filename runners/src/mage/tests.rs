@@ -213,3 +213,18 @@ fn hostile_magefiles_stay_linear() {
             .is_empty()
     );
 }
+
+#[test]
+fn imported_targets_are_said_to_be_left_out_not_reported_as_missing() {
+    let files = MemFiles::new().with(
+        "magefile.go",
+        "//go:build mage\n\npackage main\n\nimport (\n\t// mage:import\n\t\"example.com/shared/build\"\n)\n\nvar Default = build.All\n\nvar Aliases = map[string]interface{}{\n\t\"b\": build.All,\n\t\"l\": Lint,\n}\n\n// Lint checks.\nfunc Lint() {}\n",
+    );
+    let parsed = parse(&files, "magefile.go");
+    assert_eq!(names(&parsed), ["lint"]);
+    assert_eq!(task(&parsed, "lint").aliases, ["l"]);
+    let messages = lines(&parsed);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert_eq!(messages[0].0, Some(6));
+    assert!(messages[0].1.contains("mage:import"));
+}
