@@ -1,4 +1,4 @@
-//! Zed tasks and JetBrains run configurations for real: agg runs them itself through `sh`,
+//! Zed tasks and `JetBrains` run configurations for real: agg runs them itself through `sh`,
 //! in their working directory with their environment, the caller's arguments arriving
 //! verbatim; what only the editor can run is listed and refused with the reason.
 
@@ -101,7 +101,7 @@ fn jetbrains_project() -> Test {
             "print_args.sh",
             "python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n",
         )
-        .write("args.py", &format!("{PRINT_ARGS}\n"))
+        .write("args.py", format!("{PRINT_ARGS}\n"))
         .write("src/keep", "")
 }
 

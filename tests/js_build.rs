@@ -143,7 +143,7 @@ fn grunt_tasks_match_grunt_help_on_every_fixture() {
     assert!(compared >= 2, "{compared}");
 }
 
-/// A project whose node_modules links the installed gulp and grunt.
+/// A project whose `node_modules` links the installed gulp and grunt.
 fn project(files: &[(&str, &str)], binary: &str) -> Test {
     let test = files
         .iter()
