@@ -69,8 +69,9 @@ pub const GRUNT: Adapter = Adapter {
 fn gulp_candidate(path: &str) -> Option<u8> {
     let name = file_name(path);
     let dir_name = file_name(parent(path));
-    if dir_name.len() > 9
-        && dir_name[..9].eq_ignore_ascii_case("gulpfile.")
+    if dir_name
+        .get(..9)
+        .is_some_and(|p| p.eq_ignore_ascii_case("gulpfile."))
         && GULPFILES.contains(&dir_name.to_ascii_lowercase().as_str())
         && parent(path) != "."
     {
@@ -79,13 +80,12 @@ fn gulp_candidate(path: &str) -> Option<u8> {
             .position(|n| *n == name)
             .and_then(|i| u8::try_from(i).ok());
     }
-    // gulp-cli finds `Gulpfile.js` as well as `gulpfile.js`.
-    let lower = name
-        .strip_prefix('G')
-        .map_or_else(|| name.to_owned(), |rest| format!("g{rest}"));
+    // gulp-cli finds `Gulpfile.js` as well as `gulpfile.js`. Most paths asked are source
+    // files, so this compares without allocating.
+    let rest = name.strip_prefix('g').or_else(|| name.strip_prefix('G'))?;
     GULPFILES
         .iter()
-        .position(|n| *n == lower)
+        .position(|n| n[1..] == *rest)
         .and_then(|i| u8::try_from(i).ok())
 }
 

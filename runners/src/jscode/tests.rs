@@ -130,6 +130,9 @@ fn gulpfile_directories_run_from_the_directory_above() {
     assert_eq!((GULP.candidate)("gulpfile.mjs"), Some(2));
     assert_eq!((GULP.candidate)("src/index.js"), None);
     assert_eq!((GULP.candidate)("gulpfile.js/tasks/build.js"), None);
+    // Names that are not ASCII are compared, never cut inside a character.
+    assert_eq!((GULP.candidate)("gulpfileé/index.js"), None);
+    assert_eq!((GULP.candidate)("é"), None);
 }
 
 #[test]
