@@ -39,6 +39,28 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// Opens FILE for the results: created or truncated, never through a symlink (a planted
+/// link in a shared directory would otherwise make agg overwrite what it points to), and
+/// only a regular file (a FIFO would block the run before it starts).
+fn create_results_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    file.set_len(0)?;
+    Ok(file)
+}
+
 /// Runs `invs` in order, each captured; see the module documentation.
 pub(super) async fn run(
     invs: Vec<Invocation>,
@@ -47,7 +69,7 @@ pub(super) async fn run(
 ) -> Result<ExitCode, Error> {
     let mut file = match &to {
         Some(path) => Some(
-            std::fs::File::create(path).map_err(|source| Error::WriteResults {
+            create_results_file(path).map_err(|source| Error::WriteResults {
                 path: path.clone(),
                 source,
             })?,

@@ -9,7 +9,7 @@ import { registerMcpServers } from './mcp';
 import { AggTaskProvider } from './provider';
 import { findings } from './diagnostics';
 import { Tables } from './tables';
-import { AggTaskDefinition, resultsFile, TASK_TYPE } from './tasks';
+import { AggTaskDefinition, removeResultsDir, resultsFile, TASK_TYPE } from './tasks';
 
 /**
  * The settings, read fresh each time. `extensionPath` is where the extension is installed: a
@@ -116,4 +116,6 @@ export async function showResults(task: vscode.Task, collections = diagnostics):
   }
 }
 
-export function deactivate(): void {}
+export function deactivate(): void {
+  removeResultsDir();
+}

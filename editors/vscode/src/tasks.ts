@@ -4,6 +4,7 @@
 // folder (FILE: where agg writes the run's tests and problems for the diagnostics).
 
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AggTask, Param } from './table';
@@ -130,13 +131,27 @@ function paramHint(runner: string, param: Param): string {
   return param.required ? `${value}${repeat}` : `[${value}${repeat}]`;
 }
 
+/** The extension's own directory for results files, made once per window (mode 0700). */
+let resultsDir: string | undefined;
+
 /**
  * Where `agg run --json=FILE` writes a run's tests and problems, for the diagnostics: one file
- * per folder and task, so the extension finds it when the task ends.
+ * per folder and task, so the extension finds it when the task ends. The files live in a
+ * directory only this user can enter, made with a random name: a predictable name in the
+ * shared temp directory could be planted by another user as a link to a file of ours.
  */
 export function resultsFile(root: string, name: string): string {
+  resultsDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'agg-vscode-results-'));
   const key = createHash('sha256').update(`${root}\0${name}`).digest('hex').slice(0, 16);
-  return path.join(os.tmpdir(), `agg-results-${key}.jsonl`);
+  return path.join(resultsDir, `${key}.jsonl`);
+}
+
+/** Removes the results directory (on deactivation). */
+export function removeResultsDir(): void {
+  if (resultsDir !== undefined) {
+    fs.rmSync(resultsDir, { recursive: true, force: true });
+    resultsDir = undefined;
+  }
 }
 
 function processExecution(name: string, args: string[], cwd: string, aggPath: string): Execution {
