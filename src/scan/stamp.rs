@@ -74,6 +74,38 @@ impl Stamp {
     }
 }
 
+/// The root of a tree, open, to stamp paths below it without walking the root's own path
+/// each time (`fstatat` on a root-relative path: thousands of stamps per scan).
+pub struct Below {
+    root: std::os::fd::OwnedFd,
+}
+
+impl Below {
+    /// The directory `root`, open for `fstatat`.
+    pub fn open(root: &std::path::Path) -> Option<Below> {
+        use nix::fcntl::OFlag;
+        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        nix::fcntl::open(root, flags, nix::sys::stat::Mode::empty())
+            .ok()
+            .map(|root| Below { root })
+    }
+
+    /// The stamp of whatever is at the root-relative `rel` now (`.`: the root), symlinks not
+    /// followed; `None` when nothing is.
+    pub fn stamp(&self, rel: &str) -> Option<Stamp> {
+        let flags = nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW;
+        let st = nix::sys::stat::fstatat(&self.root, rel, flags).ok()?;
+        Some(Stamp {
+            dev: st.st_dev,
+            ino: st.st_ino,
+            size: u64::try_from(st.st_size).unwrap_or(0),
+            mode: st.st_mode,
+            mtime: nanos(st.st_mtime, st.st_mtime_nsec),
+            ctime: nanos(st.st_ctime, st.st_ctime_nsec),
+        })
+    }
+}
+
 fn nanos(secs: i64, nsec: i64) -> i64 {
     secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }

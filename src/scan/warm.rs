@@ -40,7 +40,7 @@ use rustc_hash::FxHashSet;
 use super::facts::{Fact, FactTable, Found};
 use super::ignores::tracked_at;
 use super::index::{DirRecord, Index, Outside};
-use super::stamp::{Clock, Stamp};
+use super::stamp::{Below, Clock, Stamp};
 use super::tracked::{Tracked, worktree_top};
 use super::walk::{Options, Prune, walk_with};
 use crate::repo_files::RepoFiles;
@@ -375,12 +375,12 @@ enum Now {
 /// (a walk of part of the tree cannot decide those as the whole walk does).
 fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String>)> {
     let root = index.root.clone();
+    let below = Below::open(&root)?;
     let checked: Vec<(String, Now, bool)> = index
         .records
         .par_iter()
         .map(|(rel, record)| {
-            let abs = index.abs(rel);
-            let now = match (record.stamp, Stamp::at(&abs)) {
+            let now = match (record.stamp, below.stamp(rel)) {
                 (_, None) => Now::Gone,
                 (_, Some(now)) if !now.is_dir() => Now::Gone,
                 (Some(seen), Some(now)) if !seen.same_inode(&now) => Now::Gone,
@@ -388,7 +388,12 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
                 _ => Now::Listed,
             };
             let rules_same = record.ignore_files.iter().all(|(name, seen)| {
-                unchanged(then, Some(seen), Stamp::at(&abs.join(name)).as_ref())
+                let file = if rel == "." {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                unchanged(then, Some(seen), below.stamp(&file).as_ref())
             });
             (rel.clone(), now, rules_same)
         })
@@ -548,6 +553,11 @@ fn reuse_or_parse(
     let dropped = !kept.is_empty();
     let holds: Vec<bool> = {
         let files = RepoFiles::new(&index.root).with_walk(&*index);
+        let below = Below::open(&index.root);
+        let stamp = |rel: &str| match &below {
+            Some(below) => below.stamp(rel),
+            None => Stamp::at(&files.abs(rel)),
+        };
         let table = index.facts.facts();
         // Answers about the entries of a steady directory hold without asking; the others are
         // asked once each, however many parses share them (thousands of packages ask for the
@@ -561,15 +571,18 @@ fn reuse_or_parse(
         let verdicts: Vec<bool> = table
             .par_iter()
             .zip(asked)
-            .map(|(fact, asked)| asked && (answered(fact, steady) || holds(fact, &files, then)))
+            .map(|(fact, asked)| {
+                asked && (answered(fact, steady) || holds(fact, &files, &stamp, then))
+            })
             .collect();
         candidates
             .par_iter()
             .map(|(_, rel, found)| {
                 found.as_ref().is_some_and(|found| {
-                    found.main.is_some_and(|seen| {
-                        unchanged(then, Some(&seen), Stamp::at(&files.abs(rel)).as_ref())
-                    }) && found.facts.iter().all(|&id| verdicts[id as usize])
+                    found
+                        .main
+                        .is_some_and(|seen| unchanged(then, Some(&seen), stamp(rel).as_ref()))
+                        && found.facts.iter().all(|&id| verdicts[id as usize])
                 })
             })
             .collect()
@@ -601,12 +614,15 @@ fn answered(fact: &Fact, steady: &FxHashSet<String>) -> bool {
     }
 }
 
-/// Whether `fact` still holds, asking the file system.
-fn holds(fact: &Fact, files: &RepoFiles, then: Clock) -> bool {
+/// Whether `fact` still holds, asking the file system (`stamp` stamps a root-relative path).
+fn holds(
+    fact: &Fact,
+    files: &RepoFiles,
+    stamp: &(dyn Fn(&str) -> Option<Stamp> + Sync),
+    then: Clock,
+) -> bool {
     match fact {
-        Fact::Read { path, stamp } => {
-            unchanged(then, stamp.as_ref(), Stamp::at(&files.abs(path)).as_ref())
-        }
+        Fact::Read { path, stamp: seen } => unchanged(then, seen.as_ref(), stamp(path).as_ref()),
         Fact::Exists { path, answer } => files.exists_linked(path) == (*answer, false),
         Fact::Executable { path, answer } => files.executable(path) == *answer,
         Fact::Listing { dir, names } => files.read_dir(dir) == *names,
