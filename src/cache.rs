@@ -137,7 +137,11 @@ fn private(dir: &Path) -> bool {
 fn file(dir: &Path, key: &Path) -> PathBuf {
     use sha2::Digest as _;
     let digest = sha2::Sha256::digest(key.as_os_str().as_bytes());
-    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    let name = digest[..10].iter().fold(String::new(), |mut hex, b| {
+        use std::fmt::Write as _;
+        let _ = write!(hex, "{b:02x}");
+        hex
+    });
     dir.join(format!("{name}.bin"))
 }
 

@@ -34,7 +34,7 @@ pub trait Walked: Sync {
 pub struct RepoFiles<'w> {
     root: PathBuf,
     canonical_root: PathBuf,
-    cache: Mutex<HashMap<String, Result<(Arc<str>, Opened), String>>>,
+    cache: Mutex<HashMap<String, ReadText>>,
     /// `exists` answers, and whether a symlink was followed for them: thousands of packages
     /// ask for the same lockfiles up the tree.
     exists_cache: Mutex<HashMap<String, (bool, bool)>>,
@@ -68,8 +68,12 @@ pub enum Gated {
 /// How many bytes [`RepoFiles::read_admitted`] shows an adapter's gate.
 pub const PEEK_BYTES: usize = 512;
 
+/// A file's text as read, with the file that was opened, or why it could not be read.
+type ReadText = Result<(Arc<str>, Opened), String>;
+
 /// What reading a task file gave.
 #[derive(Debug)]
+#[allow(clippy::struct_field_names)] // `text.text` reads as what it is.
 pub struct Text {
     /// The decoded text; undecodable bytes are replaced with U+FFFD.
     pub text: String,
@@ -237,7 +241,7 @@ impl RepoFiles<'_> {
     }
 
     /// [`Files::read`], with the file it opened.
-    pub fn read_opened(&self, path: &str) -> Result<(Arc<str>, Opened), String> {
+    pub fn read_opened(&self, path: &str) -> ReadText {
         remembered(&self.cache, path, || {
             self.read_task_file(path)
                 .map(|t| (Arc::<str>::from(t.text.as_str()), t.opened))

@@ -288,7 +288,8 @@ impl Repo {
             }
             3 | 4 => {
                 let n = self.name();
-                let extra = if file.ends_with(".json") {
+                let json = Path::new(&file).extension().is_some_and(|e| e == "json");
+                let extra = if json {
                     String::new()
                 } else {
                     format!("\n{n}: ## Added {n}\n\t@true\n")

@@ -126,7 +126,7 @@ pub struct ListArgs {
     #[arg(long, short)]
     pub watch: bool,
     /// Scan the whole repository afresh instead of checking what the last scan found
-    /// (the same as setting AGG_NO_CACHE=1).
+    /// (the same as setting `AGG_NO_CACHE=1`).
     #[arg(long)]
     pub no_cache: bool,
 }

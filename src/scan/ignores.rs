@@ -423,10 +423,11 @@ impl Ignores {
         if meta.is_dir() {
             return Some(dot_git);
         }
-        let first_line = |path: &Path| match {
+        let read = |path: &Path| {
             self.outside(path);
             read_regular_if_present(path, MAX_GIT_POINTER_BYTES)
-        } {
+        };
+        let first_line = |path: &Path| match read(path) {
             Ok(bytes) => bytes.and_then(|b| {
                 let text = String::from_utf8(b).ok()?;
                 text.lines().next().map(|l| l.trim_end().to_owned())

@@ -24,7 +24,7 @@ pub(super) fn parse_file(
     let (parsed, opened) = match read_source(adapter, rel, files) {
         Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, view), opened),
         Ok((None, opened)) => (Parsed::default(), opened),
-        Err((parsed, opened)) => (parsed, opened),
+        Err(unreadable) => *unreadable,
     };
     if !record {
         return (
@@ -51,18 +51,25 @@ pub(super) fn parse_file(
     (found, recorder.into_facts())
 }
 
-/// Reads the task file `rel` for `adapter`: `None` when the adapter refuses it by content (no
-/// task file, no diagnostic), `Err` with the diagnostic when it cannot be read; with the file
-/// that was opened, if one was.
+/// What reading a task file for its adapter gave: its text, or `None` when the adapter
+/// refuses it by content (no task file, no diagnostic); with the file that was opened, if one
+/// was.
+pub(super) type SourceText = (Option<Text>, Option<Opened>);
+
+/// The diagnostic of a task file that cannot be read, with the file that was opened, if one
+/// was.
+pub(super) type Unreadable = Box<(Parsed, Option<Opened>)>;
+
+/// Reads the task file `rel` for `adapter` (see [`SourceText`]).
 pub(super) fn read_source(
     adapter: &Adapter,
     rel: &str,
     files: &RepoFiles,
-) -> Result<(Option<Text>, Option<Opened>), (Parsed, Option<Opened>)> {
+) -> Result<SourceText, Unreadable> {
     let unreadable = |reason: String, opened: Option<Opened>| {
         let mut parsed = Parsed::default();
         parsed.diag(rel, None, reason);
-        (parsed, opened)
+        Box::new((parsed, opened))
     };
     match adapter.admit {
         Some(admit) => match files.read_admitted(rel, admit) {

@@ -43,9 +43,9 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
             parse_text(adapter, origin, &text, &recording)
         }
         Ok((None, _)) => Parsed::default(),
-        Err((parsed, _)) => {
+        Err(unreadable) => {
             recording.record(origin, "unreadable".to_owned());
-            parsed
+            unreadable.0
         }
     };
     let superseded_by = if adapter.one_per_dir {

@@ -118,19 +118,16 @@ impl Index {
             tracing::debug!(
                 "scan cache: {} bytes read in {read:?}, decoded in {:?}",
                 loaded.payload().len(),
-                began.elapsed() - read
+                began.elapsed().saturating_sub(read)
             );
             drop(loaded);
             warm(&root, head, dirs, (facts, parses), clock)
         });
         tracing::debug!("scan cache: checked in {:?}", began.elapsed());
-        let (mut index, changed) = match warm {
-            Some(found) => found,
-            None => {
-                tracing::debug!("scan cache: none usable; scanning {}", root.display());
-                (Index::build(&root), true)
-            }
-        };
+        let (mut index, changed) = warm.unwrap_or_else(|| {
+            tracing::debug!("scan cache: none usable; scanning {}", root.display());
+            (Index::build(&root), true)
+        });
         if changed && index.storable {
             if let Some(payload) = payload(&mut index, clock) {
                 crate::cache::store(KIND, &index.root, &payload);
@@ -492,11 +489,7 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
             .collect();
         index.take_walk(walked, Some(dir));
         let rules_after = index.records.get(dir).map(|r| r.ignore_files.clone());
-        if rules_after != rules_before {
-            // An ignore file appeared or went: it decides again what it covers.
-            rewalk(index, &root, dir);
-            fresh.insert(dir.clone());
-        } else {
+        if rules_after == rules_before {
             // What was walked now is new; the kept directories are checked on their own.
             for d in walked_dirs {
                 steady.remove(&d);
@@ -504,6 +497,10 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
                     fresh.insert(d);
                 }
             }
+        } else {
+            // An ignore file appeared or went: it decides again what it covers.
+            rewalk(index, &root, dir);
+            fresh.insert(dir.clone());
         }
     }
     // A walk of part of the tree reports nothing about git's index: one that needed it
