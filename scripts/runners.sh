@@ -18,15 +18,16 @@ if agg_need just "$agg_tools/venv/bin/just" || agg_need task "$agg_tools/venv/bi
   python3 -m venv "$agg_tools/venv" >&2 &&
     "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check rust-just go-task-bin >&2
 fi
-# The Python runners (PyPI: poethepoet, pdm, hatch, uv, poetry, tox, nox).
+# The Python runners (PyPI: poethepoet, pdm, hatch, uv, poetry, tox, nox), and pytest, which the
+# sandbox tests run as a test runner.
 if agg_need poe "$agg_tools/venv/bin/poe" || agg_need pdm "$agg_tools/venv/bin/pdm" ||
   agg_need hatch "$agg_tools/venv/bin/hatch" || agg_need uv "$agg_tools/venv/bin/uv" ||
   agg_need poetry "$agg_tools/venv/bin/poetry" || agg_need tox "$agg_tools/venv/bin/tox" ||
-  agg_need nox "$agg_tools/venv/bin/nox"; then
-  echo "installing poe, pdm, hatch, uv, poetry, tox and nox into .tools/venv (PyPI)" >&2
+  agg_need nox "$agg_tools/venv/bin/nox" || agg_need pytest "$agg_tools/venv/bin/pytest"; then
+  echo "installing poe, pdm, hatch, uv, poetry, tox, nox and pytest into .tools/venv (PyPI)" >&2
   { [ -x "$agg_tools/venv/bin/pip" ] || python3 -m venv "$agg_tools/venv" >&2; } &&
     "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check \
-      poethepoet pdm hatch uv poetry tox nox >&2
+      poethepoet pdm hatch uv poetry tox nox pytest >&2
 fi
 if [ -x "$agg_tools/venv/bin/just" ]; then
   PATH="$agg_tools/venv/bin:$PATH"

@@ -38,6 +38,7 @@ mod python_listing;
 mod run;
 mod run_many;
 mod run_services;
+mod sandbox;
 mod scope;
 mod scripts;
 mod services;

@@ -16,6 +16,7 @@ mod parallel;
 mod picker;
 mod ps;
 mod run;
+mod sandbox;
 mod status;
 mod stop;
 mod until_ready;

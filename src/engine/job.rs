@@ -106,6 +106,8 @@ pub struct Job {
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
     /// The member of its group that ends the group should agg die, until released.
     watchdog: Mutex<Option<Watchdog>>,
+    /// The sandbox it ran in, if it had one.
+    pub sandbox: Option<crate::sandbox::Applied>,
 }
 
 /// What a new [`Job`] is made of.
@@ -120,6 +122,7 @@ pub(super) struct JobParts {
     pub status: Status,
     pub temp: Option<tempfile::TempDir>,
     pub watchdog: Option<Watchdog>,
+    pub sandbox: Option<crate::sandbox::Applied>,
 }
 
 impl Job {
@@ -135,6 +138,7 @@ impl Job {
             status,
             temp,
             watchdog,
+            sandbox,
         } = parts;
         let finished = status.state != JobState::Running;
         Job {
@@ -153,6 +157,7 @@ impl Job {
             stop_signal: AtomicI32::new(0),
             temp: Mutex::new(temp),
             watchdog: Mutex::new(watchdog),
+            sandbox,
         }
     }
 

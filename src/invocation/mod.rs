@@ -121,6 +121,7 @@ pub fn invocation(
         user_args: opts.args.clone(),
         user_env: opts.env.clone(),
         temp,
+        sandbox: None,
     };
     if task.runner == Runner::Xc && which::which("xc").is_err() {
         let plan = xc::compile(table, task, opts)?;

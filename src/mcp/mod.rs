@@ -16,6 +16,7 @@ mod readiness;
 mod regions;
 mod render;
 mod resources;
+mod sandbox;
 mod schema;
 mod server;
 mod state;
@@ -73,6 +74,12 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         live.built().await;
     }
     tracing::info!(root = %root.display(), "serving while the first scan runs");
+    let support = crate::sandbox::support();
+    if support.available() {
+        tracing::info!("{}", support.line());
+    } else {
+        tracing::warn!("{}", support.line());
+    }
     // Every finished job goes into the repository's run history, under its task's file and
     // source name as the table says them when it ends.
     let locate = {

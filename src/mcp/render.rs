@@ -213,6 +213,7 @@ pub fn bare_result(
         hint,
         ready: None,
         readiness: None,
+        sandbox: super::sandbox::summary(job),
     }
 }
 
@@ -263,6 +264,9 @@ pub fn job_text(r: &JobResult) -> String {
         .filter(|_| j.state != JobState::FailedToStart)
     {
         let _ = write!(s, " ({error})");
+    }
+    if let Some(sandbox) = &r.sandbox {
+        let _ = write!(s, "\n{}", super::sandbox::text(sandbox));
     }
     if let Some(f) = &r.failure {
         match &f.text {
