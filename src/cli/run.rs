@@ -142,7 +142,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
                 crate::visible::line(&found.task.unique_name),
                 policy.words()
             );
-            inv.sandbox = Some(policy);
+            // A person's run inherits agg's terminal unless it runs beside others.
+            let alone = !(args.parallel && steps.len() > 1) && ready.is_none();
+            inv.sandbox = Some(if alone {
+                policy.inheriting_terminals()
+            } else {
+                policy
+            });
         }
         invs.push(inv);
     }

@@ -76,9 +76,9 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
     tracing::info!(root = %root.display(), "serving while the first scan runs");
     let support = crate::sandbox::support();
     if support.available() {
-        tracing::info!("{}", support.line());
+        tracing::info!(target: "agg::sandbox", "{}", support.line());
     } else {
-        tracing::warn!("{}", support.line());
+        tracing::warn!(target: "agg::sandbox", "{}", support.line());
     }
     // Every finished job goes into the repository's run history, under its task's file and
     // source name as the table says them when it ends.

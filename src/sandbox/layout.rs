@@ -235,6 +235,10 @@ pub struct Layout {
     pub read_secret: Vec<PathBuf>,
     /// No network.
     pub offline: bool,
+    /// The terminal devices a person's run inherits as its standard streams (`agg run
+    /// --sandbox` at a terminal): reopening them (`/dev/stdout`) grants nothing it does not
+    /// hold already.
+    pub terminals: Vec<PathBuf>,
 }
 
 impl Layout {
@@ -283,6 +287,7 @@ impl Layout {
             write: spec.write.clone(),
             read_secret: spec.read_secret.clone(),
             offline: spec.offline,
+            terminals: Vec::new(),
         }
     }
 
@@ -291,6 +296,7 @@ impl Layout {
     pub fn read_marks(&self) -> Vec<Mark> {
         let mut marks = vec![on("/"), off("/dev")];
         marks.extend(devices().map(|d| on(&d)));
+        marks.extend(self.terminals.iter().map(on));
         marks.extend(self.secrets.iter().map(off));
         marks.extend(self.read_secret.iter().map(on));
         settle(marks, &[])
@@ -309,6 +315,7 @@ impl Layout {
                 .map(on),
         );
         marks.extend(devices().map(|d| on(&d)));
+        marks.extend(self.terminals.iter().map(on));
         marks.extend(self.write.iter().map(on));
         settle(marks, &self.own)
     }
@@ -407,6 +414,7 @@ mod tests {
             write: write.iter().map(PathBuf::from).collect(),
             read_secret: vec![PathBuf::from("/home/u/.aws/config")],
             offline: false,
+            terminals: Vec::new(),
         }
     }
 
@@ -445,6 +453,24 @@ mod tests {
         ] {
             assert_eq!(allowed(&read, Path::new(path)), may_read, "read {path}");
             assert_eq!(allowed(&write, Path::new(path)), may_write, "write {path}");
+        }
+    }
+
+    /// docs/permissions.md lists exactly these secrets, caches and devices.
+    #[test]
+    fn the_documented_lists_are_the_lists() {
+        let doc = include_str!("../../docs/permissions.md");
+        for secret in SECRETS {
+            assert!(doc.contains(&format!("`~/{secret}`")), "{secret}");
+        }
+        for cache in CACHES {
+            assert!(doc.contains(&format!("`~/{}`", cache.default)), "{cache:?}");
+            if let Some((var, _)) = cache.env {
+                assert!(doc.contains(&format!("`{var}`")), "{var}");
+            }
+        }
+        for device in DEVICES.iter().chain(DEVICE_DIRS) {
+            assert!(doc.contains(&format!("`{device}`")), "{device}");
         }
     }
 

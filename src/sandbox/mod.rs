@@ -75,6 +75,26 @@ impl Policy {
         }
     }
 
+    /// The policy for a run that inherits agg's standard streams (a person's run at a
+    /// terminal): the terminals they are stay readable and writable by name.
+    #[must_use]
+    pub fn inheriting_terminals(mut self) -> Policy {
+        use std::os::fd::AsFd;
+        let streams = [
+            std::io::stdin().as_fd().try_clone_to_owned(),
+            std::io::stdout().as_fd().try_clone_to_owned(),
+            std::io::stderr().as_fd().try_clone_to_owned(),
+        ];
+        for fd in streams.into_iter().flatten() {
+            if let Ok(tty) = nix::unistd::ttyname(&fd)
+                && !self.layout.terminals.contains(&tty)
+            {
+                self.layout.terminals.push(tty);
+            }
+        }
+        self
+    }
+
     /// The rule's options.
     pub fn spec(&self) -> &Spec {
         &self.spec

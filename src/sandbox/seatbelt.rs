@@ -153,6 +153,7 @@ mod tests {
             write: vec![PathBuf::from("/Users/u/out \"q\"")],
             read_secret: vec![PathBuf::from("/Users/u/.aws")],
             offline,
+            terminals: Vec::new(),
         }
     }
 
