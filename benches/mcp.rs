@@ -164,7 +164,6 @@ async fn cold_start(
             .expect("list_tasks");
         let el_first = ms(t.elapsed());
         client.cancel().await.expect("shutdown");
-        unsandboxed.cancel().await.expect("shutdown");
 
         let t = Instant::now();
         let status = Command::new(agg)
@@ -330,6 +329,7 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
         }
     }
     client.cancel().await.expect("shutdown");
+    unsandboxed.cancel().await.expect("shutdown");
     println!("   {:<52} {:>9} {:>9} {:>9}", "", "median", "p95", "max");
     for (label, xs) in [
         (

@@ -53,9 +53,9 @@ pub struct SandboxArgs {
     /// but a Unix one.
     #[arg(long)]
     pub offline: bool,
-    /// Refused: agg cannot keep only the host's loopback reachable soundly (see
-    /// docs/permissions.md).
-    #[arg(long, hide = true)]
+    /// Refused, with the reason: agg found no sound way to keep only the host's loopback
+    /// reachable (docs/permissions.md says why).
+    #[arg(long)]
     pub loopback: bool,
     /// Also writable (repeatable): a directory or file; a directory that does not exist yet
     /// is created when a run starts. Never agg's own files.

@@ -17,6 +17,7 @@ mod regions;
 mod render;
 mod resources;
 mod sandbox;
+mod sandboxed;
 mod schema;
 mod server;
 mod state;

@@ -213,7 +213,7 @@ pub fn bare_result(
         hint,
         ready: None,
         readiness: None,
-        sandbox: super::sandbox::summary(job),
+        sandbox: super::sandboxed::summary(job),
     }
 }
 
@@ -266,7 +266,7 @@ pub fn job_text(r: &JobResult) -> String {
         let _ = write!(s, " ({error})");
     }
     if let Some(sandbox) = &r.sandbox {
-        let _ = write!(s, "\n{}", super::sandbox::text(sandbox));
+        let _ = write!(s, "\n{}", super::sandboxed::text(sandbox));
     }
     if let Some(f) = &r.failure {
         match &f.text {

@@ -33,21 +33,32 @@ pub struct TooMany {
 /// allowed (as of now): whole trees where nothing inside differs, entries one by one
 /// beside each exception.
 pub fn grants(marks: &[Mark]) -> Result<Vec<PathBuf>, TooMany> {
+    grants_within(marks, MAX_RULES)
+}
+
+/// [`grants`], refused past `max` rules.
+fn grants_within(marks: &[Mark], max: usize) -> Result<Vec<PathBuf>, TooMany> {
     let mut out = Vec::new();
     let root = Path::new("/");
     let on = marks.iter().find(|m| m.path == root).is_some_and(|m| m.on);
-    emit(root, on, marks, &mut out)?;
+    emit(root, on, marks, &mut out, max)?;
     Ok(out)
 }
 
-fn emit(dir: &Path, on: bool, marks: &[Mark], out: &mut Vec<PathBuf>) -> Result<(), TooMany> {
+fn emit(
+    dir: &Path,
+    on: bool,
+    marks: &[Mark],
+    out: &mut Vec<PathBuf>,
+    max: usize,
+) -> Result<(), TooMany> {
     let below: Vec<&Mark> = marks
         .iter()
         .filter(|m| m.path != dir && m.path.starts_with(dir))
         .collect();
     if below.iter().all(|m| m.on == on) {
         if on {
-            push(out, dir.to_path_buf())?;
+            push(out, dir.to_path_buf(), max)?;
         }
         return Ok(());
     }
@@ -62,8 +73,8 @@ fn emit(dir: &Path, on: bool, marks: &[Mark], out: &mut Vec<PathBuf>) -> Result<
             }
             let child = dir.join(entry.file_name());
             let state = marks.iter().find(|m| m.path == child).map_or(on, |m| m.on);
-            emit(&child, state, marks, out)?;
-            if out.len() > MAX_RULES {
+            emit(&child, state, marks, out, max)?;
+            if out.len() > max {
                 return Err(TooMany {
                     dir: dir.to_path_buf(),
                 });
@@ -86,15 +97,19 @@ fn emit(dir: &Path, on: bool, marks: &[Mark], out: &mut Vec<PathBuf>) -> Result<
                 continue;
             }
             let state = marks.iter().find(|m| m.path == child).is_some_and(|m| m.on);
-            emit(&child, state, marks, out)?;
+            emit(&child, state, marks, out, max)?;
         }
     }
     Ok(())
 }
 
-fn push(out: &mut Vec<PathBuf>, path: PathBuf) -> Result<(), TooMany> {
-    if out.len() >= MAX_RULES {
-        return Err(TooMany { dir: path });
+fn push(out: &mut Vec<PathBuf>, path: PathBuf, max: usize) -> Result<(), TooMany> {
+    if out.len() >= max {
+        // The directory whose entries went past the bound.
+        let dir = path
+            .parent()
+            .map_or_else(|| path.clone(), Path::to_path_buf);
+        return Err(TooMany { dir });
     }
     out.push(path);
     Ok(())
@@ -131,6 +146,23 @@ mod tests {
             path: path.to_path_buf(),
             on,
         }
+    }
+
+    #[test]
+    fn a_split_directory_past_the_bound_is_refused_not_sandboxed_partly() {
+        let dir = tempfile::tempdir().expect("dir");
+        let t = std::fs::canonicalize(dir.path()).expect("real");
+        for i in 0..12 {
+            std::fs::write(t.join(format!("f{i}")), "").expect("write");
+        }
+        std::fs::create_dir(t.join("secret")).expect("mkdir");
+        let marks = [
+            mark(Path::new("/"), false),
+            mark(&t, true),
+            mark(&t.join("secret"), false),
+        ];
+        assert_eq!(grants_within(&marks, 20).map(|g| g.len()), Ok(12));
+        assert_eq!(grants_within(&marks, 10), Err(TooMany { dir: t.clone() }));
     }
 
     /// A home with a secret, agg's cache in the cache dir, a link out of the repository.
