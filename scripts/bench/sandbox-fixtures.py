@@ -3,8 +3,9 @@
 
 Runs every task of `fixtures/` that agg can run here (runner installed; not a service, not
 interactive, not asking for confirmation, not an editor's) with `agg run` in one copy of the
-fixtures, and each one that passed with `agg run --sandbox` in another copy: the policy an
-agent's run gets (the default one: the allowlist used is empty). Prints each task whose result
+fixtures and with `agg run --sandbox` in another, in the same order: the policy an agent's run
+gets (the default one: the allowlist used is empty). A task compared is one that passed
+outside the sandbox. Prints each task whose result
 differs, with the end of what it printed, and the totals.
 
     . scripts/runners.sh; scripts/bench/sandbox-fixtures.py [--timeout 30] [--only PREFIX]
@@ -91,11 +92,14 @@ def main():
     for task in tasks:
         name = task["unique_name"]
         code, out, secs = run(agg, outside, name, False, opts.timeout, env)
+        # Every task runs in both copies, in the same order, so what one task leaves behind
+        # for the next (a generated file) is the same on both sides.
+        code_in, out_in, secs_in = run(agg, inside, name, True, opts.timeout, env)
         if code != 0:
             failing_outside.append((name, code))
             continue
         passed_outside += 1
-        code, out_in, secs_in = run(agg, inside, name, True, opts.timeout, env)
+        code = code_in
         if code == 0:
             passed_both += 1
         else:
