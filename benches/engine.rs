@@ -357,6 +357,7 @@ fn start_overhead(iters: usize, failed: &mut Vec<String>) {
                 user_env: Vec::new(),
                 temp: None,
                 sandbox: None,
+                results: None,
             };
             let (started, finished) = engine
                 .start_and_wait(inv, Duration::from_secs(10), Duplicates::Allow)
@@ -428,5 +429,6 @@ fn sh(cmd: &str, name: &str) -> Invocation {
         user_env: Vec::new(),
         temp: None,
         sandbox: None,
+        results: None,
     }
 }

@@ -24,6 +24,7 @@ pub fn sh(name: &str, dir: &Path, script: &str) -> Invocation {
         user_env: Vec::new(),
         temp: None,
         sandbox: None,
+        results: None,
     }
 }
 

@@ -37,6 +37,7 @@ mod output;
 mod picker;
 mod python;
 mod python_listing;
+mod results;
 mod run;
 mod run_many;
 mod run_services;

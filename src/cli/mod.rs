@@ -16,6 +16,7 @@ mod parallel;
 mod picker;
 mod ps;
 mod run;
+mod run_json;
 mod sandbox;
 mod status;
 mod stop;

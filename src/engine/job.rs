@@ -1,7 +1,7 @@
 //! One job: a running or finished task process, its state and its captured output.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use schemars::JsonSchema;
@@ -108,6 +108,8 @@ pub struct Job {
     watchdog: Mutex<Option<Watchdog>>,
     /// The sandbox it ran in, if it had one.
     pub sandbox: Option<crate::sandbox::Applied>,
+    /// What its output and reports said (tests, problems), read once when it ended.
+    results: OnceLock<crate::results::Results>,
 }
 
 /// What a new [`Job`] is made of.
@@ -158,6 +160,7 @@ impl Job {
             temp: Mutex::new(temp),
             watchdog: Mutex::new(watchdog),
             sandbox,
+            results: OnceLock::new(),
         }
     }
 
@@ -247,6 +250,21 @@ impl Job {
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             error: status.error.clone(),
         }
+    }
+
+    /// The tests and problems its run reported, once it has ended and they were read.
+    pub fn results(&self) -> Option<&crate::results::Results> {
+        self.results.get()
+    }
+
+    /// Reads the run's results from its retained output and the reports it wrote.
+    pub(super) fn read_results(&self, scope: &crate::results::Scope) {
+        let page = self.read(&ReadRequest {
+            from: Some(1),
+            ..ReadRequest::default()
+        });
+        let lines: Vec<&str> = page.lines.iter().map(|l| l.text.as_str()).collect();
+        let _ = self.results.set(crate::results::extract(&lines, scope));
     }
 
     /// Reads captured output.

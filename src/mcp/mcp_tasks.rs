@@ -176,6 +176,7 @@ mod tests {
             user_env: Vec::new(),
             temp: None,
             sandbox: None,
+            results: None,
         }
     }
 
