@@ -293,13 +293,16 @@ async fn a_process_that_escapes_the_group_or_execs_a_static_binary_is_still_conf
             "Makefile",
             // Each writes its attempt's exit code where the run may write: the double-forked
             // process, orphaned but in the job's group, while the job waits for it; the one in
-            // a session of its own after the job ended; the static binary the job built.
+            // a session of its own after the job ended (the job waits until it is detached, or
+            // agg's end of the job's group could reach it first); the static binary the job
+            // built.
             "\
 double-fork:
 \t( ( sleep 0.5; echo pwned >> $(HOME)/.bashrc; echo $$? > $$TMPDIR/double-fork ) & ) ; \
 \twhile [ ! -s $$TMPDIR/double-fork ]; do sleep 0.1; done
 setsid:
-\tsetsid sh -c 'sleep 0.5; echo pwned >> $(HOME)/.bashrc; echo $$? > $$TMPDIR/setsid' < /dev/null > /dev/null 2>&1 & exit 0
+\tsetsid sh -c ': > $$TMPDIR/detached; sleep 0.5; echo pwned >> $(HOME)/.bashrc; echo $$? > $$TMPDIR/setsid' < /dev/null > /dev/null 2>&1 & \
+\twhile [ ! -e $$TMPDIR/detached ]; do sleep 0.05; done
 static:
 \tcc -static -o writer writer.c && ./writer $(HOME)/.bashrc; echo $$? > $$TMPDIR/static
 ",
