@@ -386,8 +386,22 @@ fn every_fixture_table_keeps_to_the_published_schema() {
     assert!(rows > 500, "only {rows} rows");
 }
 
+/// Whether a name of make's database configures make rather than names a file: a special
+/// target (`.PHONY`, all capitals) or an old-style suffix rule (`.c.o`), which `make -r`
+/// lists as a target because `-r` clears the suffixes (plain `make` keeps them).
+fn is_special_target(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let suffixes = [
+        "c", "o", "cc", "cpp", "h", "s", "S", "a", "f", "y", "l", "sh", "el", "elc",
+    ];
+    rest.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        || (rest.split('.').count() <= 2 && rest.split('.').all(|p| suffixes.contains(&p)))
+}
+
 /// The targets of make's database (`make -pRrq`) that agg should list: not special
-/// (`.PHONY`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
+/// (`.PHONY`, `.c.o`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
 /// prerequisites, no recipe, used only as another target's prerequisite), which agg hides
 /// on purpose.
 fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
@@ -429,7 +443,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
                 .collect();
             if name == ".PHONY" {
                 phony.extend(deps.iter().map(|d| (*d).to_owned()));
-            } else if !name.starts_with('.') {
+            } else if !is_special_target(name) {
                 prereqs.extend(deps.iter().map(|d| (*d).to_owned()));
             }
             let entry = targets.entry(name.to_owned()).or_default();
@@ -465,7 +479,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
                 && prereqs.contains(name)
                 && !phony.contains(name)
                 && written_empty(name);
-            !name.starts_with('.') && !name.contains('%') && !forced
+            !is_special_target(name) && !name.contains('%') && !forced
         })
         .map(|(name, _)| name)
         .collect()
