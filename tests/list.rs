@@ -256,21 +256,62 @@ fn human_output_groups_by_directory_and_explains_suffixes() {
     assert!(!out.stdout.contains('\u{1b}'), "colour when piped");
 }
 
+/// Many runners missing: one summary line, the runners with most tasks first, and `agg
+/// doctor` with the details; one runner missing: its install hint.
 #[test]
-fn missing_runners_are_marked_with_one_install_hint_each() {
+fn missing_runners_are_summed_up_in_one_line_and_detailed_by_doctor() {
     let empty = tempfile::tempdir().expect("tmp");
     let out = Test::fixture("polyglot")
         .env("PATH", empty.path())
         .args(["list", "."])
         .run()
         .success();
-    out.stderr_has("npm install -g pnpm").stdout_has("pnpm ✗");
-    assert_eq!(
-        out.stderr.matches("pnpm is not installed").count(),
-        1,
+    out.stdout_has("pnpm ✗");
+    let notes: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("not installed"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", out.stderr);
+    assert!(
+        notes[0].starts_with(
+            "note: 8 runners not installed: make (9 tasks), pnpm (7 tasks), task (4 tasks),"
+        ) && notes[0].ends_with("`agg describe NAME` or `agg doctor` says how to install"),
         "{}",
         out.stderr
     );
+    let doctor = Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["doctor", "--root", ".", "--json"])
+        .run_json();
+    let pnpm = doctor["runners"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["runner"] == "pnpm")
+        .expect("pnpm in doctor");
+    assert_eq!(pnpm["tasks"], 7);
+    assert_eq!(pnpm["installed"], false);
+    assert!(
+        pnpm["install"]
+            .as_str()
+            .is_some_and(|h| h.contains("npm install -g pnpm"))
+    );
+    Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["doctor", "--root", "."])
+        .run()
+        .success()
+        .stdout_has("✗ pnpm")
+        .stdout_has("install: `npm install -g pnpm`")
+        .stdout_has("✓ xc");
+    let one = Test::new()
+        .write("justfile", "build:\n    echo hi\n")
+        .env("PATH", empty.path())
+        .args(["list"])
+        .run()
+        .success();
+    one.stderr_has("just is not installed (1 task marked ✗): `cargo install just`");
     let json = Test::fixture("polyglot")
         .env("PATH", empty.path())
         .list_here_json(&[]);
