@@ -28,6 +28,10 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::vscode::ADAPTER,
     crate::act::ADAPTER,
     crate::compose::ADAPTER,
+    crate::rake::ADAPTER,
+    crate::invoke::ADAPTER,
+    crate::procfile::ADAPTER,
+    crate::cargo_make::ADAPTER,
     // Last: it takes any file at its places whose content says script, so every format
     // recognised by name comes first.
     crate::script::ADAPTER,

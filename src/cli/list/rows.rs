@@ -260,12 +260,19 @@ fn description(t: &Task) -> (Style, String) {
     (DIM, format!("$ {}", visible::line(&t.command)))
 }
 
-/// Whether the runner's tasks are scripts of a package manifest, whose text says more
-/// than the command that runs them (`npm run format:check`).
+/// Whether the runner's tasks are scripts of a package manifest (or a Procfile's
+/// commands), whose text says more than the command that runs them (`npm run
+/// format:check`, `foreman start web`).
 fn runs_a_script(runner: Runner) -> bool {
     matches!(
         runner,
-        Runner::Npm | Runner::Pnpm | Runner::Yarn | Runner::Bun | Runner::Deno | Runner::Composer
+        Runner::Npm
+            | Runner::Pnpm
+            | Runner::Yarn
+            | Runner::Bun
+            | Runner::Deno
+            | Runner::Composer
+            | Runner::Procfile
     )
 }
 
