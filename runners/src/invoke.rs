@@ -129,6 +129,7 @@ fn collect(
         }
         return;
     };
+    let mut elsewhere = Vec::new();
     for (item, name) in &collection.items {
         if let Some(def) = module.tasks.iter().find(|t| t.function == *item) {
             let mut def = def.clone();
@@ -145,11 +146,7 @@ fn collect(
             .filter_map(|f| join(dir, &f))
             .find(|f| src.files.exists(f))
         else {
-            out.diag(
-                path,
-                Some(collection.line),
-                format!("`{item}` is neither a task of this file nor a module beside it; its tasks are not listed"),
-            );
+            elsewhere.push(format!("`{item}`"));
             continue;
         };
         if depth >= MAX_DEPTH || !seen.insert(file.clone()) {
@@ -170,6 +167,16 @@ fn collect(
             seen,
             listed,
             out,
+        );
+    }
+    if !elsewhere.is_empty() {
+        out.diag(
+            path,
+            Some(collection.line),
+            format!(
+                "the collection adds {}, neither tasks of this file nor modules beside it (an installed package's?): their tasks are not listed",
+                elsewhere.join(", ")
+            ),
         );
     }
 }

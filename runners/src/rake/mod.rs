@@ -334,7 +334,9 @@ impl Reader {
         let at = self.define(name, path, line);
         if new {
             let def = &mut self.defs[at];
-            def.descriptions.push(description.to_owned());
+            if !description.is_empty() {
+                def.descriptions.push(description.to_owned());
+            }
             def.library = Some(library);
         }
     }
@@ -362,6 +364,9 @@ impl Reader {
                     "release",
                     "Create a tag, build and push the gem to rubygems.org",
                 ),
+                ("release:guard_clean", ""),
+                ("release:rubygem_push", ""),
+                ("release:source_control_push", ""),
                 ("clean", "Remove any temporary products"),
                 ("clobber", "Remove any generated files"),
             ],

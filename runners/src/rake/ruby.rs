@@ -51,7 +51,24 @@ pub(super) fn code_of(line: &str) -> String {
                 }
                 out.push(c);
             }
-            '%' if matches!(chars.peek(), Some('w' | 'i' | 'q' | 'Q' | 'W' | 'I')) => {
+            // A regular expression where a value starts (`gsub(/['"]x/, …)`, `x =~ /#/`,
+            // `split /,/`), not a division (`a / b`, `a/b`).
+            '/' if regex_starts(&out, chars.peek().copied()) => {
+                out.push(c);
+                let mut escaped = false;
+                for inner in chars.by_ref() {
+                    if escaped {
+                        escaped = false;
+                    } else if inner == '\\' {
+                        escaped = true;
+                    } else if inner == '/' {
+                        break;
+                    }
+                    out.push(' ');
+                }
+                out.push('/');
+            }
+            '%' if matches!(chars.peek(), Some('w' | 'i' | 'q' | 'Q' | 'W' | 'I' | 'r')) => {
                 out.push(c);
                 if let Some(kind) = chars.next() {
                     out.push(kind);
@@ -73,6 +90,19 @@ pub(super) fn code_of(line: &str) -> String {
         }
     }
     out
+}
+
+/// Whether a `/` after `before` (followed by `next`) opens a regular expression: after an
+/// operator, an opening bracket or a separator, or after a space when no space follows (a
+/// method's argument, `split /,/`).
+fn regex_starts(before: &str, next: Option<char>) -> bool {
+    let Some(last) = before.trim_end().chars().next_back() else {
+        return true;
+    };
+    if "(,=~|&!{[;:?".contains(last) {
+        return true;
+    }
+    before.ends_with(' ') && next.is_some_and(|n| !n.is_whitespace() && n != '=')
 }
 
 /// The bracket that closes `open` in a `%w` literal (the same character for `|` and `!`).
@@ -309,6 +339,13 @@ mod tests {
             block_steps(&code_of("puts 'do it' # and end")),
             Vec::<i8>::new()
         );
+        assert_eq!(
+            code_of("x.gsub(/['\"]?<<\\s*next['\"]?/i, \"y\") do"),
+            format!("x.gsub(/{}/i, \" \") do", " ".repeat(19))
+        );
+        assert!(block_steps(&code_of("R = /(?<=# SUMMARY\\n).*/m if x")).is_empty());
+        assert_eq!(code_of("a / b # c"), "a / b ");
+        assert_eq!(code_of("a/b"), "a/b");
     }
 
     #[test]
