@@ -34,10 +34,14 @@ fn fixture_tables_match_their_snapshots() {
             ".tasks[].runner_available" => "[machine-dependent]",
             ".tasks[].command" => insta::dynamic_redaction(|value, _| {
                 // go-task is installed as `go-task` on some distributions; Compose runs as
-                // `docker-compose` where Docker's Compose plugin is missing.
+                // `docker-compose` where Docker's Compose plugin is missing; a Procfile's
+                // foreman rows run with honcho where only honcho is installed.
                 value.as_str().map_or(value.clone(), |c| {
                     if let Some(rest) = c.strip_prefix("docker-compose ") {
                         return format!("docker compose {rest}").into();
+                    }
+                    if let Some(rest) = c.strip_prefix("honcho start") {
+                        return format!("foreman start{rest}").into();
                     }
                     c.strip_prefix("go-task ").map_or(value.clone(), |rest| format!("task {rest}").into())
                 })
