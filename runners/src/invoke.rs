@@ -139,15 +139,36 @@ fn collect(
             listed.push((format!("{prefix}{}", def.name), def, path.to_owned()));
             continue;
         }
-        // A module: its own file beside this one, or a package.
-        let dir = parent(path);
-        let Some(file) = [format!("{item}.py"), format!("{item}/__init__.py")]
-            .into_iter()
-            .filter_map(|f| join(dir, &f))
-            .find(|f| src.files.exists(f))
-        else {
+        // A module (its own file beside this one, a package, or what an import names), or
+        // a task of another module (`from tasks.pytest import test`, `checks.blacken`).
+        let Some(found) = locate(src, path, module, item) else {
             elsewhere.push(format!("`{item}`"));
             continue;
+        };
+        let file = match found {
+            Located::Module(file) => file,
+            Located::Task(file, function) => {
+                let Ok(text) = src.files.read(&file) else {
+                    continue;
+                };
+                let Some(def) = Module::read(&text)
+                    .tasks
+                    .into_iter()
+                    .find(|t| t.function == function)
+                else {
+                    elsewhere.push(format!("`{item}`"));
+                    continue;
+                };
+                let mut def = def;
+                if let Some(name) = name {
+                    def.name.clone_from(name);
+                }
+                if !out.consumed.contains(&file) && file != src.path {
+                    out.consumed.push(file.clone());
+                }
+                listed.push((format!("{prefix}{}", def.name), def, file));
+                continue;
+            }
         };
         if depth >= MAX_DEPTH || !seen.insert(file.clone()) {
             continue;
@@ -181,9 +202,74 @@ fn collect(
     }
 }
 
-/// invoke's name for a Python name: underscores become dashes.
+/// Where a collection's item is.
+enum Located {
+    /// A module file, whose tasks become a sub-collection.
+    Module(String),
+    /// A task function of another module file.
+    Task(String, String),
+}
+
+/// Finds `item` of the collection in `path`: a module beside it, one its imports name
+/// (`from pkg import docs`, relative to the file or to the project), or a function one of
+/// them defines (`from pkg.pytest import test`, `checks.blacken`).
+fn locate(src: &Source<'_>, path: &str, module: &Module, item: &str) -> Option<Located> {
+    let dir = parent(path);
+    let project = if file_name(path) == "__init__.py" {
+        parent(dir)
+    } else {
+        dir
+    };
+    let exists = |base: &str, rel: &str| -> Option<String> {
+        [format!("{rel}.py"), format!("{rel}/__init__.py")]
+            .into_iter()
+            .filter_map(|f| join(base, &f))
+            .find(|f| src.files.exists(f))
+    };
+    let (head, attr) = match item.split_once('.') {
+        Some((head, attr)) => (head, Some(attr)),
+        None => (item, None),
+    };
+    // The module `head` stands for, as a path: an import's, or a file beside this one.
+    let imported = module
+        .imports
+        .iter()
+        .find(|(name, _)| name == head)
+        .map(|(_, from)| from);
+    let module_file = match imported {
+        Some(from) if from.is_empty() => exists(dir, head),
+        Some(from) => {
+            let rel = format!("{}/{head}", from.replace('.', "/"));
+            exists(dir, &rel).or_else(|| exists(project, &rel))
+        }
+        None => exists(dir, head),
+    };
+    match (module_file, attr) {
+        (Some(file), None) => Some(Located::Module(file)),
+        (Some(file), Some(attr)) => Some(Located::Task(file, attr.to_owned())),
+        (None, None) => {
+            // `from pkg.pytest import test`: `test` is a function of `pkg/pytest.py`.
+            let from = imported.filter(|f| !f.is_empty())?.replace('.', "/");
+            let file = exists(dir, &from).or_else(|| exists(project, &from))?;
+            Some(Located::Task(file, head.to_owned()))
+        }
+        (None, Some(_)) => None,
+    }
+}
+
+/// invoke's name for a Python name: underscores inside it become dashes; leading and
+/// trailing ones stay (`all_` is listed as `all_`).
 fn dashed(name: &str) -> String {
-    name.trim_matches('_').replace('_', "-")
+    let core = name.trim_matches('_');
+    let Some(at) = name.find(core).filter(|_| !core.is_empty()) else {
+        return name.to_owned();
+    };
+    format!(
+        "{}{}{}",
+        &name[..at],
+        core.replace('_', "-"),
+        &name[at + core.len()..]
+    )
 }
 
 /// One `@task` function.
@@ -214,6 +300,9 @@ struct Collection {
 struct Module {
     tasks: Vec<TaskDef>,
     collection: Option<Collection>,
+    /// `from pkg.sub import name` at the top level: (`name`, `pkg.sub`), relative imports
+    /// without their dots.
+    imports: Vec<(String, String)>,
 }
 
 impl Module {
@@ -243,6 +332,18 @@ impl Module {
                 // Another decorator between `@task` and the function keeps it pending.
             } else if !line.starts_with([' ', '\t', '#']) && !line.trim().is_empty() {
                 pending = None;
+                if let Some(rest) = statement.strip_prefix("from ")
+                    && let Some((from, names)) = rest.split_once(" import ")
+                {
+                    let from = from.trim().trim_start_matches('.');
+                    let names = names.trim().trim_start_matches('(').trim_end_matches(')');
+                    for name in split_args(names) {
+                        let name = name.rsplit(" as ").next().unwrap_or(name).trim();
+                        if is_identifier(name) {
+                            module.imports.push((name.to_owned(), from.to_owned()));
+                        }
+                    }
+                }
                 if let Some((var, call)) = statement.split_once('=')
                     && let var = var.trim()
                     && matches!(var, "ns" | "namespace")
@@ -254,7 +355,7 @@ impl Module {
                         ..Collection::default()
                     };
                     for arg in split_args(args.trim_end().trim_end_matches(')')) {
-                        if is_identifier(arg) {
+                        if arg.split('.').all(is_identifier) {
                             collection.items.push((arg.to_owned(), None));
                         }
                     }
@@ -633,6 +734,29 @@ mod tests {
         assert_eq!(shadowed.diagnostics.len(), 1);
     }
 
+    /// A collection of what the file imports from its own package: modules as
+    /// sub-collections, functions as tasks, `module.task` too (pyinvoke/invocations).
+    #[test]
+    fn a_collection_of_imported_modules_and_functions() {
+        let files = MemFiles::new()
+            .with(
+                "tasks.py",
+                "from invoke import Collection\nfrom tools import docs, checks\nfrom tools.pytest import test as test\n\nns = Collection(test, docs, checks.blacken)\n",
+            )
+            .with("tools/__init__.py", "")
+            .with("tools/docs.py", "from invoke import task\n@task\ndef build(c):\n    pass\n")
+            .with("tools/checks.py", "from invoke import task\n@task\ndef blacken(c):\n    pass\n")
+            .with("tools/pytest.py", "from invoke import task\n@task\ndef test(c):\n    \"\"\"Run pytest.\"\"\"\n")
+            .with("other/tasks.py", "from invocations import ci\nfrom invoke import Collection\nns = Collection(ci)\n");
+        let parsed = parse_with(parse, &files, "tasks.py");
+        assert_eq!(names(&parsed), ["test", "docs.build", "blacken"]);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(task(&parsed, "test").file_path, "tools/pytest.py");
+        let installed = parse_with(parse, &files, "other/tasks.py");
+        assert!(installed.tasks.is_empty());
+        assert_eq!(installed.diagnostics.len(), 1);
+    }
+
     #[test]
     fn odd_inputs_do_not_panic() {
         for text in [
@@ -650,5 +774,8 @@ mod tests {
         assert_eq!(candidate("a/tasks/__init__.py"), Some(0));
         assert_eq!(candidate("tasks.py"), Some(0));
         assert_eq!(candidate("a/__init__.py"), None);
+        assert_eq!(dashed("all_"), "all_");
+        assert_eq!(dashed("_build_docs"), "_build-docs");
+        assert_eq!(dashed("___"), "___");
     }
 }
