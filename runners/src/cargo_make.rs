@@ -74,6 +74,18 @@ fn parse(src: &Source<'_>) -> Parsed {
         if def.private == Some(true) || def.alias.is_some() {
             continue;
         }
+        // cargo-make would read such a name as its own option (`--help`, `-e`).
+        if def.name.starts_with('-') {
+            out.diag(
+                &def.file,
+                Some(def.line),
+                format!(
+                    "task `{}` starts with `-`: cargo-make reads it as an option, not a task",
+                    def.name
+                ),
+            );
+            continue;
+        }
         let mut task = Task::new(
             Runner::CargoMake,
             &def.name,
@@ -355,6 +367,20 @@ mod tests {
         );
         assert_eq!(lint.group.as_deref(), Some("Check"));
         assert!(task(&parsed, "old").disabled);
+    }
+
+    /// A task named like an option is reported, not listed; `extend` cycles are read once.
+    #[test]
+    fn hostile_names_and_extend_cycles() {
+        let files = MemFiles::new()
+            .with(
+                "Makefile.toml",
+                "extend = \"b.toml\"\n[tasks.\"--help\"]\ncommand = \"x\"\n[tasks.a]\n",
+            )
+            .with("b.toml", "extend = \"Makefile.toml\"\n[tasks.b]\n");
+        let parsed = parse_with(parse, &files, "Makefile.toml");
+        assert_eq!(names(&parsed), ["b", "a"]);
+        assert_eq!(parsed.diagnostics.len(), 1, "{:?}", parsed.diagnostics);
     }
 
     #[test]

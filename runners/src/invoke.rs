@@ -66,6 +66,15 @@ fn parse(src: &Source<'_>) -> Parsed {
         &mut out,
     );
     for (name, def, file) in listed {
+        // invoke would read such a name as its own option.
+        if name.starts_with('-') {
+            out.diag(
+                &file,
+                Some(def.line),
+                format!("task `{name}` starts with `-`: invoke reads it as an option, not a task"),
+            );
+            continue;
+        }
         let mut task = Task::new(
             Runner::Invoke,
             &name,

@@ -153,7 +153,9 @@ fn parse(src: &Source<'_>) -> Parsed {
 /// `-`, a colon, and a command.
 fn process_line(line: &str) -> Option<(&str, &str)> {
     let (name, command) = line.split_once(':')?;
+    // A leading `-` would make the name an option of foreman or honcho (`-f`, `--help`).
     let valid = !name.is_empty()
+        && !name.starts_with('-')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -284,10 +286,11 @@ mod tests {
         let parsed = parse_one(
             parse,
             "Procfile",
-            "web: a\nnot a process\nweb: b\nbad name: c\nempty:\n",
+            "web: a\nnot a process\nweb: b\nbad name: c\nempty:\n-f: rm -rf /\n--help: x\n",
         );
+        // A name that would be the tool's option (`foreman start -f`) is no process.
         assert_eq!(names(&parsed), ["web", "Procfile"]);
-        assert_eq!(lines(&parsed).len(), 4, "{:?}", lines(&parsed));
+        assert_eq!(lines(&parsed).len(), 6, "{:?}", lines(&parsed));
         assert!(
             parse_one(parse, "Procfile", "# only a comment\n")
                 .tasks

@@ -106,6 +106,18 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
     };
     for def in reader.defs.into_iter().take(MAX_TASKS) {
+        // rake would read such a name as its own option (`-T`, `--rakefile`), never a task.
+        if def.name.starts_with('-') || def.name.is_empty() {
+            out.diag(
+                &def.file,
+                Some(def.line),
+                format!(
+                    "task `{}` starts with `-`: rake reads it as an option, not a task",
+                    def.name
+                ),
+            );
+            continue;
+        }
         let mut task = Task::new(Runner::Rake, &def.name, dir, &def.file, argv(&def.name));
         task.line = Some(def.line);
         task.description = (!def.descriptions.is_empty()).then(|| def.descriptions.join(" / "));

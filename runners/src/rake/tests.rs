@@ -177,3 +177,28 @@ fn candidates() {
     assert_eq!(candidate(".rake"), None);
     assert_eq!(candidate("Rakefile.txt"), None);
 }
+
+/// A task named like one of rake's options would run the option: it is reported, not listed.
+#[test]
+fn a_task_named_like_an_option_is_not_listed() {
+    let files = MemFiles::new().with(
+        "Rakefile",
+        "task \"--rakefile=/etc/passwd\"\ntask \"-T\"\ntask :ok\n",
+    );
+    let parsed = parse_with(parse, &files, "Rakefile");
+    assert_eq!(names(&parsed), ["ok"]);
+    assert_eq!(parsed.diagnostics.len(), 2);
+}
+
+/// Files that load each other are read once each.
+#[test]
+fn import_cycles_are_read_once() {
+    let files = MemFiles::new()
+        .with("Rakefile", "import \"a.rake\"\ntask :top\n")
+        .with(
+            "a.rake",
+            "import \"Rakefile\"\nimport \"a.rake\"\ntask :a\n",
+        );
+    let parsed = parse_with(parse, &files, "Rakefile");
+    assert_eq!(names(&parsed), ["top", "a"]);
+}
