@@ -356,6 +356,7 @@ fn start_overhead(iters: usize, failed: &mut Vec<String>) {
                 user_args: Vec::new(),
                 user_env: Vec::new(),
                 temp: None,
+                results: None,
             };
             let (started, finished) = engine
                 .start_and_wait(inv, Duration::from_secs(10), Duplicates::Allow)
@@ -426,5 +427,6 @@ fn sh(cmd: &str, name: &str) -> Invocation {
         user_args: Vec::new(),
         user_env: Vec::new(),
         temp: None,
+        results: None,
     }
 }

@@ -74,6 +74,13 @@ pub enum Error {
     Runtime(std::io::Error),
     /// Signal handlers could not be installed.
     Signals(std::io::Error),
+    /// `agg run --json=FILE` could not create FILE.
+    WriteResults {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `--task-tools` was given a glob that does not parse (the message says why).
     BadGlob(String),
     /// The MCP server could not start or serve.
@@ -141,6 +148,7 @@ impl Error {
             | Error::Refused(_)
             | Error::Runtime(_)
             | Error::Signals(_)
+            | Error::WriteResults { .. }
             | Error::Serve(_)
             | Error::Watch(_)
             | Error::Allowlist(_)
@@ -212,6 +220,9 @@ impl std::fmt::Display for Error {
                 write!(f, "cannot write the run log {}: {source}", shown(path))
             }
             Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
+            Error::WriteResults { path, source } => {
+                write!(f, "cannot write the results to {}: {source}", path.display())
+            }
             Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::HostScope(err) => write!(f, "{err}"),

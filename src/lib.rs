@@ -28,6 +28,7 @@ mod naming;
 mod places;
 mod repo_files;
 mod resolve;
+mod results;
 mod scan;
 pub mod search;
 mod service;

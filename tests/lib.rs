@@ -41,6 +41,7 @@ mod procfile;
 mod python;
 mod python_listing;
 mod rake;
+mod results;
 mod run;
 mod run_many;
 mod run_services;

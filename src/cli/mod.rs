@@ -17,6 +17,7 @@ mod parallel;
 mod picker;
 mod ps;
 mod run;
+mod run_json;
 mod status;
 mod stop;
 mod until_ready;

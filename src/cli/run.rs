@@ -70,6 +70,13 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
+    /// Read each task's results from its output and, when it ends, write one JSON object
+    /// per task (its exit, `tests`, `problems`): on stdout, the task's own output then going
+    /// to stderr; or with `--json=FILE` to FILE, the output staying where it was (for
+    /// editors).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, conflicts_with_all = ["parallel", "until_ready"])]
+    #[allow(clippy::option_option)] // clap's shape for a flag whose value is optional
+    pub json: Option<Option<PathBuf>>,
     /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
     pub words: Words,
@@ -171,6 +178,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     }
     if parallel {
         return runtime.block_on(super::parallel::run(invs, on_finish));
+    }
+    if let Some(to) = &args.json {
+        return runtime.block_on(super::run_json::run(invs, on_finish, to.clone()));
     }
     runtime.block_on(sequence(invs, on_finish))
 }
@@ -285,7 +295,11 @@ fn pick(
 
 async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error> {
     let at_terminal = std::io::stdin().is_terminal();
-    let mode = if at_terminal {
+    // At a terminal the output goes through a pseudo-terminal agg reads, so the run's tests
+    // and problems end it (`✗ test  3 failed, 1,204 passed`).
+    let mode = if at_terminal && std::io::stdout().is_terminal() {
+        StdioMode::Terminal
+    } else if at_terminal {
         StdioMode::Foreground
     } else {
         StdioMode::Inherit

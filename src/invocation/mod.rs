@@ -94,6 +94,28 @@ impl std::fmt::Display for InvocationError {
 
 impl std::error::Error for InvocationError {}
 
+/// Where a run of `task` reads its results: its directory, and the texts that may name a
+/// `JUnit` report (the command, the script, the arguments).
+fn results_scope(
+    table: &Table,
+    task: &Task,
+    opts: &RunOptions,
+    cwd: &std::path::Path,
+) -> crate::results::Scope {
+    let mut command = task.command.clone();
+    for text in task.script.iter().chain(&opts.args) {
+        command.push('\n');
+        command.push_str(text);
+    }
+    crate::results::Scope {
+        root: table.root.clone(),
+        cwd: cwd.to_path_buf(),
+        command,
+        env: opts.env.clone(),
+        started: std::time::SystemTime::now(),
+    }
+}
+
 /// Builds the invocation of `task` from `table` (rooted at `table.root`).
 pub fn invocation(
     table: &Table,
@@ -121,6 +143,7 @@ pub fn invocation(
         user_args: opts.args.clone(),
         user_env: opts.env.clone(),
         temp,
+        results: Some(results_scope(table, task, opts, &cwd)),
     };
     if task.runner == Runner::Xc && which::which("xc").is_err() {
         let plan = xc::compile(table, task, opts)?;

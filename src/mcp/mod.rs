@@ -16,6 +16,7 @@ mod readiness;
 mod regions;
 mod render;
 mod resources;
+mod results_text;
 mod schema;
 mod server;
 mod state;

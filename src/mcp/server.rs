@@ -490,8 +490,14 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
-            Name::TaskStatus => parse(args).and_then(|a| self.task_status(&a)),
-            Name::TaskOutput => parse(args).and_then(|a| self.task_output(&a)),
+            Name::TaskStatus => match parse(args) {
+                Ok(a) => self.task_status(&a).await,
+                Err(e) => Err(e),
+            },
+            Name::TaskOutput => match parse(args) {
+                Ok(a) => self.task_output(&a).await,
+                Err(e) => Err(e),
+            },
             Name::TaskStop => match parse(args) {
                 Ok(a) => self.task_stop(a).await,
                 Err(e) => Err(e),
