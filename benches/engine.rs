@@ -356,6 +356,7 @@ fn start_overhead(iters: usize, failed: &mut Vec<String>) {
                 user_args: Vec::new(),
                 user_env: Vec::new(),
                 temp: None,
+                sandbox: None,
                 results: None,
             };
             let (started, finished) = engine
@@ -427,6 +428,7 @@ fn sh(cmd: &str, name: &str) -> Invocation {
         user_args: Vec::new(),
         user_env: Vec::new(),
         temp: None,
+        sandbox: None,
         results: None,
     }
 }

@@ -1,6 +1,8 @@
 //! agg's cache files: what one run leaves for the next (the scan's records, see
 //! [`crate::scan`]), one file per key (a repository's root) in a private directory under
-//! [`crate::places::cache_dir`].
+//! [`crate::places::state_dir`]. Not under the XDG cache directory: the tasks an agent runs
+//! may write there (their runners' caches are), and a cache a task could forge would change
+//! what `agg run NAME` runs; the sandbox keeps agg's state directory out of their reach.
 //!
 //! A file is a header, the payload and a CRC-32 of both: the header holds [`FORMAT`], the
 //! identity of the agg build that wrote it (its version and its executable's inode, size and
@@ -122,7 +124,7 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
 
 /// The directory of one kind of cache file.
 fn dir(kind: &str) -> Option<PathBuf> {
-    let dir = crate::places::cache_dir().join(kind);
+    let dir = crate::places::state_dir().join(kind);
     dir.is_absolute().then_some(dir)
 }
 

@@ -120,6 +120,13 @@ pub enum Error {
     MissingName,
     /// The terminal the picker draws on failed (it is restored before this is reported).
     Terminal(std::io::Error),
+    /// `agg run --sandbox`: the task cannot be run in its sandbox here.
+    Sandbox {
+        /// The task.
+        task: String,
+        /// Why.
+        reason: String,
+    },
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -154,6 +161,7 @@ impl Error {
             | Error::Allowlist(_)
             | Error::RunLog { .. }
             | Error::Control { .. }
+            | Error::Sandbox { .. }
             | Error::Terminal(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
@@ -228,6 +236,9 @@ impl std::fmt::Display for Error {
             Error::HostScope(err) => write!(f, "{err}"),
             Error::FailedToStart { task, reason } => {
                 write!(f, "cannot start `{}`: {reason}", visible::line(task))
+            }
+            Error::Sandbox { task, reason } => {
+                write!(f, "cannot sandbox `{}`: {reason}", visible::line(task))
             }
             Error::Control { action, reason } => write!(
                 f,

@@ -30,6 +30,7 @@ mod places;
 mod repo_files;
 mod resolve;
 mod results;
+pub mod sandbox;
 mod scan;
 pub mod search;
 mod service;

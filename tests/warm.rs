@@ -554,7 +554,7 @@ impl Repo {
     }
 
     fn cache_files(&self) -> Vec<PathBuf> {
-        fs::read_dir(self.cache.path().join("agg/scan"))
+        fs::read_dir(self.cache.path().join("agg/scan-cache"))
             .map(|d| {
                 d.flatten()
                     .map(|e| e.path())
@@ -596,7 +596,7 @@ impl Repo {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
         cmd.args(["list", "--json"])
             .current_dir(&self.root)
-            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("XDG_STATE_HOME", self.cache.path())
             .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
             .env("NO_COLOR", "1")
             .env_remove("AGG_NO_CACHE")
@@ -768,7 +768,7 @@ fn a_cache_of_another_build_is_ignored() {
     let out = Command::new(&copy)
         .args(["list", "--json"])
         .current_dir(&repo.root)
-        .env("XDG_CACHE_HOME", repo.cache.path())
+        .env("XDG_STATE_HOME", repo.cache.path())
         .env("AGG_LOG", "agg=debug")
         .output()
         .expect("run the copy");

@@ -97,8 +97,8 @@ fi
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# The warm runs' cache, apart from the person's own.
-export XDG_CACHE_HOME=$TMP/cache
+# The warm runs' cache (in agg's state directory), apart from the person's own.
+export XDG_STATE_HOME=$TMP/state
 
 # Peak RSS of one `agg list --json` run (ARGS after the tree), in KiB (max over 3 runs).
 peak_rss() { # dir args...

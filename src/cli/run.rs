@@ -26,6 +26,7 @@ use crate::table::Table;
 
 /// Options of `agg run`.
 #[derive(Debug, Clone, Default, clap::Args)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct RunArgs {
     /// The tasks: unique names from `agg list` (an alias or an unambiguous source name
     /// works too). Several run one after the other and stop at the first that fails.
@@ -70,6 +71,10 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
+    /// Run it exactly as an agent's run would be: in the sandbox the allowlist's rule for
+    /// it gives (the default policy when none says otherwise), to try a policy.
+    #[arg(long)]
+    pub sandbox: bool,
     /// Read each task's results from its output and, when it ends, write one JSON object
     /// per task (its exit, `tests`, `problems`): on stdout, the task's own output then going
     /// to stderr; or with `--json=FILE` to FILE, the output staying where it was (for
@@ -131,10 +136,27 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
             // At a terminal the runner asks its own confirmation questions.
             confirmed: false,
         };
-        let inv = invocation(&table, found.task, &opts).map_err(|e| Error::Invocation {
+        let mut inv = invocation(&table, found.task, &opts).map_err(|e| Error::Invocation {
             task: found.task.unique_name.clone(),
             source: e,
         })?;
+        if args.sandbox {
+            let policy = super::sandbox::policy(&table, found.task)?;
+            // Said before it runs, on stderr, so the task's own output stays as it is.
+            let _ = writeln!(
+                anstream::stderr().lock(),
+                "agg: {}: {}",
+                crate::visible::line(&found.task.unique_name),
+                policy.words()
+            );
+            // A person's run inherits agg's terminal unless it runs beside others.
+            let alone = !(args.parallel && steps.len() > 1) && ready.is_none();
+            inv.sandbox = Some(if alone {
+                policy.inheriting_terminals()
+            } else {
+                policy
+            });
+        }
         invs.push(inv);
     }
     let parallel = args.parallel && invs.len() > 1 && ready.is_none();

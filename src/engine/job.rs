@@ -106,6 +106,8 @@ pub struct Job {
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
     /// The member of its group that ends the group should agg die, until released.
     watchdog: Mutex<Option<Watchdog>>,
+    /// The sandbox it ran in, if it had one.
+    pub sandbox: Option<crate::sandbox::Applied>,
     /// What its output and reports said (tests, problems), read once when it ended.
     results: OnceLock<crate::results::Results>,
 }
@@ -122,6 +124,7 @@ pub(super) struct JobParts {
     pub status: Status,
     pub temp: Option<tempfile::TempDir>,
     pub watchdog: Option<Watchdog>,
+    pub sandbox: Option<crate::sandbox::Applied>,
 }
 
 impl Job {
@@ -137,6 +140,7 @@ impl Job {
             status,
             temp,
             watchdog,
+            sandbox,
         } = parts;
         let finished = status.state != JobState::Running;
         Job {
@@ -155,6 +159,7 @@ impl Job {
             stop_signal: AtomicI32::new(0),
             temp: Mutex::new(temp),
             watchdog: Mutex::new(watchdog),
+            sandbox,
             results: OnceLock::new(),
         }
     }

@@ -144,6 +144,10 @@ pub struct Invocation {
     pub user_env: Vec<(String, String)>,
     /// Files the job needs while it runs (generated scripts); removed when it is dropped.
     pub temp: Option<tempfile::TempDir>,
+    /// The sandbox it runs in (every run an agent starts has one; a person's `agg run` only
+    /// with `--sandbox`). A policy whose rule says `--no-sandbox` runs unconfined, and the
+    /// job says so.
+    pub sandbox: Option<crate::sandbox::Policy>,
     /// Where the run's results are read from when it ends (`None`: not read).
     pub results: Option<crate::results::Scope>,
 }
@@ -289,9 +293,21 @@ impl Engine {
             });
         }
         let run_id = self.new_run_id(&inv.unique_name);
-        let mut cmd = Command::new(&inv.program);
-        cmd.args(&inv.args)
-            .current_dir(&inv.cwd)
+        // Made before the fork: the child only enters it.
+        let confined = inv.sandbox.as_ref().map(crate::sandbox::confine);
+        let (mut cmd, applied, refused) = match confined {
+            Some(Ok((prepared, applied))) => (
+                match prepared {
+                    Some(p) => crate::sandbox::command(p, &inv.program, &inv.args),
+                    None => plain(&inv),
+                },
+                Some(applied),
+                None,
+            ),
+            Some(Err(err)) => (plain(&inv), None, Some(err)),
+            None => (plain(&inv), None, None),
+        };
+        cmd.current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
         let in_agg_group = matches!(mode, StdioMode::Foreground | StdioMode::Terminal);
@@ -329,7 +345,9 @@ impl Engine {
             scope.started = SystemTime::now();
             scope
         });
-        let spawned = if inv.cwd.is_dir() {
+        let spawned = if let Some(err) = refused {
+            Err(format!("not started, as it could not be sandboxed: {err}"))
+        } else if inv.cwd.is_dir() {
             cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
         } else {
             Err(format!(
@@ -355,6 +373,7 @@ impl Engine {
                     status: running_status(),
                     temp: inv.temp,
                     watchdog,
+                    sandbox: applied,
                 }));
                 // The terminal's other end, once the task holds its own copies of it.
                 drop(cmd);
@@ -391,6 +410,7 @@ impl Engine {
                 },
                 temp: None,
                 watchdog: None,
+                sandbox: None,
             })),
         };
         jobs.push(Arc::clone(&job));
@@ -505,6 +525,13 @@ impl Engine {
         }
         unreachable!("the loop above only ends by returning")
     }
+}
+
+/// The command for `inv` as given.
+fn plain(inv: &Invocation) -> Command {
+    let mut cmd = Command::new(&inv.program);
+    cmd.args(&inv.args);
+    cmd
 }
 
 fn running_status() -> Status {

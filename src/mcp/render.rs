@@ -232,6 +232,7 @@ pub fn bare_result(
         hint,
         ready: None,
         readiness: None,
+        sandbox: super::sandboxed::summary(job),
     }
 }
 
@@ -282,6 +283,9 @@ pub fn job_text(r: &JobResult) -> String {
         .filter(|_| j.state != JobState::FailedToStart)
     {
         let _ = write!(s, " ({error})");
+    }
+    if let Some(sandbox) = &r.sandbox {
+        let _ = write!(s, "\n{}", super::sandboxed::text(sandbox));
     }
     if let Some(w) = &r.wait {
         let _ = write!(s, "\nwait_for: {}", super::results_text::waited(w));

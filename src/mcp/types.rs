@@ -530,6 +530,10 @@ pub struct JobResult {
     /// When the start waited for readiness: what held, the matching line, the URLs seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub readiness: Option<Readiness>,
+    /// The sandbox the run was in (`policy`, the rule's extra paths) and, when it failed,
+    /// the paths it was denied that the policy keeps out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Summary>,
 }
 
 /// Result of `status`.

@@ -45,8 +45,8 @@ use super::tracked::{Tracked, worktree_top};
 use super::walk::{Options, Prune, walk_with};
 use crate::repo_files::RepoFiles;
 
-/// The kind of [`crate::cache`] file the scan keeps.
-const KIND: &str = "scan";
+/// The kind of [`crate::cache`] file the scan keeps (its directory's name).
+const KIND: &str = "scan-cache";
 
 /// Whether scans may use and write the cache (see [`set_cache`]).
 static CACHE: AtomicBool = AtomicBool::new(true);
