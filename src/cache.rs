@@ -95,7 +95,11 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
         return Err(fail("over the size limit"));
     }
     let dir = dir(kind).ok_or_else(|| fail("no cache directory"))?;
-    crate::places::private_dir(&dir)?;
+    // Made only when absent: one that is there already is used as it is or not at all (a
+    // symlink's target is not made private on the way).
+    if std::fs::symlink_metadata(&dir).is_err() {
+        crate::places::private_dir(&dir)?;
+    }
     if !private(&dir) {
         return Err(fail("the cache directory is not private to this user"));
     }

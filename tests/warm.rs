@@ -812,3 +812,49 @@ fn an_unchanged_repository_is_answered_from_the_cache_alone() {
         "rewritten though nothing changed"
     );
 }
+
+/// A cache directory that is a symlink, or that others may write, is neither read nor written
+/// through: whoever planted it cannot feed agg a listing.
+#[test]
+fn a_cache_directory_others_control_is_not_used() {
+    require!("git");
+    let repo = Repo::new(11);
+    let cold = repo.listing(true);
+    // A cache written by this very agg, then moved where another user could reach it.
+    assert_eq!(repo.listing(false), cold);
+    let own = repo.cache.path().join("agg/scan-cache");
+    let elsewhere = tempfile::tempdir().expect("dir");
+    let planted = elsewhere.path().join("scan-cache");
+    fs::rename(&own, &planted).expect("move the cache away");
+    std::os::unix::fs::symlink(&planted, &own).expect("symlink");
+    let before: Vec<Vec<u8>> = fs::read_dir(&planted)
+        .expect("planted")
+        .flatten()
+        .map(|e| fs::read(e.path()).expect("read"))
+        .collect();
+    let out = repo
+        .agg(false)
+        .env("AGG_LOG", "agg=debug")
+        .output()
+        .expect("agg");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("scan cache: none usable"), "{stderr}");
+    let after: Vec<Vec<u8>> = fs::read_dir(&planted)
+        .expect("planted")
+        .flatten()
+        .map(|e| fs::read(e.path()).expect("read"))
+        .collect();
+    assert_eq!(before, after, "written through the symlink");
+    // A real directory that others may write is not read either.
+    fs::remove_file(&own).expect("rm symlink");
+    fs::rename(&planted, &own).expect("move back");
+    fs::set_permissions(&own, fs::Permissions::from_mode(0o777)).expect("chmod");
+    let out = repo
+        .agg(false)
+        .env("AGG_LOG", "agg=debug")
+        .output()
+        .expect("agg");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("scan cache: none usable"));
+}
