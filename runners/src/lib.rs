@@ -37,8 +37,8 @@ pub mod xc;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
-    Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
-    Parsed, Runner, Source, Task, Variadic, XcSpec,
+    Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen,
+    MAX_NAME_BYTES, Param, Parsed, Runner, Source, Task, Variadic, XcSpec,
 };
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

@@ -824,6 +824,18 @@ impl Diagnostic {
     }
 }
 
+/// The longest task name (or alias) agg lists, in bytes. Names people write are a few
+/// dozen bytes; the longest in the fixtures and benchmarks is under a hundred. Search,
+/// suggestions and completions all cost a name's length, so a repository may not make
+/// them pay for more.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// The start of an overlong name, for a diagnostic that names it without repeating it.
+fn name_start(name: &str) -> String {
+    let start: String = name.chars().take(32).collect();
+    format!("{start}…")
+}
+
 /// Everything one adapter call found in one task file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
@@ -846,6 +858,47 @@ impl Parsed {
         for task in self.tasks.iter_mut().filter(|t| t.package.is_none()) {
             task.package = Some(name.to_owned());
         }
+    }
+
+    /// Leaves out every task whose name is longer than [`MAX_NAME_BYTES`], and every alias
+    /// past it, each with a diagnostic at its file and line. Such a name is no task a person
+    /// wrote: it is a repository making each search, suggestion and completion pay for its
+    /// length. A cut name would be a name the runner does not know, which could collide with
+    /// another task's, so the task is not listed at all (and cannot be run through agg).
+    pub fn drop_overlong_names(&mut self) {
+        let mut kept = Vec::with_capacity(self.tasks.len());
+        for mut task in std::mem::take(&mut self.tasks) {
+            if task.source_name.len() > MAX_NAME_BYTES {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "task `{}` is left out: its name of {} bytes is longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&task.source_name),
+                        task.source_name.len()
+                    ),
+                );
+                continue;
+            }
+            let (long, aliases): (Vec<String>, Vec<String>) = std::mem::take(&mut task.aliases)
+                .into_iter()
+                .partition(|a| a.len() > MAX_NAME_BYTES);
+            task.aliases = aliases;
+            for alias in long {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "alias `{}` of `{}` is left out: its {} bytes are longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&alias),
+                        task.source_name,
+                        alias.len()
+                    ),
+                );
+            }
+            kept.push(task);
+        }
+        self.tasks = kept;
     }
 
     /// Records a diagnostic.
@@ -906,5 +959,53 @@ mod descriptor_tests {
             assert!(!d.binaries.is_empty(), "{} has no binary", d.name);
             assert_eq!(Runner::from_name(d.name), Some(d.runner));
         }
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn a_name_or_alias_past_the_bound_is_left_out_with_a_diagnostic_at_its_line() {
+        let long = "a-".repeat(MAX_NAME_BYTES);
+        let task = |name: &str, line| {
+            let mut t = Task::new(Runner::Npm, name, ".", "package.json", vec![]);
+            t.line = Some(line);
+            t
+        };
+        let mut aliased = task("test", 3);
+        aliased.aliases = vec!["t".to_owned(), long.clone()];
+        let mut parsed = Parsed {
+            tasks: vec![task(&long, 2), aliased, task(&long[..MAX_NAME_BYTES], 4)],
+            ..Parsed::default()
+        };
+        parsed.drop_overlong_names();
+        let names: Vec<&str> = parsed
+            .tasks
+            .iter()
+            .map(|t| t.source_name.as_str())
+            .collect();
+        assert_eq!(names, ["test", &long[..MAX_NAME_BYTES]]);
+        assert_eq!(parsed.tasks[0].aliases, ["t"]);
+        let said: Vec<(Option<u32>, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        let start = "a-".repeat(16);
+        assert_eq!(
+            said,
+            [
+                (
+                    Some(2),
+                    format!("task `{start}…` is left out: its name of 512 bytes is longer than agg lists (256 bytes)").as_str()
+                ),
+                (
+                    Some(3),
+                    format!("alias `{start}…` of `test` is left out: its 512 bytes are longer than agg lists (256 bytes)").as_str()
+                ),
+            ]
+        );
     }
 }

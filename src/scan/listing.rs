@@ -58,6 +58,7 @@ pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn 
     // better than losing every other file's tasks.
     if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
         found.diagnostics.splice(0..0, parsed.diagnostics);
+        found.drop_overlong_names();
         for task in &mut found.tasks {
             rel.clone_into(&mut task.origin);
         }
