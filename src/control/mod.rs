@@ -12,9 +12,11 @@ pub mod detached;
 pub mod server;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::places::OwnDir;
 
 /// The longest request line a server reads.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -47,10 +49,10 @@ pub enum Request {
 }
 
 /// The directory of the sockets: `$XDG_RUNTIME_DIR/agg`, else `run/` in the cache dir.
-pub fn socket_dir() -> PathBuf {
+pub fn socket_dir() -> OwnDir {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("agg"),
-        None => crate::places::cache_dir().join("run"),
+        Some(dir) => OwnDir::new(dir, &["agg"]),
+        None => OwnDir::cache().join("run"),
     }
 }
 
