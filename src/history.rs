@@ -238,12 +238,21 @@ impl History {
 
     /// The store of the repository at `root` when one exists, to read: nothing is created.
     pub fn open_existing(root: &Path) -> Option<History> {
-        let name = store_name(root)?;
-        let dir = stores_dir()
-            .existing()
+        History::read(root)
             .inspect_err(|err| tracing::warn!("run history not read: {err}"))
-            .ok()??;
-        History::open_at(&dir.join(name), None, Open::Existing)
+            .ok()?
+    }
+
+    /// The store of the repository at `root` when one exists, to read; an error when the
+    /// directory of the stores is not agg's own (another user's, a link), which is not read.
+    pub fn read(root: &Path) -> Result<Option<History>, crate::places::PlaceError> {
+        let Some(name) = store_name(root) else {
+            return Ok(None);
+        };
+        let Some(dir) = stores_dir().existing()? else {
+            return Ok(None);
+        };
+        Ok(History::open_at(&dir.join(name), None, Open::Existing))
     }
 
     /// The store in the file `path` (tests and `agg ps --all --history`, which finds them
