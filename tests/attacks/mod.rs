@@ -4,11 +4,13 @@
 
 mod args;
 mod backpressure;
+mod bounds;
 mod env;
 mod files;
 mod harness;
 mod orphans;
 mod pins;
+mod places;
 mod question;
 mod socket;
 mod symlinks;

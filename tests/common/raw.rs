@@ -20,14 +20,40 @@ pub struct Raw {
 impl Raw {
     pub fn start(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
         let mut raw = Raw::spawn(root, allowlist);
-        raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
-        raw.response(0);
-        raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw.initialize();
         raw
     }
 
+    /// A server started with `env` changed: each name set to its value, or unset (`None`).
+    pub fn start_with_env(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        env: &[(&str, Option<&std::ffi::OsStr>)],
+    ) -> Raw {
+        let mut command = command(root, allowlist);
+        for (name, value) in env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let mut raw = Raw::from_command(command);
+        raw.initialize();
+        raw
+    }
+
+    fn initialize(&mut self) {
+        self.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
+        self.response(0);
+        self.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
     fn spawn(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut child = command(root, allowlist).spawn().expect("spawn");
+        Raw::from_command(command(root, allowlist))
+    }
+
+    fn from_command(mut command: Command) -> Raw {
+        let mut child = command.spawn().expect("spawn");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Raw {
