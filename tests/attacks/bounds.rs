@@ -64,12 +64,17 @@ fn diagnostics_of(json: &Value, file: &str) -> Vec<(Option<u64>, String)> {
         .collect()
 }
 
+/// The unique names of a table, each cut to 40 characters (for a readable failure).
 fn names(json: &Value) -> Vec<String> {
     json["tasks"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|t| t["unique_name"].as_str().map(str::to_owned))
+        .filter_map(|t| {
+            t["unique_name"]
+                .as_str()
+                .map(|n| n.chars().take(40).collect())
+        })
         .collect()
 }
 
