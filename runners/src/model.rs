@@ -866,6 +866,14 @@ impl Parsed {
     /// length. A cut name would be a name the runner does not know, which could collide with
     /// another task's, so the task is not listed at all (and cannot be run through agg).
     pub fn drop_overlong_names(&mut self) {
+        let overlong = |name: &String| name.len() > MAX_NAME_BYTES;
+        if !self
+            .tasks
+            .iter()
+            .any(|t| overlong(&t.source_name) || t.aliases.iter().any(overlong))
+        {
+            return;
+        }
         let mut kept = Vec::with_capacity(self.tasks.len());
         for mut task in std::mem::take(&mut self.tasks) {
             if task.source_name.len() > MAX_NAME_BYTES {
