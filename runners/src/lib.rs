@@ -34,6 +34,11 @@ mod testing;
 mod text;
 pub mod vscode;
 pub mod xc;
+// Build files read as code, and the editors' and IDEs' own task files.
+pub mod jetbrains;
+pub mod jscode;
+pub mod mage;
+pub mod zed;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{

@@ -69,6 +69,17 @@ pub enum Runner {
     Compose,
     /// Executable scripts (`scripts/`, `script/`, `bin/`, the root).
     Script,
+    /// gulp tasks (`gulpfile.js` and its other extensions, `gulpfile.js/index.js`).
+    Gulp,
+    /// grunt tasks and multi-task targets (`Gruntfile.js`, `Gruntfile.coffee`).
+    Grunt,
+    /// mage targets (`magefile.go` and tagged Go files, `magefiles/`).
+    Mage,
+    /// Zed tasks (`.zed/tasks.json`), run by agg itself.
+    Zed,
+    /// `JetBrains` run configurations (`.run/*.run.xml`, `.idea/runConfigurations/*.xml`),
+    /// run by agg itself.
+    Jetbrains,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -124,7 +135,7 @@ pub enum Arguments {
 }
 
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 28] = [
+pub static DESCRIPTORS: [Descriptor; 33] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -461,12 +472,72 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         runs_without_binary: true,
         project_binaries: &[],
     },
+    Descriptor {
+        runner: Runner::Gulp,
+        name: "gulp",
+        suffix: "gulp",
+        binaries: &["gulp"],
+        install_hint: "add `gulp` to the project's devDependencies (`npm i -D gulp`) with the CLI (`npm install -g gulp-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/gulp"],
+    },
+    Descriptor {
+        runner: Runner::Grunt,
+        name: "grunt",
+        suffix: "grunt",
+        binaries: &["grunt"],
+        install_hint: "add `grunt` to the project's devDependencies (`npm i -D grunt`) with the CLI (`npm install -g grunt-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/grunt"],
+    },
+    Descriptor {
+        runner: Runner::Mage,
+        name: "mage",
+        suffix: "mage",
+        binaries: &["mage"],
+        install_hint: "`go install github.com/magefile/mage@latest` or `brew install mage` (needs Go)",
+        arguments: Arguments::Parameters,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Zed,
+        name: "zed",
+        suffix: "zed",
+        binaries: &["sh"],
+        install_hint: "Zed tasks run with the system shell (`sh`)",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Jetbrains,
+        name: "jetbrains",
+        suffix: "jetbrains",
+        binaries: &["sh"],
+        install_hint: "JetBrains run configurations run with the system shell (`sh`); the tool each runs (npm, gradle, mvn, python3, cargo, make, docker) must be installed",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 28] = {
-        let mut all = [Runner::Make; 28];
+    pub const ALL: [Runner; 33] = {
+        let mut all = [Runner::Make; 33];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;
