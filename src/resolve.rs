@@ -239,33 +239,35 @@ pub fn suggest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<St
     let mut scored: Vec<(u8, usize, &str)> = names
         .filter_map(|n| {
             let lc = n.to_lowercase();
-            let mut distance_to =
-                |text: &str| distances.between(text, text.chars().count(), &wanted_lc, wanted_len);
-            let whole = distance_to(&lc);
+            if lc == wanted_lc {
+                return Some((0, 0, n));
+            }
             let local = lc.rsplit('/').next().unwrap_or(&lc);
-            let local_distance = distance_to(local);
             // `build-m` should come up for `biuld` as readily as `build` does.
             let unsuffixed = local
                 .rsplit_once('-')
                 .filter(|(_, suffix)| {
                     suffix.len() <= 5 && suffix.chars().all(|c| c.is_ascii_lowercase())
                 })
-                .map(|(base, _)| distance_to(base));
-            let distances = [Some(whole), Some(local_distance), unsuffixed];
-            let known = distances.iter().flatten();
-            let best = known.clone().map(|d| d.value()).min().unwrap_or(usize::MAX);
-            let best_exact = known.filter_map(|d| d.exact()).min();
-            if lc == wanted_lc {
-                Some((0, 0, n))
-            } else if !wanted_lc.is_empty()
-                && (lc.contains(&wanted_lc) || wanted_lc.contains(local))
-            {
-                Some((1, best, n))
-            } else {
-                best_exact
-                    .filter(|&best| best <= limit)
-                    .map(|best| (2, best, n))
+                .map(|(base, _)| base);
+            let compared = [Some(lc.as_str()), Some(local), unsuffixed];
+            let compared = compared.iter().flatten().map(|t| (*t, t.chars().count()));
+            if !wanted_lc.is_empty() && (lc.contains(&wanted_lc) || wanted_lc.contains(local)) {
+                // Ranked by how close it is, however far.
+                let best = compared
+                    .map(|(t, len)| distances.between(t, len, &wanted_lc, wanted_len).value())
+                    .min()
+                    .unwrap_or(usize::MAX);
+                return Some((1, best, n));
             }
+            // Only a text within `limit` in length can be within `limit` in distance: the
+            // others are not computed at all.
+            compared
+                .filter(|&(_, len)| len.abs_diff(wanted_len) <= limit)
+                .filter_map(|(t, len)| distances.between(t, len, &wanted_lc, wanted_len).exact())
+                .min()
+                .filter(|&best| best <= limit)
+                .map(|best| (2, best, n))
         })
         .collect();
     scored.sort_unstable();
