@@ -486,9 +486,9 @@ pub fn store_name(root: &Path) -> Option<String> {
     Some(format!("{name:016x}.db"))
 }
 
-/// The directory holding every repository's store: `history` in agg's cache directory.
+/// The directory holding every repository's store: `history` in agg's state directory.
 pub fn stores_dir() -> crate::places::OwnDir {
-    crate::places::OwnDir::cache().join("history")
+    crate::places::OwnDir::state().join("history")
 }
 
 /// Every store file in [`stores_dir`] (none when it is missing or not agg's own).

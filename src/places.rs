@@ -1,8 +1,10 @@
-//! Where agg keeps files of its own (logs of detached services, control sockets, run
-//! history, the allowlist), and the one way every such directory is made or opened:
-//! [`OwnDir::create`] and [`OwnDir::existing`], both through [`OwnDir::open`].
+//! Where agg keeps files of its own (its config, logs of detached services and the run
+//! history, the control sockets of running `agg mcp` servers), and the one way every such
+//! directory is made or opened: [`OwnDir::create`] and [`OwnDir::existing`], both through
+//! [`OwnDir::open`]. None is in the cache directory, which sandboxed runs may write; the
+//! sandbox keeps them all out of a task's reach.
 //!
-//! A directory of agg's is a user's or the system's directory (the *base*: `~/.cache`,
+//! A directory of agg's is a user's or the system's directory (the *base*: `~/.local/state`,
 //! `$XDG_RUNTIME_DIR`, the temporary directory, the allowlist's directory) and agg's own
 //! part below it (`agg`, `agg/history`, `agg-<uid>`). Another local user must not be able
 //! to choose what agg reads there or where it writes, so (**Architecture Invariant**, kept
@@ -64,14 +66,16 @@ impl OwnDir {
         }
     }
 
-    /// The per-user cache directory: `$XDG_CACHE_HOME/agg`, else `~/.cache/agg`, else
-    /// `agg-<uid>` under the system's temporary directory.
-    pub fn cache() -> OwnDir {
-        if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+    /// The per-user directory of agg's state (run history, logs of detached services):
+    /// `$XDG_STATE_HOME/agg`, else `~/.local/state/agg`, else `agg-<uid>` under the
+    /// system's temporary directory. Not in the cache directory: runs may write there, and
+    /// never here.
+    pub fn state() -> OwnDir {
+        if let Some(dir) = std::env::var_os("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
             return OwnDir::new(dir, &["agg"]);
         }
         if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
-            return OwnDir::new(PathBuf::from(home).join(".cache"), &["agg"]);
+            return OwnDir::new(PathBuf::from(home).join(".local/state"), &["agg"]);
         }
         let own = format!("agg-{}", nix::unistd::geteuid());
         OwnDir::new(std::env::temp_dir(), &[own.as_str()])
@@ -175,6 +179,24 @@ impl OwnDir {
     }
 }
 
+/// The per-user config directory: `$XDG_CONFIG_HOME/agg`, else `~/.config/agg`.
+pub fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|config| config.join("agg"))
+}
+
+/// The directory of the control sockets of running `agg mcp` servers (and the records of
+/// services): `$XDG_RUNTIME_DIR/agg`, else `run/` in the state directory.
+pub fn socket_dir() -> OwnDir {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => OwnDir::new(dir, &["agg"]),
+        None => OwnDir::state().join("run"),
+    }
+}
+
 /// Whether a directory the user or root owns, that no one else may write to (unless its
 /// sticky bit keeps them from replacing what is in it), holds agg's own part.
 fn check_base(base: &Path, me: u32) -> Result<(), PlaceError> {
@@ -264,7 +286,7 @@ impl fmt::Display for PlaceError {
             ),
             PlaceError::OtherOwner { path, owner } => write!(
                 f,
-                "{} belongs to another user (uid {owner}), who could choose what agg reads there and where it writes; agg uses only a directory of its own user (remove it, or set XDG_CACHE_HOME to a directory of yours)",
+                "{} belongs to another user (uid {owner}), who could choose what agg reads there and where it writes; agg uses only a directory of its own user (remove it, or set XDG_STATE_HOME to a directory of yours)",
                 shown(path)
             ),
             PlaceError::NotADirectory { path } => {
@@ -275,7 +297,7 @@ impl fmt::Display for PlaceError {
                 why: Why::Owner(owner),
             } => write!(
                 f,
-                "{} belongs to another user (uid {owner}), who could replace agg's directory in it; agg keeps its files only under a directory of yours or root's (set XDG_CACHE_HOME to a directory of yours)",
+                "{} belongs to another user (uid {owner}), who could replace agg's directory in it; agg keeps its files only under a directory of yours or root's (set XDG_STATE_HOME to a directory of yours)",
                 shown(path)
             ),
             PlaceError::UnsafeBase {
@@ -283,7 +305,7 @@ impl fmt::Display for PlaceError {
                 why: Why::WorldWritable,
             } => write!(
                 f,
-                "anyone may write to {} and it has no sticky bit, so another user could replace agg's directory in it (set XDG_CACHE_HOME to a directory of yours)",
+                "anyone may write to {} and it has no sticky bit, so another user could replace agg's directory in it (set XDG_STATE_HOME to a directory of yours)",
                 shown(path)
             ),
             PlaceError::Io { path, source } => write!(

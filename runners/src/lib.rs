@@ -13,19 +13,23 @@
 
 pub mod act;
 pub mod cargo;
+pub mod cargo_make;
 pub mod cmake;
 pub mod compose;
 pub mod composer;
 pub mod deno;
 mod doc;
 mod files;
+pub mod invoke;
 pub mod js;
 pub mod just;
 pub mod jvm;
 pub mod make;
 pub mod mise;
 mod model;
+pub mod procfile;
 pub mod python;
+pub mod rake;
 mod registry;
 pub mod script;
 pub mod taskfile;

@@ -80,6 +80,15 @@ pub enum Runner {
     /// `JetBrains` run configurations (`.run/*.run.xml`, `.idea/runConfigurations/*.xml`),
     /// run by agg itself.
     Jetbrains,
+    /// Rake tasks (`Rakefile`, `rakelib/*.rake`, `*.rake`).
+    Rake,
+    /// invoke tasks (`tasks.py`, a `tasks/` package).
+    Invoke,
+    /// cargo-make tasks (`Makefile.toml`).
+    #[serde(rename = "cargo-make")]
+    CargoMake,
+    /// Procfile processes (`Procfile`, `Procfile.dev`), run with foreman, honcho or overmind.
+    Procfile,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -135,7 +144,7 @@ pub enum Arguments {
 }
 
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 33] = [
+pub static DESCRIPTORS: [Descriptor; 37] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -532,12 +541,60 @@ pub static DESCRIPTORS: [Descriptor; 33] = [
         runs_without_binary: false,
         project_binaries: &[],
     },
+    Descriptor {
+        runner: Runner::Rake,
+        name: "rake",
+        suffix: "rake",
+        binaries: &["rake"],
+        install_hint: "`gem install rake`, `apt install rake` or the project's `bundle install` (then `bundle exec rake`)",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["bin/rake"],
+    },
+    Descriptor {
+        runner: Runner::Invoke,
+        name: "invoke",
+        suffix: "invoke",
+        binaries: &["invoke", "inv"],
+        install_hint: "`pipx install invoke`, `uv tool install invoke` or add it to the project's `.venv`",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[".venv/bin/invoke"],
+    },
+    Descriptor {
+        runner: Runner::CargoMake,
+        name: "cargo-make",
+        suffix: "cargo-make",
+        binaries: &["cargo-make", "makers"],
+        install_hint: "`cargo install cargo-make` (or `cargo binstall cargo-make`)",
+        arguments: Arguments::Appended,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Procfile,
+        name: "procfile",
+        suffix: "procfile",
+        binaries: &["foreman", "honcho"],
+        install_hint: "`gem install foreman`, `pipx install honcho`, or overmind (https://github.com/DarthSim/overmind) where the repository uses it",
+        arguments: Arguments::Options,
+        separator: false,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 33] = {
-        let mut all = [Runner::Make; 33];
+    pub const ALL: [Runner; 37] = {
+        let mut all = [Runner::Make; 37];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;

@@ -33,6 +33,10 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::mage::ADAPTER,
     crate::zed::ADAPTER,
     crate::jetbrains::ADAPTER,
+    crate::rake::ADAPTER,
+    crate::invoke::ADAPTER,
+    crate::procfile::ADAPTER,
+    crate::cargo_make::ADAPTER,
     // Last: it takes any file at its places whose content says script, so every format
     // recognised by name comes first.
     crate::script::ADAPTER,

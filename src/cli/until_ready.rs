@@ -44,7 +44,7 @@ pub(super) async fn run(
     on_finish: OnFinish,
     origin: Origin,
 ) -> Result<ExitCode, Error> {
-    let runs = crate::places::OwnDir::cache().join("runs");
+    let runs = crate::places::OwnDir::state().join("runs");
     let dir = runs.create().map_err(|e| Error::RunLog {
         path: runs.path(),
         source: e.into(),

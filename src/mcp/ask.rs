@@ -136,6 +136,8 @@ pub struct Request<'a> {
     pub also: Vec<String>,
     /// The fingerprint of the task and every file it reads, as read for this question.
     pub fingerprint: String,
+    /// The sandbox it would run in, in words.
+    pub sandbox: String,
 }
 
 impl Request<'_> {
@@ -152,6 +154,7 @@ impl Request<'_> {
             &self.argv.join("\u{0}"),
             &env.join("\u{0}"),
             &keys.join(","),
+            &self.sandbox,
         ]
         .join("\u{1}")
     }
@@ -195,6 +198,7 @@ fn describe(request: &Request) -> String {
     for also in &request.also {
         let _ = write!(text, "\n  also runs: {}", shown(also));
     }
+    let _ = write!(text, "\n  sandbox:   {}", shown(&request.sandbox));
     if let Some(script) = task.script.as_deref().filter(|s| !s.trim().is_empty()) {
         let lines: Vec<&str> = script.lines().take(12).collect();
         text.push_str("\n  recipe:\n");

@@ -112,6 +112,7 @@ impl Server {
         );
         detail.history = crate::history::History::open_existing(&table.root)
             .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
+        detail.sandbox = Some(self.sandbox_words(&table, task));
         // A result stays within a model's budget whatever the file holds: a recipe or a
         // description past the cap is cut where a line ends, saying how much was left out.
         for text in [&mut detail.script, &mut detail.task.description]
@@ -337,6 +338,8 @@ impl Server {
                 task_allowed: false,
             }),
         };
+        // Every run an agent starts is sandboxed, by the rule it falls under.
+        let policy = self.sandbox_policy(&table, task, &mut now)?;
         let confirm_texts = task.behaviour.confirm.clone();
         let request = ask::Request {
             task,
@@ -346,6 +349,7 @@ impl Server {
             unvetted: &unvetted,
             also: shown.also,
             fingerprint: shown_fingerprint.clone(),
+            sandbox: policy.words(),
         };
         let mut questions = Vec::new();
         if let Some(refusal) = &refusal {
@@ -431,6 +435,7 @@ impl Server {
                     invocation(&table, task, &confirmed).map_err(|e| invocation_error(task, e))?;
             }
         }
+        inv.sandbox = Some(policy);
         let started = self
             .0
             .engine

@@ -1,4 +1,4 @@
-//! Another local user plants agg's cache directory. With `HOME`, `XDG_CACHE_HOME` and
+//! Another local user plants agg's state directory. With `HOME`, `XDG_STATE_HOME` and
 //! `XDG_RUNTIME_DIR` unset, agg keeps its files in `agg-<uid>` under the temporary
 //! directory (`TMPDIR` here, a directory of the test's own, as `/tmp` is everyone's), where
 //! anyone could have made that directory first, or a link by its name. A directory another
@@ -50,7 +50,7 @@ impl Planted {
     }
 
     /// Where agg keeps its files for this user when nothing else says where.
-    fn cache(&self) -> PathBuf {
+    fn state(&self) -> PathBuf {
         self.tmp.join(format!("agg-{}", nix::unistd::geteuid()))
     }
 
@@ -58,7 +58,7 @@ impl Planted {
     fn env(&self) -> [(&'static str, Option<&OsStr>); 4] {
         [
             ("HOME", None),
-            ("XDG_CACHE_HOME", None),
+            ("XDG_STATE_HOME", None),
             ("XDG_RUNTIME_DIR", None),
             ("TMPDIR", Some(self.tmp.as_os_str())),
         ]
@@ -111,7 +111,7 @@ fn chown_all(dir: &Path) {
 }
 
 #[test]
-fn a_cache_directory_another_user_made_is_refused_and_its_history_not_shown() {
+fn a_state_directory_another_user_made_is_refused_and_its_history_not_shown() {
     let Some(planted) = Planted::new() else {
         return;
     };
@@ -119,10 +119,10 @@ fn a_cache_directory_another_user_made_is_refused_and_its_history_not_shown() {
     // `build`, then opens it to everyone.
     let first = planted.agg(&["run", "build"]);
     assert_eq!(first.status.code(), Some(2), "{first:?}");
-    let cache = planted.cache();
-    chown_all(&cache);
-    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).expect("chmod");
-    let planted_files = files_under(&cache);
+    let state = planted.state();
+    chown_all(&state);
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let planted_files = files_under(&state);
 
     // A service's run log is not written into it.
     let run = planted.agg(&["run", "serve", "--until-ready"]);
@@ -130,11 +130,11 @@ fn a_cache_directory_another_user_made_is_refused_and_its_history_not_shown() {
     assert_ne!(run.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains("belongs to another user (uid 65534)")
-            && stderr.contains(&cache.display().to_string()),
+            && stderr.contains(&state.display().to_string()),
         "{stderr}"
     );
     assert!(stderr.contains("cannot write the run log"), "{stderr}");
-    assert_eq!(files_under(&cache), planted_files, "agg wrote into it");
+    assert_eq!(files_under(&state), planted_files, "agg wrote into it");
 
     // The planted history is not read: `agg list` shows no last run, and says why.
     let list = planted.agg(&["list"]);
@@ -164,7 +164,7 @@ fn a_cache_directory_another_user_made_is_refused_and_its_history_not_shown() {
             "{list}"
         );
     }
-    assert_eq!(files_under(&cache), planted_files, "agg mcp wrote into it");
+    assert_eq!(files_under(&state), planted_files, "agg mcp wrote into it");
 }
 
 #[test]
@@ -172,16 +172,16 @@ fn a_planted_link_does_not_send_run_logs_elsewhere() {
     let Some(planted) = Planted::new() else {
         return;
     };
-    let cache = planted.cache();
+    let state = planted.state();
     let elsewhere = planted.attack.outside.join("logs");
     std::fs::create_dir(&elsewhere).expect("mkdir");
     // The link as agg's own directory, and as the `runs` directory inside a real one.
-    for link in [cache.clone(), cache.join("runs")] {
-        let _ = std::fs::remove_file(&cache);
-        let _ = std::fs::remove_dir_all(&cache);
-        if link != cache {
-            std::fs::create_dir(&cache).expect("mkdir");
-            std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o700))
+    for link in [state.clone(), state.join("runs")] {
+        let _ = std::fs::remove_file(&state);
+        let _ = std::fs::remove_dir_all(&state);
+        if link != state {
+            std::fs::create_dir(&state).expect("mkdir");
+            std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700))
                 .expect("chmod");
         }
         symlink(&elsewhere, &link).expect("symlink");

@@ -18,6 +18,7 @@
 //! [`guard`].
 
 mod expand;
+mod functions;
 mod glob;
 mod guard;
 mod include;
@@ -81,6 +82,8 @@ fn parse(src: &Source<'_>) -> Parsed {
         include_limit_hit: false,
         help: HashMap::new(),
         stop: None,
+        unread: Vec::new(),
+        undecided: Vec::new(),
         phony: HashSet::new(),
     };
     reader.read_file(src.path, src.text);
