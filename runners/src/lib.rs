@@ -26,6 +26,7 @@ pub mod make;
 pub mod mise;
 mod model;
 pub mod python;
+mod reads;
 mod registry;
 pub mod script;
 pub mod taskfile;
@@ -37,8 +38,9 @@ pub mod xc;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
-    Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
-    Parsed, Runner, Source, Task, Variadic, XcSpec,
+    Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
+    HookWhen, Param, Parsed, Runner, Source, Syntax, Task, Variadic, XcSpec,
 };
+pub use reads::{MAX_PARTS, Part, Purpose, Reads, env_references};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

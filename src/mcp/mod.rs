@@ -18,6 +18,7 @@ mod render;
 mod resources;
 mod schema;
 mod server;
+mod start;
 mod state;
 mod stream;
 mod task_tools;

@@ -471,12 +471,14 @@ mod tests {
             "{\"scripts\": {\"\\\"\": \"q\"}}",
         ] {
             let _ = parse(&Source {
+                purpose: crate::reads::Purpose::List,
                 path: "package.json",
                 text,
                 files: &files,
             });
         }
         let parsed = parse(&Source {
+            purpose: crate::reads::Purpose::List,
             path: "package.json",
             text: &long,
             files: &files,
