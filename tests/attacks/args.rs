@@ -132,7 +132,7 @@ fn a_cargo_alias_takes_no_config_from_an_agent() {
 }
 
 #[test]
-fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them() {
+fn npm_arguments_after_the_separator_are_data_even_what_a_shell_would_expand() {
     require!("npm");
     let attack = Attack::new(&[
         (
@@ -141,28 +141,25 @@ fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them()
         ),
         (
             "print.js",
-            "console.log(process.argv.slice(2).join(' '));\n",
+            "console.log(JSON.stringify(process.argv.slice(2)));\n",
         ),
     ]);
     attack.agg(&["allow", "test"]);
     let mut raw = attack.serve();
-    let response = start(
-        &mut raw,
-        1,
-        "test",
-        &json!({"args": ["--watch=false", "src/a.test.ts"]}),
-    );
+    // npm quotes every argument it appends: a shell never sees `$( )` as code.
+    let args = [
+        "--watch=false".to_owned(),
+        "src/a.test.ts".to_owned(),
+        attack.text("$(touch MARKER)"),
+        attack.text("`touch MARKER`; touch MARKER"),
+    ];
+    let response = start(&mut raw, 1, "test", &json!({"args": args}));
     ran(&response);
-    assert!(
-        text(&response).contains("--watch=false src/a.test.ts"),
-        "{response}"
-    );
-    let response = start(
-        &mut raw,
-        2,
-        "test",
-        &json!({"args": [attack.text("$(touch MARKER)")]}),
-    );
-    assert_eq!(error_code(&response), Some(NEEDS_APPROVAL), "{response}");
+    let printed = serde_json::to_string(&args).expect("json");
+    assert!(text(&response).contains(&printed), "{response}");
     assert!(!attack.marked());
+    // A newline is no argument a person could check: refused outright.
+    let response = start(&mut raw, 2, "test", &json!({"args": ["a\nb"]}));
+    refused(&attack, &mut raw, &response, -32602);
+    assert_eq!(error_code(&response), Some(-32602));
 }
