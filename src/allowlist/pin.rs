@@ -255,18 +255,21 @@ impl Pin {
         out
     }
 
-    /// The parts that changed from this pin to `now`, in words.
+    /// The parts that changed from this pin to `now`, in words. A dep that came or went is
+    /// said by the deps themselves.
     fn changed_parts(&self, now: &Pin) -> Vec<String> {
         let mut out = Vec::new();
+        let dep = |what: &str| what.starts_with("dep `");
         for before in &self.reads {
             match now.reads.iter().find(|p| p.what == before.what) {
                 Some(after) if after.sha256 == before.sha256 => {}
                 Some(_) => out.push(format!("{} changed", before.what)),
+                None if dep(&before.what) => {}
                 None => out.push(format!("{} is no longer read", before.what)),
             }
         }
         for after in &now.reads {
-            if !self.reads.iter().any(|p| p.what == after.what) {
+            if !dep(&after.what) && !self.reads.iter().any(|p| p.what == after.what) {
                 out.push(format!("{} is now read", after.what));
             }
         }
