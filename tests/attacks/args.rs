@@ -163,3 +163,26 @@ fn npm_arguments_after_the_separator_are_data_even_what_a_shell_would_expand() {
     refused(&attack, &mut raw, &response, -32602);
     assert_eq!(error_code(&response), Some(-32602));
 }
+
+#[test]
+fn a_lapsed_any_args_rule_waives_nothing_while_a_file_rule_still_allows_the_task() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build", "--any-args"]);
+    attack.agg(&["allow", "--file", "Makefile"]);
+    // The task rule's pin lapses; the unpinned file rule still allows `build` itself.
+    attack.write(
+        "Makefile",
+        &MAKEFILE.replace("@echo building", "@echo building again"),
+    );
+    let shown = attack.agg(&["allowlist"]);
+    assert!(shown.contains("lapsed: recipe text changed"), "{shown}");
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, "build", &json!({"args": ["deploy"]}));
+    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+    assert!(
+        text(&response).contains("argument `deploy`"),
+        "{response}"
+    );
+    ran_saying(&start(&mut raw, 2, "build", &json!({})), "building again");
+    assert!(!attack.marked());
+}
