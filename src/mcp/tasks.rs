@@ -19,6 +19,7 @@ use super::types::{
 };
 use crate::allowlist::{Decision, Now};
 use crate::table::{Filter, Task};
+use crate::visible::cut_line;
 
 impl Server {
     pub(super) async fn list_tasks(&self, args: ListTasksArgs) -> ToolResult {
@@ -27,7 +28,7 @@ impl Server {
             Some(name) => vec![Runner::from_name(name).ok_or_else(|| {
                 tool_error(
                     code::INVALID_ARGS,
-                    format!("unknown runner `{name}`"),
+                    format!("unknown runner `{}`", cut_line(name, 256)),
                     Some(format!("one of: {}", Runner::names())),
                 )
             })?],
@@ -47,7 +48,7 @@ impl Server {
                 let outside = || {
                     tool_error(
                         code::INVALID_ARGS,
-                        format!("path `{path}` is outside the repository"),
+                        format!("path `{}` is outside the repository", cut_line(path, 256)),
                         Some(
                             "path is a file or directory in the repository, relative to its root"
                                 .to_owned(),
@@ -132,7 +133,10 @@ impl Server {
         let Some(task) = table.get(&unique_name) else {
             return Err(tool_error(
                 code::NOT_FOUND,
-                format!("the task `{unique_name}` is gone from the repository"),
+                format!(
+                    "the task `{}` is gone from the repository",
+                    cut_line(&unique_name, 256)
+                ),
                 Some("list_tasks shows the current tasks".to_owned()),
             ));
         };
@@ -170,7 +174,7 @@ fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
     let out = || {
         tool_error(
             code::INVALID_ARGS,
-            format!("dir `{dir}` is outside the repository"),
+            format!("dir `{}` is outside the repository", cut_line(dir, 256)),
             Some("dir is relative to the repository root".to_owned()),
         )
     };
@@ -188,7 +192,7 @@ fn list_text(r: &ListTasksResult) -> String {
         "{} of {} tasks in {} (✓ = agents may run it)\n",
         r.tasks.len(),
         r.total,
-        r.root
+        cut_line(&r.root, LIST_TEXT_CAP * 4)
     );
     for row in &r.tasks {
         let mut tags = String::new();
@@ -205,7 +209,7 @@ fn list_text(r: &ListTasksResult) -> String {
         let params = if row.params.is_empty() {
             String::new()
         } else {
-            format!(" ({})", row.params.join(" "))
+            format!(" ({})", cut_line(&row.params.join(" "), LIST_TEXT_CAP))
         };
         if let Some(last) = &row.last {
             let _ = write!(tags, ", last {last}");
@@ -214,11 +218,14 @@ fn list_text(r: &ListTasksResult) -> String {
             s,
             "{} {}{params} [{}{tags}] {}",
             if row.allowlisted { "✓" } else { "·" },
-            row.unique_name,
+            cut_line(&row.unique_name, LIST_TEXT_CAP),
             row.runner,
             row.description.as_deref().map_or_else(
-                || format!("$ {}", row.command.as_deref().unwrap_or_default()),
-                str::to_owned
+                || format!(
+                    "$ {}",
+                    cut_line(row.command.as_deref().unwrap_or_default(), LIST_TEXT_CAP)
+                ),
+                |d| cut_line(d, LIST_TEXT_CAP)
             )
         );
     }
@@ -230,7 +237,12 @@ fn list_text(r: &ListTasksResult) -> String {
         );
     }
     if !r.suggestions.is_empty() {
-        let _ = writeln!(s, "did you mean: {}?", r.suggestions.join(", "));
+        let names: Vec<String> = r
+            .suggestions
+            .iter()
+            .map(|n| cut_line(n, LIST_TEXT_CAP))
+            .collect();
+        let _ = writeln!(s, "did you mean: {}?", names.join(", "));
     }
     if r.problems > 0 {
         let _ = writeln!(
@@ -240,7 +252,11 @@ fn list_text(r: &ListTasksResult) -> String {
         );
     }
     if let Some(problem) = &r.allowlist_problem {
-        let _ = writeln!(s, "allowlist: {problem}");
+        let _ = writeln!(s, "allowlist: {}", cut_line(problem, LIST_TEXT_CAP * 4));
     }
     s
 }
+
+/// Most bytes of a name, a description or a command one row of `list_tasks`' text quotes:
+/// what the repository wrote is escaped and cut there (the structured result is exact).
+const LIST_TEXT_CAP: usize = 300;

@@ -13,3 +13,4 @@ mod question;
 mod socket;
 mod symlinks;
 mod terminal;
+mod tools;
