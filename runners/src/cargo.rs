@@ -224,7 +224,8 @@ mod tests {
 
     #[test]
     fn an_alias_reads_the_config_s_other_tables_and_the_alias_it_expands_to() {
-        let config = "[alias]\nb = \"build\"\nbr = \"b --release\"\nt = \"test\"\n\n[build]\njobs = 2\n";
+        let config =
+            "[alias]\nb = \"build\"\nbr = \"b --release\"\nt = \"test\"\n\n[build]\njobs = 2\n";
         let read = |text: &str, name: &str| {
             let files = crate::files::MemFiles::new().with(".cargo/config.toml", text);
             crate::testing::reads(parse, &files, ".cargo/config.toml", name)
@@ -233,7 +234,10 @@ mod tests {
         assert_eq!(br.runs, ["b"]);
         let whats: Vec<&str> = br.parts.iter().map(|p| p.what.as_str()).collect();
         assert_eq!(whats, ["setting `[build]`"]);
-        assert_eq!(read(&config.replace("\"test\"", "\"test --all\""), "br"), br);
+        assert_eq!(
+            read(&config.replace("\"test\"", "\"test --all\""), "br"),
+            br
+        );
         let wrapped = config.replace("jobs = 2", "jobs = 2\nrustc-wrapper = \"./x.sh\"");
         assert_ne!(read(&wrapped, "br"), br);
     }

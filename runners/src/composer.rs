@@ -378,10 +378,16 @@ mod tests {
             crate::testing::reads(parse, &files, "composer.json", "test")
         };
         let before = read(json);
-        assert_eq!(read(&json.replace("1.0.0", "1.1.0").replace(">=8", ">=8.2")), before);
+        assert_eq!(
+            read(&json.replace("1.0.0", "1.1.0").replace(">=8", ">=8.2")),
+            before
+        );
         assert_eq!(read(&json.replace("phpcs", "phpcs -q")), before);
         assert_ne!(read(&json.replace("300", "0")), before);
-        assert_ne!(read(&json.replace("\"phpunit\"", "\"phpunit --x\"")), before);
+        assert_ne!(
+            read(&json.replace("\"phpunit\"", "\"phpunit --x\"")),
+            before
+        );
     }
     use crate::testing::{lines, names, parse_one, task};
 

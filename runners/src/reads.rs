@@ -60,8 +60,9 @@ impl Reads {
             return;
         }
         if self.parts.len() >= MAX_PARTS {
-            self.unknown
-                .get_or_insert_with(|| format!("it reads more than {MAX_PARTS} parts of its files"));
+            self.unknown.get_or_insert_with(|| {
+                format!("it reads more than {MAX_PARTS} parts of its files")
+            });
             return;
         }
         self.parts.push(Part {

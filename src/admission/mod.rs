@@ -303,8 +303,7 @@ fn refused_input(facts: &Facts<'_, '_>, name: &str) -> Option<Refusal> {
                     quoted(&facts.args[i])
                 ),
                 Some(
-                    "pass arguments without newlines, tabs or other control characters"
-                        .to_owned(),
+                    "pass arguments without newlines, tabs or other control characters".to_owned(),
                 ),
             )
         })
@@ -347,7 +346,11 @@ fn current_task<'a>(facts: &Facts<'a, '_>, name: &str) -> Result<&'a Task, Refus
             facts.listed.file_path
         )));
     }
-    facts.now.task_pin.as_ref().map_err(|reason| stale(reason))?;
+    facts
+        .now
+        .task_pin
+        .as_ref()
+        .map_err(|reason| stale(reason))?;
     Ok(now)
 }
 
@@ -421,7 +424,12 @@ fn needs_confirmation(task: &Task, name: &str, texts: &[String]) -> Refusal {
 }
 
 /// What the question shows.
-fn shown(facts: &Facts<'_, '_>, now: &Task, unvetted: Vec<Unvetted>, env: Vec<(String, String)>) -> Shown {
+fn shown(
+    facts: &Facts<'_, '_>,
+    now: &Task,
+    unvetted: Vec<Unvetted>,
+    env: Vec<(String, String)>,
+) -> Shown {
     let listed = facts.listed;
     let mut also = Vec::new();
     if !now.deps.is_empty() && !facts.runs.skip_deps {

@@ -15,7 +15,10 @@ const ROOT: &str = "/repo";
 /// reads it for a decision.
 fn task(runner: Runner, name: &str, recipe: &str) -> Task {
     let (file, argv) = match runner {
-        Runner::Npm => ("package.json", vec!["npm".into(), "run".into(), name.into()]),
+        Runner::Npm => (
+            "package.json",
+            vec!["npm".into(), "run".into(), name.into()],
+        ),
         Runner::Just => ("justfile", vec!["just".into(), name.into()]),
         _ => ("Makefile", vec!["make".into(), name.into()]),
     };
@@ -85,7 +88,9 @@ fn rules(kinds: &[R], then: &Task) -> Matched {
         let task_pin = was.task_pin.clone().ok();
         let mut rule = match kind {
             R::Deny => Rule::for_task(file.clone(), then.source_name.clone(), None),
-            R::Task | R::TaskAny => Rule::for_task(file.clone(), then.source_name.clone(), task_pin),
+            R::Task | R::TaskAny => {
+                Rule::for_task(file.clone(), then.source_name.clone(), task_pin)
+            }
             R::File | R::FileAny => Rule::for_file(file.clone(), None),
             R::FilePinned => Rule::for_file(file.clone(), was.file_pin.clone().ok()),
             R::Dir => Rule::for_dir(PathBuf::from(ROOT)),
@@ -203,7 +208,10 @@ fn check(row: Row<'_>, expect: &str) {
 
 #[test]
 fn nothing_allows_it() {
-    check(Row::default(), "refuse NotAllowlisted: `test` is not allowlisted");
+    check(
+        Row::default(),
+        "refuse NotAllowlisted: `test` is not allowlisted",
+    );
     check(
         Row {
             can_ask: true,
@@ -225,7 +233,10 @@ fn nothing_allows_it() {
 fn every_kind_of_allow_runs_a_plain_start() {
     for (rules, by) in [
         (&[R::Task][..], "task test in /repo/Makefile (pinned)"),
-        (&[R::TaskAny], "task test in /repo/Makefile (pinned, any arguments)"),
+        (
+            &[R::TaskAny],
+            "task test in /repo/Makefile (pinned, any arguments)",
+        ),
         (&[R::File], "file /repo/Makefile"),
         (&[R::FilePinned], "file /repo/Makefile (pinned)"),
         (&[R::Dir], "dir /repo"),
@@ -353,7 +364,14 @@ fn arguments_the_runner_reads_need_a_rule_that_holds_and_says_so() {
 
 #[test]
 fn data_arguments_pass_a_plain_allow_where_the_runner_passes_them_verbatim() {
-    let data = &["--grep", "a b", "it's \"quoted\"", "$(id)", "x=y:z@w,v/u", "é ☃"][..];
+    let data = &[
+        "--grep",
+        "a b",
+        "it's \"quoted\"",
+        "$(id)",
+        "x=y:z@w,v/u",
+        "é ☃",
+    ][..];
     check(
         Row {
             runner: Runner::Npm,

@@ -25,9 +25,9 @@ use serde::{Deserialize, Serialize};
 use crate::table::Task;
 
 pub use current::{Current, Now};
-pub use pin::{FINGERPRINT_VERSION, PinnedPart};
 pub use live::LiveAllowlist;
 pub use pin::Pin;
+pub use pin::{FINGERPRINT_VERSION, PinnedPart};
 pub use rule::{Kind, Rule};
 pub use status::{RuleState, audit};
 pub use store::{Change, Store, StoreError};

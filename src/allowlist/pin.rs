@@ -140,12 +140,7 @@ pub fn pinned_files(root: &Path, read: &[(String, String)]) -> Vec<PinnedFile> {
 
 /// The fingerprint of `task`'s own facts and what it reads (`reads`, or `files` whole), as
 /// a pin and the tasks that run it first hash it.
-pub fn fingerprint(
-    root: &Path,
-    task: &Task,
-    reads: &[PinnedPart],
-    files: &[PinnedFile],
-) -> String {
+pub fn fingerprint(root: &Path, task: &Task, reads: &[PinnedPart], files: &[PinnedFile]) -> String {
     let dir = dir_of(root, &task.dir);
     let facts = Fingerprinted {
         version: FINGERPRINT_VERSION,
@@ -452,7 +447,10 @@ mod tests {
 
     #[test]
     fn a_task_pin_names_the_part_that_changed_appeared_or_went() {
-        let before = pinned(vec![part("variable `CC`", "cc"), part("setting `SHELL`", "")]);
+        let before = pinned(vec![
+            part("variable `CC`", "cc"),
+            part("setting `SHELL`", ""),
+        ]);
         let after = pinned(vec![
             part("variable `CC`", "evil"),
             part("variable `CFLAGS`", "-O2"),

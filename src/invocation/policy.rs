@@ -35,7 +35,8 @@ fn plain(arg: &str) -> bool {
 }
 
 const NOT_PLAIN: &str = "it holds characters a shell or the runner's templates could expand";
-const SPLICED: &str = "the runner splices it into the recipe's code, where a shell would expand those characters";
+const SPLICED: &str =
+    "the runner splices it into the recipe's code, where a shell would expand those characters";
 const OPTION: &str = "it starts with `-`, which the runner may read as its own option";
 const RUNNER_READS: &str = "the runner reads it as its own option, target or variable";
 const TOO_MANY: &str =
@@ -453,10 +454,7 @@ mod tests {
     #[test]
     fn hidden_characters_are_never_data() {
         let npm = task(Runner::Npm, "test", &[]);
-        assert_eq!(
-            flagged(&npm, &["ok", "txt\u{202e}exe"]),
-            ["txt\u{202e}exe"]
-        );
+        assert_eq!(flagged(&npm, &["ok", "txt\u{202e}exe"]), ["txt\u{202e}exe"]);
         assert_eq!(control_character(&args(&["ok", "a\nb"])), Some(1));
         assert_eq!(control_character(&args(&["ok", "tab\tbed"])), Some(1));
         assert_eq!(control_character(&args(&["ok", "é ☃"])), None);

@@ -467,7 +467,10 @@ impl ServerHandler for Server {
                 .find(|t| t.tool.name == req.name);
             let Some(t) = per_task else {
                 return Err(ErrorData::invalid_params(
-                    format!("unknown tool `{}`", crate::visible::cut_line(&req.name, 256)),
+                    format!(
+                        "unknown tool `{}`",
+                        crate::visible::cut_line(&req.name, 256)
+                    ),
                     None,
                 ));
             };

@@ -306,7 +306,10 @@ impl Server {
                 ),
                 StartError::NotRunning => tool_error(
                     code::NOT_FOUND,
-                    format!("`{}`: {e}; nothing ran", admission::quoted(&task.unique_name)),
+                    format!(
+                        "`{}`: {e}; nothing ran",
+                        admission::quoted(&task.unique_name)
+                    ),
                     Some("call task_start again (the user is asked first)".to_owned()),
                 ),
             })?;

@@ -144,7 +144,6 @@ impl Server {
         let start: TaskStartArgs = parse(Some(start))?;
         self.task_start(start, ctx, retry).await
     }
-
 }
 
 /// The most bytes of a recipe or a description `describe_task` returns.

@@ -179,10 +179,7 @@ fn a_lapsed_any_args_rule_waives_nothing_while_a_file_rule_still_allows_the_task
     let mut raw = attack.serve();
     let response = start(&mut raw, 1, "build", &json!({"args": ["deploy"]}));
     refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
-    assert!(
-        text(&response).contains("argument `deploy`"),
-        "{response}"
-    );
+    assert!(text(&response).contains("argument `deploy`"), "{response}");
     ran_saying(&start(&mut raw, 2, "build", &json!({})), "building again");
     assert!(!attack.marked());
 }

@@ -7,6 +7,7 @@ mod backpressure;
 mod env;
 mod files;
 mod harness;
+mod npx;
 mod orphans;
 mod pins;
 mod question;

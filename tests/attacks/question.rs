@@ -198,7 +198,10 @@ fn what_the_agent_sends_is_escaped_in_the_question_and_in_the_error() {
     // The first paragraph is one line; the forged block is shown as escapes, once.
     let first = message.split("\n\n").next().unwrap_or_default();
     assert!(!first.contains('\n'), "{message}");
-    assert!(!message.contains("\n  (nothing else is added)"), "{message}");
+    assert!(
+        !message.contains("\n  (nothing else is added)"),
+        "{message}"
+    );
     assert!(message.contains(r"\n  runs:      make build"), "{message}");
     assert!(message.len() < 8_000, "{} bytes", message.len());
     // Where the client cannot ask, the refusal the model reads escapes it too.
@@ -217,7 +220,10 @@ fn a_refusal_built_from_repository_text_is_escaped() {
     let attack = Attack::new(&[(&format!("{dir}/Makefile"), MAKEFILE)]);
     let name = format!("{dir}/build");
     attack.agg(&["allow", &name]);
-    attack.write(&format!("{dir}/GNUmakefile"), "build:\n\t@echo pwned > MARKER\n");
+    attack.write(
+        &format!("{dir}/GNUmakefile"),
+        "build:\n\t@echo pwned > MARKER\n",
+    );
     let mut raw = attack.serve();
     let response = start(&mut raw, 1, &name, &json!({}));
     let code = error_code(&response).unwrap_or_default();

@@ -90,7 +90,14 @@ fn parse(src: &Source<'_>) -> Parsed {
 }
 
 /// Keys of a deno configuration that do not change what a task runs.
-const NOT_READ: &[&str] = &["tasks", "name", "version", "description", "exports", "publish"];
+const NOT_READ: &[&str] = &[
+    "tasks",
+    "name",
+    "version",
+    "description",
+    "exports",
+    "publish",
+];
 
 /// What the task `name` reads, for a pin: its entry (without `description`), and every other
 /// part of the configuration that changes how deno runs code (`imports`, `compilerOptions`,
@@ -111,7 +118,10 @@ fn reads(root: &Node, tasks: &Node, name: &str) -> Reads {
         ),
         None => node.clone(),
     });
-    reads.part("task entry", entry.map(|n| n.canonical()).unwrap_or_default());
+    reads.part(
+        "task entry",
+        entry.map(|n| n.canonical()).unwrap_or_default(),
+    );
     for entry in root.entries().unwrap_or_default() {
         if !NOT_READ.contains(&entry.key.as_str()) {
             reads.part(format!("setting `{}`", entry.key), entry.node.canonical());

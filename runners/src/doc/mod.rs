@@ -316,10 +316,12 @@ mod tests {
 
     #[test]
     fn the_canonical_form_ignores_layout_and_format() {
-        let toml = read_toml("[t]\na = 1\nb = [\"x\", true]  # note\n")
-            .expect("valid");
-        let json = read_json("{\"t\": {\"a\": 1,\n  \"b\": [\"x\",true]}}", Dialect::Strict)
-            .expect("valid");
+        let toml = read_toml("[t]\na = 1\nb = [\"x\", true]  # note\n").expect("valid");
+        let json = read_json(
+            "{\"t\": {\"a\": 1,\n  \"b\": [\"x\",true]}}",
+            Dialect::Strict,
+        )
+        .expect("valid");
         assert_eq!(toml.canonical(), json.canonical());
         assert_eq!(json.canonical(), r#"{"t":{"a":1,"b":["x",true]}}"#);
         let quoted = read_json(r#"{"q": "a\"b\\c\n"}"#, Dialect::Strict).expect("valid");

@@ -116,12 +116,17 @@ mod tests {
 
     fn read(text: &str, command: &str) -> Reads {
         let root = read_json(text, Dialect::Strict).expect("valid");
-        reads(&root, command, &[], &|s| ["lint", "test", "build"].contains(&s))
+        reads(&root, command, &[], &|s| {
+            ["lint", "test", "build"].contains(&s)
+        })
     }
 
     #[test]
     fn a_script_reads_the_fields_it_names_and_the_scripts_it_runs() {
-        let test = read(PACKAGE, "npm run lint && jest --port $npm_package_config_port");
+        let test = read(
+            PACKAGE,
+            "npm run lint && jest --port $npm_package_config_port",
+        );
         let parts: Vec<(&str, &str)> = test
             .parts
             .iter()
@@ -135,7 +140,10 @@ mod tests {
             ]
         );
         assert_eq!(test.runs, ["lint"]);
-        let deep = read(PACKAGE, "echo ${npm_package_config_deep_key} $npm_package_nope");
+        let deep = read(
+            PACKAGE,
+            "echo ${npm_package_config_deep_key} $npm_package_nope",
+        );
         let whats: Vec<&str> = deep.parts.iter().map(|p| p.what.as_str()).collect();
         assert_eq!(
             whats,

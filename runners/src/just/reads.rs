@@ -11,7 +11,12 @@ use crate::reads::Reads;
 use super::parser::{Def, DefKind, Recipe};
 
 /// Settings that make just load a `.env` file, and the one that names it.
-const DOTENV: &[&str] = &["dotenv-load", "dotenv-filename", "dotenv-path", "dotenv-required"];
+const DOTENV: &[&str] = &[
+    "dotenv-load",
+    "dotenv-filename",
+    "dotenv-path",
+    "dotenv-required",
+];
 
 /// What `recipe` reads, given `defs`, every setting and assignment of its module; `dir` is
 /// the justfile's directory, where just looks for `.env`.
@@ -143,13 +148,17 @@ fn identifiers(expr: &str) -> Vec<&str> {
     while i < bytes.len() {
         let b = bytes[i];
         if matches!(b, b'\'' | b'"' | b'`') {
-            let close = expr[i + 1..].find(char::from(b)).map_or(bytes.len(), |n| i + 1 + n);
+            let close = expr[i + 1..]
+                .find(char::from(b))
+                .map_or(bytes.len(), |n| i + 1 + n);
             i = close + 1;
             continue;
         }
         if b.is_ascii_alphabetic() || b == b'_' {
             let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'-')) {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'-'))
+            {
                 i += 1;
             }
             let name = &expr[start..i];
@@ -170,7 +179,11 @@ fn is_quote_call(expr: &str) -> bool {
     compact
         .strip_prefix("quote(")
         .and_then(|rest| rest.strip_suffix(')'))
-        .is_some_and(|inner| inner.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-')))
+        .is_some_and(|inner| {
+            inner
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        })
 }
 
 /// The names among a recipe line's dependency arguments (after its `:`).
@@ -188,7 +201,9 @@ mod tests {
     use crate::files::MemFiles;
 
     fn read(text: &str, name: &str) -> Reads {
-        let files = MemFiles::new().with("justfile", text).with(".env", "TOKEN=1\n");
+        let files = MemFiles::new()
+            .with("justfile", text)
+            .with(".env", "TOKEN=1\n");
         crate::testing::reads(super::super::ADAPTER.parse, &files, "justfile", name)
     }
 
@@ -200,7 +215,12 @@ mod tests {
         let whats: Vec<&str> = build.parts.iter().map(|p| p.what.as_str()).collect();
         assert_eq!(
             whats,
-            ["recipe line", "setting `shell`", "variable `flags`", "variable `opt`"]
+            [
+                "recipe line",
+                "setting `shell`",
+                "variable `flags`",
+                "variable `opt`"
+            ]
         );
         assert_eq!(build.spliced, ["target"]);
         assert_eq!(read(JUSTFILE, "gen").spliced, Vec::<String>::new());

@@ -550,7 +550,8 @@ impl Reader<'_> {
                     .flat_map(|r| r.recipe.iter().map(String::as_str))
                     .collect();
                 let file_prereqs = rules().any(|r| {
-                    r.unresolved_prereqs || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
+                    r.unresolved_prereqs
+                        || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
                 });
                 let mut reads = defs.reads_of(&recipe, &[target.name], file_prereqs);
                 // A rule that remakes a makefile runs before anything else, every time.
@@ -575,7 +576,10 @@ fn record(defs: &mut Defs, var: &VariableDefinition) {
     let text = var.syntax().text().to_string();
     match var.name() {
         Some(name) if name.contains(['$', ' ', '\t']) => {
-            defs.unknown(format!("a variable whose name is computed (`{}`)", name.trim()));
+            defs.unknown(format!(
+                "a variable whose name is computed (`{}`)",
+                name.trim()
+            ));
         }
         Some(name) if var.assignment_operator().is_some() || var.is_define() => {
             defs.assign(&name, &text, var.is_export());

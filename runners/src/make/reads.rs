@@ -181,9 +181,16 @@ impl Defs {
         references(text, &mut reads);
         if let Some(why) = reads.unknown {
             self.unknown(format!("{why} at {at}"));
-        } else if !["$(info", "${info", "$(warning", "${warning", "$(error", "${error"]
-            .iter()
-            .any(|p| text.trim_start().starts_with(p))
+        } else if ![
+            "$(info",
+            "${info",
+            "$(warning",
+            "${warning",
+            "$(error",
+            "${error",
+        ]
+        .iter()
+        .any(|p| text.trim_start().starts_with(p))
         {
             self.unknown(format!("`{}` at {at}", short(text)));
         }
@@ -252,7 +259,11 @@ impl Defs {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let defs = self.vars.get(&name).map(|d| d.join("\n")).unwrap_or_default();
+            let defs = self
+                .vars
+                .get(&name)
+                .map(|d| d.join("\n"))
+                .unwrap_or_default();
             let mut inner = Reads::default();
             references(&defs, &mut inner);
             if let Some(why) = inner.unknown {
@@ -289,7 +300,10 @@ pub(super) fn references(text: &str, found: &mut Reads) {
                 let name = &text[start..end];
                 let after = text[end..].chars().next();
                 if name.contains('$') {
-                    found.unknown(format!("a variable whose name is computed (`{}`)", short(&text[i..])));
+                    found.unknown(format!(
+                        "a variable whose name is computed (`{}`)",
+                        short(&text[i..])
+                    ));
                     return;
                 }
                 let called = after.is_some_and(char::is_whitespace);
@@ -339,7 +353,9 @@ fn automatic(name: &str) -> bool {
 fn is_suffix_rule(target: &str) -> bool {
     target.starts_with('.')
         && target.len() > 1
-        && target[1..].chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+        && target[1..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.')
         && !SPECIAL.contains(&target)
         && target != ".PHONY"
 }
@@ -380,7 +396,8 @@ mod tests {
         crate::testing::reads(super::super::ADAPTER.parse, &mem, files[0].0, name)
     }
 
-    const MAKEFILE: &str = "CC = cc\nUNUSED = 1\n\nbuild: gen\n\t$(CC) main.c\n\ngen:\n\techo gen\n";
+    const MAKEFILE: &str =
+        "CC = cc\nUNUSED = 1\n\nbuild: gen\n\t$(CC) main.c\n\ngen:\n\techo gen\n";
 
     #[test]
     fn edits_the_target_does_not_read_keep_its_parts() {
@@ -392,7 +409,11 @@ mod tests {
             "CC = cc\nUNUSED = 2\n\nbuild: gen\n\t$(CC) main.c\n\ngen:\n\techo gen\nother:\n\techo x\n",
             "# the compiler\nCC   =   cc\nUNUSED = 1\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\nlint:\n\ttrue\n",
         ] {
-            assert_eq!(read(&[("Makefile", edited)], "build").parts, before.parts, "{edited}");
+            assert_eq!(
+                read(&[("Makefile", edited)], "build").parts,
+                before.parts,
+                "{edited}"
+            );
         }
         for edited in [
             "CC = evil\nUNUSED = 1\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
@@ -401,7 +422,11 @@ mod tests {
             "CC = cc\n.ONESHELL:\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
             "CC = cc\nbuild: CC = evil\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
         ] {
-            assert_ne!(read(&[("Makefile", edited)], "build").parts, before.parts, "{edited}");
+            assert_ne!(
+                read(&[("Makefile", edited)], "build").parts,
+                before.parts,
+                "{edited}"
+            );
         }
     }
 
@@ -419,7 +444,10 @@ mod tests {
 
     #[test]
     fn what_agg_does_not_evaluate_is_unknown() {
-        let eval = read(&[("Makefile", "$(eval $(call rules,x))\nbuild:\n\tcc\n")], "build");
+        let eval = read(
+            &[("Makefile", "$(eval $(call rules,x))\nbuild:\n\tcc\n")],
+            "build",
+        );
         assert!(eval.unknown.is_some_and(|w| w.contains("eval")));
         let computed = read(&[("Makefile", "build:\n\t$($(KIND)_CC) x\n")], "build");
         assert!(computed.unknown.is_some_and(|w| w.contains("computed")));
@@ -428,7 +456,10 @@ mod tests {
     #[test]
     fn a_rule_that_remakes_an_included_makefile_runs_before_every_target() {
         let reads = read(
-            &[("Makefile", "-include deps.mk\nbuild:\n\tcc\ndeps.mk:\n\tcurl x | sh\n")],
+            &[(
+                "Makefile",
+                "-include deps.mk\nbuild:\n\tcc\ndeps.mk:\n\tcurl x | sh\n",
+            )],
             "build",
         );
         assert_eq!(reads.runs, ["deps.mk"]);
@@ -446,8 +477,13 @@ mod tests {
     #[test]
     fn references_in_every_spelling() {
         assert_eq!(
-            names("$(CC) ${CFLAGS} $A $$HOME $@ $(@D) $(SRC:.c=.o) $(call greet,x) $(shell id) $(notdir $(OUT))"),
-            Ok(vec!["CC", "CFLAGS", "A", "SRC", "greet", "OUT"].into_iter().map(str::to_owned).collect())
+            names(
+                "$(CC) ${CFLAGS} $A $$HOME $@ $(@D) $(SRC:.c=.o) $(call greet,x) $(shell id) $(notdir $(OUT))"
+            ),
+            Ok(vec!["CC", "CFLAGS", "A", "SRC", "greet", "OUT"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect())
         );
         assert!(names("$($(KIND)_FLAGS)").is_err());
         assert!(names("$(eval X = 1)").is_err());
@@ -470,7 +506,13 @@ mod tests {
         assert!(whats.contains(&"variable `SHELL`"), "{whats:?}");
         assert!(whats.contains(&"special target `.ONESHELL`"), "{whats:?}");
         assert!(!whats.contains(&"variable `UNUSED`"), "{whats:?}");
-        let toolchain = reads.parts.iter().find(|p| p.what == "variable `TOOLCHAIN`");
-        assert_eq!(toolchain.map(|p| p.text.as_str()), Some("TOOLCHAIN := /opt"));
+        let toolchain = reads
+            .parts
+            .iter()
+            .find(|p| p.what == "variable `TOOLCHAIN`");
+        assert_eq!(
+            toolchain.map(|p| p.text.as_str()),
+            Some("TOOLCHAIN := /opt")
+        );
     }
 }

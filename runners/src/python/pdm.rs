@@ -98,7 +98,12 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
     }
     if project.purpose == Purpose::Decide {
         for task in &mut out.tasks[start..] {
-            task.reads = Some(Box::new(reads(project, scripts, &task.source_name, &task.deps)));
+            task.reads = Some(Box::new(reads(
+                project,
+                scripts,
+                &task.source_name,
+                &task.deps,
+            )));
         }
     }
 }
@@ -112,11 +117,20 @@ fn reads(project: &Project<'_>, scripts: &Node, name: &str, deps: &[String]) -> 
     let shown = entry.map(|node| match node.entries() {
         Some(entries) => Node::new(
             node.line,
-            doc::Value::Table(entries.iter().filter(|e| e.key != "help").cloned().collect()),
+            doc::Value::Table(
+                entries
+                    .iter()
+                    .filter(|e| e.key != "help")
+                    .cloned()
+                    .collect(),
+            ),
         ),
         None => node.clone(),
     });
-    reads.part("script entry", shown.map(|n| n.canonical()).unwrap_or_default());
+    reads.part(
+        "script entry",
+        shown.map(|n| n.canonical()).unwrap_or_default(),
+    );
     let shared = scripts.get("_");
     reads.part(
         "shared options `_`",
@@ -125,7 +139,10 @@ fn reads(project: &Project<'_>, scripts: &Node, name: &str, deps: &[String]) -> 
     for options in [shared, entry] {
         let file = options.and_then(|o| o.get("env_file"));
         for path in file.and_then(Node::strs).unwrap_or_default() {
-            let text = project.files.read(&project.sibling(path)).unwrap_or_default();
+            let text = project
+                .files
+                .read(&project.sibling(path))
+                .unwrap_or_default();
             reads.part(format!("env_file `{path}`"), text);
         }
     }

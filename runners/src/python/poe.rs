@@ -172,7 +172,10 @@ fn without(node: &Node, keys: &[&str]) -> Node {
 /// directory).
 fn envfiles(project: &Project<'_>, value: &Node, reads: &mut Reads) {
     for name in value.strs().unwrap_or_default() {
-        let text = project.files.read(&project.sibling(name)).unwrap_or_default();
+        let text = project
+            .files
+            .read(&project.sibling(name))
+            .unwrap_or_default();
         reads.part(format!("envfile `{name}`"), text);
     }
 }
@@ -241,7 +244,13 @@ fn read_partition(
             if let Some(tasks) = group.node.get("tasks") {
                 let start = out.tasks.len();
                 read_tasks(project, tasks, file, Some(&group.key), out);
-                add_reads(project, config, Some(&group.node), tasks, &mut out.tasks[start..]);
+                add_reads(
+                    project,
+                    config,
+                    Some(&group.node),
+                    tasks,
+                    &mut out.tasks[start..],
+                );
             }
         }
     }

@@ -183,7 +183,10 @@ mod tests {
         assert_eq!(greet.runs, ["lib:helper"]);
         let helper = read(TASKFILE, LIB, "lib:helper");
         assert!(
-            helper.parts.iter().any(|p| p.what == "include `lib` of Taskfile.yml"),
+            helper
+                .parts
+                .iter()
+                .any(|p| p.what == "include `lib` of Taskfile.yml"),
             "{helper:?}"
         );
     }
@@ -222,7 +225,10 @@ mod tests {
     fn template_names_in_every_form() {
         assert_eq!(
             names("echo {{.GREETING}} {{ .NAME | upper }} {{index .MATCH 0}} {{.A}}{{.B.c}}"),
-            Ok(vec!["GREETING", "NAME", "MATCH", "A", "B"].into_iter().map(str::to_owned).collect())
+            Ok(vec!["GREETING", "NAME", "MATCH", "A", "B"]
+                .into_iter()
+                .map(str::to_owned)
+                .collect())
         );
         assert!(names("{{index . \"X\"}}").is_err());
         assert_eq!(names("no templates, a.b and 1.5"), Ok(Vec::new()));
