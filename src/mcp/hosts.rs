@@ -64,8 +64,8 @@ impl Via {
     /// repository controls: the package comes from the registry the user configured, into
     /// npx's cache (no `--` before `agg`: some hosts' `mcp add` drop it, and npx passes
     /// everything after the command on anyway). The launcher then drops what npm added to
-    /// the environment (the
-    /// project's `node_modules/.bin` on `PATH`, `npm_config_*`) before it starts agg.
+    /// the environment (the project's `node_modules/.bin` on `PATH`, `npm_config_*`) before
+    /// it starts agg.
     pub fn command(self, agg: &str) -> Vec<String> {
         let words: &[&str] = match self {
             Via::Agg => &[agg, "mcp"],
