@@ -41,6 +41,6 @@ pub use model::{
     Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
     HookWhen, Param, Parsed, Runner, Source, Syntax, Task, Variadic, XcSpec,
 };
-pub use reads::{MAX_PARTS, Part, Purpose, Reads, env_references};
+pub use reads::{MAX_PARTS, Part, Purpose, Reads};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

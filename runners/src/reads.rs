@@ -87,58 +87,9 @@ impl Reads {
     }
 }
 
-/// The names of the environment variables `text` (shell code) refers to as `$NAME` or
-/// `${NAME…}` (and `%NAME%`, as cmd does), in order, each once. `$$` is not a reference.
-pub fn env_references(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut out: Vec<&str> = Vec::new();
-    let mut i = 0;
-    let ident = |from: usize| {
-        let mut end = from;
-        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-            end += 1;
-        }
-        end
-    };
-    while i < bytes.len() {
-        let (start, end) = match bytes[i] {
-            b'$' if bytes.get(i + 1) == Some(&b'{') => (i + 2, ident(i + 2)),
-            b'$' => (i + 1, ident(i + 1)),
-            b'%' => {
-                let end = ident(i + 1);
-                if bytes.get(end) == Some(&b'%') {
-                    (i + 1, end)
-                } else {
-                    (i + 1, i + 1)
-                }
-            }
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        if end > start
-            && let Some(name) = text.get(start..end)
-            && !out.contains(&name)
-        {
-            out.push(name);
-        }
-        i = end.max(i + 1);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn env_references_in_every_spelling() {
-        assert_eq!(
-            env_references("echo $npm_package_config_port ${HOME:-x} %APPDATA% $$ $1 5% off"),
-            ["npm_package_config_port", "HOME", "APPDATA", "1"]
-        );
-    }
 
     #[test]
     fn parts_are_kept_once_and_bounded() {

@@ -9,6 +9,7 @@ mod files;
 mod harness;
 mod npx;
 mod orphans;
+mod pin_runners;
 mod pins;
 mod question;
 mod socket;

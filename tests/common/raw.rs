@@ -24,15 +24,34 @@ impl Raw {
 
     /// `agg mcp` with `extra` options (`--task-tools`), initialized.
     pub fn start_with(root: &std::path::Path, allowlist: &std::path::Path, extra: &[&str]) -> Raw {
-        let mut raw = Raw::spawn(root, allowlist, extra);
+        Raw::start_env(root, allowlist, extra, &[])
+    }
+
+    /// `agg mcp` with `extra` options and `env` in its environment, initialized.
+    pub fn start_env(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Raw {
+        let mut raw = Raw::spawn(root, allowlist, extra, env);
         raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
         raw.response(0);
         raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         raw
     }
 
-    fn spawn(root: &std::path::Path, allowlist: &std::path::Path, extra: &[&str]) -> Raw {
-        let mut child = command(root, allowlist).args(extra).spawn().expect("spawn");
+    fn spawn(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Raw {
+        let mut child = command(root, allowlist)
+            .args(extra)
+            .envs(env.iter().copied())
+            .spawn()
+            .expect("spawn");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Raw {
@@ -44,7 +63,7 @@ impl Raw {
 
     /// A server in a 2026-07-28 session: no `initialize`, each request carries its `_meta`.
     pub fn start_modern(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        Raw::spawn(root, allowlist, &[])
+        Raw::spawn(root, allowlist, &[], &[])
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {

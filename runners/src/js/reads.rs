@@ -5,7 +5,7 @@
 //! version, dependencies, layout — is not read, so an edit there keeps the allow.
 
 use crate::doc::Node;
-use crate::reads::{Reads, env_references};
+use crate::reads::Reads;
 
 /// What the script `command` (with its hooks' commands, `hooks`) reads of the package
 /// `root`, whose scripts `is_script` names.
@@ -17,11 +17,9 @@ pub(super) fn reads(
 ) -> Reads {
     let mut reads = Reads::default();
     for text in std::iter::once(command).chain(hooks.iter().copied()) {
-        for var in env_references(text) {
-            if let Some(rest) = var.strip_prefix("npm_package_") {
-                let (path, value) = lookup(root, rest);
-                reads.part(format!("package.json `{path}`"), value);
-            }
+        for rest in package_fields(text) {
+            let (path, value) = lookup(root, rest);
+            reads.part(format!("package.json `{path}`"), value);
         }
         for script in scripts_run(text) {
             if is_script(script) {
@@ -34,6 +32,27 @@ pub(super) fn reads(
         reads.part("package.json `packageManager`", manager.canonical());
     }
     reads
+}
+
+/// What follows `npm_package_` wherever the script names such a variable: `$npm_package_x`,
+/// `${npm_package_x}`, `%npm_package_x%`, `process.env.npm_package_x`.
+fn package_fields(text: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("npm_package_") {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + "npm_package_".len()..];
+        let end = after
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(after.len());
+        let name = &after[..end];
+        let own = before.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+        if own && !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+        rest = &after[end..];
+    }
+    out
 }
 
 /// The field `npm_package_<rest>` stands for, as a dotted path, and its value: npm joins
@@ -165,6 +184,16 @@ mod tests {
         assert_eq!(read(PACKAGE, command), read(&bumped, command));
         let moved = PACKAGE.replace("8080", "9090");
         assert_ne!(read(PACKAGE, command), read(&moved, command));
+    }
+
+    #[test]
+    fn package_fields_in_every_spelling() {
+        assert_eq!(
+            package_fields(
+                "echo $npm_package_a ${npm_package_b_c} %npm_package_d% process.env.npm_package_e xnpm_package_f"
+            ),
+            ["a", "b_c", "d", "e"]
+        );
     }
 
     #[test]
