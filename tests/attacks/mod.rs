@@ -4,6 +4,7 @@
 
 mod args;
 mod backpressure;
+mod data;
 mod env;
 mod files;
 mod harness;
