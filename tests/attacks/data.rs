@@ -47,6 +47,8 @@ struct Case<'a> {
     task: &'a str,
     asked: &'a [&'a str],
     env: &'a [(&'a str, &'a str)],
+    /// A command a person runs first (`yarn install`), if any.
+    setup: &'a [&'a str],
 }
 
 #[track_caller]
@@ -58,6 +60,14 @@ fn check(case: &Case<'_>) {
         if path.starts_with("scripts/") {
             attack.executable(path);
         }
+    }
+    if let [program, args @ ..] = case.setup {
+        crate::common::succeeds(
+            std::process::Command::new(program)
+                .args(args)
+                .current_dir(&attack.root),
+            program,
+        );
     }
     attack.agg(&["allow", case.task]);
     let env: Vec<(&str, std::ffi::OsString)> = case
@@ -103,6 +113,7 @@ fn npm() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -117,6 +128,19 @@ fn pnpm() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
+    });
+}
+
+#[test]
+fn yarn() {
+    require!("yarn", "python3");
+    check(&Case {
+        files: &[("package.json", PACKAGE), ("yarn.lock", "")],
+        task: "args",
+        asked: &["--"],
+        env: &[],
+        setup: &["yarn", "install", "--silent"],
     });
 }
 
@@ -134,6 +158,7 @@ fn bun() {
         task: "args",
         asked: &["--"],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -146,6 +171,7 @@ fn just() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
     // A parameter spliced into a recipe line takes plain words only.
     let attack = Attack::new(&[("justfile", justfile)]);
@@ -172,6 +198,7 @@ fn go_task() {
         task: "args",
         asked: &["{{.TASK}}"],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -185,6 +212,7 @@ fn poe() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -196,6 +224,7 @@ fn pdm() {
         task: "pargs",
         asked: &["${HOME}"],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -207,6 +236,7 @@ fn hatch() {
         task: "hargs",
         asked: &["{env:HOME}", "--"],
         env: &[("HATCH_DATA_DIR", "hatch")],
+        setup: &[],
     });
 }
 
@@ -221,6 +251,7 @@ fn tox() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -235,6 +266,7 @@ fn nox() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -246,6 +278,7 @@ fn deno() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -264,6 +297,7 @@ fn mise() {
             ("MISE_GLOBAL_CONFIG_FILE", "mise/config/config.toml"),
             ("MISE_TRUSTED_CONFIG_PATHS", "ROOT"),
         ],
+        setup: &[],
     });
 }
 
@@ -278,6 +312,7 @@ fn composer() {
         task: "args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
@@ -292,6 +327,7 @@ fn scripts() {
         task: "scripts/args",
         asked: &[],
         env: &[],
+        setup: &[],
     });
 }
 
