@@ -97,7 +97,7 @@ mod tests {
         reads.part("variable `A`", "1");
         reads.part("variable `A`", "2");
         assert_eq!(reads.parts.len(), 1);
-        for i in 0..MAX_PARTS + 1 {
+        for i in 0..=MAX_PARTS {
             reads.part(format!("p{i}"), "");
         }
         assert_eq!(reads.parts.len(), MAX_PARTS);

@@ -75,7 +75,7 @@ pub enum Admission<'a> {
     /// It runs: the rule that decided (whose policy a run may carry).
     Run(&'a Rule),
     /// The person must say yes first.
-    Ask(Ask<'a>),
+    Ask(Box<Ask<'a>>),
     /// It does not run.
     Refuse(Refusal),
 }
@@ -271,23 +271,24 @@ pub fn admit<'r>(facts: &Facts<'_, 'r>) -> Admission<'r> {
         }
     };
     let confirm = now.behaviour.confirm.clone();
-    if permission.is_none() && confirm.is_empty() {
-        if let Some(rule) = grant {
-            return Admission::Run(rule);
-        }
+    if permission.is_none()
+        && confirm.is_empty()
+        && let Some(rule) = grant
+    {
+        return Admission::Run(rule);
     }
     let refusal = refusal.unwrap_or_else(|| needs_confirmation(facts.listed, &name, &confirm));
     if !facts.can_ask {
         return Admission::Refuse(refusal);
     }
     let shown = shown(facts, now, unvetted, env);
-    Admission::Ask(Ask {
+    Admission::Ask(Box::new(Ask {
         permission,
         confirm,
         shown,
         refusal,
         grant,
-    })
+    }))
 }
 
 /// What is refused whatever the rules say: an environment variable that loads code, an

@@ -2,6 +2,7 @@
 //! a runner's confirmation × whether the client can ask. Each row is one start, written
 //! `check(row, expect)`: what [`admit`] answers, in a line.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use agg_runners::{Reads, Runner};
@@ -107,6 +108,7 @@ fn rules(kinds: &[R], then: &Task) -> Matched {
 }
 
 /// One start.
+#[derive(Clone, Copy)]
 struct Row<'a> {
     runner: Runner,
     rules: &'a [R],
@@ -175,7 +177,7 @@ fn answer(row: &Row<'_>) -> String {
         Admission::Ask(ask) => {
             let mut s = String::from("ask");
             if let Some(p) = &ask.permission {
-                s.push_str(&format!(" permission ({})", p.reason));
+                let _ = write!(s, " permission ({})", p.reason);
                 if p.task_allowed {
                     s.push_str(" [task allowed]");
                 }

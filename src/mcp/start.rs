@@ -3,7 +3,7 @@
 //!
 //! 1. [`Server::plan`]: find the task, read the call's options, build the invocation and the
 //!    readiness probe; a missing runner or a bad argument is said before anyone is asked.
-//! 2. [`Server::admit`]: read the task's files from disk and the rules that name it, and
+//! 2. [`admit`]: read the task's files from disk and the rules that name it, and
 //!    hand them to [`crate::admission::admit`], which answers run, ask or refuse.
 //! 3. [`Server::ask`]: put the questions to the person through the client, read the files
 //!    again (the answer covers what they saw), record a lasting answer in the allowlist.
@@ -82,7 +82,7 @@ impl Server {
         let mut now = Now::new();
         let matched = lock(&self.0.allowlist).matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
-        let admission = self.admit(&plan, &mut now, &matched, can_ask)?;
+        let admission = admit(&plan, &mut now, &matched, can_ask)?;
         let duplicates = match admission {
             Admission::Run(_) => Duplicates::Reuse,
             Admission::Refuse(refusal) => return Err(refused(refusal)),
@@ -149,36 +149,6 @@ impl Server {
             tail_lines: args.tail_lines.unwrap_or(self.0.settings.tail_lines),
             allow_parallel: args.allow_parallel,
         })
-    }
-
-    /// Step 2: what the task's files say now and the rules that name it, decided by
-    /// admission. `now` keeps what was read, for the pin a lasting answer writes.
-    fn admit<'m>(
-        &self,
-        plan: &Plan,
-        now: &mut Now,
-        matched: &'m crate::allowlist::Matched,
-        can_ask: bool,
-    ) -> Result<Admission<'m>, ToolError> {
-        let task = plan.task();
-        let current = now.current(&plan.table.root, task);
-        let runs = runs(plan.invocation()?, &plan.opts);
-        let is_task = |name: &str| {
-            plan.table.tasks.iter().any(|t| {
-                t.source_name == name && t.runner == task.runner && t.file_path == task.file_path
-            })
-        };
-        Ok(admission::admit(&Facts {
-            listed: task,
-            now: current,
-            rules: matched,
-            args: &plan.opts.args,
-            env: &plan.opts.env,
-            runs: &runs,
-            is_task: &is_task,
-            root: &plan.table.root,
-            can_ask,
-        }))
     }
 
     /// Step 3: the person's answers, checked against the files read again, and a lasting
@@ -373,6 +343,35 @@ impl Server {
         readiness::annotate(&mut result, ready);
         Ok(success(&result, render::job_text(&result)).into())
     }
+}
+
+/// Step 2: what the task's files say now and the rules that name it, decided by
+/// admission. `now` keeps what was read, for the pin a lasting answer writes.
+fn admit<'m>(
+    plan: &Plan,
+    now: &mut Now,
+    matched: &'m crate::allowlist::Matched,
+    can_ask: bool,
+) -> Result<Admission<'m>, ToolError> {
+    let task = plan.task();
+    let current = now.current(&plan.table.root, task);
+    let runs = runs(plan.invocation()?, &plan.opts);
+    let is_task = |name: &str| {
+        plan.table.tasks.iter().any(|t| {
+            t.source_name == name && t.runner == task.runner && t.file_path == task.file_path
+        })
+    };
+    Ok(admission::admit(&Facts {
+        listed: task,
+        now: current,
+        rules: matched,
+        args: &plan.opts.args,
+        env: &plan.opts.env,
+        runs: &runs,
+        is_task: &is_task,
+        root: &plan.table.root,
+        can_ask,
+    }))
 }
 
 /// Whether the client can ask its user: a classic session whose client declared

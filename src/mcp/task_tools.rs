@@ -284,8 +284,9 @@ const DESTRUCTIVE: &[&str] = &[
 const OPEN_WORLD: &[&str] = &["deploy", "publish", "push"];
 const SAFE: &[&str] = &["test", "lint", "check", "fmt", "vet"];
 
-/// The hints a tool carries, before they become [`ToolAnnotations`].
+/// The hints a tool carries, before they become [`ToolAnnotations`]: MCP's four booleans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)]
 struct Hints {
     read_only: bool,
     destructive: bool,

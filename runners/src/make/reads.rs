@@ -316,7 +316,7 @@ pub(super) fn references(text: &str, found: &mut Reads) {
                     if matches!(name, "call" | "value" | "origin" | "flavor") {
                         let arg = text[end..]
                             .trim_start()
-                            .split(|c: char| matches!(c, ',' | ')' | '}'))
+                            .split([',', ')', '}'])
                             .next()
                             .unwrap_or("")
                             .trim();

@@ -31,10 +31,10 @@ pub(super) fn reads(task: &Task, configs: &[(String, Node)], files: &dyn Files) 
     }
     if !configs.iter().any(|(path, _)| *path == task.file_path) {
         let text = files.read(&task.file_path).unwrap_or_default();
-        match read_toml(&text)
-            .ok()
-            .filter(|_| task.file_path.ends_with(".toml"))
-        {
+        // mise reads an included task file as TOML by its exact name, as `locate` does.
+        #[allow(clippy::case_sensitive_file_extension_comparisons)]
+        let toml = task.file_path.ends_with(".toml");
+        match read_toml(&text).ok().filter(|_| toml) {
             Some(root) => {
                 let entry = root.get(name).map(Node::canonical).unwrap_or_default();
                 reads.part(format!("task entry in {}", task.file_path), entry);
