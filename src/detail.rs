@@ -40,6 +40,10 @@ pub struct TaskDetail {
     /// How its last run ended and how long it usually takes, when it has run before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Summary>,
+    /// The sandbox an agent's run of it gets, in words (looked up by the caller in the
+    /// person's allowlist).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// One environment variable a task sets.
@@ -69,6 +73,7 @@ pub fn of(task: &Task, runner_path: Option<String>) -> TaskDetail {
         runner_path,
         behaviour: task.behaviour.clone(),
         history: None,
+        sandbox: None,
     }
 }
 
@@ -250,6 +255,9 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             "typical",
             &format!("{} ({of})", crate::history::duration(h.typical_ms)),
         )?;
+    }
+    if let Some(sandbox) = &d.sandbox {
+        field(out, "sandbox", sandbox)?;
     }
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;

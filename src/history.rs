@@ -467,7 +467,7 @@ pub fn store_path(root: &Path) -> Option<PathBuf> {
 
 /// The directory holding every repository's store.
 pub fn stores_dir() -> PathBuf {
-    crate::places::cache_dir().join("history")
+    crate::places::state_dir().join("history")
 }
 
 /// Every store file in [`stores_dir`].

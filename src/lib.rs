@@ -29,6 +29,8 @@ mod naming;
 mod places;
 mod repo_files;
 mod resolve;
+mod results;
+pub mod sandbox;
 mod scan;
 pub mod search;
 mod service;

@@ -13,19 +13,23 @@
 
 pub mod act;
 pub mod cargo;
+pub mod cargo_make;
 pub mod cmake;
 pub mod compose;
 pub mod composer;
 pub mod deno;
 mod doc;
 mod files;
+pub mod invoke;
 pub mod js;
 pub mod just;
 pub mod jvm;
 pub mod make;
 pub mod mise;
 mod model;
+pub mod procfile;
 pub mod python;
+pub mod rake;
 mod reads;
 mod registry;
 pub mod script;
@@ -35,6 +39,11 @@ mod testing;
 mod text;
 pub mod vscode;
 pub mod xc;
+// Build files read as code, and the editors' and IDEs' own task files.
+pub mod jetbrains;
+pub mod jscode;
+pub mod mage;
+pub mod zed;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{

@@ -70,6 +70,26 @@ pub enum Runner {
     Compose,
     /// Executable scripts (`scripts/`, `script/`, `bin/`, the root).
     Script,
+    /// gulp tasks (`gulpfile.js` and its other extensions, `gulpfile.js/index.js`).
+    Gulp,
+    /// grunt tasks and multi-task targets (`Gruntfile.js`, `Gruntfile.coffee`).
+    Grunt,
+    /// mage targets (`magefile.go` and tagged Go files, `magefiles/`).
+    Mage,
+    /// Zed tasks (`.zed/tasks.json`), run by agg itself.
+    Zed,
+    /// `JetBrains` run configurations (`.run/*.run.xml`, `.idea/runConfigurations/*.xml`),
+    /// run by agg itself.
+    Jetbrains,
+    /// Rake tasks (`Rakefile`, `rakelib/*.rake`, `*.rake`).
+    Rake,
+    /// invoke tasks (`tasks.py`, a `tasks/` package).
+    Invoke,
+    /// cargo-make tasks (`Makefile.toml`).
+    #[serde(rename = "cargo-make")]
+    CargoMake,
+    /// Procfile processes (`Procfile`, `Procfile.dev`), run with foreman, honcho or overmind.
+    Procfile,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -178,7 +198,7 @@ impl Syntax {
 }
 
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 28] = [
+pub static DESCRIPTORS: [Descriptor; 37] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -543,12 +563,129 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         runs_without_binary: true,
         project_binaries: &[],
     },
+    Descriptor {
+        runner: Runner::Gulp,
+        name: "gulp",
+        suffix: "gulp",
+        binaries: &["gulp"],
+        install_hint: "add `gulp` to the project's devDependencies (`npm i -D gulp`) with the CLI (`npm install -g gulp-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/gulp"],
+    },
+    Descriptor {
+        runner: Runner::Grunt,
+        name: "grunt",
+        suffix: "grunt",
+        binaries: &["grunt"],
+        install_hint: "add `grunt` to the project's devDependencies (`npm i -D grunt`) with the CLI (`npm install -g grunt-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/grunt"],
+    },
+    Descriptor {
+        runner: Runner::Mage,
+        name: "mage",
+        suffix: "mage",
+        binaries: &["mage"],
+        install_hint: "`go install github.com/magefile/mage@latest` or `brew install mage` (needs Go)",
+        arguments: Arguments::Parameters,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Zed,
+        name: "zed",
+        suffix: "zed",
+        binaries: &["sh"],
+        install_hint: "Zed tasks run with the system shell (`sh`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Jetbrains,
+        name: "jetbrains",
+        suffix: "jetbrains",
+        binaries: &["sh"],
+        install_hint: "JetBrains run configurations run with the system shell (`sh`); the tool each runs (npm, gradle, mvn, python3, cargo, make, docker) must be installed",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Rake,
+        name: "rake",
+        suffix: "rake",
+        binaries: &["rake"],
+        install_hint: "`gem install rake`, `apt install rake` or the project's `bundle install` (then `bundle exec rake`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["bin/rake"],
+    },
+    Descriptor {
+        runner: Runner::Invoke,
+        name: "invoke",
+        suffix: "invoke",
+        binaries: &["invoke", "inv"],
+        install_hint: "`pipx install invoke`, `uv tool install invoke` or add it to the project's `.venv`",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[".venv/bin/invoke"],
+    },
+    Descriptor {
+        runner: Runner::CargoMake,
+        name: "cargo-make",
+        suffix: "cargo-make",
+        binaries: &["cargo-make", "makers"],
+        install_hint: "`cargo install cargo-make` (or `cargo binstall cargo-make`)",
+        arguments: Arguments::Appended,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Procfile,
+        name: "procfile",
+        suffix: "procfile",
+        binaries: &["foreman", "honcho"],
+        install_hint: "`gem install foreman`, `pipx install honcho`, or overmind (https://github.com/DarthSim/overmind) where the repository uses it",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 28] = {
-        let mut all = [Runner::Make; 28];
+    pub const ALL: [Runner; 37] = {
+        let mut all = [Runner::Make; 37];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;

@@ -11,6 +11,7 @@
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::reads::{Purpose, Reads};
+use crate::text::is_divider;
 
 /// The script adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -194,13 +195,6 @@ fn is_licence(comment: &str) -> bool {
     .iter()
     .any(|k| lower.starts_with(k))
         || lower.contains("licensed to the ")
-}
-
-/// A line of punctuation drawn to divide a header (`-----`, `=====`, `*****`).
-fn is_divider(comment: &str) -> bool {
-    comment
-        .chars()
-        .all(|c| c.is_ascii_punctuation() || c.is_whitespace())
 }
 
 /// Comments meant for a tool rather than a reader.

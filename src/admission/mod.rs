@@ -135,6 +135,9 @@ pub struct Shown {
     /// The fingerprint of the task and what it reads, as read for this decision: an answer
     /// covers this and nothing else.
     pub fingerprint: String,
+    /// The sandbox the run gets, in words: filled in by the caller, which knows the policy
+    /// (empty until then).
+    pub sandbox: String,
 }
 
 /// Why a start does not run, as the agent reads it.
@@ -458,6 +461,7 @@ fn shown(
             .as_ref()
             .map(|p| p.sha256.clone())
             .unwrap_or_default(),
+        sandbox: String::new(),
     }
 }
 

@@ -101,6 +101,16 @@ impl LiveAllowlist {
         self.list.matched(&self.root, task)
     }
 
+    /// The sandbox options agents' runs of `task` get ([`Allowlist::sandbox_for`]); the
+    /// default while the allowlist cannot be used (every task is denied then anyway).
+    pub fn sandbox_for(&mut self, task: &Task, now: &mut Now) -> crate::sandbox::Spec {
+        self.refresh();
+        if self.problem.is_some() {
+            return crate::sandbox::Spec::default();
+        }
+        self.list.sandbox_for(&self.root, task, now)
+    }
+
     /// Why the allowlist could not be used, if it could not.
     pub fn problem(&self) -> Option<&str> {
         self.problem.as_deref()

@@ -14,6 +14,7 @@ mod current;
 mod live;
 pub mod pin;
 pub mod rule;
+mod sandbox;
 mod status;
 mod store;
 
@@ -190,6 +191,7 @@ impl Allowlist {
     /// Adds an allow rule, replacing one with the same target (a new pin re-pins) and
     /// dropping a deny rule with the same target.
     pub fn allow(&mut self, rule: Rule) -> Change {
+        let rule = sandbox::inherit(self, rule);
         let denied = self.deny.len();
         self.deny.retain(|r| !r.same_target(&rule));
         let was_denied = self.deny.len() != denied;
@@ -291,6 +293,7 @@ mod tests {
             task: task.map(str::to_owned),
             pin: None,
             any_args: false,
+            sandbox: None,
         }
     }
 

@@ -9,6 +9,7 @@
 mod allow;
 mod completions;
 mod describe;
+mod doctor;
 mod list;
 mod logs;
 mod mcp;
@@ -16,6 +17,8 @@ mod parallel;
 mod picker;
 mod ps;
 mod run;
+mod run_json;
+mod sandbox;
 mod status;
 mod stop;
 mod until_ready;
@@ -57,6 +60,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Show everything known about one task: command, file and line, parameters, deps.
     Describe(describe::DescribeArgs),
+    /// Which runners the repository's tasks need, which are installed (and where), and how
+    /// to install the missing ones.
+    Doctor(doctor::DoctorArgs),
     /// Serve the repository's tasks to an agent over MCP on stdio.
     Mcp(mcp::McpArgs),
     /// The jobs running `agg mcp` servers hold for this repository, and the services
@@ -192,6 +198,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
             run::run(&args)
         }
         Command::Describe(args) => describe::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),
         Command::Logs(args) => logs::run(&args),

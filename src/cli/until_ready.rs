@@ -44,7 +44,7 @@ pub(super) async fn run(
     on_finish: OnFinish,
     origin: Origin,
 ) -> Result<ExitCode, Error> {
-    let dir = crate::places::cache_dir().join("runs");
+    let dir = crate::places::state_dir().join("runs");
     crate::places::private_dir(&dir).map_err(|e| Error::RunLog {
         path: dir.clone(),
         source: e,

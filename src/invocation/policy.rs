@@ -189,6 +189,9 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
                     Some(_) => {
                         if let Some(why) = not_data(descriptor.data, arg) {
                             out.push(flag(arg, why));
+                        } else if descriptor.data == ArgumentData::Plain && arg.starts_with('-') {
+                            // Not checked with the runner: it may read it as its own option.
+                            out.push(flag(arg, OPTION));
                         }
                     }
                 }

@@ -131,6 +131,7 @@ fn key(shown: &Shown, questions: &[Question]) -> String {
         &shown.runs.argv.join("\u{0}"),
         &env.join("\u{0}"),
         &keys.join(","),
+        &shown.sandbox,
     ]
     .join("\u{1}")
 }
@@ -178,6 +179,11 @@ fn describe(shown: &Shown) -> String {
     for also in &shown.also {
         let _ = write!(text, "\n  also runs: {}", admission::shown_line(also));
     }
+    let _ = write!(
+        text,
+        "\n  sandbox:   {}",
+        admission::shown_line(&shown.sandbox)
+    );
     if let Some(script) = shown.recipe.as_deref() {
         let lines: Vec<&str> = script.lines().take(admission::RECIPE_LINES).collect();
         text.push_str("\n  recipe:\n");

@@ -408,6 +408,8 @@ impl ServerHandler for Server {
             tools.list_changed = per_task.then_some(true);
         }
         let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
+        instructions.push(' ');
+        instructions.push_str(&super::sandboxed::instructions(crate::sandbox::support()));
         let selection = self
             .0
             .task_tools
@@ -496,8 +498,14 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
-            Name::TaskStatus => parse(args).and_then(|a| self.task_status(&a)),
-            Name::TaskOutput => parse(args).and_then(|a| self.task_output(&a)),
+            Name::TaskStatus => match parse(args) {
+                Ok(a) => self.task_status(&a).await,
+                Err(e) => Err(e),
+            },
+            Name::TaskOutput => match parse(args) {
+                Ok(a) => self.task_output(&a).await,
+                Err(e) => Err(e),
+            },
             Name::TaskStop => match parse(args) {
                 Ok(a) => self.task_stop(a).await,
                 Err(e) => Err(e),

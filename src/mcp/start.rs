@@ -83,15 +83,26 @@ impl Server {
         let matched = lock(&self.0.allowlist).matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
         let admission = admit(&plan, &mut now, &matched, can_ask)?;
+        if let Admission::Refuse(refusal) = admission {
+            return Err(refused(refusal));
+        }
+        // Every run an agent starts is sandboxed, by the rule it falls under, read with the
+        // same view of the disk as the decision.
+        let policy = self.sandbox_policy(&plan.table, plan.task(), &mut now)?;
         let duplicates = match admission {
-            Admission::Run(_) => Duplicates::Reuse,
-            Admission::Refuse(refusal) => return Err(refused(refusal)),
-            Admission::Ask(ask) => match self.ask(&mut plan, &ask, &now, &ctx, &retry).await? {
-                Asked::Yes => Duplicates::Reuse,
-                Asked::ReuseOnly => Duplicates::ReuseOnly,
-                Asked::Question(question) => return Ok(question.into()),
-            },
+            Admission::Run(_) | Admission::Refuse(_) => Duplicates::Reuse,
+            Admission::Ask(mut ask) => {
+                ask.shown.sandbox = policy.words();
+                match self.ask(&mut plan, &ask, &now, &ctx, &retry).await? {
+                    Asked::Yes => Duplicates::Reuse,
+                    Asked::ReuseOnly => Duplicates::ReuseOnly,
+                    Asked::Question(question) => return Ok(question.into()),
+                }
+            }
         };
+        if let Some(inv) = plan.inv.as_mut() {
+            inv.sandbox = Some(policy);
+        }
         let duplicates = if plan.allow_parallel {
             Duplicates::Allow
         } else {

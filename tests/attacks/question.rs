@@ -236,3 +236,29 @@ fn a_refusal_built_from_repository_text_is_escaped() {
     );
     assert!(said.contains(r"web\e]0;pwned\x07\nfake"), "{said}");
 }
+
+#[test]
+fn the_question_shows_the_sandbox_and_an_approval_keeps_the_rules_options() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build", "--offline"]);
+    // The pinned rule lapses: the person is asked, under the rule the task falls under.
+    attack.write(
+        "Makefile",
+        &MAKEFILE.replace("build:", "build:\n\t@echo changed"),
+    );
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let build = json!({"unique_name": "build", "wait_ms": 20_000});
+    let (message, state) = question(&call(&mut raw, 1, &build, None)).expect("question");
+    assert!(
+        message.contains("sandbox:   sandboxed (offline): writes only in the repository"),
+        "{message}"
+    );
+    let response = call(&mut raw, 2, &build, Some((&state, "always-task")));
+    assert_eq!(
+        response["result"]["structuredContent"]["sandbox"]["policy"], "offline",
+        "{response}"
+    );
+    // Re-pinned by the answer, the rule is still offline.
+    assert!(attack.agg(&["allowlist"]).contains("sandbox: offline"));
+    assert!(!attack.marked());
+}

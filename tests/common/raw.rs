@@ -78,7 +78,12 @@ impl Raw {
 
     /// The response with this id (notifications and other lines are checked and skipped).
     pub fn response(&mut self, id: u64) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.response_within(id, Duration::from_secs(30))
+    }
+
+    /// The response with this id, waited for at most `wait`.
+    pub fn response_within(&mut self, id: u64, wait: Duration) -> Value {
+        let deadline = Instant::now() + wait;
         loop {
             let line = self
                 .lines
@@ -111,8 +116,13 @@ impl Raw {
     }
 
     pub fn call(&mut self, id: u64, name: &str, args: &Value) -> Value {
+        self.call_within(id, name, args, Duration::from_secs(30))
+    }
+
+    /// Calls a tool whose answer may take up to `wait` (a task run to its end).
+    pub fn call_within(&mut self, id: u64, name: &str, args: &Value, wait: Duration) -> Value {
         self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}));
-        self.response(id)
+        self.response_within(id, wait)
     }
 
     /// Peak resident memory of the server so far, in KiB.

@@ -10,11 +10,13 @@ mod json;
 mod search;
 mod strict_json;
 mod toml;
+mod xml;
 mod yaml;
 
 pub(crate) use self::json::{read_json, read_json_keys, read_jsonc};
 pub(crate) use self::strict_json::Rest;
 pub(crate) use self::toml::{Comments, read_toml};
+pub(crate) use self::xml::read_xml;
 pub(crate) use self::yaml::read_yaml;
 
 /// Nesting deeper than this is cut off by the [`Dialect::Loose`] readers (read as

@@ -18,6 +18,7 @@
 //! [`guard`].
 
 mod expand;
+mod functions;
 mod glob;
 mod guard;
 mod include;
@@ -84,6 +85,8 @@ fn parse(src: &Source<'_>) -> Parsed {
         include_limit_hit: false,
         help: HashMap::new(),
         stop: None,
+        unread: Vec::new(),
+        undecided: Vec::new(),
         phony: HashSet::new(),
         defs: (src.purpose == Purpose::Decide).then(|| Defs::new(file_name(src.path))),
     };
