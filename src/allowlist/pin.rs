@@ -376,18 +376,32 @@ impl Pin {
         parts
     }
 
-    /// What the pin covers, for a person: the parts a task reads (or its files, pinned
-    /// whole) and where they are read from.
-    pub fn covers(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.reads.iter().map(|p| p.what.clone()).collect();
-        out.extend(self.files.iter().map(|f| {
-            if f.sha256.is_empty() {
-                format!("(from {})", f.path.display())
-            } else {
-                f.path.display().to_string()
-            }
-        }));
-        out
+    /// What the pin covers, for a person: the parts a task reads that are there (those it
+    /// would read if they were added, such as an unset `SHELL`, counted), then the files,
+    /// whole or read from.
+    pub fn covers(&self) -> String {
+        let absent = sha256_hex(b"");
+        let (unset, set): (Vec<&PinnedPart>, Vec<&PinnedPart>) =
+            self.reads.iter().partition(|p| p.sha256 == absent);
+        let mut words: Vec<String> = set.iter().map(|p| p.what.clone()).collect();
+        if !unset.is_empty() {
+            words.push(format!("{} more it would read if set", unset.len()));
+        }
+        let files: Vec<String> = self
+            .files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        match (
+            words.is_empty(),
+            files.is_empty(),
+            self.reads.is_empty() && self.whole.is_none() && self.is_task(),
+        ) {
+            (_, true, _) => words.join(", "),
+            (true, false, false) => files.join(", "),
+            (true, false, true) => format!("its own definition (in {})", files.join(", ")),
+            (false, false, _) => format!("{} (in {})", words.join(", "), files.join(", ")),
+        }
     }
 }
 
