@@ -51,10 +51,7 @@ impl Loaded {
 /// The cache of `kind` for `key`, when a file written by this very build for this key is
 /// there, whole.
 pub fn load(kind: &str, key: &Path) -> Option<Loaded> {
-    let dir = dir(kind)?;
-    if !private(&dir) {
-        return None;
-    }
+    let dir = dir(kind).existing().ok()??;
     let bytes = crate::repo_files::read_regular(&file(&dir, key), MAX_BYTES).ok()?;
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(4)?)?;
     if crc32fast::hash(body).to_le_bytes() != sum {
@@ -94,15 +91,10 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
     if total as u64 > MAX_BYTES {
         return Err(fail("over the size limit"));
     }
-    let dir = dir(kind).ok_or_else(|| fail("no cache directory"))?;
-    // Made only when absent: one that is there already is used as it is or not at all (a
-    // symlink's target is not made private on the way).
-    if std::fs::symlink_metadata(&dir).is_err() {
-        crate::places::private_dir(&dir)?;
-    }
-    if !private(&dir) {
-        return Err(fail("the cache directory is not private to this user"));
-    }
+    // Made when absent (mode 0700); one that is there is used only when it is agg's own (a
+    // real directory of this user's that nobody else may write), never followed through a
+    // link.
+    let dir = dir(kind).create()?;
     let mut temporary = tempfile::Builder::new().prefix(".new-").tempfile_in(&dir)?;
     // Written in parts, the checksum taken on the way: the payload is not copied.
     let mut sum = crc32fast::Hasher::new();
@@ -126,17 +118,10 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The directory of one kind of cache file.
-fn dir(kind: &str) -> Option<PathBuf> {
-    let dir = crate::places::state_dir().join(kind);
-    dir.is_absolute().then_some(dir)
-}
-
-/// Whether `dir` is a real directory (no symlink) of this user's that nobody else may write.
-fn private(dir: &Path) -> bool {
-    std::fs::symlink_metadata(dir).is_ok_and(|m| {
-        m.is_dir() && m.uid() == nix::unistd::getuid().as_raw() && m.mode() & 0o022 == 0
-    })
+/// The directory of one kind of cache file, in agg's state directory (which sandboxed runs
+/// may not write).
+fn dir(kind: &str) -> crate::places::OwnDir {
+    crate::places::OwnDir::state().join(kind)
 }
 
 /// The file for `key`: named after a digest of it (the key itself is in the header).

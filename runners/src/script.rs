@@ -10,6 +10,7 @@
 
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
 use crate::text::is_divider;
 
 /// The script adapter.
@@ -104,6 +105,12 @@ fn parse(src: &Source<'_>) -> Parsed {
     );
     task.line = Some(1);
     task.description = description(src.text);
+    if src.purpose == Purpose::Decide {
+        // The script is the task: its bytes are what runs.
+        let mut reads = Reads::default();
+        reads.part(format!("script {}", src.path), src.text);
+        task.reads = Some(Box::new(reads));
+    }
     parsed.tasks.push(task);
     parsed
 }

@@ -349,15 +349,11 @@ fn write_sandbox(out: &mut impl Write, rule: &Rule) -> Result<(), Error> {
 
 /// The files a pin covers, one line.
 fn write_covers(out: &mut impl Write, pin: &Pin) -> Result<(), Error> {
-    if pin.files.is_empty() {
+    let covers = pin.covers();
+    if covers.is_empty() {
         return Ok(());
     }
-    let files: Vec<String> = pin
-        .files
-        .iter()
-        .map(|f| visible::line(&f.path.to_string_lossy()).into_owned())
-        .collect();
-    writeln!(out, "        covers: {}", files.join(", ")).map_err(Error::Output)
+    writeln!(out, "        covers: {}", visible::line(&covers)).map_err(Error::Output)
 }
 
 pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {

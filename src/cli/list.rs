@@ -425,9 +425,16 @@ fn watch(
     Err(Error::Watch(live.problem().unwrap_or_default()))
 }
 
-/// The run history of the repository at `root` (empty when it has none).
+/// The run history of the repository at `root` (empty when it has none, or, with a
+/// warning, when its directory is not agg's own).
 fn past_runs(root: &std::path::Path) -> Summaries {
-    History::open_existing(root).map_or_else(Summaries::default, |h| h.summaries())
+    match History::read(root) {
+        Ok(history) => history.map_or_else(Summaries::default, |h| h.summaries()),
+        Err(err) => {
+            eprintln!("warning: run history not read: {err}");
+            Summaries::default()
+        }
+    }
 }
 
 /// One diagnostic as a line: `warning: FILE:LINE: MESSAGE`.

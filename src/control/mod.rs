@@ -12,9 +12,11 @@ pub mod detached;
 pub mod server;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::places::OwnDir;
 
 /// The longest request line a server reads.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -47,7 +49,7 @@ pub enum Request {
 }
 
 /// The directory of the sockets: `$XDG_RUNTIME_DIR/agg`, else `run/` in the state dir.
-pub fn socket_dir() -> PathBuf {
+pub fn socket_dir() -> OwnDir {
     crate::places::socket_dir()
 }
 

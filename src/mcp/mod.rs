@@ -21,6 +21,7 @@ mod sandbox;
 mod sandboxed;
 mod schema;
 mod server;
+mod start;
 mod state;
 mod stream;
 mod task_tools;

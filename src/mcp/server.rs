@@ -187,11 +187,14 @@ impl Server {
         } else {
             let mut err = tool_error(
                 code::NOT_FOUND,
-                format!("no task named `{name}`"),
+                format!("no task named `{}`", crate::visible::cut_line(name, 256)),
                 Some("list_tasks shows every task; pass its unique_name".to_owned()),
             );
             err.suggestions =
-                crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name);
+                crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name)
+                    .iter()
+                    .map(|s| crate::visible::cut_line(s, 256))
+                    .collect();
             Err(err)
         }
     }
@@ -466,7 +469,10 @@ impl ServerHandler for Server {
                 .find(|t| t.tool.name == req.name);
             let Some(t) = per_task else {
                 return Err(ErrorData::invalid_params(
-                    format!("unknown tool `{}`", req.name),
+                    format!(
+                        "unknown tool `{}`",
+                        crate::visible::cut_line(&req.name, 256)
+                    ),
                     None,
                 ));
             };

@@ -288,10 +288,15 @@ pub fn command(prepared: Prepared, program: &OsStr, args: &[OsString]) -> tokio:
 /// In the child: `no_new_privs`, the Landlock domain, then the seccomp filter (which needs
 /// `no_new_privs`, already set).
 fn enter(p: Prepared) -> io::Result<()> {
-    if let Err(err) = p.ruleset.restrict_self() {
+    let Prepared { ruleset, filter } = p;
+    // The filter's memory is never freed here: a `free` after fork could wait forever on
+    // an allocator lock another thread held at the fork. The exec (or the child's exit on
+    // an error) releases it.
+    let filter = std::mem::ManuallyDrop::new(filter);
+    if let Err(err) = ruleset.restrict_self() {
         return Err(os_error(&err));
     }
-    seccompiler::apply_filter(&p.filter).map_err(|err| os_error(&err))
+    seccompiler::apply_filter(&filter).map_err(|err| os_error(&err))
 }
 
 /// The errno inside an error, without allocating (this runs after fork).

@@ -152,8 +152,8 @@ pub fn own_dirs(allowlist: Option<&Path>) -> Vec<PathBuf> {
         }
     }
     dirs.extend(crate::places::config_dir());
-    dirs.push(crate::places::state_dir());
-    dirs.push(crate::places::socket_dir());
+    dirs.push(crate::places::OwnDir::state().path());
+    dirs.push(crate::places::socket_dir().path());
     dirs
 }
 

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use agg_runners::{Adapter, Files, Parsed, Runner, Source, parent};
+use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
 
 use super::facts::{Fact, Found, Recorder};
 use super::stamp::Stamp;
@@ -22,7 +22,7 @@ pub(super) fn parse_file(
     let recorder = Recorder::new(files);
     let view: &dyn Files = if record { &recorder } else { files };
     let (parsed, opened) = match read_source(adapter, rel, files) {
-        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, view), opened),
+        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, view, Purpose::List), opened),
         Ok((None, opened)) => (Parsed::default(), opened),
         Err(unreadable) => *unreadable,
     };
@@ -91,8 +91,14 @@ pub(super) fn read_source(
 }
 
 /// Parses the text of the task file `rel`, its adapter reading any other file through
-/// `files`.
-pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn Files) -> Parsed {
+/// `files`, for `purpose`.
+pub(super) fn parse_text(
+    adapter: &Adapter,
+    rel: &str,
+    text: &Text,
+    files: &dyn Files,
+    purpose: Purpose,
+) -> Parsed {
     let mut parsed = Parsed::default();
     if let Some(line) = text.invalid_utf8_line {
         parsed.diag(
@@ -105,11 +111,13 @@ pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn 
         path: rel,
         text: &text.text,
         files,
+        purpose,
     };
     // Adapters are fuzzed not to panic; should one still do so, one file's diagnostic is
     // better than losing every other file's tasks.
     if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
         found.diagnostics.splice(0..0, parsed.diagnostics);
+        found.drop_overlong_names();
         for task in &mut found.tasks {
             rel.clone_into(&mut task.origin);
         }

@@ -827,6 +827,7 @@ mod tests {
         let mut out = Parsed::default();
         from_package_json(
             &Source {
+                purpose: crate::reads::Purpose::List,
                 path,
                 text: &text,
                 files,

@@ -9,6 +9,7 @@ use makefile_lossless::{
 use rowan::ast::AstNode;
 
 use super::expand::Vars;
+use super::reads::Defs;
 use super::text::{
     FileText, bounded_lines, branch_items, conditional_recipes, help_lines, join_continuations,
     line_doc, listable, push_recipe, strip_target_prefix, syntax_message,
@@ -69,6 +70,8 @@ pub(super) struct Reader<'f> {
     pub(super) undecided: Vec<((String, u32, u32), String)>,
     /// Targets declared `.PHONY`: never left out as empty `FORCE:`-style targets.
     pub(super) phony: HashSet<String>,
+    /// What the files define, recorded when they are read for a decision.
+    pub(super) defs: Option<Defs>,
 }
 
 impl Reader<'_> {
@@ -109,7 +112,22 @@ impl Reader<'_> {
                 MakefileItem::Variable(var) => self.variable(&var),
                 MakefileItem::Include(include) => self.include(&include, &file),
                 MakefileItem::Conditional(cond) => nested.push(cond),
+                MakefileItem::Vpath(_) | MakefileItem::Load(_) | MakefileItem::Directive(_) => {
+                    if let (Some(defs), MakefileItem::Vpath(_) | MakefileItem::Load(_)) =
+                        (&mut self.defs, &item)
+                    {
+                        defs.directive(file.slice(item.syntax().text_range()));
+                    }
+                }
                 MakefileItem::ExpressionStatement(stmt) => {
+                    if let Some(defs) = &mut self.defs {
+                        let at = format!(
+                            "{}:{}",
+                            file.path,
+                            file.line(stmt.syntax().text_range().start().into())
+                        );
+                        defs.statement(file.slice(stmt.syntax().text_range()), &at);
+                    }
                     self.statement(
                         file.slice(stmt.syntax().text_range()),
                         &file,
@@ -334,8 +352,21 @@ impl Reader<'_> {
         let Some(operator) = rule.operator() else {
             return;
         };
-        if rule.scoped_assignment().is_some() {
+        if let Some(assignment) = rule.scoped_assignment() {
+            if let Some(defs) = &mut self.defs {
+                let targets: Vec<&str> = rule.target_ranges().map(|r| file.slice(r)).collect();
+                defs.scoped(
+                    &targets.join(" "),
+                    file.slice(assignment.syntax().text_range()),
+                );
+            }
             return;
+        }
+        if let Some(defs) = &mut self.defs {
+            let raw: Vec<&str> = rule.target_ranges().map(|r| file.slice(r)).collect();
+            if raw.iter().any(|t| t.starts_with('.') || t.contains('%')) {
+                defs.special_rule(&raw.join(" "), file.slice(rule.text_range()));
+            }
         }
 
         let start = usize::from(rule.text_range().start());
@@ -454,6 +485,9 @@ impl Reader<'_> {
     }
 
     pub(super) fn variable(&mut self, var: &VariableDefinition) {
+        if let Some(defs) = &mut self.defs {
+            record(defs, var);
+        }
         let Some(name) = var.name() else {
             return;
         };
@@ -630,10 +664,46 @@ impl Reader<'_> {
             task.description.clone_from(&target.description);
             task.deps = deps;
             task.script = (!script.is_empty()).then_some(script);
+            if let Some(defs) = &self.defs {
+                let recipe: Vec<&str> = recipes()
+                    .flat_map(|r| r.recipe.iter().map(String::as_str))
+                    .collect();
+                let file_prereqs = rules().any(|r| {
+                    r.unresolved_prereqs
+                        || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
+                });
+                let mut reads = defs.reads_of(&recipe, &[target.name], file_prereqs);
+                // A rule that remakes a makefile runs before anything else, every time.
+                for makefile in &defs.makefiles {
+                    if makefile != target.name && listed(makefile) {
+                        reads.runs(makefile.clone());
+                    }
+                }
+                task.reads = Some(Box::new(reads));
+            }
             tasks.push(task);
         }
         self.out.tasks = tasks;
         self.out
+    }
+}
+
+/// Records one variable definition for a decision: an assignment under its name, anything
+/// else (`export X`, `undefine X`, a name agg cannot evaluate) as a directive or as what makes
+/// the definition unknown.
+fn record(defs: &mut Defs, var: &VariableDefinition) {
+    let text = var.syntax().text().to_string();
+    match var.name() {
+        Some(name) if name.contains(['$', ' ', '\t']) => {
+            defs.unknown(format!(
+                "a variable whose name is computed (`{}`)",
+                name.trim()
+            ));
+        }
+        Some(name) if var.assignment_operator().is_some() || var.is_define() => {
+            defs.assign(&name, &text, var.is_export());
+        }
+        _ => defs.directive(&text),
     }
 }
 
