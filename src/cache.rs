@@ -52,7 +52,13 @@ impl Loaded {
 /// there, whole.
 pub fn load(kind: &str, key: &Path) -> Option<Loaded> {
     let dir = dir(kind).existing().ok()??;
-    let bytes = crate::repo_files::read_regular(&file(&dir, key), MAX_BYTES).ok()?;
+    let (bytes, meta) =
+        crate::repo_files::read_regular_with_meta(&file(&dir, key), MAX_BYTES).ok()??;
+    // Written by this user and by no one else: a file another user could have written (while
+    // the directory was wider than agg left it) is not trusted.
+    if meta.uid() != nix::unistd::geteuid().as_raw() || meta.mode() & 0o022 != 0 {
+        return None;
+    }
     let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(4)?)?;
     if crc32fast::hash(body).to_le_bytes() != sum {
         return None;

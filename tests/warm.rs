@@ -846,10 +846,14 @@ fn a_cache_directory_others_control_is_not_used() {
         .map(|e| fs::read(e.path()).expect("read"))
         .collect();
     assert_eq!(before, after, "written through the symlink");
-    // A real directory that others may write is not read either.
+    // A cache file others may write is not read, and a directory of agg's own left wider is
+    // narrowed back to 0700 before anything is kept in it again.
     fs::remove_file(&own).expect("rm symlink");
     fs::rename(&planted, &own).expect("move back");
     fs::set_permissions(&own, fs::Permissions::from_mode(0o777)).expect("chmod");
+    for entry in fs::read_dir(&own).expect("cache dir").flatten() {
+        fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o666)).expect("chmod");
+    }
     let out = repo
         .agg(false)
         .env("AGG_LOG", "agg=debug")
@@ -857,4 +861,6 @@ fn a_cache_directory_others_control_is_not_used() {
         .expect("agg");
     assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
     assert!(String::from_utf8_lossy(&out.stderr).contains("scan cache: none usable"));
+    let mode = fs::metadata(&own).expect("cache dir").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "the cache directory is agg's own again");
 }
