@@ -19,6 +19,7 @@ pub mod composer;
 pub mod deno;
 mod doc;
 mod files;
+pub mod graph;
 pub mod js;
 pub mod just;
 pub mod jvm;
