@@ -20,6 +20,7 @@ mod control;
 mod detail;
 pub mod engine;
 mod error;
+mod graph;
 mod history;
 mod invocation;
 mod live;

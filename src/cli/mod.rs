@@ -9,6 +9,7 @@
 mod allow;
 mod completions;
 mod describe;
+mod graph;
 mod list;
 mod logs;
 mod mcp;
@@ -57,6 +58,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Show everything known about one task: command, file and line, parameters, deps.
     Describe(describe::DescribeArgs),
+    /// Show the workspace graph: which directories are packages and which packages of the
+    /// repository each depends on, read from the manifests of every ecosystem.
+    Graph(graph::GraphArgs),
     /// Serve the repository's tasks to an agent over MCP on stdio.
     Mcp(mcp::McpArgs),
     /// The jobs running `agg mcp` servers hold for this repository, and the services
@@ -192,6 +196,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
             run::run(&args)
         }
         Command::Describe(args) => describe::run(&args),
+        Command::Graph(args) => graph::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),
         Command::Logs(args) => logs::run(&args),

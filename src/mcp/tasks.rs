@@ -112,6 +112,7 @@ impl Server {
         );
         detail.history = crate::history::History::open_existing(&table.root)
             .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
+        detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
         // A result stays within a model's budget whatever the file holds: a recipe or a
         // description past the cap is cut where a line ends, saying how much was left out.
         for text in [&mut detail.script, &mut detail.task.description]

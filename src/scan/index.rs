@@ -51,6 +51,8 @@ pub struct Index {
     dirs: BTreeSet<String>,
     /// Problems of the walk itself (unreadable directories, loops).
     walk_diagnostics: Vec<Diagnostic>,
+    /// The manifests of the workspace graph the walk saw.
+    manifests: BTreeSet<String>,
 }
 
 impl Index {
@@ -62,6 +64,7 @@ impl Index {
             parsed: BTreeMap::new(),
             dirs: BTreeSet::new(),
             walk_diagnostics: Vec::new(),
+            manifests: BTreeSet::new(),
         }
     }
 
@@ -74,10 +77,12 @@ impl Index {
             parsed: BTreeMap::new(),
             dirs: BTreeSet::new(),
             walk_diagnostics: Vec::new(),
+            manifests: BTreeSet::new(),
         };
         let walked = walk(&index.root, &index.root);
         index.walk_diagnostics = walked.diagnostics;
         index.dirs = walked.dirs;
+        index.manifests = walked.manifests.into_iter().collect();
         for (adapter, rank, rel) in walked.candidates {
             index.add_candidate(adapter, rank, rel);
         }
@@ -155,6 +160,7 @@ impl Index {
             tasks,
             diagnostics,
             task_files,
+            manifests: self.manifests.iter().cloned().collect(),
         }
     }
 
@@ -197,6 +203,14 @@ impl Index {
             if meta.is_none() && self.dirs.contains(&rel) {
                 touched |= self.forget_dir(&rel, &mut dirty_groups);
                 continue;
+            }
+            if agg_runners::graph::is_manifest(&rel) && self.dirs.contains(&dir) {
+                // The set of manifests is part of the table, as the graph reads it.
+                touched |= if meta.is_some() {
+                    self.manifests.insert(rel.clone())
+                } else {
+                    self.manifests.remove(&rel)
+                };
             }
             if let Some((adapter, rank)) = candidate_of(&rel)
                 && self.dirs.contains(&dir)
@@ -333,7 +347,8 @@ impl Index {
         let walked = walk(&self.root, abs);
         self.dirs.extend(walked.dirs);
         self.walk_diagnostics.extend(walked.diagnostics);
-        let any = !walked.candidates.is_empty();
+        let any = !walked.candidates.is_empty() || !walked.manifests.is_empty();
+        self.manifests.extend(walked.manifests);
         for (adapter, rank, rel) in walked.candidates {
             dirty.insert((adapter, parent(&rel).to_owned()));
             self.add_candidate(adapter, rank, rel);
@@ -345,7 +360,9 @@ impl Index {
         let prefix = format!("{rel}/");
         let under = |p: &str| p == rel || p.starts_with(&prefix);
         self.dirs.retain(|d| !under(d));
-        let before = self.parsed.len();
+        let manifests = self.manifests.len();
+        self.manifests.retain(|m| !under(m));
+        let before = self.parsed.len() + manifests;
         self.parsed.retain(|p, _| !under(p));
         let gone: Vec<(usize, String)> = self
             .candidates
@@ -358,6 +375,6 @@ impl Index {
             dirty.remove(&g);
         }
         self.walk_diagnostics.retain(|d| !under(&d.file_path));
-        before != self.parsed.len()
+        before != self.parsed.len() + self.manifests.len()
     }
 }

@@ -56,6 +56,8 @@ pub struct Scan {
     pub diagnostics: Vec<Diagnostic>,
     /// The task files that were parsed (root-relative), including pulled-in ones.
     pub task_files: Vec<String>,
+    /// The manifests the workspace graph reads (root-relative), sorted.
+    pub manifests: Vec<String>,
 }
 
 /// Scans the tree under `root`.

@@ -15,6 +15,8 @@ pub(super) struct Walked {
     pub(super) candidates: Vec<(usize, u8, String)>,
     pub(super) dirs: BTreeSet<String>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// The manifests the workspace graph reads ([`agg_runners::graph::is_manifest`]).
+    pub(super) manifests: Vec<String>,
 }
 
 /// Entries one thread walks before the walk is handed to the parallel walker instead.
@@ -68,11 +70,12 @@ pub(super) fn walk_serial(
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(BTreeSet::new());
     let diags = Mutex::new(Vec::new());
+    let manifests = Mutex::new(Vec::new());
     for (seen, entry) in walk_builder(start, ignores).build().enumerate() {
         if seen >= budget {
             return None;
         }
-        record(root, entry, ignores, &found, &dirs, &diags);
+        record(root, entry, ignores, (&found, &manifests), &dirs, &diags);
     }
     let mut diagnostics = diags.into_inner().unwrap_or_default();
     diagnostics.extend(ignores.take_diagnostics());
@@ -80,6 +83,7 @@ pub(super) fn walk_serial(
         candidates: found.into_inner().unwrap_or_default(),
         dirs: dirs.into_inner().unwrap_or_default(),
         diagnostics,
+        manifests: manifests.into_inner().unwrap_or_default(),
     })
 }
 
@@ -87,10 +91,11 @@ pub(super) fn walk_parallel(root: &Path, start: &Path, ignores: &Arc<Ignores>) -
     let found = Mutex::new(Vec::new());
     let dirs = Mutex::new(BTreeSet::new());
     let diags = Mutex::new(Vec::new());
+    let manifests = Mutex::new(Vec::new());
     walk_builder(start, ignores).build_parallel().run(|| {
-        let (found, dirs, diags) = (&found, &dirs, &diags);
+        let (found, dirs, diags, manifests) = (&found, &dirs, &diags, &manifests);
         Box::new(move |entry| {
-            record(root, entry, ignores, found, dirs, diags);
+            record(root, entry, ignores, (found, manifests), dirs, diags);
             WalkState::Continue
         })
     });
@@ -100,6 +105,7 @@ pub(super) fn walk_parallel(root: &Path, start: &Path, ignores: &Arc<Ignores>) -
         candidates: found.into_inner().unwrap_or_default(),
         dirs: dirs.into_inner().unwrap_or_default(),
         diagnostics,
+        manifests: manifests.into_inner().unwrap_or_default(),
     }
 }
 
@@ -108,7 +114,7 @@ pub(super) fn record(
     root: &Path,
     entry: Result<ignore::DirEntry, ignore::Error>,
     ignores: &Ignores,
-    found: &Mutex<Vec<(usize, u8, String)>>,
+    found: Found<'_>,
     dirs: &Mutex<BTreeSet<String>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
@@ -153,19 +159,28 @@ pub(super) fn relative<'p>(root: &Path, path: &'p Path) -> Option<&'p Path> {
     path.strip_prefix(root).ok()
 }
 
-/// Takes a file into account when it is a candidate task file that no ignore rule excludes.
+/// Where a walk puts the candidate task files and the manifests it finds.
+pub(super) type Found<'a> = (&'a Mutex<Vec<(usize, u8, String)>>, &'a Mutex<Vec<String>>);
+
+/// Takes a file into account when it is a candidate task file, or a manifest of the
+/// workspace graph, that no ignore rule excludes.
 pub(super) fn visit(
     rel: &Path,
     entry: &ignore::DirEntry,
     ignores: &Ignores,
-    found: &Mutex<Vec<(usize, u8, String)>>,
+    (found, manifests): Found<'_>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {
-        if let Some((adapter, rank)) = candidate_of(rel)
-            && ignores.admits(entry)
-        {
-            push(found, (adapter, rank, rel.to_owned()));
+        let candidate = candidate_of(rel);
+        let manifest = agg_runners::graph::is_manifest(rel);
+        if (candidate.is_some() || manifest) && ignores.admits(entry) {
+            if let Some((adapter, rank)) = candidate {
+                push(found, (adapter, rank, rel.to_owned()));
+            }
+            if manifest {
+                push(manifests, rel.to_owned());
+            }
         }
     } else {
         let lossy = rel.to_string_lossy();
