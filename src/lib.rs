@@ -13,8 +13,10 @@
 //! Only what the `agg` binary, the integration tests and the benchmarks use is public.
 #![deny(missing_docs)]
 
+mod affected;
 pub mod allowlist;
 mod availability;
+mod changes;
 pub mod cli;
 mod control;
 mod detail;

@@ -115,6 +115,14 @@ pub struct ListArgs {
     /// directory when it is inside the repository, else from its root.
     #[arg(long = "for", value_name = "PATH")]
     pub for_path: Option<PathBuf>,
+    /// Only the tasks a change affects: those of each package holding a file that differs
+    /// from HEAD (in the working tree or the index; untracked files too), then of the
+    /// packages that depend on them, nearest first, each saying why; root tasks last. With
+    /// REF (`--affected main`), also every file changed since the merge base of HEAD and REF.
+    /// Read with gitoxide: git is never run.
+    #[arg(long, value_name = "REF", num_args = 0..=1,
+          conflicts_with_all = ["for_path", "watch", "diagnostics"])]
+    pub affected: Option<Option<String>>,
     /// Print whole lines: no description or command is cut to the terminal's width.
     #[arg(long)]
     pub wide: bool,

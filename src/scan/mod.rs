@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use agg_runners::{ADAPTERS, Diagnostic, Task};
 
+mod files;
 mod ignores;
 mod index;
 mod listing;
@@ -27,6 +28,7 @@ mod reread;
 mod tracked;
 mod walk;
 
+pub use files::each_file;
 pub use index::Index;
 pub use reread::{Reread, reread};
 
