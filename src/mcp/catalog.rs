@@ -114,7 +114,7 @@ static CATALOG: [Entry; 7] = [
     Entry {
         name: Name::ListTasks,
         id: "list_tasks",
-        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner.",
+        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner; affected (true, or a ref such as \"main\"): the tasks the uncommitted changes (or those since the ref's merge base) affect, nearest first, each with why.",
         annotations: read_only,
         schemas: schemas::<ListTasksArgs, ListTasksResult>,
         defaults: &[("limit", Default::Fixed(LIST_LIMIT as u64))],

@@ -5,6 +5,7 @@
 //! per-request sessions). When the client closes stdin, or agg gets SIGTERM or SIGINT,
 //! every job's process group is stopped before agg exits.
 
+mod affected;
 mod ask;
 mod catalog;
 mod envelope;

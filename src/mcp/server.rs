@@ -238,6 +238,7 @@ impl Server {
                 .collect(),
             allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
             suggestions: Vec::new(),
+            changed: None,
         }
     }
 

@@ -26,7 +26,8 @@ use super::envelope::{ToolError, ToolResult, code, invalid, parse, success, tool
 use super::render::{self, RESULT_CAP};
 use super::stream;
 use super::types::{
-    DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS, TaskStartArgs,
+    AffectedArg, DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, MAX_WAIT_MS,
+    TaskStartArgs,
 };
 use crate::allowlist::{Decision, Now, StoreError};
 use crate::engine::{Duplicates, Invocation, StartError};
@@ -63,6 +64,16 @@ impl Server {
             query: args.query.clone(),
         };
         let table = self.fresh().await;
+        if let Some(affected) = args.affected.clone().filter(|a| *a != AffectedArg::Off) {
+            if args.path.is_some() {
+                return Err(invalid("affected and path cannot be combined"));
+            }
+            let offset = args.offset.unwrap_or(0);
+            let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
+            return self
+                .list_affected(table, affected, &filter, offset, limit)
+                .await;
+        }
         let (order, suggestions) = if let Some(path) = args.path.as_deref() {
             {
                 let outside = || {
@@ -723,7 +734,7 @@ fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
     Ok(joined)
 }
 
-fn list_text(r: &ListTasksResult) -> String {
+pub(super) fn list_text(r: &ListTasksResult) -> String {
     let mut s = format!(
         "{} of {} tasks in {} (✓ = agents may run it)\n",
         r.tasks.len(),
@@ -750,9 +761,13 @@ fn list_text(r: &ListTasksResult) -> String {
         if let Some(last) = &row.last {
             let _ = write!(tags, ", last {last}");
         }
+        let why = row
+            .why
+            .as_deref()
+            .map_or_else(String::new, |w| format!(" ← {w}"));
         let _ = writeln!(
             s,
-            "{} {}{params} [{}{tags}] {}",
+            "{} {}{params} [{}{tags}] {}{why}",
             if row.allowlisted { "✓" } else { "·" },
             row.unique_name,
             row.runner,
