@@ -31,6 +31,7 @@ mod naming;
 mod places;
 mod repo_files;
 mod resolve;
+mod runs;
 mod scan;
 pub mod search;
 mod service;

@@ -8,6 +8,7 @@ mod common;
 // After `common`, whose `require!` it uses.
 mod act;
 mod attacks;
+mod changes;
 mod clients;
 mod cmake;
 mod completions;
@@ -41,6 +42,7 @@ mod run_services;
 mod scope;
 mod scripts;
 mod services;
+mod shared_runs;
 mod test;
 mod tokens;
 mod tty;

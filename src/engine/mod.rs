@@ -26,6 +26,7 @@
 
 pub mod failure;
 pub mod job;
+pub mod observed;
 pub mod output;
 pub mod process;
 pub mod ready;
@@ -107,7 +108,7 @@ pub enum Duplicates {
 }
 
 /// How a job's standard streams are wired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum StdioMode {
     /// stdin is `/dev/null`; stdout and stderr are captured; the job leads its own group.
     Capture,
@@ -116,6 +117,32 @@ pub enum StdioMode {
     /// All three are inherited and the job stays in agg's process group, so the terminal's
     /// job control (Ctrl-C, Ctrl-Z) reaches it exactly as if it had been typed at the shell.
     Foreground,
+    /// stdin is inherited; stdout and stderr go where agg relays them from (a terminal of
+    /// agg's own that stands for the person's, or a pipe), so agg can keep a copy of what the
+    /// task prints. The job stays in agg's process group when `foreground` (at a terminal),
+    /// as with [`StdioMode::Foreground`], and leads its own otherwise.
+    Relay {
+        /// The task's stdout.
+        stdout: Arc<std::os::fd::OwnedFd>,
+        /// The task's stderr.
+        stderr: Arc<std::os::fd::OwnedFd>,
+        /// Whether the job stays in agg's process group.
+        foreground: bool,
+    },
+}
+
+impl StdioMode {
+    /// Whether the job stays in agg's process group (the terminal's job control reaches it).
+    fn in_agg_group(&self) -> bool {
+        matches!(
+            self,
+            StdioMode::Foreground
+                | StdioMode::Relay {
+                    foreground: true,
+                    ..
+                }
+        )
+    }
 }
 
 /// Exactly what to execute: resolved program, arguments, directory and environment.
@@ -285,10 +312,11 @@ impl Engine {
             .current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
-        if mode != StdioMode::Foreground {
+        let in_agg_group = mode.in_agg_group();
+        if !in_agg_group {
             cmd.process_group(0);
         }
-        match mode {
+        match &mode {
             StdioMode::Capture => {
                 cmd.stdin(Stdio::null())
                     .stdout(Stdio::piped())
@@ -299,7 +327,16 @@ impl Engine {
                     .stdout(Stdio::inherit())
                     .stderr(Stdio::inherit());
             }
+            StdioMode::Relay { stdout, stderr, .. } => {
+                let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
+                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                    // Out of descriptors: the task still runs, printing where agg does.
+                    _ => (Stdio::inherit(), Stdio::inherit()),
+                };
+                cmd.stdin(Stdio::inherit()).stdout(out).stderr(err);
+            }
         }
+        drop(mode);
         let output = output::OutputBuffer::new(self.inner.config.output);
         let spawned = if inv.cwd.is_dir() {
             cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
@@ -312,7 +349,7 @@ impl Engine {
         let job = match spawned {
             Ok(mut child) => {
                 let pid = child.id();
-                let pgid = pid.filter(|_| mode != StdioMode::Foreground);
+                let pgid = pid.filter(|_| !in_agg_group);
                 let watchdog = pgid.and_then(watchdog::Watchdog::spawn);
                 let stdout = child.stdout.take();
                 let stderr = child.stderr.take();

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use agg_runners::Runner;
 
+use super::person_runs::{ListRunsArgs, ListRunsResult};
 use super::render::RESULT_CAP;
 use super::schema;
 use super::state::Settings;
@@ -54,6 +55,8 @@ pub enum Name {
     TaskOutput,
     /// `task_stop`.
     TaskStop,
+    /// `list_runs`.
+    ListRuns,
 }
 
 /// A default a schema states, and where its value comes from.
@@ -110,7 +113,7 @@ fn stops() -> ToolAnnotations {
         .open_world(false)
 }
 
-static CATALOG: [Entry; 7] = [
+static CATALOG: [Entry; 8] = [
     Entry {
         name: Name::ListTasks,
         id: "list_tasks",
@@ -185,6 +188,14 @@ static CATALOG: [Entry; 7] = [
                 Default::Bounded(STOP_GRACE_MS.0, STOP_GRACE_MS.1),
             ),
         ],
+    },
+    Entry {
+        name: Name::ListRuns,
+        id: "list_runs",
+        description: "Every run in this repository: your jobs, and the runs the user started with `agg run` (running and recent) or left running as services. Read any of them with task_status/task_output by run_id (e.g. the user's dev server's output, grep for an error); only your own jobs can be stopped.",
+        annotations: read_only,
+        schemas: schemas::<ListRunsArgs, ListRunsResult>,
+        defaults: &[],
     },
 ];
 

@@ -13,6 +13,7 @@ mod hosts;
 mod jobs;
 mod mcp_tasks;
 mod outbox;
+mod person_runs;
 mod readiness;
 mod regions;
 mod render;
