@@ -32,13 +32,8 @@ fn git(dir: &Path, args: &[&str]) -> String {
 fn changed(dir: &Path, since: Option<&str>) -> BTreeSet<String> {
     let mut args = vec!["list", "--json", "--affected"];
     args.extend(since);
-    let out = Test::at(dir).args(args).run();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let out = Test::at(dir).args(args).run().success();
+    let doc: Value = serde_json::from_str(&out.stdout).expect("json");
     doc["changed"]
         .as_array()
         .expect("changed")
@@ -104,24 +99,17 @@ fn changed_files_are_those_git_reports() {
             .map(str::to_owned),
     );
     assert_eq!(changed(root, Some("main")), since);
-    let bad = Test::at(root)
+    Test::at(root)
         .args(["list", "--affected", "no-such-ref"])
-        .run();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("`no-such-ref` names no commit"),
-        "{}",
-        String::from_utf8_lossy(&bad.stderr)
-    );
-    let outside = Test::new()
+        .run()
+        .code(2)
+        .stderr_has("`no-such-ref` names no commit");
+    Test::new()
         .write("Makefile", "a:\n")
         .args(["list", "--affected"])
-        .run();
-    assert!(
-        String::from_utf8_lossy(&outside.stderr).contains("in no git repository"),
-        "{}",
-        String::from_utf8_lossy(&outside.stderr)
-    );
+        .run()
+        .code(2)
+        .stderr_has("in no git repository");
 }
 
 #[test]
@@ -196,21 +184,17 @@ fn a_hostile_index_or_worktree_is_refused_or_read_without_hanging() {
     let mut bomb = b"DIRC\x00\x00\x00\x02\xff\xff\xff\xff".to_vec();
     bomb.extend([0u8; 20]);
     std::fs::write(&index, bomb).expect("index");
-    let out = Test::at(root).args(["list", "--affected"]).run();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read the index"));
+    Test::at(root)
+        .args(["list", "--affected"])
+        .run()
+        .code(2)
+        .stderr_has("cannot read the index");
     // An index that is a FIFO: refused at once.
     std::fs::remove_file(&index).expect("rm");
     nix::unistd::mkfifo(&index, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
-    let out = Test::at(root).args(["list", "--affected"]).run();
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("not a regular file"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    Test::at(root)
+        .args(["list", "--affected"])
+        .run()
+        .code(2)
+        .stderr_has("not a regular file");
 }

@@ -178,7 +178,7 @@ fn write_line(out: &mut impl Write, line: &[u8], raw: bool) -> Result<(), Error>
 /// lines, then with `--follow` every new line until the run has ended.
 fn person_run_logs(args: &LogsArgs, root: Option<&std::path::Path>) -> Result<ExitCode, Error> {
     use crate::runs::record::State;
-    let Some(record) = crate::runs::store::find(&args.run_id, root) else {
+    let Some(record) = crate::runs::store::find_named(&args.run_id, root) else {
         return Err(Error::NoSuchRun {
             run_id: args.run_id.clone(),
         });

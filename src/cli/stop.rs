@@ -161,6 +161,7 @@ fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
 /// its `agg run` then records how it ended.
 fn stop_person_run(args: &StopArgs, root: Option<&Path>) -> Result<ExitCode, Error> {
     use crate::runs::record::State;
+    // By its task's name only when one run of that task is running.
     let found = crate::runs::store::find(&args.run_id, root).or_else(|| {
         let mut running = crate::runs::store::list(root)
             .into_iter()

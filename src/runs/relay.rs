@@ -71,7 +71,18 @@ fn pty_like(like: BorrowedFd<'_>) -> std::io::Result<nix::pty::OpenptyResult> {
     let pty = nix::pty::openpty(size.as_ref(), &termios).map_err(std::io::Error::from)?;
     // openpty sets the attributes, but some systems drop flags it does not know.
     let _ = tcsetattr(&pty.slave, SetArg::TCSANOW, &termios);
-    Ok(pty)
+    Ok(nix::pty::OpenptyResult {
+        master: cloexec(pty.master)?,
+        slave: cloexec(pty.slave)?,
+    })
+}
+
+/// Marks `fd` close-on-exec: the task gets its streams as stdout and stderr only, never agg's
+/// ends (a task holding the reading end of its own pipe would never see it break).
+fn cloexec(fd: OwnedFd) -> std::io::Result<OwnedFd> {
+    use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+    fcntl(&fd, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC)).map_err(std::io::Error::from)?;
+    Ok(fd)
 }
 
 /// Whether agg's stdout and stderr are one terminal.
@@ -107,8 +118,8 @@ pub fn start(
                 Ok(Arc::new(pty.slave))
             } else {
                 let (read, write) = nix::unistd::pipe().map_err(std::io::Error::from)?;
-                sources.push((read, dest));
-                Ok(Arc::new(write))
+                sources.push((cloexec(read)?, dest));
+                Ok(Arc::new(cloexec(write)?))
             }
         };
         (one(Dest::Stdout, out_tty)?, one(Dest::Stderr, err_tty)?)

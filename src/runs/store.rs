@@ -143,3 +143,17 @@ pub fn find(run_id: &str, root: Option<&Path>) -> Option<Record> {
     }
     list(None).into_iter().find(|r| r.run_id == run_id)
 }
+
+/// The run with this run id, or else the newest run of the task with this name (a running
+/// one first): on `root` first, then anywhere.
+pub fn find_named(id: &str, root: Option<&Path>) -> Option<Record> {
+    if let Some(found) = find(id, root) {
+        return Some(found);
+    }
+    let mut named: Vec<Record> = list(root)
+        .into_iter()
+        .filter(|r| r.unique_name == id)
+        .collect();
+    named.sort_by_key(|r| (r.state() == State::Running, r.started_ms));
+    named.pop()
+}
