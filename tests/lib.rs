@@ -21,6 +21,7 @@ mod docs;
 mod engine;
 mod faults;
 mod fits;
+mod graph;
 mod history;
 mod hostile;
 mod hosts;

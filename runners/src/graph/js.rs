@@ -4,8 +4,8 @@
 //! A workspace is declared by `pnpm-workspace.yaml` (`packages:`) or by a root
 //! `package.json`'s `workspaces` (an array, or `{"packages": [...]}` as Yarn also accepts);
 //! its root package belongs to it, as pnpm lists it. A dependency of any kind
-//! (`dependencies`, `devDependencies`, `peerDependencies`, `optionalDependencies`) is on a
-//! member when it is written `workspace:` (by name, `workspace:@scope/x@*` alias, or a path),
+//! (`dependencies`, `devDependencies`, `optionalDependencies`, and `peerDependencies` where
+//! the tool installs peers: npm, pnpm and Bun, not Yarn) is on a member when it is written `workspace:` (by name, `workspace:@scope/x@*` alias, or a path),
 //! `file:`/`link:` to its directory, or, where the tool links by name (npm, Yarn and Bun
 //! always; pnpm only with `link-workspace-packages`), a range the member's version satisfies
 //! (`*` and an empty range always do; another protocol such as `github:` never does).
@@ -171,6 +171,10 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
                 continue;
             };
             for (kind, name, spec, line) in &m.deps {
+                // Yarn installs no peer dependency (npm, pnpm and Bun install them).
+                if *kind == "peerDependencies" && d.tool == "yarn" {
+                    continue;
+                }
                 match target(b, &by_name, &members, &dir, name, spec, d.links_by_name) {
                     Target::Member(to) => b.dep(from, to, kind, Some(*line)),
                     Target::Missing(what) => b.diag(
