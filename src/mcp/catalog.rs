@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use agg_runners::Runner;
 
-use super::person_runs::{ListRunsArgs, ListRunsResult};
+use super::mirrors::{ListRunsArgs, ListRunsResult};
 use super::render::RESULT_CAP;
 use super::schema;
 use super::state::Settings;
@@ -117,7 +117,7 @@ static CATALOG: [Entry; 8] = [
     Entry {
         name: Name::ListTasks,
         id: "list_tasks",
-        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner; affected (true, or a ref such as \"main\"): the tasks the uncommitted changes (or those since the ref's merge base) affect, nearest first, each with why.",
+        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner; affected.",
         annotations: read_only,
         schemas: schemas::<ListTasksArgs, ListTasksResult>,
         defaults: &[("limit", Default::Fixed(LIST_LIMIT as u64))],
@@ -192,7 +192,7 @@ static CATALOG: [Entry; 8] = [
     Entry {
         name: Name::ListRuns,
         id: "list_runs",
-        description: "Every run in this repository: your jobs, and the runs the user started with `agg run` (running and recent) or left running as services. Read any of them with task_status/task_output by run_id (e.g. the user's dev server's output, grep for an error); only your own jobs can be stopped.",
+        description: "Your jobs and the user's own `agg run`s (a dev server…); read either with task_output. Only yours can be stopped.",
         annotations: read_only,
         schemas: schemas::<ListRunsArgs, ListRunsResult>,
         defaults: &[],

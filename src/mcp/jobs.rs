@@ -162,7 +162,7 @@ impl Server {
         let job = self.job(&args.job_ref())?;
         if let Some(by) = self.0.person_runs.holds(&job) {
             let whose = match by {
-                super::person_runs::By::Service => {
+                super::mirrors::By::Service => {
                     "a service the user left running with agg run --until-ready"
                 }
                 _ => "the user's own agg run",

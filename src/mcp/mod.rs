@@ -12,6 +12,7 @@ mod envelope;
 mod hosts;
 mod jobs;
 mod mcp_tasks;
+mod mirrors;
 mod outbox;
 mod person_runs;
 mod readiness;

@@ -85,7 +85,7 @@ impl Server {
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
             mcp_tasks: McpTasks::default(),
-            person_runs: super::person_runs::Mirrors::default(),
+            person_runs: super::mirrors::Mirrors::default(),
         }))
     }
 
@@ -492,9 +492,7 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
-            Name::ListRuns => {
-                parse::<super::person_runs::ListRunsArgs>(args).map(|_| self.list_runs())
-            }
+            Name::ListRuns => parse::<super::mirrors::ListRunsArgs>(args).map(|_| self.list_runs()),
             Name::TaskStatus => parse(args).and_then(|a| self.task_status(&a)),
             Name::TaskOutput => parse(args).and_then(|a| self.task_output(&a)),
             Name::TaskStop => match parse(args) {

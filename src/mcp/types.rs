@@ -54,9 +54,7 @@ pub struct ListTasksArgs {
     /// A file or directory (relative to the root): the tasks that apply to it, those of its
     /// nearest enclosing task directories first, the root's last.
     pub path: Option<String>,
-    /// Only the tasks a change affects, nearest first, each with `why`: `true` (or `"HEAD"`)
-    /// for the files that differ from HEAD in the working tree or the index (untracked ones
-    /// too); a ref (`"main"`) to add every file changed since its merge base with HEAD.
+    /// Only tasks your changes affect, with `why`: true, or a ref (since its merge base).
     pub affected: Option<AffectedArg>,
     /// At most this many tasks.
     pub limit: Option<usize>,
