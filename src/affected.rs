@@ -165,35 +165,32 @@ pub fn tasks(table: &Table, graph: &Graph, changed: &[String]) -> Vec<Hit> {
             }
             continue;
         }
-        match places.holding(&task.dir) {
-            Some((_, found)) => {
-                let best = found
-                    .iter()
-                    .filter_map(|&p| distance[p].map(|d| (d, p)))
-                    .min();
-                if let Some((d, p)) = best
-                    && let Some(w) = &why[p]
-                {
-                    hits.push(Hit {
-                        task: i,
-                        distance: Some(d),
-                        why: w.clone(),
-                    });
-                }
+        if let Some((_, found)) = places.holding(&task.dir) {
+            let best = found
+                .iter()
+                .filter_map(|&p| distance[p].map(|d| (d, p)))
+                .min();
+            if let Some((d, p)) = best
+                && let Some(w) = &why[p]
+            {
+                hits.push(Hit {
+                    task: i,
+                    distance: Some(d),
+                    why: w.clone(),
+                });
             }
-            None => {
-                let mut inside = changed.iter().filter(|f| within(f, &task.dir));
-                if let Some(first) = inside.next() {
-                    hits.push(Hit {
-                        task: i,
-                        distance: Some(0),
-                        why: Why::Changed {
-                            file: first.clone(),
-                            more: inside.count(),
-                        },
-                    });
-                }
-            }
+            continue;
+        }
+        let mut inside = changed.iter().filter(|f| within(f, &task.dir));
+        if let Some(first) = inside.next() {
+            hits.push(Hit {
+                task: i,
+                distance: Some(0),
+                why: Why::Changed {
+                    file: first.clone(),
+                    more: inside.count(),
+                },
+            });
         }
     }
     // Stable: table order within a distance.

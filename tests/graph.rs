@@ -60,6 +60,18 @@ fn rel(root: &Path, base: &str, path: &str) -> String {
     if r.is_empty() { ".".to_owned() } else { r }
 }
 
+/// Adds `d` to `sorted` after everything it depends on (depth first), as Maven's reactor
+/// sorts its modules.
+fn visit(d: &str, edges: &BTreeSet<(String, String)>, sorted: &mut Vec<String>) {
+    if sorted.iter().any(|s| s == d) {
+        return;
+    }
+    for (_, to) in edges.iter().filter(|(from, _)| from == d) {
+        visit(to, edges, sorted);
+    }
+    sorted.push(d.to_owned());
+}
+
 fn pair(a: &str, b: &str) -> (String, String) {
     (a.to_owned(), b.to_owned())
 }
@@ -274,10 +286,9 @@ fn uv_tree_s_graph_is_agg_s() {
         } else if let Some(child) = line
             .strip_prefix("├── ")
             .or_else(|| line.strip_prefix("└── "))
+            && let Some(to) = dirs.get(name(child).as_str())
         {
-            if let Some(to) = dirs.get(name(child).as_str()) {
-                from_uv.insert(pair(parent, to));
-            }
+            from_uv.insert(pair(parent, to));
         }
     }
     assert_eq!(agg_edges(&root, "python"), from_uv, "uv tree:\n{tree}");
@@ -324,15 +335,6 @@ fn maven_s_reactor_order_follows_agg_s_graph() {
     let edges = agg_edges(&root, "maven");
     let declared = [".", "web", "api", "util", "core"];
     let mut sorted: Vec<String> = Vec::new();
-    fn visit(d: &str, edges: &BTreeSet<(String, String)>, sorted: &mut Vec<String>) {
-        if sorted.iter().any(|s| s == d) {
-            return;
-        }
-        for (_, to) in edges.iter().filter(|(from, _)| from == d) {
-            visit(to, edges, sorted);
-        }
-        sorted.push(d.to_owned());
-    }
     for d in declared {
         visit(d, &edges, &mut sorted);
     }

@@ -12,6 +12,8 @@ use super::{ChangeError, MAX_TREE_BYTES, MAX_TREE_DEPTH, MAX_TREE_ENTRIES};
 
 /// A tree's entries: (name, id, mode).
 type Entries = Vec<(Vec<u8>, ObjectId, EntryMode)>;
+/// One name's entry on each side of a comparison.
+type Sides = [Option<(ObjectId, EntryMode)>; 2];
 
 /// The entries of the tree `id`, bounded.
 fn entries(repo: &gix::Repository, id: ObjectId) -> Result<Entries, ChangeError> {
@@ -135,7 +137,7 @@ pub(super) fn diff(
             .transpose()?
             .unwrap_or_default();
         budget.take(left.len() + right.len())?;
-        let mut by_name: HashMap<&[u8], [Option<(ObjectId, EntryMode)>; 2]> = HashMap::new();
+        let mut by_name: HashMap<&[u8], Sides> = HashMap::new();
         for (side, list) in [&left, &right].into_iter().enumerate() {
             for (name, id, mode) in list {
                 by_name.entry(name.as_slice()).or_default()[side] = Some((*id, *mode));

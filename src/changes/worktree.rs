@@ -50,9 +50,10 @@ pub(super) fn index(repo: &gix::Repository) -> Result<gix::index::File, ChangeEr
     // Read without blocking and only as a regular file: an index that is a FIFO answers at
     // once.
     let data = crate::repo_files::read_regular(&path, MAX_INDEX_BYTES).map_err(unreadable)?;
-    let modified = std::fs::symlink_metadata(&path)
-        .map(|m| filetime::FileTime::from_last_modification_time(&m))
-        .unwrap_or_else(|_| filetime::FileTime::zero());
+    let modified = std::fs::symlink_metadata(&path).map_or_else(
+        |_| filetime::FileTime::zero(),
+        |m| filetime::FileTime::from_last_modification_time(&m),
+    );
     let options = gix::index::decode::Options {
         thread_limit: Some(1),
         min_extension_block_in_bytes_for_threading: 0,

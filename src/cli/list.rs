@@ -82,7 +82,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
             json: args.json,
             wide: args.wide,
         };
-        return affected::run(table, &how);
+        return affected::run(&table, &how);
     }
     let (mut table, suggestions) = select.apply(table, args.json)?;
     let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;

@@ -181,10 +181,8 @@ mod tests {
             follower.read_new(usize::MAX, &mut |b| seen.extend_from_slice(b));
         }
         assert_eq!(seen.len() as u64, 6 + 3 * SEGMENT_BYTES);
-        let on_disk = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)
-            + std::fs::metadata(older(&path))
-                .map(|m| m.len())
-                .unwrap_or(0);
+        let on_disk = std::fs::metadata(&path).map_or(0, |m| m.len())
+            + std::fs::metadata(older(&path)).map_or(0, |m| m.len());
         assert!(on_disk <= MAX_LOG_BYTES, "{on_disk}");
         // A new follower starts from what is kept: the older segment, then the current one.
         let mut late = Vec::new();

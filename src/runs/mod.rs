@@ -106,7 +106,7 @@ impl Shared {
     /// The streams to start the task with, copying its output into the log; `None` when the
     /// copy cannot be set up (the task then runs as it would unshared).
     pub fn stdio(&mut self, foreground: bool) -> Option<StdioMode> {
-        match relay::start(Arc::clone(&self.log), foreground) {
+        match relay::start(&self.log, foreground) {
             Ok((mode, relay, terminal)) => {
                 self.relay = Some(relay);
                 self.record.terminal = terminal;

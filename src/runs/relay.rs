@@ -94,7 +94,7 @@ fn same_terminal() -> bool {
 /// Starts relaying a run's output into `log`: the streams to give the task, and the relay.
 /// `foreground`: the task stays in agg's process group (stdin is a terminal).
 pub fn start(
-    log: Arc<Mutex<LogWriter>>,
+    log: &Arc<Mutex<LogWriter>>,
     foreground: bool,
 ) -> std::io::Result<(StdioMode, Relay, bool)> {
     let out_tty = std::io::stdout().is_terminal();
@@ -128,8 +128,7 @@ pub fn start(
     let deadline = Arc::new(Mutex::new(None));
     let mut threads = Vec::new();
     for (source, dest) in sources {
-        let (log, ending, deadline) =
-            (Arc::clone(&log), Arc::clone(&ending), Arc::clone(&deadline));
+        let (log, ending, deadline) = (Arc::clone(log), Arc::clone(&ending), Arc::clone(&deadline));
         threads.push(
             std::thread::Builder::new()
                 .name("agg-relay".to_owned())

@@ -26,15 +26,15 @@ pub(super) struct How<'a> {
 /// Changed files named in the heading at most.
 const NAMED_FILES: usize = 5;
 
-pub(super) fn run(table: Table, how: &How<'_>) -> Result<ExitCode, Error> {
+pub(super) fn run(table: &Table, how: &How<'_>) -> Result<ExitCode, Error> {
     let changes = crate::changes::read(&table.root, how.since).map_err(Error::Changes)?;
-    let graph = crate::graph::read(&table);
-    let hits: Vec<Hit> = crate::affected::tasks(&table, &graph, &changes.files)
+    let graph = crate::graph::read(table);
+    let hits: Vec<Hit> = crate::affected::tasks(table, &graph, &changes.files)
         .into_iter()
         .filter(|h| how.filter.matches(&table.tasks[h.task]))
         .collect();
     if how.json {
-        let rows: Vec<Value> = hits.iter().map(|h| row(&table, h)).collect();
+        let rows: Vec<Value> = hits.iter().map(|h| row(table, h)).collect();
         let doc = json!({
             "root": table.root.display().to_string(),
             "against": changes.against,
@@ -51,7 +51,7 @@ pub(super) fn run(table: Table, how: &How<'_>) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = anstream::stdout().lock();
-    write(&mut out, &table, &hits, &changes, how).map_err(Error::Output)?;
+    write(&mut out, table, &hits, &changes, how).map_err(Error::Output)?;
     out.flush().map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
