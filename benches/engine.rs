@@ -356,6 +356,8 @@ fn start_overhead(iters: usize, failed: &mut Vec<String>) {
                 user_args: Vec::new(),
                 user_env: Vec::new(),
                 temp: None,
+                sandbox: None,
+                results: None,
             };
             let (started, finished) = engine
                 .start_and_wait(inv, Duration::from_secs(10), Duplicates::Allow)
@@ -426,5 +428,7 @@ fn sh(cmd: &str, name: &str) -> Invocation {
         user_args: Vec::new(),
         user_env: Vec::new(),
         temp: None,
+        sandbox: None,
+        results: None,
     }
 }

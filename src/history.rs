@@ -228,17 +228,44 @@ impl History {
     /// The store of the repository at `root`, created when missing; `None` (with a
     /// warning in agg's log) when it cannot be opened.
     pub fn open(root: &Path) -> Option<History> {
-        History::open_at(&store_path(root)?, Some(root), Open::Create)
+        let name = store_name(root)?;
+        let dir = stores_dir()
+            .create()
+            .inspect_err(|err| tracing::warn!("run history not kept: {err}"))
+            .ok()?;
+        History::open_at(&dir.join(name), Some(root), Open::Create)
     }
 
     /// The store of the repository at `root` when one exists, to read: nothing is created.
     pub fn open_existing(root: &Path) -> Option<History> {
-        History::open_at(&store_path(root)?, None, Open::Existing)
+        History::read(root)
+            .inspect_err(|err| tracing::warn!("run history not read: {err}"))
+            .ok()?
     }
 
-    /// The store in the file `path` (tests and `agg ps --all --history`).
+    /// The store of the repository at `root` when one exists, to read; an error when the
+    /// directory of the stores is not agg's own (another user's, a link), which is not read.
+    pub fn read(root: &Path) -> Result<Option<History>, crate::places::PlaceError> {
+        let Some(name) = store_name(root) else {
+            return Ok(None);
+        };
+        let Some(dir) = stores_dir().existing()? else {
+            return Ok(None);
+        };
+        Ok(History::open_at(&dir.join(name), None, Open::Existing))
+    }
+
+    /// The store in the file `path` (tests and `agg ps --all --history`, which finds them
+    /// with [`store_files`]).
     pub fn open_file(path: &Path, create: bool) -> Option<History> {
         let how = if create { Open::Create } else { Open::Existing };
+        if how == Open::Create
+            && let Some(dir) = path.parent()
+            && let Err(err) = crate::places::OwnDir::named(dir).create()
+        {
+            tracing::warn!("run history not kept: {err}");
+            return None;
+        }
         History::open_at(path, None, how)
     }
 
@@ -247,17 +274,11 @@ impl History {
         if how == Open::Existing && !existed {
             return None;
         }
+        // The directory was made (or found sound) by the caller, through `places`.
         if how == Open::Create
             && !existed
             && let Some(dir) = path.parent()
         {
-            if let Err(err) = crate::places::private_dir(dir) {
-                tracing::warn!(
-                    "run history not kept: cannot create {}: {err}",
-                    dir.display()
-                );
-                return None;
-            }
             prune_stores(dir, path);
         }
         match connect(path, root, how) {
@@ -453,26 +474,34 @@ pub fn recorder(
     }))
 }
 
-/// The file of the store of the repository at `root`: `history/<hash of its path>.db` in
-/// agg's cache directory.
-pub fn store_path(root: &Path) -> Option<PathBuf> {
+/// The file name of the store of the repository at `root` in [`stores_dir`]: the hash of
+/// its path, `<hash>.db`.
+pub fn store_name(root: &Path) -> Option<String> {
     use sha2::Digest;
     let root = std::fs::canonicalize(root).ok()?;
     let digest = sha2::Sha256::digest(root.as_os_str().as_encoded_bytes());
     let mut first = [0u8; 8];
     first.copy_from_slice(&digest[..8]);
     let name = u64::from_be_bytes(first);
-    Some(stores_dir().join(format!("{name:016x}.db")))
+    Some(format!("{name:016x}.db"))
 }
 
-/// The directory holding every repository's store.
-pub fn stores_dir() -> PathBuf {
-    crate::places::cache_dir().join("history")
+/// The directory holding every repository's store: `history` in agg's state directory.
+pub fn stores_dir() -> crate::places::OwnDir {
+    crate::places::OwnDir::state().join("history")
 }
 
-/// Every store file in [`stores_dir`].
+/// Every store file in [`stores_dir`] (none when it is missing or not agg's own).
 pub fn store_files() -> Vec<PathBuf> {
-    let Ok(dir) = std::fs::read_dir(stores_dir()) else {
+    let dir = match stores_dir().existing() {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return Vec::new(),
+        Err(err) => {
+            tracing::warn!("run history not read: {err}");
+            return Vec::new();
+        }
+    };
+    let Ok(dir) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     dir.filter_map(Result::ok)

@@ -13,6 +13,7 @@
 //! Only what the `agg` binary, the integration tests and the benchmarks use is public.
 #![deny(missing_docs)]
 
+mod admission;
 mod affected;
 pub mod allowlist;
 mod availability;
@@ -31,7 +32,9 @@ mod naming;
 mod places;
 mod repo_files;
 mod resolve;
+mod results;
 mod runs;
+pub mod sandbox;
 mod scan;
 pub mod search;
 mod service;

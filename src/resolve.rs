@@ -167,38 +167,107 @@ pub fn lenient<'a>(table: &'a Table, name: &str) -> Lookup<'a> {
     }
 }
 
+/// The most cells of edit-distance tables one pair may cost (two names of 256 characters):
+/// past it, the difference in length stands in for the distance (it is never more).
+const MAX_PAIR_CELLS: usize = 256 * 256;
+
+/// The most cells of edit-distance tables one lookup may cost, about a tenth of a second:
+/// a table of 10,000 names of ordinary length costs a tenth of it. Past it, the difference
+/// in length stands in for the distance.
+const MAX_LOOKUP_CELLS: usize = 32 * 1024 * 1024;
+
+/// A name asked for that is longer than this gets no suggestions: nobody mistypes a
+/// kilobyte, and each name of the table would be searched for in it.
+const MAX_SUGGESTED_WANTED: usize = 1024;
+
+/// Edit distances under a budget of work, so a long name or a long query costs a bounded
+/// amount per lookup however many names the table has.
+struct Distances {
+    cells: usize,
+}
+
+/// An edit distance, or what stands in for it once the work it would take is past the
+/// budget: the difference in length, which is never more than the distance.
+#[derive(Clone, Copy)]
+enum Distance {
+    Exact(usize),
+    AtLeast(usize),
+}
+
+impl Distance {
+    fn value(self) -> usize {
+        match self {
+            Distance::Exact(d) | Distance::AtLeast(d) => d,
+        }
+    }
+
+    fn exact(self) -> Option<usize> {
+        match self {
+            Distance::Exact(d) => Some(d),
+            Distance::AtLeast(_) => None,
+        }
+    }
+}
+
+impl Distances {
+    /// The Damerau-Levenshtein distance of `a` and `b` (character counts `a_len` and
+    /// `b_len`) when it fits the budget.
+    fn between(&mut self, a: &str, a_len: usize, b: &str, b_len: usize) -> Distance {
+        let cells = (a_len + 1).saturating_mul(b_len + 1);
+        if cells > MAX_PAIR_CELLS || cells > self.cells {
+            return Distance::AtLeast(a_len.abs_diff(b_len));
+        }
+        self.cells -= cells;
+        Distance::Exact(strsim::damerau_levenshtein(a, b))
+    }
+}
+
 /// Up to five of `names` closest to `wanted`, best first: names containing it, then names
-/// within a small edit distance.
+/// within a small edit distance. The work is bounded: a name whose edit distance would cost
+/// too much ([`Distances`]) is only suggested when it contains `wanted`, ranked by
+/// length, and a `wanted` past [`MAX_SUGGESTED_WANTED`] bytes gets no suggestions.
 pub fn suggest<'a>(names: impl Iterator<Item = &'a str>, wanted: &str) -> Vec<String> {
+    if wanted.len() > MAX_SUGGESTED_WANTED {
+        return Vec::new();
+    }
     let wanted_lc = wanted.to_lowercase();
+    let wanted_len = wanted_lc.chars().count();
+    let limit = (wanted.chars().count() / 3).max(2);
+    let mut distances = Distances {
+        cells: MAX_LOOKUP_CELLS,
+    };
     let mut scored: Vec<(u8, usize, &str)> = names
         .filter_map(|n| {
             let lc = n.to_lowercase();
-            let distance = strsim::damerau_levenshtein(&lc, &wanted_lc);
+            if lc == wanted_lc {
+                return Some((0, 0, n));
+            }
             let local = lc.rsplit('/').next().unwrap_or(&lc);
-            let local_distance = strsim::damerau_levenshtein(local, &wanted_lc);
             // `build-m` should come up for `biuld` as readily as `build` does.
             let unsuffixed = local
                 .rsplit_once('-')
                 .filter(|(_, suffix)| {
                     suffix.len() <= 5 && suffix.chars().all(|c| c.is_ascii_lowercase())
                 })
-                .map_or(usize::MAX, |(base, _)| {
-                    strsim::damerau_levenshtein(base, &wanted_lc)
-                });
-            let best = distance.min(local_distance).min(unsuffixed);
-            let limit = (wanted.chars().count() / 3).max(2);
-            if lc == wanted_lc {
-                Some((0, 0, n))
-            } else if !wanted_lc.is_empty()
-                && (lc.contains(&wanted_lc) || wanted_lc.contains(local))
-            {
-                Some((1, best, n))
-            } else if best <= limit {
-                Some((2, best, n))
-            } else {
-                None
+                .map(|(base, _)| base);
+            let compared = [Some(lc.as_str()), Some(local), unsuffixed];
+            let compared = compared.iter().flatten().map(|t| (*t, t.chars().count()));
+            if !wanted_lc.is_empty() && (lc.contains(&wanted_lc) || wanted_lc.contains(local)) {
+                // Ranked by how close it is, however far.
+                let best = compared
+                    .map(|(t, len)| distances.between(t, len, &wanted_lc, wanted_len).value())
+                    .min()
+                    .unwrap_or(usize::MAX);
+                return Some((1, best, n));
             }
+            // Only a text within `limit` in length can be within `limit` in distance: the
+            // others are not computed at all.
+            compared
+                .filter(|&(_, len)| len.abs_diff(wanted_len) <= limit)
+                .filter_map(|(t, len)| distances.between(t, len, &wanted_lc, wanted_len).exact())
+                .min()
+                .filter(|&best| best <= limit)
+                .map(|best| (2, best, n))
         })
         .collect();
     scored.sort_unstable();
@@ -226,6 +295,25 @@ mod tests {
         );
         assert_eq!(m("*-start", "db-start"), Some(vec!["db".to_owned()]));
         assert_eq!(m("a*b", "ab"), None);
+    }
+
+    #[test]
+    fn suggestion_work_is_bounded_whatever_the_lengths() {
+        let long = "x".repeat(1 << 20);
+        let names = [long.as_str(), "test", "lint"];
+        // A kilobyte asked for against a megabyte name: compared by length, not by a
+        // thousand million cells of edit distance; the short names still come up.
+        let wanted = format!("{}y", "x".repeat(1000));
+        assert!(suggest(names.iter().copied(), &wanted).is_empty());
+        assert_eq!(suggest(names.iter().copied(), "tets"), ["test"]);
+        // Containment still finds the long name, however long.
+        assert_eq!(
+            suggest(names.iter().copied(), "xxxx"),
+            std::slice::from_ref(&long)
+        );
+        // Nobody mistypes more than a kilobyte.
+        let huge = "x".repeat(2000);
+        assert!(suggest(names.iter().copied(), &huge).is_empty());
     }
 
     #[test]

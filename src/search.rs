@@ -313,27 +313,54 @@ fn suggest(tasks: &[&Task], words: &[String]) -> Vec<String> {
     out
 }
 
+/// The longest term kept, in characters: a term is only ever suggested for a word at most
+/// [`MAX_CORRECTED_WORD`] long and within a third of that in edit distance, and an edit
+/// distance is at least the difference in length, so a longer term could never be chosen.
+const MAX_TERM: usize = MAX_CORRECTED_WORD + MAX_CORRECTED_WORD / 3;
+
+/// The most bytes of terms kept for one set of suggestions: a table of 100,000 tasks with
+/// names of ordinary length fits; past it, the terms of the first tasks are the vocabulary.
+const MAX_TERMS_BYTES: usize = 8 * 1024 * 1024;
+
 /// Every term a task can be found by, lowercased, with how many tasks carry it: names and
 /// their leading words (`test`, `test:unit`), packages and directory parts likewise
-/// (`account`, `account-adapter`, `account-adapter-1585`).
+/// (`account`, `account-adapter`, `account-adapter-1585`). Only terms of up to
+/// [`MAX_TERM`] characters are kept, so a long name costs its length, not its length
+/// times its words, and all of them together at most [`MAX_TERMS_BYTES`].
 fn terms(tasks: &[&Task]) -> HashMap<String, usize> {
     let mut terms: HashMap<String, usize> = HashMap::new();
+    let mut bytes = 0usize;
+    let mut keep = |term: &str| {
+        if term.is_empty() || term.chars().count() > MAX_TERM {
+            return;
+        }
+        if let Some(count) = terms.get_mut(term) {
+            *count += 1;
+        } else if bytes + term.len() <= MAX_TERMS_BYTES {
+            bytes += term.len();
+            terms.insert(term.to_owned(), 1);
+        }
+    };
     let mut add = |text: &str| {
-        let text = text.to_lowercase();
-        let mut ends: Vec<usize> = text
+        // Leading words, up to the first separator past the longest term kept.
+        let head_end = text
+            .char_indices()
+            .nth(MAX_TERM + 1)
+            .map_or(text.len(), |(i, _)| i);
+        let head = text[..head_end].to_lowercase();
+        let mut ends: Vec<usize> = head
             .char_indices()
             .filter(|&(_, c)| is_separator(c))
             .map(|(i, _)| i)
             .collect();
-        ends.push(text.len());
+        ends.push(head.len());
         for end in ends {
-            let prefix = text[..end].trim_start_matches(is_separator);
-            if !prefix.is_empty() {
-                *terms.entry(prefix.to_owned()).or_default() += 1;
-            }
+            keep(head[..end].trim_start_matches(is_separator));
         }
-        for part in text.split(is_separator).filter(|p| !p.is_empty()) {
-            *terms.entry(part.to_owned()).or_default() += 1;
+        for part in text.split(is_separator) {
+            if part.chars().nth(MAX_TERM).is_none() {
+                keep(&part.to_lowercase());
+            }
         }
     };
     for task in tasks {
@@ -542,6 +569,26 @@ mod tests {
         assert!(search(&t, "zzzzzzzz").suggestions.is_empty());
         let long = format!("account-adapter {}", "tset".repeat(500));
         assert_eq!(search(&t, &long).suggestions, ["account-adapter"]);
+    }
+
+    #[test]
+    fn a_long_name_costs_its_length_in_terms_not_its_length_times_its_words() {
+        let long = "a-".repeat(4000);
+        let t = table(vec![
+            task(Runner::Npm, ".", &long, Some(&long)),
+            task(Runner::Npm, ".", "test", None),
+        ]);
+        let tasks: Vec<&Task> = t.tasks.iter().collect();
+        let vocabulary = terms(&tasks);
+        let kept: usize = vocabulary.keys().map(String::len).sum();
+        // Every leading word up to the longest term a word could be corrected to, and the
+        // short parts: a few kilobytes, where all its prefixes would be 16 MB.
+        assert!(kept < MAX_TERM * MAX_TERM, "{kept} bytes of terms");
+        assert!(vocabulary.keys().all(|t| t.chars().count() <= MAX_TERM));
+        // The name, its package and the package `test` takes from the same manifest: each
+        // gives 4,000 words `a` and its first leading word.
+        assert_eq!(vocabulary.get("a"), Some(&12_003));
+        assert_eq!(search(&t, "tset").suggestions, ["test"]);
     }
 
     #[test]

@@ -25,6 +25,48 @@ pub(crate) fn text(s: &str) -> Cow<'_, str> {
     escape(s, Mode::Text)
 }
 
+/// `s` as one visible line ([`line`]), cut to at most `max` bytes at a character boundary,
+/// saying how much was left out: for what a repository or an agent wrote, quoted in a
+/// question, an error or a tool's text, where a megabyte-long name must cost nothing.
+pub(crate) fn cut_line(s: &str, max: usize) -> String {
+    let shown = line(s);
+    if shown.len() <= max {
+        return shown.into_owned();
+    }
+    let mut end = max;
+    while !shown.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes)", &shown[..end], shown.len() - end)
+}
+
+/// `s` as visible prose ([`text`]) cut to at most `max` bytes where a line ends (or at a
+/// character boundary), saying how much was left out.
+pub(crate) fn cut_text(s: &str, max: usize) -> String {
+    let shown = text(s);
+    if shown.len() <= max {
+        return shown.into_owned();
+    }
+    let mut end = max;
+    while !shown.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = shown[..end].rfind('\n').unwrap_or(end);
+    format!("{}… ({} more bytes)", &shown[..end], shown.len() - end)
+}
+
+/// Whether `s` holds a control character (newlines and tabs included): no argument an
+/// agent passes may.
+pub(crate) fn has_control(s: &str) -> bool {
+    s.chars().any(char::is_control)
+}
+
+/// Whether `s` holds a character a terminal does not show as itself (bidi controls,
+/// zero-width and other format characters), besides control characters.
+pub(crate) fn has_invisible(s: &str) -> bool {
+    s.chars().any(|c| !c.is_ascii() && within(INVISIBLE, c))
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Line,
@@ -247,6 +289,17 @@ mod tests {
             text("prix\u{a0}: 5 € ⚠\u{fe0f}"),
             "prix\u{a0}: 5 € ⚠\u{fe0f}"
         );
+    }
+
+    #[test]
+    fn cut_lines_and_text_say_how_much_was_left_out() {
+        assert_eq!(cut_line("abc", 3), "abc");
+        assert_eq!(cut_line("abcdef", 3), "abc… (3 more bytes)");
+        assert_eq!(cut_line("a\nb", 8), r"a\nb");
+        assert_eq!(cut_line("ééé", 3), "é… (4 more bytes)");
+        assert_eq!(cut_text("one\ntwo\nthree", 9), "one\ntwo… (6 more bytes)");
+        assert!(has_control("a\nb") && has_control("\x1b") && !has_control("a b ü"));
+        assert!(has_invisible("a\u{202e}b") && !has_invisible("é ☃ a\u{a0}b"));
     }
 
     #[test]

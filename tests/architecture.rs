@@ -222,7 +222,7 @@ fn the_checker_finds_a_planted_cycle() {
 }
 
 /// The bottom floor of `runners/src`: what every adapter may use.
-const BOTTOM: &[&str] = &["model", "files", "text", "doc", "testing"];
+const BOTTOM: &[&str] = &["model", "reads", "files", "text", "doc", "testing"];
 /// The top floor: it lists the adapters, so it names them all.
 const TOP: &[&str] = &["registry"];
 

@@ -27,7 +27,7 @@ fn clients() -> Option<PathBuf> {
 /// A fresh allowlist (in its own config directory) with the rules the real `agg allow` /
 /// `agg deny` write when run in `repo` with each of `commands`.
 fn rules(repo: &Path, commands: &[&[&str]]) -> (tempfile::TempDir, PathBuf) {
-    let config = tempfile::tempdir().expect("tmp");
+    let config = crate::common::mcp::config_dir();
     let allowlist = config.path().join("allowlist.toml");
     for args in commands {
         crate::common::mcp::agg_on_allowlist(repo, &allowlist, args);

@@ -11,7 +11,7 @@ use crate::common::repo;
 use crate::common::verbatim::{
     NO_ARGS, mcp_allowing_any_args, passes_through_mcp, task_start_full,
 };
-use crate::run::TRICKY;
+use crate::run::{TRICKY, TRICKY_FOR_AGENTS};
 use crate::test::{Test, rows, run_ok, task};
 
 /// A project that prints the cache variables `A0`…`A5` when configured, and a custom target
@@ -28,8 +28,8 @@ const ARGS_PRESETS: &str =
     r#"{"version": 6, "configurePresets": [{"name": "args", "binaryDir": "${sourceDir}/out"}]}"#;
 
 /// `-DA<i>=<value>` for each of the tricky arguments.
-fn definitions() -> Vec<String> {
-    TRICKY
+fn definitions(values: &[&str]) -> Vec<String> {
+    values
         .iter()
         .enumerate()
         .map(|(i, v)| format!("-DA{i}={v}"))
@@ -38,8 +38,8 @@ fn definitions() -> Vec<String> {
 
 /// The values the configure step printed, in order. CMake keeps a value's newline in the
 /// variable (and drops what follows it only from the cache file).
-fn printed(stderr: &str) -> Vec<String> {
-    (0..TRICKY.len())
+fn printed(stderr: &str, count: usize) -> Vec<String> {
+    (0..count)
         .map(|i| {
             let start = format!("A{i}=[");
             let at = stderr
@@ -69,10 +69,10 @@ fn configure_presets_get_their_args_verbatim_and_targets_build_in_the_preset_dir
     assert!(rows(&json).all(|t| t["runner_available"] == true), "{json}");
     let out = Test::at(test.root())
         .args(["run", "configure:args", "--"])
-        .args(definitions())
+        .args(definitions(&TRICKY))
         .run()
         .success();
-    assert_eq!(printed(&out.stderr), TRICKY, "{}", out.stderr);
+    assert_eq!(printed(&out.stderr, TRICKY.len()), TRICKY, "{}", out.stderr);
     assert!(test.root().join("out/CMakeCache.txt").is_file());
     // The custom target builds in the preset's binary directory; its failure is the task's.
     let out = Test::at(test.root()).args(["run", "fail"]).run();
@@ -207,8 +207,12 @@ async fn presets_and_targets_run_through_mcp() {
         ("CMakePresets.json", ARGS_PRESETS),
     ];
     let mcp = mcp_allowing_any_args(repo(&files), &[]).await;
-    let text = passes_through_mcp(&mcp, "configure:args", &definitions()).await;
-    assert_eq!(printed(&text), TRICKY, "{text}");
+    let text = passes_through_mcp(&mcp, "configure:args", &definitions(&TRICKY_FOR_AGENTS)).await;
+    assert_eq!(
+        printed(&text, TRICKY_FOR_AGENTS.len()),
+        TRICKY_FOR_AGENTS,
+        "{text}"
+    );
     let run = task_start_full(&mcp, "fail", &NO_ARGS).await;
     assert_ne!(run["exit_code"], 0, "{run}");
     mcp.client.cancel().await.expect("close");

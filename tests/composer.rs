@@ -11,7 +11,7 @@ use std::process::Command;
 use crate::common::verbatim::{
     assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
 };
-use crate::run::{TRICKY, argv_json};
+use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, fixtures, rows, source_names_in};
 
 /// Prints its arguments as a JSON array.
@@ -100,8 +100,8 @@ async fn composer_scripts_run_through_mcp_with_their_args() {
     let mut env: Vec<(&str, &str)> = COMPOSER_ENV.to_vec();
     env.push(("COMPOSER_HOME", &home_path));
     let mcp = mcp_allowing_any_args(project().into_tempdir(), &env).await;
-    let text = passes_through_mcp(&mcp, "print", &TRICKY).await;
-    assert_eq!(argv_json(&text), TRICKY, "{text}");
+    let text = passes_through_mcp(&mcp, "print", &TRICKY_FOR_AGENTS).await;
+    assert_eq!(argv_json(&text), TRICKY_FOR_AGENTS, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 

@@ -9,7 +9,7 @@ use crate::common::verbatim::{
     assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
 };
 use crate::listings::deno_tasks;
-use crate::run::{TRICKY, argv_json};
+use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_no_diagnostics, source_names_in};
 
 /// A deno task command that prints its arguments as a JSON array.
@@ -101,8 +101,8 @@ async fn deno_tasks_run_through_mcp_with_their_args() {
     // own environment carries them, as a person's shell would.
     let env = [("DENO_DIR", cache.as_str()), ("DENO_NO_UPDATE_CHECK", "1")];
     let mcp = mcp_allowing_any_args(repo(&[("deno.json", &deno_json())]), &env).await;
-    let text = passes_through_mcp(&mcp, "args", &TRICKY).await;
-    assert_eq!(argv_json(&text), TRICKY, "{text}");
+    let text = passes_through_mcp(&mcp, "args", &TRICKY_FOR_AGENTS).await;
+    assert_eq!(argv_json(&text), TRICKY_FOR_AGENTS, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 

@@ -23,6 +23,8 @@ pub fn sh(name: &str, dir: &Path, script: &str) -> Invocation {
         user_args: Vec::new(),
         user_env: Vec::new(),
         temp: None,
+        sandbox: None,
+        results: None,
     }
 }
 

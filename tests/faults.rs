@@ -176,13 +176,23 @@ async fn hostile_arguments_and_environment_never_reach_a_shell() {
         "semi;colon",
         "it's \"quoted\"",
         "-leading",
-        "new\nline",
     ];
     let out = mcp
         .task_start(json!({"unique_name": "show-args", "args": tricky, "output": "full"}))
         .await;
     assert_eq!(out["exit_code"], 0, "{out}");
     assert_eq!(out["output"]["text"], tricky.join("\n"));
+    assert!(!mcp.root.join("pwned").exists());
+    // A control character is refused before anything runs, whatever the rule says: no runner
+    // takes one as data, and it could forge the lines a person reads.
+    let err = mcp
+        .err(
+            "task_start",
+            json!({"unique_name": "show-args", "args": ["new\nline; touch pwned"]}),
+            -32602,
+        )
+        .await;
+    assert_error_says(&err, "control character");
     assert!(!mcp.root.join("pwned").exists());
     for bad in ["1ABC", "A-B", "A B", "", "X=Y"] {
         let err = mcp

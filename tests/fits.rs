@@ -281,3 +281,50 @@ fn from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps() {
         "{shown}"
     );
 }
+
+/// A workflow input whose default is a paragraph: at a terminal the default is cut with `…`
+/// and the row keeps its runner and description; piped, the default is whole but that one
+/// row does not widen the name column of every other row.
+#[test]
+fn a_long_parameter_default_is_cut_at_a_terminal_and_sets_no_column_width() {
+    let default = "a ".repeat(150);
+    let workflow = format!(
+        "name: Release\non:\n  workflow_dispatch:\n    inputs:\n      notes:\n        default: \"{}\"\njobs:\n  publish:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo publish\n",
+        default.trim_end()
+    );
+    let repo = Test::new()
+        .write(".git/HEAD", "ref: refs/heads/main\n")
+        .write(".github/workflows/release.yml", workflow)
+        .write(
+            "justfile",
+            "# Build it\nbuild:\n    echo build\n\n# Test it\ntest:\n    echo test\n",
+        );
+    let piped = Test::at(repo.root()).args(["list"]).run().success();
+    let out = &piped.stdout;
+    let build = out
+        .lines()
+        .find(|l| l.contains("  build "))
+        .expect("build row");
+    assert!(
+        columns(build) < 60,
+        "one long default widened every row: {build:?}"
+    );
+    assert!(
+        out.contains(default.trim_end()),
+        "piped, the default is whole:\n{out}"
+    );
+    require!("tmux");
+    let screen = on_80_columns(
+        &repo,
+        &[],
+        &["COLUMNS", "NO_COLOR", "CLICOLOR_FORCE"],
+        &["list"],
+    );
+    fits(&screen, 80);
+    let publish = screen.row_with("release/publish", "publish row");
+    assert!(publish.contains("…\""), "the default is cut: {publish}");
+    assert!(
+        publish.contains("act"),
+        "the runner stays on the row: {publish}"
+    );
+}

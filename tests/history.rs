@@ -26,7 +26,7 @@ impl Repo {
 
     fn agg<const N: usize>(&self, args: [&str; N]) -> Test {
         Test::at(self.root.path())
-            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("XDG_STATE_HOME", self.cache.path())
             .args(args)
     }
 
@@ -128,7 +128,7 @@ fn concurrent_runs_in_one_repository_are_all_recorded() {
             std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
                 .args(["run", "ok"])
                 .current_dir(repo.root.path())
-                .env("XDG_CACHE_HOME", repo.cache.path())
+                .env("XDG_STATE_HOME", repo.cache.path())
                 .stdin(std::process::Stdio::null())
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::piped())

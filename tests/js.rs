@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::common::verbatim::{mcp_allowing_any_args, passes_through_mcp};
-use crate::run::TRICKY;
+use crate::run::{TRICKY, TRICKY_FOR_AGENTS};
 use crate::test::{Output, Test, assert_runs_as, task};
 
 /// A package script that prints its arguments as a JSON array (after `--`, so that node takes
@@ -205,8 +205,8 @@ async fn mcp_lists_turbo_services_and_runs_tasks_with_arguments_verbatim() {
     let listed = mcp.ok("list_tasks", json!({"runner": "turbo"})).await;
     let dev = task(&listed, "dev");
     assert_eq!(dev["service"], true, "{dev}");
-    let text = passes_through_mcp(&mcp, "build", &TRICKY).await;
-    assert_eq!(printed_args(&text), TRICKY, "{text}");
+    let text = passes_through_mcp(&mcp, "build", &TRICKY_FOR_AGENTS).await;
+    assert_eq!(printed_args(&text), TRICKY_FOR_AGENTS, "{text}");
     mcp.client.cancel().await.expect("close");
 }
 

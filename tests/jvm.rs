@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::common::verbatim::{
     assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp,
 };
-use crate::run::{TRICKY, argv_json};
+use crate::run::{TRICKY, TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_runs_as, rows, task};
 
 /// A POM whose name shows the properties `p0`…`p5` and `greeting` (set by profile `greet`).
@@ -47,13 +47,13 @@ fn echoed(stdout: &str) -> Vec<String> {
 }
 
 /// `-Dp0=…`…`-Dp5=…` for the tricky values, after Maven's own options.
-fn maven_args(repo: &Path) -> Vec<String> {
+fn maven_args(repo: &Path, values: &[&str]) -> Vec<String> {
     let mut args = vec![
         "-B".to_owned(),
         format!("-Dmaven.repo.local={}", repo.display()),
     ];
     args.extend(
-        TRICKY
+        values
             .iter()
             .enumerate()
             .map(|(i, v)| format!("-Dp{i}={v}")),
@@ -72,7 +72,7 @@ fn maven_phases_and_profiles_run_with_their_arguments_verbatim() {
 
     let out = Test::at(test.root())
         .args(["run", "validate", "--"])
-        .args(maven_args(repo.path()))
+        .args(maven_args(repo.path(), &TRICKY))
         .run()
         .success();
     let mut expected: Vec<String> = TRICKY.iter().map(|s| (*s).to_owned()).collect();
@@ -82,7 +82,7 @@ fn maven_phases_and_profiles_run_with_their_arguments_verbatim() {
     // A profile takes the phases as arguments.
     let out = Test::at(test.root())
         .args(["run", "profile:greet", "--", "validate"])
-        .args(maven_args(repo.path()))
+        .args(maven_args(repo.path(), &TRICKY))
         .run()
         .success();
     assert_eq!(
@@ -106,8 +106,13 @@ async fn maven_runs_through_mcp_with_its_arguments() {
     let repo = tempfile::tempdir().expect("tmp");
     let dir = crate::common::repo(&[("pom.xml", POM)]);
     let mcp = mcp_allowing_any_args(dir, &[]).await;
-    let text = passes_through_mcp(&mcp, "validate", &maven_args(repo.path())).await;
-    assert_eq!(&echoed(&text)[..TRICKY.len()], TRICKY, "{text}");
+    let args = maven_args(repo.path(), &TRICKY_FOR_AGENTS);
+    let text = passes_through_mcp(&mcp, "validate", &args).await;
+    assert_eq!(
+        &echoed(&text)[..TRICKY_FOR_AGENTS.len()],
+        TRICKY_FOR_AGENTS,
+        "{text}"
+    );
     mcp.client.cancel().await.expect("close");
 }
 

@@ -34,10 +34,14 @@ fn fixture_tables_match_their_snapshots() {
             ".tasks[].runner_available" => "[machine-dependent]",
             ".tasks[].command" => insta::dynamic_redaction(|value, _| {
                 // go-task is installed as `go-task` on some distributions; Compose runs as
-                // `docker-compose` where Docker's Compose plugin is missing.
+                // `docker-compose` where Docker's Compose plugin is missing; a Procfile's
+                // foreman rows run with honcho where only honcho is installed.
                 value.as_str().map_or(value.clone(), |c| {
                     if let Some(rest) = c.strip_prefix("docker-compose ") {
                         return format!("docker compose {rest}").into();
+                    }
+                    if let Some(rest) = c.strip_prefix("honcho start") {
+                        return format!("foreman start{rest}").into();
                     }
                     c.strip_prefix("go-task ").map_or(value.clone(), |rest| format!("task {rest}").into())
                 })
@@ -256,21 +260,62 @@ fn human_output_groups_by_directory_and_explains_suffixes() {
     assert!(!out.stdout.contains('\u{1b}'), "colour when piped");
 }
 
+/// Many runners missing: one summary line, the runners with most tasks first, and `agg
+/// doctor` with the details; one runner missing: its install hint.
 #[test]
-fn missing_runners_are_marked_with_one_install_hint_each() {
+fn missing_runners_are_summed_up_in_one_line_and_detailed_by_doctor() {
     let empty = tempfile::tempdir().expect("tmp");
     let out = Test::fixture("polyglot")
         .env("PATH", empty.path())
         .args(["list", "."])
         .run()
         .success();
-    out.stderr_has("npm install -g pnpm").stdout_has("pnpm ✗");
-    assert_eq!(
-        out.stderr.matches("pnpm is not installed").count(),
-        1,
+    out.stdout_has("pnpm ✗");
+    let notes: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("not installed"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{}", out.stderr);
+    assert!(
+        notes[0].starts_with(
+            "note: 8 runners not installed: make (9 tasks), pnpm (7 tasks), task (4 tasks),"
+        ) && notes[0].ends_with("`agg describe NAME` or `agg doctor` says how to install"),
         "{}",
         out.stderr
     );
+    let doctor = Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["doctor", "--root", ".", "--json"])
+        .run_json();
+    let pnpm = doctor["runners"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["runner"] == "pnpm")
+        .expect("pnpm in doctor");
+    assert_eq!(pnpm["tasks"], 7);
+    assert_eq!(pnpm["installed"], false);
+    assert!(
+        pnpm["install"]
+            .as_str()
+            .is_some_and(|h| h.contains("npm install -g pnpm"))
+    );
+    Test::fixture("polyglot")
+        .env("PATH", empty.path())
+        .args(["doctor", "--root", "."])
+        .run()
+        .success()
+        .stdout_has("✗ pnpm")
+        .stdout_has("install: `npm install -g pnpm`")
+        .stdout_has("✓ xc");
+    let one = Test::new()
+        .write("justfile", "build:\n    echo hi\n")
+        .env("PATH", empty.path())
+        .args(["list"])
+        .run()
+        .success();
+    one.stderr_has("just is not installed (1 task marked ✗): `cargo install just`");
     let json = Test::fixture("polyglot")
         .env("PATH", empty.path())
         .list_here_json(&[]);
@@ -386,8 +431,22 @@ fn every_fixture_table_keeps_to_the_published_schema() {
     assert!(rows > 500, "only {rows} rows");
 }
 
+/// Whether a name of make's database configures make rather than names a file: a special
+/// target (`.PHONY`, all capitals) or an old-style suffix rule (`.c.o`), which `make -r`
+/// lists as a target because `-r` clears the suffixes (plain `make` keeps them).
+fn is_special_target(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let suffixes = [
+        "c", "o", "cc", "cpp", "h", "s", "S", "a", "f", "y", "l", "sh", "el", "elc",
+    ];
+    rest.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        || (rest.split('.').count() <= 2 && rest.split('.').all(|p| suffixes.contains(&p)))
+}
+
 /// The targets of make's database (`make -pRrq`) that agg should list: not special
-/// (`.PHONY`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
+/// (`.PHONY`, `.c.o`), not patterns, not "Not a target" files, and not `FORCE:`-style targets (no
 /// prerequisites, no recipe, used only as another target's prerequisite), which agg hides
 /// on purpose.
 fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
@@ -429,7 +488,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
                 .collect();
             if name == ".PHONY" {
                 phony.extend(deps.iter().map(|d| (*d).to_owned()));
-            } else if !name.starts_with('.') {
+            } else if !is_special_target(name) {
                 prereqs.extend(deps.iter().map(|d| (*d).to_owned()));
             }
             let entry = targets.entry(name.to_owned()).or_default();
@@ -465,7 +524,7 @@ fn make_database_targets(db: &str, dir: &std::path::Path) -> BTreeSet<String> {
                 && prereqs.contains(name)
                 && !phony.contains(name)
                 && written_empty(name);
-            !name.starts_with('.') && !name.contains('%') && !forced
+            !is_special_target(name) && !name.contains('%') && !forced
         })
         .map(|(name, _)| name)
         .collect()

@@ -7,14 +7,14 @@
 //! Where a runner refuses a whole workspace for one broken file, agg must have said so in
 //! a diagnostic; the files agg named are then removed and the rest compared.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::common::listing::{assert_names_match_the_runners, listed_by_dir, runner_listing_with};
 use crate::js::{QUIET, install};
-use crate::test::{Test, diagnostics, source_names_in};
+use crate::test::{Test, diagnostics, rows, source_names_in};
 
 /// `agg list --json` of `dir`, for `runner`.
 fn agg_rows(dir: &Path, runner: &str) -> Value {
@@ -43,10 +43,31 @@ fn listing_json(dir: &Path, program: &str, args: &[&str]) -> Option<Value> {
     serde_json::from_slice(&out.stdout).ok()
 }
 
-/// The targets Nx lists in the workspace at `dir`, as `project:target`.
-fn nx_targets(dir: &Path) -> Option<BTreeSet<String>> {
+/// One `dependsOn` entry of `nx show project` as agg's deps column writes it (`build`,
+/// `^build`, `project:build`).
+fn nx_dependency(entry: &Value) -> Vec<String> {
+    if let Some(text) = entry.as_str() {
+        return vec![text.to_owned()];
+    }
+    let target = entry["target"].as_str().unwrap_or_default();
+    match (&entry["dependencies"], &entry["projects"]) {
+        (Value::Bool(true), _) => vec![format!("^{target}")],
+        (_, Value::String(p)) if p == "dependencies" => vec![format!("^{target}")],
+        (_, Value::Array(projects)) => projects
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|p| format!("{p}:{target}"))
+            .collect(),
+        (_, Value::String(p)) if p != "self" => vec![format!("{p}:{target}")],
+        _ => vec![target.to_owned()],
+    }
+}
+
+/// The targets Nx lists in the workspace at `dir`, as `project:target`, each with what it
+/// depends on (its own `dependsOn` merged with the `targetDefaults` Nx applies to it).
+fn nx_targets(dir: &Path) -> Option<BTreeMap<String, Vec<String>>> {
     let projects = listing_json(dir, "nx", &["show", "projects", "--json"])?;
-    let mut targets = BTreeSet::new();
+    let mut targets = BTreeMap::new();
     for project in projects
         .as_array()
         .into_iter()
@@ -55,13 +76,14 @@ fn nx_targets(dir: &Path) -> Option<BTreeSet<String>> {
     {
         let shown = listing_json(dir, "nx", &["show", "project", project, "--json"])
             .unwrap_or_else(|| panic!("nx show project {project} in {}", dir.display()));
-        for target in shown["targets"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
-            targets.insert(format!("{project}:{target}"));
+        for (target, config) in shown["targets"].as_object().into_iter().flatten() {
+            let deps = config["dependsOn"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(nx_dependency)
+                .collect();
+            targets.insert(format!("{project}:{target}"), deps);
         }
     }
     Some(targets)
@@ -87,7 +109,20 @@ fn nx_targets_match_nx_show_project_on_every_fixture() {
             nx_targets(copy.root())
                 .unwrap_or_else(|| panic!("nx still refuses {} without {removed:?}", dir.display()))
         });
-        let ours = source_names_in(&agg_rows(copy.root(), "nx"), ".");
+        // The same targets, each depending on what Nx says: a `targetDefaults` entry is
+        // merged only where Nx merges it (same executor, and the same command where the
+        // default names its executor), and `// comment` keys are no targets.
+        let ours: BTreeMap<String, Vec<String>> = rows(&agg_rows(copy.root(), "nx"))
+            .filter(|t| t["dir"] == ".")
+            .map(|t| {
+                let deps = t["deps"].as_array().into_iter().flatten();
+                let deps = deps.filter_map(Value::as_str).map(str::to_owned).collect();
+                (
+                    t["source_name"].as_str().unwrap_or_default().to_owned(),
+                    deps,
+                )
+            })
+            .collect();
         assert_eq!(ours, nx, "{}", dir.display());
     }
 }

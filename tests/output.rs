@@ -15,7 +15,9 @@ use crate::tokens::tokens;
 /// A `task_start` result for a failed 5,000-line test run, in either form a host shows.
 const FAILED_RUN_BUDGET: usize = 1_500;
 
-/// A pytest-like run of 5,000 lines whose one failure is at line 2,345; it exits 1.
+/// A run of 5,000 lines whose one failure is at line 2,345; it exits 1. It looks like pytest
+/// but ends without pytest's timed summary, so no parser of agg reads it: the failure region
+/// is what finds its failure (`tests/results.rs` has the real runners).
 const SUITE: &str = r#"import sys
 DETAIL = [
     "tests/test_orders.py::test_refund_rounds_half_up FAILED                  [ 46%]",
@@ -35,7 +37,7 @@ while n <= 4998:
     out.append(f"tests/test_mod_{n // 100:02}.py::test_case_{n:04} PASSED{' ' * 30}[{n * 100 // 5000:3}%]")
     n += 1
 out.append("FAILED tests/test_orders.py::test_refund_rounds_half_up - AssertionError: assert Decimal('10.00') == Decimal('10.01')")
-out.append("======================== 1 failed, 4992 passed in 12.34s ========================")
+out.append("======================== 1 failed, 4992 passed ========================")
 print("\n".join(out))
 sys.exit(1)
 "#;

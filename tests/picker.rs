@@ -58,7 +58,7 @@ impl Repo {
 
     /// `agg ARGS` in `dir` (relative to the root) on a terminal of this size.
     fn open(&self, dir: &str, args: &str, width: u16, height: u16) -> Tmux {
-        let env: [(&str, &Path); 1] = [("XDG_CACHE_HOME", self.cache.path())];
+        let env: [(&str, &Path); 1] = [("XDG_STATE_HOME", self.cache.path())];
         Tmux::start(&self.root.path().join(dir), args, &env, width, height)
     }
 
@@ -83,7 +83,7 @@ impl Repo {
 
     fn agg<const N: usize>(&self, args: [&str; N]) -> Test {
         Test::at(self.root.path())
-            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("XDG_STATE_HOME", self.cache.path())
             .args(args)
     }
 }

@@ -17,6 +17,16 @@ pub(crate) const TRICKY: [&str; 6] = [
     "new\nline",
 ];
 
+/// [`TRICKY`] as an agent may send them: every one but the newline, since `task_start`
+/// refuses an argument holding a control character (-32602), whatever the allowlist says.
+pub(crate) const TRICKY_FOR_AGENTS: [&str; 5] = [
+    "a b",
+    "$(echo pwned)",
+    "semi;colon",
+    "it's \"quoted\"",
+    "-leading",
+];
+
 pub(crate) fn argv_json(stdout: &str) -> Vec<String> {
     let line = stdout
         .lines()

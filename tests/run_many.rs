@@ -44,7 +44,7 @@ fn several_names_run_in_order_and_stop_at_the_first_failure() {
     let remembered = |args: &[&str]| {
         Test::at(test.root())
             .args(args)
-            .env("XDG_CACHE_HOME", cache.path())
+            .env("XDG_STATE_HOME", cache.path())
             .run()
     };
     let out = remembered(&["run", "one", "two"]).success();

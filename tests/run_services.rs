@@ -30,7 +30,7 @@ impl Stand {
     fn agg<const N: usize>(&self, args: [&str; N]) -> crate::test::Output {
         Test::at(self.repo.path())
             .args(args)
-            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("XDG_STATE_HOME", self.cache.path())
             .env("XDG_RUNTIME_DIR", self.runtime.path())
             .run()
     }

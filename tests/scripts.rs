@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::common::verbatim::{
     NO_ARGS, assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp, task_start_full,
 };
-use crate::run::{TRICKY, argv_json};
+use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_runs_as};
 
 /// Prints its arguments as a JSON array.
@@ -58,8 +58,8 @@ async fn scripts_run_through_mcp_with_their_args() {
         .executable("scripts/args.py", PRINT_ARGS)
         .executable("scripts/fail", "#!/bin/sh\necho failing >&2\nexit 3\n");
     let mcp = mcp_allowing_any_args(test.into_tempdir(), &[]).await;
-    let text = passes_through_mcp(&mcp, "scripts/args", &TRICKY).await;
-    assert_eq!(argv_json(&text), TRICKY, "{text}");
+    let text = passes_through_mcp(&mcp, "scripts/args", &TRICKY_FOR_AGENTS).await;
+    assert_eq!(argv_json(&text), TRICKY_FOR_AGENTS, "{text}");
     let failed = task_start_full(&mcp, "scripts/fail", &NO_ARGS).await;
     assert_eq!(failed["exit_code"], 3, "{failed}");
     assert_eq!(failed["passed"], false);

@@ -305,7 +305,7 @@ fn agg_run_until_ready_returns_once_listening_and_leaves_the_server_running() {
     let cache = tempfile::tempdir().expect("cache");
     let out = crate::test::Test::at(dir.path())
         .args(["run", "serve", "--until-ready"])
-        .env("XDG_CACHE_HOME", cache.path())
+        .env("XDG_STATE_HOME", cache.path())
         .run()
         .success();
     let pid = i32::try_from(crate::common::until_ready_pid(&out.stderr)).expect("a pid");
@@ -351,7 +351,7 @@ fn agg_run_until_ready_stops_a_task_that_is_not_ready_in_time() {
             "--ready-timeout",
             "800",
         ])
-        .env("XDG_CACHE_HOME", cache.path())
+        .env("XDG_STATE_HOME", cache.path())
         .run()
         .code(124);
     out.stderr_has("not ready after");

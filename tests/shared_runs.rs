@@ -117,11 +117,11 @@ async fn a_person_s_run_is_listed_read_and_never_stopped_by_an_agent() {
     );
     // Stopping it is refused, however the agent names it; it keeps running.
     for by in [json!({"run_id": run_id}), json!({"unique_name": "dev"})] {
-        mcp.err_saying("task_stop", by, -32018, "agents may read it, never stop it")
+        mcp.err_saying("task_stop", by, -32019, "agents may read it, never stop it")
             .await;
     }
     let pid = run["pid"].as_u64().expect("pid");
-    let refused = mcp.err("task_stop", json!({"pid": pid}), -32018).await;
+    let refused = mcp.err("task_stop", json!({"pid": pid}), -32019).await;
     assert!(
         refused["hint"].as_str().unwrap_or("").contains("agg stop"),
         "{refused}"

@@ -3,6 +3,7 @@
 //! forms hosts show a model (the text, and `structuredContent`, which Claude Code and Codex
 //! pass on). Each test prints its figures; the README's token table comes from them.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -13,8 +14,11 @@ use tiktoken_rs::CoreBPE;
 use crate::common::raw::Raw;
 use crate::test::fixtures;
 
-/// `tools/list` of a plain server (no per-task tools).
-const TOOLS_BUDGET: usize = 3_100;
+/// `tools/list` of a plain server (no per-task tools): 3,000 until `wait_for` and the
+/// results fields (`tests`, `problems`, `problems_more`, `wait`) of the job tools came,
+/// 3,200 until the job tools' `sandbox` and `describe_task`'s (3,218 measured), 3,250 until
+/// `list_runs` and `list_tasks`' `affected`.
+const TOOLS_BUDGET: usize = 3_400;
 /// `list_tasks {}` on the generated monorepo, in either form.
 const LIST_BUDGET: usize = 3_000;
 /// Any result, whatever the arguments.
@@ -99,4 +103,86 @@ fn list_tasks_on_the_monorepo_fits_in_either_form() {
     let (text, structured) = both(&raw.call(3, "list_tasks", &json!({"query": "test"})));
     eprintln!("list_tasks {{query: test}}: text {text} tokens, structured {structured}");
     assert!(text <= LIST_BUDGET && structured <= LIST_BUDGET);
+}
+
+/// A failed run of 2,000 tests, 20 of them failing: its result, text and structured
+/// together.
+const FAILED_RUN_BUDGET: usize = 2_000;
+
+/// A pytest module of `n` tests, the first `failing` of them failing their assertion.
+fn pytest_module(n: usize, failing: usize) -> String {
+    let mut s = String::from("def total(items):\n    return sum(items)\n\n");
+    for i in 0..n {
+        let want = if i < failing { i + 1 } else { i };
+        let _ = write!(
+            s,
+            "def test_total_{i}():\n    assert total([{i}]) == {want}\n\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn a_failed_run_of_two_thousand_tests_gives_its_twenty_failures_in_two_thousand_tokens() {
+    require!("pytest", "make");
+    let repo = crate::test::Test::new()
+        .write("Makefile", "test:\n\tpytest -q -p no:cacheprovider tests/test_orders.py\npass:\n\tpytest -q -p no:cacheprovider tests/test_pass.py\n")
+        .write("tests/test_orders.py", pytest_module(2_000, 20))
+        .write("tests/test_pass.py", pytest_module(2_000, 0))
+        .into_tempdir();
+    let config = tempfile::tempdir().expect("config");
+    let allowlist = config.path().join("allowlist.toml");
+    let root = std::fs::canonicalize(repo.path()).expect("root");
+    crate::common::mcp::allow_all(&root, &allowlist);
+    let mut raw = Raw::start(&root, &allowlist);
+    let long = std::time::Duration::from_secs(300);
+    let response = raw.call_within(
+        1,
+        "task_start",
+        &json!({"unique_name": "test", "wait_ms": 300_000}),
+        long,
+    );
+    let structured = &response["result"]["structuredContent"];
+    assert_eq!(structured["tests"]["failed"], 20, "{structured}");
+    assert_eq!(structured["tests"]["passed"], 1_980);
+    let failures = structured["tests"]["failures"]
+        .as_array()
+        .expect("failures");
+    assert_eq!(failures.len(), 20);
+    assert!(
+        failures
+            .iter()
+            .all(|f| f["file"] == "tests/test_orders.py" && f["line"].as_u64().is_some()),
+        "{structured}"
+    );
+    let (text, structured_tokens) = both(&response);
+    eprintln!(
+        "20 failures of 2,000 pytest tests: text {text} tokens, structured {structured_tokens}, together {}",
+        text + structured_tokens
+    );
+    assert!(
+        text + structured_tokens <= FAILED_RUN_BUDGET,
+        "text {text} + structured {structured_tokens}"
+    );
+    // A passing run adds one line to the text, and its counts to the structured result.
+    let response = raw.call_within(
+        2,
+        "task_start",
+        &json!({"unique_name": "pass", "wait_ms": 300_000}),
+        long,
+    );
+    let text: String = response["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("tests:")).collect();
+    assert_eq!(lines, ["tests: 2,000 passed"], "{text}");
+    let tests = &response["result"]["structuredContent"]["tests"];
+    eprintln!(
+        "a passing run adds: text {} tokens, structured {}",
+        tokens(lines[0]),
+        tokens(&format!("\"tests\":{tests}"))
+    );
 }

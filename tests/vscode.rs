@@ -9,7 +9,7 @@ use crate::common::repo;
 use crate::common::verbatim::{
     NO_ARGS, assert_tricky_args_arrive, mcp_allowing_any_args, passes_through_mcp, task_start_full,
 };
-use crate::run::{TRICKY, argv_json};
+use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_text_has, task};
 
 /// Prints its arguments as a JSON array.
@@ -178,8 +178,12 @@ async fn vscode_tasks_run_through_mcp_with_their_args() {
         return;
     }
     let mcp = mcp_allowing_any_args(project().into_tempdir(), &[]).await;
-    let text = passes_through_mcp(&mcp, "process", &TRICKY).await;
-    let expected: Vec<&str> = PROCESS_ARGS.iter().chain(&TRICKY).copied().collect();
+    let text = passes_through_mcp(&mcp, "process", &TRICKY_FOR_AGENTS).await;
+    let expected: Vec<&str> = PROCESS_ARGS
+        .iter()
+        .chain(&TRICKY_FOR_AGENTS)
+        .copied()
+        .collect();
     assert_eq!(argv_json(&text), expected, "{text}");
     let run = task_start_full(&mcp, "in-src", &NO_ARGS).await;
     assert_text_has(&run["output"]["text"], "src marker");

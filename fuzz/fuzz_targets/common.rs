@@ -40,6 +40,7 @@ pub fn run(adapter: &Adapter, layout: &Layout<'_>, data: &[u8]) {
     }
 
     let src = Source {
+        purpose: agg_runners::Purpose::List,
         path: layout.main,
         text: &main,
         files: &files,

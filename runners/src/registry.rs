@@ -28,6 +28,15 @@ pub static ADAPTERS: &[Adapter] = &[
     crate::vscode::ADAPTER,
     crate::act::ADAPTER,
     crate::compose::ADAPTER,
+    crate::jscode::GULP,
+    crate::jscode::GRUNT,
+    crate::mage::ADAPTER,
+    crate::zed::ADAPTER,
+    crate::jetbrains::ADAPTER,
+    crate::rake::ADAPTER,
+    crate::invoke::ADAPTER,
+    crate::procfile::ADAPTER,
+    crate::cargo_make::ADAPTER,
     // Last: it takes any file at its places whose content says script, so every format
     // recognised by name comes first.
     crate::script::ADAPTER,
@@ -54,6 +63,9 @@ pub fn surely_not_a_task_file(path: &str) -> bool {
         && name
             .rsplit_once('.')
             .is_some_and(|(stem, ext)| !stem.is_empty() && NEVER_TASK_FILES.contains(&ext))
+        // Build files written in a source language: gulpfiles, Gruntfiles, magefiles.
+        && !crate::jscode::is_build_file(path)
+        && !crate::mage::is_magefile(path)
 }
 
 #[cfg(test)]
@@ -97,6 +109,12 @@ mod tests {
             "deno.json",
             "a.svg",
             "b.sql",
+            "gulpfile.js",
+            "gulpfile.ts",
+            "gulpfile.js/index.js",
+            "Gruntfile.js",
+            "magefile.go",
+            "magefiles/build.go",
         ];
         for dir in dirs {
             for name in names {

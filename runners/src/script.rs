@@ -10,6 +10,8 @@
 
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
+use crate::text::is_divider;
 
 /// The script adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -103,6 +105,12 @@ fn parse(src: &Source<'_>) -> Parsed {
     );
     task.line = Some(1);
     task.description = description(src.text);
+    if src.purpose == Purpose::Decide {
+        // The script is the task: its bytes are what runs.
+        let mut reads = Reads::default();
+        reads.part(format!("script {}", src.path), src.text);
+        task.reads = Some(Box::new(reads));
+    }
     parsed.tasks.push(task);
     parsed
 }
@@ -187,13 +195,6 @@ fn is_licence(comment: &str) -> bool {
     .iter()
     .any(|k| lower.starts_with(k))
         || lower.contains("licensed to the ")
-}
-
-/// A line of punctuation drawn to divide a header (`-----`, `=====`, `*****`).
-fn is_divider(comment: &str) -> bool {
-    comment
-        .chars()
-        .all(|c| c.is_ascii_punctuation() || c.is_whitespace())
 }
 
 /// Comments meant for a tool rather than a reader.

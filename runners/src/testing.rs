@@ -8,10 +8,43 @@ use crate::model::{Parsed, Source, Task};
 pub(crate) fn parse_with(parse: fn(&Source<'_>) -> Parsed, files: &MemFiles, path: &str) -> Parsed {
     let text = files.read(path).expect("test file exists");
     parse(&Source {
+        purpose: crate::reads::Purpose::List,
         path,
         text: &text,
         files,
     })
+}
+
+/// Runs `parse` on `path` as stored in `files`, read for a decision: every task's
+/// [`crate::Reads`] filled in.
+pub(crate) fn parse_deciding(
+    parse: fn(&Source<'_>) -> Parsed,
+    files: &MemFiles,
+    path: &str,
+) -> Parsed {
+    let text = files.read(path).expect("test file exists");
+    parse(&Source {
+        purpose: crate::reads::Purpose::Decide,
+        path,
+        text: &text,
+        files,
+    })
+}
+
+/// The parts task `name` reads (read for a decision), as `what = text` lines, and why the
+/// rest is unknown, if it is.
+pub(crate) fn reads(
+    parse: fn(&Source<'_>) -> Parsed,
+    files: &MemFiles,
+    path: &str,
+    name: &str,
+) -> crate::reads::Reads {
+    let parsed = parse_deciding(parse, files, path);
+    task(&parsed, name)
+        .reads
+        .as_deref()
+        .cloned()
+        .unwrap_or_else(|| panic!("task {name} reports no reads"))
 }
 
 /// The source names of the tasks, in order.

@@ -1,5 +1,5 @@
-//! Small text helpers shared by the adapters: byte offsets to line numbers, and argv to a
-//! copy-pasteable shell command.
+//! Small text helpers shared by the adapters: byte offsets to line numbers, argv to a
+//! copy-pasteable shell command, and the comment lines that are drawn rather than written.
 
 /// Maps byte offsets in a text to 1-based line numbers.
 #[derive(Debug, Clone)]
@@ -41,9 +41,55 @@ pub fn quote_command<S: AsRef<str>>(argv: &[S]) -> String {
         .join(" ")
 }
 
+/// Whether a comment line (its text without the comment marker) is drawn to divide a file
+/// rather than written to describe what follows: a ruler of punctuation (`-----`, `#####`,
+/// `=====`) or a section banner, a title framed by a run of three or more ruler characters
+/// (`===== Testing =====`, `--- Build`, `Lint ###`). Neither is a description.
+pub fn is_divider(comment: &str) -> bool {
+    let text = comment.trim();
+    if text
+        .chars()
+        .all(|c| c.is_ascii_punctuation() || c.is_whitespace())
+    {
+        return true;
+    }
+    let framed = |run: &mut dyn Iterator<Item = char>| {
+        let mut run = run.peekable();
+        let Some(&first) = run.peek() else {
+            return false;
+        };
+        "=-*#~_+".contains(first) && run.take_while(|&c| c == first).count() >= 3
+    };
+    framed(&mut text.chars()) || framed(&mut text.chars().rev())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rulers_and_banners_are_dividers_and_sentences_are_not() {
+        for divider in [
+            "-----",
+            "#######",
+            "",
+            "=================== Testing ===================",
+            "--- Build",
+            "Lint ###",
+            "*** Release ***",
+        ] {
+            assert!(is_divider(divider), "{divider}");
+        }
+        for text in [
+            "unit tests (hermetic)",
+            "Build --release",
+            "a -- b",
+            "== not a banner",
+            "C++ build",
+        ] {
+            assert!(!is_divider(text), "{text}");
+        }
+    }
 
     #[test]
     fn lines_are_one_based() {

@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::{Allowlist, Decision, Now, Store};
+use super::{Allowlist, Decision, Matched, Now, Store};
 use crate::table::Task;
 
 /// An allowlist that re-reads its file whenever the file changes.
@@ -88,13 +88,27 @@ impl LiveAllowlist {
         self.list.decide(&self.root, task, now)
     }
 
-    /// The rule that lets agents add any arguments to `task`, in words, if one does.
-    pub fn any_args(&mut self, task: &Task) -> Option<String> {
+    /// The rules that name `task` (owned: the caller decides without holding the lock),
+    /// or, while the allowlist cannot be used, why.
+    pub fn matched(&mut self, task: &Task) -> Matched {
+        self.refresh();
+        if let Some(problem) = &self.problem {
+            return Matched {
+                problem: Some(problem.clone()),
+                ..Matched::default()
+            };
+        }
+        self.list.matched(&self.root, task)
+    }
+
+    /// The sandbox options agents' runs of `task` get ([`Allowlist::sandbox_for`]); the
+    /// default while the allowlist cannot be used (every task is denied then anyway).
+    pub fn sandbox_for(&mut self, task: &Task, now: &mut Now) -> crate::sandbox::Spec {
         self.refresh();
         if self.problem.is_some() {
-            return None;
+            return crate::sandbox::Spec::default();
         }
-        self.list.any_args(&self.root, task)
+        self.list.sandbox_for(&self.root, task, now)
     }
 
     /// Why the allowlist could not be used, if it could not.

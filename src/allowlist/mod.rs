@@ -14,6 +14,7 @@ mod current;
 mod live;
 pub mod pin;
 pub mod rule;
+mod sandbox;
 mod status;
 mod store;
 
@@ -27,6 +28,7 @@ use crate::table::Task;
 pub use current::{Current, Now};
 pub use live::LiveAllowlist;
 pub use pin::Pin;
+pub use pin::{FINGERPRINT_VERSION, PinnedPart};
 pub use rule::{Kind, Rule};
 pub use status::{RuleState, audit};
 pub use store::{Change, Store, StoreError};
@@ -46,7 +48,7 @@ pub struct Allowlist {
     pub allow: Vec<Rule>,
 }
 
-/// The answer for one task.
+/// The answer for one task, for listings: whether agents may run it as it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// A rule allows it: the rule in words.
@@ -72,61 +74,110 @@ impl Decision {
     }
 }
 
-impl Allowlist {
-    /// Decides for `task` of the table rooted at the absolute `root`, comparing pins with
-    /// what the task's files say now (`now` reads them from disk, once per file).
-    ///
-    /// A rule matches the task file by the path as written and by its canonical target (a
-    /// `Makefile` that is a symlink), and a deny matching either wins.
-    pub fn decide(&self, root: &Path, task: &Task, now: &mut Now) -> Decision {
-        let paths = task_file_paths(root, task);
-        if let Some(by) = paths
-            .iter()
-            .find_map(|file| self.denied_by(file, &task.source_name))
-        {
-            return Decision::Denied(by);
+/// The rules that name one task (by its file's path as written or its canonical target),
+/// and whether the allowlist can be used at all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Matched {
+    /// Why the allowlist cannot be used, if it cannot: every task is denied.
+    pub problem: Option<String>,
+    /// The deny rules that name it.
+    pub deny: Vec<Rule>,
+    /// The allow rules that name it, broadest first (directory, file, task).
+    pub allow: Vec<Rule>,
+}
+
+/// What the rules naming a task say, their pins compared with what its files say now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict<'a> {
+    /// A deny rule names it (in words), or the allowlist cannot be used (why).
+    Denied(String),
+    /// Allowed: every allow rule that holds, broadest first.
+    Allowed(Vec<&'a Rule>),
+    /// Pinned allow rules name it, but what each pinned changed: the most specific one,
+    /// and what changed.
+    Lapsed {
+        /// The rule.
+        rule: &'a Rule,
+        /// What changed.
+        summary: String,
+    },
+    /// No rule names it: denied by default.
+    NotListed,
+}
+
+impl Matched {
+    /// The verdict, each pin compared with `now(task_pin)`: what an allow of the task
+    /// (`true`) or of its whole file (`false`) would pin now, or why nothing can be. Pure:
+    /// the caller read the files.
+    pub fn verdict(&self, now: &mut dyn FnMut(bool) -> Result<Pin, String>) -> Verdict<'_> {
+        if let Some(problem) = &self.problem {
+            return Verdict::Denied(format!("the allowlist cannot be used: {problem}"));
         }
-        let mut matching: Vec<&Rule> = self
-            .allow
-            .iter()
-            .filter(|r| paths.iter().any(|file| r.matches(file, &task.source_name)))
-            .collect();
-        matching.sort_by_key(|r| r.kind());
+        if let Some(rule) = self.deny.first() {
+            return Verdict::Denied(rule.describe());
+        }
+        let mut holding = Vec::new();
         // The most specific lapsed rule says most about what changed.
         let mut lapsed = None;
-        for rule in matching {
+        for rule in &self.allow {
             let Some(pin) = &rule.pin else {
-                return Decision::Allowed(rule.describe());
+                holding.push(rule);
+                continue;
             };
-            let current = now.current(root, task);
-            let pinned_now = if pin.is_task() {
-                current.task_pin.clone()
-            } else {
-                current.file_pin.clone()
-            };
-            match pinned_now {
-                Err(reason) => lapsed = Some((rule.describe(), reason)),
-                Ok(now) => match pin.changes(&now) {
-                    None => return Decision::Allowed(rule.describe()),
-                    Some(summary) => lapsed = Some((rule.describe(), summary)),
-                },
+            match now(pin.is_task()).map(|now| pin.changes(&now)) {
+                Ok(None) => holding.push(rule),
+                Ok(Some(summary)) | Err(summary) => lapsed = Some((rule, summary)),
             }
         }
-        lapsed.map_or(Decision::NotListed, |(rule, summary)| Decision::Lapsed {
+        if !holding.is_empty() {
+            return Verdict::Allowed(holding);
+        }
+        lapsed.map_or(Verdict::NotListed, |(rule, summary)| Verdict::Lapsed {
             rule,
             summary,
         })
     }
+}
 
-    /// The allow rule that lets agents pass any arguments to `task` (`agg allow NAME
-    /// --any-args`), in words, when one matches and `decision` allowed the task.
-    pub fn any_args(&self, root: &Path, task: &Task) -> Option<String> {
+impl From<Verdict<'_>> for Decision {
+    fn from(verdict: Verdict<'_>) -> Decision {
+        match verdict {
+            Verdict::Denied(why) => Decision::Denied(why),
+            Verdict::Allowed(holding) => {
+                Decision::Allowed(holding.first().map(|r| r.describe()).unwrap_or_default())
+            }
+            Verdict::Lapsed { rule, summary } => Decision::Lapsed {
+                rule: rule.describe(),
+                summary,
+            },
+            Verdict::NotListed => Decision::NotListed,
+        }
+    }
+}
+
+impl Allowlist {
+    /// The rules that name `task` of the table rooted at the absolute `root`: a rule matches
+    /// the task file by the path as written and by its canonical target (a `Makefile` that
+    /// is a symlink), and a deny matching either wins.
+    pub fn matched(&self, root: &Path, task: &Task) -> Matched {
         let paths = task_file_paths(root, task);
-        self.allow
-            .iter()
-            .filter(|r| r.any_args)
-            .find(|r| paths.iter().any(|file| r.matches(file, &task.source_name)))
-            .map(Rule::describe)
+        let names = |r: &&Rule| paths.iter().any(|file| r.matches(file, &task.source_name));
+        let mut allow: Vec<Rule> = self.allow.iter().filter(names).cloned().collect();
+        allow.sort_by_key(Rule::kind);
+        Matched {
+            problem: None,
+            deny: self.deny.iter().filter(names).cloned().collect(),
+            allow,
+        }
+    }
+
+    /// Decides for `task` of the table rooted at the absolute `root`, comparing pins with
+    /// what the task's files say now (`now` reads them from disk, once per file, and only
+    /// when a pin needs them).
+    pub fn decide(&self, root: &Path, task: &Task, now: &mut Now) -> Decision {
+        self.matched(root, task)
+            .verdict(&mut |task_pin| pin_now(now.current(root, task), task_pin))
+            .into()
     }
 
     /// The deny rule that refuses the task `source_name` of the absolute `file`, in words.
@@ -140,6 +191,7 @@ impl Allowlist {
     /// Adds an allow rule, replacing one with the same target (a new pin re-pins) and
     /// dropping a deny rule with the same target.
     pub fn allow(&mut self, rule: Rule) -> Change {
+        let rule = sandbox::inherit(self, rule);
         let denied = self.deny.len();
         self.deny.retain(|r| !r.same_target(&rule));
         let was_denied = self.deny.len() != denied;
@@ -190,6 +242,16 @@ impl Allowlist {
     }
 }
 
+/// What an allow of the task (`task_pin`) or of its whole file would pin, as `current` says
+/// it now.
+pub fn pin_now(current: &Current, task_pin: bool) -> Result<Pin, String> {
+    if task_pin {
+        current.task_pin.clone()
+    } else {
+        current.file_pin.clone()
+    }
+}
+
 /// The absolute paths rules match `task`'s file by: as written, and its canonical target
 /// when that differs (a `Makefile` that is a symlink).
 fn task_file_paths(root: &Path, task: &Task) -> Vec<PathBuf> {
@@ -231,6 +293,7 @@ mod tests {
             task: task.map(str::to_owned),
             pin: None,
             any_args: false,
+            sandbox: None,
         }
     }
 
@@ -380,20 +443,13 @@ mod tests {
             summary.starts_with("recipe text changed (1 → 3 lines)"),
             "{summary}"
         );
-        // A variable the recipe reads, elsewhere in the file, changes what runs too.
+        // A variable the recipe does not read, a comment, another target: the pin holds.
         std::fs::write(
             root.join("Makefile"),
-            "CC = evil\nbuild:\n\tcc -o app main.c\n",
+            "# build it\nCC = evil\nbuild:\n\tcc -o app main.c\nlint:\n\ttrue\n",
         )
         .expect("write");
-        let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
-            panic!("not lapsed");
-        };
-        assert!(
-            summary
-                .ends_with("Makefile changed outside the task (a variable or setting it may read)"),
-            "{summary}"
-        );
+        assert!(decide(&list, &root, &build).allowed());
         // Put back as it was, the pin holds again.
         std::fs::write(root.join("Makefile"), "build:\n\tcc -o app main.c\n").expect("write");
         assert!(decide(&list, &root, &build).allowed());
@@ -416,14 +472,13 @@ mod tests {
             Some(pinned),
         ));
         assert!(decide(&list, &root, &build).allowed());
+        std::fs::write(root.join("common.mk"), "CC = cc\nOTHER = 1\n").expect("write");
+        assert!(decide(&list, &root, &build).allowed());
         std::fs::write(root.join("common.mk"), "CC = /tmp/evil\n").expect("write");
         let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
             panic!("not lapsed");
         };
-        assert_eq!(
-            summary,
-            format!("{} changed", root.join("common.mk").display())
-        );
+        assert_eq!(summary, "variable `CC` changed");
     }
 
     #[test]

@@ -32,6 +32,11 @@ pub struct Rule {
     /// an argument the runner could read as its own option, target or code is asked about.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any_args: bool,
+    /// The sandbox of agents' runs of what it allows (`agg allow NAME --offline`,
+    /// `--write PATH`, `--read-secret PATH`, `--no-sandbox`); absent: the default policy.
+    /// Allow rules only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Spec>,
 }
 
 /// What a rule covers, broadest first: the order of precedence among allow rules.
@@ -65,6 +70,7 @@ impl Rule {
             task: Some(source_name),
             pin,
             any_args: false,
+            sandbox: None,
         }
     }
 
@@ -76,6 +82,7 @@ impl Rule {
             task: None,
             pin,
             any_args: false,
+            sandbox: None,
         }
     }
 
@@ -87,6 +94,7 @@ impl Rule {
             task: None,
             pin: None,
             any_args: false,
+            sandbox: None,
         }
     }
 
@@ -145,6 +153,7 @@ impl Rule {
         shape
             .or(relative.then_some("paths in the allowlist are absolute"))
             .or((!allow && self.any_args).then_some("a deny rule takes no `any_args`"))
+            .or_else(|| super::sandbox::problem(self, allow))
             .or_else(|| {
                 let pin = self.pin.as_ref()?;
                 if !allow {

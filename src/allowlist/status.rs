@@ -65,7 +65,7 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
             "no such file".to_owned()
         });
     }
-    let root = repo_root(file);
+    let root = repo_root(file, pin.dir.as_deref());
     let (table, now) = tables
         .entry(root.clone())
         .or_insert_with(|| (Table::load(&root), Now::new()));
@@ -104,11 +104,13 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
 }
 
 /// The repository a task file belongs to: the nearest ancestor with a `.git`, else the
-/// file's directory.
-fn repo_root(file: &Path) -> PathBuf {
+/// directory the pinned task runs in when it holds the file (`.cargo/config.toml`'s aliases
+/// run from the directory above `.cargo`), else the file's directory.
+fn repo_root(file: &Path, task_dir: Option<&Path>) -> PathBuf {
     let dir = file.parent().unwrap_or(file);
     dir.ancestors()
         .find(|d| d.join(".git").exists())
+        .or_else(|| task_dir.filter(|d| file.starts_with(d)))
         .unwrap_or(dir)
         .to_path_buf()
 }

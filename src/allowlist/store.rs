@@ -234,7 +234,9 @@ impl Store {
     pub fn update<T>(&self, change: impl FnOnce(&mut Allowlist) -> T) -> Result<T, StoreError> {
         let target = self.target();
         let dir = parent(&target);
-        fs::create_dir_all(dir).map_err(io_error("create", dir))?;
+        crate::places::OwnDir::named(dir)
+            .create()
+            .map_err(|e| io_error("create", dir)(e.into()))?;
         let _lock = lock(&lock_path(&target))?;
         remove_stale_temps(&target);
         let before = Store::new(target.clone()).load()?;

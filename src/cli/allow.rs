@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
 use crate::error::Error;
+use crate::sandbox::Spec;
 use crate::visible;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
@@ -36,6 +37,97 @@ pub struct RuleArgs {
     /// The repository root, for resolving NAME.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
+    /// The sandbox of agents' runs of what the rule allows.
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// `agg allow`'s sandbox options: how agents' runs of what a rule allows are contained.
+/// None: the rule keeps the options it had, or takes those of the broader rule it falls
+/// under, or the default policy.
+#[derive(Debug, Default, clap::Args)]
+#[allow(clippy::struct_excessive_bools)]
+#[command(next_help_heading = "Sandbox of agents' runs")]
+pub struct SandboxArgs {
+    /// No network: TCP connections and listening sockets fail, and so does every socket
+    /// but a Unix one.
+    #[arg(long)]
+    pub offline: bool,
+    /// Refused, with the reason: agg found no sound way to keep only the host's loopback
+    /// reachable (docs/permissions.md says why).
+    #[arg(long)]
+    pub loopback: bool,
+    /// Also writable (repeatable): a directory or file; a directory that does not exist yet
+    /// is created when a run starts. Never agg's own files.
+    #[arg(long, value_name = "PATH")]
+    pub write: Vec<PathBuf>,
+    /// A secret path made readable (repeatable), e.g. `~/.aws/config`.
+    #[arg(long, value_name = "PATH")]
+    pub read_secret: Vec<PathBuf>,
+    /// Agents' runs are not sandboxed at all: they may read and write anything you can.
+    #[arg(long, conflicts_with_all = ["offline", "write", "read_secret", "default_sandbox"])]
+    pub no_sandbox: bool,
+    /// Back to the default sandbox, dropping options given before.
+    #[arg(long, conflicts_with_all = ["offline", "write", "read_secret"])]
+    pub default_sandbox: bool,
+}
+
+impl SandboxArgs {
+    fn given(&self) -> bool {
+        self.offline
+            || self.loopback
+            || !self.write.is_empty()
+            || !self.read_secret.is_empty()
+            || self.no_sandbox
+            || self.default_sandbox
+    }
+
+    /// The options as the rule stores them (`None`: none given); paths resolved from the
+    /// current directory; `own` is agg's own directories, never writable.
+    fn spec(&self, own: &[PathBuf]) -> Result<Option<Spec>, Error> {
+        if !self.given() {
+            return Ok(None);
+        }
+        if self.loopback {
+            return Err(Error::Allowlist(
+                crate::sandbox::LOOPBACK_REFUSED.to_owned(),
+            ));
+        }
+        let cwd = std::env::current_dir().map_err(|e| {
+            Error::Allowlist(format!(
+                "the current directory: {}",
+                crate::repo_files::io_reason(&e)
+            ))
+        })?;
+        let resolve = |paths: &[PathBuf]| -> Vec<PathBuf> {
+            paths
+                .iter()
+                .map(|p| crate::sandbox::resolve(p, &cwd))
+                .collect()
+        };
+        let write = resolve(&self.write);
+        let own: Vec<PathBuf> = own
+            .iter()
+            .map(|d| crate::sandbox::layout::real(d))
+            .collect();
+        if let Some((path, dir)) = write
+            .iter()
+            .find_map(|p| own.iter().find(|d| p.starts_with(d)).map(|d| (p, d)))
+        {
+            return Err(Error::Allowlist(format!(
+                "{} is in {}, which is agg's own: a task may never rewrite the rules that let it run",
+                path.display(),
+                dir.display()
+            )));
+        }
+        Ok(Some(Spec {
+            no_sandbox: self.no_sandbox,
+            offline: self.offline,
+            loopback: false,
+            write,
+            read_secret: resolve(&self.read_secret),
+        }))
+    }
 }
 
 /// Options of `agg allowlist`.
@@ -67,9 +159,22 @@ fn canonical(path: &Path) -> Result<PathBuf, Error> {
 
 /// Applies the change and returns the rule's target (pin unset) for the report.
 fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), Error> {
+    let sandbox = if allow {
+        args.sandbox
+            .spec(&crate::sandbox::own_dirs(Some(store.path())))?
+    } else {
+        None
+    };
+    // One write: the rule goes in with its options, so no run ever sees it without them.
+    let allow_rule = |mut rule: Rule| {
+        rule.any_args = args.any_args;
+        rule.sandbox.clone_from(&sandbox);
+        store.update(|list| list.allow(rule))
+    };
     if let Some(name) = &args.name {
         let table = super::load_table(&args.root)?;
         let task = super::find_task(&table, name)?;
+        let file = table.root.join(&task.file_path);
         let change = if allow {
             let pin = Now::new()
                 .current(&table.root, task)
@@ -80,15 +185,15 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
                     reason,
                 })
                 .map_err(store_error)?;
-            store.allow_task(&table.root, task, pin, args.any_args)
+            allow_rule(Rule::for_task(
+                file.clone(),
+                task.source_name.clone(),
+                Some(pin),
+            ))
         } else {
             store.deny_task(&table.root, task)
         };
-        let target = Rule::for_task(
-            table.root.join(&task.file_path),
-            task.source_name.clone(),
-            None,
-        );
+        let target = Rule::for_task(file, task.source_name.clone(), None);
         return Ok((change.map_err(store_error)?, target));
     }
     if let Some(file) = &args.file {
@@ -105,7 +210,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
             } else {
                 None
             };
-            store.allow_file(&file, pin, args.any_args)
+            allow_rule(Rule::for_file(file.clone(), pin))
         } else {
             store.deny_file(&file)
         };
@@ -113,7 +218,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
     }
     let dir = canonical(args.dir.as_ref().unwrap_or(&args.root))?;
     let change = if allow {
-        store.allow_dir(&dir, args.any_args)
+        allow_rule(Rule::for_dir(dir.clone()))
     } else {
         store.deny_dir(&dir)
     };
@@ -152,6 +257,11 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         return Err(Error::Allowlist(
             "--any-args is for `agg allow NAME`: a deny rule refuses the task whatever its arguments"
                 .to_owned(),
+        ));
+    }
+    if !allow && args.sandbox.given() {
+        return Err(Error::Allowlist(
+            "the sandbox options are for `agg allow`: a denied task does not run at all".to_owned(),
         ));
     }
     if !allow && args.pin {
@@ -206,6 +316,9 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         )
         .map_err(Error::Output)?;
     }
+    if allow {
+        write_sandbox(&mut out, rule)?;
+    }
     if allow
         && let Some(file) = &rule.file
         && let Some(by) = list.denied_by(file, rule.task.as_deref().unwrap_or(""))
@@ -223,17 +336,24 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The rule's sandbox, one line: loud when the person turned it off.
+fn write_sandbox(out: &mut impl Write, rule: &Rule) -> Result<(), Error> {
+    const LOUD: anstyle::Style = anstyle::AnsiColor::Red.on_default().bold();
+    match &rule.sandbox {
+        Some(spec) if spec.no_sandbox => writeln!(out, "        {LOUD}{}{LOUD:#}", spec.words()),
+        Some(spec) => writeln!(out, "        sandbox: {}", visible::line(&spec.words())),
+        None => Ok(()),
+    }
+    .map_err(Error::Output)
+}
+
 /// The files a pin covers, one line.
 fn write_covers(out: &mut impl Write, pin: &Pin) -> Result<(), Error> {
-    if pin.files.is_empty() {
+    let covers = pin.covers();
+    if covers.is_empty() {
         return Ok(());
     }
-    let files: Vec<String> = pin
-        .files
-        .iter()
-        .map(|f| visible::line(&f.path.to_string_lossy()).into_owned())
-        .collect();
-    writeln!(out, "        covers: {}", files.join(", ")).map_err(Error::Output)
+    writeln!(out, "        covers: {}", visible::line(&covers)).map_err(Error::Output)
 }
 
 pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
@@ -294,6 +414,7 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         if let Some(pin) = &rule.pin {
             write_covers(&mut out, pin)?;
         }
+        write_sandbox(&mut out, rule)?;
         match state {
             RuleState::Lapsed(change) => writeln!(
                 out,

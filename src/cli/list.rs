@@ -430,9 +430,16 @@ fn watch(
     Err(Error::Watch(live.problem().unwrap_or_default()))
 }
 
-/// The run history of the repository at `root` (empty when it has none).
+/// The run history of the repository at `root` (empty when it has none, or, with a
+/// warning, when its directory is not agg's own).
 fn past_runs(root: &std::path::Path) -> Summaries {
-    History::open_existing(root).map_or_else(Summaries::default, |h| h.summaries())
+    match History::read(root) {
+        Ok(history) => history.map_or_else(Summaries::default, |h| h.summaries()),
+        Err(err) => {
+            eprintln!("warning: run history not read: {err}");
+            Summaries::default()
+        }
+    }
 }
 
 /// One diagnostic as a line: `warning: FILE:LINE: MESSAGE`.
@@ -513,9 +520,9 @@ fn write_every_diagnostic(diagnostics: &[Diagnostic]) -> Result<ExitCode, Error>
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line per missing runner, however many tasks use it, one for the tasks that cannot
-/// run (their editor defines them, or their runner refuses them), and what the marks in the
-/// table mean.
+/// What the marks in the table mean, one line for the tasks that cannot run (their editor
+/// defines them, or their runner refuses them), and the missing runners: the install hint
+/// when one is missing, one summary line when several are (`agg doctor` has the details).
 fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<()> {
     let mut missing: BTreeMap<Runner, usize> = BTreeMap::new();
     for t in table.tasks.iter().filter(|t| !t.runner_available) {
@@ -549,12 +556,35 @@ fn print_hints(table: &Table, marks: rows::Marks, shape: &Shape) -> io::Result<(
             "{editor_only} {tasks} marked [not runnable here] cannot run as written (an editor's task, or one its runner refuses); `agg describe NAME` says why"
         ))?;
     }
-    for (runner, count) in missing {
-        let tasks = if count == 1 { "task" } else { "tasks" };
-        note(format!(
-            "{runner} is not installed ({count} {tasks} marked ✗): {}",
-            install_hint(runner)
-        ))?;
+    match missing.len() {
+        0 => {}
+        // One runner missing: how to install it, right here.
+        1 => {
+            for (runner, count) in missing {
+                let tasks = if count == 1 { "task" } else { "tasks" };
+                note(format!(
+                    "{runner} is not installed ({count} {tasks} marked ✗): {}",
+                    install_hint(runner)
+                ))?;
+            }
+        }
+        // Several: one line, the runners with most tasks first; the details are in
+        // `agg doctor`.
+        n => {
+            let mut by_count: Vec<(Runner, usize)> = missing.into_iter().collect();
+            by_count.sort_by_key(|&(runner, count)| (std::cmp::Reverse(count), runner));
+            let each: Vec<String> = by_count
+                .iter()
+                .map(|(runner, count)| {
+                    let tasks = if *count == 1 { "task" } else { "tasks" };
+                    format!("{runner} ({count} {tasks})")
+                })
+                .collect();
+            note(format!(
+                "{n} runners not installed: {}; `agg describe NAME` or `agg doctor` says how to install",
+                each.join(", ")
+            ))?;
+        }
     }
     Ok(())
 }

@@ -4,6 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// What `agg mcp` logs without `AGG_LOG`: warnings, and at start whether agents' runs will
+/// be sandboxed.
+const DEFAULT_LOG: &str = "warn,agg::sandbox=info";
+
 use crate::error::Error;
 use crate::mcp::{Host, Options, Scope, TaskTools, Via, default_scope, host_config, serve};
 
@@ -82,7 +86,7 @@ pub(super) fn run(args: &McpArgs) -> Result<ExitCode, Error> {
         .with_ansi(false)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("AGG_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG)),
         )
         .try_init();
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -9,6 +9,7 @@
 mod allow;
 mod completions;
 mod describe;
+mod doctor;
 mod graph;
 mod list;
 mod logs;
@@ -17,6 +18,8 @@ mod parallel;
 mod picker;
 mod ps;
 mod run;
+mod run_json;
+mod sandbox;
 mod status;
 mod stop;
 mod until_ready;
@@ -61,6 +64,9 @@ pub enum Command {
     /// Show the workspace graph: which directories are packages and which packages of the
     /// repository each depends on, read from the manifests of every ecosystem.
     Graph(graph::GraphArgs),
+    /// Which runners the repository's tasks need, which are installed (and where), and how
+    /// to install the missing ones.
+    Doctor(doctor::DoctorArgs),
     /// Serve the repository's tasks to an agent over MCP on stdio.
     Mcp(mcp::McpArgs),
     /// The jobs running `agg mcp` servers hold for this repository, and the services
@@ -205,6 +211,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
         }
         Command::Describe(args) => describe::run(&args),
         Command::Graph(args) => graph::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),
         Command::Logs(args) => logs::run(&args),

@@ -26,6 +26,7 @@ use crate::table::Table;
 
 /// Options of `agg run`.
 #[derive(Debug, Clone, Default, clap::Args)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct RunArgs {
     /// The tasks: unique names from `agg list` (an alias or an unambiguous source name
     /// works too). Several run one after the other and stop at the first that fails.
@@ -70,6 +71,17 @@ pub struct RunArgs {
     /// Milliseconds to wait for readiness (default 30000); the task is stopped after.
     #[arg(long, value_name = "MS")]
     pub ready_timeout: Option<u64>,
+    /// Run it exactly as an agent's run would be: in the sandbox the allowlist's rule for
+    /// it gives (the default policy when none says otherwise), to try a policy.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Read each task's results from its output and, when it ends, write one JSON object
+    /// per task (its exit, `tests`, `problems`): on stdout, the task's own output then going
+    /// to stderr; or with `--json=FILE` to FILE, the output staying where it was (for
+    /// editors).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true, conflicts_with_all = ["parallel", "until_ready"])]
+    #[allow(clippy::option_option)] // clap's shape for a flag whose value is optional
+    pub json: Option<Option<PathBuf>>,
     /// How the words before `--` are read (set from the command line, not a flag).
     #[arg(skip)]
     pub words: Words,
@@ -124,10 +136,27 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
             // At a terminal the runner asks its own confirmation questions.
             confirmed: false,
         };
-        let inv = invocation(&table, found.task, &opts).map_err(|e| Error::Invocation {
+        let mut inv = invocation(&table, found.task, &opts).map_err(|e| Error::Invocation {
             task: found.task.unique_name.clone(),
             source: e,
         })?;
+        if args.sandbox {
+            let policy = super::sandbox::policy(&table, found.task)?;
+            // Said before it runs, on stderr, so the task's own output stays as it is.
+            let _ = writeln!(
+                anstream::stderr().lock(),
+                "agg: {}: {}",
+                crate::visible::line(&found.task.unique_name),
+                policy.words()
+            );
+            // A person's run inherits agg's terminal unless it runs beside others.
+            let alone = !(args.parallel && steps.len() > 1) && ready.is_none();
+            inv.sandbox = Some(if alone {
+                policy.inheriting_terminals()
+            } else {
+                policy
+            });
+        }
         invs.push(inv);
     }
     let parallel = args.parallel && invs.len() > 1 && ready.is_none();
@@ -176,6 +205,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     }
     if parallel {
         return runtime.block_on(super::parallel::run(invs, on_finish, &share));
+    }
+    if let Some(to) = &args.json {
+        return runtime.block_on(super::run_json::run(invs, on_finish, to.clone()));
     }
     runtime.block_on(sequence(invs, on_finish, &share))
 }
@@ -299,14 +331,23 @@ async fn foreground(
 ) -> Result<Ended, Error> {
     let at_terminal = std::io::stdin().is_terminal();
     let mut shared = share.begin(&inv.unique_name, &inv.user_args);
-    let mode = shared
-        .as_mut()
-        .and_then(|s| s.stdio(at_terminal))
-        .unwrap_or(if at_terminal {
-            StdioMode::Foreground
-        } else {
-            StdioMode::Inherit
-        });
+    // At a terminal the output goes through a pseudo-terminal agg reads, so the run's tests
+    // and problems end it (`✗ test  3 failed, 1,204 passed`), and into the run's log, which
+    // agents may read; elsewhere it is relayed into the log as it comes.
+    let mode = if at_terminal && std::io::stdout().is_terminal() {
+        StdioMode::Terminal {
+            tee: shared.as_mut().map(crate::runs::Shared::tee),
+        }
+    } else {
+        shared
+            .as_mut()
+            .and_then(|s| s.stdio(at_terminal))
+            .unwrap_or(if at_terminal {
+                StdioMode::Foreground
+            } else {
+                StdioMode::Inherit
+            })
+    };
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
     let mut sighup = signal(SignalKind::hangup()).map_err(Error::Signals)?;

@@ -22,6 +22,8 @@ pub(super) struct Ended {
     pub failure: Option<String>,
     /// From start to end.
     pub took: Duration,
+    /// What its output and reports said (`3 failed, 1,204 passed`), when agg read them.
+    pub results: Option<String>,
 }
 
 impl Ended {
@@ -44,6 +46,7 @@ impl Ended {
             code: u8::try_from(code & 0xff).unwrap_or(1),
             failure,
             took: job.elapsed(),
+            results: job.results().and_then(crate::results::Results::summary),
         }
     }
 }
@@ -62,13 +65,19 @@ fn line(name: &str, ended: &Ended) -> String {
     let took = crate::history::duration(u64::try_from(ended.took.as_millis()).unwrap_or(u64::MAX));
     let name = crate::visible::line(name);
     let bold = anstyle::Style::new().bold();
-    match &ended.failure {
-        None => {
+    // The tests' or problems' counts say more than the exit code.
+    match (&ended.failure, &ended.results) {
+        (None, None) => {
             let green = anstyle::AnsiColor::Green.on_default().bold();
             format!("{green}✓{green:#} {bold}{name}{bold:#}  {took}")
         }
-        Some(how) => {
+        (None, Some(what)) => {
+            let green = anstyle::AnsiColor::Green.on_default().bold();
+            format!("{green}✓{green:#} {bold}{name}{bold:#}  {what}  {took}")
+        }
+        (Some(how), what) => {
             let red = anstyle::AnsiColor::Red.on_default().bold();
+            let how = what.as_deref().unwrap_or(how);
             format!("{red}✗{red:#} {bold}{name}{bold:#}  {red}{how}{red:#}  {took}")
         }
     }

@@ -44,17 +44,20 @@ pub(super) async fn run(
     on_finish: OnFinish,
     origin: Origin,
 ) -> Result<ExitCode, Error> {
-    let dir = crate::places::cache_dir().join("runs");
-    crate::places::private_dir(&dir).map_err(|e| Error::RunLog {
-        path: dir.clone(),
-        source: e,
+    let runs = crate::places::OwnDir::state().join("runs");
+    let dir = runs.create().map_err(|e| Error::RunLog {
+        path: runs.path(),
+        source: e.into(),
     })?;
-    let log = dir.join(format!(
-        "{}-{}.log",
-        inv.unique_name.replace(['/', ':', ' '], "-"),
-        std::process::id()
-    ));
-    std::fs::File::create(&log).map_err(|e| Error::RunLog {
+    // The task's name, cut so the file name stays within the 255 bytes a name may have.
+    let name: String = inv
+        .unique_name
+        .replace(['/', ':', ' '], "-")
+        .chars()
+        .take(128)
+        .collect();
+    let log = dir.join(format!("{name}-{}.log", std::process::id()));
+    new_log(&log).map_err(|e| Error::RunLog {
         path: log.clone(),
         source: e,
     })?;
@@ -166,6 +169,27 @@ pub(super) async fn run(
             .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
     );
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
+}
+/// Makes the log file `path` anew, 0600, never through a symbolic link: a file left there
+/// (by an agg whose process id this one now has) is removed first, and a link is removed,
+/// not followed.
+fn new_log(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(nix::libc::O_NOFOLLOW)
+            .open(path)
+    };
+    match create() {
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(path)?;
+            create().map(drop)
+        }
+        other => other.map(drop),
+    }
 }
 
 /// Copies what the task appends to `log` into the job (for readiness) and to stdout.

@@ -13,7 +13,16 @@ use super::Request;
 /// `root` is `None`. Sockets nobody answers on any more are removed.
 pub fn servers(root: Option<&Path>) -> Vec<PathBuf> {
     let prefix = root.map(super::root_prefix);
-    let Ok(dir) = std::fs::read_dir(super::socket_dir()) else {
+    // A directory another user planted is not read: its sockets could answer anything.
+    let dir = match super::socket_dir().existing() {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return Vec::new(),
+        Err(err) => {
+            tracing::warn!("control sockets not read: {err}");
+            return Vec::new();
+        }
+    };
+    let Ok(dir) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<PathBuf> = dir

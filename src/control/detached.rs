@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::process::group_alive;
+use crate::places::OwnDir;
 
 /// How long the record of a service that ended is kept.
 pub const KEEP_ENDED: Duration = Duration::from_secs(24 * 3600);
@@ -73,13 +74,13 @@ impl Service {
 }
 
 /// The directory of the records.
-pub fn dir() -> PathBuf {
+pub fn dir() -> OwnDir {
     super::socket_dir().join("services")
 }
 
-/// The record file of the service with process group `pid` on `root`.
-pub fn path_of(root: &Path, pid: u32) -> PathBuf {
-    dir().join(format!("{}{pid}.json", super::root_prefix(root)))
+/// The name of the record file of the service with process group `pid` on `root`.
+fn file_name(root: &Path, pid: u32) -> String {
+    format!("{}{pid}.json", super::root_prefix(root))
 }
 
 /// When the process `pid` started, in clock ticks after boot (`None` without `/proc`).
@@ -95,10 +96,9 @@ pub fn leader_started(pid: u32) -> Option<u64> {
 
 /// Writes the record (replacing the file at once, so a reader never sees half of it).
 pub fn save(service: &Service) -> std::io::Result<PathBuf> {
-    let dir = dir();
-    crate::places::private_dir(&dir)?;
+    let dir = dir().create()?;
     let root = Path::new(&service.root);
-    let path = path_of(root, service.pid);
+    let path = dir.join(file_name(root, service.pid));
     let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_vec_pretty(service).map_err(std::io::Error::other)?;
     let mut file = std::fs::OpenOptions::new()
@@ -118,7 +118,16 @@ pub fn save(service: &Service) -> std::io::Result<PathBuf> {
 /// removed on the way.
 pub fn list(root: Option<&Path>) -> Vec<(PathBuf, Service)> {
     let prefix = root.map(super::root_prefix);
-    let Ok(entries) = std::fs::read_dir(dir()) else {
+    // A directory another user planted is not read: its records name processes to stop.
+    let dir = match dir().existing() {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return Vec::new(),
+        Err(err) => {
+            tracing::warn!("records of services not read: {err}");
+            return Vec::new();
+        }
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<(PathBuf, Service)> = entries

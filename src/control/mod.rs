@@ -1,7 +1,7 @@
 //! The control socket: how a person at a terminal sees and stops what agents run.
 //!
 //! Every `agg mcp` listens on a Unix socket of its own in a per-user directory
-//! ([`socket_dir`]: `$XDG_RUNTIME_DIR/agg`, else `run/` under the cache dir, mode 0700),
+//! ([`socket_dir`]: `$XDG_RUNTIME_DIR/agg`, else `run/` under the state dir, mode 0700),
 //! named after its repository and pid; the socket is mode 0600 and the server answers only
 //! peers with its own uid (`SO_PEERCRED`). `agg ps`, `agg logs` and `agg stop` ask every
 //! socket of the repository, so several servers (several agents) are all visible. The
@@ -12,9 +12,11 @@ pub mod detached;
 pub mod server;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::places::OwnDir;
 
 /// The longest request line a server reads.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -46,12 +48,9 @@ pub enum Request {
     },
 }
 
-/// The directory of the sockets: `$XDG_RUNTIME_DIR/agg`, else `run/` in the cache dir.
-pub fn socket_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("agg"),
-        None => crate::places::cache_dir().join("run"),
-    }
+/// The directory of the sockets: `$XDG_RUNTIME_DIR/agg`, else `run/` in the state dir.
+pub fn socket_dir() -> OwnDir {
+    crate::places::socket_dir()
 }
 
 /// The prefix of the socket names of servers on `root`.

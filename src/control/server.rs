@@ -37,8 +37,7 @@ impl Drop for ControlServer {
 
 /// Listens for the user's `agg ps`/`logs`/`stop` on a socket for `root`.
 pub fn start(engine: Engine, root: &Path) -> std::io::Result<ControlServer> {
-    let dir = super::socket_dir();
-    crate::places::private_dir(&dir)?;
+    let dir = super::socket_dir().create()?;
     let path = dir.join(format!(
         "{}{}.sock",
         super::root_prefix(root),

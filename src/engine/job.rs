@@ -1,7 +1,7 @@
 //! One job: a running or finished task process, its state and its captured output.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use schemars::JsonSchema;
@@ -106,6 +106,10 @@ pub struct Job {
     pub(super) temp: Mutex<Option<tempfile::TempDir>>,
     /// The member of its group that ends the group should agg die, until released.
     watchdog: Mutex<Option<Watchdog>>,
+    /// The sandbox it ran in, if it had one.
+    pub sandbox: Option<crate::sandbox::Applied>,
+    /// What its output and reports said (tests, problems), read once when it ended.
+    results: OnceLock<crate::results::Results>,
 }
 
 /// What a new [`Job`] is made of.
@@ -120,6 +124,7 @@ pub(super) struct JobParts {
     pub status: Status,
     pub temp: Option<tempfile::TempDir>,
     pub watchdog: Option<Watchdog>,
+    pub sandbox: Option<crate::sandbox::Applied>,
 }
 
 impl Job {
@@ -135,6 +140,7 @@ impl Job {
             status,
             temp,
             watchdog,
+            sandbox,
         } = parts;
         let finished = status.state != JobState::Running;
         Job {
@@ -153,6 +159,8 @@ impl Job {
             stop_signal: AtomicI32::new(0),
             temp: Mutex::new(temp),
             watchdog: Mutex::new(watchdog),
+            sandbox,
+            results: OnceLock::new(),
         }
     }
 
@@ -251,6 +259,21 @@ impl Job {
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
             error: status.error.clone(),
         }
+    }
+
+    /// The tests and problems its run reported, once it has ended and they were read.
+    pub fn results(&self) -> Option<&crate::results::Results> {
+        self.results.get()
+    }
+
+    /// Reads the run's results from its retained output and the reports it wrote.
+    pub(super) fn read_results(&self, scope: &crate::results::Scope) {
+        let page = self.read(&ReadRequest {
+            from: Some(1),
+            ..ReadRequest::default()
+        });
+        let lines: Vec<&str> = page.lines.iter().map(|l| l.text.as_str()).collect();
+        let _ = self.results.set(crate::results::extract(&lines, scope));
     }
 
     /// Reads captured output.

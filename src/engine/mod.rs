@@ -13,8 +13,9 @@
 //!    a job is its whole process tree, and nothing outlives it;
 //! 2. drains the pipes for a moment and then lets go of them, so a process that escaped
 //!    the group (a daemon in its own session) cannot keep the job open by holding them;
-//! 3. records the exit code or signal, hands the job to the engine's [`OnFinish`] hook
-//!    (the run history), and wakes every waiter.
+//! 3. records the exit code or signal, reads the run's results from its retained output
+//!    ([`crate::results::extract`], once, off the runtime's threads), hands the job to the
+//!    engine's [`OnFinish`] hook (the run history), and wakes every waiter.
 //!
 //! [`Engine::stop`] sends SIGTERM to the group, waits the grace period, then SIGKILL.
 //! [`Engine::shutdown`] does that for every job; dropping the engine SIGKILLs any group
@@ -30,6 +31,8 @@ pub mod observed;
 pub mod output;
 pub mod process;
 pub mod ready;
+mod terminal;
+pub mod until;
 pub mod watchdog;
 
 use std::collections::HashSet;
@@ -117,6 +120,16 @@ pub enum StdioMode {
     /// All three are inherited and the job stays in agg's process group, so the terminal's
     /// job control (Ctrl-C, Ctrl-Z) reaches it exactly as if it had been typed at the shell.
     Foreground,
+    /// As [`StdioMode::Foreground`], but stdout and stderr go to a pseudo-terminal agg copies
+    /// to its own stdout and keeps in the job's output ([`terminal`]), so its results are
+    /// read. Falls back to `Foreground` when no pseudo-terminal can be opened.
+    ///
+    /// `tee`, when given, gets every chunk too (the log of a person's run that agents may
+    /// read, [`crate::runs`]).
+    Terminal {
+        /// Also given every chunk the task prints.
+        tee: Option<Tee>,
+    },
     /// stdin is inherited; stdout and stderr go where agg relays them from (a terminal of
     /// agg's own that stands for the person's, or a pipe), so agg can keep a copy of what the
     /// task prints. The job stays in agg's process group when `foreground` (at a terminal),
@@ -137,11 +150,33 @@ impl StdioMode {
         matches!(
             self,
             StdioMode::Foreground
+                | StdioMode::Terminal { .. }
                 | StdioMode::Relay {
                     foreground: true,
                     ..
                 }
         )
+    }
+}
+
+/// Where else a run's output goes as it comes (see [`StdioMode::Terminal`]).
+#[derive(Clone)]
+pub struct Tee(Arc<dyn Fn(&[u8]) + Send + Sync>);
+
+impl Tee {
+    /// A tee that gives every chunk to `sink`.
+    pub fn new(sink: impl Fn(&[u8]) + Send + Sync + 'static) -> Tee {
+        Tee(Arc::new(sink))
+    }
+
+    fn write(&self, chunk: &[u8]) {
+        (self.0)(chunk);
+    }
+}
+
+impl std::fmt::Debug for Tee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tee")
     }
 }
 
@@ -164,6 +199,12 @@ pub struct Invocation {
     pub user_env: Vec<(String, String)>,
     /// Files the job needs while it runs (generated scripts); removed when it is dropped.
     pub temp: Option<tempfile::TempDir>,
+    /// The sandbox it runs in (every run an agent starts has one; a person's `agg run` only
+    /// with `--sandbox`). A policy whose rule says `--no-sandbox` runs unconfined, and the
+    /// job says so.
+    pub sandbox: Option<crate::sandbox::Policy>,
+    /// Where the run's results are read from when it ends (`None`: not read).
+    pub results: Option<crate::results::Scope>,
 }
 
 /// Why a job could not be started.
@@ -307,20 +348,48 @@ impl Engine {
             });
         }
         let run_id = self.new_run_id(&inv.unique_name);
-        let mut cmd = Command::new(&inv.program);
-        cmd.args(&inv.args)
-            .current_dir(&inv.cwd)
+        // Made before the fork: the child only enters it.
+        let confined = inv.sandbox.as_ref().map(crate::sandbox::confine);
+        let (mut cmd, applied, refused) = match confined {
+            Some(Ok((prepared, applied))) => (
+                match prepared {
+                    Some(p) => crate::sandbox::command(p, &inv.program, &inv.args),
+                    None => plain(&inv),
+                },
+                Some(applied),
+                None,
+            ),
+            Some(Err(err)) => (plain(&inv), None, Some(err)),
+            None => (plain(&inv), None, None),
+        };
+        cmd.current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
         let in_agg_group = mode.in_agg_group();
         if !in_agg_group {
             cmd.process_group(0);
         }
-        match &mode {
+        let mut pty_master = None;
+        let mut pty_tee = None;
+        match mode {
             StdioMode::Capture => {
                 cmd.stdin(Stdio::null())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
+            }
+            StdioMode::Terminal { tee } => {
+                cmd.stdin(Stdio::inherit());
+                match terminal::Pty::open().and_then(terminal::Pty::split) {
+                    Ok((out, err, master)) => {
+                        cmd.stdout(out).stderr(err);
+                        pty_master = Some(master);
+                        pty_tee = tee;
+                    }
+                    Err(e) => {
+                        tracing::debug!("no pseudo-terminal ({e}): the output is not read");
+                        cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+                    }
+                }
             }
             StdioMode::Inherit | StdioMode::Foreground => {
                 cmd.stdin(Stdio::inherit())
@@ -336,9 +405,14 @@ impl Engine {
                 cmd.stdin(Stdio::inherit()).stdout(out).stderr(err);
             }
         }
-        drop(mode);
         let output = output::OutputBuffer::new(self.inner.config.output);
-        let spawned = if inv.cwd.is_dir() {
+        let results = inv.results.clone().map(|mut scope| {
+            scope.started = SystemTime::now();
+            scope
+        });
+        let spawned = if let Some(err) = refused {
+            Err(format!("not started, as it could not be sandboxed: {err}"))
+        } else if inv.cwd.is_dir() {
             cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
         } else {
             Err(format!(
@@ -364,13 +438,24 @@ impl Engine {
                     status: running_status(),
                     temp: inv.temp,
                     watchdog,
+                    sandbox: applied,
                 }));
+                // The terminal's other end, once the task holds its own copies of it.
+                drop(cmd);
+                let copier = pty_master.map(|master| {
+                    if let Ok(handle) = master.try_clone() {
+                        tokio::spawn(terminal::follow_size(Arc::clone(&job), handle));
+                    }
+                    let job = Arc::clone(&job);
+                    tokio::task::spawn_blocking(move || {
+                        terminal::copy(&job, master, pty_tee.as_ref())
+                    })
+                });
                 tokio::spawn(supervise(
                     Arc::clone(&job),
                     child,
-                    stdout,
-                    stderr,
-                    self.inner.config.clone(),
+                    (stdout, stderr, copier),
+                    (self.inner.config.clone(), results),
                     Arc::downgrade(&self.inner),
                 ));
                 job
@@ -392,6 +477,7 @@ impl Engine {
                 },
                 temp: None,
                 watchdog: None,
+                sandbox: None,
             })),
         };
         jobs.push(Arc::clone(&job));
@@ -508,6 +594,13 @@ impl Engine {
     }
 }
 
+/// The command for `inv` as given.
+fn plain(inv: &Invocation) -> Command {
+    let mut cmd = Command::new(&inv.program);
+    cmd.args(&inv.args);
+    cmd
+}
+
 fn running_status() -> Status {
     Status {
         state: JobState::Running,
@@ -589,12 +682,18 @@ async fn read_pipe(job: Arc<Job>, stream: Stream, mut pipe: impl AsyncRead + Unp
     job.progress.send_modify(|n| *n += 1);
 }
 
+/// What a job's output is read from: its pipes, or the copier of its terminal.
+type Pipes = (
+    Option<tokio::process::ChildStdout>,
+    Option<tokio::process::ChildStderr>,
+    Option<tokio::task::JoinHandle<()>>,
+);
+
 async fn supervise(
     job: Arc<Job>,
     mut child: Child,
-    stdout: Option<tokio::process::ChildStdout>,
-    stderr: Option<tokio::process::ChildStderr>,
-    config: EngineConfig,
+    (stdout, stderr, copier): Pipes,
+    (config, results): (EngineConfig, Option<crate::results::Scope>),
     engine: std::sync::Weak<Inner>,
 ) {
     let mut readers = tokio::task::JoinSet::new();
@@ -603,6 +702,11 @@ async fn supervise(
     }
     if let Some(err) = stderr {
         readers.spawn(read_pipe(Arc::clone(&job), Stream::Stderr, err));
+    }
+    if let Some(copier) = copier {
+        readers.spawn(async move {
+            let _ = copier.await;
+        });
     }
     let status = child.wait().await;
     // The watchdog goes first, so that whatever is left in the group is the task's.
@@ -675,6 +779,11 @@ async fn supervise(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take();
+    if let Some(scope) = results {
+        let finished = Arc::clone(&job);
+        // Reading 5 MiB of output and a few report files: off the runtime's threads.
+        let _ = tokio::task::spawn_blocking(move || finished.read_results(&scope)).await;
+    }
     if let Some(on_finish) = config.on_finish {
         let finished = Arc::clone(&job);
         // A hook may touch the disk: off the runtime's threads, and a panic stays there.

@@ -48,6 +48,7 @@ impl Job {
             },
             temp: None,
             watchdog: None,
+            sandbox: None,
         });
         job.backdate(started);
         Arc::new(job)

@@ -94,6 +94,28 @@ impl std::fmt::Display for InvocationError {
 
 impl std::error::Error for InvocationError {}
 
+/// Where a run of `task` reads its results: its directory, and the texts that may name a
+/// `JUnit` report (the command, the script, the arguments).
+fn results_scope(
+    table: &Table,
+    task: &Task,
+    opts: &RunOptions,
+    cwd: &std::path::Path,
+) -> crate::results::Scope {
+    let mut command = task.command.clone();
+    for text in task.script.iter().chain(&opts.args) {
+        command.push('\n');
+        command.push_str(text);
+    }
+    crate::results::Scope {
+        root: table.root.clone(),
+        cwd: cwd.to_path_buf(),
+        command,
+        env: opts.env.clone(),
+        started: std::time::SystemTime::now(),
+    }
+}
+
 /// Builds the invocation of `task` from `table` (rooted at `table.root`).
 pub fn invocation(
     table: &Table,
@@ -121,6 +143,8 @@ pub fn invocation(
         user_args: opts.args.clone(),
         user_env: opts.env.clone(),
         temp,
+        sandbox: None,
+        results: Some(results_scope(table, task, opts, &cwd)),
     };
     if task.runner == Runner::Xc && which::which("xc").is_err() {
         let plan = xc::compile(table, task, opts)?;
@@ -219,6 +243,17 @@ pub fn runner_args(task: &Task, args: &[String]) -> Result<Vec<String>, Invocati
         out.extend(rest[..vars].iter().cloned());
         rest = &rest[vars..];
     }
+    // rake: `deploy[prod]` from [`param_arguments`] replaces the task's bare name.
+    if task.runner == Runner::Rake
+        && let Some(first) = rest.first()
+        && first
+            .strip_prefix(task.source_name.as_str())
+            .is_some_and(|r| r.starts_with('[') && r.ends_with(']'))
+        && let Some(name) = out.iter_mut().rev().find(|a| **a == task.source_name)
+    {
+        name.clone_from(first);
+        rest = &rest[1..];
+    }
     if needs_separator(task.runner) && !rest.is_empty() {
         out.push("--".to_owned());
     }
@@ -269,7 +304,7 @@ pub fn param_arguments(
             // poe: an option as declared (its first long flag), a `boolean` alone when the
             // value differs from its default, a `multiple` one with each word a value;
             // positional values first, in order, so no option's values swallow them.
-            Runner::Poe => {
+            Runner::Poe | Runner::Invoke => {
                 let words: Vec<String> = if param.variadic.is_some() {
                     value.split_whitespace().map(str::to_owned).collect()
                 } else {
@@ -293,6 +328,8 @@ pub fn param_arguments(
                     }
                 }
             }
+            // rake: the values fill the task's brackets, below.
+            Runner::Rake => {}
             // act: the inputs of the event it simulates.
             Runner::Act => {
                 args.push("--input".to_owned());
@@ -301,8 +338,30 @@ pub fn param_arguments(
             _ => env.push((param.name.clone(), value.clone())),
         }
     }
+    if task.runner == Runner::Rake {
+        positional.extend(rake_arguments(task, values));
+    }
     positional.extend(args);
     (positional, env)
+}
+
+/// rake's arguments: `deploy[prod,v2]`, the task's name with every value in its brackets,
+/// in the order of its parameters (a missing one empty, a comma escaped as rake reads it).
+fn rake_arguments(task: &Task, values: &[(String, String)]) -> Option<String> {
+    let mut filled: Vec<String> = task
+        .params
+        .iter()
+        .map(|p| {
+            values
+                .iter()
+                .find(|(name, _)| *name == p.name)
+                .map_or_else(String::new, |(_, v)| v.replace(',', "\\,"))
+        })
+        .collect();
+    while filled.last().is_some_and(String::is_empty) {
+        filled.pop();
+    }
+    (!filled.is_empty()).then(|| format!("{}[{}]", task.source_name, filled.join(",")))
 }
 
 /// A boolean value as poe reads one.
@@ -473,6 +532,33 @@ mod tests {
                 strings(&["--port", "8000", "--host", "0.0.0.0"]),
                 Vec::new()
             )
+        );
+    }
+
+    /// rake takes a task's arguments in brackets after its name: `deploy[prod,v2]`, a
+    /// missing one left empty, a comma escaped; the bare name is replaced, not repeated.
+    #[test]
+    fn rake_arguments_fill_the_brackets_of_the_task_name() {
+        let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let deploy = task(Runner::Rake, "db:deploy", &["env", "tag", "note"]);
+        let (args, env) = param_arguments(&deploy, &values(&[("tag", "v2"), ("env", "a,b")]));
+        assert!(env.is_empty());
+        assert_eq!(args, strings(&["db:deploy[a\\,b,v2]"]));
+        assert_eq!(
+            runner_args(&deploy, &args).unwrap(),
+            strings(&["db:deploy[a\\,b,v2]"])
+        );
+        let (args, _) = param_arguments(&deploy, &values(&[("note", "x")]));
+        assert_eq!(args, strings(&["db:deploy[,,x]"]));
+        assert!(param_arguments(&deploy, &[]).0.is_empty());
+        assert_eq!(
+            runner_args(&deploy, &strings(&["VERBOSE=1"])).unwrap(),
+            strings(&["db:deploy", "VERBOSE=1"])
         );
     }
 

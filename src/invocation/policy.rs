@@ -1,14 +1,18 @@
 //! What an agent may add to a task it was allowed to run: which arguments are data the
 //! runner passes on, and which environment variables are refused outright.
 //!
-//! An allow covers exactly what the person saw. An argument the runner could read as its
-//! own option, target or variable (`make build deploy`, `cargo b --config …`), one past a
-//! just recipe's parameters (another recipe), or one a shell would expand (`$(id)` into a
-//! just or go-task line) changes what runs, so it needs the person's approval (or a rule
-//! written for it, `agg allow NAME --any-args`). Variables that load or redirect code are
-//! never taken from an agent. A person at a terminal (`agg run`) is not restricted.
+//! An allow covers exactly what the person saw. An argument is data when the runner hands
+//! it to the task exactly as given (quoted for its shell, or as argv), which the runner's
+//! descriptor says after checking it with the runner itself ([`ArgumentData`]): then any
+//! printable value passes, spaces, quotes and `$( )` included, and only what the runner
+//! itself still reads (yarn's `--`, go-task's `{{…}}`) needs approval. An argument the runner
+//! reads as its own option, target or variable (`make build deploy`, `cargo b --config …`),
+//! one past a just recipe's parameters (another recipe), or one the runner splices into code
+//! (`{{name}}` in a just recipe line) changes what runs, so it needs the person's approval
+//! (or a rule written for it, `agg allow NAME --any-args`). Variables that load or redirect
+//! code are never taken from an agent. A person at a terminal (`agg run`) is not restricted.
 
-use agg_runners::{Arguments, Runner};
+use agg_runners::{ArgumentData, Arguments, Runner};
 
 use crate::table::Task;
 
@@ -31,12 +35,15 @@ fn plain(arg: &str) -> bool {
 }
 
 const NOT_PLAIN: &str = "it holds characters a shell or the runner's templates could expand";
+const SPLICED: &str =
+    "the runner splices it into the recipe's code, where a shell would expand those characters";
 const OPTION: &str = "it starts with `-`, which the runner may read as its own option";
 const RUNNER_READS: &str = "the runner reads it as its own option, target or variable";
 const TOO_MANY: &str =
     "it is more than the recipe's parameters, so the runner would run it as another recipe";
 const UNDECLARED_VAR: &str = "it sets a variable the task does not declare as a parameter";
 const OTHER_TASK: &str = "it fills the wildcard with the name of another task";
+const INVISIBLE: &str = "it holds characters a terminal does not show as themselves";
 
 /// Whether `arg` names a declared parameter the way the runner takes it (one of the flags a
 /// poe arg declares, alone or as `--flag=value` with a plain value; `--force` for a mise
@@ -58,14 +65,35 @@ fn declared_assignment(task: &Task, arg: &str) -> bool {
     })
 }
 
-/// The arguments among `args` (as an agent gave them for `task`) that a plain allow does
-/// not cover, in order. `is_task` tells whether a name is another task of the same runner
-/// in the same directory (for go-task wildcards).
+/// Whether the runner splices values of the parameter `name` into code: as the task's
+/// definition says when it was read for a decision, else (not known) yes.
+fn spliced(task: &Task, name: &str) -> bool {
+    task.reads
+        .as_deref()
+        .is_none_or(|reads| reads.spliced.iter().any(|s| s == name))
+}
+
+/// Why `arg`, passed on by a runner whose descriptor says `data`, is not data, if it is not.
+fn not_data(data: ArgumentData, arg: &str) -> Option<&'static str> {
+    match data {
+        ArgumentData::Verbatim(reads) => reads
+            .iter()
+            .find(|syntax| syntax.in_arg(arg))
+            .map(|syntax| syntax.why()),
+        ArgumentData::Plain => (!plain(arg)).then_some(NOT_PLAIN),
+    }
+}
+
+/// The arguments among `args` (as an agent gave them for `task`, as its files define it now)
+/// that a plain allow does not cover, in order. `is_task` tells whether a name is another
+/// task of the same runner in the same file (for go-task wildcards). Arguments holding
+/// control characters are refused before this ([`control_character`]).
 pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) -> Vec<Unvetted> {
     let flag = |arg: &String, why| Unvetted {
         arg: arg.clone(),
         why,
     };
+    let descriptor = task.runner.descriptor();
     let mut out = Vec::new();
     let mut rest = args;
     if task.runner == Runner::Task {
@@ -94,35 +122,78 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
         }
         rest = &after[vars..];
     }
-    match task.runner.descriptor().arguments {
+    // What a terminal would not show is never data without a question that shows it.
+    let (hidden, rest): (Vec<&String>, Vec<&String>) =
+        rest.iter().partition(|a| crate::visible::has_invisible(a));
+    out.extend(hidden.into_iter().map(|a| flag(a, INVISIBLE)));
+    match descriptor.arguments {
         Arguments::Separated => {
             out.extend(
-                rest.iter()
-                    .filter(|a| !plain(a))
-                    .map(|a| flag(a, NOT_PLAIN)),
+                rest.into_iter()
+                    .filter_map(|a| not_data(descriptor.data, a).map(|why| flag(a, why))),
             );
         }
         Arguments::Appended => {
-            for arg in rest {
+            // A positional parameter the runner splices in (a poe `positional` arg) takes the
+            // words that are not options.
+            let positional_spliced = task
+                .params
+                .iter()
+                .any(|p| p.flags.is_empty() && spliced(task, &p.name));
+            let mut options = rest.into_iter().peekable();
+            while let Some(arg) = options.next() {
                 if declared_option(task, arg) {
+                    // A declared option's value, when it follows as its own word, is what
+                    // the runner splices in.
+                    if let Some(param) = task.params.iter().find(|p| p.flags.contains(arg))
+                        && spliced(task, &param.name)
+                        && param.kind.as_deref() != Some("boolean")
+                        && let Some(value) = options.next_if(|v| !v.starts_with('-'))
+                        && !plain(value)
+                    {
+                        out.push(flag(value, SPLICED));
+                    }
                     continue;
                 }
-                if arg.starts_with('-') {
-                    out.push(flag(arg, OPTION));
-                } else if !plain(arg) {
-                    out.push(flag(arg, NOT_PLAIN));
+                // `--flag=value` for a declared option whose value the runner splices in.
+                let spliced_value = arg.split_once('=').is_some_and(|(f, _)| {
+                    task.params
+                        .iter()
+                        .any(|p| p.flags.iter().any(|x| x == f) && spliced(task, &p.name))
+                });
+                if spliced_value {
+                    out.push(flag(arg, SPLICED));
+                    continue;
+                }
+                match not_data(descriptor.data, arg) {
+                    Some(why) => out.push(flag(arg, why)),
+                    None if positional_spliced && !arg.starts_with('-') && !plain(arg) => {
+                        out.push(flag(arg, SPLICED));
+                    }
+                    None if descriptor.data == ArgumentData::Plain && arg.starts_with('-') => {
+                        out.push(flag(arg, OPTION));
+                    }
+                    None => {}
                 }
             }
         }
         Arguments::Parameters => {
-            let variadic = task.params.iter().any(|p| p.variadic.is_some());
-            for (i, arg) in rest.iter().enumerate() {
-                if i >= task.params.len() && !variadic {
-                    out.push(flag(arg, TOO_MANY));
-                } else if arg.starts_with('-') {
-                    out.push(flag(arg, OPTION));
-                } else if !plain(arg) {
-                    out.push(flag(arg, NOT_PLAIN));
+            let variadic = task.params.iter().position(|p| p.variadic.is_some());
+            for (i, arg) in rest.into_iter().enumerate() {
+                let param = task.params.get(variadic.map_or(i, |v| i.min(v)));
+                match param {
+                    None => out.push(flag(arg, TOO_MANY)),
+                    Some(p) if spliced(task, &p.name) && !plain(arg) => {
+                        out.push(flag(arg, SPLICED));
+                    }
+                    Some(_) => {
+                        if let Some(why) = not_data(descriptor.data, arg) {
+                            out.push(flag(arg, why));
+                        } else if descriptor.data == ArgumentData::Plain && arg.starts_with('-') {
+                            // Not checked with the runner: it may read it as its own option.
+                            out.push(flag(arg, OPTION));
+                        }
+                    }
                 }
             }
         }
@@ -136,7 +207,7 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
                     continue;
                 }
                 if task.runner == Runner::Act
-                    && arg == "--input"
+                    && arg.as_str() == "--input"
                     && rest.get(i).is_some_and(|v| declared_assignment(task, v))
                 {
                     i += 1;
@@ -147,6 +218,12 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
         }
     }
     out
+}
+
+/// The first argument holding a control character (a newline, a tab, ESC, NUL), with its
+/// index: no runner takes one as data a person could check, so it is refused, never asked.
+pub fn control_character(args: &[String]) -> Option<usize> {
+    args.iter().position(|a| crate::visible::has_control(a))
 }
 
 /// Names refused outright: each loads or redirects code (a library, an interpreter's
@@ -301,13 +378,24 @@ mod tests {
     }
 
     #[test]
-    fn just_takes_no_more_than_its_parameters_and_nothing_a_shell_expands() {
+    fn just_takes_no_more_than_its_parameters_and_a_spliced_one_only_plain() {
         let build = task(Runner::Just, "build", &[]);
         assert_eq!(flagged(&build, &["deploy"]), ["deploy"]);
-        let test = task(Runner::Just, "test", &["filter"]);
+        let mut test = task(Runner::Just, "test", &["filter"]);
         assert!(flagged(&test, &["unit"]).is_empty());
+        // Without what the recipe reads, a value counts as spliced into its lines.
         assert_eq!(flagged(&test, &["$(id)"]), ["$(id)"]);
         assert_eq!(flagged(&test, &["a", "deploy"]), ["deploy"]);
+        // Read for a decision: `$filter` or `"$1"`, never `{{filter}}`, takes any value.
+        test.reads = Some(Box::default());
+        assert!(flagged(&test, &["$(id) a b"]).is_empty());
+        assert!(flagged(&test, &["--set"]).is_empty());
+        let mut spliced = test.clone();
+        spliced.reads = Some(Box::new(agg_runners::Reads {
+            spliced: vec!["filter".to_owned()],
+            ..agg_runners::Reads::default()
+        }));
+        assert_eq!(flagged(&spliced, &["a b"]), ["a b"]);
         let mut all = task(Runner::Just, "all", &["rest"]);
         all.params[0].variadic = Some(Variadic::ZeroOrMore);
         assert!(flagged(&all, &["a", "b", "c"]).is_empty());
@@ -322,21 +410,57 @@ mod tests {
         let vars = task(Runner::Task, "greet", &["NAME"]);
         assert!(flagged(&vars, &["NAME=Bob", "--", "-v"]).is_empty());
         assert_eq!(flagged(&vars, &["NAME=$(id)"]), ["NAME=$(id)"]);
+        // `CLI_ARGS` is quoted, but go-task evaluates templates in it.
+        assert!(flagged(&vars, &["a b", "$(id)"]).is_empty());
+        assert_eq!(flagged(&vars, &["{{.SECRET}}"]), ["{{.SECRET}}"]);
     }
 
     #[test]
-    fn passed_on_arguments_are_data_unless_a_shell_or_the_runner_could_read_them() {
+    fn passed_on_arguments_are_data_unless_the_runner_reads_them() {
         let npm = task(Runner::Npm, "test", &[]);
-        assert!(flagged(&npm, &["--watch", "src/a.test.ts"]).is_empty());
-        assert_eq!(flagged(&npm, &["`id`"]), ["`id`"]);
+        let data = [
+            "--watch",
+            "a b",
+            "`id`",
+            "$(id)",
+            "it's",
+            "x=y:z@w,v/u",
+            "é ☃",
+            "--",
+        ];
+        assert!(flagged(&npm, &data).is_empty());
         let pnpm = task(Runner::Pnpm, "test", &[]);
-        assert_eq!(flagged(&pnpm, &["--filter"]), ["--filter"]);
+        assert!(flagged(&pnpm, &["--filter", "-C", "/tmp"]).is_empty());
+        for runner in [Runner::Yarn, Runner::Bun, Runner::Poetry, Runner::Hatch] {
+            assert_eq!(flagged(&task(runner, "t", &[]), &["a", "--", "b"]), ["--"]);
+        }
+        let pdm = task(Runner::Pdm, "t", &[]);
+        assert_eq!(flagged(&pdm, &["${HOME}", "$HOME"]), ["${HOME}"]);
+        let hatch = task(Runner::Hatch, "t", &[]);
+        assert_eq!(flagged(&hatch, &["{env:HOME}", "a"]), ["{env:HOME}"]);
+        // Runners agg has not checked keep to plain words.
+        let xc = task(Runner::Xc, "t", &[]);
+        assert_eq!(flagged(&xc, &["a b", "-v", "ok"]), ["a b", "-v"]);
         let mut poe = task(Runner::Poe, "serve", &["port"]);
         poe.params[0].flags = vec!["-p".to_owned(), "--listen".to_owned()];
         assert!(flagged(&poe, &["--listen", "8000"]).is_empty());
         assert!(flagged(&poe, &["-p", "8000", "--listen=9000"]).is_empty());
-        assert_eq!(flagged(&poe, &["--port", "8000"]), ["--port"]);
+        assert!(flagged(&poe, &["--port", "8000"]).is_empty());
+        // poe splits a declared option's value into words and globs it.
         assert_eq!(flagged(&poe, &["--listen=$(id)"]), ["--listen=$(id)"]);
+        assert_eq!(flagged(&poe, &["--listen", "a b*"]), ["a b*"]);
+        let mut positional = task(Runner::Poe, "greet", &["name"]);
+        positional.params[0].flags.clear();
+        assert_eq!(flagged(&positional, &["bob", "a b"]), ["a b"]);
+    }
+
+    #[test]
+    fn hidden_characters_are_never_data() {
+        let npm = task(Runner::Npm, "test", &[]);
+        assert_eq!(flagged(&npm, &["ok", "txt\u{202e}exe"]), ["txt\u{202e}exe"]);
+        assert_eq!(control_character(&args(&["ok", "a\nb"])), Some(1));
+        assert_eq!(control_character(&args(&["ok", "tab\tbed"])), Some(1));
+        assert_eq!(control_character(&args(&["ok", "é ☃"])), None);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! allowlist does not allow, with arguments or environment the allow does not cover, or that
 //! its runner would confirm first (just `[confirm]`, go-task `prompt`).
 //!
-//! The form shows exactly what would run ([`Request`]): the exact argv, the directory,
+//! The form shows exactly what would run ([`Shown`], as admission decided it): the exact
+//! argv, the directory,
 //! `file:line`, each argument and variable the agent added and why it needs approval, the
 //! deps and hooks that run with it, and the recipe, with control characters made visible.
 //! It offers: run it once (nothing is written), always allow this task, always allow every
@@ -31,8 +32,7 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
 
-use crate::invocation::policy::Unvetted;
-use crate::table::Task;
+use crate::admission::{self, Permission, Shown};
 
 /// The key of the permission question in `inputRequests` / `inputResponses`.
 pub const PERMISSION_KEY: &str = "agg/permission";
@@ -118,89 +118,78 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Exactly what would run if the person says yes: what they are shown, and what their
-/// answer is keyed by, so an answer never covers anything they did not see.
-#[derive(Debug, Clone)]
-pub struct Request<'a> {
-    /// The task.
-    pub task: &'a Task,
-    /// The program and every argument, as executed.
-    pub argv: Vec<String>,
-    /// The absolute directory it runs in.
-    pub dir: String,
-    /// Environment variables the agent added.
-    pub env: &'a [(String, String)],
-    /// Arguments the agent added that the allow does not cover, each with the reason.
-    pub unvetted: &'a [Unvetted],
-    /// What else runs with it: deps and hooks, in words.
-    pub also: Vec<String>,
-    /// The fingerprint of the task and every file it reads, as read for this question.
-    pub fingerprint: String,
+/// What identifies a question: the task, its fingerprint, the exact argv and environment,
+/// and what is asked, so an edit or another argument asks again.
+fn key(shown: &Shown, questions: &[Question]) -> String {
+    let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
+    let env: Vec<String> = shown.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    [
+        shown.file.as_str(),
+        &shown.unique_name,
+        &shown.fingerprint,
+        &shown.runs.dir,
+        &shown.runs.argv.join("\u{0}"),
+        &env.join("\u{0}"),
+        &keys.join(","),
+        &shown.sandbox,
+    ]
+    .join("\u{1}")
 }
 
-impl Request<'_> {
-    /// What identifies the question: the task, its fingerprint, the exact argv and
-    /// environment, and what is asked, so an edit or another argument asks again.
-    fn key(&self, questions: &[Question]) -> String {
-        let keys: Vec<&str> = questions.iter().map(|q| q.key).collect();
-        let env: Vec<String> = self.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        [
-            self.task.file_path.as_str(),
-            &self.task.source_name,
-            &self.fingerprint,
-            &self.dir,
-            &self.argv.join("\u{0}"),
-            &env.join("\u{0}"),
-            &keys.join(","),
-        ]
-        .join("\u{1}")
-    }
+/// A name, a path or an argument as the form shows it: control characters, bidi overrides
+/// and other invisible characters as escapes (so a recipe cannot hide what follows a CR),
+/// cut to a bound.
+fn shown_word(text: &str) -> String {
+    admission::quoted(text)
 }
 
-/// A line safe to show in a client's form: control characters, bidi overrides and other
-/// invisible characters shown as escapes, so a recipe cannot hide what follows a CR.
-fn shown(text: &str) -> String {
-    crate::visible::line(text).into_owned()
-}
-
-/// What the form says about the request.
-fn describe(request: &Request) -> String {
-    let task = request.task;
-    let at = task.line.map_or_else(
-        || task.file_path.clone(),
-        |l| format!("{}:{l}", task.file_path),
-    );
+/// What the form says about the start.
+fn describe(shown: &Shown) -> String {
     let mut text = format!(
         "  runs:      {}\n  directory: {}\n  defined:   {}",
-        shown(&agg_runners::quote_command(&request.argv)),
-        shown(&request.dir),
-        shown(&at)
+        crate::visible::cut_line(
+            &agg_runners::quote_command(&shown.runs.argv),
+            admission::ARGV_CAP
+        ),
+        shown_word(&shown.runs.dir),
+        shown_word(&shown.defined)
     );
-    for u in request.unvetted {
+    for u in &shown.unvetted {
         let _ = write!(
             text,
             "\n  argument added by the agent: {} ({})",
-            shown(&agg_runners::quote_command(std::slice::from_ref(&u.arg))),
+            crate::visible::cut_line(
+                &agg_runners::quote_command(std::slice::from_ref(&u.arg)),
+                admission::ARGV_CAP
+            ),
             u.why
         );
     }
-    for (k, v) in request.env {
+    for (k, v) in &shown.env {
         let _ = write!(
             text,
             "\n  environment added by the agent: {}={}",
-            shown(k),
-            shown(&agg_runners::quote_command(std::slice::from_ref(v)))
+            shown_word(k),
+            crate::visible::cut_line(
+                &agg_runners::quote_command(std::slice::from_ref(v)),
+                admission::ARGV_CAP
+            )
         );
     }
-    for also in &request.also {
-        let _ = write!(text, "\n  also runs: {}", shown(also));
+    for also in &shown.also {
+        let _ = write!(text, "\n  also runs: {}", admission::shown_line(also));
     }
-    if let Some(script) = task.script.as_deref().filter(|s| !s.trim().is_empty()) {
-        let lines: Vec<&str> = script.lines().take(12).collect();
+    let _ = write!(
+        text,
+        "\n  sandbox:   {}",
+        admission::shown_line(&shown.sandbox)
+    );
+    if let Some(script) = shown.recipe.as_deref() {
+        let lines: Vec<&str> = script.lines().take(admission::RECIPE_LINES).collect();
         text.push_str("\n  recipe:\n");
         for line in &lines {
             text.push_str("    ");
-            text.push_str(&shown(line));
+            text.push_str(&admission::shown_line(line));
             text.push('\n');
         }
         let more = script.lines().count().saturating_sub(lines.len());
@@ -223,24 +212,21 @@ fn question(key: &'static str, message: String, schema: &serde_json::Value) -> O
     })
 }
 
-/// May the agent run what `request` describes, which `reason` (e.g. "is not in your
-/// allowlist")? `allowed` says whether the task itself is already allowed (only what the
-/// agent added is asked about).
-pub fn permission(request: &Request, reason: &str, allowed: bool) -> Option<Question> {
-    let task = request.task;
+/// May the agent run what `shown` describes, for the reason `permission` gives?
+pub fn permission(shown: &Shown, permission: &Permission) -> Option<Question> {
+    let name = shown_word(&shown.unique_name);
     let message = format!(
-        "An agent wants to run `{}` ({}), which {reason}.\n\n{}",
-        shown(&task.unique_name),
-        task.runner,
-        describe(request)
+        "An agent wants to run `{name}` ({}), which {}.\n\n{}",
+        shown.runner,
+        permission.reason,
+        describe(shown)
     );
-    let name = shown(&task.unique_name);
     let mut options = vec![json!({"const": "once", "title": "Run it once, exactly as shown"})];
-    if !allowed {
+    if !permission.task_allowed {
         options.push(json!({"const": "always-task", "title": format!("Always allow `{name}` (what the agent adds is still asked about)")}));
-        options.push(json!({"const": "always-file", "title": format!("Always allow every task in {}", shown(&task.file_path))}));
+        options.push(json!({"const": "always-file", "title": format!("Always allow every task in {}", shown_word(&shown.file))}));
     }
-    if !request.unvetted.is_empty() {
+    if permission.offer_any_args {
         options.push(json!({"const": "always-any-args", "title": format!("Always allow `{name}` with any arguments")}));
     }
     options.push(json!({"const": "deny", "title": format!("Deny `{name}`")}));
@@ -259,19 +245,18 @@ pub fn permission(request: &Request, reason: &str, allowed: bool) -> Option<Ques
 }
 
 /// The runner's own confirmation (just `[confirm]`, go-task `prompt`), in its own words.
-pub fn confirmation(request: &Request, texts: &[String]) -> Option<Question> {
-    let task = request.task;
+pub fn confirmation(shown: &Shown, texts: &[String]) -> Option<Question> {
     let message = format!(
         "{}\n\n(`{}` asks this before it runs; {})\n{}",
-        shown(&texts.join("\n")),
-        shown(&task.unique_name),
-        task.runner,
-        describe(request)
+        admission::shown_text(&texts.join("\n")),
+        shown_word(&shown.unique_name),
+        shown.runner,
+        describe(shown)
     );
     let schema = json!({
         "type": "object",
         "properties": {
-            "confirm": {"type": "boolean", "title": shown(&texts.first().cloned().unwrap_or_default()), "default": false},
+            "confirm": {"type": "boolean", "title": admission::shown_line(&texts.first().cloned().unwrap_or_default()), "default": false},
         },
         "required": ["confirm"],
     });
@@ -310,13 +295,13 @@ impl Asker {
     pub async fn classic(
         &self,
         peer: &Peer<RoleServer>,
-        request: &Request<'_>,
+        shown: &Shown,
         questions: Vec<Question>,
     ) -> Outcome {
         if peer.supported_elicitation_modes().is_empty() {
             return Outcome::Unsupported;
         }
-        let key = request.key(&questions);
+        let key = key(shown, &questions);
         let cell = Arc::clone(lock(&self.in_flight).entry(key.clone()).or_default());
         let mut answer = cell.lock().await;
         // A lasting answer (always, deny, declined) serves every call that waited for it;
@@ -357,11 +342,11 @@ impl Asker {
     pub fn modern(
         &self,
         supports: bool,
-        request: &Request<'_>,
+        shown: &Shown,
         questions: Vec<Question>,
         retry: &Retry,
     ) -> Outcome {
-        let key = request.key(&questions);
+        let key = key(shown, &questions);
         if let (Some(state), Some(responses)) = (&retry.state, &retry.responses) {
             let pending = lock(&self.states).remove(state);
             if pending.is_some_and(|p| p.key == key && p.issued.elapsed() < STATE_TTL) {

@@ -59,9 +59,12 @@ pub mod code {
     pub const NEEDS_APPROVAL: i32 = -32016;
     /// An environment variable that loads or redirects code: never taken from an agent.
     pub const ENV_REFUSED: i32 = -32017;
+    /// This machine cannot sandbox the run, and the person's rule does not turn the
+    /// sandbox off.
+    pub const SANDBOX_UNAVAILABLE: i32 = -32018;
     /// The run is the person's (their `agg run`, or a service it left running): agents may
     /// list and read it, never stop or signal it.
-    pub const NOT_YOURS: i32 = -32018;
+    pub const NOT_YOURS: i32 = -32019;
     /// The arguments are invalid.
     pub const INVALID_ARGS: i32 = -32602;
 }

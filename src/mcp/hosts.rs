@@ -45,7 +45,8 @@ pub enum Scope {
 pub enum Via {
     /// The installed `agg` binary.
     Agg,
-    /// The npm package, through `npx -y task-agg`.
+    /// The npm package, through `npx --yes --prefix=/ --package=task-agg agg`: never
+    /// anything the project installs (see [`Via::command`]).
     Npx,
     /// The Python package, through `uvx --from task-agg agg`.
     Uvx,
@@ -54,10 +55,28 @@ pub enum Via {
 impl Via {
     /// The program and arguments that start `agg mcp`; `agg` is the installed binary's
     /// command (`agg`, or its absolute path when PATH finds another one or none).
+    ///
+    /// `npx -y task-agg` would run the project's own `node_modules/.bin/task-agg` (or a
+    /// `node_modules/task-agg` it ships) before anything is listed or allowed, and read the
+    /// project's `.npmrc` (a `registry` of its choosing). Naming the package (`--package`)
+    /// stops npx from looking for a program of that name in the project, and `--prefix=/`
+    /// makes npm look for installed packages and project settings in `/`, which no
+    /// repository controls: the package comes from the registry the user configured, into
+    /// npx's cache (no `--` before `agg`: some hosts' `mcp add` drop it, and npx passes
+    /// everything after the command on anyway). The launcher then drops what npm added to
+    /// the environment (the project's `node_modules/.bin` on `PATH`, `npm_config_*`) before
+    /// it starts agg.
     pub fn command(self, agg: &str) -> Vec<String> {
         let words: &[&str] = match self {
             Via::Agg => &[agg, "mcp"],
-            Via::Npx => &["npx", "-y", "task-agg", "mcp"],
+            Via::Npx => &[
+                "npx",
+                "--yes",
+                "--prefix=/",
+                "--package=task-agg",
+                "agg",
+                "mcp",
+            ],
             Via::Uvx => &["uvx", "--from", "task-agg", "agg", "mcp"],
         };
         words.iter().map(|w| (*w).to_owned()).collect()

@@ -20,10 +20,12 @@ use super::envelope::{ToolError, ToolResult, code, invalid, success, tool_error}
 use super::regions;
 use super::render::{self, RESULT_CAP};
 use super::types::{
-    JobRef, OutputMode, StatusResult, TaskOutputArgs, TaskStatusArgs, TaskStopArgs,
+    JobRef, JobResult, MAX_WAIT_FOR_MS, OutputMode, StatusResult, TaskOutputArgs, TaskStatusArgs,
+    TaskStopArgs, WaitFor,
 };
 use crate::engine::Job;
 use crate::engine::failure::plain;
+use crate::engine::until::{self, Waited};
 
 use super::server::Server;
 
@@ -100,17 +102,28 @@ impl Server {
         })
     }
 
-    pub(super) fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
+    pub(super) async fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
+        let wait = wait_for(&job, args.wait_for.as_ref()).await?;
         let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
-        let result = render::job_result(&job, OutputMode::Tail, block, false);
+        let mut result = render::job_result(&job, OutputMode::Tail, block, false);
+        result.wait = wait;
         Ok(success(&result, render::job_text(&result)))
     }
 
     /// `task_output`: exactly one way of choosing lines (an `output` mode, an `offset` to
     /// page from, or a `grep`, which may start at an `offset`), within `max_bytes`.
-    pub(super) fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
+    pub(super) async fn task_output(&self, args: &TaskOutputArgs) -> ToolResult {
+        let job = self.job(&args.job_ref())?;
+        let wait = wait_for(&job, args.wait_for.as_ref()).await?;
+        let mut result = self.output_result(&job, args)?;
+        result.wait = wait;
+        Ok(success(&result, render::job_text(&result)))
+    }
+
+    /// The result of `task_output` without its wait.
+    fn output_result(&self, job: &Job, args: &TaskOutputArgs) -> Result<JobResult, ToolError> {
         let (least, most) = catalog::OUTPUT_BYTES;
         let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
         if args.offset == Some(0) {
@@ -132,30 +145,27 @@ impl Server {
                 Some("give output: \"tail\"|\"full\"|\"stderr\", or offset to page from a line, or grep to search".to_owned()),
             ));
         }
-        let job = self.job(&args.job_ref())?;
         if let Some(re) = matcher {
             let (context, most_context) = catalog::GREP_CONTEXT;
             let context = args.context.unwrap_or(context);
             if context > most_context {
                 return Err(invalid(format!("context is at most {most_context} lines")));
             }
-            let found = regions::grep(&job, args.offset.unwrap_or(1), context, max_bytes, |line| {
+            let found = regions::grep(job, args.offset.unwrap_or(1), context, max_bytes, |line| {
                 re.is_match(&plain(line))
             });
-            let result = render::bare_result(&job, None, Some(found), false);
-            return Ok(success(&result, render::job_text(&result)));
+            return Ok(render::bare_result(job, None, Some(found), false));
         }
         if args.context.is_some() || args.ignore_case {
             return Err(invalid("context and ignore_case go with grep"));
         }
         let block = if let Some(offset) = args.offset {
-            Some(render::page(&job, offset, max_bytes))
+            Some(render::page(job, offset, max_bytes))
         } else {
             let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
-            render::output(&job, args.output.unwrap_or_default(), tail, max_bytes)
+            render::output(job, args.output.unwrap_or_default(), tail, max_bytes)
         };
-        let result = render::bare_result(&job, block, None, false);
-        Ok(success(&result, render::job_text(&result)))
+        Ok(render::bare_result(job, block, None, false))
     }
 
     pub(super) async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
@@ -188,6 +198,39 @@ impl Server {
         let result = render::job_result(&job, mode, block, false);
         Ok(success(&result, render::job_text(&result)))
     }
+}
+
+/// Waits as `wait_for` asks (nothing without it): until a new line matches its pattern, the
+/// run ends, or its timeout (at most [`MAX_WAIT_FOR_MS`]) passes.
+async fn wait_for(job: &Job, spec: Option<&WaitFor>) -> Result<Option<Waited>, ToolError> {
+    let Some(spec) = spec else { return Ok(None) };
+    let pattern = match spec.pattern.as_deref() {
+        Some(p) if p.len() > catalog::GREP_MAX_BYTES => {
+            return Err(invalid(format!(
+                "wait_for.pattern is at most {} bytes",
+                catalog::GREP_MAX_BYTES
+            )));
+        }
+        Some(p) => Some(
+            regex::RegexBuilder::new(p)
+                .size_limit(GREP_COMPILED_BYTES)
+                .dfa_size_limit(GREP_COMPILED_BYTES)
+                .build()
+                .map_err(|e| invalid(format!("wait_for.pattern is not a valid regex: {e}")))?,
+        ),
+        None => None,
+    };
+    let timeout = Duration::from_millis(
+        spec.timeout_ms
+            .unwrap_or(MAX_WAIT_FOR_MS)
+            .min(MAX_WAIT_FOR_MS),
+    );
+    let waited = until::until_line(job, pattern.as_ref(), timeout).await;
+    if waited.outcome == until::Outcome::Ended {
+        // The results are read before the job counts as ended.
+        job.wait().await;
+    }
+    Ok(Some(waited))
 }
 
 /// The regex of a `grep`, bounded in pattern length and compiled size.

@@ -175,6 +175,8 @@ mod tests {
             user_args: Vec::new(),
             user_env: Vec::new(),
             temp: None,
+            sandbox: None,
+            results: None,
         }
     }
 

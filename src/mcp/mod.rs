@@ -19,8 +19,12 @@ mod readiness;
 mod regions;
 mod render;
 mod resources;
+mod results_text;
+mod sandbox;
+mod sandboxed;
 mod schema;
 mod server;
+mod start;
 mod state;
 mod stream;
 mod task_tools;
@@ -76,6 +80,12 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         live.built().await;
     }
     tracing::info!(root = %root.display(), "serving while the first scan runs");
+    let support = crate::sandbox::support();
+    if support.available() {
+        tracing::info!(target: "agg::sandbox", "{}", support.line());
+    } else {
+        tracing::warn!(target: "agg::sandbox", "{}", support.line());
+    }
     // Every finished job goes into the repository's run history, under its task's file and
     // source name as the table says them when it ends.
     let locate = {

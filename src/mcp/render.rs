@@ -16,6 +16,8 @@ pub const RESULT_CAP: usize = 16 * 1024;
 const STDERR_TAIL_CAP: usize = 4 * 1024;
 /// Lines of the stderr tail added to a failed result.
 const STDERR_TAIL_LINES: usize = 20;
+/// Lines of output a `tail` result carries when it has tests or problems.
+pub const RESULTS_TAIL_LINES: usize = 5;
 
 /// Which end of a page gives way when its text and marker exceed the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +155,19 @@ pub fn job_result(
     reused: bool,
 ) -> JobResult {
     let mut result = bare_result(job, block, None, reused);
-    if !failed(&result.job) {
+    let failed_run = failed(&result.job);
+    // Results explain a run when they hold what made it fail (a failed test, an error), or
+    // when it passed; warnings alone beside a failure leave the failure region its place.
+    let explained = job.results().is_some_and(|r| {
+        !r.is_empty()
+            && (!failed_run || r.errors > 0 || r.tests.as_ref().is_some_and(|t| t.failed > 0))
+    });
+    if explained && mode == OutputMode::Tail {
+        // The tests and problems say what the tail would: a few lines of it suffice, and
+        // task_output reads the rest.
+        result.output = output(job, mode, RESULTS_TAIL_LINES, RESULT_CAP);
+    }
+    if !failed_run || explained {
         return result;
     }
     let both_streams = matches!(mode, OutputMode::Tail | OutputMode::Full);
@@ -202,10 +216,15 @@ pub fn bare_result(
         )),
         _ => None,
     };
+    let results = job.results();
     JobResult {
         job: snapshot,
         reused,
         passed,
+        tests: results.and_then(|r| r.tests.clone()),
+        problems: results.map(|r| r.problems.clone()).unwrap_or_default(),
+        problems_more: results.map_or(0, |r| r.problems_more),
+        wait: None,
         output: block,
         matches,
         failure: None,
@@ -213,6 +232,7 @@ pub fn bare_result(
         hint,
         ready: None,
         readiness: None,
+        sandbox: super::sandboxed::summary(job),
     }
 }
 
@@ -264,6 +284,13 @@ pub fn job_text(r: &JobResult) -> String {
     {
         let _ = write!(s, " ({error})");
     }
+    if let Some(sandbox) = &r.sandbox {
+        let _ = write!(s, "\n{}", super::sandboxed::text(sandbox));
+    }
+    if let Some(w) = &r.wait {
+        let _ = write!(s, "\nwait_for: {}", super::results_text::waited(w));
+    }
+    super::results_text::append(&mut s, r);
     if let Some(f) = &r.failure {
         match &f.text {
             Some(text) => {

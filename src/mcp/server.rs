@@ -188,11 +188,14 @@ impl Server {
         } else {
             let mut err = tool_error(
                 code::NOT_FOUND,
-                format!("no task named `{name}`"),
+                format!("no task named `{}`", crate::visible::cut_line(name, 256)),
                 Some("list_tasks shows every task; pass its unique_name".to_owned()),
             );
             err.suggestions =
-                crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name);
+                crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name)
+                    .iter()
+                    .map(|s| crate::visible::cut_line(s, 256))
+                    .collect();
             Err(err)
         }
     }
@@ -407,6 +410,8 @@ impl ServerHandler for Server {
             tools.list_changed = per_task.then_some(true);
         }
         let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. list_runs also shows what the user runs with `agg run` (their dev server, say): read it with task_output by run_id; only the user stops it. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
+        instructions.push(' ');
+        instructions.push_str(&super::sandboxed::instructions(crate::sandbox::support()));
         let selection = self
             .0
             .task_tools
@@ -466,7 +471,10 @@ impl ServerHandler for Server {
                 .find(|t| t.tool.name == req.name);
             let Some(t) = per_task else {
                 return Err(ErrorData::invalid_params(
-                    format!("unknown tool `{}`", req.name),
+                    format!(
+                        "unknown tool `{}`",
+                        crate::visible::cut_line(&req.name, 256)
+                    ),
                     None,
                 ));
             };
@@ -493,8 +501,14 @@ impl ServerHandler for Server {
             },
             Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
             Name::ListRuns => parse::<super::mirrors::ListRunsArgs>(args).map(|_| self.list_runs()),
-            Name::TaskStatus => parse(args).and_then(|a| self.task_status(&a)),
-            Name::TaskOutput => parse(args).and_then(|a| self.task_output(&a)),
+            Name::TaskStatus => match parse(args) {
+                Ok(a) => self.task_status(&a).await,
+                Err(e) => Err(e),
+            },
+            Name::TaskOutput => match parse(args) {
+                Ok(a) => self.task_output(&a).await,
+                Err(e) => Err(e),
+            },
             Name::TaskStop => match parse(args) {
                 Ok(a) => self.task_stop(a).await,
                 Err(e) => Err(e),

@@ -13,6 +13,8 @@ use super::envelope::{
 use crate::detail::TaskDetail;
 use crate::engine::JobSnapshot;
 use crate::engine::ready::Readiness;
+use crate::engine::until::Waited;
+use crate::results::{Problem, Tests};
 use crate::service::ReadySpec;
 use crate::table::Task;
 
@@ -248,11 +250,27 @@ macro_rules! job_args {
     };
 }
 
+/// `wait_for` of `task_status` and `task_output`: return once a new output line matches
+/// (or the run ends), instead of polling.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitFor {
+    /// Regex (none: the run's end).
+    pub pattern: Option<String>,
+    /// Default and most 60000.
+    pub timeout_ms: Option<u64>,
+}
+
+/// Longest `wait_for` (60 s: hosts cut tool calls at 60 to 120 s).
+pub const MAX_WAIT_FOR_MS: u64 = 60_000;
+
 job_args! {
     /// Arguments of `task_status`.
     TaskStatusArgs {
         /// Lines of recent output to include.
         pub tail_lines: Option<usize>,
+        /// Return when a new output line matches or the run ends.
+        pub wait_for: Option<WaitFor>,
     }
 }
 
@@ -274,6 +292,8 @@ job_args! {
         pub context: Option<usize>,
         /// Most bytes of text (marker included) to return.
         pub max_bytes: Option<usize>,
+        /// Return when a new output line matches or the run ends.
+        pub wait_for: Option<WaitFor>,
     }
 }
 
@@ -462,6 +482,11 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Result of `describe_task`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DescribeResult {
@@ -541,6 +566,18 @@ pub struct JobResult {
     /// Once finished: whether it succeeded (exit code 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passed: Option<bool>,
+    /// Once finished: the test report its output (or a JUnit report it wrote) gave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<Tests>,
+    /// Once finished: compiler and linter diagnostics, deduplicated, errors first, at most 50.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<Problem>,
+    /// Problems not listed.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub problems_more: u64,
+    /// What `wait_for` saw: `matched` (with the line), `ended` or `timeout`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait: Option<Waited>,
     /// Output in the requested mode (absent in `silent` mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<OutputBlock>,
@@ -562,6 +599,10 @@ pub struct JobResult {
     /// When the start waited for readiness: what held, the matching line, the URLs seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub readiness: Option<Readiness>,
+    /// The sandbox the run was in (`policy`, the rule's extra paths) and, when it failed,
+    /// the paths it was denied that the policy keeps out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Summary>,
 }
 
 /// Result of `status`.

@@ -119,6 +119,18 @@ impl Shared {
         }
     }
 
+    /// A tee into the log, for a run whose output agg copies itself (through its own
+    /// terminal, [`StdioMode::Terminal`]).
+    pub fn tee(&mut self) -> crate::engine::Tee {
+        self.record.terminal = true;
+        let log = Arc::clone(&self.log);
+        crate::engine::Tee::new(move |chunk| {
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .write(chunk);
+        })
+    }
+
     /// The task started as `job`: its process is recorded, and the run becomes visible.
     pub fn started(&mut self, job: &Job) {
         let Some(pid) = job.pid else {

@@ -1,5 +1,6 @@
-//! Where the records and logs of a person's runs live: `person-runs/` in agg's cache
-//! directory (the user's alone, mode 0700; every file 0600), one `RUN_ID.json` and its
+//! Where the records and logs of a person's runs live: `person-runs/` in agg's state
+//! directory (the user's alone, mode 0700, through [`crate::places::OwnDir`]; every file
+//! 0600; never writable by a sandboxed run, so a task cannot forge a run agents then read), one `RUN_ID.json` and its
 //! `RUN_ID.log` per run, named after the repository. A record is replaced whole (written
 //! beside, then renamed), so a reader never sees half of one. At most [`MAX_RECORDS`] records
 //! are read, each at most [`MAX_RECORD_BYTES`]; a finished run is kept [`KEEP_FINISHED`] and
@@ -21,9 +22,14 @@ pub const MAX_RECORDS: usize = 256;
 /// The largest record read.
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
+/// The directory of the records and logs, as agg's own.
+fn place() -> crate::places::OwnDir {
+    crate::places::OwnDir::state().join("person-runs")
+}
+
 /// The directory of the records and logs.
 pub fn dir() -> PathBuf {
-    crate::places::cache_dir().join("person-runs")
+    place().path()
 }
 
 /// The record file of run `run_id` on `root`.
@@ -41,9 +47,7 @@ pub fn log_path(root: &Path, run_id: &str) -> PathBuf {
 
 /// Creates the directory (private to the user).
 pub fn ensure_dir() -> std::io::Result<PathBuf> {
-    let dir = dir();
-    crate::places::private_dir(&dir)?;
-    Ok(dir)
+    Ok(place().create()?)
 }
 
 /// Writes the record, replacing the file at once.
@@ -92,7 +96,11 @@ fn forget(path: &Path, record: &Record) {
 /// removed on the way, with their logs.
 pub fn list(root: Option<&Path>) -> Vec<Record> {
     let prefix = root.map(crate::control::root_prefix);
-    let Ok(entries) = std::fs::read_dir(dir()) else {
+    // Read only when it is agg's own: a directory another user planted is never read.
+    let Ok(Some(dir)) = place().existing() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let mut found: Vec<(PathBuf, Record)> = entries

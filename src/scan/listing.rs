@@ -4,14 +4,14 @@
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use agg_runners::{Adapter, Files, Parsed, Runner, Source, parent};
+use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
 
 use crate::naming::canonical_order;
 use crate::repo_files::{RepoFiles, Text};
 
 pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
     match read_source(adapter, rel, files) {
-        Ok(Some(text)) => parse_text(adapter, rel, &text, files),
+        Ok(Some(text)) => parse_text(adapter, rel, &text, files, Purpose::List),
         Ok(None) => Parsed::default(),
         Err(parsed) => parsed,
     }
@@ -39,8 +39,14 @@ pub(super) fn read_source(
 }
 
 /// Parses the text of the task file `rel`, its adapter reading any other file through
-/// `files`.
-pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn Files) -> Parsed {
+/// `files`, for `purpose`.
+pub(super) fn parse_text(
+    adapter: &Adapter,
+    rel: &str,
+    text: &Text,
+    files: &dyn Files,
+    purpose: Purpose,
+) -> Parsed {
     let mut parsed = Parsed::default();
     if let Some(line) = text.invalid_utf8_line {
         parsed.diag(
@@ -53,11 +59,13 @@ pub(super) fn parse_text(adapter: &Adapter, rel: &str, text: &Text, files: &dyn 
         path: rel,
         text: &text.text,
         files,
+        purpose,
     };
     // Adapters are fuzzed not to panic; should one still do so, one file's diagnostic is
     // better than losing every other file's tasks.
     if let Ok(mut found) = catch_unwind(AssertUnwindSafe(|| (adapter.parse)(&source))) {
         found.diagnostics.splice(0..0, parsed.diagnostics);
+        found.drop_overlong_names();
         for task in &mut found.tasks {
             rel.clone_into(&mut task.origin);
         }

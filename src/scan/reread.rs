@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
-use agg_runners::{ADAPTERS, Files, Parsed};
+use agg_runners::{ADAPTERS, Files, Parsed, Purpose};
 
 use super::candidate_of;
 use super::listing::{parse_text, read_source};
@@ -40,7 +40,7 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
     let parsed = match read_source(adapter, origin, &files) {
         Ok(Some(text)) => {
             recording.record(origin, sha256_hex(text.text.as_bytes()));
-            parse_text(adapter, origin, &text, &recording)
+            parse_text(adapter, origin, &text, &recording, Purpose::Decide)
         }
         Ok(None) => Parsed::default(),
         Err(parsed) => {

@@ -9,6 +9,12 @@
 //! A split index adds the paths of its shared index; the directory entries of a sparse index
 //! stand for files that are not checked out, so nothing under them is on disk to read. What
 //! cannot be read is a diagnostic, and the walk then goes by the ignore rules alone.
+//!
+//! The index is the repository's file, so it is read as hostile: a version 4 index keeps
+//! each path as the previous one with its tail replaced, so a few bytes per entry can name
+//! ever longer paths. Each path is bounded ([`MAX_PATH_BYTES`]), and so is everything kept
+//! ([`MAX_KEPT_BYTES`]): the work is linear in the file's size (at most a path's worth per
+//! entry of at least 63 bytes), and a crafted index is refused with a diagnostic.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -19,6 +25,15 @@ use crate::repo_files::read_regular_if_present;
 /// The largest index file read: a repository of a million files has an index of about
 /// 100 MB; past this the index is reported and ignore rules alone decide.
 pub const MAX_INDEX_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The longest path an index entry may name: Linux's `PATH_MAX`, past which no file of the
+/// worktree could be opened (git's own length field stops at 4,095). A longer one is a
+/// crafted index, refused whole.
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// The most bytes of paths kept from one index (tracked task files and the directories
+/// above them, absolute): 100,000 task files at 80 bytes each fit, many times over.
+pub const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 
 /// A `.git` file, `commondir` or the repository's `config` is read at most this far.
 const MAX_SMALL_GIT_FILE_BYTES: u64 = 1024 * 1024;
@@ -58,19 +73,32 @@ impl Tracked {
         };
         let hash_len = hash_len(&git_dir);
         let mut tracked = Tracked::default();
-        let mut add = |path: &str| {
+        let mut kept = 0usize;
+        let mut add = |path: &str| -> Result<(), String> {
             if path.is_empty() || path.ends_with('/') || !keep(path) {
-                return;
+                return Ok(());
             }
             let abs = top.join(path);
             let mut dir = abs.parent();
+            let mut cost = abs.as_os_str().len();
             while let Some(d) = dir.filter(|d| d.starts_with(top) && *d != top) {
-                if !tracked.dirs.insert(d.to_path_buf()) {
+                if tracked.dirs.contains(d) {
                     break;
                 }
+                // Counted before it is kept: one deep path adds every directory above it.
+                cost += d.as_os_str().len();
+                if kept + cost > MAX_KEPT_BYTES {
+                    return Err(too_much());
+                }
+                tracked.dirs.insert(d.to_path_buf());
                 dir = d.parent();
             }
+            kept += cost;
+            if kept > MAX_KEPT_BYTES {
+                return Err(too_much());
+            }
             tracked.files.insert(abs);
+            Ok(())
         };
         let shared = parse(&bytes, hash_len, &mut add).map_err(|r| fail(&index, r))?;
         if let Some(shared) = shared {
@@ -87,6 +115,13 @@ impl Tracked {
         }
         Ok(tracked)
     }
+}
+
+fn too_much() -> String {
+    format!(
+        "git index names more task files than agg keeps ({} MiB of paths); tracked files under ignore rules are not read",
+        MAX_KEPT_BYTES / (1024 * 1024)
+    )
 }
 
 /// `dir` when it is the top of a git worktree: it holds a `.git` directory or file.
@@ -138,12 +173,12 @@ fn hash_len(git_dir: &Path) -> usize {
     if sha256 { 32 } else { 20 }
 }
 
-/// Hands each entry path of the index `bytes` to `found`; gives the shared index's name
-/// when this is the split part of a split index.
+/// Hands each entry path of the index `bytes` to `found` (which may refuse to go on);
+/// gives the shared index's name when this is the split part of a split index.
 fn parse(
     bytes: &[u8],
     hash_len: usize,
-    found: &mut dyn FnMut(&str),
+    found: &mut dyn FnMut(&str) -> Result<(), String>,
 ) -> Result<Option<String>, String> {
     let truncated =
         || "git index is truncated; tracked files under ignore rules are not read".to_owned();
@@ -166,9 +201,19 @@ fn parse(
     let count = word(8).ok_or_else(truncated)?;
     // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the object name, flags.
     let fixed = 40 + hash_len + 2;
+    // Every entry takes its fixed part and at least a byte of path offset and a NUL: a
+    // count the file cannot hold is found out before any work.
+    if count.saturating_mul(fixed + 2) > bytes.len().saturating_sub(12) {
+        return Err(truncated());
+    }
+    let too_long = |entry: usize| {
+        format!(
+            "git index entry {entry} names a path longer than {MAX_PATH_BYTES} bytes; tracked files under ignore rules are not read"
+        )
+    };
     let mut at = 12;
     let mut previous: Vec<u8> = Vec::new();
-    for _ in 0..count {
+    for entry in 0..count {
         let start = at;
         let flags = bytes
             .get(at + fixed - 2..at + fixed)
@@ -185,17 +230,23 @@ fn parse(
             let rest = bytes.get(at..).ok_or_else(truncated)?;
             let end = memchr::memchr(0, rest).ok_or_else(truncated)?;
             let keep = previous.len().checked_sub(strip).ok_or_else(truncated)?;
+            if keep + end > MAX_PATH_BYTES {
+                return Err(too_long(entry));
+            }
             previous.truncate(keep);
             previous.extend_from_slice(&rest[..end]);
             at += end + 1;
             if let Ok(path) = std::str::from_utf8(&previous) {
-                found(path);
+                found(path)?;
             }
         } else {
             let rest = bytes.get(at..).ok_or_else(truncated)?;
             let end = memchr::memchr(0, rest).ok_or_else(truncated)?;
+            if end > MAX_PATH_BYTES {
+                return Err(too_long(entry));
+            }
             if let Ok(path) = std::str::from_utf8(&rest[..end]) {
-                found(path);
+                found(path)?;
             }
             // Padded with 1 to 8 NULs so the entry's length is a multiple of eight.
             at = start + ((at - start + end + 8) & !7);
@@ -289,8 +340,11 @@ mod tests {
         let paths = [".vscode/tasks.json", ".vscode/x/Makefile", "Makefile", "a"];
         for version in [2, 3, 4] {
             let mut got = Vec::new();
-            let shared =
-                parse(&index(version, &paths), 20, &mut |p| got.push(p.to_owned())).unwrap();
+            let shared = parse(&index(version, &paths), 20, &mut |p| {
+                got.push(p.to_owned());
+                Ok(())
+            })
+            .unwrap();
             assert_eq!(got, paths, "version {version}");
             assert_eq!(shared, None);
         }
@@ -301,11 +355,11 @@ mod tests {
         let whole = index(2, &["Makefile", "docs/Makefile"]);
         for len in 0..whole.len() - 20 {
             assert!(
-                parse(&whole[..len], 20, &mut |_| {}).is_err(),
+                parse(&whole[..len], 20, &mut |_| Ok(())).is_err(),
                 "{len} bytes"
             );
         }
-        let err = parse(&index(5, &[]), 20, &mut |_| {}).unwrap_err();
+        let err = parse(&index(5, &[]), 20, &mut |_| Ok(())).unwrap_err();
         assert!(err.contains("version 5"), "{err}");
     }
 
@@ -318,8 +372,74 @@ mod tests {
             bytes.extend(4u32.to_be_bytes());
             bytes.extend([1, 2, 3, 4]);
             bytes.extend(checksum);
-            assert_eq!(parse(&bytes, 20, &mut |_| {}).is_ok(), ok);
+            assert_eq!(parse(&bytes, 20, &mut |_| Ok(())).is_ok(), ok);
         }
+    }
+
+    /// A version 4 index of `count` entries that each name the previous path with
+    /// `a/` put before its file name: 74 bytes an entry, a path 2 bytes longer each time.
+    fn growing(count: u32) -> Vec<u8> {
+        let mut out = b"DIRC".to_vec();
+        out.extend(4u32.to_be_bytes());
+        out.extend(count.to_be_bytes());
+        for i in 0..count {
+            out.extend([0u8; 40 + 20]);
+            out.extend(0xfffu16.to_be_bytes());
+            out.push(if i == 0 { 0 } else { 8 });
+            out.extend(b"a/Makefile\0");
+        }
+        out.extend([0u8; 20]);
+        out
+    }
+
+    #[test]
+    fn a_path_past_the_bound_refuses_the_index_before_it_costs_more() {
+        let mut longest = 0;
+        let mut calls = 0;
+        let err = parse(&growing(20_000), 20, &mut |p| {
+            longest = longest.max(p.len());
+            calls += 1;
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(err.contains("longer than 4096 bytes"), "{err}");
+        assert!(longest <= MAX_PATH_BYTES);
+        assert_eq!(calls, (MAX_PATH_BYTES - "a/Makefile".len()) / 2 + 1);
+        // A count the file cannot hold is refused at once.
+        let mut short = growing(2);
+        short[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(
+            parse(&short, 20, &mut |_| Ok(()))
+                .unwrap_err()
+                .contains("truncated")
+        );
+    }
+
+    #[test]
+    fn what_is_kept_from_an_index_is_bounded() {
+        let top = tempfile::tempdir().unwrap();
+        std::fs::create_dir(top.path().join(".git")).unwrap();
+        // Deep paths under the bound: each keeps some 2,000 directories above it.
+        let deep = "a/".repeat(2000);
+        let paths: Vec<String> = (0..10).map(|i| format!("d{i}/{deep}Makefile")).collect();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        std::fs::write(top.path().join(".git/index"), index(2, &paths)).unwrap();
+        let err = Tracked::read(top.path(), &|_| true).unwrap_err();
+        assert!(
+            err.reason.contains("more task files than agg keeps"),
+            "{}",
+            err.reason
+        );
+        assert_eq!(err.file, top.path().join(".git/index"));
+        // An ordinary index is read whole.
+        std::fs::write(
+            top.path().join(".git/index"),
+            index(2, &["a/Makefile", "b/justfile"]),
+        )
+        .unwrap();
+        let tracked = Tracked::read(top.path(), &|_| true).unwrap();
+        assert_eq!(tracked.files.len(), 2);
+        assert_eq!(tracked.dirs.len(), 2);
     }
 
     #[test]

@@ -132,7 +132,7 @@ fn a_cargo_alias_takes_no_config_from_an_agent() {
 }
 
 #[test]
-fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them() {
+fn npm_arguments_after_the_separator_are_data_even_what_a_shell_would_expand() {
     require!("npm");
     let attack = Attack::new(&[
         (
@@ -141,28 +141,45 @@ fn npm_arguments_after_the_separator_are_data_unless_a_shell_would_expand_them()
         ),
         (
             "print.js",
-            "console.log(process.argv.slice(2).join(' '));\n",
+            "console.log(JSON.stringify(process.argv.slice(2)));\n",
         ),
     ]);
     attack.agg(&["allow", "test"]);
     let mut raw = attack.serve();
-    let response = start(
-        &mut raw,
-        1,
-        "test",
-        &json!({"args": ["--watch=false", "src/a.test.ts"]}),
-    );
+    // npm quotes every argument it appends: a shell never sees `$( )` as code.
+    let args = [
+        "--watch=false".to_owned(),
+        "src/a.test.ts".to_owned(),
+        attack.text("$(touch MARKER)"),
+        attack.text("`touch MARKER`; touch MARKER"),
+    ];
+    let response = start(&mut raw, 1, "test", &json!({"args": args}));
     ran(&response);
-    assert!(
-        text(&response).contains("--watch=false src/a.test.ts"),
-        "{response}"
+    let printed = serde_json::to_string(&args).expect("json");
+    assert!(text(&response).contains(&printed), "{response}");
+    assert!(!attack.marked());
+    // A newline is no argument a person could check: refused outright.
+    let response = start(&mut raw, 2, "test", &json!({"args": ["a\nb"]}));
+    refused(&attack, &mut raw, &response, -32602);
+    assert_eq!(error_code(&response), Some(-32602));
+}
+
+#[test]
+fn a_lapsed_any_args_rule_waives_nothing_while_a_file_rule_still_allows_the_task() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build", "--any-args"]);
+    attack.agg(&["allow", "--file", "Makefile"]);
+    // The task rule's pin lapses; the unpinned file rule still allows `build` itself.
+    attack.write(
+        "Makefile",
+        &MAKEFILE.replace("@echo building", "@echo building again"),
     );
-    let response = start(
-        &mut raw,
-        2,
-        "test",
-        &json!({"args": [attack.text("$(touch MARKER)")]}),
-    );
-    assert_eq!(error_code(&response), Some(NEEDS_APPROVAL), "{response}");
+    let shown = attack.agg(&["allowlist"]);
+    assert!(shown.contains("lapsed: recipe text changed"), "{shown}");
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, "build", &json!({"args": ["deploy"]}));
+    refused(&attack, &mut raw, &response, NEEDS_APPROVAL);
+    assert!(text(&response).contains("argument `deploy`"), "{response}");
+    ran_saying(&start(&mut raw, 2, "build", &json!({})), "building again");
     assert!(!attack.marked());
 }

@@ -329,3 +329,34 @@ fn a_pinned_file_replaced_by_a_fifo_or_a_device_is_reported_at_once() {
         );
     }
 }
+
+/// `agg run --json=FILE` never writes through a link planted at FILE (a shared directory
+/// where another user guessed the name): it refuses, the file the link points to is
+/// unchanged, and a FIFO at FILE is refused at once instead of blocking the run.
+#[test]
+fn a_results_file_is_never_written_through_a_planted_link_or_into_a_fifo() {
+    let outside = tempfile::tempdir().expect("tmp");
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "precious\n").expect("write");
+    let link = outside.path().join("results.json");
+    symlink(&victim, &link).expect("symlink");
+    let fifo = outside.path().join("fifo.json");
+    mkfifo(&fifo, Mode::from_bits_truncate(0o600)).expect("mkfifo");
+    // The kernel refuses both opens: a link with ELOOP (O_NOFOLLOW), a FIFO without a
+    // reader with ENXIO (O_NONBLOCK).
+    for (target, why) in [(&link, "symbolic links"), (&fifo, "No such device")] {
+        let started = Instant::now();
+        crate::test::Test::new()
+            .write("Makefile", "ok:\n\t@echo ran > marker\n")
+            .args(["run", &format!("--json={}", target.display()), "ok"])
+            .run()
+            .fails()
+            .stderr_has("cannot write the results")
+            .stderr_has(why);
+        assert!(started.elapsed() < Duration::from_secs(30), "{why}: hung");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("read"),
+        "precious\n"
+    );
+}

@@ -14,6 +14,7 @@ use crate::common::raw::Raw;
 /// A repository under attack.
 pub struct Attack {
     _repo: TempDir,
+    _outside: TempDir,
     _config: TempDir,
     /// The repository's canonical root.
     pub root: PathBuf,
@@ -29,15 +30,20 @@ impl Attack {
     /// A repository with `files`, in which `MARKER` stands for the marker file's path.
     pub fn new(files: &[(&str, &str)]) -> Attack {
         let repo = tempfile::tempdir().expect("repo");
-        let config = tempfile::tempdir().expect("config");
+        // The marker where a sandboxed run may write (the temp dir), so that its absence
+        // says the start was refused, not that the sandbox stopped the write; the allowlist
+        // apart, where agg's own files are.
+        let out = tempfile::tempdir().expect("outside");
+        let config = crate::common::mcp::config_dir();
         let root = std::fs::canonicalize(repo.path()).expect("root");
-        let outside = std::fs::canonicalize(config.path()).expect("config");
+        let outside = std::fs::canonicalize(out.path()).expect("outside");
         let marker = outside.join("marker");
         let attack = Attack {
             _repo: repo,
+            _outside: out,
+            allowlist: config.path().join("allowlist.toml"),
             _config: config,
             root,
-            allowlist: outside.join("allowlist.toml"),
             marker,
             outside,
         };

@@ -4,12 +4,18 @@
 
 mod args;
 mod backpressure;
+mod bounds;
+mod data;
 mod env;
 mod files;
 mod harness;
+mod npx;
 mod orphans;
+mod pin_runners;
 mod pins;
+mod places;
 mod question;
 mod socket;
 mod symlinks;
 mod terminal;
+mod tools;

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::harness::{Attack, MAKEFILE, error_code};
+use super::harness::{Attack, MAKEFILE, error_code, refused, start, text};
 use crate::common::raw::Raw;
 
 /// The `_meta` of a 2026-07-28 client that can ask its user.
@@ -162,4 +162,103 @@ fn a_start_that_returns_the_running_job_is_not_asked_again_and_starts_nothing_un
     // Another copy (allow_parallel) is a new start: asked.
     let parallel = json!({"unique_name": "serve", "wait_ms": 300, "allow_parallel": true});
     assert!(question(&call(&mut raw, 4, &parallel, None)).is_some());
+}
+
+/// Lines an attacker would forge: a fake `runs:` block, then the real one pushed far down.
+fn forged() -> String {
+    format!(
+        "x\n\n  runs:      make build\n  (nothing else is added){}",
+        "\n".repeat(60)
+    )
+}
+
+#[test]
+fn an_argument_with_newlines_is_refused_before_any_question() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let response = call(
+        &mut raw,
+        1,
+        &json!({"unique_name": "build", "args": [forged()]}),
+        None,
+    );
+    assert_eq!(error_code(&response), Some(-32602), "{response}");
+    assert!(question(&response).is_none(), "{response}");
+    assert!(!text(&response).contains("\n  runs:"), "{response}");
+}
+
+#[test]
+fn what_the_agent_sends_is_escaped_in_the_question_and_in_the_error() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build"]);
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let env = json!({"unique_name": "build", "env": {"GREETING": forged()}});
+    let response = call(&mut raw, 1, &env, None);
+    let (message, _) = question(&response).unwrap_or_else(|| panic!("no question: {response}"));
+    // The first paragraph is one line; the forged block is shown as escapes, once.
+    let first = message.split("\n\n").next().unwrap_or_default();
+    assert!(!first.contains('\n'), "{message}");
+    assert!(
+        !message.contains("\n  (nothing else is added)"),
+        "{message}"
+    );
+    assert!(message.contains(r"\n  runs:      make build"), "{message}");
+    assert!(message.len() < 8_000, "{} bytes", message.len());
+    // Where the client cannot ask, the refusal the model reads escapes it too.
+    let mut classic = attack.serve();
+    let bidi = "txt\u{202e}exe";
+    let response = start(&mut classic, 2, "build", &json!({"args": [bidi]}));
+    refused(&attack, &mut classic, &response, -32016);
+    let said = text(&response);
+    assert!(said.contains(r"txt\u{202e}exe"), "{said}");
+    assert!(!said.contains('\u{202e}'), "{said}");
+}
+
+#[test]
+fn a_refusal_built_from_repository_text_is_escaped() {
+    let dir = "web\u{1b}]0;pwned\u{7}\nfake";
+    let attack = Attack::new(&[(&format!("{dir}/Makefile"), MAKEFILE)]);
+    let name = format!("{dir}/build");
+    attack.agg(&["allow", &name]);
+    attack.write(
+        &format!("{dir}/GNUmakefile"),
+        "build:\n\t@echo pwned > MARKER\n",
+    );
+    let mut raw = attack.serve();
+    let response = start(&mut raw, 1, &name, &json!({}));
+    let code = error_code(&response).unwrap_or_default();
+    assert!(matches!(code, -32010 | -32012), "{response}");
+    refused(&attack, &mut raw, &response, code);
+    let said = text(&response);
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "raw control characters reach the model: {said:?}"
+    );
+    assert!(said.contains(r"web\e]0;pwned\x07\nfake"), "{said}");
+}
+
+#[test]
+fn the_question_shows_the_sandbox_and_an_approval_keeps_the_rules_options() {
+    let attack = Attack::new(&[("Makefile", MAKEFILE)]);
+    attack.agg(&["allow", "build", "--offline"]);
+    // The pinned rule lapses: the person is asked, under the rule the task falls under.
+    attack.write(
+        "Makefile",
+        &MAKEFILE.replace("build:", "build:\n\t@echo changed"),
+    );
+    let mut raw = Raw::start_modern(&attack.root, &attack.allowlist);
+    let build = json!({"unique_name": "build", "wait_ms": 20_000});
+    let (message, state) = question(&call(&mut raw, 1, &build, None)).expect("question");
+    assert!(
+        message.contains("sandbox:   sandboxed (offline): writes only in the repository"),
+        "{message}"
+    );
+    let response = call(&mut raw, 2, &build, Some((&state, "always-task")));
+    assert_eq!(
+        response["result"]["structuredContent"]["sandbox"]["policy"], "offline",
+        "{response}"
+    );
+    // Re-pinned by the answer, the rule is still offline.
+    assert!(attack.agg(&["allowlist"]).contains("sandbox: offline"));
+    assert!(!attack.marked());
 }

@@ -263,7 +263,7 @@ fn run_messages_quote_a_hostile_name_as_escapes() {
     let root = test.root().to_path_buf();
     let mut run = agg();
     run.args(["run", "--ready-line", "^READY$", "srv\x1b[8m\x07\u{202e}"])
-        .env("XDG_CACHE_HOME", root.join(".cache"))
+        .env("XDG_STATE_HOME", root.join(".cache"))
         .current_dir(&root);
     let (code, shown) = at_terminal(run);
     assert_ne!(code, 0, "{shown}");

@@ -139,10 +139,17 @@ pub fn agg_on_allowlist(dir: &Path, allowlist: &Path, args: &[&str]) {
     );
 }
 
+/// A directory for agg's own files (its allowlist, its control sockets): outside the
+/// system temp dir, as they are for a person, since a sandboxed run may write the temp dir
+/// and agg's own directories are kept out of every tree a run may write.
+pub fn config_dir() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("config dir")
+}
+
 /// A fresh allowlist in a config directory of its own (which lasts as long as the returned
 /// directory), allowing every task under `root`.
 pub fn allowlist_allowing_all(root: &Path) -> (tempfile::TempDir, PathBuf) {
-    let config = tempfile::tempdir().expect("config dir");
+    let config = config_dir();
     let allowlist = config.path().join("allowlist.toml");
     allow_all(root, &allowlist);
     (config, allowlist)
@@ -233,7 +240,7 @@ impl Mcp {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Mcp {
-        let config = tempfile::tempdir().expect("config dir");
+        let config = config_dir();
         let allowlist = config.path().join("allowlist.toml");
         let root = std::fs::canonicalize(repo.path()).expect("root");
         if allow {
@@ -252,6 +259,30 @@ impl Mcp {
             runtime,
             allowlist,
             _dirs: vec![repo, config],
+        }
+    }
+
+    /// Connects to an `agg mcp` on `root` whose allowlist and runtime directory the caller
+    /// laid out, with `env` in its environment; `keep` lasts as long as the server.
+    pub async fn connect_to(
+        root: PathBuf,
+        allowlist: PathBuf,
+        runtime: PathBuf,
+        env: &[(&str, std::ffi::OsString)],
+        keep: Vec<tempfile::TempDir>,
+    ) -> Mcp {
+        let mut command = agg_command(&root, &allowlist, None, &[], &runtime);
+        command.envs(env.iter().map(|(k, v)| (*k, v)));
+        let (client, events, server_pid) =
+            connect(command, Stdio::inherit(), ClientLifecycleMode::Initialize).await;
+        Mcp {
+            client,
+            events,
+            root,
+            server_pid,
+            runtime,
+            allowlist,
+            _dirs: keep,
         }
     }
 

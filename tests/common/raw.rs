@@ -19,15 +19,62 @@ pub struct Raw {
 
 impl Raw {
     pub fn start(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut raw = Raw::spawn(root, allowlist);
-        raw.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
-        raw.response(0);
-        raw.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        Raw::start_with(root, allowlist, &[])
+    }
+
+    /// `agg mcp` with `extra` options (`--task-tools`), initialized.
+    pub fn start_with(root: &std::path::Path, allowlist: &std::path::Path, extra: &[&str]) -> Raw {
+        Raw::start_env(root, allowlist, extra, &[])
+    }
+
+    /// `agg mcp` with `extra` options and `env` in its environment, initialized.
+    pub fn start_env(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Raw {
+        let env: Vec<(&str, Option<&std::ffi::OsStr>)> = env
+            .iter()
+            .map(|(name, value)| (*name, Some(*value)))
+            .collect();
+        let mut raw = Raw::spawn(root, allowlist, extra, &env);
+        raw.initialize();
         raw
     }
 
-    fn spawn(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        let mut child = command(root, allowlist).spawn().expect("spawn");
+    /// A server started with `env` changed: each name set to its value, or unset (`None`).
+    pub fn start_with_env(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        env: &[(&str, Option<&std::ffi::OsStr>)],
+    ) -> Raw {
+        let mut raw = Raw::spawn(root, allowlist, &[], env);
+        raw.initialize();
+        raw
+    }
+
+    fn initialize(&mut self) {
+        self.send_value(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}));
+        self.response(0);
+        self.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
+    fn spawn(
+        root: &std::path::Path,
+        allowlist: &std::path::Path,
+        extra: &[&str],
+        env: &[(&str, Option<&std::ffi::OsStr>)],
+    ) -> Raw {
+        let mut command = command(root, allowlist);
+        command.args(extra);
+        for (name, value) in env {
+            match value {
+                Some(value) => command.env(name, value),
+                None => command.env_remove(name),
+            };
+        }
+        let mut child = command.spawn().expect("spawn");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         Raw {
@@ -39,7 +86,7 @@ impl Raw {
 
     /// A server in a 2026-07-28 session: no `initialize`, each request carries its `_meta`.
     pub fn start_modern(root: &std::path::Path, allowlist: &std::path::Path) -> Raw {
-        Raw::spawn(root, allowlist)
+        Raw::spawn(root, allowlist, &[], &[])
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {
@@ -54,7 +101,12 @@ impl Raw {
 
     /// The response with this id (notifications and other lines are checked and skipped).
     pub fn response(&mut self, id: u64) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.response_within(id, Duration::from_secs(30))
+    }
+
+    /// The response with this id, waited for at most `wait`.
+    pub fn response_within(&mut self, id: u64, wait: Duration) -> Value {
+        let deadline = Instant::now() + wait;
         loop {
             let line = self
                 .lines
@@ -87,8 +139,13 @@ impl Raw {
     }
 
     pub fn call(&mut self, id: u64, name: &str, args: &Value) -> Value {
+        self.call_within(id, name, args, Duration::from_secs(30))
+    }
+
+    /// Calls a tool whose answer may take up to `wait` (a task run to its end).
+    pub fn call_within(&mut self, id: u64, name: &str, args: &Value, wait: Duration) -> Value {
         self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}));
-        self.response(id)
+        self.response_within(id, wait)
     }
 
     /// Peak resident memory of the server so far, in KiB.

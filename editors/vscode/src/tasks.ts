@@ -1,7 +1,12 @@
 // From a row of agg's table to what VS Code shows and runs, as plain data (no vscode import):
 // the label (grouped by runner and directory), the detail line, the build/test group hint and
-// the command line, which is always `agg run NAME [ARGS…]` in the task's workspace folder.
+// the command line, which is always `agg run --json=FILE NAME [ARGS…]` in the task's workspace
+// folder (FILE: where agg writes the run's tests and problems for the diagnostics).
 
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { AggTask, Param } from './table';
 
 /** The `agg` task type's definition: what tasks.json holds for a customised task. */
@@ -126,13 +131,38 @@ function paramHint(runner: string, param: Param): string {
   return param.required ? `${value}${repeat}` : `[${value}${repeat}]`;
 }
 
+/** The extension's own directory for results files, made once per window (mode 0700). */
+let resultsDir: string | undefined;
+
+/**
+ * Where `agg run --json=FILE` writes a run's tests and problems, for the diagnostics: one file
+ * per folder and task, so the extension finds it when the task ends. The files live in a
+ * directory only this user can enter, made with a random name: a predictable name in the
+ * shared temp directory could be planted by another user as a link to a file of ours.
+ */
+export function resultsFile(root: string, name: string): string {
+  resultsDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'agg-vscode-results-'));
+  const key = createHash('sha256').update(`${root}\0${name}`).digest('hex').slice(0, 16);
+  return path.join(resultsDir, `${key}.jsonl`);
+}
+
+/** Removes the results directory (on deactivation). */
+export function removeResultsDir(): void {
+  if (resultsDir !== undefined) {
+    fs.rmSync(resultsDir, { recursive: true, force: true });
+    resultsDir = undefined;
+  }
+}
+
 function processExecution(name: string, args: string[], cwd: string, aggPath: string): Execution {
+  const run = ['run', `--json=${resultsFile(cwd, name)}`, name];
   // After `--`, every word is an argument, even one that is also a task's name or starts with `-`.
-  return { kind: 'process', command: aggPath, args: args.length > 0 ? ['run', name, '--', ...args] : ['run', name], cwd };
+  return { kind: 'process', command: aggPath, args: args.length > 0 ? [...run, '--', ...args] : run, cwd };
 }
 
 function promptExecution(name: string, cwd: string, aggPath: string, promptCommand: string): Execution {
-  const commandLine = `${[aggPath, 'run', name, '--'].map(shellQuote).join(' ')} \${command:${promptCommand}}`;
+  const words = [aggPath, 'run', `--json=${resultsFile(cwd, name)}`, name, '--'];
+  const commandLine = `${words.map(shellQuote).join(' ')} \${command:${promptCommand}}`;
   return { kind: 'shell', commandLine, cwd, promptCommand };
 }
 

@@ -5,6 +5,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Table } from '../src/table';
+import { removeResultsDir } from '../src/tasks';
+
+// The results files the provider's runs leave behind go with the test process.
+process.on('exit', removeResultsDir);
 
 /** The repository's root (editors/vscode/out/test → four levels up). */
 export const REPO = path.resolve(__dirname, '..', '..', '..', '..');

@@ -150,7 +150,9 @@ test('agg.path, when set, wins over the bundled agg; with neither, agg is looked
   assert.equal((await definitions())[0].command, path.join(extension, BUNDLED_AGG));
   for (const s of subscriptions.splice(0)) s.dispose();
   fake.reset();
-  const bare = start([POLYGLOT], {}, fs.mkdtempSync(path.join(os.tmpdir(), 'agg-vscode-empty-')));
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'agg-vscode-empty-'));
+  process.on('exit', () => fs.rmSync(empty, { recursive: true, force: true }));
+  const bare = start([POLYGLOT], {}, empty);
   assert.equal((await bare.definitions())[0].command, 'agg');
 });
 

@@ -4,12 +4,13 @@
 
 import './fake-vscode/register';
 import assert = require('node:assert/strict');
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, test as nodeTest } from 'node:test';
 import * as vscode from 'vscode';
 import { activate } from '../src/extension';
+import { resultsFile } from '../src/tasks';
 import { fake, ProcessExecution, ShellExecution, Task, TaskGroup, workspace } from './fake-vscode';
 import { aggBin, aggTable, eventually, fixtureCopy, POLYGLOT } from './helpers';
 
@@ -91,7 +92,7 @@ test('one task per row of agg list --json, in its order, each running `agg run N
     if ((row.params ?? []).length === 0) {
       assert.ok(task.execution instanceof ProcessExecution, row.unique_name);
       assert.equal(task.execution.process, aggBin());
-      assert.deepEqual(task.execution.args, ['run', row.unique_name]);
+      assert.deepEqual(task.execution.args, ['run', `--json=${resultsFile(POLYGLOT, row.unique_name)}`, row.unique_name]);
       assert.equal(task.execution.options?.cwd, POLYGLOT);
     } else {
       assert.ok(task.execution instanceof ShellExecution, row.unique_name);
@@ -182,7 +183,7 @@ test('a task with parameters asks for its arguments, which the shell splits as t
   const tasks = await start([root]).provideTasks();
   const greet = byName(tasks, 'greet');
   assert.ok(greet.execution instanceof ShellExecution);
-  assert.match(greet.execution.commandLine, /^\S+ run greet -- \$\{command:agg\.arguments\.[^}]+\}$/);
+  assert.match(greet.execution.commandLine, /^\S+ run --json=\S+ greet -- \$\{command:agg\.arguments\.[^}]+\}$/);
   assert.equal(greet.execution.options?.cwd, root);
 
   fake.inputAnswer = "'Ada Lovelace'";
@@ -214,7 +215,7 @@ test('a task customised in tasks.json runs with its own args and no prompt', asy
   const folder = workspace.workspaceFolders[0];
   const resolved = await resolveTask({ definition: { type: 'agg', task: 'greet', args: ['Bob'] }, scope: folder, name: 'greet', source: 'agg' });
   assert.ok(resolved?.execution instanceof ProcessExecution);
-  assert.deepEqual(resolved.execution.args, ['run', 'greet', '--', 'Bob']);
+  assert.deepEqual(resolved.execution.args, ['run', `--json=${resultsFile(root, 'greet')}`, 'greet', '--', 'Bob']);
   await run(resolved);
   assert.equal(fs.readFileSync(path.join(root, 'marker-greet.txt'), 'utf8'), 'hello Bob\n');
   assert.equal(fake.inputRequests.length, 0);
@@ -231,7 +232,7 @@ test('a customised task without args is the listed task: it still asks for param
   assert.equal(fs.readFileSync(path.join(root, 'marker-greet.txt'), 'utf8'), 'hello Eve\n');
   const build = await resolveTask({ definition: { type: 'agg', task: 'build' }, scope: folder, name: 'build', source: 'make' });
   assert.ok(build?.execution instanceof ProcessExecution);
-  assert.deepEqual(build.execution.args, ['run', 'build']);
+  assert.deepEqual(build.execution.args, ['run', `--json=${resultsFile(root, 'build')}`, 'build']);
 });
 
 test('the list follows task files through agg list --watch', async () => {
@@ -283,4 +284,30 @@ test('a missing agg gives one notification with the install command, and no task
   // Pointing agg.path at the binary brings the tasks.
   fake.changeSetting('agg.path', aggBin());
   assert.equal((await provideTasks()).length, aggTable(POLYGLOT).tasks.length + 7);
+});
+
+test("a finished run's compiler errors and warnings become diagnostics at their places", async () => {
+  const root = fixtureCopy();
+  fs.mkdirSync(path.join(root, 'native'));
+  fs.writeFileSync(path.join(root, 'native', 'main.c'), 'int main(void) {\n    int x = "a";\n    return y;\n}\n');
+  fs.writeFileSync(path.join(root, 'native', 'Makefile'), 'compile:\n\tgcc -Wall -c main.c -o /dev/null\n');
+  const { provideTasks } = start([root]);
+  const task = byName(await provideTasks(), 'native/compile');
+  assert.ok(task.execution instanceof ProcessExecution);
+  // The task as VS Code runs it (it fails: gcc rejects the file), then the end VS Code reports.
+  const ran = spawnSync(task.execution.process, task.execution.args, { cwd: task.execution.options?.cwd, encoding: 'utf8' });
+  assert.equal(ran.status, 2, ran.stderr);
+  for (const listener of fake.taskEndListeners) listener({ execution: { task }, exitCode: ran.status });
+  const files = await eventually('the diagnostics', async () => {
+    const set = fake.diagnostics.get('agg native/compile');
+    return set && set.size > 0 ? set : undefined;
+  });
+  const list = files.get(path.join(root, 'native', 'main.c'));
+  assert.ok(list, `diagnostics of main.c in ${[...files.keys()]}`);
+  assert.equal(list.length, 3, list.map((d) => d.message).join('; '));
+  assert.deepEqual([list[0].range.start.line, list[0].range.start.character, list[0].severity], [2, 11, vscode.DiagnosticSeverity.Error]);
+  assert.match(list[0].message, /y/);
+  assert.equal(list[0].source, 'agg: native/compile');
+  assert.deepEqual(list.slice(1).map((d) => d.severity), [vscode.DiagnosticSeverity.Warning, vscode.DiagnosticSeverity.Warning]);
+  assert.ok(!fs.existsSync(resultsFile(root, 'native/compile')), 'the results file is removed once read');
 });

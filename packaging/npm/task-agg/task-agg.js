@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the agg binary of this platform's package (task-agg-<os>-<cpu>, an optional dependency
 // npm installs only where its `os` and `cpu` match), with the same arguments, stdio and exit
-// status, so `npx -y task-agg mcp` is agg's MCP server on stdin and stdout.
+// status, so `npx --yes --prefix=/ --package=task-agg agg mcp` is agg's MCP server on stdin
+// and stdout.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -35,7 +36,30 @@ try {
   );
 }
 
-const child = spawn(binary, process.argv.slice(2), { stdio: 'inherit' });
+// Started by npm exec (npx), agg would inherit what npm adds for scripts: the project's
+// node_modules/.bin (and every parent's) ahead of PATH, where a repository can plant a `make`
+// or `npm` of its own for the tasks agg runs, and npm's settings as npm_config_* (among them
+// the `--prefix=/` of agg's own npx command), which every npm that a task runs would obey.
+// agg gets the environment the person started npx with.
+function environment() {
+  const env = { ...process.env };
+  if (env.npm_command !== 'exec' && env.npm_lifecycle_event !== 'npx') return env;
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('npm_') || key === 'INIT_CWD') delete env[key];
+  }
+  const added = (dir) =>
+    path.basename(dir) === 'node-gyp-bin' ||
+    (path.basename(dir) === '.bin' && path.basename(path.dirname(dir)) === 'node_modules');
+  for (const key of Object.keys(env).filter((k) => /^path$/i.test(k))) {
+    env[key] = env[key]
+      .split(path.delimiter)
+      .filter((dir) => dir && !added(dir))
+      .join(path.delimiter);
+  }
+  return env;
+}
+
+const child = spawn(binary, process.argv.slice(2), { stdio: 'inherit', env: environment() });
 // A signal to this process is meant for agg: an MCP client that stops its server signals the
 // process it started, which is this one.
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];

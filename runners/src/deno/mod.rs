@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use crate::doc::{self, Dialect, Node, Value};
 use crate::files::{file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
 
 /// The deno adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -80,7 +81,53 @@ fn parse(src: &Source<'_>) -> Parsed {
     }
     check_dependencies(src, dir, &mut out);
     out.name_package(root.get("name").and_then(Node::str));
+    if src.purpose == Purpose::Decide {
+        for task in &mut out.tasks {
+            task.reads = Some(Box::new(reads(&root, tasks, &task.source_name)));
+        }
+    }
     out
+}
+
+/// Keys of a deno configuration that do not change what a task runs.
+const NOT_READ: &[&str] = &[
+    "tasks",
+    "name",
+    "version",
+    "description",
+    "exports",
+    "publish",
+];
+
+/// What the task `name` reads, for a pin: its entry (without `description`), and every other
+/// part of the configuration that changes how deno runs code (`imports`, `compilerOptions`,
+/// `nodeModulesDir`, `unstable`, `lock`, …), but not the other tasks, the package's name,
+/// version or exports. Its dependencies are its deps.
+fn reads(root: &Node, tasks: &Node, name: &str) -> Reads {
+    let mut reads = Reads::default();
+    let entry = tasks.get(name).map(|node| match node.entries() {
+        Some(entries) => Node::new(
+            node.line,
+            Value::Table(
+                entries
+                    .iter()
+                    .filter(|e| e.key != "description")
+                    .cloned()
+                    .collect(),
+            ),
+        ),
+        None => node.clone(),
+    });
+    reads.part(
+        "task entry",
+        entry.map(|n| n.canonical()).unwrap_or_default(),
+    );
+    for entry in root.entries().unwrap_or_default() {
+        if !NOT_READ.contains(&entry.key.as_str()) {
+            reads.part(format!("setting `{}`", entry.key), entry.node.canonical());
+        }
+    }
+    reads
 }
 
 /// One entry of `tasks`: a command string, or `{command, description, dependencies}` where

@@ -10,11 +10,13 @@ mod json;
 mod search;
 mod strict_json;
 mod toml;
+mod xml;
 mod yaml;
 
 pub(crate) use self::json::{read_json, read_json_keys, read_jsonc};
 pub(crate) use self::strict_json::Rest;
 pub(crate) use self::toml::{Comments, read_toml};
+pub(crate) use self::xml::read_xml;
 pub(crate) use self::yaml::read_yaml;
 
 /// Nesting deeper than this is cut off by the [`Dialect::Loose`] readers (read as
@@ -238,6 +240,65 @@ impl Node {
     }
 }
 
+impl Node {
+    /// The value as one line of JSON, whatever format it was read from and however it was
+    /// laid out (lines, comments, quoting and spacing left out): what a pin compares, so that
+    /// reformatting a file is no change. Entries keep their order.
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        self.write_canonical(&mut out);
+        out
+    }
+
+    fn write_canonical(&self, out: &mut String) {
+        match &self.value {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Num(n) => out.push_str(n),
+            Value::Str(s) => push_quoted(out, s),
+            Value::Other => out.push('?'),
+            Value::Arr(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write_canonical(out);
+                }
+                out.push(']');
+            }
+            Value::Table(entries) => {
+                out.push('{');
+                for (i, entry) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    push_quoted(out, &entry.key);
+                    out.push(':');
+                    entry.node.write_canonical(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// `s` as a JSON string.
+fn push_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let _ = std::fmt::Write::write_fmt(out, format_args!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
 /// Environment variables from a `{ KEY = "value" }` table (entries whose value is not a
 /// scalar are left out).
 pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
@@ -254,6 +315,20 @@ pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_canonical_form_ignores_layout_and_format() {
+        let toml = read_toml("[t]\na = 1\nb = [\"x\", true]  # note\n").expect("valid");
+        let json = read_json(
+            "{\"t\": {\"a\": 1,\n  \"b\": [\"x\",true]}}",
+            Dialect::Strict,
+        )
+        .expect("valid");
+        assert_eq!(toml.canonical(), json.canonical());
+        assert_eq!(json.canonical(), r#"{"t":{"a":1,"b":["x",true]}}"#);
+        let quoted = read_json(r#"{"q": "a\"b\\c\n"}"#, Dialect::Strict).expect("valid");
+        assert_eq!(quoted.canonical(), r#"{"q":"a\"b\\c\u000a"}"#);
+    }
 
     #[test]
     fn a_repeated_yaml_key_is_kept_and_get_finds_the_first() {

@@ -158,13 +158,12 @@ fn trailing_comment(text: &str, value_end: usize) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// One comment line without its `#`s and the space after them; `None` for empty lines and
-/// rulers such as `# -----`.
+/// One comment line without its `#`s and the space after them; `None` for empty lines,
+/// rulers such as `# -----` and banners such as `# === Tasks ===`.
 fn comment_text(line: &str) -> Option<&str> {
     let text = line.trim_start_matches('#');
     let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
-    let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
-    (!ruler).then_some(text)
+    (!crate::text::is_divider(text)).then_some(text)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 pub mod manager;
 pub mod nx;
 pub mod package_json;
+mod reads;
 mod turbo;
 
 use crate::doc::{self, Dialect, Node};

@@ -359,6 +359,10 @@ impl<'s> Project<'s> {
         script: Option<&str>,
         out: &mut Parsed,
     ) {
+        // `"// These targets are…": {}` is a comment, as a `//` script is.
+        if key.starts_with("//") {
+            return;
+        }
         if let Some(config) = config.filter(|c| !c.is_table()) {
             let message = format!(
                 "target `{key}` should be an object, not {}",
@@ -395,7 +399,10 @@ impl<'s> Project<'s> {
                 "nx:run-script"
             },
         );
-        let defaults = self.defaults_for(key, executor);
+        let own = Identity::of(config, executor, script.map(|_| key));
+        let defaults = self
+            .defaults_for(key, executor)
+            .filter(|d| own.merges(&Identity::of(Some(d), "", None)));
         let either = |name: &str| field(name).or_else(|| defaults.and_then(|d| d.get(name)));
 
         let source_name = format!("{}:{key}", self.name);
@@ -423,6 +430,74 @@ impl<'s> Project<'s> {
         task.behaviour.service = either("continuous").is_some_and(Node::is_true);
         task.script = Some(what_it_runs(config, command, script, executor));
         out.tasks.push(task);
+    }
+}
+
+/// What decides whether Nx merges a `targetDefaults` entry into a target: the executor
+/// (`command` alone means `nx:run-commands`), and what it runs (`options.command`, the
+/// `options.commands` joined with ` && `, or the script of `nx:run-script`).
+struct Identity {
+    executor: Option<String>,
+    runs: Option<String>,
+    /// Whether `executor` is written out rather than implied by a `command`: Nx compares
+    /// what a default runs only then (a `command` default merges into any
+    /// `nx:run-commands` target, its command giving way to the target's).
+    written: bool,
+}
+
+impl Identity {
+    /// The identity of a target (or a default, with `executor` empty) configured by
+    /// `config`; `script` is the package.json script the target runs, if it is one.
+    fn of(config: Option<&Node>, executor: &str, script: Option<&str>) -> Identity {
+        let field = |name: &str| config.and_then(|c| c.get(name));
+        let option = |name: &str| field("options").and_then(|o| o.get(name));
+        let command = field("command").and_then(Node::str);
+        let written = field("executor").and_then(Node::str);
+        let executor = written
+            .or(command.map(|_| "nx:run-commands"))
+            .or((!executor.is_empty()).then_some(executor))
+            .map(str::to_owned);
+        let runs = match executor.as_deref() {
+            Some("nx:run-commands") => command
+                .or_else(|| option("command").and_then(Node::str))
+                .map(str::to_owned)
+                .or_else(|| {
+                    let all: Vec<&str> = option("commands")?
+                        .items()?
+                        .iter()
+                        .filter_map(|c| c.str().or_else(|| c.get("command").and_then(Node::str)))
+                        .collect();
+                    (!all.is_empty()).then(|| all.join(" && "))
+                }),
+            Some("nx:run-script") => option("script")
+                .and_then(Node::str)
+                .or(script)
+                .map(str::to_owned),
+            _ => None,
+        };
+        Identity {
+            executor,
+            runs,
+            written: written.is_some(),
+        }
+    }
+
+    /// Whether Nx merges `default` into a target of this identity (its `isCompatibleTarget`,
+    /// as its target-defaults layer applies it): when either has no executor, or both the
+    /// same one and, where the default writes its executor out, either runs nothing yet or
+    /// both run the same command or script. A default of another executor (a `command`
+    /// default for a package.json script, an `nx:run-commands` one with another command)
+    /// would replace the target, so Nx leaves it out.
+    fn merges(&self, default: &Identity) -> bool {
+        let (Some(own), Some(theirs)) = (&self.executor, &default.executor) else {
+            return true;
+        };
+        own == theirs
+            && (!default.written
+                || match (&self.runs, &default.runs) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                })
     }
 }
 
@@ -613,6 +688,74 @@ mod tests {
         assert!(!e2e.behaviour.service);
     }
 
+    /// Nx merges a `targetDefaults` entry only into a target it is compatible with: not into
+    /// a package.json script (`nx:run-script`) when the default runs commands, not into an
+    /// `nx:run-commands` target with another command when the default names its executor;
+    /// a `command` default merges into any command target. `// …` keys are comments.
+    #[test]
+    fn target_defaults_merge_only_where_nx_merges_them() {
+        let files = MemFiles::new()
+            .with(
+                "nx.json",
+                r#"{"targetDefaults": {
+                    "attw-check": {"executor": "nx:run-commands", "dependsOn": ["build"],
+                                   "options": {"command": "attw --pack ."}},
+                    "e2e": {"executor": "nx:run-commands", "dependsOn": ["build"],
+                            "options": {"command": "playwright test"}},
+                    "lint": {"command": "eslint .", "dependsOn": ["codegen"]},
+                    "check": {"dependsOn": ["^build"]}
+                }}"#,
+            )
+            .with("package.json", r#"{"workspaces": ["libs/*"]}"#)
+            .with(
+                "libs/types/package.json",
+                r#"{"name": "types", "scripts": {"attw-check": "nx attw-check", "lint": "eslint ."},
+                    "nx": {"targets": {"// These targets run in CI": {}, "attw-check": {}}}}"#,
+            )
+            .with(
+                "libs/util/project.json",
+                r#"{"name": "util", "targets": {
+                    "// comment": {"command": "echo no"},
+                    "e2e": {"command": "playwright test"},
+                    "e2e-ci": {"executor": "nx:run-commands", "options": {"command": "playwright test --ci"}},
+                    "lint": {"command": "eslint libs/util"},
+                    "check": {"executor": "@nx/js:tsc"}
+                }}"#,
+            );
+        let types = parse_with(
+            crate::js::package_json::ADAPTER.parse,
+            &files,
+            "libs/types/package.json",
+        );
+        let nx: Vec<(&str, &[String])> = types
+            .tasks
+            .iter()
+            .filter(|t| t.runner == Runner::Nx)
+            .map(|t| (t.source_name.as_str(), t.deps.as_slice()))
+            .collect();
+        assert_eq!(nx, [("types:attw-check", &[][..]), ("types:lint", &[][..])]);
+        let util = parse_with(parse_project_json, &files, "libs/util/project.json");
+        let deps: Vec<(&str, Vec<&str>)> = util
+            .tasks
+            .iter()
+            .map(|t| {
+                (
+                    t.source_name.as_str(),
+                    t.deps.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            deps,
+            [
+                ("util:e2e", vec!["build"]),
+                ("util:e2e-ci", vec![]),
+                ("util:lint", vec!["codegen"]),
+                ("util:check", vec!["^build"]),
+            ]
+        );
+    }
+
     #[test]
     fn the_project_name_falls_back_to_package_json_then_the_directory() {
         let files = MemFiles::new()
@@ -684,6 +827,7 @@ mod tests {
         let mut out = Parsed::default();
         from_package_json(
             &Source {
+                purpose: crate::reads::Purpose::List,
                 path,
                 text: &text,
                 files,

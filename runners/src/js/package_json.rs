@@ -12,6 +12,7 @@ use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
 use crate::model::{Hook, HookWhen, Parsed, Runner, Source, Task};
+use crate::reads::Purpose;
 
 /// The package.json adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -29,8 +30,14 @@ const KEYS: &[&str] = &["name", "scripts", "packageManager", "scripts-info", "nt
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
-    // npm strips a byte order mark before parsing, and so does the reader.
-    let root = match doc::read_json_keys(src.text, KEYS, Rest::Checked) {
+    // npm strips a byte order mark before parsing, and so does the reader. Read for a
+    // decision, every field is built: a script may name any of them (`$npm_package_*`).
+    let read = if src.purpose == Purpose::Decide {
+        doc::read_json(src.text, doc::Dialect::Strict)
+    } else {
+        doc::read_json_keys(src.text, KEYS, Rest::Checked)
+    };
+    let root = match read {
         Ok(root) if root.is_table() => root,
         Ok(other) => {
             let message = format!(
@@ -98,6 +105,17 @@ fn parse(src: &Source<'_>) -> Parsed {
         task.script = Some(command.to_owned());
         if runs_hooks(runner) {
             task.behaviour.hooks = scripts.hooks(name);
+        }
+        if src.purpose == Purpose::Decide {
+            let hooks = scripts.hooks(name);
+            let hook_texts: Vec<&str> = hooks.iter().map(|h| h.command.as_str()).collect();
+            let is_script = |s: &str| scripts.by_name.contains_key(s) && !scripts.is_hook(s);
+            let mut reads = super::reads::reads(&root, command, &hook_texts, &is_script);
+            // yarn 1 runs them too, though agg does not claim them for yarn.
+            for hook in &hooks {
+                reads.part(format!("script `{}`", hook.name), hook.command.clone());
+            }
+            task.reads = Some(Box::new(reads));
         }
         parsed.tasks.push(task);
     }
@@ -471,12 +489,14 @@ mod tests {
             "{\"scripts\": {\"\\\"\": \"q\"}}",
         ] {
             let _ = parse(&Source {
+                purpose: crate::reads::Purpose::List,
                 path: "package.json",
                 text,
                 files: &files,
             });
         }
         let parsed = parse(&Source {
+            purpose: crate::reads::Purpose::List,
             path: "package.json",
             text: &long,
             files: &files,

@@ -8,6 +8,7 @@
 mod attributes;
 mod lexer;
 mod parser;
+mod reads;
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,7 +16,8 @@ use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Parsed, Runner, Source, Task};
-use parser::{Ast, Item, Recipe, os};
+use crate::reads::Purpose;
+use parser::{Ast, Def, Item, Recipe, os};
 
 /// The just adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -85,6 +87,7 @@ fn parse_for(src: &Source<'_>, platform: Platform) -> Parsed {
         aliases: Vec::new(),
         disabled: HashSet::new(),
         refused: None,
+        purpose: src.purpose,
     };
     let namespace = Namespace {
         prefix: String::new(),
@@ -154,6 +157,8 @@ struct Builder<'s> {
     disabled: HashSet<String>,
     /// Why just refuses the justfile (the first error that makes it refuse it all).
     refused: Option<String>,
+    /// Why the file is read: for a decision, each recipe says what it reads.
+    purpose: Purpose,
 }
 
 impl Builder<'_> {
@@ -173,6 +178,8 @@ impl Builder<'_> {
         let mut module_names: HashSet<String> = HashSet::new();
         let mut collected = Vec::new();
         let mut allow_duplicates = false;
+        // Settings and assignments of every file of the namespace (imports merge into it).
+        let mut defs: Vec<Def> = Vec::new();
         // Like just, walk imports with a stack: a file's own items first, then the files
         // it imports, last import first. This order decides which duplicate wins.
         while let Some(frame) = stack.pop() {
@@ -189,6 +196,9 @@ impl Builder<'_> {
             }
             let mut chain = frame.chain.clone();
             chain.push(frame.file.clone());
+            if self.purpose == Purpose::Decide {
+                defs.extend(frame.ast.defs);
+            }
             for (idx, item) in frame.ast.items.into_iter().enumerate() {
                 let mut key = frame.key.clone();
                 key.push(u32::try_from(idx).unwrap_or(u32::MAX));
@@ -271,7 +281,7 @@ impl Builder<'_> {
                 }
             }
         }
-        self.settle(collected, ns, allow_duplicates);
+        self.settle(collected, ns, allow_duplicates, &defs);
     }
 
     /// Reads and parses a file pulled in from `from` at `line`, counting it as consumed.
@@ -405,7 +415,13 @@ impl Builder<'_> {
 
     /// Settles duplicate recipes the way just does (a shallower import wins; at the same
     /// depth the later-processed one wins) and records the winners.
-    fn settle(&mut self, collected: Vec<Collected>, ns: &Namespace, allow_duplicates: bool) {
+    fn settle(
+        &mut self,
+        collected: Vec<Collected>,
+        ns: &Namespace,
+        allow_duplicates: bool,
+        defs: &[Def],
+    ) {
         let mut winners: Vec<Collected> = Vec::new();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         for c in collected {
@@ -435,6 +451,8 @@ impl Builder<'_> {
         }
         for c in winners {
             let full = format!("{}{}", ns.prefix, c.recipe.name);
+            let reads = (self.purpose == Purpose::Decide)
+                .then(|| Box::new(reads::reads(&c.recipe, defs, self.files, &self.dir)));
             let Recipe {
                 line,
                 params,
@@ -463,6 +481,7 @@ impl Builder<'_> {
             task.group = group;
             task.behaviour.confirm = confirm.into_iter().collect();
             task.script = (!body.is_empty()).then(|| body.join("\n"));
+            task.reads = reads;
             self.entries.push(Entry {
                 key: c.key,
                 task,

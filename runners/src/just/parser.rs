@@ -55,6 +55,33 @@ pub(super) struct Recipe {
     pub os: u16,
     /// Body lines, dedented.
     pub body: Vec<String>,
+    /// Its attributes and its line (name, parameters and their defaults, dependencies and
+    /// their arguments), each token once with single spaces: what else a pin holds of it.
+    pub header: String,
+}
+
+/// A setting, an assignment or an `unexport`, as a pin holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Def {
+    /// What it is.
+    pub kind: DefKind,
+    /// The setting's or variable's name.
+    pub name: String,
+    /// Its tokens with single spaces.
+    pub text: String,
+}
+
+/// The kinds of [`Def`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DefKind {
+    /// `set name …`.
+    Setting,
+    /// `name := …`, `eager name := …`.
+    Assignment,
+    /// `export name := …`.
+    Exported,
+    /// `unexport name`.
+    Unexport,
 }
 
 /// An `alias name := target`.
@@ -101,6 +128,8 @@ pub(super) struct Ast {
     /// The first error for which just refuses the whole justfile, with its line (also in
     /// `errors`).
     pub refused: Option<(u32, String)>,
+    /// Settings, assignments and `unexport`s, in order.
+    pub defs: Vec<Def>,
 }
 
 /// How many errors one file reports before it only says there are more.
@@ -237,11 +266,12 @@ impl<'a> Parser<'a> {
     /// Handles one logical line; `start` is where it begins.
     fn item(&mut self, tokens: &[Token], start: usize) -> Result<(), Error> {
         let kind = |i: usize| tokens.get(i).map(|t| t.kind);
+        let src = self.src;
         let word = |i: usize| {
             tokens
                 .get(i)
                 .filter(|t| t.kind == Kind::Ident)
-                .map(|&t| self.text(t))
+                .map(|t| src.get(t.start..t.end).unwrap_or_default())
         };
         match kind(0) {
             None => {
@@ -276,8 +306,17 @@ impl<'a> Parser<'a> {
             (Some("alias"), Some(Kind::Ident)) if after_name == Some(Kind::ColonEq) => {
                 Some(self.alias(tokens, start)?)
             }
-            (Some("export" | "eager"), Some(Kind::Ident)) if after_name == Some(Kind::ColonEq) => {
-                self.check_item(ItemKind::Assignment, word(1).unwrap_or_default(), line);
+            (Some(first @ ("export" | "eager")), Some(Kind::Ident))
+                if after_name == Some(Kind::ColonEq) =>
+            {
+                let name = word(1).unwrap_or_default();
+                self.check_item(ItemKind::Assignment, name, line);
+                let kind = if first == "export" {
+                    DefKind::Exported
+                } else {
+                    DefKind::Assignment
+                };
+                self.def(kind, name, tokens);
                 None
             }
             (Some("import"), Some(Kind::Question | Kind::Str)) => Some(self.import(tokens, start)?),
@@ -286,14 +325,17 @@ impl<'a> Parser<'a> {
                 if matches!(after_name, None | Some(Kind::ColonEq | Kind::Comment)) =>
             {
                 self.check_item(ItemKind::Setting, word(1).unwrap_or_default(), line);
+                self.def(DefKind::Setting, word(1).unwrap_or_default(), tokens);
                 self.set(tokens)
             }
             (Some(name), Some(Kind::ColonEq)) => {
                 self.check_item(ItemKind::Assignment, name, line);
+                self.def(DefKind::Assignment, name, tokens);
                 None
             }
             (Some("unexport"), Some(Kind::Ident)) => {
                 self.check_item(ItemKind::Unexport, word(1).unwrap_or_default(), line);
+                self.def(DefKind::Unexport, word(1).unwrap_or_default(), tokens);
                 None
             }
             _ if starts_recipe => Some(self.recipe(tokens)?),
@@ -312,6 +354,26 @@ impl<'a> Parser<'a> {
             self.ast.items.push(item);
         }
         Ok(())
+    }
+
+    /// Records a setting, an assignment or an `unexport` for pins.
+    fn def(&mut self, kind: DefKind, name: &str, tokens: &[Token]) {
+        let text = self.words(tokens);
+        self.ast.defs.push(Def {
+            kind,
+            name: name.to_owned(),
+            text,
+        });
+    }
+
+    /// The tokens of a line, comments left out, with single spaces.
+    fn words(&self, tokens: &[Token]) -> String {
+        tokens
+            .iter()
+            .filter(|t| t.kind != Kind::Comment)
+            .map(|&t| self.text(t))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Parses `[a, b('x'), c: 'y']` lines into attributes.
@@ -472,6 +534,13 @@ impl<'a> Parser<'a> {
         self.end_of_line(tokens, end)?;
         self.check_item(ItemKind::Alias, &name, self.lines.line(start));
         let attributes = self.take_attributes();
+        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
+        let mut header: Vec<String> = attributes
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
+            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
+            .collect();
+        header.push(self.words(tokens));
         let private = name.starts_with('_') || attributes.iter().any(|a| a.name == "private");
         Ok(Item::Alias(Alias {
             name,
@@ -536,6 +605,13 @@ impl<'a> Parser<'a> {
         self.end_of_line(tokens, i)?;
         self.check_item(ItemKind::Module, self.text(name), self.lines.line(start));
         let attributes = self.take_attributes();
+        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
+        let mut header: Vec<String> = attributes
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
+            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
+            .collect();
+        header.push(self.words(tokens));
         Ok(Item::Module(Module {
             name: self.text(name).to_owned(),
             path,
@@ -650,6 +726,13 @@ impl<'a> Parser<'a> {
             self.refuse(line, message);
         }
         let attributes = self.take_attributes();
+        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
+        let mut header: Vec<String> = attributes
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
+            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
+            .collect();
+        header.push(self.words(tokens));
 
         let mut description = comment;
         let mut group = None;
@@ -691,6 +774,7 @@ impl<'a> Parser<'a> {
             confirm,
             os: os_bits,
             body: lines.into_iter().map(str::to_owned).collect(),
+            header: header.join(" "),
         }))
     }
 }

@@ -17,6 +17,7 @@ fn run_on(files: &MemFiles, path: &str, platform: Platform) -> Parsed {
     let text = files.read(path).expect("test file exists");
     parse_for(
         &Source {
+            purpose: crate::reads::Purpose::List,
             path,
             text: &text,
             files,
@@ -530,6 +531,7 @@ fn never_panics_on_truncated_or_odd_input() {
         for text in [&sample[..i], &sample[i..]] {
             let _ = parse_for(
                 &Source {
+                    purpose: crate::reads::Purpose::List,
                     path: "justfile",
                     text,
                     files: &files,
@@ -551,6 +553,7 @@ fn never_panics_on_truncated_or_odd_input() {
     ] {
         let _ = parse_for(
             &Source {
+                purpose: crate::reads::Purpose::List,
                 path: "justfile",
                 text: odd,
                 files: &files,

@@ -18,8 +18,9 @@
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 
-use roxmltree::{Document, Node, ParsingOptions};
+use roxmltree::Node;
 
+use crate::doc;
 use crate::files::{file_name, join, parent};
 use crate::model::{Parsed, Runner, Source, Task};
 use crate::text::LineIndex;
@@ -45,9 +46,6 @@ const PHASES: &[(&str, &str)] = &[
 
 /// How many POMs one reactor may pull in; past that the rest is reported, not read.
 const MAX_POMS: usize = 1000;
-
-/// How many XML nodes one POM may hold (real ones have a few thousand).
-const MAX_NODES: u32 = 1_000_000;
 
 /// What agg reads from one POM.
 #[derive(Debug, Default)]
@@ -229,12 +227,7 @@ fn module_pom(dir: &str, module: &str) -> Option<String> {
 
 /// Reads one POM, or says where and why it cannot.
 fn read_pom(text: &str) -> Result<Pom, (Option<u32>, String)> {
-    let options = ParsingOptions {
-        allow_dtd: false,
-        nodes_limit: MAX_NODES,
-        ..ParsingOptions::default()
-    };
-    let doc = Document::parse_with_options(text, options).map_err(|err| xml_problem(text, &err))?;
+    let doc = doc::read_xml(text, "a POM").map_err(|err| (err.line, err.message))?;
     let lines = LineIndex::new(text);
     let project = doc.root_element();
     if project.tag_name().name() != "project" {
@@ -447,35 +440,6 @@ fn goal_task(dir: &str, path: &str, goal: &Goal, root_plugins: &HashSet<&str>) -
     task.group = Some("plugins".to_owned());
     task.behaviour.service = goal.service;
     task
-}
-
-/// A diagnostic's line and message for an XML error.
-fn xml_problem(text: &str, err: &roxmltree::Error) -> (Option<u32>, String) {
-    if matches!(err, roxmltree::Error::DtdDetected) {
-        let line = text
-            .find("<!DOCTYPE")
-            .map(|at| LineIndex::new(&text[..at]).line(at));
-        return (
-            line,
-            "a POM may not have a DOCTYPE: agg does not read DTDs or expand their entities"
-                .to_owned(),
-        );
-    }
-    let row = err.pos().row;
-    let message = err.to_string();
-    // roxmltree ends most messages with ` at ROW:COL`; the line travels on its own.
-    let message = message
-        .rfind(" at ")
-        .filter(|&at| {
-            message[at + 4..]
-                .chars()
-                .all(|c| c.is_ascii_digit() || c == ':')
-        })
-        .map_or(message.as_str(), |at| &message[..at]);
-    (
-        Some(row).filter(|&r| r > 0),
-        format!("invalid XML: {message}"),
-    )
 }
 
 fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {

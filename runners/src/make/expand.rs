@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::functions;
 use super::glob;
 use crate::files::Files;
 
@@ -125,6 +126,11 @@ impl<'f> Vars<'f> {
                     Some(Some(old)) => Some(format!("{old} {value}")),
                 };
                 self.values.insert(name.to_owned(), new);
+            }
+            // `UNAME != uname -s`: the shell's answer, when it is a platform probe.
+            "!=" => {
+                let answer = platform_probe(value);
+                self.values.insert(name.to_owned(), answer);
             }
             _ => self.unknown(name),
         }
@@ -288,10 +294,23 @@ impl Expander<'_> {
                     self.push(out, &found.join(" "))?;
                 }
             } else if let Some(command) = name.strip_prefix("shell ") {
-                self.push(out, platform_probe(command)?)?;
+                self.push(out, &platform_probe(command)?)?;
+            } else if let Some((function, args)) = functions::split_call(name) {
+                self.call(function, args, depth, out)?;
             } else {
-                // Function calls, substitution references (`$(SRC:.c=.o)`), computed names
-                // and `$$` all need evaluation we do not do.
+                // A computed name (`$(ARCH_MAP_$(shell uname -m))`) is expanded first; what
+                // it names is then read like any variable.
+                let computed;
+                let name = if name.contains('$') {
+                    let mut expanded = String::new();
+                    self.expand_into(name, depth + 1, &mut expanded)?;
+                    computed = expanded;
+                    computed.as_str()
+                } else {
+                    name
+                };
+                // Other functions, substitution references (`$(SRC:.c=.o)`) and `$$` need
+                // evaluation we do not do.
                 if name.is_empty() || name.contains(|c: char| " \t,:=$(){}#".contains(c)) {
                     return None;
                 }
@@ -307,6 +326,53 @@ impl Expander<'_> {
             }
             rest = &after[consumed..];
         }
+    }
+}
+
+impl Expander<'_> {
+    /// One of make's text functions ([`functions::TEXT`]), its arguments expanded first;
+    /// `$(if …)`, `$(and …)` and `$(or …)` expand only the arguments make would.
+    fn call(&mut self, function: &str, args: &str, depth: usize, out: &mut String) -> Option<()> {
+        let raw = functions::split_args(args, functions::arity(function));
+        let mut expanded = Vec::with_capacity(raw.len());
+        let lazy = matches!(function, "if" | "and" | "or");
+        for (i, arg) in raw.iter().enumerate() {
+            let mut value = String::new();
+            self.expand_into(arg, depth + 1, &mut value)?;
+            let value = if function == "if" || lazy {
+                value.trim().to_owned()
+            } else {
+                value
+            };
+            let decided = match function {
+                "if" if i == 0 => Some(if value.is_empty() { 2 } else { 1 }),
+                "and" if value.is_empty() => Some(usize::MAX),
+                "or" if !value.is_empty() => return self.push(out, &value),
+                _ => None,
+            };
+            if let Some(next) = decided {
+                if function == "and" {
+                    return Some(());
+                }
+                // `$(if c,then,else)`: only the branch taken is expanded.
+                let Some(branch) = raw.get(next) else {
+                    return Some(());
+                };
+                let mut value = String::new();
+                self.expand_into(branch, depth + 1, &mut value)?;
+                return self.push(out, &value);
+            }
+            expanded.push(value);
+        }
+        if function == "and" {
+            return self.push(out, expanded.last().map_or("", String::as_str));
+        }
+        if function == "or" {
+            return Some(());
+        }
+        self.spend(functions::cost(function, &expanded))?;
+        let result = functions::apply(function, &expanded)?;
+        self.push(out, &result)
     }
 }
 
@@ -329,16 +395,93 @@ fn host_variable(name: &str) -> &'static str {
     }
 }
 
-/// The host's answer to a `$(shell …)` platform probe (`uname`, `uname -s`, `uname -m`, with
-/// errors sent to `/dev/null` or not); `None` for any other command, or a host whose answer
-/// agg does not know.
-fn platform_probe(command: &str) -> Option<&'static str> {
-    let command = command.trim();
-    let command = command.strip_suffix("2>/dev/null").unwrap_or(command);
-    let words: Vec<&str> = command.split_whitespace().collect();
-    match words.as_slice() {
-        ["uname"] | ["uname", "-s"] => host_uname(),
-        ["uname", "-m"] => host_machine(),
+/// The host's answer to a `$(shell …)` platform probe, in the forms Makefiles write it:
+/// `uname`, `uname -s`, `uname -m`, `uname -p`, `uname -o` (and their long options), with
+/// errors sent to `/dev/null`, with a fallback (`uname -s 2>/dev/null || echo not`: uname
+/// answers, so the fallback never runs), wrapped in `sh -c '…'` (git, redis, hiredis, lua),
+/// and piped through `tr` to change case. `None` for any other command, or a host whose
+/// answer agg does not know.
+pub(super) fn platform_probe(command: &str) -> Option<String> {
+    let command = unwrap_shell(command.trim());
+    // The first alternative answers on every host that has uname; the others never run.
+    let first = command.split("||").next()?;
+    let mut stages = first.split('|');
+    let words: Vec<&str> = stages
+        .next()?
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "2>/dev/null" | "2>" | "/dev/null" | "2>&1"))
+        .collect();
+    let mut answer = uname_answer(&words)?;
+    for stage in stages {
+        answer = change_case(stage, &answer)?;
+    }
+    Some(answer)
+}
+
+/// The command inside `sh -c '…'` (or `bash -c "…"`), else the command itself.
+fn unwrap_shell(command: &str) -> &str {
+    let Some(rest) = ["sh -c ", "/bin/sh -c ", "bash -c ", "/bin/bash -c "]
+        .iter()
+        .find_map(|shell| command.strip_prefix(shell))
+    else {
+        return command;
+    };
+    let rest = rest.trim();
+    ['\'', '"']
+        .iter()
+        .find_map(|&q| rest.strip_prefix(q)?.strip_suffix(q))
+        .unwrap_or(command)
+}
+
+/// What `uname` with these words prints here: the fields asked for, in uname's own order.
+fn uname_answer(words: &[&str]) -> Option<String> {
+    let (program, flags) = words.split_first()?;
+    if !matches!(*program, "uname" | "/bin/uname" | "/usr/bin/uname") {
+        return None;
+    }
+    let mut wanted = [false; 4];
+    for flag in flags {
+        let letters = match *flag {
+            "--kernel-name" => "s",
+            "--machine" => "m",
+            "--processor" => "p",
+            "--operating-system" => "o",
+            short => short
+                .strip_prefix('-')
+                .filter(|l| !l.is_empty() && !l.starts_with('-'))?,
+        };
+        for letter in letters.chars() {
+            wanted["smpo".find(letter)?] = true;
+        }
+    }
+    if !wanted.contains(&true) {
+        wanted[0] = true;
+    }
+    let fields = [host_uname(), host_machine(), host_processor(), host_os()];
+    let mut out = Vec::new();
+    for (want, field) in wanted.iter().zip(fields) {
+        if *want {
+            out.push(field?);
+        }
+    }
+    Some(out.join(" "))
+}
+
+/// `tr '[:upper:]' '[:lower:]'` (or `tr A-Z a-z`, and the other way round) applied to
+/// `text`; `None` for any other filter.
+fn change_case(stage: &str, text: &str) -> Option<String> {
+    let words: Vec<String> = stage
+        .split_whitespace()
+        .map(|w| w.trim_matches(['\'', '"']).to_owned())
+        .collect();
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["tr", "[:upper:]" | "A-Z", "[:lower:]" | "a-z"] => Some(text.to_ascii_lowercase()),
+        ["tr", "[:lower:]" | "a-z", "[:upper:]" | "A-Z"] => Some(text.to_ascii_uppercase()),
         _ => None,
     }
 }
@@ -370,6 +513,27 @@ fn host_machine() -> Option<&'static str> {
         ("s390x", _) => "s390x",
         ("loongarch64", _) => "loongarch64",
         _ => return None,
+    })
+}
+
+/// What `uname -p` prints on this host: `unknown` from GNU coreutils and busybox on Linux
+/// (Fedora's patched coreutils prints the machine instead), `i386` or `arm` on macOS.
+fn host_processor() -> Option<&'static str> {
+    Some(match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", _) => "unknown",
+        ("macos", "aarch64") => "arm",
+        ("macos", _) => "i386",
+        ("freebsd" | "netbsd" | "openbsd" | "dragonfly", _) => host_machine()?,
+        _ => return None,
+    })
+}
+
+/// What `uname -o` prints on this host.
+fn host_os() -> Option<&'static str> {
+    Some(match std::env::consts::OS {
+        "linux" => "GNU/Linux",
+        "android" => "Android",
+        _ => host_uname()?,
     })
 }
 

@@ -32,7 +32,20 @@ pub(super) enum Reason {
     UnclosedParen,
 }
 
+/// make's message for a line it cannot read as anything.
+pub(super) const MISSING_SEPARATOR: &str = "*** missing separator.  Stop.";
+
 impl Reason {
+    /// make's own message when make itself stops at such a line (`None`: make reads it,
+    /// and only agg skips it).
+    pub(super) fn make_stops(self) -> Option<&'static str> {
+        match self {
+            Reason::NoSeparator => Some(MISSING_SEPARATOR),
+            Reason::UnclosedParen => Some("*** unterminated variable reference.  Stop."),
+            _ => None,
+        }
+    }
+
     pub(super) fn message(self) -> String {
         match self {
             Reason::LongWithoutOperator => format!(

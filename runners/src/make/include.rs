@@ -37,6 +37,12 @@ impl Reader<'_> {
         };
         let args = args.as_str();
         let Some(words) = self.vars.expand_include(args) else {
+            if let Some(defs) = &mut self.defs {
+                defs.unknown(format!(
+                    "`include {args}` at {}:{line} names files agg cannot evaluate",
+                    file.path
+                ));
+            }
             if !optional {
                 self.out.diag(
                     file.path,
@@ -54,6 +60,9 @@ impl Reader<'_> {
         // One diagnostic per line, however many names on it fail.
         let mut problems = Vec::new();
         for word in words.text.split_whitespace() {
+            if let Some(defs) = &mut self.defs {
+                defs.makefiles.push(word.to_owned());
+            }
             let Some(path) = join(&self.cwd, word) else {
                 problems.push(format!(
                     "included file `{word}` is outside the repository; not read"

@@ -18,10 +18,12 @@
 //! [`guard`].
 
 mod expand;
+mod functions;
 mod glob;
 mod guard;
 mod include;
 mod reader;
+mod reads;
 mod text;
 
 use std::collections::{HashMap, HashSet};
@@ -30,7 +32,9 @@ use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
 use crate::model::{Parsed, Source};
+use crate::reads::Purpose;
 use expand::Vars;
+use reads::Defs;
 
 /// The make adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -81,7 +85,10 @@ fn parse(src: &Source<'_>) -> Parsed {
         include_limit_hit: false,
         help: HashMap::new(),
         stop: None,
+        unread: Vec::new(),
+        undecided: Vec::new(),
         phony: HashSet::new(),
+        defs: (src.purpose == Purpose::Decide).then(|| Defs::new(file_name(src.path))),
     };
     reader.read_file(src.path, src.text);
     reader.finish(src.path)

@@ -4,11 +4,12 @@ use std::collections::{HashMap, HashSet};
 
 use makefile_lossless::{
     Conditional, ConditionalBranch, ConditionalItem, ConditionalKind, ErrorInfo, Makefile,
-    MakefileItem, Rule, VariableDefinition,
+    MakefileItem, ParseErrorKind, Rule, VariableDefinition,
 };
 use rowan::ast::AstNode;
 
 use super::expand::Vars;
+use super::reads::Defs;
 use super::text::{
     FileText, bounded_lines, branch_items, conditional_recipes, help_lines, join_continuations,
     line_doc, listable, push_recipe, strip_target_prefix, syntax_message,
@@ -60,17 +61,24 @@ pub(super) struct Reader<'f> {
     pub(super) include_limit_hit: bool,
     /// Descriptions from `## target: text` help lines, first one per target.
     pub(super) help: HashMap<String, String>,
-    /// Why make stops while reading (a `$(error …)` it reaches), if it does.
-    pub(super) stop: Option<String>,
+    /// Why make stops while reading (a `$(error …)` it reaches, a line it refuses), if it
+    /// does: the file, the line and make's message.
+    pub(super) stop: Option<(String, u32, String)>,
+    /// Lines of branches make does not read (file, first line, line past the end).
+    pub(super) unread: Vec<(String, u32, u32)>,
+    /// Lines of branches under a conditional agg could not evaluate, with its note.
+    pub(super) undecided: Vec<((String, u32, u32), String)>,
     /// Targets declared `.PHONY`: never left out as empty `FORCE:`-style targets.
     pub(super) phony: HashSet<String>,
+    /// What the files define, recorded when they are read for a decision.
+    pub(super) defs: Option<Defs>,
 }
 
 impl Reader<'_> {
     pub(super) fn read_file(&mut self, path: &str, text: &str) {
         let guarded = guard::guard(text);
         let parse = Makefile::parse(guarded.parse_text(text));
-        self.problems(path, &guarded.skipped, parse.errors());
+        let fatal = self.problems(path, &guarded.skipped, parse.errors());
         let file = FileText::new(path, guarded.text(text));
         for (name, doc) in help_lines(file.text) {
             self.help
@@ -81,6 +89,7 @@ impl Reader<'_> {
         // node costs a step per sibling still alive, which makes accessors such as
         // `VariableDefinition::name` quadratic in a long continued line.
         let Some(tree) = Makefile::cast(rowan::SyntaxNode::new_root(parse.green().clone())) else {
+            self.refused_lines(&file, text, &fatal);
             return;
         };
         // Items are pulled lazily and dropped once read. Each level of conditionals carries
@@ -103,7 +112,22 @@ impl Reader<'_> {
                 MakefileItem::Variable(var) => self.variable(&var),
                 MakefileItem::Include(include) => self.include(&include, &file),
                 MakefileItem::Conditional(cond) => nested.push(cond),
+                MakefileItem::Vpath(_) | MakefileItem::Load(_) | MakefileItem::Directive(_) => {
+                    if let (Some(defs), MakefileItem::Vpath(_) | MakefileItem::Load(_)) =
+                        (&mut self.defs, &item)
+                    {
+                        defs.directive(file.slice(item.syntax().text_range()));
+                    }
+                }
                 MakefileItem::ExpressionStatement(stmt) => {
+                    if let Some(defs) = &mut self.defs {
+                        let at = format!(
+                            "{}:{}",
+                            file.path,
+                            file.line(stmt.syntax().text_range().start().into())
+                        );
+                        defs.statement(file.slice(stmt.syntax().text_range()), &at);
+                    }
                     self.statement(
                         file.slice(stmt.syntax().text_range()),
                         &file,
@@ -121,6 +145,7 @@ impl Reader<'_> {
             for cond in nested.iter().rev() {
                 let (branches, undecided) = self.taken_branches(cond);
                 let note = undecided.then(|| condition_note(&file, cond));
+                self.note_branches(&file, cond, &branches, note.as_ref());
                 stack.push((
                     Box::new(branches.into_iter().flat_map(|b| branch_items(&b))),
                     note,
@@ -128,6 +153,32 @@ impl Reader<'_> {
             }
         }
         self.vars.context = outer;
+        self.refused_lines(&file, text, &fatal);
+    }
+
+    /// Remembers which lines of `cond` make skips and which it may or may not read, for
+    /// [`Reader::refused_lines`].
+    fn note_branches(
+        &mut self,
+        file: &FileText<'_>,
+        cond: &Conditional,
+        taken: &[ConditionalBranch],
+        note: Option<&String>,
+    ) {
+        for branch in cond.branches() {
+            let range = branch.text_range();
+            let lines = (
+                file.path.to_owned(),
+                file.line(range.start().into()),
+                file.line(range.end().into())
+                    .saturating_add(u32::from(usize::from(range.end()) >= file.text.len())),
+            );
+            if !taken.contains(&branch) {
+                self.unread.push(lines);
+            } else if let Some(note) = note {
+                self.undecided.push((lines, note.clone()));
+            }
+        }
     }
 
     /// A line of only references: `$(error …)` stops make where make reads it; agg lists
@@ -155,27 +206,45 @@ impl Reader<'_> {
             self.out
                 .diag(file.path, Some(line), format!("make stops here: {message}"));
             if self.stop.is_none() {
-                self.stop = Some(format!("make stops at {}:{line}: {message}", file.path));
+                self.stop = Some((
+                    file.path.to_owned(),
+                    line,
+                    format!("make stops at {}:{line}: {message}", file.path),
+                ));
             }
         }
     }
 
     /// Reports lines the guard skipped and the parser's syntax errors, in line order, the
     /// first few only: one broken construct often yields many errors.
+    /// Lines make itself refuses while reading (a missing separator, an unterminated
+    /// reference) are not reported here but returned, with make's own words: whether make
+    /// reaches them depends on the conditionals around them, known once the file is read.
     pub(super) fn problems(
         &mut self,
         path: &str,
         skipped: &[(u32, guard::Reason)],
         errors: &[ErrorInfo],
-    ) {
-        let mut all: Vec<(Option<u32>, String)> = skipped
-            .iter()
-            .map(|&(line, reason)| (Some(line), reason.message()))
-            .chain(errors.iter().map(|e| {
-                let line = u32::try_from(e.line).ok().filter(|&l| l > 0);
-                (line, syntax_message(e))
-            }))
-            .collect();
+    ) -> Vec<(u32, &'static str)> {
+        let mut fatal = Vec::new();
+        let mut all: Vec<(Option<u32>, String)> = Vec::new();
+        for &(line, reason) in skipped {
+            match reason.make_stops() {
+                Some(words) => fatal.push((line, words)),
+                None => all.push((Some(line), reason.message())),
+            }
+        }
+        for e in errors {
+            let line = u32::try_from(e.line).ok().filter(|&l| l > 0);
+            match (line, e.kind()) {
+                (Some(line), ParseErrorKind::MissingSeparator) => {
+                    fatal.push((line, guard::MISSING_SEPARATOR));
+                }
+                _ => all.push((line, syntax_message(e))),
+            }
+        }
+        fatal.sort_unstable();
+        fatal.dedup_by_key(|(line, _)| *line);
         all.sort_by_key(|(line, _)| line.unwrap_or(u32::MAX));
         let more = all.len().saturating_sub(MAX_SYNTAX_DIAGNOSTICS);
         for (line, message) in all.into_iter().take(MAX_SYNTAX_DIAGNOSTICS) {
@@ -184,6 +253,74 @@ impl Reader<'_> {
         if more > 0 {
             self.out
                 .diag(path, None, format!("{more} more syntax problems not shown"));
+        }
+        fatal
+    }
+
+    /// Reports the lines make refuses in one file, now that it is known which branches make
+    /// reads: a line in a branch make skips is no error to make; the first one make reaches
+    /// stops it, and every target is then listed not runnable with make's message; one
+    /// under a conditional agg could not evaluate may stop it.
+    fn refused_lines(
+        &mut self,
+        file: &FileText<'_>,
+        original: &str,
+        fatal: &[(u32, &'static str)],
+    ) {
+        if fatal.is_empty() {
+            return;
+        }
+        // The guard blanked these lines in `file`; make's hint reads the original.
+        let lines: Vec<&str> = original.split('\n').collect();
+        let mut reported = 0;
+        for &(line, words) in fatal {
+            let within = |&(ref path, start, end): &(String, u32, u32)| {
+                *path == file.path && start < line && line < end
+            };
+            if self.unread.iter().any(within) {
+                continue;
+            }
+            let note = self
+                .undecided
+                .iter()
+                .find(|(range, _)| within(range))
+                .map(|(_, note)| note.clone());
+            // GNU make's own hint for a recipe indented with spaces.
+            let indented = lines
+                .get(usize::try_from(line).unwrap_or(usize::MAX).wrapping_sub(1))
+                .is_some_and(|l| l.starts_with("        ") && words == guard::MISSING_SEPARATOR);
+            let message = if indented {
+                "*** missing separator (did you mean TAB instead of 8 spaces?).  Stop."
+            } else {
+                words
+            };
+            if reported < MAX_SYNTAX_DIAGNOSTICS {
+                let said = match &note {
+                    Some(note) => format!("make may stop here, depending on {note}: {message}"),
+                    None => format!("make stops here: {message}"),
+                };
+                self.out.diag(file.path, Some(line), said);
+            }
+            reported += 1;
+            let earlier = self
+                .stop
+                .as_ref()
+                .is_none_or(|(path, at, _)| path == file.path && line < *at);
+            if note.is_none() && earlier {
+                self.stop = Some((
+                    file.path.to_owned(),
+                    line,
+                    format!("make stops at {}:{line}: {message}", file.path),
+                ));
+            }
+        }
+        if reported > MAX_SYNTAX_DIAGNOSTICS {
+            let more = reported - MAX_SYNTAX_DIAGNOSTICS;
+            self.out.diag(
+                file.path,
+                None,
+                format!("{more} more lines make refuses not shown"),
+            );
         }
     }
 
@@ -215,8 +352,21 @@ impl Reader<'_> {
         let Some(operator) = rule.operator() else {
             return;
         };
-        if rule.scoped_assignment().is_some() {
+        if let Some(assignment) = rule.scoped_assignment() {
+            if let Some(defs) = &mut self.defs {
+                let targets: Vec<&str> = rule.target_ranges().map(|r| file.slice(r)).collect();
+                defs.scoped(
+                    &targets.join(" "),
+                    file.slice(assignment.syntax().text_range()),
+                );
+            }
             return;
+        }
+        if let Some(defs) = &mut self.defs {
+            let raw: Vec<&str> = rule.target_ranges().map(|r| file.slice(r)).collect();
+            if raw.iter().any(|t| t.starts_with('.') || t.contains('%')) {
+                defs.special_rule(&raw.join(" "), file.slice(rule.text_range()));
+            }
         }
 
         let start = usize::from(rule.text_range().start());
@@ -228,7 +378,7 @@ impl Reader<'_> {
         for range in rule.target_ranges() {
             after_targets = usize::from(range.end());
             let raw = file.slice(range);
-            special_only &= raw.starts_with('.');
+            special_only &= raw.split_whitespace().all(super::text::is_special);
             phony |= raw.trim() == ".PHONY";
             if let Some(names) = self.vars.expand(raw) {
                 if note.is_none() {
@@ -335,6 +485,9 @@ impl Reader<'_> {
     }
 
     pub(super) fn variable(&mut self, var: &VariableDefinition) {
+        if let Some(defs) = &mut self.defs {
+            record(defs, var);
+        }
         let Some(name) = var.name() else {
             return;
         };
@@ -507,14 +660,50 @@ impl Reader<'_> {
                 vec!["make".to_owned(), target.name.to_owned()],
             );
             task.line = Some(defined.line);
-            task.behaviour.not_runnable.clone_from(&self.stop);
+            task.behaviour.not_runnable = self.stop.as_ref().map(|(_, _, why)| why.clone());
             task.description.clone_from(&target.description);
             task.deps = deps;
             task.script = (!script.is_empty()).then_some(script);
+            if let Some(defs) = &self.defs {
+                let recipe: Vec<&str> = recipes()
+                    .flat_map(|r| r.recipe.iter().map(String::as_str))
+                    .collect();
+                let file_prereqs = rules().any(|r| {
+                    r.unresolved_prereqs
+                        || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
+                });
+                let mut reads = defs.reads_of(&recipe, &[target.name], file_prereqs);
+                // A rule that remakes a makefile runs before anything else, every time.
+                for makefile in &defs.makefiles {
+                    if makefile != target.name && listed(makefile) {
+                        reads.runs(makefile.clone());
+                    }
+                }
+                task.reads = Some(Box::new(reads));
+            }
             tasks.push(task);
         }
         self.out.tasks = tasks;
         self.out
+    }
+}
+
+/// Records one variable definition for a decision: an assignment under its name, anything
+/// else (`export X`, `undefine X`, a name agg cannot evaluate) as a directive or as what makes
+/// the definition unknown.
+fn record(defs: &mut Defs, var: &VariableDefinition) {
+    let text = var.syntax().text().to_string();
+    match var.name() {
+        Some(name) if name.contains(['$', ' ', '\t']) => {
+            defs.unknown(format!(
+                "a variable whose name is computed (`{}`)",
+                name.trim()
+            ));
+        }
+        Some(name) if var.assignment_operator().is_some() || var.is_define() => {
+            defs.assign(&name, &text, var.is_export());
+        }
+        _ => defs.directive(&text),
     }
 }
 

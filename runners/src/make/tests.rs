@@ -422,7 +422,7 @@ fn unclosed_parentheses_are_skipped_before_the_parser_sees_them() {
         parsed
             .diagnostics
             .iter()
-            .any(|d| d.message.contains("line skipped"))
+            .any(|d| d.message.contains("make stops here"))
     );
 }
 
@@ -528,19 +528,88 @@ fn broken_makefile_keeps_its_good_rules() {
     let good2 = task(&parsed, "good2");
     assert_eq!(good2.description.as_deref(), Some("After the garbage"));
     assert_eq!(good2.deps, ["good1"]);
-    assert_eq!(parsed.diagnostics.len(), MAX_SYNTAX_DIAGNOSTICS + 1);
-    assert_eq!(parsed.diagnostics[0].line, Some(3));
-    assert!(
-        parsed.diagnostics[0]
-            .message
-            .starts_with("make syntax error")
-            || parsed.diagnostics[0]
-                .message
-                .starts_with("line skipped: missing separator"),
-        "{:?}",
-        parsed.diagnostics[0]
+    // make stops at the first line it cannot read; agg lists what it could read, not
+    // runnable, with make's message, and says where make stops.
+    assert_eq!(
+        good2.behaviour.not_runnable.as_deref(),
+        Some("make stops at Makefile:3: *** missing separator.  Stop.")
     );
-    assert_eq!(parsed.diagnostics[5].line, None);
+    let refused: Vec<(Option<u32>, &str)> = parsed
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.starts_with("make stops here"))
+        .map(|d| (d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        refused[0],
+        (Some(3), "make stops here: *** missing separator.  Stop.")
+    );
+    assert!(
+        refused.len() <= MAX_SYNTAX_DIAGNOSTICS,
+        "{:?}",
+        parsed.diagnostics
+    );
+    assert!(
+        parsed.diagnostics.len() <= 2 * MAX_SYNTAX_DIAGNOSTICS + 2,
+        "{:?}",
+        parsed.diagnostics
+    );
+}
+
+/// A file make refuses while reading (bat's test fixture: a Makefile written through a
+/// syntax highlighter, escape codes and all) stops make at its first line: every target is
+/// listed not runnable, with make's own message. A line make never reads (in a branch it
+/// skips) stops nothing; one under a condition agg cannot decide may.
+#[test]
+fn a_file_make_refuses_while_reading_lists_its_targets_not_runnable() {
+    let parsed = one(indoc::indoc! {"
+        \u{1b}[38;2;124;120;101m#\u{1b}[0m Redis Makefile
+        all: server
+        \tcc -o server
+        server:
+        \ttrue
+    "});
+    assert_eq!(names(&parsed), ["all", "server"]);
+    for name in ["all", "server"] {
+        assert_eq!(
+            task(&parsed, name).behaviour.not_runnable.as_deref(),
+            Some("make stops at Makefile:1: *** missing separator.  Stop."),
+        );
+    }
+    assert_eq!(
+        messages(&parsed),
+        [(
+            "Makefile",
+            Some(1),
+            "make stops here: *** missing separator.  Stop."
+        )]
+    );
+
+    let parsed = one(indoc::indoc! {"
+        ifeq ($(OS),Windows_NT)
+        this is no rule
+        endif
+        ifeq ($(shell ./detect),yes)
+        neither is this
+        endif
+        build:
+                cc -o app
+    "});
+    assert_eq!(names(&parsed), ["build"]);
+    assert_eq!(
+        task(&parsed, "build").behaviour.not_runnable.as_deref(),
+        Some(
+            "make stops at Makefile:8: *** missing separator (did you mean TAB instead of 8 spaces?).  Stop."
+        )
+    );
+    let said = messages(&parsed);
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(
+        said[0]
+            .2
+            .starts_with("make may stop here, depending on `ifeq ($(shell ./detect),yes)`"),
+        "{said:?}"
+    );
 }
 
 #[test]
@@ -831,4 +900,183 @@ fn empty_phony_and_double_colon_targets_are_listed() {
     ));
     assert_eq!(names(&parsed), ["default", "all", "precheck"]);
     assert_eq!(task(&parsed, "default").deps, ["all", "precheck"]);
+}
+
+/// Every form Makefiles write the platform probe in decides its conditional as make does on
+/// this host (git's and hiredis's `sh -c '… || echo not'`, redis's `| tr` to lower case, `!=`,
+/// `uname -p`/`-o`, and `$(OS)`, empty outside Windows).
+#[test]
+fn platform_probes_in_every_written_form_decide() {
+    let (kernel, machine) = (host_uname(), expand::platform_probe("uname -m").unwrap());
+    let forms = [
+        ("$(shell uname -s)", kernel.to_owned()),
+        (
+            "$(shell sh -c 'uname -s 2>/dev/null || echo not')",
+            kernel.to_owned(),
+        ),
+        (
+            "$(shell uname -s 2>/dev/null || echo unknown)",
+            kernel.to_owned(),
+        ),
+        (
+            "$(shell /bin/sh -c \"uname -m 2>/dev/null\")",
+            machine.clone(),
+        ),
+        (
+            "$(shell uname -s | tr '[:upper:]' '[:lower:]')",
+            kernel.to_ascii_lowercase(),
+        ),
+        (
+            "$(shell uname -s | tr A-Z a-z)",
+            kernel.to_ascii_lowercase(),
+        ),
+        ("$(shell uname --machine)", machine.clone()),
+        ("$(shell uname -sm)", format!("{kernel} {machine}")),
+    ];
+    for (probe, answer) in forms {
+        let parsed = one(&format!(
+            "P := {probe}\nifeq ($(P),{answer})\nright:\n\ttrue\nelse\nwrong:\n\ttrue\nendif\n"
+        ));
+        assert_eq!(names(&parsed), ["right"], "{probe}");
+        assert!(
+            task(&parsed, "right").script.as_deref() == Some("true"),
+            "{probe}"
+        );
+    }
+    let parsed = one(indoc::indoc! {"
+        UNAME != uname -s
+        uname_S := $(shell sh -c 'uname -s 2>/dev/null || echo not')
+        ifneq ($(findstring MINGW,$(uname_S)),)
+        X = .exe
+        endif
+        ifeq ($(OS),Windows_NT)
+        X = .exe
+        endif
+        git$(X):
+        \tcc -o $@
+        ifeq ($(UNAME),$(uname_S))
+        same:
+        \ttrue
+        endif
+    "});
+    if cfg!(windows) {
+        return;
+    }
+    assert_eq!(names(&parsed), ["git", "same"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    if host_uname() == "Linux" {
+        for (probe, answer) in [("uname -p", "unknown"), ("uname -o", "GNU/Linux")] {
+            assert_eq!(expand::platform_probe(probe).as_deref(), Some(answer));
+        }
+    }
+    // Anything else stays unknown: the kernel's release, another program, another filter.
+    for command in [
+        "uname -r",
+        "uname -s | sed s/x/y/",
+        "sh -c 'uname -s; rm -rf /'",
+        "lsb_release -i",
+    ] {
+        assert_eq!(expand::platform_probe(command), None, "{command}");
+    }
+}
+
+/// `$(ARCH_MAP_$(shell uname -m))` names a variable by the probe's answer (redis
+/// `modules/common.mk`): the `$(error)` guarding an unknown architecture is not reached.
+#[test]
+fn computed_variable_names_are_evaluated() {
+    let machine = expand::platform_probe("uname -m").unwrap();
+    let parsed = one(&format!(
+        indoc::indoc! {"
+            ARCH_MAP_{machine} := x64
+            ARCH_MAP_sparc := sparc
+            ARCH := $(ARCH_MAP_$(shell uname -m))
+            ifeq ($(ARCH),)
+            \t$(error Unrecognized CPU architecture $(shell uname -m))
+            endif
+            KIND = arch
+            NAME_arch = module-$(ARCH)
+            $(NAME_$(KIND)):
+            \tcc -o $@
+        "},
+        machine = machine
+    ));
+    assert_eq!(names(&parsed), ["module-x64"]);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert!(task(&parsed, "module-x64").behaviour.not_runnable.is_none());
+    // An architecture the map lacks: make stops, and so does the listing's verdict.
+    let parsed = one(indoc::indoc! {"
+        ARCH := $(ARCH_MAP_$(shell uname -m))
+        ifeq ($(ARCH),)
+        \t$(error Unrecognized CPU architecture)
+        endif
+        all:
+        \ttrue
+    "});
+    assert!(task(&parsed, "all").behaviour.not_runnable.is_some());
+}
+
+/// A section banner above a target's own comment is a divider, not part of its
+/// description (kind's `# ===== Testing =====` over `# unit tests (hermetic)`).
+#[test]
+fn banner_and_divider_lines_are_not_descriptions() {
+    let parsed = one(indoc::indoc! {"
+        ################################################################################
+        # ================================= Testing ====================================
+        # unit tests (hermetic)
+        unit:
+        \tgo test ./...
+        # ---------- Lint ----------
+        lint:
+        \tgolangci-lint run
+        #### Release ####
+        # Build and push the images
+        # -----
+        release:
+        \t./release.sh
+    "});
+    let described: Vec<(&str, Option<&str>)> = parsed
+        .tasks
+        .iter()
+        .map(|t| (t.source_name.as_str(), t.description.as_deref()))
+        .collect();
+    assert_eq!(
+        described,
+        [
+            ("unit", Some("unit tests (hermetic)")),
+            ("lint", None),
+            ("release", Some("Build and push the images")),
+        ]
+    );
+}
+
+/// Targets named with a leading dot that are not special targets are files make builds and
+/// runs by name (`make .stamp`): listed, as `make -pRrq` lists them. Special targets and
+/// suffix rules (`.c.o`) are not.
+#[test]
+fn dot_named_targets_that_are_not_special_are_listed() {
+    let parsed = one(indoc::indoc! {"
+        .PHONY: all
+        .SUFFIXES: .c .o
+        .c.o:
+        \tcc -c $<
+        .DELETE_ON_ERROR:
+        all: .make-prerequisites
+        \ttrue
+        .make-prerequisites:
+        \ttouch $@
+        .stamp: .make-prerequisites
+        \ttouch $@
+        .git/hooks/pre-commit: scripts/hook
+        \tcp scripts/hook $@
+    "});
+    assert_eq!(
+        names(&parsed),
+        [
+            "all",
+            ".make-prerequisites",
+            ".stamp",
+            ".git/hooks/pre-commit"
+        ]
+    );
+    assert_eq!(task(&parsed, "all").deps, [".make-prerequisites"]);
 }

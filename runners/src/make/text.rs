@@ -7,7 +7,7 @@ use makefile_lossless::{
 };
 
 use super::MAX_NESTING;
-use crate::text::LineIndex;
+use crate::text::{LineIndex, is_divider};
 
 pub(super) fn syntax_message(error: &ErrorInfo) -> String {
     match error.kind() {
@@ -20,9 +20,54 @@ pub(super) fn syntax_message(error: &ErrorInfo) -> String {
 }
 
 /// Whether a target name is something a person would run: not a special target (`.PHONY`,
-/// `.c.o` suffix rules), not a pattern, not left with unexpanded references.
+/// `.c.o` suffix rules), not a pattern, not left with unexpanded references. A name that
+/// merely starts with a dot (`.stamp`, `.make-prerequisites`, `.git/hooks/pre-commit`) is a
+/// file target like any other: make lists it and runs it.
 pub(super) fn listable(name: &str) -> bool {
-    !name.is_empty() && !name.starts_with('.') && !name.contains(['%', '$'])
+    !name.is_empty() && !is_special(name) && !name.contains(['%', '$'])
+}
+
+/// make's special targets, which configure make rather than name something to build.
+const SPECIAL_TARGETS: [&str; 18] = [
+    ".PHONY",
+    ".SUFFIXES",
+    ".DEFAULT",
+    ".PRECIOUS",
+    ".INTERMEDIATE",
+    ".NOTINTERMEDIATE",
+    ".SECONDARY",
+    ".SECONDEXPANSION",
+    ".DELETE_ON_ERROR",
+    ".IGNORE",
+    ".LOW_RESOLUTION_TIME",
+    ".SILENT",
+    ".EXPORT_ALL_VARIABLES",
+    ".NOTPARALLEL",
+    ".ONESHELL",
+    ".POSIX",
+    ".WAIT",
+    ".MAKE",
+];
+
+/// The suffixes make knows before a Makefile adds any (`make -p`'s `.SUFFIXES`): a target
+/// made of one or two of them (`.c.o`, `.c`) is an old-style suffix rule, not a file.
+const DEFAULT_SUFFIXES: [&str; 37] = [
+    "out", "a", "ln", "o", "c", "cc", "C", "cpp", "p", "f", "F", "m", "r", "y", "l", "ym", "yl",
+    "s", "S", "mod", "sym", "def", "h", "info", "dvi", "tex", "texinfo", "texi", "txinfo", "w",
+    "ch", "web", "sh", "elc", "el", "cxx", "cp",
+];
+
+/// Whether `name` is one of make's special targets or a suffix rule (`.c.o`): something that
+/// configures make, never run by name.
+pub(super) fn is_special(name: &str) -> bool {
+    if SPECIAL_TARGETS.contains(&name) {
+        return true;
+    }
+    let Some(suffixes) = name.strip_prefix('.') else {
+        return false;
+    };
+    let parts: Vec<&str> = suffixes.split('.').collect();
+    parts.len() <= 2 && parts.iter().all(|p| DEFAULT_SUFFIXES.contains(p))
 }
 
 /// The items of one branch of a conditional, lazily.
@@ -117,12 +162,12 @@ pub(super) fn line_doc(rest: &str) -> Option<String> {
 }
 
 /// The text of one comment line without its `#`s and the space after them; `None` for
-/// empty lines and rulers such as `#######` or `# -----`.
+/// empty lines, rulers such as `#######` or `# -----`, and section banners such as
+/// `# ===== Testing =====`.
 pub(super) fn comment_text(line: &str) -> Option<&str> {
     let text = line.trim_start_matches('#');
     let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
-    let ruler = text.chars().all(|c| "#-=*~_+ \t".contains(c));
-    (!ruler).then_some(text)
+    (!is_divider(text)).then_some(text)
 }
 
 /// A description without the `target:` its comment starts with (`# build: Builds it`).

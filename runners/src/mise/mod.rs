@@ -9,6 +9,7 @@
 //! `#MISE`/`#USAGE` header is read as text, and Tera templates are left as written.
 
 mod header;
+mod reads;
 mod task;
 mod usage;
 
@@ -17,6 +18,7 @@ use std::collections::HashMap;
 use crate::doc::{self, Node};
 use crate::files::{Files, join, parent};
 use crate::model::{Adapter, Parsed, Source};
+use crate::reads::Purpose;
 use task::{Def, Origin};
 
 /// `mise.toml` and the other config files mise reads in a project directory.
@@ -206,6 +208,11 @@ fn parse(src: &Source<'_>) -> Parsed {
         .filter(|d| d.hide != Some(true))
         .map(|d| d.task)
         .collect();
+    if src.purpose == Purpose::Decide {
+        for task in &mut out.tasks {
+            task.reads = Some(Box::new(reads::reads(task, &configs, src.files)));
+        }
+    }
     out
 }
 

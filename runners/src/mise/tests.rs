@@ -384,6 +384,7 @@ impl Files for Looping {
 #[test]
 fn a_symlink_loop_in_a_task_directory_is_read_once() {
     let parsed = parse(&Source {
+        purpose: crate::reads::Purpose::List,
         path: "mise.toml",
         text: "",
         files: &Looping,

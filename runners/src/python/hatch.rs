@@ -32,6 +32,7 @@ pub(super) fn parse_hatch_toml(src: &Source<'_>) -> Parsed {
         path: src.path,
         dir: parent(src.path),
         files: src.files,
+        purpose: src.purpose,
     };
     match doc::read_toml(src.text) {
         Ok(root) => {

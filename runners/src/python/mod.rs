@@ -18,6 +18,7 @@ use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Parsed, Source};
+use crate::reads::Purpose;
 
 /// `pyproject.toml`: `[tool.poe]`, `[tool.pdm.scripts]`, `[tool.hatch.envs]`,
 /// `[project.scripts]`, `[tool.poetry.scripts]` and `[tool.tox]`.
@@ -117,6 +118,7 @@ fn parse_pyproject(src: &Source<'_>) -> Parsed {
         path: src.path,
         dir,
         files: src.files,
+        purpose: src.purpose,
     };
     poe::from_pyproject(&project, &root, &mut out);
     pdm::from_pyproject(&project, &root, &mut out);
@@ -139,6 +141,8 @@ pub(crate) struct Project<'a> {
     pub dir: &'a str,
     /// The rest of the repository.
     pub files: &'a dyn Files,
+    /// Why the file is read: for a decision, tasks say what they read.
+    pub purpose: Purpose,
 }
 
 impl Project<'_> {

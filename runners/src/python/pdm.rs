@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use super::{Project, first_word};
 use crate::doc::{self, Node};
 use crate::model::{Parsed, Runner, Task};
+use crate::reads::{Purpose, Reads};
 
 /// The keys that make a table a script, one of which it must have.
 const SCRIPT_TYPES: &[&str] = &["cmd", "shell", "call", "composite"];
@@ -26,6 +27,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
         return;
     };
     let names: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+    let start = out.tasks.len();
     for entry in entries {
         let name = entry.key.as_str();
         if name.starts_with('_') {
@@ -94,6 +96,65 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
         task.env = doc::env_of(node.get("env"));
         out.tasks.push(task);
     }
+    if project.purpose == Purpose::Decide {
+        for task in &mut out.tasks[start..] {
+            task.reads = Some(Box::new(reads(
+                project,
+                scripts,
+                &task.source_name,
+                &task.deps,
+            )));
+        }
+    }
+}
+
+/// What the script `name` of `scripts` reads, for a pin: its entry (without `help`), the
+/// options every script shares (`_`, and the `env_file` they load), the script's own
+/// `env_file`, its `pre_`/`post_` hooks, and the scripts a composite runs (`deps`).
+fn reads(project: &Project<'_>, scripts: &Node, name: &str, deps: &[String]) -> Reads {
+    let mut reads = Reads::default();
+    let entry = scripts.get(name);
+    let shown = entry.map(|node| match node.entries() {
+        Some(entries) => Node::new(
+            node.line,
+            doc::Value::Table(
+                entries
+                    .iter()
+                    .filter(|e| e.key != "help")
+                    .cloned()
+                    .collect(),
+            ),
+        ),
+        None => node.clone(),
+    });
+    reads.part(
+        "script entry",
+        shown.map(|n| n.canonical()).unwrap_or_default(),
+    );
+    let shared = scripts.get("_");
+    reads.part(
+        "shared options `_`",
+        shared.map(Node::canonical).unwrap_or_default(),
+    );
+    for options in [shared, entry] {
+        let file = options.and_then(|o| o.get("env_file"));
+        for path in file.and_then(Node::strs).unwrap_or_default() {
+            let text = project
+                .files
+                .read(&project.sibling(path))
+                .unwrap_or_default();
+            reads.part(format!("env_file `{path}`"), text);
+        }
+    }
+    for hook in [format!("pre_{name}"), format!("post_{name}")] {
+        if let Some(node) = scripts.get(&hook) {
+            reads.part(format!("hook `{hook}`"), node.canonical());
+        }
+    }
+    for dep in deps {
+        reads.runs(dep.clone());
+    }
+    reads
 }
 
 #[cfg(test)]

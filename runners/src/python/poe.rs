@@ -9,6 +9,7 @@ use super::{Project, first_word};
 use crate::doc::{self, Dialect, Node, ParseError};
 use crate::files::parent;
 use crate::model::{Param, Parsed, Runner, Source, Task, Variadic};
+use crate::reads::{Purpose, Reads};
 
 /// The keys that make a table a task, one of which it must have.
 const TASK_TYPES: &[&str] = &[
@@ -32,6 +33,7 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
         path: src.path,
         dir: parent(src.path),
         files: src.files,
+        purpose: src.purpose,
     };
     if project
         .pyproject()
@@ -53,6 +55,129 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
     };
     read_config(&project, config_of(&root), src.path, &mut out);
     out
+}
+
+/// What each of `tasks` (just read from the table `table` of `config`, in `group` when it
+/// is one) reads, when the file is read for a decision: its entry (without `help`), the
+/// settings of the configuration and of its group (`env`, `envfile` and the files it loads,
+/// `executor`, `shell_interpreter`, …), its own `envfile`, and the tasks it refers to
+/// (`ref`, `deps`, `uses`, the steps of a sequence).
+fn add_reads(
+    project: &Project<'_>,
+    config: &Node,
+    group: Option<&Node>,
+    table: &Node,
+    tasks: &mut [Task],
+) {
+    if project.purpose != Purpose::Decide {
+        return;
+    }
+    let names: Vec<&str> = table
+        .entries()
+        .unwrap_or_default()
+        .iter()
+        .map(|e| e.key.as_str())
+        .collect();
+    for task in tasks {
+        let Some(node) = table.get(&task.source_name) else {
+            continue;
+        };
+        let mut reads = Reads::default();
+        let entry = without(node, &["help"]);
+        reads.part("task entry", entry.canonical());
+        for (scope, settings) in [("", Some(config)), ("group ", group)] {
+            for setting in settings.and_then(Node::entries).unwrap_or_default() {
+                if matches!(setting.key.as_str(), "tasks" | "groups" | "include") {
+                    continue;
+                }
+                reads.part(
+                    format!("{scope}setting `{}`", setting.key),
+                    setting.node.canonical(),
+                );
+                if setting.key == "envfile" {
+                    envfiles(project, &setting.node, &mut reads);
+                }
+            }
+        }
+        if let Some(own) = node.get("envfile") {
+            envfiles(project, own, &mut reads);
+        }
+        for name in referred(node) {
+            if names.contains(&name) {
+                reads.runs(name);
+            }
+        }
+        // A `cmd` task's declared arguments are templated into its command, which poe splits
+        // into words and globs; a `shell` or `script` task gets them as variables or values.
+        if node.str().is_some() || node.get("cmd").is_some() {
+            reads.spliced = task.params.iter().map(|p| p.name.clone()).collect();
+        }
+        task.reads = Some(Box::new(reads));
+    }
+}
+
+/// The task names a poe task refers to: `ref`'s first word, `deps` and `uses`, and the steps
+/// of a sequence that are refs.
+fn referred(node: &Node) -> Vec<&str> {
+    let mut out = Vec::new();
+    out.extend(node.get("ref").and_then(first));
+    for key in ["deps", "uses"] {
+        let Some(value) = node.get(key) else {
+            continue;
+        };
+        out.extend(value.items().unwrap_or_default().iter().filter_map(first));
+        out.extend(
+            value
+                .entries()
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|e| first(&e.node)),
+        );
+    }
+    let steps = node
+        .items()
+        .or_else(|| node.get("sequence").and_then(Node::items))
+        .or_else(|| node.get("parallel").and_then(Node::items))
+        .unwrap_or_default();
+    for step in steps {
+        out.extend(step.get("ref").and_then(first));
+        out.extend(first(step));
+    }
+    out
+}
+
+/// The first word of a string value.
+fn first(node: &Node) -> Option<&str> {
+    node.str().and_then(|s| s.split_whitespace().next())
+}
+
+/// A table without `keys`.
+fn without(node: &Node, keys: &[&str]) -> Node {
+    match node.entries() {
+        Some(entries) => Node::new(
+            node.line,
+            doc::Value::Table(
+                entries
+                    .iter()
+                    .filter(|e| !keys.contains(&e.key.as_str()))
+                    .cloned()
+                    .collect(),
+            ),
+        ),
+        None => node.clone(),
+    }
+}
+
+/// Adds the files an `envfile` setting loads (a path or a list of paths, from the project's
+/// directory).
+fn envfiles(project: &Project<'_>, value: &Node, reads: &mut Reads) {
+    for name in value.strs().unwrap_or_default() {
+        let text = project
+            .files
+            .read(&project.sibling(name))
+            .unwrap_or_default();
+        reads.part(format!("envfile `{name}`"), text);
+    }
 }
 
 /// Reads TOML, YAML or JSON by the file's extension.
@@ -110,12 +235,22 @@ fn read_partition(
     out: &mut Parsed,
 ) {
     if let Some(tasks) = config.get("tasks") {
+        let start = out.tasks.len();
         read_tasks(project, tasks, file, None, out);
+        add_reads(project, config, None, tasks, &mut out.tasks[start..]);
     }
     if let Some(groups) = config.get("groups").and_then(Node::entries) {
         for group in groups {
             if let Some(tasks) = group.node.get("tasks") {
+                let start = out.tasks.len();
                 read_tasks(project, tasks, file, Some(&group.key), out);
+                add_reads(
+                    project,
+                    config,
+                    Some(&group.node),
+                    tasks,
+                    &mut out.tasks[start..],
+                );
             }
         }
     }

@@ -11,6 +11,7 @@
 //! for every task without its own) and the tasks that depend on them.
 
 mod include;
+mod reads;
 mod task;
 
 use std::collections::{HashMap, HashSet};
@@ -23,6 +24,7 @@ use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Diagnostic, Param, Parsed, Runner, Source, Task};
+use crate::reads::{Purpose, Reads};
 
 /// The Taskfile adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -82,6 +84,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         diagnostics: Vec::new(),
         consumed: Vec::new(),
         refusal: None,
+        purpose: src.purpose,
     };
     let root_method = root.entry("method").and_then(|entry| {
         let method = entry.node.scalar().filter(|m| !m.is_empty())?;
@@ -146,6 +149,14 @@ fn parse(src: &Source<'_>) -> Parsed {
             raw.params.insert(i - 1, Param::required(name));
         }
         raw.env = def.env;
+        raw.reads = f.reads.map(|(mut reads, _)| {
+            for run in &mut reads.runs {
+                if let Some(root) = run.strip_prefix(':') {
+                    *run = root.to_owned();
+                }
+            }
+            Box::new(reads)
+        });
         raw.behaviour.confirm = def.prompt;
         raw.behaviour.interactive = def.interactive;
         raw.behaviour.not_runnable = loader.refusal.clone().or_else(|| {
@@ -180,6 +191,8 @@ struct Found {
     file: String,
     /// Everything else, as the file wrote it.
     def: TaskDef,
+    /// What it reads and the variable names its templates use, when read for a decision.
+    reads: Option<(Reads, Vec<String>)>,
 }
 
 /// Reads the root Taskfile and follows its includes.
@@ -198,6 +211,8 @@ struct Loader<'a> {
     consumed: Vec<String>,
     /// Why go-task refuses to load the root Taskfile, when it does (the first reason found).
     refusal: Option<String>,
+    /// Why the Taskfile is read: for a decision, each task says what it reads.
+    purpose: Purpose,
 }
 
 /// A `method` go-task does not know, in its words, with the ones it does.
@@ -260,6 +275,12 @@ impl Loader<'_> {
                 Value::Null => {}
                 Value::Table(entries) => {
                     found = self.own_tasks(path, entries);
+                    let root = stack.len() == 1;
+                    for f in &mut found {
+                        if let Some((reads, names)) = &mut f.reads {
+                            reads::file_reads(reads, path, file, names, self.files, root);
+                        }
+                    }
                 }
                 _ => {
                     let message = format!(
@@ -276,8 +297,16 @@ impl Loader<'_> {
                 Value::Null => {}
                 Value::Table(entries) => {
                     let vars = include::static_vars(file);
+                    let root = stack.len() == 1;
                     for entry in entries {
-                        found.extend(self.included_tasks(path, entry, &vars, stack));
+                        let mut inner = self.included_tasks(path, entry, &vars, stack);
+                        for f in &mut inner {
+                            if let Some((reads, names)) = &mut f.reads {
+                                names.extend(reads::include_reads(reads, path, entry));
+                                reads::file_reads(reads, path, file, names, self.files, root);
+                            }
+                        }
+                        found.extend(inner);
                     }
                 }
                 _ => {
@@ -295,6 +324,7 @@ impl Loader<'_> {
     /// The tasks a file defines itself, minus the internal ones.
     fn own_tasks(&mut self, path: &str, entries: &[Entry]) -> Vec<Found> {
         let mut defs: Vec<Option<TaskDef>> = Vec::with_capacity(entries.len());
+        let mut reads: Vec<Option<(Reads, Vec<String>)>> = Vec::with_capacity(entries.len());
         let mut index: HashMap<String, usize> = HashMap::with_capacity(entries.len());
         for entry in entries {
             let def = task::read(path, entry, &mut self.diagnostics);
@@ -317,17 +347,20 @@ impl Loader<'_> {
                 self.diag(path, Some(def.line), message);
             }
             defs.push(Some(def));
+            reads.push((self.purpose == Purpose::Decide).then(|| reads::task_reads(entry)));
         }
         self.tasks_read += defs.len();
         defs.into_iter()
-            .flatten()
-            .filter(|d| !d.internal)
-            .map(|def| Found {
+            .zip(reads)
+            .filter_map(|(def, reads)| Some((def?, reads)))
+            .filter(|(d, _)| !d.internal)
+            .map(|(def, reads)| Found {
                 name: def.name.clone(),
                 aliases: def.aliases.clone(),
                 deps: def.deps.clone(),
                 file: path.to_owned(),
                 def,
+                reads,
             })
             .collect()
     }
@@ -615,23 +648,28 @@ fn namespaced(f: Found, ns: &str, inc: &Include) -> Found {
     }
     let mut seen = HashSet::from([name.clone()]);
     aliases.retain(|n| seen.insert(n.clone()));
-    let deps = f
-        .deps
-        .into_iter()
-        .map(|d| {
-            if d.starts_with(':') {
-                d
-            } else {
-                format!("{ns}:{d}")
-            }
-        })
-        .collect();
+    let within = |d: String| {
+        if d.starts_with(':') {
+            d
+        } else {
+            format!("{ns}:{d}")
+        }
+    };
+    let deps = f.deps.into_iter().map(within).collect();
+    let reads = f.reads.map(|(mut reads, names)| {
+        reads.runs = std::mem::take(&mut reads.runs)
+            .into_iter()
+            .map(within)
+            .collect();
+        (reads, names)
+    });
     Found {
         name,
         aliases,
         deps,
         file: f.file,
         def: f.def,
+        reads,
     }
 }
 

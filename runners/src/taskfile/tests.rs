@@ -527,6 +527,7 @@ fn many_tasks_and_duplicates_stay_linear() {
     }
     let files = MemFiles::new();
     let parsed = parse(&Source {
+        purpose: crate::reads::Purpose::List,
         path: "Taskfile.yml",
         text: &text,
         files: &files,
@@ -550,6 +551,7 @@ fn hostile_inputs_return() {
         ":",
     ] {
         let _ = parse(&Source {
+            purpose: crate::reads::Purpose::List,
             path: "Taskfile.yml",
             text,
             files: &files,

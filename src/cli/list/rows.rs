@@ -34,6 +34,12 @@ pub(super) const SERVICE: &str = "∞";
 const NAME_SHARE: usize = 50;
 /// A description narrower than this is not worth cutting to: the whole row is cut instead.
 const MIN_DESCRIPTION: usize = 12;
+/// At a terminal, a parameter's default is cut to this many columns (`…` marks the cut):
+/// a workflow input whose default is a paragraph would otherwise fill the name column.
+const MAX_DEFAULT: usize = 16;
+/// Name cells wider than this do not widen the column: the rare long one pushes its own
+/// row's runner and description, not every row's (piped, where nothing is cut).
+const LONG_NAME: usize = 48;
 
 /// How the rows are drawn.
 pub(super) struct View<'a> {
@@ -105,16 +111,27 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
         .iter()
         .map(|t| visible::line(&t.unique_name).into_owned())
         .collect();
-    let signatures: Vec<String> = group.iter().map(|t| signature(&t.params)).collect();
+    let cut_defaults = view.columns.map(|_| MAX_DEFAULT);
+    let mut signatures: Vec<String> = group
+        .iter()
+        .map(|t| signature(&t.params, cut_defaults))
+        .collect();
+    let name_w = name_width(&names, &signatures, view.columns);
+    if view.columns.is_some() {
+        // At a terminal a signature still too wide for the column is cut too, so the
+        // runner and description keep their place; the name itself never is.
+        for (name, signature) in names.iter().zip(&mut signatures) {
+            let room = name_w.saturating_sub(fit::width(name));
+            if fit::width(signature) > room && room > 1 {
+                *signature = fit::cut(signature, room);
+            }
+        }
+    }
     let name_cells: Vec<usize> = names
         .iter()
         .zip(&signatures)
         .map(|(n, s)| fit::width(n) + fit::width(s))
         .collect();
-    let mut name_w = name_cells.iter().copied().max().unwrap_or(0);
-    if let Some(columns) = view.columns {
-        name_w = name_w.min(columns * NAME_SHARE / 100);
-    }
     let task_marks: Vec<&str> = group.iter().map(mark).collect();
     let mark_column = task_marks.iter().any(|m| !m.is_empty());
     let labels: Vec<String> = group.iter().map(runner_label).collect();
@@ -205,6 +222,22 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
     Ok(marks)
 }
 
+/// The width of the name column: the widest name with its parameters, but at most half a
+/// terminal's width, and not set by a cell wider than [`LONG_NAME`] when narrower ones
+/// exist (such a row takes the room it needs for itself).
+fn name_width(names: &[String], signatures: &[String], columns: Option<usize>) -> usize {
+    let cells = names
+        .iter()
+        .zip(signatures)
+        .map(|(n, s)| fit::width(n) + fit::width(s));
+    let widest = cells.clone().max().unwrap_or(0);
+    let usual = cells.filter(|&w| w <= LONG_NAME).max().unwrap_or(widest);
+    match columns {
+        Some(columns) => usual.min(columns * NAME_SHARE / 100),
+        None => usual,
+    }
+}
+
 /// What a row says of a task: its description, else what it runs (for a package
 /// manager's script, the script's own command rather than `npm run NAME`).
 fn description(t: &Task) -> (Style, String) {
@@ -227,12 +260,19 @@ fn description(t: &Task) -> (Style, String) {
     (DIM, format!("$ {}", visible::line(&t.command)))
 }
 
-/// Whether the runner's tasks are scripts of a package manifest, whose text says more
-/// than the command that runs them (`npm run format:check`).
+/// Whether the runner's tasks are scripts of a package manifest (or a Procfile's
+/// commands), whose text says more than the command that runs them (`npm run
+/// format:check`, `foreman start web`).
 fn runs_a_script(runner: Runner) -> bool {
     matches!(
         runner,
-        Runner::Npm | Runner::Pnpm | Runner::Yarn | Runner::Bun | Runner::Deno | Runner::Composer
+        Runner::Npm
+            | Runner::Pnpm
+            | Runner::Yarn
+            | Runner::Bun
+            | Runner::Deno
+            | Runner::Composer
+            | Runner::Procfile
     )
 }
 
@@ -249,8 +289,9 @@ fn mark(t: &Task) -> &'static str {
 
 /// The parameters as `just --list` shows them, each after a space: `env`,
 /// `filter="all"`, `+files`, `$token`; an option a runner takes by flag as `--name`; an
-/// optional one without a default in brackets.
-pub(super) fn signature(params: &[Param]) -> String {
+/// optional one without a default in brackets. Each default is cut to `max_default`
+/// columns when given.
+pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String {
     let mut s = String::new();
     for p in params {
         s.push(' ');
@@ -274,7 +315,11 @@ pub(super) fn signature(params: &[Param]) -> String {
         s.push_str(&visible::line(flag.unwrap_or(&p.name)));
         if let Some(default) = &p.default {
             s.push_str("=\"");
-            s.push_str(&visible::line(default));
+            let default = visible::line(default);
+            match max_default {
+                Some(max) if fit::width(&default) > max => s.push_str(&fit::cut(&default, max)),
+                _ => s.push_str(&default),
+            }
             s.push('"');
         }
         if optional {
@@ -328,11 +373,21 @@ mod tests {
             flags: vec!["-v".to_owned(), "--verbose".to_owned()],
             ..Param::required("verbose")
         };
-        assert_eq!(signature(std::slice::from_ref(&env)), " env");
-        assert_eq!(signature(&[filter]), " filter=\"all\"");
-        assert_eq!(signature(&[env, files, token]), " env +files $token");
-        assert_eq!(signature(&[verbose]), " [--verbose]");
-        assert_eq!(signature(&[]), "");
+        assert_eq!(signature(std::slice::from_ref(&env), None), " env");
+        assert_eq!(
+            signature(std::slice::from_ref(&filter), None),
+            " filter=\"all\""
+        );
+        assert_eq!(signature(&[env, files, token], None), " env +files $token");
+        assert_eq!(signature(&[verbose], None), " [--verbose]");
+        assert_eq!(signature(&[], None), "");
+        let long = Param {
+            default: Some("x".repeat(300)),
+            ..filter
+        };
+        let cut = signature(std::slice::from_ref(&long), Some(16));
+        assert_eq!(cut, format!(" filter=\"{}…\"", "x".repeat(15)));
+        assert_eq!(signature(&[long], None).len(), 300 + 10);
     }
 
     #[test]

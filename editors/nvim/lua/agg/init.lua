@@ -123,17 +123,83 @@ function M.format_item(task, width)
   return ('%s  %s %s'):format(pad(task.unique_name, width or 0), pad(runner, 7), text)
 end
 
--- Opens the terminal split and runs `cmd` (an argv list, or a shell command line) there.
-local function terminal(cmd, title)
+--- The quickfix entries of a finished run's results (the lines `agg run --json=FILE`
+--- wrote): each failed test at its file and line, then each problem, errors first.
+function M.result_items(lines, base)
+  local items = {}
+  local function path(file)
+    if type(file) ~= 'string' then
+      return nil
+    end
+    return file:sub(1, 1) == '/' and file or (base .. '/' .. file)
+  end
+  for _, line in ipairs(lines) do
+    local ok, run = pcall(vim.fn.json_decode, line)
+    if ok and type(run) == 'table' then
+      local tests = type(run.tests) == 'table' and run.tests or {}
+      for _, f in ipairs(tests.failures or {}) do
+        local message = type(f.message) == 'string' and f.message:match('[^\n]*') or ''
+        table.insert(items, {
+          filename = path(f.file),
+          lnum = type(f.line) == 'number' and f.line or 1,
+          text = f.name .. (message ~= '' and (': ' .. message) or ''),
+          type = 'E',
+        })
+      end
+      for _, p in ipairs(run.problems or {}) do
+        local code = type(p.code) == 'string' and (p.code .. ': ') or ''
+        table.insert(items, {
+          filename = path(p.file),
+          lnum = type(p.line) == 'number' and p.line or 1,
+          col = type(p.column) == 'number' and p.column or 0,
+          text = code .. (p.message:match('[^\n]*') or ''),
+          type = p.severity == 'error' and 'E' or 'W',
+        })
+      end
+    end
+  end
+  return items
+end
+
+-- When a run ends: its failures and problems into the quickfix list, from the file agg
+-- wrote them to.
+local function collect(results, name)
+  local ok, lines = pcall(vim.fn.readfile, results)
+  os.remove(results)
+  if not ok then
+    return
+  end
+  local items = M.result_items(lines, root())
+  if #items == 0 then
+    return
+  end
+  vim.fn.setqflist({}, ' ', { title = 'agg: ' .. name, items = items })
+  notify(('%d failures and problems of %s in the quickfix list (:copen)'):format(#items, name), vim.log.levels.WARN)
+end
+
+-- Opens the terminal split and runs `cmd` (an argv list, or a shell command line) there;
+-- `results` is the file its `--json=FILE` names.
+local function terminal(cmd, title, results)
   vim.cmd(M.config.split)
   vim.cmd('enew')
   vim.cmd('setlocal nonumber norelativenumber signcolumn=no')
   local buf = vim.api.nvim_get_current_buf()
   local job
+  local opts = {
+    cwd = root(),
+    on_exit = function()
+      if results then
+        vim.schedule(function()
+          collect(results, title)
+        end)
+      end
+    end,
+  }
   if vim.fn.has('nvim-0.11') == 1 then
-    job = vim.fn.jobstart(cmd, { term = true, cwd = root() }) -- termopen() is deprecated from 0.11
+    opts.term = true
+    job = vim.fn.jobstart(cmd, opts) -- termopen() is deprecated from 0.11
   else
-    job = vim.fn.termopen(cmd, { cwd = root() })
+    job = vim.fn.termopen(cmd, opts)
   end
   pcall(vim.api.nvim_buf_set_name, buf, ('agg://%s#%d'):format(title, buf))
   vim.b[buf].agg_job = job
@@ -147,17 +213,20 @@ function M.run(name, args)
     return nil
   end
   local cmd
+  -- agg writes the run's tests and problems there for the quickfix list.
+  local results = vim.fn.tempname()
+  local json = '--json=' .. results
   if type(args) == 'string' and args:match('%S') then
     -- After `--`, every word is an argument, even a task's name or one starting with `-`.
-    cmd = table.concat({ vim.fn.shellescape(M.config.cmd), 'run', vim.fn.shellescape(name), '--', args }, ' ')
+    cmd = table.concat({ vim.fn.shellescape(M.config.cmd), 'run', vim.fn.shellescape(json), vim.fn.shellescape(name), '--', args }, ' ')
   else
-    cmd = { M.config.cmd, 'run', name }
+    cmd = { M.config.cmd, 'run', json, name }
     if type(args) == 'table' and #args > 0 then
       table.insert(cmd, '--')
       vim.list_extend(cmd, args)
     end
   end
-  return terminal(cmd, name)
+  return terminal(cmd, name, results)
 end
 
 -- A task with parameters asks for its arguments first.

@@ -61,6 +61,39 @@ export class ShellExecution {
   ) {}
 }
 
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(startLine: number, startCharacter: number, endLine: number, endCharacter: number) {
+    this.start = new Position(startLine, startCharacter);
+    this.end = new Position(endLine, endCharacter);
+  }
+}
+
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+
+export class Diagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
 export class TaskGroup {
   static readonly Build = new TaskGroup('build');
   static readonly Test = new TaskGroup('test');
@@ -100,6 +133,9 @@ export const fake = {
   },
   folderListeners: [] as Listener[],
   configListeners: [] as Listener[],
+  taskEndListeners: [] as Listener[],
+  /** The diagnostics the extension set, by collection name, then by file. */
+  diagnostics: new Map<string, Map<string, Diagnostic[]>>(),
   clipboard: '',
   reset(): void {
     this.settings.clear();
@@ -113,6 +149,8 @@ export const fake = {
     lm = lmApi;
     this.folderListeners.length = 0;
     this.configListeners.length = 0;
+    this.taskEndListeners.length = 0;
+    this.diagnostics.clear();
     workspace.workspaceFolders = [];
   },
   /** Changes a setting and tells the extension, as VS Code does. */
@@ -167,6 +205,19 @@ export const tasks = {
   registerTaskProvider: (type: string, provider: any) => {
     fake.providers.set(type, provider);
     return new Disposable(() => fake.providers.delete(type));
+  },
+  onDidEndTaskProcess: listen(fake.taskEndListeners),
+};
+
+export const languages = {
+  createDiagnosticCollection: (name: string) => {
+    const files = new Map<string, Diagnostic[]>();
+    fake.diagnostics.set(name, files);
+    return {
+      set: (uri: Uri, list: Diagnostic[]) => void files.set(uri.fsPath, list),
+      clear: () => files.clear(),
+      dispose: () => void fake.diagnostics.delete(name),
+    };
   },
 };
 

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::factor;
-use super::replace::{Settings, substitute};
+use super::replace::{Budget, Settings, substitute};
 use super::{DEFAULT_ENV, Env, Envs};
 use crate::model::Parsed;
 
@@ -40,6 +40,8 @@ pub(super) struct Ini {
     sections: Vec<Section>,
     /// For each environment declared by a `[testenv:…]` header, those sections in order.
     mapping: HashMap<String, Vec<usize>>,
+    /// What the file's substitutions may still cost.
+    budget: Budget,
 }
 
 /// Reads INI text; `offset` is added to every line (for `legacy_tox_ini`). Lines it cannot
@@ -106,7 +108,11 @@ pub(super) fn parse(path: &str, text: &str, offset: u32, out: &mut Parsed) -> In
             }
         }
     }
-    Ini { sections, mapping }
+    Ini {
+        sections,
+        mapping,
+        budget: Budget::default(),
+    }
 }
 
 impl Ini {
@@ -210,15 +216,47 @@ impl Ini {
                 }
             }
         }
-        let mut list = envs.list;
+        let mut list = envs.into_list(path, out);
+        let mut spent = super::Spent::new(path);
         for env in &mut list {
             env.description = self
                 .env(&env.name, "description")
                 .and_then(|raw| super::one_line(&substitute(&raw, &env.name, self)));
+            spent.check(
+                self,
+                env,
+                "description",
+                || self.line_of(&env.name, "description"),
+                out,
+            );
             env.script = self.commands(&env.name);
+            spent.check(
+                self,
+                env,
+                "commands",
+                || self.line_of(&env.name, "commands"),
+                out,
+            );
             env.vars = self.set_env_all(&env.name);
+            spent.check(
+                self,
+                env,
+                "set_env",
+                || self.line_of(&env.name, "set_env"),
+                out,
+            );
         }
         list
+    }
+
+    /// The line of the `key` environment `env` reads (its own section's, else the base's).
+    fn line_of(&self, env: &str, key: &str) -> Option<u32> {
+        let own = self.mapping.get(env).map(Vec::as_slice).unwrap_or_default();
+        own.iter()
+            .copied()
+            .chain(self.index("testenv"))
+            .find_map(|at| self.key_in(at, key))
+            .map(|k| k.line)
     }
 
     /// The variables `set_env` sets in `env`, the last of a name winning, substituted;
@@ -260,6 +298,10 @@ impl Ini {
 }
 
 impl Settings for Ini {
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
     fn core(&self, key: &str) -> Option<String> {
         let key = self.key_in(self.index("tox")?, key)?;
         process(&key.value, None)

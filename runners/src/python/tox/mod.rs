@@ -17,10 +17,21 @@ use super::Project;
 use crate::doc::{self, Node};
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
-use replace::Settings;
+use replace::{Budget, MAX_FILE_BYTES, MAX_FILE_SUBSTITUTIONS, Settings};
 
 /// The environment tox runs and lists when its configuration names none.
 const DEFAULT_ENV: &str = "py";
+
+/// The most environments one file lists: an expression names at most 1,024 and a file
+/// may hold many; real files name a few dozen.
+const MAX_ENVS: usize = 4096;
+
+/// The longest description kept, in bytes; tox prints a description on one line of its
+/// listing, and substitutions can make one as long as a value may grow.
+const MAX_DESCRIPTION_BYTES: usize = 1024;
+
+/// The longest commands kept for one environment, in bytes.
+const MAX_SCRIPT_BYTES: usize = 16 * 1024;
 
 /// One environment found in a file.
 struct Env {
@@ -39,6 +50,7 @@ pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
         path: src.path,
         dir: parent(src.path),
         files: src.files,
+        purpose: src.purpose,
     };
     let envs = if crate::files::file_name(src.path) == "tox.ini" {
         ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
@@ -91,7 +103,32 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 }
 
 fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
-    for env in envs {
+    for mut env in envs {
+        if let Some(description) = &mut env.description
+            && cut(description, MAX_DESCRIPTION_BYTES)
+        {
+            out.diag(
+                project.path,
+                Some(env.line),
+                format!(
+                    "the description of tox environment `{}` is cut to {MAX_DESCRIPTION_BYTES} bytes",
+                    env.name
+                ),
+            );
+        }
+        if let Some(script) = &mut env.script
+            && cut(script, MAX_SCRIPT_BYTES)
+        {
+            script.push_str("\n… (cut)");
+            out.diag(
+                project.path,
+                Some(env.line),
+                format!(
+                    "the commands of tox environment `{}` are cut to {MAX_SCRIPT_BYTES} bytes",
+                    env.name
+                ),
+            );
+        }
         let mut task = Task::new(
             Runner::Tox,
             env.name.clone(),
@@ -107,17 +144,90 @@ fn push(project: &Project<'_>, envs: Vec<Env>, out: &mut Parsed) {
     }
 }
 
+/// Cuts `text` to at most `max` bytes, at a character boundary; whether it was longer.
+fn cut(text: &mut String, max: usize) -> bool {
+    if text.len() <= max {
+        return false;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    true
+}
+
+/// Reports, once per file, the setting at which the file's substitutions ran out.
+struct Spent<'p> {
+    path: &'p str,
+    reported: bool,
+}
+
+impl<'p> Spent<'p> {
+    fn new(path: &'p str) -> Self {
+        Spent {
+            path,
+            reported: false,
+        }
+    }
+
+    /// Called after `key` of `env` was substituted: the diagnostic, at the setting's line
+    /// (else the environment's), if this was where the budget ran out.
+    fn check(
+        &mut self,
+        settings: &dyn Settings,
+        env: &Env,
+        key: &str,
+        line: impl FnOnce() -> Option<u32>,
+        out: &mut Parsed,
+    ) {
+        if self.reported || !settings.budget().spent() {
+            return;
+        }
+        self.reported = true;
+        out.diag(
+            self.path,
+            Some(line().unwrap_or(env.line)),
+            format!(
+                "tox substitutions stop at `{key}` of environment `{}`: this file may make {MAX_FILE_SUBSTITUTIONS} substitutions building {} MiB of text; what is left is shown as written",
+                env.name,
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+        );
+    }
+}
+
 /// Environments in the order first seen, indexed by name so a long list stays linear.
 #[derive(Default)]
 struct Envs {
     list: Vec<Env>,
     index: HashMap<String, usize>,
+    /// The line of the first environment past [`MAX_ENVS`], which is not kept.
+    dropped: Option<u32>,
 }
 
 impl Envs {
+    /// The environments kept, with a diagnostic when there were more than [`MAX_ENVS`].
+    fn into_list(self, path: &str, out: &mut Parsed) -> Vec<Env> {
+        if let Some(line) = self.dropped {
+            out.diag(
+                path,
+                Some(line),
+                format!(
+                    "this file names more than {MAX_ENVS} tox environments; the rest are not listed"
+                ),
+            );
+        }
+        self.list
+    }
+
     /// Adds `name` unless it is there already or is tox's own (`.pkg`).
     fn add(&mut self, name: String, line: u32) {
         if name.is_empty() || name.starts_with('.') || self.index.contains_key(&name) {
+            return;
+        }
+        if self.list.len() >= MAX_ENVS {
+            self.dropped.get_or_insert(line);
             return;
         }
         self.index.insert(name.clone(), self.list.len());
@@ -167,14 +277,39 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
             ),
         }
     }
-    let settings = Toml(tox);
-    let mut list = envs.list;
+    let settings = Toml {
+        root: tox,
+        budget: Budget::default(),
+    };
+    let mut list = envs.into_list(path, out);
+    let mut spent = Spent::new(path);
     for env in &mut list {
         env.description = settings
             .env(&env.name, "description")
             .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
+        spent.check(
+            &settings,
+            env,
+            "description",
+            || settings.line_of(&env.name, "description"),
+            out,
+        );
         env.script = settings.commands(&env.name);
+        spent.check(
+            &settings,
+            env,
+            "commands",
+            || settings.line_of(&env.name, "commands"),
+            out,
+        );
         env.vars = settings.set_env_all(&env.name);
+        spent.check(
+            &settings,
+            env,
+            "set_env",
+            || settings.line_of(&env.name, "set_env"),
+            out,
+        );
     }
     list
 }
@@ -188,9 +323,9 @@ fn one_line(text: &str) -> Option<String> {
 impl Toml<'_> {
     /// The string entries of the environment's `set_env` table (or the base's), substituted.
     fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
-        let own = self.0.get("env").and_then(|e| e.get(env));
+        let own = self.root.get("env").and_then(|e| e.get(env));
         own.and_then(|e| e.get("set_env"))
-            .or_else(|| self.0.path(&["env_run_base", "set_env"]))
+            .or_else(|| self.root.path(&["env_run_base", "set_env"]))
             .and_then(Node::entries)
             .into_iter()
             .flatten()
@@ -202,10 +337,10 @@ impl Toml<'_> {
     /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
     /// as command lines.
     fn commands(&self, env: &str) -> Option<String> {
-        let own = self.0.get("env").and_then(|e| e.get(env));
+        let own = self.root.get("env").and_then(|e| e.get(env));
         let commands = own
             .and_then(|e| e.get("commands"))
-            .or_else(|| self.0.path(&["env_run_base", "commands"]))?;
+            .or_else(|| self.root.path(&["env_run_base", "commands"]))?;
         let lines: Vec<String> = commands
             .items()?
             .iter()
@@ -256,17 +391,34 @@ impl Toml<'_> {
 
 /// The settings of `tox.toml` or `[tool.tox]`: strings at the top, in `env.NAME` and in
 /// `env_run_base`.
-struct Toml<'a>(&'a Node);
+struct Toml<'a> {
+    root: &'a Node,
+    budget: Budget,
+}
+
+impl Toml<'_> {
+    /// The line of the `key` environment `env` reads (its own table's, else the base's).
+    fn line_of(&self, env: &str, key: &str) -> Option<u32> {
+        let own = self.root.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get(key))
+            .or_else(|| self.root.path(&["env_run_base", key]))
+            .map(|n| n.line)
+    }
+}
 
 impl Settings for Toml<'_> {
+    fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
     fn core(&self, key: &str) -> Option<String> {
-        self.0.get(key).and_then(Node::str).map(str::to_owned)
+        self.root.get(key).and_then(Node::str).map(str::to_owned)
     }
 
     fn env(&self, env: &str, key: &str) -> Option<String> {
-        let own = self.0.get("env").and_then(|e| e.get(env));
+        let own = self.root.get("env").and_then(|e| e.get(env));
         own.and_then(|e| e.get(key))
-            .or_else(|| self.0.path(&["env_run_base", key]))
+            .or_else(|| self.root.path(&["env_run_base", key]))
             .and_then(Node::str)
             .map(str::to_owned)
     }
@@ -276,9 +428,9 @@ impl Settings for Toml<'_> {
     }
 
     fn set_env(&self, env: &str, var: &str) -> Option<String> {
-        let own = self.0.get("env").and_then(|e| e.get(env));
+        let own = self.root.get("env").and_then(|e| e.get(env));
         own.and_then(|e| e.path(&["set_env", var]))
-            .or_else(|| self.0.path(&["env_run_base", "set_env", var]))
+            .or_else(|| self.root.path(&["env_run_base", "set_env", var]))
             .and_then(Node::str)
             .map(str::to_owned)
     }
@@ -414,6 +566,138 @@ mod tests {
         let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(names(&parsed), ["py", "b"]);
         assert_eq!(task(&parsed, "b").description.as_deref(), Some("in b"));
+    }
+
+    /// 1,024 generated environments whose base `description` (and `commands`, in `toml`
+    /// form too) reads a chain of references that doubles 29 times.
+    fn doubling(toml: bool) -> (&'static str, String) {
+        let factors: Vec<String> = (0..10).map(|i| format!("{{a{i},b{i}}}")).collect();
+        let chain = (1..30)
+            .map(|i| format!("a{i} = {{[x]a{0}}}{{[x]a{0}}}\n", i + 1))
+            .collect::<Vec<_>>()
+            .concat();
+        if toml {
+            // tox.toml has no `[section]key` references: a doubling chain of set_env.
+            let vars = (1..30)
+                .map(|i| format!("V{i} = \"{{env:V{0}}}{{env:V{0}}}\"\n", i + 1))
+                .collect::<Vec<_>>()
+                .concat();
+            let text = format!(
+                "env_list = [{}]\n[env_run_base]\ndescription = \"{{env:V1}}\"\ncommands = [[\"echo\", \"{{env:V1}}\"]]\n[env_run_base.set_env]\n{vars}V30 = \"0123456789abcdef\"\n",
+                (0..1024)
+                    .map(|i| format!("\"e{i}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return ("tox.toml", text);
+        }
+        let text = format!(
+            "[tox]\nenv_list = {}\n[x]\n{chain}a30 = 0123456789abcdef\n[testenv]\ndescription = {{[x]a1}}\ncommands = echo {{[x]a1}}\n",
+            factors.join("-")
+        );
+        ("tox.ini", text)
+    }
+
+    #[test]
+    fn substitutions_that_double_are_bounded_per_file() {
+        for toml in [false, true] {
+            let (path, text) = doubling(toml);
+            // tox.toml has no factor expressions: its 1,024 names are written out.
+            let max = if toml { 10 * 1024 } else { 1024 };
+            assert!(text.len() < max, "{path}: {} bytes", text.len());
+            let files = MemFiles::new().with(path, &text);
+            let parsed = parse_with(super::parse_file, &files, path);
+            assert_eq!(parsed.tasks.len(), 1024, "{path}");
+            let kept: usize = parsed
+                .tasks
+                .iter()
+                .map(|t| {
+                    let description = t.description.as_deref().unwrap_or_default();
+                    let script = t.script.as_deref().unwrap_or_default();
+                    assert!(description.len() <= super::MAX_DESCRIPTION_BYTES, "{path}");
+                    assert!(script.len() <= super::MAX_SCRIPT_BYTES + 16, "{path}");
+                    description.len()
+                        + script.len()
+                        + t.env.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+                })
+                .sum();
+            // The table stays within a few times the file's budget, not 1,024 values of
+            // 64 KiB each.
+            assert!(
+                kept < 3 * super::MAX_FILE_BYTES,
+                "{path}: {kept} bytes kept"
+            );
+            let spent: Vec<_> = messages(&parsed)
+                .into_iter()
+                .filter(|(_, _, m)| m.contains("substitutions stop"))
+                .collect();
+            assert_eq!(spent.len(), 1, "{path}: {:?}", parsed.diagnostics);
+            let (file, line, message) = spent[0];
+            assert_eq!(file, path);
+            let setting = if toml { 5 } else { 36 };
+            assert_eq!(line, Some(setting), "{path}: {message}");
+            // What is left after the budget is as written, and the last environment reads so.
+            let last = parsed.tasks.last().map(|t| t.description.clone());
+            let written = if toml { "{env:V1}" } else { "{[x]a1}" };
+            assert_eq!(last, Some(Some(written.to_owned())), "{path}");
+        }
+    }
+
+    #[test]
+    fn descriptions_commands_and_environments_are_cut_to_a_bound() {
+        let long = "d".repeat(super::MAX_DESCRIPTION_BYTES + 10);
+        let command = format!("echo {}", "c".repeat(super::MAX_SCRIPT_BYTES));
+        let ini = format!(
+            "[tox]\nenv_list = {}\n[testenv]\ndescription = {long}\ncommands = {command}\n",
+            (0..5)
+                .map(|i| format!("{{a{i},b{i},c{i},d{i},e{i},f{i}}}"))
+                .collect::<Vec<_>>()
+                .join("-")
+        );
+        let files = MemFiles::new().with("tox.ini", &ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        // 6^5 = 7,776 names, each expression bounded at 1,024: 1,024 listed.
+        assert_eq!(parsed.tasks.len(), 1024);
+        let first = &parsed.tasks[0];
+        assert_eq!(
+            first.description.as_deref().map(str::len),
+            Some(super::MAX_DESCRIPTION_BYTES)
+        );
+        assert!(
+            first
+                .script
+                .as_deref()
+                .is_some_and(|s| s.ends_with("… (cut)"))
+        );
+        let said = |part: &str| {
+            messages(&parsed)
+                .iter()
+                .filter(|(_, line, m)| *line == Some(2) && m.contains(part))
+                .count()
+        };
+        assert_eq!(said("description of tox environment"), 1024);
+        assert_eq!(said("commands of tox environment"), 1024);
+        let many: String = (0..5)
+            .map(|i| {
+                let names: Vec<String> = (0..4).map(|f| format!("f{f}{i}")).collect();
+                format!("{{{}}}", names.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join("-");
+        let ini = format!(
+            "[tox]\nenv_list =\n  {many}\n  x-{many}\n  y-{many}\n  z-{many}\n  w-{many}\n"
+        );
+        let files = MemFiles::new().with("tox.ini", &ini);
+        let parsed = parse_with(super::parse_file, &files, "tox.ini");
+        assert_eq!(parsed.tasks.len(), super::MAX_ENVS);
+        assert_eq!(
+            messages(&parsed),
+            [(
+                "tox.ini",
+                Some(7),
+                "this file names more than 4096 tox environments; the rest are not listed"
+            )]
+        );
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! an environment with no Python in its name or settings has `python` for `{basepython}`
 //! where tox prints the interpreter it runs on.
 
+use std::cell::Cell;
+
 /// Nesting of substitutions deeper than this is left as written, as tox stops too.
 const MAX_DEPTH: usize = 32;
 
@@ -16,9 +18,55 @@ const MAX_DEPTH: usize = 32;
 const MAX_SUBSTITUTIONS: usize = 4096;
 const MAX_LEN: usize = 64 * 1024;
 
+/// The most substitutions one file gets, all its environments together, and the most text
+/// they may build: a file of 1,024 generated environments, each reading a doubling chain,
+/// would otherwise cost each environment the whole per-value budget. Real files make a few
+/// hundred substitutions and build a few kilobytes.
+pub const MAX_FILE_SUBSTITUTIONS: usize = 16 * 1024;
+pub const MAX_FILE_BYTES: usize = 4 * 1024 * 1024;
+
+/// What one file's substitutions may still cost; past it, the rest stay as written.
+#[derive(Debug)]
+pub(super) struct Budget {
+    substitutions: Cell<usize>,
+    bytes: Cell<usize>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            substitutions: Cell::new(MAX_FILE_SUBSTITUTIONS),
+            bytes: Cell::new(MAX_FILE_BYTES),
+        }
+    }
+}
+
+impl Budget {
+    /// Whether the file's substitutions have stopped.
+    pub(super) fn spent(&self) -> bool {
+        self.substitutions.get() == 0 || self.bytes.get() == 0
+    }
+
+    /// Takes one substitution; `false` when none is left.
+    fn take(&self) -> bool {
+        if self.spent() {
+            return false;
+        }
+        self.substitutions.set(self.substitutions.get() - 1);
+        true
+    }
+
+    /// Counts text a substitution built.
+    fn built(&self, len: usize) {
+        self.bytes.set(self.bytes.get().saturating_sub(len));
+    }
+}
+
 /// Where a substitution reads settings from; every value comes back raw, with the lines
 /// of other factors already dropped.
 pub(super) trait Settings {
+    /// What the file's substitutions may still cost.
+    fn budget(&self) -> &Budget;
     /// A key of the core section (`[tox]`, the top of `tox.toml`).
     fn core(&self, key: &str) -> Option<String>;
     /// A key as environment `env` reads it: its own section, then the base.
@@ -35,7 +83,7 @@ pub(super) fn substitute(text: &str, env: &str, settings: &dyn Settings) -> Stri
         env,
         settings,
         chain: Vec::new(),
-        budget: MAX_SUBSTITUTIONS,
+        left: MAX_SUBSTITUTIONS,
     }
     .expand(text, 0)
 }
@@ -45,8 +93,8 @@ struct Replacer<'a> {
     settings: &'a dyn Settings,
     /// The `{env:X}` variables being expanded, so a cycle stays as written.
     chain: Vec<String>,
-    /// Substitutions left before the rest is left as written.
-    budget: usize,
+    /// Substitutions left in this value before the rest is left as written.
+    left: usize,
 }
 
 impl Replacer<'_> {
@@ -70,16 +118,17 @@ impl Replacer<'_> {
                 out.push_str(tail);
                 return out;
             };
-            if self.budget == 0 || out.len() > MAX_LEN {
+            if self.left == 0 || out.len() > MAX_LEN || !self.settings.budget().take() {
                 out.push_str(tail);
                 return out;
             }
-            self.budget -= 1;
+            self.left -= 1;
             let args: Vec<String> = split_args(&tail[1..close])
                 .into_iter()
                 .map(|a| self.expand(a, depth + 1))
                 .collect();
             if let Some(value) = self.resolve(&args, depth) {
+                self.settings.budget().built(value.len());
                 out.push_str(&value);
             } else {
                 out.push('{');
@@ -230,12 +279,18 @@ fn split_args(text: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Settings, substitute};
+    use super::{
+        Budget, MAX_FILE_BYTES, MAX_FILE_SUBSTITUTIONS, MAX_SUBSTITUTIONS, Settings, substitute,
+    };
 
     /// `[x] kN = {[x]kN+1}{[x]kN+1}`: each level doubles the text.
-    struct Doubling;
+    #[derive(Default)]
+    struct Doubling(Budget);
 
     impl Settings for Doubling {
+        fn budget(&self) -> &Budget {
+            &self.0
+        }
         fn core(&self, _key: &str) -> Option<String> {
             None
         }
@@ -253,14 +308,34 @@ mod tests {
 
     #[test]
     fn references_that_double_at_each_level_stay_bounded() {
-        let text = substitute("{[x]k0}", "py", &Doubling);
+        let text = substitute("{[x]k0}", "py", &Doubling::default());
         assert!(text.len() < 256 * 1024, "{}", text.len());
         assert!(text.contains("{[x]k"), "the rest stays as written");
     }
 
-    struct Plain;
+    #[test]
+    fn one_budget_bounds_every_value_of_a_file() {
+        let file = Doubling::default();
+        let mut built = 0;
+        let mut values = 0;
+        while !file.budget().spent() {
+            built += substitute("{[x]k0}", "py", &file).len();
+            values += 1;
+        }
+        // Each value takes its own bound of 4,096; the file's budget ends it after four.
+        assert_eq!(values, MAX_FILE_SUBSTITUTIONS / MAX_SUBSTITUTIONS);
+        assert!(built <= MAX_FILE_BYTES, "{built}");
+        // Past the budget nothing is substituted, so nothing more is built.
+        assert_eq!(substitute("{[x]k0} {/}", "py", &file), "{[x]k0} {/}");
+    }
+
+    #[derive(Default)]
+    struct Plain(Budget);
 
     impl Settings for Plain {
+        fn budget(&self) -> &Budget {
+            &self.0
+        }
         fn core(&self, key: &str) -> Option<String> {
             (key == "work_dir").then(|| "{tox_root}{/}build".to_owned())
         }
@@ -281,7 +356,8 @@ mod tests {
 
     #[test]
     fn substitutions_are_made_as_tox_makes_them() {
-        let s = |text| substitute(text, "py312-x", &Plain);
+        let plain = Plain::default();
+        let s = |text| substitute(text, "py312-x", &plain);
         assert_eq!(s("{envname} {basepython} {/} {:}"), "py312-x py312 / :");
         assert_eq!(s("{toxworkdir} {envdir}"), "./build ./build/py312-x");
         assert_eq!(s("{posargs:-k {envname}} {posargs}"), "-k py312-x ");

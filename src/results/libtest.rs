@@ -1,0 +1,295 @@
+//! Rust's libtest, as `cargo test` prints it: `test NAME ... FAILED` lines, a
+//! `---- NAME stdout ----` block per failure with its panic (`panicked at FILE:LINE:COL:` and
+//! the message after it, or the older `panicked at 'MSG', FILE:LINE:COL`), and one
+//! `test result:` line per test binary, whose counts add up. Lines indented (as
+//! cargo-nextest shows libtest's own output) are not read here.
+
+use super::text::{Message, get, loc_prefix};
+use super::{Out, Places, Tests};
+use crate::results::model::Failure;
+
+#[derive(Default)]
+struct Block {
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    message: Message,
+    /// The panic line was seen: the lines after it are the message.
+    in_message: bool,
+    /// An older panic line's quoted message goes on: its place ends it.
+    in_quote: bool,
+}
+
+pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
+    let mut tests: Option<Tests> = None;
+    let mut failed_names: Vec<String> = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut current: Option<Block> = None;
+    for &line in lines {
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            let c = super::text::counts(rest);
+            let t = tests.get_or_insert_with(Tests::default);
+            t.passed = Some(t.passed.unwrap_or(0) + get(&c, &["passed"]));
+            t.failed += get(&c, &["failed"]);
+            t.skipped += get(&c, &["ignored"]);
+            continue;
+        }
+        if let Some(name) = line.strip_prefix("---- ").and_then(|r| {
+            r.strip_suffix(" stdout ----")
+                .or_else(|| r.strip_suffix(" stderr ----"))
+        }) {
+            blocks.extend(current.take());
+            current = Some(Block {
+                name: name.to_owned(),
+                ..Block::default()
+            });
+            continue;
+        }
+        if line == "failures:" || line.starts_with("test result") {
+            blocks.extend(current.take());
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("test ") {
+            if let Some(name) = rest.strip_suffix(" ... FAILED") {
+                let name = name.split(" - should panic").next().unwrap_or(name);
+                if failed_names.len() < super::KEEP_FAILURES {
+                    failed_names.push(name.to_owned());
+                }
+            }
+            continue;
+        }
+        let Some(block) = current.as_mut() else {
+            continue;
+        };
+        if let Some(at) = line
+            .find("panicked at ")
+            .filter(|_| line.starts_with("thread '"))
+        {
+            let after = &line[at + "panicked at ".len()..];
+            if let Some(quoted) = after.strip_prefix('\'') {
+                // `panicked at 'MSG', FILE:LINE:COL` (Rust before 1.73).
+                if let Some((msg, place)) = quoted.rsplit_once("', ") {
+                    block.message = Message::of(msg);
+                    set_place(block, place);
+                } else {
+                    block.message = Message::of(quoted);
+                    block.in_quote = true;
+                }
+            } else {
+                set_place(block, after.trim_end_matches(':'));
+                block.in_message = true;
+            }
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("note: test did not panic as expected") {
+            block.message = Message::of("test did not panic as expected");
+            set_place(block, rest.trim().trim_start_matches("at ").trim());
+            continue;
+        }
+        if block.in_quote {
+            match line.rsplit_once("', ") {
+                Some((msg, place)) if loc_prefix(place).is_some() => {
+                    block.message.push(msg);
+                    set_place(block, place);
+                    block.in_quote = false;
+                }
+                _ => block.message.push(line),
+            }
+            continue;
+        }
+        if block.in_message {
+            if line.starts_with("stack backtrace:") || line.starts_with("note: ") || line.is_empty()
+            {
+                block.in_message = false;
+                block.message.close();
+            } else {
+                block.message.push(line);
+            }
+        }
+    }
+    blocks.extend(current);
+    let Some(mut tests) = tests else {
+        return;
+    };
+    for b in &blocks {
+        Out::failure(
+            &mut tests,
+            Failure {
+                name: b.name.clone(),
+                file: b.file.as_deref().map(|f| places.file(f)),
+                line: b.line,
+                message: b.message.text(),
+            },
+        );
+    }
+    for name in failed_names {
+        if !blocks.iter().any(|b| b.name == name) {
+            Out::failure(
+                &mut tests,
+                Failure {
+                    name,
+                    file: None,
+                    line: None,
+                    message: None,
+                },
+            );
+        }
+    }
+    out.tests = Some(tests);
+}
+
+fn set_place(block: &mut Block, place: &str) {
+    if let Some((loc, _)) = loc_prefix(place) {
+        block.file = Some(loc.path.to_owned());
+        block.line = loc.line;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{counts, failures, run};
+    use super::parse;
+
+    /// `cargo test --no-fail-fast` (Rust 1.95, `RUST_BACKTRACE=1`): a library with four
+    /// tests failing and an integration test failing, and the doc-tests passing.
+    const CARGO_TEST: &str = r"    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.05s
+     Running unittests src/lib.rs (target/debug/deps/shop-507999230d6984fa)
+
+running 5 tests
+test tests::later ... ignored
+test tests::halves ... ok
+test tests::should - should panic ... FAILED
+test tests::panics ... FAILED
+test tests::wrong ... FAILED
+
+failures:
+
+---- tests::should stdout ----
+note: test did not panic as expected at src/lib.rs:17:8
+---- tests::panics stdout ----
+
+thread 'tests::panics' (1613) panicked at src/lib.rs:14:54:
+index out of bounds: the len is 0 but the index is 1
+stack backtrace:
+   0: __rustc::rust_begin_unwind
+             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+
+---- tests::wrong stdout ----
+
+thread 'tests::wrong' (1615) panicked at src/lib.rs:9:18:
+assertion `left == right` failed: refund of 5
+  left: 2
+ right: 3
+stack backtrace:
+   0: __rustc::rust_begin_unwind
+note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+
+
+failures:
+    tests::panics
+    tests::should
+    tests::wrong
+
+test result: FAILED. 1 passed; 3 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.28s
+
+error: test failed, to rerun pass `--lib`
+     Running tests/it.rs (target/debug/deps/it-d6c00e1614d165e9)
+
+running 2 tests
+test integration_ok ... ok
+test integration_fails ... FAILED
+
+failures:
+
+---- integration_fails stdout ----
+
+thread 'integration_fails' (1621) panicked at tests/it.rs:2:26:
+seven
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+
+
+failures:
+    integration_fails
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.35s
+
+error: test failed, to rerun pass `--test it`
+   Doc-tests shop
+
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+";
+
+    /// Rust before 1.73 put the message in the panic line.
+    const OLD_PANIC: &str = "running 1 test
+test it_adds ... FAILED
+
+failures:
+
+---- it_adds stdout ----
+thread 'it_adds' panicked at 'assertion failed: `(left == right)`
+  left: `1`,
+ right: `2`', src/main.rs:4:5
+
+failures:
+    it_adds
+
+test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out
+";
+
+    #[test]
+    fn cargo_test_gives_every_binary_s_counts_and_each_panic() {
+        let out = run(parse, CARGO_TEST);
+        assert_eq!(counts(&out), (Some(2), 4, 1));
+        let f = failures(&out);
+        let want = [
+            (
+                "tests::should",
+                "src/lib.rs",
+                17,
+                "test did not panic as expected",
+            ),
+            (
+                "tests::panics",
+                "src/lib.rs",
+                14,
+                "index out of bounds: the len is 0 but the index is 1",
+            ),
+            (
+                "tests::wrong",
+                "src/lib.rs",
+                9,
+                "assertion `left == right` failed: refund of 5",
+            ),
+            ("integration_fails", "tests/it.rs", 2, "seven"),
+        ];
+        assert_eq!(f.len(), want.len(), "{f:?}");
+        for (got, (name, file, line, msg)) in f.iter().zip(want) {
+            assert_eq!(
+                (got.0.as_str(), got.1.as_deref(), got.2, got.3.as_str()),
+                (name, Some(file), Some(line), msg)
+            );
+        }
+        let wrong = &out.tests.as_ref().expect("tests").failures[2];
+        assert_eq!(
+            wrong.message.as_deref(),
+            Some("assertion `left == right` failed: refund of 5\nleft: 2\nright: 3")
+        );
+    }
+
+    #[test]
+    fn the_older_panic_line_carries_its_message() {
+        let out = run(parse, OLD_PANIC);
+        let f = failures(&out);
+        assert_eq!(f[0].1.as_deref(), Some("src/main.rs"));
+        assert_eq!(f[0].2, Some(4));
+        assert!(f[0].3.starts_with("assertion failed"), "{f:?}");
+    }
+
+    #[test]
+    fn output_without_a_test_result_line_is_not_libtest() {
+        assert!(run(parse, "test foo ... FAILED\n").tests.is_none());
+    }
+}

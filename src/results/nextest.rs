@@ -1,0 +1,225 @@
+//! cargo-nextest: a `FAIL [ 0.004s] (2/6) BINARY TEST` line per failed test (and again in
+//! the final list), the test's captured output after it (indented, under `stdout ───` and
+//! `stderr ───`, or `--- STDERR: …` in older releases) holding the panic, and the
+//! `Summary [ 1.064s] 6 tests run: 2 passed, 4 failed, 1 skipped` line.
+
+use super::text::{Message, counts, get, loc_prefix};
+use super::{Out, Places, Tests};
+use crate::results::model::Failure;
+
+/// Words nextest puts before a failed test's timing.
+const FAILED: &[&str] = &[
+    "FAIL",
+    "SIGSEGV",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGKILL",
+    "TIMEOUT",
+    "ABORT",
+    "LEAK-FAIL",
+];
+
+struct Failed {
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    message: Message,
+    in_message: bool,
+}
+
+pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
+    let mut tests: Option<Tests> = None;
+    let mut failed: Vec<Failed> = Vec::new();
+    let mut current: Option<usize> = None;
+    for &line in lines {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("Summary [") {
+            let c = counts(rest.split_once(']').map_or(rest, |(_, r)| r));
+            tests = Some(Tests {
+                passed: Some(get(&c, &["passed"])),
+                failed: get(&c, &["failed"]) + timed_out(rest),
+                skipped: get(&c, &["skipped"]),
+                ..Tests::default()
+            });
+            current = None;
+            continue;
+        }
+        if let Some(name) = failed_test(trimmed) {
+            current = match failed.iter().position(|f| f.name == name) {
+                Some(i) => Some(i),
+                None if failed.len() < super::KEEP_FAILURES => {
+                    failed.push(Failed {
+                        name: name.to_owned(),
+                        file: None,
+                        line: None,
+                        message: Message::default(),
+                        in_message: false,
+                    });
+                    Some(failed.len() - 1)
+                }
+                None => None,
+            };
+            continue;
+        }
+        if trimmed.starts_with("PASS [") || trimmed.starts_with("SKIP [") {
+            current = None;
+            continue;
+        }
+        let Some(f) = current.and_then(|i| failed.get_mut(i)) else {
+            continue;
+        };
+        if trimmed.starts_with("thread '")
+            && let Some(at) = trimmed.find("panicked at ")
+        {
+            let place = trimmed[at + "panicked at ".len()..].trim_end_matches(':');
+            if let Some((loc, _)) = loc_prefix(place) {
+                f.file = Some(loc.path.to_owned());
+                f.line = loc.line;
+            }
+            f.in_message = f.message.is_empty();
+            continue;
+        }
+        if f.in_message {
+            if trimmed.is_empty()
+                || trimmed.starts_with("stack backtrace:")
+                || trimmed.starts_with("note: ")
+            {
+                f.in_message = false;
+                f.message.close();
+            } else {
+                f.message.push(trimmed);
+            }
+        }
+    }
+    let Some(mut tests) = tests else {
+        return;
+    };
+    for f in failed {
+        Out::failure(
+            &mut tests,
+            Failure {
+                name: f.name,
+                file: f.file.map(|p| places.file(&p)),
+                line: f.line,
+                message: f.message.text(),
+            },
+        );
+    }
+    out.tests = Some(tests);
+}
+
+/// `N timed out` in a summary: failures too.
+fn timed_out(summary: &str) -> u64 {
+    summary
+        .split(',')
+        .filter_map(|part| part.trim().strip_suffix(" timed out"))
+        .filter_map(super::text::count)
+        .sum()
+}
+
+/// The test a `FAIL [ 0.004s] (2/6) shop tests::wrong` line names (`tests::wrong`).
+fn failed_test(line: &str) -> Option<&str> {
+    let (word, rest) = line.split_once(' ')?;
+    if !FAILED.contains(&word) {
+        return None;
+    }
+    let rest = rest.trim_start().strip_prefix('[')?;
+    let (_, rest) = rest.split_once(']')?;
+    let mut rest = rest.trim_start();
+    if rest.starts_with('(') {
+        rest = rest.split_once(')')?.1.trim_start();
+    }
+    // BINARY-ID TEST-NAME
+    let (_, name) = rest.split_once(' ')?;
+    let name = name.trim();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{counts, failures, run};
+    use super::parse;
+
+    /// `cargo nextest run --no-fail-fast` (0.9.143), the project of libtest's tests.
+    const NEXTEST: &str = r"────────────
+ Nextest run ID 2c5b75e2-587b-4284-83a2-f202cc9eb249 with nextest profile: default
+    Starting 6 tests across 2 binaries (1 test skipped)
+        PASS [   0.141s] (1/6) shop tests::halves
+        FAIL [   0.066s] (2/6) shop tests::should
+  stdout ───
+
+    running 1 test
+    test tests::should - should panic ... FAILED
+
+    failures:
+
+    ---- tests::should stdout ----
+    note: test did not panic as expected at src/lib.rs:17:8
+
+    failures:
+        tests::should
+
+    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.01s
+
+
+        FAIL [   0.812s] (4/6) shop tests::wrong
+  stdout ───
+
+    running 1 test
+    test tests::wrong ... FAILED
+
+    failures:
+
+    failures:
+        tests::wrong
+
+    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.71s
+
+  stderr ───
+
+    thread 'tests::wrong' (1753) panicked at src/lib.rs:9:18:
+    assertion `left == right` failed: refund of 5
+      left: 2
+     right: 3
+    stack backtrace:
+       0: __rustc::rust_begin_unwind
+                 at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5
+    note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
+
+        FAIL [   0.252s] (5/6) shop::it integration_fails
+  stderr ───
+
+    thread 'integration_fails' (1768) panicked at tests/it.rs:2:26:
+    seven
+
+        PASS [   0.028s] (6/6) shop::it integration_ok
+────────────
+     Summary [   1.064s] 6 tests run: 2 passed, 3 failed, 1 skipped
+        FAIL [   0.066s] (2/6) shop tests::should
+        FAIL [   0.812s] (4/6) shop tests::wrong
+        FAIL [   0.252s] (5/6) shop::it integration_fails
+error: test run failed
+";
+
+    #[test]
+    fn nextest_gives_its_summary_and_each_failed_test_s_panic() {
+        let out = run(parse, NEXTEST);
+        assert_eq!(counts(&out), (Some(2), 3, 1));
+        let f = failures(&out);
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert_eq!(f[0].0, "tests::should");
+        assert_eq!(
+            (f[1].0.as_str(), f[1].1.as_deref(), f[1].2, f[1].3.as_str()),
+            (
+                "tests::wrong",
+                Some("src/lib.rs"),
+                Some(9),
+                "assertion `left == right` failed: refund of 5"
+            )
+        );
+        assert_eq!(
+            (f[2].1.as_deref(), f[2].3.as_str()),
+            (Some("tests/it.rs"), "seven")
+        );
+    }
+}

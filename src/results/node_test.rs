@@ -1,0 +1,300 @@
+//! Node.js's test runner (`node --test`), in both of its reporters. spec (the default at a
+//! terminal): `ℹ tests 4`, `ℹ pass 1`, `ℹ fail 2`, `ℹ skipped 1`, `ℹ todo 0`, then
+//! `✖ failing tests:` with `test at file:line:col`, `✖ name (1.05ms)` and the error. TAP
+//! (the default elsewhere before Node.js 23): `not ok 2 - name` with a YAML block holding
+//! `location:`, `error:` and, for a suite, `type: 'suite'`; `# tests 4`, `# pass 1`, ….
+
+use super::text::{Message, loc_prefix};
+use super::{Out, Places, Tests};
+use crate::results::model::Failure;
+
+#[derive(Default)]
+struct Counts {
+    tests: Option<u64>,
+    pass: u64,
+    fail: u64,
+    skipped: u64,
+    todo: u64,
+    cancelled: u64,
+}
+
+struct Block {
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+    message: Message,
+    suite: bool,
+}
+
+pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
+    let mut c = Counts::default();
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut current: Option<Block> = None;
+    let mut failing_section = false;
+    let mut place: Option<(String, Option<u32>)> = None;
+    // In a TAP YAML block: the indentation of its keys, and whether `error: |-` goes on.
+    let mut yaml: Option<usize> = None;
+    let mut error_text = false;
+    for &line in lines {
+        let t = line.trim_start();
+        if let Some((key, n)) = t
+            .strip_prefix("ℹ ")
+            .or_else(|| t.strip_prefix("# "))
+            .filter(|_| line == t)
+            .and_then(|r| r.split_once(' '))
+            .and_then(|(k, v)| Some((k, super::text::count(v)?)))
+        {
+            match key {
+                "tests" => c.tests = Some(n),
+                "pass" => c.pass = n,
+                "fail" => c.fail = n,
+                "skipped" => c.skipped = n,
+                "todo" => c.todo = n,
+                "cancelled" => c.cancelled = n,
+                _ => {}
+            }
+            continue;
+        }
+        // spec
+        if t == "✖ failing tests:" {
+            blocks.extend(current.take());
+            failing_section = true;
+            continue;
+        }
+        if failing_section {
+            if let Some(at) = t.strip_prefix("test at ") {
+                blocks.extend(current.take());
+                place = loc_prefix(at).map(|(l, _)| (l.path.to_owned(), l.line));
+                continue;
+            }
+            if let Some(title) = t.strip_prefix("✖ ").filter(|_| line == t) {
+                blocks.extend(current.take());
+                let (file, line_no) = place.take().map_or((None, None), |(f, l)| (Some(f), l));
+                current = Some(Block {
+                    name: strip_duration(title).to_owned(),
+                    file,
+                    line: line_no,
+                    message: Message::default(),
+                    suite: false,
+                });
+                continue;
+            }
+            if let Some(b) = current.as_mut() {
+                if t.starts_with("at ") || t.ends_with('{') {
+                    b.message.close();
+                } else {
+                    b.message.push(t);
+                }
+            }
+            continue;
+        }
+        // TAP
+        if let Some(rest) = t.strip_prefix("not ok ") {
+            blocks.extend(current.take());
+            let name = rest.split_once(" - ").map_or(rest, |(_, n)| n);
+            let name = name.split(" # ").next().unwrap_or(name);
+            current = Some(Block {
+                name: name.to_owned(),
+                file: None,
+                line: None,
+                message: Message::default(),
+                suite: false,
+            });
+            yaml = None;
+            continue;
+        }
+        if t.starts_with("ok ") || t.starts_with("# Subtest:") {
+            blocks.extend(current.take());
+            continue;
+        }
+        let Some(b) = current.as_mut() else { continue };
+        let indent = line.len() - t.len();
+        if t == "---" {
+            yaml = Some(indent);
+            continue;
+        }
+        if t == "..." {
+            yaml = None;
+            continue;
+        }
+        let Some(key_indent) = yaml else { continue };
+        if error_text && indent > key_indent {
+            b.message.push(t);
+            continue;
+        }
+        error_text = false;
+        if let Some(v) = t.strip_prefix("location: ") {
+            if let Some((loc, _)) = loc_prefix(v.trim_matches('\'')) {
+                b.file = Some(loc.path.to_owned());
+                b.line = loc.line;
+            }
+        } else if let Some(v) = t.strip_prefix("error: ") {
+            if v.starts_with('|') {
+                error_text = true;
+            } else {
+                b.message.push(v.trim_matches('\''));
+            }
+        } else if t == "type: 'suite'" {
+            b.suite = true;
+        }
+    }
+    blocks.extend(current);
+    let Some(_) = c.tests else { return };
+    let mut tests = Tests {
+        passed: Some(c.pass),
+        failed: c.fail + c.cancelled,
+        skipped: c.skipped + c.todo,
+        ..Tests::default()
+    };
+    for b in blocks.into_iter().filter(|b| !b.suite) {
+        Out::failure(
+            &mut tests,
+            Failure {
+                name: b.name,
+                file: b.file.map(|f| places.file(&f)),
+                line: b.line,
+                message: b.message.text(),
+            },
+        );
+    }
+    out.tests = Some(tests);
+}
+
+/// `adds wrong (1.057978ms)` as `adds wrong`.
+fn strip_duration(title: &str) -> &str {
+    match title.rsplit_once(" (") {
+        Some((name, d)) if d.ends_with("ms)") => name,
+        _ => title,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{counts, failures, run};
+    use super::parse;
+
+    /// `node --test --test-reporter=spec` (Node.js 20).
+    const SPEC: &str = r"▶ sum
+  ✔ adds (20.752262ms)
+  ✖ adds wrong (1.057978ms)
+    AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+    
+    3 !== 4
+    
+        at TestContext.<anonymous> (/repo/test/sum.test.js:6:40)
+  ﹣ later (0.152167ms) # SKIP
+✖ sum (23.045031ms)
+✖ top level throws (0.0808ms)
+  TypeError [Error]: boom
+      at TestContext.<anonymous> (/repo/test/sum.test.js:9:40)
+
+ℹ tests 4
+ℹ suites 1
+ℹ pass 1
+ℹ fail 2
+ℹ cancelled 0
+ℹ skipped 1
+ℹ todo 0
+ℹ duration_ms 403.839702
+
+✖ failing tests:
+
+test at test/sum.test.js:6:8
+✖ adds wrong (1.057978ms)
+  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+  
+  3 !== 4
+  
+      at TestContext.<anonymous> (/repo/test/sum.test.js:6:40)
+      at async Test.processPendingSubtests (node:internal/test_runner/test:526:7) {
+    generatedMessage: true,
+    code: 'ERR_ASSERTION',
+  }
+
+test at test/sum.test.js:9:1
+✖ top level throws (0.0808ms)
+  TypeError [Error]: boom
+      at TestContext.<anonymous> (/repo/test/sum.test.js:9:40)
+";
+
+    /// `node --test` through a pipe (TAP, Node.js 20).
+    const TAP: &str = r"TAP version 13
+# Subtest: sum
+    # Subtest: adds
+    ok 1 - adds
+      ---
+      duration_ms: 0.593976
+      ...
+    # Subtest: adds wrong
+    not ok 2 - adds wrong
+      ---
+      duration_ms: 0.875305
+      location: '/repo/test/sum.test.js:6:8'
+      failureType: 'testCodeFailure'
+      error: |-
+        Expected values to be strictly equal:
+        
+        3 !== 4
+        
+      code: 'ERR_ASSERTION'
+      name: 'AssertionError'
+      stack: |-
+        TestContext.<anonymous> (/repo/test/sum.test.js:6:40)
+      ...
+    # Subtest: later
+    ok 3 - later # SKIP
+      ---
+      duration_ms: 12.387035
+      ...
+    1..3
+not ok 1 - sum
+  ---
+  duration_ms: 14.805893
+  type: 'suite'
+  location: '/repo/test/sum.test.js:4:6'
+  failureType: 'subtestsFailed'
+  error: '1 subtest failed'
+  code: 'ERR_TEST_FAILURE'
+  ...
+# Subtest: top level throws
+not ok 2 - top level throws
+  ---
+  duration_ms: 0.108361
+  location: '/repo/test/sum.test.js:9:1'
+  failureType: 'testCodeFailure'
+  error: 'boom'
+  code: 'ERR_TEST_FAILURE'
+  name: 'TypeError'
+  ...
+1..2
+# tests 4
+# suites 1
+# pass 1
+# fail 2
+# cancelled 0
+# skipped 1
+# todo 0
+# duration_ms 429.689367
+";
+
+    #[test]
+    fn both_reporters_give_the_same_failures() {
+        for (reporter, output) in [("spec", SPEC), ("tap", TAP)] {
+            let out = run(parse, output);
+            assert_eq!(counts(&out), (Some(1), 2, 1), "{reporter}");
+            let f = failures(&out);
+            assert_eq!(f.len(), 2, "{reporter}: {f:?}");
+            assert_eq!(
+                (f[0].0.as_str(), f[0].1.as_deref(), f[0].2),
+                ("adds wrong", Some("test/sum.test.js"), Some(6)),
+                "{reporter}"
+            );
+            assert_eq!(
+                (f[1].0.as_str(), f[1].2),
+                ("top level throws", Some(9)),
+                "{reporter}"
+            );
+            assert!(f[1].3.contains("boom"), "{reporter}: {f:?}");
+        }
+    }
+}
