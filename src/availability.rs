@@ -51,12 +51,11 @@ impl Availability {
     }
 
     /// Whether `task` can run: its runner is on `PATH` (or agg runs it itself) or inside the
-    /// project under `root` (`.venv/bin/poe`, `node_modules/.bin/turbo` here or above), and
-    /// the program it starts the runner through, if any, is on `PATH` (looked up by
-    /// [`Availability::with_launchers`]).
-    pub fn available_for(&self, root: &Path, task: &Task) -> bool {
-        let runner =
-            self.available(task.runner) || project_program(root, &task.dir, task.runner).is_some();
+    /// project (`in_project`: `.venv/bin/poe`, `node_modules/.bin/turbo` here or above, see
+    /// [`project_program`]), and the program it starts the runner through, if any, is on
+    /// `PATH` (looked up by [`Availability::with_launchers`]).
+    pub fn available_with(&self, task: &Task, in_project: bool) -> bool {
+        let runner = self.available(task.runner) || in_project;
         runner
             && launcher(task.runner, &task.argv)
                 .is_none_or(|name| self.launchers.get(name).copied().unwrap_or(false))
@@ -119,11 +118,16 @@ pub fn program_override(
     runner: Runner,
     argv: &[String],
 ) -> Option<(String, PathBuf)> {
-    let first = argv.first()?;
-    if !runner.binaries().contains(&first.as_str()) {
-        return None;
-    }
-    project_program(root, dir, runner)
+    overrides(runner, argv)
+        .then(|| project_program(root, dir, runner))
+        .flatten()
+}
+
+/// Whether the project's own program would replace the first word of `argv` (see
+/// [`program_override`]).
+pub fn overrides(runner: Runner, argv: &[String]) -> bool {
+    argv.first()
+        .is_some_and(|first| runner.binaries().contains(&first.as_str()))
 }
 
 /// The program a task starts its runner through: the first word of its command when that is

@@ -17,6 +17,7 @@ mod admission;
 mod affected;
 pub mod allowlist;
 mod availability;
+mod cache;
 mod changes;
 pub mod cli;
 mod control;

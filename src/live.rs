@@ -93,7 +93,7 @@ impl LiveTable {
         let since = SystemTime::now()
             .checked_sub(Duration::from_secs(1))
             .unwrap_or(SystemTime::UNIX_EPOCH);
-        let index = Index::build(root);
+        let index = Index::load(root);
         let table = Table::from_scan(index.snapshot());
         let shared = Arc::new(Shared::new(index, table, on_change, true));
         let weak = Arc::downgrade(&shared);
@@ -230,7 +230,7 @@ impl Shared {
 
     /// Scans the tree for the first time, publishes the table and wakes the waiters.
     fn first_scan(&self) {
-        let index = Index::build(&self.root);
+        let index = Index::load(&self.root);
         let table = Arc::new(Table::from_scan(index.snapshot()));
         *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
         *self.table.write().unwrap_or_else(PoisonError::into_inner) = table;
@@ -347,7 +347,7 @@ impl Shared {
     fn rebuild(&self) {
         let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
         let root = index.root().to_path_buf();
-        *index = Index::build(&root);
+        *index = Index::load(&root);
         self.follow_dirs(&index);
         let table = Table::from_scan(index.snapshot());
         drop(index);

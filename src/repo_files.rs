@@ -34,9 +34,10 @@ pub trait Walked: Sync {
 pub struct RepoFiles<'w> {
     root: PathBuf,
     canonical_root: PathBuf,
-    cache: Mutex<HashMap<String, Result<Arc<str>, String>>>,
-    /// `exists` answers: thousands of packages ask for the same lockfiles up the tree.
-    exists_cache: Mutex<HashMap<String, bool>>,
+    cache: Mutex<HashMap<String, ReadText>>,
+    /// `exists` answers, and whether a symlink was followed for them: thousands of packages
+    /// ask for the same lockfiles up the tree.
+    exists_cache: Mutex<HashMap<String, (bool, bool)>>,
     /// Directories known to have (true) or not to have (false) a symlink between them and
     /// the root.
     linked_dirs: Mutex<HashMap<PathBuf, bool>>,
@@ -52,16 +53,45 @@ impl std::fmt::Debug for RepoFiles<'_> {
     }
 }
 
+/// What [`RepoFiles::read_admitted`] found.
+#[derive(Debug)]
+pub enum Gated {
+    /// The gate let the file in: its text.
+    Admitted(Text),
+    /// The gate turned the file away (with what was opened), or there was no regular file to
+    /// show it (`None`).
+    Refused(Option<Opened>),
+    /// The gate let the file in, but it cannot be read whole: why.
+    Unreadable(String, Opened),
+}
+
 /// How many bytes [`RepoFiles::read_admitted`] shows an adapter's gate.
 pub const PEEK_BYTES: usize = 512;
 
+/// A file's text as read, with the file that was opened, or why it could not be read.
+type ReadText = Result<(Arc<str>, Opened), String>;
+
 /// What reading a task file gave.
 #[derive(Debug)]
+#[allow(clippy::struct_field_names)] // `text.text` reads as what it is.
 pub struct Text {
     /// The decoded text; undecodable bytes are replaced with U+FFFD.
     pub text: String,
     /// The 1-based line of the first undecodable byte, when there was one.
     pub invalid_utf8_line: Option<u32>,
+    /// The file that was read.
+    pub opened: Opened,
+}
+
+/// The file a read opened: its metadata as `fstat` gave it before reading, and whether a
+/// symlink was followed to reach it (then what the path names can change without the file
+/// changing).
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// From `fstat` of the open file.
+    pub meta: fs::Metadata,
+    /// Whether the path or a directory above it is a symlink.
+    pub linked: bool,
 }
 
 impl<'w> RepoFiles<'w> {
@@ -91,39 +121,41 @@ impl<'w> RepoFiles<'w> {
 
     /// Reads a task file, size-capped, decoding lossily so one bad byte loses no task.
     pub fn read_task_file(&self, rel: &str) -> Result<Text, String> {
-        self.read_bytes(rel).map(decode)
+        self.read_bytes(rel)
+            .map(|(bytes, opened)| decode(bytes, opened))
     }
 
     /// Reads a file of a format known by content with one `open`: its first [`PEEK_BYTES`]
-    /// and execute bit go to `admit`, and the rest is read only when it says yes. `None` when
-    /// refused, or when there is no regular file to look at.
-    pub fn read_admitted(
-        &self,
-        rel: &str,
-        admit: fn(&[u8], bool) -> bool,
-    ) -> Option<Result<Text, String>> {
+    /// and execute bit go to `admit`, and the rest is read only when it says yes.
+    pub fn read_admitted(&self, rel: &str, admit: fn(&[u8], bool) -> bool) -> Gated {
         use std::os::unix::fs::PermissionsExt;
-        let mut file = self.open_confined(rel).ok()?;
-        let meta = file.metadata().ok()?;
+        let Ok((mut file, linked)) = self.open_confined(rel) else {
+            return Gated::Refused(None);
+        };
+        let Ok(meta) = file.metadata() else {
+            return Gated::Refused(None);
+        };
         if !meta.is_file() {
-            return None;
+            return Gated::Refused(None);
         }
         let mut bytes = Vec::with_capacity(PEEK_BYTES);
-        (&mut file)
+        let opened = |meta| Opened { meta, linked };
+        if (&mut file)
             .take(read_limit(&meta).min(PEEK_BYTES as u64))
             .read_to_end(&mut bytes)
-            .ok()?;
-        if !admit(&bytes, meta.permissions().mode() & 0o111 != 0) {
-            return None;
+            .is_err()
+            || !admit(&bytes, meta.permissions().mode() & 0o111 != 0)
+        {
+            return Gated::Refused(Some(opened(meta)));
         }
         if meta.len() > MAX_TASK_FILE_BYTES {
-            return Some(Err(too_large(meta.len())));
+            return Gated::Unreadable(too_large(meta.len()), opened(meta));
         }
         let rest = read_limit(&meta).saturating_sub(bytes.len() as u64);
         if let Err(err) = file.take(rest).read_to_end(&mut bytes) {
-            return Some(Err(io_reason(&err)));
+            return Gated::Unreadable(io_reason(&err), opened(meta));
         }
-        Some(Ok(decode(bytes)))
+        Gated::Admitted(decode(bytes, opened(meta)))
     }
 }
 
@@ -139,21 +171,21 @@ fn read_limit(meta: &fs::Metadata) -> u64 {
 }
 
 /// Decodes a task file lossily, noting the line of the first undecodable byte.
-fn decode(bytes: Vec<u8>) -> Text {
-    {
-        match String::from_utf8(bytes) {
-            Ok(text) => Text {
-                text,
-                invalid_utf8_line: None,
-            },
-            Err(err) => {
-                let valid = err.utf8_error().valid_up_to();
-                let bytes = err.into_bytes();
-                let line = bytecount_newlines(&bytes[..valid]) + 1;
-                Text {
-                    text: String::from_utf8_lossy(&bytes).into_owned(),
-                    invalid_utf8_line: Some(u32::try_from(line).unwrap_or(u32::MAX)),
-                }
+fn decode(bytes: Vec<u8>, opened: Opened) -> Text {
+    match String::from_utf8(bytes) {
+        Ok(text) => Text {
+            text,
+            invalid_utf8_line: None,
+            opened,
+        },
+        Err(err) => {
+            let valid = err.utf8_error().valid_up_to();
+            let bytes = err.into_bytes();
+            let line = bytecount_newlines(&bytes[..valid]) + 1;
+            Text {
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                invalid_utf8_line: Some(u32::try_from(line).unwrap_or(u32::MAX)),
+                opened,
             }
         }
     }
@@ -169,25 +201,30 @@ fn too_large(len: u64) -> String {
 }
 
 impl RepoFiles<'_> {
-    /// Opens a root-relative file for reading, refusing a symlink that leads out of the root.
-    fn open_confined(&self, rel: &str) -> Result<fs::File, String> {
+    /// Opens a root-relative file for reading, refusing a symlink that leads out of the root;
+    /// tells whether a symlink was followed to reach it.
+    fn open_confined(&self, rel: &str) -> Result<(fs::File, bool), String> {
         let path = self.abs(rel);
         match open_no_follow(&path) {
             // Only symlinks can lead out of the root: a file opened without following one,
             // below no linked directory, is inside it.
-            Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => Ok(file),
+            Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => {
+                Ok((file, false))
+            }
             Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => Err(io_reason(&err)),
             _ => {
                 if !self.inside_root(&path) {
                     return Err("symlink points outside the repository; not followed".to_owned());
                 }
-                open_nonblocking(&path).map_err(|e| io_reason(&e))
+                open_nonblocking(&path)
+                    .map(|file| (file, true))
+                    .map_err(|e| io_reason(&e))
             }
         }
     }
 
-    fn read_bytes(&self, rel: &str) -> Result<Vec<u8>, String> {
-        let mut file = self.open_confined(rel)?;
+    fn read_bytes(&self, rel: &str) -> Result<(Vec<u8>, Opened), String> {
+        let (mut file, linked) = self.open_confined(rel)?;
         let meta = file.metadata().map_err(|e| io_reason(&e))?;
         if !meta.is_file() {
             return Err("not a regular file".to_owned());
@@ -200,7 +237,38 @@ impl RepoFiles<'_> {
             .take(read_limit(&meta))
             .read_to_end(&mut bytes)
             .map_err(|e| io_reason(&e))?;
-        Ok(bytes)
+        Ok((bytes, Opened { meta, linked }))
+    }
+
+    /// [`Files::read`], with the file it opened.
+    pub fn read_opened(&self, path: &str) -> ReadText {
+        remembered(&self.cache, path, || {
+            self.read_task_file(path)
+                .map(|t| (Arc::<str>::from(t.text.as_str()), t.opened))
+        })
+    }
+
+    /// [`Files::exists`], and whether a symlink was followed to answer it.
+    pub fn exists_linked(&self, path: &str) -> (bool, bool) {
+        remembered(&self.exists_cache, path, || {
+            let abs = self.abs(path);
+            match fs::symlink_metadata(&abs) {
+                Ok(meta) if meta.is_file() => {
+                    if abs.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) {
+                        (true, false)
+                    } else {
+                        (self.inside_root(&abs), true)
+                    }
+                }
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    (abs.is_file() && self.inside_root(&abs), true)
+                }
+                _ => (
+                    false,
+                    abs.parent().is_some_and(|p| self.has_symlink_ancestor(p)),
+                ),
+            }
+        })
     }
 
     fn inside_root(&self, path: &Path) -> bool {
@@ -234,27 +302,11 @@ impl RepoFiles<'_> {
 
 impl Files for RepoFiles<'_> {
     fn read(&self, path: &str) -> Result<String, String> {
-        remembered(&self.cache, path, || {
-            self.read_task_file(path)
-                .map(|t| Arc::<str>::from(t.text.as_str()))
-        })
-        .map(|t| t.to_string())
+        self.read_opened(path).map(|(t, _)| t.to_string())
     }
 
     fn exists(&self, path: &str) -> bool {
-        remembered(&self.exists_cache, path, || {
-            let abs = self.abs(path);
-            match fs::symlink_metadata(&abs) {
-                Ok(meta) if meta.is_file() => {
-                    abs.parent().is_none_or(|p| !self.has_symlink_ancestor(p))
-                        || self.inside_root(&abs)
-                }
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    abs.is_file() && self.inside_root(&abs)
-                }
-                _ => false,
-            }
-        })
+        self.exists_linked(path).0
     }
 
     fn root_name(&self) -> Option<String> {
@@ -267,7 +319,7 @@ impl Files for RepoFiles<'_> {
     fn executable(&self, path: &str) -> bool {
         use std::os::unix::fs::PermissionsExt;
         self.open_confined(path)
-            .and_then(|f| f.metadata().map_err(|e| io_reason(&e)))
+            .and_then(|(f, _)| f.metadata().map_err(|e| io_reason(&e)))
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
 
@@ -321,6 +373,14 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
 /// for files that are mostly absent, such as an ignore file in each directory, or the
 /// allowlist before the first rule.
 pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
+    Ok(read_regular_with_meta(path, cap)?.map(|(bytes, _)| bytes))
+}
+
+/// [`read_regular_if_present`], with the file's metadata as `fstat` gave it before reading.
+pub fn read_regular_with_meta(
+    path: &Path,
+    cap: u64,
+) -> Result<Option<(Vec<u8>, fs::Metadata)>, String> {
     let mut file = match open_nonblocking(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -342,7 +402,7 @@ pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>,
         .take(cap)
         .read_to_end(&mut bytes)
         .map_err(|e| io_reason(&e))?;
-    Ok(Some(bytes))
+    Ok(Some((bytes, meta)))
 }
 
 /// Opens `path` for reading, following symlinks, without blocking on a FIFO.
@@ -443,8 +503,10 @@ mod tests {
             let name = format!("f{len}");
             std::fs::write(tmp.path().join(&name), &text).unwrap();
             assert_eq!(files.read_task_file(&name).unwrap().text, text, "{len}");
-            let admitted = files.read_admitted(&name, |_, _| true);
-            assert_eq!(admitted.unwrap().unwrap().text, text, "{len}");
+            let Gated::Admitted(admitted) = files.read_admitted(&name, |_, _| true) else {
+                panic!("{len}: not admitted");
+            };
+            assert_eq!(admitted.text, text, "{len}");
         }
     }
 

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use crate::availability::{Availability, launcher, program_override};
+use crate::availability::{Availability, launcher, overrides, project_program};
 use crate::naming::{canonical_order, unique_names};
 use crate::scan::{Scan, scan};
 
@@ -123,7 +123,15 @@ impl Serialize for Table {
 impl Table {
     /// Scans `root` and builds its table.
     pub fn load(root: &Path) -> Table {
-        Table::from_scan(scan(root))
+        let scan = scan(root);
+        let began = std::time::Instant::now();
+        let table = Table::from_scan(scan);
+        tracing::debug!(
+            "table: {} rows built in {:?}",
+            table.tasks.len(),
+            began.elapsed()
+        );
+        table
     }
 
     /// Builds the table from a finished scan: orders the adapters' tasks, names them and
@@ -136,14 +144,41 @@ impl Table {
         let availability = Availability::detect(tasks.iter().map(|t| t.runner))
             .with_launchers(tasks.iter().filter_map(|t| launcher(t.runner, &t.argv)));
         let root = scan.root.as_path();
+        // The runners' programs inside the project, looked up once per directory and runner
+        // (a lookup walks up the tree; a directory has many tasks).
+        let mut wanted: Vec<(String, Runner)> = tasks
+            .iter()
+            .filter(|t| !t.runner.project_binaries().is_empty())
+            .map(|t| (t.dir.clone(), t.runner))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let found: Vec<(String, Runner, Option<String>)> = wanted
+            .into_par_iter()
+            .map(|(dir, runner)| {
+                let program = project_program(root, &dir, runner).map(|(rel, _)| rel);
+                (dir, runner, program)
+            })
+            .collect();
+        let mut projects: HashMap<String, Vec<(Runner, Option<String>)>> = HashMap::new();
+        for (dir, runner, program) in found {
+            projects.entry(dir).or_default().push((runner, program));
+        }
+        let fill_one = |t: &mut Task, unique_name: String| {
+            let project = projects
+                .get(t.dir.as_str())
+                .and_then(|found| found.iter().find(|(r, _)| *r == t.runner))
+                .and_then(|(_, program)| program.clone());
+            fill(t, unique_name, &availability, project);
+        };
         if tasks.len() >= PARALLEL_ROWS {
             tasks
                 .par_iter_mut()
                 .zip(names)
-                .for_each(|(t, unique_name)| fill(t, unique_name, &availability, root));
+                .for_each(|(t, unique_name)| fill_one(t, unique_name));
         } else {
             for (t, unique_name) in tasks.iter_mut().zip(names) {
-                fill(t, unique_name, &availability, root);
+                fill_one(t, unique_name);
             }
         }
         Table {
@@ -238,12 +273,13 @@ fn inherit_packages(raw: &mut [Task]) {
 }
 
 /// Fills in what the table knows of a task and its adapter does not: its unique name, whether
-/// its runner is installed, and the command that runs it.
-fn fill(t: &mut Task, unique_name: String, availability: &Availability, root: &Path) {
+/// its runner is installed, and the command that runs it. `project` is the runner's program
+/// inside the project, as seen from the task's directory (`../../node_modules/.bin/turbo`).
+fn fill(t: &mut Task, unique_name: String, availability: &Availability, project: Option<String>) {
     t.unique_name = unique_name;
-    t.runner_available = availability.available_for(root, t);
+    t.runner_available = availability.available_with(t, project.is_some());
     // The project's own runner (`.venv/bin/poe`) is what runs, so the command shows it.
-    if let Some((rel, _)) = program_override(root, &t.dir, t.runner, &t.argv)
+    if let Some(rel) = project.filter(|_| overrides(t.runner, &t.argv))
         && let Some(first) = t.argv.first_mut()
     {
         *first = rel;

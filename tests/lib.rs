@@ -56,3 +56,4 @@ mod test;
 mod tokens;
 mod tty;
 mod vscode;
+mod warm;

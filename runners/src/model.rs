@@ -9,6 +9,7 @@ use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
 /// A task runner agg knows how to list and run.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
@@ -738,6 +739,7 @@ impl std::fmt::Display for Runner {
 }
 
 /// How a variadic parameter repeats.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Variadic {
@@ -748,6 +750,7 @@ pub enum Variadic {
 }
 
 /// A parameter a task accepts (just parameters, xc inputs, Taskfile required vars).
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Param {
     /// The parameter's name.
@@ -793,6 +796,7 @@ impl Param {
 }
 
 /// What the built-in xc executor needs beyond the common fields.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct XcSpec {
     /// The script body of the task's code block, without the fences.
@@ -816,6 +820,7 @@ pub struct XcSpec {
 }
 
 /// When a hook runs relative to its task.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HookWhen {
@@ -826,6 +831,7 @@ pub enum HookWhen {
 }
 
 /// Another script the runner runs around a task (npm `pre<x>`/`post<x>`).
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Hook {
     /// The hook's own name (`prebuild`).
@@ -846,6 +852,7 @@ pub struct Hook {
 /// The serialized fields are the JSON contract of the table, in its key order: their doc
 /// comments are the schema's descriptions. Fields marked `skip` are not part of the row's JSON
 /// (`describe` shows the script, environment, xc details and behaviour its own way).
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Task {
     /// Short unique name: what `agg run` and the MCP tools take.
@@ -932,6 +939,7 @@ pub struct Task {
 
 /// What running a task involves beyond its own command, for `describe` and for whoever
 /// decides whether to run it.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Behaviour {
     /// Questions the runner asks before it runs the task, each exactly as the runner prints
@@ -1023,6 +1031,7 @@ impl Task {
 }
 
 /// A problem with one file: it could not be read, or part of it could not be understood.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Diagnostic {
     /// The file, relative to the root.
@@ -1062,6 +1071,7 @@ fn name_start(name: &str) -> String {
 }
 
 /// Everything one adapter call found in one task file.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     /// The tasks, in file order.

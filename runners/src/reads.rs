@@ -20,6 +20,7 @@ pub enum Purpose {
 }
 
 /// What a task's definition reads besides its own facts.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reads {
     /// Each part of the files the definition reads, with its text now.
@@ -38,6 +39,7 @@ pub struct Reads {
 }
 
 /// One part of a task file that a definition reads.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
     /// What it is, in words that stay the same while its text changes: ``variable `CC` ``,

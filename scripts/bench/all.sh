@@ -4,7 +4,8 @@
 #   scripts/bench/all.sh [--check] [--regen]
 #
 # Runs, in order:
-#   scripts/bench/list.sh            agg list --json vs rg --files (builds agg in release,
+#   scripts/bench/list.sh            agg list --json, cold and warm, vs fd --type f and rg --files
+#                                     (builds agg in release,
 #                                     generates target/bench-monorepo when missing)
 #   cargo bench --bench engine       output flood and start overhead of the job engine
 #   cargo bench --bench mcp          MCP cold start and task_start round trip
@@ -41,7 +42,7 @@ echo "date:      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "commit:    $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' (+ uncommitted changes)')"
 echo "machine:   $(uname -srm), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
 echo "load avg:  $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min)"
-echo "toolchain: $(rustc --version), $(hyperfine --version), $(rg --version | head -n 1)"
+echo "toolchain: $(rustc --version), $(hyperfine --version), $(rg --version | head -n 1), $($FD --version)"
 echo
 
 status=0

@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# Benchmark: `agg list --json` against `rg --files` on the same trees.
+# Benchmark: `agg list --json`, cold and warm, against `fd --type f` and `rg --files` on the
+# same trees, in the same run.
 #
-#   scripts/bench/list.sh [--regen] [--check] [--runs N] [--no-build]
+#   scripts/bench/list.sh [--regen] [--check] [--runs N] [--no-build] [--large]
 #
 # 1. builds agg in release (`cargo build --release`, skipped with --no-build);
 # 2. generates the benchmark monorepo with scripts/gen-monorepo.py into
 #    target/bench-monorepo (reused when present; --regen rebuilds it; AGG_BENCH_MONOREPO
 #    picks another place), plus target/bench-monorepo-make500 (one 500-target Makefile);
+#    with --large, also trees of about 500,000 and 2,000,000 files made of hard-linked
+#    copies of the monorepo (target/bench-tree-500k, target/bench-tree-2m);
 # 3. times, with hyperfine (warmup 2, N runs, default 10, no intermediate shell, output to
-#    /dev/null), `agg list --json` against `rg --files` in each tree; `rg --files --hidden`
-#    is shown too, for information, because agg walks hidden files (.cargo/, .github/) and
-#    plain `rg --files` does not;
-# 4. prints mean/median/stddev, the agg/rg ratio of the medians against the target
-#    (<= 1.5x) with PASS/FAIL, agg's peak RSS, the task count, and asserts that no task
-#    comes from a gitignored node_modules/ or dist/ directory.
+#    /dev/null), in each tree:
+#      cold  `agg list --json --no-cache`   (walks and parses everything)
+#      warm  `agg list --json`              (the scan kept in the cache, checked with stat;
+#                                            the warmup runs write it)
+#      `fd --type f` and `rg --files`       (the references); `rg --files --hidden` for
+#                                            information, since agg walks hidden files too
+#    and, on the monorepo, a shell completion of `agg run b` (warm), as bash asks for it;
+# 4. prints mean/median/stddev, the ratios of the medians against the targets with
+#    PASS/FAIL (warm <= 0.3x fd, cold <= 1.2x fd; cold <= 1.5x rg, the earlier target; a
+#    completion under 30 ms), agg's peak RSS, the task count, and asserts that the warm and
+#    cold listings are the same and that no task comes from a gitignored node_modules/ or
+#    dist/ directory.
 #
 # A missed timing target is reported, not fatal: the exit status is 0 unless --check is
-# given. A task listed from node_modules/ or dist/ is a correctness bug and always fails.
+# given. A wrong listing is a correctness bug and always fails.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
-REGEN=0 CHECK=0 RUNS=10 BUILD=1
+REGEN=0 CHECK=0 RUNS=10 BUILD=1 LARGE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --regen) REGEN=1 ;;
@@ -29,7 +38,8 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift ;;
     --runs=*) RUNS=${1#--runs=} ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    --large) LARGE=1 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "list.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -62,20 +72,45 @@ else
   echo "reusing $MONO (pass --regen to rebuild it)"
 fi
 
+# A tree of COPIES hard-linked copies of the monorepo (a git repository of its own, so that
+# agg takes it as the root).
+large_tree() { # dir copies
+  local dir=$1 copies=$2 i
+  if [ -e "$dir/.done" ] && [ "$(cat "$dir/.done")" = "$copies" ]; then
+    return
+  fi
+  echo "+ $copies hard-linked copies of the monorepo into $dir" >&2
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  git -C "$dir" init -q
+  for i in $(seq 1 "$copies"); do
+    cp -al "$MONO" "$dir/copy-$i"
+  done
+  echo "$copies" > "$dir/.done"
+}
+TREES=(mono "$MONO" make500 "$MAKE500")
+if [ "$LARGE" = 1 ]; then
+  large_tree "$ROOT/target/bench-tree-500k" 9
+  large_tree "$ROOT/target/bench-tree-2m" 36
+  TREES+=(large500k "$ROOT/target/bench-tree-500k" large2m "$ROOT/target/bench-tree-2m")
+fi
+
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The warm runs' cache (in agg's state directory), apart from the person's own.
+export XDG_STATE_HOME=$TMP/state
 
-# Peak RSS of one `agg list --json` run, in KiB (max over 3 runs).
-peak_rss() {
-  local dir=$1 max=0 kb i
+# Peak RSS of one `agg list --json` run (ARGS after the tree), in KiB (max over 3 runs).
+peak_rss() { # dir args...
+  local dir=$1 max=0 kb i; shift
   for i in 1 2 3; do
     if [ -x /usr/bin/time ]; then
-      kb=$(cd "$dir" && /usr/bin/time -f '%M' "$AGG" list --json 2>&1 >/dev/null | tail -n 1)
+      kb=$(cd "$dir" && /usr/bin/time -f '%M' "$AGG" list --json "$@" 2>&1 >/dev/null | tail -n 1)
     else
       kb=$(cd "$dir" && python3 -c '
 import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$AGG" list --json)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$AGG" list --json "$@")
     fi
     [ "$kb" -gt "$max" ] && max=$kb
   done
@@ -83,86 +118,127 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$AGG" list --jso
 }
 RSS_HOW=$([ -x /usr/bin/time ] && echo "/usr/bin/time -f %M" || echo "getrusage(RUSAGE_CHILDREN).ru_maxrss")
 
-bench_pair() { # name dir
-  local name=$1 dir=$2
-  echo "+ (cd $dir && hyperfine -N --warmup 2 --runs $RUNS '$AGG list --json' 'rg --files' 'rg --files --hidden')" >&2
-  (cd "$dir" && hyperfine -N --style basic --warmup 2 --runs "$RUNS" \
+bench_tree() { # name dir
+  local name=$1 dir=$2 runs=$RUNS
+  # The large trees take seconds a run.
+  case "$name" in large*) runs=5 ;; esac
+  echo "+ (cd $dir && hyperfine -N --warmup 2 --runs $runs: agg cold, agg warm, $FD --type f, rg --files)" >&2
+  (cd "$dir" && hyperfine -N --style basic --warmup 2 --runs "$runs" \
       --export-json "$TMP/$name.json" \
-      -n "agg list --json" "$AGG list --json" \
+      -n "agg list --json (cold)" "$AGG list --json --no-cache" \
+      -n "agg list --json (warm)" "$AGG list --json" \
+      -n "fd --type f" "$FD --type f" \
       -n "rg --files" "rg --files" \
       -n "rg --files --hidden (info)" "rg --files --hidden" >&2)
-  (cd "$dir" && "$AGG" list --json 2>"$TMP/$name.stderr" >"$TMP/$name.list.json")
-  (cd "$dir" && rg --files | wc -l) >"$TMP/$name.rgfiles"
-  peak_rss "$dir" >"$TMP/$name.rss"
+  (cd "$dir" && "$AGG" list --json --no-cache 2>"$TMP/$name.stderr" >"$TMP/$name.list.json")
+  (cd "$dir" && "$AGG" list --json 2>/dev/null >"$TMP/$name.warm.json")
+  (cd "$dir" && "$FD" --type f | wc -l) >"$TMP/$name.fdfiles"
+  peak_rss "$dir" --no-cache >"$TMP/$name.rss"
+  peak_rss "$dir" >"$TMP/$name.warm.rss"
+}
+
+# What bash runs at a TAB after `agg run b` (see `agg completions bash`).
+bench_completion() { # dir
+  local dir=$1
+  echo "+ (cd $dir && hyperfine -N: a completion of \`agg run b\`, warm)" >&2
+  (cd "$dir" && hyperfine -N --style basic --warmup 3 --runs "$RUNS" \
+      --export-json "$TMP/completion.json" \
+      -n "completion of agg run b (warm)" \
+      "env _CLAP_IFS=$(printf '\v') _CLAP_COMPLETE_INDEX=2 _CLAP_COMPLETE_COMP_TYPE=9 _CLAP_COMPLETE_SPACE=false AGG_COMPLETE=bash $AGG -- agg run b" >&2)
+  (cd "$dir" && env _CLAP_IFS=$'\v' _CLAP_COMPLETE_INDEX=2 _CLAP_COMPLETE_COMP_TYPE=9 \
+      _CLAP_COMPLETE_SPACE=false AGG_COMPLETE=bash "$AGG" -- agg run b | tr '\v' '\n' | wc -l) >"$TMP/completion.count"
 }
 
 echo "load average before timing: $(cut -d' ' -f1-3 /proc/loadavg)"
-bench_pair mono "$MONO"
-bench_pair make500 "$MAKE500"
+for ((i = 0; i < ${#TREES[@]}; i += 2)); do
+  bench_tree "${TREES[i]}" "${TREES[i + 1]}"
+done
+bench_completion "$MONO"
+echo "load average after timing: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$TMP" "$MONO" "$MAKE500" "$CHECK" "$RSS_HOW" "$RUNS" <<'PY'
-import json, os, statistics, sys, collections
-tmp, mono, make500, check, rss_how, runs = sys.argv[1:7]
-TARGET = 1.5
+python3 - "$TMP" "$CHECK" "$RSS_HOW" "$MONO" "${TREES[@]}" <<'PY'
+import json, os, sys, collections
+tmp, check, rss_how, mono = sys.argv[1:5]
+trees = sys.argv[5:]
+WARM, COLD, RG, COMPLETION_MS = 0.3, 1.2, 1.5, 30.0
 fails = []   # timing targets missed
 broken = []  # correctness assertions
 
-def load(name):
-    res = {r["command"]: r for r in json.load(open(f"{tmp}/{name}.json"))["results"]}
-    return res
-
 def ms(x):
-    return f"{x * 1000:8.1f} ms"
+    return f"{x * 1000:9.1f} ms"
 
-def table(title, name, dir_, tag):
-    res = load(name)
-    files = int(open(f"{tmp}/{name}.rgfiles").read())
-    print(f"\n== {title}: {dir_} ({files} files listed by rg --files) ==")
-    print(f"{'command':<28} {'mean':>11} {'median':>11} {'stddev':>11} {'min':>11} {'max':>11} {'runs':>5}")
+def verdict(ok):
+    return "PASS" if ok else "FAIL"
+
+def table(name, dir_):
+    res = {r["command"]: r for r in json.load(open(f"{tmp}/{name}.json"))["results"]}
+    files = int(open(f"{tmp}/{name}.fdfiles").read())
+    print(f"\n== {name}: {dir_} ({files} files listed by fd --type f) ==")
+    print(f"{'command':<28} {'mean':>12} {'median':>12} {'stddev':>12} {'min':>12} {'max':>12} {'runs':>5}")
     for cmd, r in res.items():
-        print(f"{cmd:<28} {ms(r['mean']):>11} {ms(r['median']):>11} {ms(r['stddev'] or 0):>11} {ms(r['min']):>11} {ms(r['max']):>11} {len(r['times']):>5}")
-    agg, rg, rgh = res["agg list --json"], res["rg --files"], res["rg --files --hidden (info)"]
-    ratio = agg["median"] / rg["median"]
-    ok = ratio <= TARGET
-    if not ok:
-        fails.append(f"{tag}: agg/rg {ratio:.2f}x > {TARGET}x")
-    print(f"[{tag}] agg list --json / rg --files, medians: {ratio:.2f}x (means: {agg['mean'] / rg['mean']:.2f}x)   target <= {TARGET}x   {'PASS' if ok else 'FAIL'}")
-    print(f"[{tag}] agg list --json / rg --files --hidden, medians: {agg['median'] / rgh['median']:.2f}x (info)")
-    rss = int(open(f"{tmp}/{name}.rss").read())
-    print(f"[{tag}] agg list --json peak RSS: {rss / 1024:.1f} MiB (max of 3 runs, {rss_how})")
+        print(f"{cmd:<28} {ms(r['mean']):>12} {ms(r['median']):>12} {ms(r['stddev'] or 0):>12} {ms(r['min']):>12} {ms(r['max']):>12} {len(r['times']):>5}")
+    cold, warm = res["agg list --json (cold)"], res["agg list --json (warm)"]
+    fd, rg, rgh = res["fd --type f"], res["rg --files"], res["rg --files --hidden (info)"]
+    # The fd targets are for trees of many files; a one-file tree takes milliseconds either way.
+    targets = (
+        ("warm agg list --json / fd --type f", warm, fd, WARM),
+        ("cold agg list --json / fd --type f", cold, fd, COLD),
+        ("cold agg list --json / rg --files", cold, rg, RG),
+    )
+    for label, agg, ref, target in targets:
+        ratio = agg["median"] / ref["median"]
+        if name == "make500" and "fd" in label:
+            print(f"[{name}] {label}, medians: {ratio:.2f}x (info)")
+            continue
+        ok = ratio <= target
+        if not ok:
+            fails.append(f"{name}: {label} {ratio:.2f}x > {target}x")
+        print(f"[{name}] {label}, medians: {ratio:.2f}x (means: {agg['mean'] / ref['mean']:.2f}x)   target <= {target}x   {verdict(ok)}")
+    print(f"[{name}] warm / cold, medians: {warm['median'] / cold['median']:.2f}x; cold / rg --files --hidden: {cold['median'] / rgh['median']:.2f}x (info)")
+    rss, warm_rss = (int(open(f"{tmp}/{name}{k}.rss").read()) for k in ("", ".warm"))
+    print(f"[{name}] peak RSS: cold {rss / 1024:.1f} MiB, warm {warm_rss / 1024:.1f} MiB (max of 3 runs, {rss_how})")
     listing = json.load(open(f"{tmp}/{name}.list.json"))
+    same = open(f"{tmp}/{name}.list.json", "rb").read() == open(f"{tmp}/{name}.warm.json", "rb").read()
+    if not same:
+        broken.append(f"{name}: the warm listing differs from the cold one")
+    print(f"ASSERT [{name}] warm listing == cold listing, byte for byte: {verdict(same)}")
     tasks = listing["tasks"]
     by_runner = collections.Counter(t["runner"] for t in tasks)
-    print(f"[{tag}] tasks found: {len(tasks)}  (" + ", ".join(f"{k} {v}" for k, v in sorted(by_runner.items())) + f"); diagnostics: {len(listing['diagnostics'])}")
+    print(f"[{name}] tasks found: {len(tasks)}  (" + ", ".join(f"{k} {v}" for k, v in sorted(by_runner.items())) + f"); diagnostics: {len(listing['diagnostics'])}")
     stderr = open(f"{tmp}/{name}.stderr").read().strip()
     if stderr:
         lines = stderr.splitlines()
         print(f"agg stderr: {len(lines)} lines, first: {lines[0]}")
+    bad = [t for t in tasks
+           if any(seg in ("node_modules", "dist") for seg in t["file_path"].split("/") + t["dir"].split("/"))]
+    if bad:
+        broken.append(f"{name}: {len(bad)} tasks from gitignored node_modules/ or dist/, e.g. {bad[0]['file_path']}")
+    if name != "make500":
+        print(f"ASSERT [{name}] no task from node_modules/ or dist/: {verdict(not bad)}")
     return listing, by_runner
 
-listing, by_runner = table("generated monorepo", "mono", mono, "monorepo")
-bad = [t for t in listing["tasks"]
-       if any(seg in ("node_modules", "dist") for seg in t["file_path"].split("/"))
-       or any(seg in ("node_modules", "dist") for seg in t["dir"].split("/"))]
-if bad:
-    broken.append(f"{len(bad)} tasks from gitignored node_modules/ or dist/, e.g. {bad[0]['file_path']}")
-print(f"ASSERT [monorepo] no task from node_modules/ or dist/ (20,000 gitignored files, ~1,000 package.json with scripts): "
-      f"{'PASS' if not bad else 'FAIL: ' + broken[-1]}")
-counts_path = mono + "-counts.json"
-if os.path.exists(counts_path):
-    c = json.load(open(counts_path))
-    d = c["declared"]
-    pj = sum(by_runner.get(r, 0) for r in ("npm", "pnpm", "yarn", "bun"))
-    ok = pj == d["package_json_scripts"]
-    print(f"package.json scripts listed: {pj}, generated (hooks excluded): {d['package_json_scripts']}   {'OK' if ok else 'MISMATCH'}")
-    print(f"generated (for reference): {d['make_described_targets']} described make targets in {c['makefiles']} Makefiles, "
-          f"{d['just_recipes']} just recipes in {c['justfiles']} justfiles, {d['taskfile_tasks']} tasks in {c['taskfiles']} Taskfiles "
-          f"(+ their includes), {d['xc_tasks']} xc tasks, {d['cargo_aliases']} cargo aliases in {c['cargo_configs']} .cargo/config.toml")
-    if not ok:
-        broken.append("package.json script count mismatch")
+for name, dir_ in zip(trees[::2], trees[1::2]):
+    listing, by_runner = table(name, dir_)
+    if name == "mono":
+        counts_path = mono + "-counts.json"
+        if os.path.exists(counts_path):
+            c = json.load(open(counts_path))
+            d = c["declared"]
+            pj = sum(by_runner.get(r, 0) for r in ("npm", "pnpm", "yarn", "bun"))
+            ok = pj == d["package_json_scripts"]
+            print(f"package.json scripts listed: {pj}, generated (hooks excluded): {d['package_json_scripts']}   {'OK' if ok else 'MISMATCH'}")
+            if not ok:
+                broken.append("package.json script count mismatch")
+    if name == "make500":
+        print(f"make tasks in the 500-target Makefile: {by_runner.get('make', 0)} (500 expected)")
 
-listing5, by5 = table("one Makefile with 500 described targets", "make500", make500, "make500")
-print(f"make tasks in the 500-target Makefile: {by5.get('make', 0)} (500 expected once the make adapter is in)")
+comp = json.load(open(f"{tmp}/completion.json"))["results"][0]
+count = int(open(f"{tmp}/completion.count").read())
+median_ms = comp["median"] * 1000
+ok = median_ms < COMPLETION_MS
+if not ok:
+    fails.append(f"completion {median_ms:.1f} ms >= {COMPLETION_MS} ms")
+print(f"\n[mono] completion of `agg run b` (warm, {count} candidates): median {median_ms:.1f} ms, mean {comp['mean'] * 1000:.1f} ms ± {(comp['stddev'] or 0) * 1000:.1f}   target < {COMPLETION_MS:.0f} ms   {verdict(ok)}")
 
 print("\nSUMMARY list: " + ("all targets met" if not fails else "; ".join(fails)))
 if broken:

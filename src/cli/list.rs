@@ -36,6 +36,9 @@ const DIR: Style = Style::new().bold();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
 
 pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
+    if args.no_cache {
+        crate::scan::set_cache(false);
+    }
     let chosen = super::Root::choose(args.path.as_deref().or(args.root.as_deref()))?;
     let root = &chosen.path;
     let filter = Filter {
@@ -88,6 +91,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;
     let (here, left_out) = shape.arrange(&mut table, args.json || select.for_path.is_some());
     if args.json {
+        let began = std::time::Instant::now();
         // Indented for a person at a terminal, compact for a program reading a pipe.
         let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
         if io::IsTerminal::is_terminal(&io::stdout()) {
@@ -101,6 +105,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         }
         writeln!(out).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
+        tracing::debug!("list: JSON written in {:?}", began.elapsed());
         if table.tasks.is_empty() {
             let mut err = anstream::stderr().lock();
             write_no_match(&mut err, &select.filter, &suggestions).map_err(Error::Output)?;

@@ -142,6 +142,10 @@ pub struct ListArgs {
     /// Keep running and print the table again whenever the tasks change.
     #[arg(long, short)]
     pub watch: bool,
+    /// Scan the whole repository afresh instead of checking what the last scan found
+    /// (the same as setting `AGG_NO_CACHE=1`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 fn parse_runner(s: &str) -> Result<Runner, String> {
@@ -156,6 +160,18 @@ fn parse_runner(s: &str) -> Result<Runner, String> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    // `AGG_LOG=debug` tells on stderr what a command did besides its output (how much of
+    // the last scan it could reuse, say); `agg mcp` sets up its own logging.
+    if std::env::var_os("AGG_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_writer(io::stderr)
+            .with_ansi(false)
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("AGG_LOG")
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            )
+            .try_init();
+    }
     completions::answer_if_asked();
     let cli = Cli::parse();
     if let Some(Err(err)) = cli.directory.as_deref().map(enter) {

@@ -15,8 +15,8 @@ use super::walk::{relative, walk_builder};
 /// ignore rules admit it: asking costs a match, so a reader asks only about the files it
 /// cares about. Directories the rules exclude are not entered, as in a listing.
 pub fn each_file(root: &Path, visit: &(dyn Fn(&str, &dyn Fn() -> bool) + Sync)) {
-    let ignores = Arc::new(Ignores::new(root, root));
-    walk_builder(root, &ignores).build_parallel().run(|| {
+    let ignores = Arc::new(Ignores::new(root, root, None));
+    walk_builder(root, &ignores, None).build_parallel().run(|| {
         let ignores = Arc::clone(&ignores);
         Box::new(move |entry| {
             let Ok(entry) = entry else {

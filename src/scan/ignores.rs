@@ -19,6 +19,9 @@
 //! read, and an excluded directory with a tracked task file below it is still entered, for
 //! that file alone. A root below the top of its repository (a folder given as the root) goes
 //! by the ignore rules alone, so a folder lists the same wherever it is checked out.
+//!
+//! Every file the rules were read from, or looked for outside the tree, is reported with its
+//! [`Stamp`] ([`Observed`]): a later scan that finds them unchanged knows the rules are too.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -31,8 +34,9 @@ use agg_runners::Diagnostic;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::stamp::Stamp;
 use super::tracked::{self, Tracked};
-use crate::repo_files::read_regular_if_present;
+use crate::repo_files::{read_regular_if_present, read_regular_with_meta};
 
 /// The most bytes of ignore files one walk takes in, one file or all together; a file over
 /// it, or one that would take the total over it, is reported and its patterns not applied.
@@ -56,6 +60,20 @@ struct Level {
     parent: Option<Arc<Level>>,
 }
 
+/// The tracked task files of the worktree whose top is `top` (the root, when it is the top
+/// of one; else nothing is tracked), with why they could not be read if they could not.
+pub(super) fn tracked_at(top: Option<&Path>) -> Tracked {
+    let Some(top) = top else {
+        return Tracked::default();
+    };
+    // The top is the root: an index path is a root-relative path.
+    let keep = |rel: &str| super::candidate_of(rel).is_some();
+    Tracked::read(top, &keep).unwrap_or_else(|unreadable| Tracked {
+        unreadable: Some((unreadable.file, unreadable.reason)),
+        ..Tracked::default()
+    })
+}
+
 /// A walk's number, a directory, and the rules in force inside it.
 type Remembered = (u64, PathBuf, Option<Arc<Level>>);
 
@@ -66,6 +84,25 @@ thread_local! {
 
 /// Numbers the walks, so that a thread never takes another walk's rules for its own.
 static WALKS: AtomicU64 = AtomicU64::new(0);
+
+/// What a walk's ignore rules were read from.
+#[derive(Debug, Default)]
+pub(super) struct Observed {
+    /// Ignore files present in a directory of the tree (an absent one is told by the
+    /// directory's own stamp), absolute.
+    pub(super) inside: Vec<(PathBuf, Stamp)>,
+    /// Files read or looked for outside the tree's directories (ignore files above the root,
+    /// `.git`, the exclude files), absolute, with their stamp or `None` when absent.
+    pub(super) outside: Vec<(PathBuf, Option<Stamp>)>,
+    /// The path of git's global excludes file, as git's configuration names it.
+    pub(super) global: Option<PathBuf>,
+    /// The tracked task files, when the walk needed them.
+    pub(super) tracked: Option<Tracked>,
+    /// Directories entered only for the tracked task files below them, absolute.
+    pub(super) forced: Vec<PathBuf>,
+    /// Whether an ignore file was skipped for the walk's byte budget.
+    pub(super) over_budget: bool,
+}
 
 /// The rules in force during one walk, and what was wrong with the files they come from.
 pub(super) struct Ignores {
@@ -90,6 +127,7 @@ pub(super) struct Ignores {
     forced: RwLock<HashSet<PathBuf>>,
     /// Whether `forced` holds anything, so a walk that needs none never takes its lock.
     any_forced: AtomicBool,
+    observed: Mutex<Observed>,
 }
 
 impl Drop for Ignores {
@@ -105,8 +143,9 @@ impl Drop for Ignores {
 
 impl Ignores {
     /// The rules for a walk of `start` (the root, or a directory under it), with those of
-    /// every directory above it already read.
-    pub(super) fn new(root: &Path, start: &Path) -> Ignores {
+    /// every directory above it already read; `tracked`, when given, is what git's index
+    /// says (known already), so that it is not read again.
+    pub(super) fn new(root: &Path, start: &Path, tracked: Option<Tracked>) -> Ignores {
         let mut ignores = Ignores {
             walk: WALKS.fetch_add(1, Ordering::Relaxed),
             root: root.to_path_buf(),
@@ -120,11 +159,43 @@ impl Ignores {
             tracked: OnceLock::new(),
             forced: RwLock::new(HashSet::new()),
             any_forced: AtomicBool::new(false),
+            observed: Mutex::new(Observed::default()),
         };
-        ignores.global = ignore::gitignore::gitconfig_excludes_path()
-            .map_or_else(Gitignore::empty, |path| ignores.rules(root, &path));
+        if let Some(tracked) = tracked {
+            let _ = ignores.tracked.set(tracked);
+        }
+        let global = ignore::gitignore::gitconfig_excludes_path();
+        ignores.global = global
+            .as_deref()
+            .map_or_else(Gitignore::empty, |path| ignores.rules(root, path));
+        ignores.observe().global = global;
         ignores.rules_in(start);
         ignores
+    }
+
+    fn observe(&self) -> std::sync::MutexGuard<'_, Observed> {
+        self.observed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What the rules were read from so far (the tracked files among it when they were read,
+    /// and the directories entered for them).
+    pub(super) fn take_observed(&self) -> Observed {
+        let mut observed = std::mem::take(&mut *self.observe());
+        observed.tracked = self.tracked.get().cloned();
+        observed.forced = self
+            .forced
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        observed
+    }
+
+    /// Notes a file read or looked for outside the tree's directories.
+    fn outside(&self, path: &Path) {
+        let stamp = Stamp::at(path);
+        self.observe().outside.push((path.to_path_buf(), stamp));
     }
 
     /// Whether the walk takes `entry`: false when an ignore rule excludes it.
@@ -176,15 +247,11 @@ impl Ignores {
     /// The tracked task files under the root; none outside a git worktree, and none (with a
     /// diagnostic) when its index cannot be read.
     fn read_tracked(&self) -> Tracked {
-        let Some(top) = self.top.as_deref() else {
-            return Tracked::default();
-        };
-        // The top is the root: an index path is a root-relative path.
-        let keep = |rel: &str| super::candidate_of(rel).is_some();
-        Tracked::read(top, &keep).unwrap_or_else(|unreadable| {
-            self.report(&unreadable.file, None, unreadable.reason);
-            Tracked::default()
-        })
+        let tracked = tracked_at(self.top.as_deref());
+        if let Some((file, reason)) = &tracked.unreadable {
+            self.report(file, None, reason.clone());
+        }
+        tracked
     }
 
     /// What was wrong with the ignore files read so far.
@@ -230,10 +297,11 @@ impl Ignores {
         let parent = dir.parent().and_then(|p| self.rules_in(p));
         let ignore = self.rules(dir, &dir.join(".ignore"));
         let gitignore = self.rules(dir, &dir.join(".gitignore"));
-        // The repository's own exclude file is found at the start or above it. A repository
+        // The repository's own exclude file is found at the root or above it. A repository
         // nested in the tree is not git's business when it lists this one, and looking for
-        // a `.git` in every directory would cost a third more system calls.
-        let exclude = if self.start.starts_with(dir) {
+        // a `.git` in every directory would cost a third more system calls. (The root, not
+        // the start: a walk of one directory must decide as the walk of the whole tree.)
+        let exclude = if self.root.starts_with(dir) {
             self.git_common_dir(dir)
                 .map_or_else(Gitignore::empty, |git| {
                     self.rules(dir, &git.join("info").join("exclude"))
@@ -261,8 +329,35 @@ impl Ignores {
     /// The patterns of the ignore file `file`, matched relative to `dir`; none when it is
     /// absent or cannot be read (reported).
     fn rules(&self, dir: &Path, file: &Path) -> Gitignore {
-        let bytes = match read_regular_if_present(file, MAX_IGNORE_BYTES) {
-            Ok(Some(bytes)) => bytes,
+        // An ignore file of a directory of the tree: its directory's stamp tells whether it
+        // is there; anything else is looked at again by a later scan.
+        let inside = file.parent() == Some(dir)
+            && dir.starts_with(&self.root)
+            && file
+                .file_name()
+                .is_some_and(|n| n == ".ignore" || n == ".gitignore");
+        let read = read_regular_with_meta(file, MAX_IGNORE_BYTES);
+        match (&read, inside) {
+            (Ok(Some((_, meta))), true) => {
+                self.observe()
+                    .inside
+                    .push((file.to_path_buf(), Stamp::of(meta)));
+            }
+            (Ok(None), true) => {}
+            (Err(_), true) => {
+                if let Some(stamp) = Stamp::at(file) {
+                    self.observe().inside.push((file.to_path_buf(), stamp));
+                }
+            }
+            (Ok(Some((_, meta))), false) => {
+                self.observe()
+                    .outside
+                    .push((file.to_path_buf(), Some(Stamp::of(meta))));
+            }
+            (_, false) => self.outside(file),
+        }
+        let bytes = match read {
+            Ok(Some((bytes, _))) => bytes,
             Ok(None) => return Gitignore::empty(),
             Err(reason) => {
                 self.report(
@@ -281,6 +376,7 @@ impl Ignores {
             })
             .is_ok();
         if !within {
+            self.observe().over_budget = true;
             self.report(
                 file,
                 None,
@@ -322,11 +418,16 @@ impl Ignores {
     /// or submodule (`.git` is a file saying `gitdir: PATH`) the common directory it names.
     fn git_common_dir(&self, dir: &Path) -> Option<PathBuf> {
         let dot_git = dir.join(".git");
+        self.outside(&dot_git);
         let meta = std::fs::metadata(&dot_git).ok()?;
         if meta.is_dir() {
             return Some(dot_git);
         }
-        let first_line = |path: &Path| match read_regular_if_present(path, MAX_GIT_POINTER_BYTES) {
+        let read = |path: &Path| {
+            self.outside(path);
+            read_regular_if_present(path, MAX_GIT_POINTER_BYTES)
+        };
+        let first_line = |path: &Path| match read(path) {
             Ok(bytes) => bytes.and_then(|b| {
                 let text = String::from_utf8(b).ok()?;
                 text.lines().next().map(|l| l.trim_end().to_owned())

@@ -1,14 +1,18 @@
 //! [`Index`]: what the scan knows about a repository, updated cheaply per batch of changed
-//! paths.
+//! paths, with what it looked at to know it (each directory's stamp and ignore files, what
+//! each parse read: [`DirRecord`], [`Found`]) for a later scan to check instead of reading.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use agg_runners::{ADAPTERS, Adapter, Diagnostic, Parsed, Task, parent};
+use agg_runners::{ADAPTERS, Adapter, Diagnostic, Task, parent};
 use rayon::prelude::*;
 
-use super::listing::{listed, parse_file};
-use super::walk::{relative, walk};
+use super::facts::{Fact, FactTable, Found};
+use super::listing::{listed, listed_order, parse_file};
+use super::stamp::Stamp;
+use super::tracked::Tracked;
+use super::walk::{Walked as WalkedTree, relative, walk};
 use super::{Group, NEVER_ENTER, PACKAGE_MANAGER_MARKERS, Scan, candidate_of};
 use crate::repo_files::{RepoFiles, Walked, abs_path};
 
@@ -42,17 +46,59 @@ impl Walked for Index {
 /// What the scan knows about a repository, kept up to date by [`Index::apply`].
 #[derive(Debug)]
 pub struct Index {
-    root: PathBuf,
+    pub(super) root: PathBuf,
     /// Every candidate task file the walk saw, by (adapter, directory).
-    candidates: BTreeMap<(usize, String), Group>,
-    /// The parse result of every chosen candidate.
-    parsed: BTreeMap<String, Parsed>,
+    pub(super) candidates: BTreeMap<(usize, String), Group>,
+    /// The parse result of every chosen candidate, with what the parse read.
+    pub(super) parsed: BTreeMap<String, Found>,
+    /// What the parses read, each fact once.
+    pub(super) facts: FactTable,
     /// Directories the walk entered.
-    dirs: BTreeSet<String>,
+    pub(super) dirs: BTreeSet<String>,
     /// Problems of the walk itself (unreadable directories, loops).
-    walk_diagnostics: Vec<Diagnostic>,
-    /// The manifests of the workspace graph the walk saw.
-    manifests: BTreeSet<String>,
+    pub(super) walk_diagnostics: Vec<Diagnostic>,
+    /// The manifests of the workspace graph the walk saw, root-relative.
+    pub(super) manifests: BTreeSet<String>,
+    /// What the walk saw of each directory it entered.
+    pub(super) records: BTreeMap<String, DirRecord>,
+    /// What the walk's ignore rules came from outside the tree's directories.
+    pub(super) outside: Outside,
+    /// Whether the records describe the tree as a scan found it, so that a later scan may
+    /// check them instead of scanning: not after [`Index::apply`] (a file watch keeps no
+    /// stamps), nor when the ignore files went over their budget (which a walk of one
+    /// directory could not tell), nor for a one-off scan ([`Index::build_once`]).
+    pub(super) storable: bool,
+    /// Whether stamps and facts are taken at all.
+    pub(super) keeps: bool,
+}
+
+/// What the walk saw of one directory it entered.
+#[derive(Debug, Clone, Default, bitcode::Encode, bitcode::Decode)]
+pub(super) struct DirRecord {
+    /// The directory's own stamp, taken after the scan began; `None` when it could not be
+    /// taken (then the directory is listed again every time).
+    pub(super) stamp: Option<Stamp>,
+    /// The ignore files in it (`.ignore`, `.gitignore`), by name, with their stamps.
+    pub(super) ignore_files: Vec<(String, Stamp)>,
+    /// Whether it was entered only for tracked task files below it (an ignore rule excludes
+    /// it): what else is in it is excluded.
+    pub(super) forced: bool,
+    /// Problems the walk found with it, its entries or its ignore files.
+    pub(super) diagnostics: Vec<Diagnostic>,
+}
+
+/// What the walk's ignore rules came from outside the tree's directories, and the problems
+/// found there.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Outside {
+    /// Files read or looked for (absent: `None`), absolute.
+    pub(super) seen: Vec<(PathBuf, Option<Stamp>)>,
+    /// git's global excludes file, as git's configuration named it.
+    pub(super) global: Option<PathBuf>,
+    /// The tracked task files, when the walk needed them.
+    pub(super) tracked: Option<Tracked>,
+    /// Problems with those files (an ignore file above the root, git's index).
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 impl Index {
@@ -62,33 +108,140 @@ impl Index {
             root: root.to_path_buf(),
             candidates: BTreeMap::new(),
             parsed: BTreeMap::new(),
+            facts: FactTable::default(),
             dirs: BTreeSet::new(),
             walk_diagnostics: Vec::new(),
             manifests: BTreeSet::new(),
+            records: BTreeMap::new(),
+            outside: Outside::default(),
+            storable: true,
+            keeps: true,
         }
     }
 
-    /// Walks and parses the whole tree.
+    /// Walks and parses the whole tree, keeping what a later scan needs to check it.
     pub fn build(root: &Path) -> Index {
+        Index::build_keeping(root, true)
+    }
+
+    /// Walks and parses the whole tree once: no stamp taken, no fact written down (what
+    /// `agg list --no-cache` does).
+    pub(super) fn build_once(root: &Path) -> Index {
+        Index::build_keeping(root, false)
+    }
+
+    fn build_keeping(root: &Path, keeps: bool) -> Index {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let mut index = Index {
-            root,
-            candidates: BTreeMap::new(),
-            parsed: BTreeMap::new(),
-            dirs: BTreeSet::new(),
-            walk_diagnostics: Vec::new(),
-            manifests: BTreeSet::new(),
-        };
-        let walked = walk(&index.root, &index.root);
-        index.walk_diagnostics = walked.diagnostics;
-        index.dirs = walked.dirs;
-        index.manifests = walked.manifests.into_iter().collect();
-        for (adapter, rank, rel) in walked.candidates {
-            index.add_candidate(adapter, rank, rel);
-        }
+        let mut index = Index::empty(&root);
+        index.keeps = keeps;
+        index.storable = keeps;
+        let walked = walk(&index.root, &index.root, keeps);
+        index.take_walk(walked, None);
+        index.finish_walk();
         let chosen: Vec<(usize, String)> = index.chosen().collect();
         index.parse(&chosen);
         index
+    }
+
+    /// Takes in what a walk found: of the whole tree (`start` `None`), or of the directory
+    /// `start` and what was new below it (the directories it kept are known already).
+    pub(super) fn take_walk(&mut self, walked: WalkedTree, start: Option<&str>) {
+        let observed = walked.observed;
+        if observed.over_budget {
+            self.storable = false;
+        }
+        let forced: HashSet<String> = observed
+            .forced
+            .iter()
+            .filter_map(|p| self.relative(p))
+            .collect();
+        let mut new: BTreeMap<String, DirRecord> = walked
+            .dirs
+            .into_iter()
+            .filter(|(rel, _)| !walked.kept.contains(rel))
+            .map(|(rel, stamp)| {
+                let record = DirRecord {
+                    stamp,
+                    forced: forced.contains(&rel),
+                    ..DirRecord::default()
+                };
+                (rel, record)
+            })
+            .collect();
+        for (path, stamp) in observed.inside {
+            let (Some(dir), Some(name)) = (
+                path.parent().and_then(|d| self.relative(d)),
+                path.file_name().and_then(|n| n.to_str()),
+            ) else {
+                continue;
+            };
+            if let Some(record) = new.get_mut(&dir) {
+                record.ignore_files.push((name.to_owned(), stamp));
+            }
+        }
+        for record in new.values_mut() {
+            record.ignore_files.sort_by(|a, b| a.0.cmp(&b.0));
+            record.ignore_files.dedup_by(|a, b| a.0 == b.0);
+        }
+        for diagnostic in walked.diagnostics {
+            let path = diagnostic.file_path.as_str();
+            let owner = if new.contains_key(path) {
+                Some(path.to_owned())
+            } else {
+                Some(parent(path).to_owned()).filter(|p| new.contains_key(p))
+            };
+            match owner.and_then(|o| new.get_mut(&o)) {
+                Some(record) => record.diagnostics.push(diagnostic),
+                None => self.outside.diagnostics.push(diagnostic),
+            }
+        }
+        if start.is_none() {
+            self.outside.seen = observed.outside;
+            self.outside.global = observed.global;
+        }
+        if observed.tracked.is_some() {
+            self.outside.tracked = observed.tracked;
+        }
+        for (adapter, rank, rel) in walked.candidates {
+            self.add_candidate(adapter, rank, rel);
+        }
+        self.manifests.extend(walked.manifests);
+        self.dirs.extend(new.keys().cloned());
+        self.dirs.extend(walked.kept);
+        self.records.extend(new);
+    }
+
+    /// The walk's problems, in one order whatever order the walk found them in.
+    pub(super) fn finish_walk(&mut self) {
+        let mut all: Vec<Diagnostic> = self.outside.diagnostics.clone();
+        for record in self.records.values() {
+            all.extend(record.diagnostics.iter().cloned());
+        }
+        all.sort_by(|a, b| {
+            (&a.file_path, a.line, &a.message).cmp(&(&b.file_path, b.line, &b.message))
+        });
+        self.walk_diagnostics = all;
+    }
+
+    /// Forgets the directory `rel` and everything the walk found below it.
+    pub(super) fn forget_tree(&mut self, rel: &str) {
+        let prefix = if rel == "." {
+            String::new()
+        } else {
+            format!("{rel}/")
+        };
+        let under = |p: &str| rel == "." || p == rel || p.starts_with(&prefix);
+        self.dirs.retain(|d| !under(d));
+        self.records.retain(|d, _| !under(d));
+        self.candidates.retain(|(_, d), _| !under(d));
+        self.manifests.retain(|m| !under(m));
+    }
+
+    /// Forgets what the walk found in the directory `rel` itself (not below it).
+    pub(super) fn forget_dir(&mut self, rel: &str) {
+        self.records.remove(rel);
+        self.candidates.retain(|(_, d), _| d != rel);
+        self.manifests.retain(|m| parent(m) != rel);
     }
 
     /// The absolute root.
@@ -103,8 +256,8 @@ impl Index {
 
     /// Every task file read, root-relative, including those pulled in by another.
     pub fn files(&self) -> impl Iterator<Item = &str> {
-        self.parsed.iter().flat_map(|(rel, parsed)| {
-            std::iter::once(rel.as_str()).chain(parsed.consumed.iter().map(String::as_str))
+        self.parsed.iter().flat_map(|(rel, found)| {
+            std::iter::once(rel.as_str()).chain(found.parsed.consumed.iter().map(String::as_str))
         })
     }
 
@@ -119,9 +272,9 @@ impl Index {
         let mut tasks = Vec::new();
         let mut diagnostics = self.walk_diagnostics.clone();
         for rel in listed {
-            if let Some(parsed) = self.parsed.get(rel) {
-                tasks.extend(parsed.tasks.iter().cloned());
-                diagnostics.extend(parsed.diagnostics.iter().cloned());
+            if let Some(found) = self.parsed.get(rel) {
+                tasks.extend(found.parsed.tasks.iter().cloned());
+                diagnostics.extend(found.parsed.diagnostics.iter().cloned());
             }
         }
         self.finish(tasks, diagnostics, task_files)
@@ -129,22 +282,35 @@ impl Index {
 
     /// The tasks and diagnostics, without copying them (for a one-off scan).
     pub fn into_snapshot(mut self) -> Scan {
-        let (listed, task_files) = listed(&self.parsed);
-        let listed: Vec<String> = listed.into_iter().map(str::to_owned).collect();
-        let count = listed
+        let parsed = std::mem::take(&mut self.parsed);
+        let (order, task_files) = {
+            let entries: Vec<(&str, &agg_runners::Parsed)> = parsed
+                .iter()
+                .map(|(k, v)| (k.as_str(), &v.parsed))
+                .collect();
+            listed_order(&entries)
+        };
+        let mut found: Vec<Option<Found>> = parsed.into_values().map(Some).collect();
+        let count = order
             .iter()
-            .filter_map(|rel| self.parsed.get(rel))
-            .map(|p| p.tasks.len())
+            .filter_map(|&i| found[i].as_ref())
+            .map(|f| f.parsed.tasks.len())
             .sum();
         let mut tasks = Vec::with_capacity(count);
         let mut diagnostics = std::mem::take(&mut self.walk_diagnostics);
-        for rel in listed {
-            if let Some(parsed) = self.parsed.remove(&rel) {
-                tasks.extend(parsed.tasks);
-                diagnostics.extend(parsed.diagnostics);
+        for i in order {
+            if let Some(found) = found[i].take() {
+                tasks.extend(found.parsed.tasks);
+                diagnostics.extend(found.parsed.diagnostics);
             }
         }
-        self.finish(tasks, diagnostics, task_files)
+        let scan = self.finish(tasks, diagnostics, task_files);
+        // What is left (the records, the facts, unlisted parses) is only memory: freed on
+        // another thread, so that the answer need not wait for it.
+        let _ = std::thread::Builder::new()
+            .name("agg-free".to_owned())
+            .spawn(move || drop((self, found)));
+        scan
     }
 
     fn finish(
@@ -167,6 +333,8 @@ impl Index {
     /// Takes changed paths (absolute, as a file watcher reports them) into account.
     /// Returns whether any task file was parsed again, appeared or disappeared.
     pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
+        // What a file watch learns keeps no stamps.
+        self.storable = false;
         let mut dirty_groups: BTreeSet<(usize, String)> = BTreeSet::new();
         let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
@@ -201,7 +369,7 @@ impl Index {
                 continue;
             }
             if meta.is_none() && self.dirs.contains(&rel) {
-                touched |= self.forget_dir(&rel, &mut dirty_groups);
+                touched |= self.forget_gone_dir(&rel, &mut dirty_groups);
                 continue;
             }
             if agg_runners::graph::is_manifest(&rel) && self.dirs.contains(&dir) {
@@ -234,14 +402,35 @@ impl Index {
             }
             changed_rels.insert(rel);
         }
+        // What each parse learnt that a changed path may answer differently now (a file it
+        // read, one whose existence or execute bit it asked about, a directory it listed).
+        let stale_facts: Vec<bool> = self
+            .facts
+            .facts()
+            .iter()
+            .map(|fact| match fact {
+                Fact::Read { path, .. }
+                | Fact::Exists { path, .. }
+                | Fact::Executable { path, .. } => changed_rels.contains(path),
+                Fact::Listing { dir, .. } => changed_dirs.contains(dir),
+                Fact::Siblings { path, .. } => changed_dirs.contains(parent(path)),
+                // Through a symlink: the watch sees the link's own directory, as before.
+                Fact::Unsteady => false,
+            })
+            .collect();
         // Files that pull in a changed file, and packages below a changed lockfile or
         // package.json: one pass over the parsed files, however many paths changed (a branch
         // switch changes thousands).
-        for (file, parsed) in &self.parsed {
-            let pulls_in_changed = parsed
+        for (file, found) in &self.parsed {
+            let pulls_in_changed = found
+                .parsed
                 .consumed
                 .iter()
-                .any(|c| changed_rels.contains(c) || changed_dirs.contains(c));
+                .any(|c| changed_rels.contains(c) || changed_dirs.contains(c))
+                || found
+                    .facts
+                    .iter()
+                    .any(|&id| stale_facts.get(id as usize).copied().unwrap_or(false));
             let below_marker = (file.ends_with("package.json")
                 || agg_runners::js::reads_neighbours(file))
                 && !marker_dirs.is_empty()
@@ -288,7 +477,7 @@ impl Index {
         touched
     }
 
-    fn relative(&self, path: &Path) -> Option<String> {
+    pub(super) fn relative(&self, path: &Path) -> Option<String> {
         let rel = relative(&self.root, path)?.to_str()?;
         Some(if rel.is_empty() {
             ".".to_owned()
@@ -297,7 +486,7 @@ impl Index {
         })
     }
 
-    fn add_candidate(&mut self, adapter: usize, rank: u8, rel: String) {
+    pub(super) fn add_candidate(&mut self, adapter: usize, rank: u8, rel: String) {
         let dir = parent(&rel).to_owned();
         self.candidates
             .entry((adapter, dir))
@@ -315,7 +504,7 @@ impl Index {
 
     /// The file each group parses: the best-ranked one for adapters that read one file per
     /// directory, every one for the others.
-    fn chosen(&self) -> impl Iterator<Item = (usize, String)> + '_ {
+    pub(super) fn chosen(&self) -> impl Iterator<Item = (usize, String)> + '_ {
         self.candidates.iter().flat_map(move |(group, members)| {
             let adapter: &Adapter = &ADAPTERS[group.0];
             let picked: Vec<String> = if adapter.one_per_dir {
@@ -327,11 +516,15 @@ impl Index {
         })
     }
 
-    fn parse(&mut self, jobs: &[(usize, String)]) {
-        let results: Vec<(String, Parsed)> = {
+    pub(super) fn parse(&mut self, jobs: &[(usize, String)]) {
+        let results: Vec<(String, (Found, Vec<super::facts::Fact>))> = {
             let files = RepoFiles::new(&self.root).with_walk(&*self);
+            let keeps = self.keeps;
             let one = |(adapter, rel): &(usize, String)| {
-                (rel.clone(), parse_file(&ADAPTERS[*adapter], rel, &files))
+                (
+                    rel.clone(),
+                    parse_file(&ADAPTERS[*adapter], rel, &files, keeps),
+                )
             };
             // A handful of files is parsed faster than a thread pool starts.
             if jobs.len() <= 8 {
@@ -340,12 +533,15 @@ impl Index {
                 jobs.par_iter().map(one).collect()
             }
         };
-        self.parsed.extend(results);
+        for (rel, (mut found, facts)) in results {
+            found.facts = self.facts.intern(facts);
+            self.parsed.insert(rel, found);
+        }
     }
 
     fn walk_new_dir(&mut self, abs: &Path, dirty: &mut BTreeSet<(usize, String)>) -> bool {
-        let walked = walk(&self.root, abs);
-        self.dirs.extend(walked.dirs);
+        let walked = walk(&self.root, abs, false);
+        self.dirs.extend(walked.dirs.into_keys());
         self.walk_diagnostics.extend(walked.diagnostics);
         let any = !walked.candidates.is_empty() || !walked.manifests.is_empty();
         self.manifests.extend(walked.manifests);
@@ -356,7 +552,7 @@ impl Index {
         any
     }
 
-    fn forget_dir(&mut self, rel: &str, dirty: &mut BTreeSet<(usize, String)>) -> bool {
+    fn forget_gone_dir(&mut self, rel: &str, dirty: &mut BTreeSet<(usize, String)>) -> bool {
         let prefix = format!("{rel}/");
         let under = |p: &str| p == rel || p.starts_with(&prefix);
         self.dirs.retain(|d| !under(d));

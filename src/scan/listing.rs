@@ -6,36 +6,88 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
 
+use super::facts::{Fact, Found, Recorder};
+use super::stamp::Stamp;
 use crate::naming::canonical_order;
-use crate::repo_files::{RepoFiles, Text};
+use crate::repo_files::{Gated, Opened, RepoFiles, Text};
 
-pub(super) fn parse_file(adapter: &Adapter, rel: &str, files: &RepoFiles) -> Parsed {
-    match read_source(adapter, rel, files) {
-        Ok(Some(text)) => parse_text(adapter, rel, &text, files, Purpose::List),
-        Ok(None) => Parsed::default(),
-        Err(parsed) => parsed,
+/// Parses the task file `rel` with `adapter`; with `record`, notes what the parse read (its
+/// facts are given apart, for the index to number).
+pub(super) fn parse_file(
+    adapter: &Adapter,
+    rel: &str,
+    files: &RepoFiles,
+    record: bool,
+) -> (Found, Vec<Fact>) {
+    let recorder = Recorder::new(files);
+    let view: &dyn Files = if record { &recorder } else { files };
+    let (parsed, opened) = match read_source(adapter, rel, files) {
+        Ok((Some(text), opened)) => (parse_text(adapter, rel, &text, view, Purpose::List), opened),
+        Ok((None, opened)) => (Parsed::default(), opened),
+        Err(unreadable) => *unreadable,
+    };
+    if !record {
+        return (
+            Found {
+                parsed,
+                main: None,
+                facts: Vec::new(),
+            },
+            Vec::new(),
+        );
     }
+    let main = match opened {
+        Some(opened) if !opened.linked => Some(Stamp::of(&opened.meta)),
+        Some(_) => None,
+        // Nothing was opened (gone, a FIFO, no permission): whatever is there now vouches for
+        // that, unless it is a symlink.
+        None => Stamp::at(&files.abs(rel)).filter(|s| !s.is_symlink()),
+    };
+    let found = Found {
+        parsed,
+        main,
+        facts: Vec::new(),
+    };
+    (found, recorder.into_facts())
 }
 
-/// Reads the task file `rel` for `adapter`: `Ok(None)` when the adapter refuses it by
-/// content (no task file, no diagnostic), `Err` with the diagnostic when it cannot be read.
+/// What reading a task file for its adapter gave: its text, or `None` when the adapter
+/// refuses it by content (no task file, no diagnostic); with the file that was opened, if one
+/// was.
+pub(super) type SourceText = (Option<Text>, Option<Opened>);
+
+/// The diagnostic of a task file that cannot be read, with the file that was opened, if one
+/// was.
+pub(super) type Unreadable = Box<(Parsed, Option<Opened>)>;
+
+/// Reads the task file `rel` for `adapter` (see [`SourceText`]).
 pub(super) fn read_source(
     adapter: &Adapter,
     rel: &str,
     files: &RepoFiles,
-) -> Result<Option<Text>, Parsed> {
-    let text = match adapter.admit {
-        Some(admit) => match files.read_admitted(rel, admit) {
-            Some(text) => text,
-            None => return Ok(None),
-        },
-        None => files.read_task_file(rel),
-    };
-    text.map(Some).map_err(|reason| {
+) -> Result<SourceText, Unreadable> {
+    let unreadable = |reason: String, opened: Option<Opened>| {
         let mut parsed = Parsed::default();
         parsed.diag(rel, None, reason);
-        parsed
-    })
+        Box::new((parsed, opened))
+    };
+    match adapter.admit {
+        Some(admit) => match files.read_admitted(rel, admit) {
+            Gated::Admitted(text) => {
+                let opened = Some(text.opened.clone());
+                Ok((Some(text), opened))
+            }
+            Gated::Refused(opened) => Ok((None, opened)),
+            Gated::Unreadable(reason, opened) => Err(unreadable(reason, Some(opened))),
+        },
+        None => match files.read_task_file(rel) {
+            Ok(text) => {
+                let opened = Some(text.opened.clone());
+                Ok((Some(text), opened))
+            }
+            Err(reason) => Err(unreadable(reason, None)),
+        },
+    }
 }
 
 /// Parses the text of the task file `rel`, its adapter reading any other file through
@@ -89,25 +141,41 @@ pub(super) fn parse_text(
 /// Drops the results of files that another file pulled in. Files nobody pulls in are kept,
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
-pub(super) fn listed(parsed: &BTreeMap<String, Parsed>) -> (Vec<&str>, Vec<String>) {
-    let mut results: Vec<(&str, &Parsed)> = parsed.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    results.sort_by(|(a, _), (b, _)| (a.matches('/').count(), a).cmp(&(b.matches('/').count(), b)));
-    let pulled_in: HashSet<&str> = results
+pub(super) fn listed(parsed: &BTreeMap<String, Found>) -> (Vec<&str>, Vec<String>) {
+    let entries: Vec<(&str, &Parsed)> = parsed
+        .iter()
+        .map(|(k, v)| (k.as_str(), &v.parsed))
+        .collect();
+    let (order, task_files) = listed_order(&entries);
+    (
+        order.into_iter().map(|i| entries[i].0).collect(),
+        task_files,
+    )
+}
+
+/// [`listed`] over `entries` (sorted by path): the positions of the listed ones, in listing
+/// order.
+pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<String>) {
+    let mut results: Vec<usize> = (0..entries.len()).collect();
+    let depth = |i: &usize| entries[*i].0.matches('/').count();
+    results.sort_by(|a, b| (depth(a), entries[*a].0).cmp(&(depth(b), entries[*b].0)));
+    let pulled_in: HashSet<&str> = entries
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut dropped: HashSet<&str> = results
+    let mut dropped: HashSet<&str> = entries
         .iter()
         .filter(|(rel, _)| !pulled_in.contains(rel))
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
     let mut listed = Vec::new();
     let mut task_files = Vec::new();
-    for (rel, parsed) in results {
+    for i in results {
+        let (rel, parsed) = entries[i];
         if dropped.contains(rel) {
             continue;
         }
-        listed.push((rel, parsed));
+        listed.push(i);
         task_files.push(rel.to_owned());
         for c in &parsed.consumed {
             task_files.push(c.clone());
@@ -118,8 +186,8 @@ pub(super) fn listed(parsed: &BTreeMap<String, Parsed>) -> (Vec<&str>, Vec<Strin
     task_files.dedup();
     // The table's own order at file granularity (see `naming::canonical_order`), so that
     // the tasks are usually in order already when the table sorts them.
-    listed.sort_by(|a, b| file_order(a).cmp(&file_order(b)));
-    (listed.into_iter().map(|(rel, _)| rel).collect(), task_files)
+    listed.sort_by(|a, b| file_order(&entries[*a]).cmp(&file_order(&entries[*b])));
+    (listed, task_files)
 }
 
 /// Where a file's tasks go in the table: by their directory, then runner, then file.

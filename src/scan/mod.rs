@@ -12,25 +12,31 @@
 //!
 //! The parts: [`walk`] (the directory walk), [`ignores`] (the ignore rules it respects, read
 //! bounded, and the index of the files git tracks, read even where a rule matches them),
-//! [`index`] (what was found, updated per batch of changed paths) and [`listing`]
-//! (parsing one file, and which files' tasks are listed).
+//! [`index`] (what was found, updated per batch of changed paths), [`listing`] (parsing one
+//! file, and which files' tasks are listed), [`facts`] (what each parse read) and [`warm`]
+//! (the scan kept in agg's cache and checked with `stat` instead of read again, with the
+//! [`stamp`]s it trusts).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use agg_runners::{ADAPTERS, Diagnostic, Task};
 
+mod facts;
 mod files;
 mod ignores;
 mod index;
 mod listing;
 mod reread;
+mod stamp;
 mod tracked;
 mod walk;
+mod warm;
 
 pub use files::each_file;
 pub use index::Index;
 pub use reread::{Reread, reread};
+pub use warm::set_cache;
 
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
@@ -62,9 +68,10 @@ pub struct Scan {
     pub manifests: Vec<String>,
 }
 
-/// Scans the tree under `root`.
+/// Scans the tree under `root`: from the cache of the last scan where nothing changed (see
+/// [`Index::load`]).
 pub fn scan(root: &Path) -> Scan {
-    Index::build(root).into_snapshot()
+    Index::load(root).into_snapshot()
 }
 
 /// The repository root for a command run in `start` without an explicit root: the nearest
@@ -121,7 +128,7 @@ mod tests {
     use agg_runners::Runner;
 
     use super::walk::{
-        self as walking, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
+        self as walking, Look, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
     };
     use super::*;
 
@@ -129,7 +136,11 @@ mod tests {
     fn found(walked: Walked) -> (Vec<(usize, u8, String)>, BTreeSet<String>, usize) {
         let mut candidates = walked.candidates;
         candidates.sort();
-        (candidates, walked.dirs, walked.diagnostics.len())
+        (
+            candidates,
+            walked.dirs.into_keys().collect(),
+            walked.diagnostics.len(),
+        )
     }
 
     #[test]
@@ -154,15 +165,22 @@ mod tests {
                 write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
             }
         }
-        let ignores = || std::sync::Arc::new(ignores::Ignores::new(root, root));
-        let serial = walk_serial(root, root, usize::MAX, &ignores()).expect("no budget");
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
+        let look = |ignores| Look {
+            root,
+            ignores,
+            stamps: false,
+        };
+        let serial = walk_serial(&look(&ignores), root, usize::MAX, None).expect("no budget");
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
         assert!(
-            walk_serial(root, root, SERIAL_WALK_BUDGET, &ignores()).is_none(),
+            walk_serial(&look(&ignores), root, SERIAL_WALK_BUDGET, None).is_none(),
             "over budget"
         );
         let serial = found(serial);
-        assert_eq!(serial, found(walk_parallel(root, root, &ignores())));
-        assert_eq!(serial, found(walking::walk(root, root)));
+        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
+        assert_eq!(serial, found(walk_parallel(&look(&ignores), root, None)));
+        assert_eq!(serial, found(walking::walk(root, root, false)));
         let (candidates, dirs, diagnostics) = serial;
         assert_eq!(candidates.len(), 61, "{candidates:?}");
         assert!(candidates.iter().all(|(_, _, p)| !p.contains("dist/")));

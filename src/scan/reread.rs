@@ -38,14 +38,14 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
         read: Mutex::new(Vec::new()),
     };
     let parsed = match read_source(adapter, origin, &files) {
-        Ok(Some(text)) => {
+        Ok((Some(text), _)) => {
             recording.record(origin, sha256_hex(text.text.as_bytes()));
             parse_text(adapter, origin, &text, &recording, Purpose::Decide)
         }
-        Ok(None) => Parsed::default(),
-        Err(parsed) => {
+        Ok((None, _)) => Parsed::default(),
+        Err(unreadable) => {
             recording.record(origin, "unreadable".to_owned());
-            parsed
+            unreadable.0
         }
     };
     let superseded_by = if adapter.one_per_dir {

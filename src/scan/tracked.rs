@@ -20,7 +20,8 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::repo_files::read_regular_if_present;
+use super::stamp::Stamp;
+use crate::repo_files::{read_regular_if_present, read_regular_with_meta};
 
 /// The largest index file read: a repository of a million files has an index of about
 /// 100 MB; past this the index is reported and ignore rules alone decide.
@@ -39,12 +40,17 @@ pub const MAX_KEPT_BYTES: usize = 16 * 1024 * 1024;
 const MAX_SMALL_GIT_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The tracked paths of one index that some adapter reads, relative to the worktree's top.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Tracked {
     /// Tracked task files, absolute.
     pub(super) files: HashSet<PathBuf>,
     /// Every directory between the worktree's top and a tracked task file, absolute.
     pub(super) dirs: HashSet<PathBuf>,
+    /// The files this was read from (`.git`, the index, a shared index), with their stamps
+    /// (`None`: absent), for a later scan to tell whether to read them again.
+    pub(super) read_from: Vec<(PathBuf, Option<Stamp>)>,
+    /// Why the index could not be read, when it could not (then nothing is tracked).
+    pub(super) unreadable: Option<(PathBuf, String)>,
 }
 
 /// What went wrong reading an index: the file to name and why.
@@ -58,6 +64,19 @@ impl Tracked {
     /// The tracked task files of the worktree whose top is `top` (the directory holding
     /// `.git`), keeping those `keep` accepts (given the path relative to `top`).
     pub(super) fn read(top: &Path, keep: &dyn Fn(&str) -> bool) -> Result<Tracked, Unreadable> {
+        let mut read_from = vec![(top.join(".git"), Stamp::at(&top.join(".git")))];
+        let result = Tracked::read_index(top, keep, &mut read_from);
+        result.map(|mut tracked| {
+            tracked.read_from = read_from;
+            tracked
+        })
+    }
+
+    fn read_index(
+        top: &Path,
+        keep: &dyn Fn(&str) -> bool,
+        read_from: &mut Vec<(PathBuf, Option<Stamp>)>,
+    ) -> Result<Tracked, Unreadable> {
         let Some(git_dir) = git_dir(top) else {
             return Ok(Tracked::default());
         };
@@ -66,9 +85,15 @@ impl Tracked {
             file: file.to_path_buf(),
             reason,
         };
-        let Some(bytes) =
-            read_regular_if_present(&index, MAX_INDEX_BYTES).map_err(|r| fail(&index, r))?
-        else {
+        let read = read_regular_with_meta(&index, MAX_INDEX_BYTES);
+        read_from.push((
+            index.clone(),
+            match &read {
+                Ok(Some((_, meta))) => Some(Stamp::of(meta)),
+                _ => Stamp::at(&index),
+            },
+        ));
+        let Some((bytes, _)) = read.map_err(|r| fail(&index, r))? else {
             return Ok(Tracked::default());
         };
         let hash_len = hash_len(&git_dir);
@@ -108,6 +133,7 @@ impl Tracked {
             } else {
                 git_dir.join(format!("sharedindex.{shared}"))
             };
+            read_from.push((file.clone(), Stamp::at(&file)));
             let bytes = read_regular_if_present(&file, MAX_INDEX_BYTES)
                 .map_err(|r| fail(&file, r))?
                 .ok_or_else(|| fail(&file, "shared index of a split index is missing".into()))?;

@@ -1,22 +1,76 @@
 //! The directory walk: serial for small trees, ignore's parallel walker past a budget, with
-//! the ignore rules of [`Ignores`].
+//! the ignore rules of [`Ignores`]. Besides what it found, a walk reports what it looked at
+//! (each directory's [`Stamp`], what the ignore rules read) so that a later scan can tell
+//! whether it would find the same; and it can leave out directories a later scan already
+//! knows ([`Prune`]).
 
-use std::collections::BTreeSet;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
 
-use super::ignores::Ignores;
+use super::ignores::{Ignores, Observed};
+use super::stamp::Stamp;
+use super::tracked::Tracked;
 use super::{NEVER_ENTER, candidate_of};
 
 pub(super) struct Walked {
     pub(super) candidates: Vec<(usize, u8, String)>,
-    pub(super) dirs: BTreeSet<String>,
+    /// Every directory entered, with its stamp (`None` when it could not be taken).
+    pub(super) dirs: BTreeMap<String, Option<Stamp>>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// What the ignore rules read, and what they made of git's index.
+    pub(super) observed: Observed,
+    /// Directories [`Prune`] left out: entered, and not walked again.
+    pub(super) kept: BTreeSet<String>,
     /// The manifests the workspace graph reads ([`agg_runners::graph::is_manifest`]).
     pub(super) manifests: Vec<String>,
+}
+
+/// What a walk finds among the files: candidate task files (adapter, rank, path) and the
+/// manifests of the workspace graph.
+#[derive(Default)]
+pub(super) struct Found {
+    candidates: Mutex<Vec<(usize, u8, String)>>,
+    manifests: Mutex<Vec<String>>,
+}
+
+/// Directories a walk enters without walking them again: a later scan knows them already
+/// (by root-relative path and inode) and checks them itself.
+pub(super) struct Prune {
+    root: PathBuf,
+    known: HashMap<String, u64>,
+    kept: Mutex<BTreeSet<String>>,
+}
+
+impl Prune {
+    pub(super) fn new(root: &Path, known: HashMap<String, u64>) -> Prune {
+        Prune {
+            root: root.to_path_buf(),
+            known,
+            kept: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// Whether the directory `entry` (which the ignore rules admit) is a known one.
+    fn keeps(&self, entry: &ignore::DirEntry) -> bool {
+        if entry.depth() == 0 {
+            return false;
+        }
+        let Some(rel) = relative(&self.root, entry.path()).and_then(Path::to_str) else {
+            return false;
+        };
+        if entry.ino().is_none() || self.known.get(rel).copied() != entry.ino() {
+            return false;
+        }
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(rel.to_owned());
+        true
+    }
 }
 
 /// Entries one thread walks before the walk is handed to the parallel walker instead.
@@ -27,11 +81,49 @@ pub(super) struct Walked {
 /// milliseconds on a large tree and saves one on every small one.
 pub(super) const SERIAL_WALK_BUDGET: usize = 1_000;
 
+/// How a walk goes about it, beyond where it starts.
+#[derive(Default)]
+pub(super) struct Options {
+    /// Directories left out: known to a later scan, which checks them itself.
+    pub(super) prune: Option<Arc<Prune>>,
+    /// What git's index tracks, when it is known already.
+    pub(super) tracked: Option<Tracked>,
+    /// Whether each directory's stamp is taken (a `stat` each), for a later scan to check.
+    pub(super) stamps: bool,
+}
+
 /// Walks `start` (the root or a directory under it) and collects candidate task files.
-pub(super) fn walk(root: &Path, start: &Path) -> Walked {
-    let ignores = Arc::new(Ignores::new(root, start));
-    walk_serial(root, start, SERIAL_WALK_BUDGET, &ignores)
-        .unwrap_or_else(|| walk_parallel(root, start, &ignores))
+pub(super) fn walk(root: &Path, start: &Path, stamps: bool) -> Walked {
+    walk_with(
+        root,
+        start,
+        Options {
+            stamps,
+            ..Options::default()
+        },
+    )
+}
+
+/// [`walk`], with [`Options`].
+pub(super) fn walk_with(root: &Path, start: &Path, options: Options) -> Walked {
+    let Options {
+        prune,
+        tracked,
+        stamps,
+    } = options;
+    let ignores = Arc::new(Ignores::new(root, start, tracked));
+    let look = Look {
+        root,
+        ignores: &ignores,
+        stamps,
+    };
+    let mut walked = walk_serial(&look, start, SERIAL_WALK_BUDGET, prune.as_ref())
+        .unwrap_or_else(|| walk_parallel(&look, start, prune.as_ref()));
+    if let Some(prune) = prune {
+        walked.kept =
+            std::mem::take(&mut prune.kept.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    walked
 }
 
 /// The walk's settings: hidden files seen, links not followed, `.git` and `node_modules`
@@ -42,9 +134,14 @@ pub(super) fn walk(root: &Path, start: &Path) -> Walked {
 /// Only directories are filtered here, to decide what is entered; a file is checked only
 /// when it is a candidate task file ([`visit`]). Most directories hold neither a candidate
 /// nor a directory, and so their ignore files are never looked for.
-pub(super) fn walk_builder(start: &Path, ignores: &Arc<Ignores>) -> WalkBuilder {
+pub(super) fn walk_builder(
+    start: &Path,
+    ignores: &Arc<Ignores>,
+    prune: Option<&Arc<Prune>>,
+) -> WalkBuilder {
     let mut builder = WalkBuilder::new(start);
     let ignores = Arc::clone(ignores);
+    let prune = prune.map(Arc::clone);
     builder
         .hidden(false)
         .git_ignore(false)
@@ -55,69 +152,99 @@ pub(super) fn walk_builder(start: &Path, ignores: &Arc<Ignores>) -> WalkBuilder 
         .follow_links(false)
         .filter_entry(move |e| {
             !e.file_type().is_some_and(|t| t.is_dir())
-                || (!NEVER_ENTER.iter().any(|n| e.file_name() == *n) && ignores.admits(e))
+                || (!NEVER_ENTER.iter().any(|n| e.file_name() == *n)
+                    && ignores.admits(e)
+                    && !prune.as_ref().is_some_and(|p| p.keeps(e)))
         });
     builder
 }
 
 /// The walk on this thread, or `None` once it has seen more than `budget` entries.
-pub(super) fn walk_serial(
-    root: &Path,
-    start: &Path,
-    budget: usize,
-    ignores: &Arc<Ignores>,
-) -> Option<Walked> {
-    let found = Mutex::new(Vec::new());
-    let dirs = Mutex::new(BTreeSet::new());
-    let diags = Mutex::new(Vec::new());
-    let manifests = Mutex::new(Vec::new());
-    for (seen, entry) in walk_builder(start, ignores).build().enumerate() {
-        if seen >= budget {
-            return None;
-        }
-        record(root, entry, ignores, (&found, &manifests), &dirs, &diags);
-    }
-    let mut diagnostics = diags.into_inner().unwrap_or_default();
-    diagnostics.extend(ignores.take_diagnostics());
-    Some(Walked {
-        candidates: found.into_inner().unwrap_or_default(),
-        dirs: dirs.into_inner().unwrap_or_default(),
-        diagnostics,
-        manifests: manifests.into_inner().unwrap_or_default(),
-    })
+/// What one walk looks with: the root, the ignore rules, whether directories are stamped.
+pub(super) struct Look<'a> {
+    pub(super) root: &'a Path,
+    pub(super) ignores: &'a Arc<Ignores>,
+    pub(super) stamps: bool,
 }
 
-pub(super) fn walk_parallel(root: &Path, start: &Path, ignores: &Arc<Ignores>) -> Walked {
-    let found = Mutex::new(Vec::new());
-    let dirs = Mutex::new(BTreeSet::new());
+pub(super) fn walk_serial(
+    look: &Look,
+    start: &Path,
+    budget: usize,
+    prune: Option<&Arc<Prune>>,
+) -> Option<Walked> {
+    let found = Found::default();
+    let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
-    let manifests = Mutex::new(Vec::new());
-    walk_builder(start, ignores).build_parallel().run(|| {
-        let (found, dirs, diags, manifests) = (&found, &dirs, &diags, &manifests);
-        Box::new(move |entry| {
-            record(root, entry, ignores, (found, manifests), dirs, diags);
-            WalkState::Continue
-        })
-    });
-    let mut diagnostics = diags.into_inner().unwrap_or_default();
+    for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
+        if seen >= budget {
+            if let Some(prune) = prune {
+                prune
+                    .kept
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clear();
+            }
+            return None;
+        }
+        record(look, entry, &found, &dirs, &diags);
+    }
+    Some(finish(look.ignores, found, dirs, diags))
+}
+
+pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>>) -> Walked {
+    let found = Found::default();
+    let dirs = Mutex::new(Vec::new());
+    let diags = Mutex::new(Vec::new());
+    walk_builder(start, look.ignores, prune)
+        .build_parallel()
+        .run(|| {
+            let (found, dirs, diags) = (&found, &dirs, &diags);
+            Box::new(move |entry| {
+                record(look, entry, found, dirs, diags);
+                WalkState::Continue
+            })
+        });
+    finish(look.ignores, found, dirs, diags)
+}
+
+fn finish(
+    ignores: &Ignores,
+    found: Found,
+    dirs: Mutex<Vec<(String, Option<Stamp>)>>,
+    diags: Mutex<Vec<Diagnostic>>,
+) -> Walked {
+    let mut diagnostics = diags.into_inner().unwrap_or_else(PoisonError::into_inner);
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
-        candidates: found.into_inner().unwrap_or_default(),
-        dirs: dirs.into_inner().unwrap_or_default(),
+        candidates: found
+            .candidates
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
+        dirs: dirs
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .into_iter()
+            .collect(),
         diagnostics,
-        manifests: manifests.into_inner().unwrap_or_default(),
+        observed: ignores.take_observed(),
+        kept: BTreeSet::new(),
+        manifests: found
+            .manifests
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
     }
 }
 
 /// Takes one entry of the walk into account.
 pub(super) fn record(
-    root: &Path,
+    look: &Look,
     entry: Result<ignore::DirEntry, ignore::Error>,
-    ignores: &Ignores,
-    found: Found<'_>,
-    dirs: &Mutex<BTreeSet<String>>,
+    found: &Found,
+    dirs: &Mutex<Vec<(String, Option<Stamp>)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
+    let root = look.root;
     match entry {
         Ok(entry) => {
             let Some(rel) = relative(root, entry.path()) else {
@@ -130,9 +257,15 @@ pub(super) fn record(
                 } else {
                     rel.into_owned()
                 };
-                push_set(dirs, rel);
+                // Taken after the scan began, which is all a stamp needs (see `Clock`).
+                let stamp = if look.stamps {
+                    entry.metadata().ok().map(|m| Stamp::of(&m))
+                } else {
+                    None
+                };
+                push(dirs, (rel, stamp));
             } else {
-                visit(rel, &entry, ignores, found, diags);
+                visit(rel, &entry, look.ignores, found, diags);
             }
         }
         Err(err) => push(diags, walk_error(root, &err)),
@@ -159,16 +292,12 @@ pub(super) fn relative<'p>(root: &Path, path: &'p Path) -> Option<&'p Path> {
     path.strip_prefix(root).ok()
 }
 
-/// Where a walk puts the candidate task files and the manifests it finds.
-pub(super) type Found<'a> = (&'a Mutex<Vec<(usize, u8, String)>>, &'a Mutex<Vec<String>>);
-
-/// Takes a file into account when it is a candidate task file, or a manifest of the
-/// workspace graph, that no ignore rule excludes.
+/// Takes a file into account when it is a candidate task file that no ignore rule excludes.
 pub(super) fn visit(
     rel: &Path,
     entry: &ignore::DirEntry,
     ignores: &Ignores,
-    (found, manifests): Found<'_>,
+    found: &Found,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {
@@ -176,10 +305,10 @@ pub(super) fn visit(
         let manifest = agg_runners::graph::is_manifest(rel);
         if (candidate.is_some() || manifest) && ignores.admits(entry) {
             if let Some((adapter, rank)) = candidate {
-                push(found, (adapter, rank, rel.to_owned()));
+                push(&found.candidates, (adapter, rank, rel.to_owned()));
             }
             if manifest {
-                push(manifests, rel.to_owned());
+                push(&found.manifests, rel.to_owned());
             }
         }
     } else {
@@ -200,12 +329,6 @@ pub(super) fn visit(
 pub(super) fn push<T>(list: &Mutex<Vec<T>>, item: T) {
     if let Ok(mut list) = list.lock() {
         list.push(item);
-    }
-}
-
-pub(super) fn push_set(set: &Mutex<BTreeSet<String>>, item: String) {
-    if let Ok(mut set) = set.lock() {
-        set.insert(item);
     }
 }
 

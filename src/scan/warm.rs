@@ -1,0 +1,776 @@
+//! The warm scan: what the last scan of a repository found, kept in agg's cache, checked
+//! with `stat` calls instead of walking and parsing again, and brought up to date by reading
+//! exactly what changed ([`Index::load`]).
+//!
+//! What is kept ([`Head`], the [`DirRecord`] of every directory entered, the [`Found`] of every
+//! task file parsed) and how each part is checked:
+//!
+//! - every directory entered: its stamp. Same inode, same times, settled: its entries are
+//!   the same, so no task file appeared or went there and its ignore files are still the ones
+//!   it had. Different times: it is listed again ([`walk_with`] from it, leaving out the
+//!   subdirectories still known by inode, which are checked on their own); new subdirectories
+//!   are walked whole; gone ones are forgotten with everything below them. A directory whose
+//!   inode changed (renamed away, replaced) is gone, and its parent is listed again.
+//! - the ignore files in a directory: their stamps. One that changed, appeared or went
+//!   decides again what it covers: the directory is walked again whole.
+//! - what the rules read outside the tree (ignore files above the root, `.git`, the exclude
+//!   files, git's global excludes and the configuration naming it): a change there walks the
+//!   whole tree again.
+//! - git's index, when the walk needed it: read again when its stamp changed, and the whole
+//!   tree walked again only when the tracked task files differ.
+//! - every task file parsed: its own stamp and every [`Fact`] its parse learnt. While they
+//!   hold, the parse is reused; else the file is parsed again.
+//!
+//! Whatever the walk or the parses cannot vouch for is done as a cold scan does it, so the
+//! result is the cold scan's, byte for byte (a test edits a generated repository hundreds of
+//! times and compares). Stamps are trusted only once settled ([`Clock::settled`]); a cache
+//! written after the clock was set back is not trusted at all.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agg_runners::{Diagnostic, Files, parent};
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use super::facts::{Fact, FactTable, Found};
+use super::ignores::tracked_at;
+use super::index::{DirRecord, Index, Outside};
+use super::stamp::{Below, Clock, Stamp};
+use super::tracked::{Tracked, worktree_top};
+use super::walk::{Options, Prune, walk_with};
+use crate::repo_files::RepoFiles;
+
+/// The kind of [`crate::cache`] file the scan keeps (its directory's name).
+const KIND: &str = "scan-cache";
+
+/// Whether scans may use and write the cache (see [`set_cache`]).
+static CACHE: AtomicBool = AtomicBool::new(true);
+
+/// The environment variable that turns the cache off (`1`, or any value but `0` or empty).
+const NO_CACHE_VAR: &str = "AGG_NO_CACHE";
+
+/// Turns the cache on or off for this process (`agg list --no-cache`).
+pub fn set_cache(on: bool) {
+    CACHE.store(on, Ordering::Relaxed);
+}
+
+fn cache_enabled() -> bool {
+    CACHE.load(Ordering::Relaxed)
+        && std::env::var_os(NO_CACHE_VAR).is_none_or(|v| v.is_empty() || v == "0")
+}
+
+/// Everything kept but the directories and the parses.
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct Head {
+    /// The canonical root.
+    root: Vec<u8>,
+    /// The root directory's device and inode: another repository at the same path is
+    /// another directory.
+    root_inode: (u64, u64),
+    /// When the scan that wrote this began ([`Clock::started`]).
+    started: i64,
+    outside: Vec<(Vec<u8>, Option<Stamp>)>,
+    global: Option<Vec<u8>>,
+    tracked: Option<KeptTracked>,
+    outside_diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct KeptTracked {
+    files: Vec<Vec<u8>>,
+    dirs: Vec<Vec<u8>>,
+    read_from: Vec<(Vec<u8>, Option<Stamp>)>,
+    unreadable: Option<(Vec<u8>, String)>,
+}
+
+/// One directory as kept: its record, its candidate task files (name, adapter, rank) and
+/// the manifests of the workspace graph in it (names).
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct KeptDir {
+    record: DirRecord,
+    candidates: Vec<(String, u16, u8)>,
+    manifests: Vec<String>,
+}
+
+impl Index {
+    /// The index of the tree under `root` as a scan finds it now: from the cache, checked and
+    /// brought up to date, when there is one; else walked and parsed. The cache is written
+    /// again when anything changed.
+    pub fn load(root: &Path) -> Index {
+        // Before anything is read: every stamp taken from now on can be checked against it.
+        let clock = Clock::now();
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if !cache_enabled() {
+            return Index::build_once(&root);
+        }
+        let began = std::time::Instant::now();
+        let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
+            let read = began.elapsed();
+            let Kept {
+                head,
+                dirs,
+                facts,
+                parses,
+            } = split(loaded.payload())?;
+            tracing::debug!(
+                "scan cache: {} bytes read in {read:?}, decoded in {:?}",
+                loaded.payload().len(),
+                began.elapsed().saturating_sub(read)
+            );
+            drop(loaded);
+            warm(&root, head, dirs, (facts, parses), clock)
+        });
+        tracing::debug!("scan cache: checked in {:?}", began.elapsed());
+        let (mut index, changed) = warm.unwrap_or_else(|| {
+            tracing::debug!("scan cache: none usable; scanning {}", root.display());
+            (Index::build(&root), true)
+        });
+        if changed && index.storable {
+            if let Some(payload) = payload(&mut index, clock) {
+                crate::cache::store(KIND, &index.root, &payload);
+            }
+        } else if !changed {
+            tracing::debug!("scan cache: nothing changed");
+        }
+        index
+    }
+}
+
+/// What a payload holds.
+struct Kept {
+    head: Head,
+    dirs: BTreeMap<String, KeptDir>,
+    facts: Vec<Fact>,
+    parses: BTreeMap<String, Found>,
+}
+
+/// The parts of a payload.
+fn split(payload: &[u8]) -> Option<Kept> {
+    let mut rest = payload;
+    let mut part = || {
+        let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
+        let len = usize::try_from(len).ok()?;
+        let bytes = rest.get(8..8 + len)?;
+        rest = &rest[8 + len..];
+        Some(bytes)
+    };
+    let head = bitcode::decode(part()?).ok()?;
+    let dirs = bitcode::decode(part()?).ok()?;
+    let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
+    let parses: BTreeMap<String, Found> = bitcode::decode(part()?).ok()?;
+    // Every fact a parse refers to is there.
+    let known = u32::try_from(facts.len()).ok()?;
+    if parses
+        .values()
+        .flat_map(|f| &f.facts)
+        .any(|&id| id >= known)
+    {
+        return None;
+    }
+    rest.is_empty().then_some(Kept {
+        head,
+        dirs,
+        facts,
+        parses,
+    })
+}
+
+/// What is kept of `index`, scanned from `clock` on; `None` when it cannot all be checked.
+fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
+    index.facts.compact(index.parsed.values_mut());
+    let root_stamp = Stamp::at(&index.root)?;
+    let tracked = index.outside.tracked.as_ref().map(|t| KeptTracked {
+        files: t.files.iter().map(|p| bytes(p)).collect(),
+        dirs: t.dirs.iter().map(|p| bytes(p)).collect(),
+        read_from: t.read_from.iter().map(|(p, s)| (bytes(p), *s)).collect(),
+        unreadable: t.unreadable.as_ref().map(|(p, r)| (bytes(p), r.clone())),
+    });
+    let head = Head {
+        root: bytes(&index.root),
+        root_inode: (root_stamp.dev, root_stamp.ino),
+        started: clock.started,
+        outside: index
+            .outside
+            .seen
+            .iter()
+            .map(|(p, s)| (bytes(p), *s))
+            .collect(),
+        global: index.outside.global.as_deref().map(bytes),
+        tracked,
+        outside_diagnostics: index.outside.diagnostics.clone(),
+    };
+    let mut dirs: BTreeMap<&str, KeptDir> = index
+        .records
+        .iter()
+        .map(|(rel, record)| {
+            let kept = KeptDir {
+                record: record.clone(),
+                candidates: Vec::new(),
+                manifests: Vec::new(),
+            };
+            (rel.as_str(), kept)
+        })
+        .collect();
+    for ((adapter, dir), group) in &index.candidates {
+        // A candidate in a directory without a record cannot be checked: keep nothing.
+        let kept = dirs.get_mut(dir.as_str())?;
+        for (rel, rank) in group {
+            let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, n)| n);
+            let adapter = u16::try_from(*adapter).unwrap_or(u16::MAX);
+            kept.candidates.push((name.to_owned(), adapter, *rank));
+        }
+    }
+    for rel in &index.manifests {
+        // A manifest in a directory without a record cannot be checked: keep nothing.
+        let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel.as_str()));
+        dirs.get_mut(dir)?.manifests.push(name.to_owned());
+    }
+    let mut payload = Vec::new();
+    for part in [
+        bitcode::encode(&head),
+        bitcode::encode(&dirs),
+        bitcode::encode(index.facts.facts()),
+        bitcode::encode(&index.parsed),
+    ] {
+        payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        payload.extend_from_slice(&part);
+    }
+    Some(payload)
+}
+
+fn bytes(path: &Path) -> Vec<u8> {
+    path.as_os_str().as_bytes().to_vec()
+}
+
+fn path(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(OsString::from_vec(bytes.to_vec()))
+}
+
+/// Whether what is at a path now (`now`) is what a scan that began at `then` saw there
+/// (`seen`): nothing then and now; or the same stamp, settled. For a directory outside the
+/// tree (`.git`), only that it is one counts: its entries are not what was read.
+fn unchanged(then: Clock, seen: Option<&Stamp>, now: Option<&Stamp>) -> bool {
+    match (seen, now) {
+        (None, None) => true,
+        (Some(seen), Some(now)) if seen.is_dir() => now.is_dir(),
+        (Some(seen), Some(now)) => seen == now && then.settled(seen),
+        _ => false,
+    }
+}
+
+/// The warm scan: the index, and whether anything changed; `None` when the cache cannot be
+/// used (another repository, a clock set back, a tree the walk cannot update in part).
+fn warm(
+    root: &Path,
+    head: Head,
+    dirs: BTreeMap<String, KeptDir>,
+    (facts, parses): (Vec<Fact>, BTreeMap<String, Found>),
+    clock: Clock,
+) -> Option<(Index, bool)> {
+    let then = clock.earlier(head.started);
+    let root_stamp = Stamp::at(root)?;
+    if head.root != bytes(root)
+        || head.root_inode != (root_stamp.dev, root_stamp.ino)
+        || clock.started < then.started
+    {
+        return None;
+    }
+    let mut index = Index::empty(root);
+    let mut changed = false;
+    let global = ignore::gitignore::gitconfig_excludes_path();
+    let outside_seen: Vec<(PathBuf, Option<Stamp>)> =
+        head.outside.iter().map(|(p, s)| (path(p), *s)).collect();
+    let mut whole = global.as_deref().map(bytes) != head.global
+        || outside_seen
+            .par_iter()
+            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()));
+    let mut tracked = head.tracked.map(|t| Tracked {
+        files: t.files.iter().map(|p| path(p)).collect(),
+        dirs: t.dirs.iter().map(|p| path(p)).collect(),
+        read_from: t.read_from.iter().map(|(p, s)| (path(p), *s)).collect(),
+        unreadable: t.unreadable.map(|(p, r)| (path(&p), r)),
+    });
+    if let Some(known) = &tracked
+        && known
+            .read_from
+            .iter()
+            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()))
+    {
+        let fresh = tracked_at(worktree_top(root));
+        if fresh.files != known.files || fresh.unreadable != known.unreadable {
+            whole = true;
+        }
+        tracked = Some(fresh);
+        changed = true;
+    }
+    index.outside = Outside {
+        seen: outside_seen,
+        global,
+        tracked,
+        diagnostics: head.outside_diagnostics,
+    };
+    for (rel, kept) in dirs {
+        for (name, adapter, rank) in kept.candidates {
+            let file = if rel == "." {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            index.add_candidate(usize::from(adapter), rank, file);
+        }
+        for name in kept.manifests {
+            let file = if rel == "." {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            index.manifests.insert(file);
+        }
+        index.dirs.insert(rel.clone());
+        index.records.insert(rel, kept.record);
+    }
+    let steady = if whole {
+        let mut fresh = Index::empty(root);
+        let walked = walk_with(
+            root,
+            root,
+            Options {
+                stamps: true,
+                ..Options::default()
+            },
+        );
+        fresh.take_walk(walked, None);
+        index = fresh;
+        changed = true;
+        FxHashSet::default()
+    } else {
+        let (walk_changed, steady) = update_walk(&mut index, then)?;
+        changed |= walk_changed;
+        steady
+    };
+    if !index.storable {
+        return None;
+    }
+    index.finish_walk();
+    index.facts = FactTable::from_facts(facts);
+    let parsed_again = reuse_or_parse(&mut index, parses, then, &steady);
+    tracing::debug!(
+        "scan cache: {} of {} directories unchanged{}, {parsed_again} task files parsed again",
+        steady.len(),
+        index.records.len(),
+        if whole {
+            " (the whole tree walked again)"
+        } else {
+            ""
+        },
+    );
+    changed |= parsed_again > 0;
+    Some((index, changed))
+}
+
+/// How a directory of the cache stands now.
+enum Now {
+    /// Same entries (and settled).
+    Steady,
+    /// Same directory, other entries (or not settled): listed again.
+    Listed,
+    /// Gone, or another directory in its place: its parent is listed again.
+    Gone,
+}
+
+/// Brings the walk's records up to date: the directories whose entries are the same, and
+/// whether anything changed; `None` when a directory entered only for tracked files changed
+/// (a walk of part of the tree cannot decide those as the whole walk does).
+fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String>)> {
+    let root = index.root.clone();
+    let below = Below::open(&root)?;
+    let checked: Vec<(String, Now, bool)> = index
+        .records
+        .par_iter()
+        .map(|(rel, record)| {
+            let now = match (record.stamp, below.stamp(rel)) {
+                (_, None) => Now::Gone,
+                (_, Some(now)) if !now.is_dir() => Now::Gone,
+                (Some(seen), Some(now)) if !seen.same_inode(&now) => Now::Gone,
+                (Some(seen), Some(now)) if seen == now && then.settled(&seen) => Now::Steady,
+                _ => Now::Listed,
+            };
+            let rules_same = record.ignore_files.iter().all(|(name, seen)| {
+                let file = if rel == "." {
+                    name.clone()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                unchanged(then, Some(seen), below.stamp(&file).as_ref())
+            });
+            (rel.clone(), now, rules_same)
+        })
+        .collect();
+    let mut steady = FxHashSet::default();
+    let mut listed = BTreeSet::new();
+    let mut rewalked = BTreeSet::new();
+    let mut gone = FxHashSet::default();
+    for (rel, now, rules_same) in checked {
+        match now {
+            Now::Steady => {
+                steady.insert(rel.clone());
+            }
+            Now::Listed => {
+                listed.insert(rel.clone());
+            }
+            Now::Gone => {
+                if rel == "." {
+                    return None;
+                }
+                listed.insert(parent(&rel).to_owned());
+                gone.insert(rel.clone());
+            }
+        }
+        if !rules_same && !gone.contains(&rel) {
+            rewalked.insert(rel);
+        }
+    }
+    if listed.is_empty() && rewalked.is_empty() {
+        return Some((false, steady));
+    }
+    // Directories entered only for tracked files are decided by the whole walk alone.
+    let forced = |rel: &str| {
+        std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d)))
+            .any(|d| index.records.get(d).is_some_and(|r| r.forced))
+    };
+    if listed.iter().chain(&rewalked).any(|d| forced(d)) {
+        return None;
+    }
+    let had_tracked = index.outside.tracked.is_some();
+    let mut fresh: BTreeSet<String> = BTreeSet::new();
+    let within = |set: &BTreeSet<String>, rel: &str| {
+        std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d)))
+            .any(|d| set.contains(d))
+    };
+    for dir in &rewalked {
+        if within(&fresh, dir) || !index.records.contains_key(dir) {
+            continue;
+        }
+        rewalk(index, &root, dir);
+        fresh.insert(dir.clone());
+    }
+    for dir in &listed {
+        if within(&fresh, dir) || !index.records.contains_key(dir) {
+            continue;
+        }
+        let prefix = if dir == "." {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let below = |rel: &str| rel != dir && (dir == "." || rel.starts_with(&prefix));
+        let known: HashMap<String, u64> = index
+            .records
+            .iter()
+            .filter(|(rel, _)| below(rel) && !gone.contains(*rel))
+            .filter_map(|(rel, record)| Some((rel.clone(), record.stamp?.ino)))
+            .collect();
+        let rules_before = index.records.get(dir).map(|r| r.ignore_files.clone());
+        let prune = Arc::new(Prune::new(&root, known));
+        let walked = walk_with(
+            &root,
+            &index.abs(dir),
+            Options {
+                prune: Some(Arc::clone(&prune)),
+                tracked: index.outside.tracked.clone(),
+                stamps: true,
+            },
+        );
+        let kept = walked.kept.clone();
+        let stale: Vec<String> = index
+            .records
+            .keys()
+            .filter(|rel| *rel == dir || (below(rel) && !within(&kept, rel)))
+            .cloned()
+            .collect();
+        for rel in &stale {
+            index.forget_dir(rel);
+            index.dirs.remove(rel);
+        }
+        let walked_dirs: Vec<String> = walked
+            .dirs
+            .keys()
+            .filter(|d| !kept.contains(*d))
+            .cloned()
+            .collect();
+        index.take_walk(walked, Some(dir));
+        let rules_after = index.records.get(dir).map(|r| r.ignore_files.clone());
+        if rules_after == rules_before {
+            // What was walked now is new; the kept directories are checked on their own.
+            for d in walked_dirs {
+                steady.remove(&d);
+                if d != *dir {
+                    fresh.insert(d);
+                }
+            }
+        } else {
+            // An ignore file appeared or went: it decides again what it covers.
+            rewalk(index, &root, dir);
+            fresh.insert(dir.clone());
+        }
+    }
+    // A walk of part of the tree reports nothing about git's index: one that needed it
+    // first, and found it unreadable, must be the whole walk's to report.
+    if !had_tracked
+        && index
+            .outside
+            .tracked
+            .as_ref()
+            .is_some_and(|t| t.unreadable.is_some())
+    {
+        return None;
+    }
+    steady.retain(|d| index.records.contains_key(d) && !within(&fresh, d) && !listed.contains(d));
+    Some((true, steady))
+}
+
+/// Walks the directory `dir` again whole, forgetting what was known below it.
+fn rewalk(index: &mut Index, root: &Path, dir: &str) {
+    index.forget_tree(dir);
+    let options = Options {
+        tracked: index.outside.tracked.clone(),
+        stamps: true,
+        ..Options::default()
+    };
+    let walked = walk_with(root, &index.abs(dir), options);
+    index.take_walk(walked, Some(dir));
+}
+
+/// Fills the index's parses: each chosen task file's kept parse when its stamp and facts
+/// hold, else a new parse. Tells how many files were parsed again (plus one when a kept parse
+/// is no longer wanted).
+fn reuse_or_parse(
+    index: &mut Index,
+    mut kept: BTreeMap<String, Found>,
+    then: Clock,
+    steady: &FxHashSet<String>,
+) -> usize {
+    let chosen: Vec<(usize, String)> = index.chosen().collect();
+    let candidates: Vec<(usize, String, Option<Found>)> = chosen
+        .into_iter()
+        .map(|(adapter, rel)| {
+            let found = kept.remove(&rel);
+            (adapter, rel, found)
+        })
+        .collect();
+    let dropped = !kept.is_empty();
+    let holds: Vec<bool> = {
+        let files = RepoFiles::new(&index.root).with_walk(&*index);
+        let below = Below::open(&index.root);
+        let stamp = |rel: &str| match &below {
+            Some(below) => below.stamp(rel),
+            None => Stamp::at(&files.abs(rel)),
+        };
+        let table = index.facts.facts();
+        // Answers about the entries of a steady directory hold without asking; the others are
+        // asked once each, however many parses share them (thousands of packages ask for the
+        // same lockfiles and parent manifests).
+        let mut asked = vec![false; table.len()];
+        for found in candidates.iter().filter_map(|(_, _, found)| found.as_ref()) {
+            for &id in &found.facts {
+                asked[id as usize] = true;
+            }
+        }
+        let verdicts: Vec<bool> = table
+            .par_iter()
+            .zip(asked)
+            .map(|(fact, asked)| {
+                asked && (answered(fact, steady) || holds(fact, &files, &stamp, then))
+            })
+            .collect();
+        candidates
+            .par_iter()
+            .map(|(_, rel, found)| {
+                found.as_ref().is_some_and(|found| {
+                    found
+                        .main
+                        .is_some_and(|seen| unchanged(then, Some(&seen), stamp(rel).as_ref()))
+                        && found.facts.iter().all(|&id| verdicts[id as usize])
+                })
+            })
+            .collect()
+    };
+    let mut jobs = Vec::new();
+    for ((adapter, rel, found), holds) in candidates.into_iter().zip(holds) {
+        match found {
+            Some(found) if holds => {
+                index.parsed.insert(rel, found);
+            }
+            _ => {
+                tracing::trace!("scan cache: {rel} parsed again");
+                jobs.push((adapter, rel));
+            }
+        }
+    }
+    let parsed_again = jobs.len() + usize::from(dropped);
+    index.parse(&jobs);
+    parsed_again
+}
+
+/// Whether `fact` holds without asking: an answer about the entries of a directory whose
+/// entries are the same ([`Now::Steady`]) — the same inodes, whose kind does not change.
+fn answered(fact: &Fact, steady: &FxHashSet<String>) -> bool {
+    match fact {
+        Fact::Exists { path, .. } => steady.contains(parent(path)),
+        Fact::Listing { dir, .. } => steady.contains(dir.as_str()),
+        _ => false,
+    }
+}
+
+/// Whether `fact` still holds, asking the file system (`stamp` stamps a root-relative path).
+fn holds(
+    fact: &Fact,
+    files: &RepoFiles,
+    stamp: &(dyn Fn(&str) -> Option<Stamp> + Sync),
+    then: Clock,
+) -> bool {
+    match fact {
+        Fact::Read { path, stamp: seen } => unchanged(then, seen.as_ref(), stamp(path).as_ref()),
+        Fact::Exists { path, answer } => files.exists_linked(path) == (*answer, false),
+        Fact::Executable { path, answer } => files.executable(path) == *answer,
+        Fact::Listing { dir, names } => files.read_dir(dir) == *names,
+        Fact::Siblings { path, names } => files.siblings(path) == *names,
+        Fact::Unsteady => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(tmp.path()).expect("root");
+        std::fs::write(root.join("Makefile"), "build:\n\t@true\n").expect("write");
+        std::fs::create_dir(root.join("sub")).expect("mkdir");
+        std::fs::write(root.join("sub/justfile"), "test:\n    true\n").expect("write");
+        (tmp, root)
+    }
+
+    type Parts = (
+        Head,
+        BTreeMap<String, KeptDir>,
+        (Vec<Fact>, BTreeMap<String, Found>),
+    );
+
+    fn kept(mut index: Index, clock: Clock) -> impl Fn() -> Parts {
+        let payload = payload(&mut index, clock).expect("payload");
+        move || {
+            let kept = split(&payload).expect("split");
+            (kept.head, kept.dirs, (kept.facts, kept.parses))
+        }
+    }
+
+    #[test]
+    fn a_cache_written_before_the_clock_was_set_back_is_not_trusted() {
+        let (_tmp, root) = repo();
+        let clock = Clock::now();
+        let kept = kept(Index::build(&root), clock);
+        let (head, dirs, parses) = kept();
+        let hour = 3_600_000_000_000;
+        assert!(
+            warm(
+                &root,
+                head,
+                dirs,
+                parses,
+                clock.earlier(clock.started - hour)
+            )
+            .is_none()
+        );
+        let (head, dirs, parses) = kept();
+        let (index, _) = warm(
+            &root,
+            head,
+            dirs,
+            parses,
+            clock.earlier(clock.started + hour),
+        )
+        .expect("a later clock uses the cache");
+        assert_eq!(index.parsed.len(), 2);
+    }
+
+    #[test]
+    fn another_directory_at_the_same_path_is_another_repository() {
+        let (_tmp, root) = repo();
+        let clock = Clock::now();
+        let kept = kept(Index::build(&root), clock);
+        let moved = root.with_extension("moved");
+        std::fs::rename(&root, &moved).expect("move away");
+        std::fs::create_dir(&root).expect("a new directory at the same path");
+        let (head, dirs, parses) = kept();
+        let later = clock.earlier(clock.started + 3_600_000_000_000);
+        assert!(warm(&root, head, dirs, parses, later).is_none());
+        std::fs::remove_dir(&root).expect("rm");
+        std::fs::rename(&moved, &root).expect("move back");
+        let (head, dirs, parses) = kept();
+        assert!(warm(&root, head, dirs, parses, later).is_some());
+    }
+
+    #[test]
+    fn damaged_parts_do_not_decode() {
+        let (_tmp, root) = repo();
+        let payload = payload(&mut Index::build(&root), Clock::now()).expect("payload");
+        for len in [0, 7, 8, 9, payload.len() / 2, payload.len() - 1] {
+            assert!(split(&payload[..len]).is_none(), "{len} bytes");
+        }
+        assert!(split(&payload).is_some());
+    }
+}
+
+#[cfg(test)]
+mod racy {
+    use super::*;
+
+    /// A file rewritten at the same size within the clock tick of the scan that read it keeps
+    /// its stamp: it is read again as long as that stamp is not settled, and trusted after.
+    #[test]
+    fn a_rewrite_within_the_tick_of_the_scan_is_read_again() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(tmp.path()).expect("root");
+        std::fs::write(root.join("Makefile"), "aaaa:\n\t@true\n").expect("write");
+        let clock = Clock::now();
+        let mut index = Index::build(&root);
+        std::fs::write(root.join("Makefile"), "bbbb:\n\t@true\n").expect("rewrite");
+        // As if both writes fell in one tick: the rewritten file's stamp is the one kept.
+        let now = Stamp::at(&root.join("Makefile"));
+        let payload = payload(&mut index, clock).expect("payload");
+        let hour = 3_600_000_000_000;
+        // The listing `cached_after` after the scan began, of a cache that scan wrote.
+        let names = |cached_after: i64| {
+            let Kept {
+                mut head,
+                dirs,
+                facts,
+                mut parses,
+            } = split(&payload).expect("split");
+            for found in parses.values_mut() {
+                found.main = now;
+            }
+            head.started += cached_after;
+            let later = clock.earlier(clock.started + hour);
+            let (index, _) = warm(&root, head, dirs, (facts, parses), later).expect("warm");
+            index
+                .into_snapshot()
+                .tasks
+                .into_iter()
+                .map(|t| t.source_name)
+                .collect::<Vec<_>>()
+        };
+        // Read again: the kept stamp is not older than the scan that took it.
+        assert_eq!(names(0), ["bbbb"]);
+        // A stamp well older than the scan that took it is trusted (which is why it must
+        // settle first: here it vouches for the text before the rewrite).
+        assert_eq!(names(hour / 2), ["aaaa"]);
+    }
+}
