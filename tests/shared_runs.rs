@@ -155,7 +155,12 @@ async fn a_person_s_run_is_listed_read_and_never_stopped_by_an_agent() {
     loop {
         let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
         if status["state"] != "running" {
-            assert_eq!(status["state"], "signaled", "{status}");
+            // SIGTERM reaches make and its recipe's shell at once, as Ctrl-C would: make
+            // either dies of it or, when its child is gone before it waits for it, exits 2
+            // saying so. Either way the run ended because of the stop.
+            let by_signal = status["state"] == "signaled";
+            let make_gave_up = status["state"] == "exited" && status["exit_code"] == 2;
+            assert!(by_signal || make_gave_up, "{status}");
             break;
         }
         assert!(Instant::now() < deadline, "{status}");
