@@ -67,6 +67,15 @@ if { ! command -v mvn >/dev/null 2>&1 || ! command -v gradle >/dev/null 2>&1; } 
       maven gradle openjdk-17-jdk-headless >&2
 fi
 
+# Go (Debian: golang-go), whose `go mod graph` and `go list -m` the workspace graph's tests
+# compare with agg's reading of go.mod and go.work.
+if ! command -v go >/dev/null 2>&1 && [ -n "${CI:-}" ] && [ "$(id -u)" = 0 ] &&
+  command -v apt-get >/dev/null 2>&1; then
+  echo "installing go (Debian: golang-go)" >&2
+  apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go >&2
+fi
+
 # deno (npm registry: the `deno` package ships the binary through an optional dependency).
 if agg_need deno "$agg_tools/npm-deno/node_modules/.bin/deno"; then
   echo "installing deno into .tools/npm-deno (npm registry)" >&2

@@ -40,6 +40,10 @@ pub struct TaskDetail {
     /// How its last run ended and how long it usually takes, when it has run before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Summary>,
+    /// The package it belongs to in the workspace graph, with what that package depends on
+    /// and what depends on it (two when its directory is a package of two ecosystems).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<crate::graph::PackageOf>,
     /// The sandbox an agent's run of it gets, in words (looked up by the caller in the
     /// person's allowlist).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -73,6 +77,7 @@ pub fn of(task: &Task, runner_path: Option<String>) -> TaskDetail {
         runner_path,
         behaviour: task.behaviour.clone(),
         history: None,
+        packages: Vec::new(),
         sandbox: None,
     }
 }
@@ -190,6 +195,27 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     }
     if !t.aliases.is_empty() {
         field(out, "aliases", &t.aliases.join(", "))?;
+    }
+    for p in &d.packages {
+        let workspace = p
+            .workspace
+            .as_deref()
+            .map_or_else(String::new, |w| format!(", workspace {w}"));
+        field(
+            out,
+            "package",
+            &format!("{} ({}, {}{workspace})", p.name, p.ecosystem, p.dir),
+        )?;
+        let none = || "nothing in the repository".to_owned();
+        let list = |names: &[String]| {
+            if names.is_empty() {
+                none()
+            } else {
+                names.join(", ")
+            }
+        };
+        field(out, "depends on", &list(&p.depends_on))?;
+        field(out, "used by", &list(&p.used_by))?;
     }
     for var in &d.env {
         field(out, "env", &format!("{}={}", var.name, var.value))?;

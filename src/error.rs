@@ -134,6 +134,9 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// `--affected` cannot tell what changed (no repository, a bad ref, a repository too
+    /// large to read).
+    Changes(crate::changes::ChangeError),
 }
 
 impl Error {
@@ -150,6 +153,7 @@ impl Error {
             | Error::UnclearWords { .. }
             | Error::NoSuchRun { .. }
             | Error::HostScope(_)
+            | Error::Changes(_)
             | Error::MissingName => 2,
             Error::Output(_)
             | Error::Refused(_)
@@ -188,6 +192,7 @@ impl std::fmt::Display for Error {
                 shown(root)
             ),
             Error::Output(err) => write!(f, "cannot write output: {err}"),
+            Error::Changes(err) => write!(f, "{err}"),
             Error::UnknownTask { name, suggestions } => {
                 write!(f, "no task named `{}`", visible::line(name))?;
                 if !suggestions.is_empty() {

@@ -14,14 +14,17 @@
 #![deny(missing_docs)]
 
 mod admission;
+mod affected;
 pub mod allowlist;
 mod availability;
 mod cache;
+mod changes;
 pub mod cli;
 mod control;
 mod detail;
 pub mod engine;
 mod error;
+mod graph;
 mod history;
 mod invocation;
 mod live;
@@ -31,6 +34,7 @@ mod places;
 mod repo_files;
 mod resolve;
 mod results;
+mod runs;
 pub mod sandbox;
 mod scan;
 pub mod search;

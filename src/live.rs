@@ -119,6 +119,7 @@ impl LiveTable {
             tasks: Vec::new(),
             diagnostics: Vec::new(),
             task_files: Vec::new(),
+            manifests: Vec::new(),
         });
         let shared = Arc::new(Shared::new(Index::empty(&root), empty, on_change, false));
         let weak = Arc::downgrade(&shared);

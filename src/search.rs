@@ -435,6 +435,7 @@ mod tests {
             tasks,
             diagnostics: Vec::new(),
             task_files: Vec::new(),
+            manifests: Vec::new(),
         })
     }
 

@@ -70,6 +70,9 @@ pub struct Table {
     pub tasks: Vec<Task>,
     /// Files that could not be read or understood; every other file's tasks are listed.
     pub diagnostics: Vec<Diagnostic>,
+    /// The manifests the workspace graph reads ([`crate::graph`]), root-relative: not part of
+    /// the JSON table.
+    pub manifests: Vec<String>,
 }
 
 /// The whole table, as `agg list --json` prints it.
@@ -182,6 +185,7 @@ impl Table {
             root: scan.root,
             tasks,
             diagnostics: scan.diagnostics,
+            manifests: scan.manifests,
         }
     }
 
@@ -362,6 +366,7 @@ mod tests {
             tasks,
             diagnostics: Vec::new(),
             task_files: Vec::new(),
+            manifests: Vec::new(),
         })
     }
 

@@ -1,6 +1,6 @@
 //! The live table over MCP: edits to task files of several runners reach the agent as
 //! `notifications/resources/updated` for `agg://tasks` and fresh `list_tasks` results;
-//! bursts coalesce; edits that change no task stay quiet; the seven fixed tools never
+//! bursts coalesce; edits that change no task stay quiet; the eight fixed tools never
 //! announce a tool-list change. Also the per-task tools (`--task-tools`), whose list does.
 #![allow(deprecated)]
 
@@ -205,7 +205,7 @@ async fn table_changes_arrive_through_subscriptions_in_2026_sessions() {
         ),
         "{note:?}"
     );
-    // The seven tools never change without --task-tools: nothing else arrives.
+    // The eight tools never change without --task-tools: nothing else arrives.
     let more = tokio::time::timeout(Duration::from_millis(800), sub.next()).await;
     assert!(
         !matches!(
@@ -388,7 +388,7 @@ async fn without_per_task_tools_the_tool_list_never_changes() {
         .peer_info()
         .and_then(|p| p.capabilities.tools.clone())
         .expect("tools capability");
-    assert_eq!(caps.list_changed, None, "the seven tools never change");
+    assert_eq!(caps.list_changed, None, "the eight tools never change");
     mcp.close().await;
 }
 

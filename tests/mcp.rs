@@ -48,7 +48,8 @@ async fn discovery_lists_the_polyglot_table_with_schemas() {
             "status",
             "task_status",
             "task_output",
-            "task_stop"
+            "task_stop",
+            "list_runs"
         ]
     );
     assert!(

@@ -16,8 +16,9 @@ use crate::test::fixtures;
 
 /// `tools/list` of a plain server (no per-task tools): 3,000 until `wait_for` and the
 /// results fields (`tests`, `problems`, `problems_more`, `wait`) of the job tools came,
-/// 3,200 until the job tools' `sandbox` and `describe_task`'s (3,218 measured).
-const TOOLS_BUDGET: usize = 3_250;
+/// 3,200 until the job tools' `sandbox` and `describe_task`'s (3,218 measured), 3,250 until
+/// `list_runs` and `list_tasks`' `affected`.
+const TOOLS_BUDGET: usize = 3_400;
 /// `list_tasks {}` on the generated monorepo, in either form.
 const LIST_BUDGET: usize = 3_000;
 /// Any result, whatever the arguments.

@@ -620,6 +620,28 @@ impl Repo {
         String::from_utf8(out.stdout).expect("UTF-8")
     }
 
+    /// `agg graph --json`, from the cache (`cold`: without it): the manifests the workspace
+    /// graph reads are kept in the cache too.
+    fn graph(&self, cold: bool) -> String {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
+        cmd.args(["graph", "--json"])
+            .current_dir(&self.root)
+            .env("XDG_STATE_HOME", self.cache.path())
+            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
+            .env_remove("AGG_NO_CACHE")
+            .stdin(Stdio::null());
+        if cold {
+            cmd.env("AGG_NO_CACHE", "1");
+        }
+        let out = cmd.output().expect("run agg graph");
+        assert!(
+            out.status.success(),
+            "agg graph failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    }
+
     /// `processes` warm listings at once.
     fn warm_listings(&self, processes: usize) -> Vec<String> {
         let children: Vec<_> = (0..processes)
@@ -713,6 +735,15 @@ fn warm_matches_cold(seed: u64, steps: usize, processes: usize) {
                 *listing == cold,
                 "step {step} (seed {seed:#x}): the warm listing differs from the cold one\n{}\nsteps:\n{}",
                 difference(listing, &cold),
+                history.join("\n")
+            );
+        }
+        if step % 5 == 0 {
+            let (warm, cold) = (repo.graph(false), repo.graph(true));
+            assert!(
+                warm == cold,
+                "step {step} (seed {seed:#x}): the warm graph differs from the cold one\n{}\nsteps:\n{}",
+                difference(&warm, &cold),
                 history.join("\n")
             );
         }

@@ -20,6 +20,7 @@ pub mod composer;
 pub mod deno;
 mod doc;
 mod files;
+pub mod graph;
 pub mod invoke;
 pub mod js;
 pub mod just;

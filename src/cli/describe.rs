@@ -29,6 +29,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let mut detail = crate::detail::of(task, runner_path);
     detail.history = crate::history::History::open_existing(&table.root)
         .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
+    detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
     detail.sandbox = Some(super::sandbox::described(&table, task));
     if args.json {
         let mut out = io::BufWriter::new(io::stdout().lock());

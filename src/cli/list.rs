@@ -12,6 +12,7 @@
 //! of files elsewhere are one line. Rows are cut to the terminal's width ([`fit`]) and drawn
 //! by [`rows`].
 
+mod affected;
 mod fit;
 mod rows;
 
@@ -76,6 +77,15 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
     let table = Table::load(root);
     if args.diagnostics {
         return write_every_diagnostic(&table.diagnostics);
+    }
+    if let Some(since) = &args.affected {
+        let how = affected::How {
+            since: since.as_deref(),
+            filter: &select.filter,
+            json: args.json,
+            wide: args.wide,
+        };
+        return affected::run(&table, &how);
     }
     let (mut table, suggestions) = select.apply(table, args.json)?;
     let elsewhere = print_diagnostics(&table.diagnostics, &shape).map_err(Error::Output)?;

@@ -1,5 +1,6 @@
-//! `agg logs RUN_ID [-f]`: a job's output from the `agg mcp` that runs it, or a service's
-//! from the log file `agg run --until-ready` gave it ([`crate::control::detached`]).
+//! `agg logs RUN_ID [-f]`: a job's output from the `agg mcp` that runs it, a service's
+//! from the log file `agg run --until-ready` gave it ([`crate::control::detached`]), or a
+//! person's `agg run` from its log ([`crate::runs`]).
 //!
 //! The output is shown with its control characters and escape sequences made visible
 //! ([`crate::visible::text`]), to a terminal and to a pipe alike: an agent started the job,
@@ -93,9 +94,7 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(100);
 fn service_logs(args: &LogsArgs) -> Result<ExitCode, Error> {
     let root = super::stop::here(args.root.as_deref());
     let Some((_, service)) = detached::find(&args.run_id, root.as_deref()) else {
-        return Err(Error::NoSuchRun {
-            run_id: args.run_id.clone(),
-        });
+        return person_run_logs(args, root.as_deref());
     };
     let cannot = |e: std::io::Error| Error::Control {
         action: format!("read the output of {}", args.run_id),
@@ -173,4 +172,51 @@ fn write_line(out: &mut impl Write, line: &[u8], raw: bool) -> Result<(), Error>
         crate::visible::text(&text)
     };
     writeln!(out, "{text}").map_err(Error::Output)
+}
+
+/// The output of a run a person started with `agg run`, from its log: the last `--tail`
+/// lines, then with `--follow` every new line until the run has ended.
+fn person_run_logs(args: &LogsArgs, root: Option<&std::path::Path>) -> Result<ExitCode, Error> {
+    use crate::runs::record::State;
+    let Some(record) = crate::runs::store::find_named(&args.run_id, root) else {
+        return Err(Error::NoSuchRun {
+            run_id: args.run_id.clone(),
+        });
+    };
+    let mut follower = crate::runs::log::Follower::new(&record.log);
+    let mut all = Vec::new();
+    follower.read_new(usize::MAX, &mut |b| all.extend_from_slice(b));
+    let (complete, mut pending) = match all.iter().rposition(|&b| b == b'\n') {
+        Some(i) if args.follow => (&all[..=i], all[i + 1..].to_vec()),
+        _ if args.follow => (&[][..], all.clone()),
+        _ => (&all[..], Vec::new()),
+    };
+    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
+    let lines = match lines.split_last() {
+        Some(([], rest)) => rest,
+        _ => &lines[..],
+    };
+    let mut out = std::io::stdout().lock();
+    for line in &lines[lines.len().saturating_sub(args.tail)..] {
+        write_line(&mut out, line, args.raw)?;
+    }
+    if !args.follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    loop {
+        let running = crate::runs::store::find(&record.run_id, root)
+            .is_some_and(|r| r.state() == State::Running);
+        follower.read_new(usize::MAX, &mut |b| pending.extend_from_slice(b));
+        while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=i).collect();
+            write_line(&mut out, &line[..i], args.raw)?;
+        }
+        if !running {
+            if !pending.is_empty() {
+                write_line(&mut out, &pending, args.raw)?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::thread::sleep(FOLLOW_EVERY);
+    }
 }

@@ -10,6 +10,7 @@ mod allow;
 mod completions;
 mod describe;
 mod doctor;
+mod graph;
 mod list;
 mod logs;
 mod mcp;
@@ -60,6 +61,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Show everything known about one task: command, file and line, parameters, deps.
     Describe(describe::DescribeArgs),
+    /// Show the workspace graph: which directories are packages and which packages of the
+    /// repository each depends on, read from the manifests of every ecosystem.
+    Graph(graph::GraphArgs),
     /// Which runners the repository's tasks need, which are installed (and where), and how
     /// to install the missing ones.
     Doctor(doctor::DoctorArgs),
@@ -117,6 +121,14 @@ pub struct ListArgs {
     /// directory when it is inside the repository, else from its root.
     #[arg(long = "for", value_name = "PATH")]
     pub for_path: Option<PathBuf>,
+    /// Only the tasks a change affects: those of each package holding a file that differs
+    /// from HEAD (in the working tree or the index; untracked files too), then of the
+    /// packages that depend on them, nearest first, each saying why; root tasks last. With
+    /// REF (`--affected main`), also every file changed since the merge base of HEAD and REF.
+    /// Read with gitoxide: git is never run.
+    #[arg(long, value_name = "REF", num_args = 0..=1,
+          conflicts_with_all = ["for_path", "watch", "diagnostics"])]
+    pub affected: Option<Option<String>>,
     /// Print whole lines: no description or command is cut to the terminal's width.
     #[arg(long)]
     pub wide: bool,
@@ -214,6 +226,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
             run::run(&args)
         }
         Command::Describe(args) => describe::run(&args),
+        Command::Graph(args) => graph::run(&args),
         Command::Doctor(args) => doctor::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Ps(args) => ps::run(&args),

@@ -42,7 +42,11 @@ const BACKLOG: OutputLimits = OutputLimits {
 const GRACE: Duration = Duration::from_secs(5);
 
 /// Runs every invocation at once; see the module documentation.
-pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode, Error> {
+pub(super) async fn run(
+    invs: Vec<Invocation>,
+    on_finish: OnFinish,
+    share: &crate::runs::Share,
+) -> Result<ExitCode, Error> {
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
     let mut sighup = signal(SignalKind::hangup()).map_err(Error::Signals)?;
@@ -65,6 +69,7 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
     for (i, inv) in invs.into_iter().enumerate() {
         let name = inv.unique_name.clone();
         let prefix = prefix(&name, width, coloured.then_some(COLOURS[i % COLOURS.len()]));
+        let shared = share.begin(&name, &inv.user_args);
         let started = engine
             .start(inv, StdioMode::Capture, Duplicates::Allow)
             .map_err(|e| Error::Refused(e.to_string()))?;
@@ -80,6 +85,11 @@ pub(super) async fn run(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<Ex
             super::status::print(&name, &ended);
             first_failure.get_or_insert(ended.code);
             continue;
+        }
+        // Each task's output is shared from what the engine captured.
+        if let Some(mut shared) = shared {
+            shared.started(&job);
+            tokio::spawn(shared.copy_captured(Arc::clone(&job)));
         }
         let tx = ended_tx.clone();
         tokio::spawn(async move {

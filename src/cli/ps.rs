@@ -1,5 +1,6 @@
 //! `agg ps`: the jobs every running `agg mcp` of this user holds for the repository, the
-//! services `agg run --until-ready` left running there ([`crate::control::detached`]), and
+//! services `agg run --until-ready` left running there ([`crate::control::detached`]), the
+//! runs a person started with `agg run` there, running and recent ([`crate::runs`]), and
 //! with `--history` the runs that finished there, from the run history ([`crate::history`]).
 //! Every field a server sends or the history holds is printed in its [`crate::visible`] form.
 
@@ -57,8 +58,10 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
         }
     }
     let services = crate::control::detached::list(root.as_deref());
-    if !services.is_empty() {
-        let jobs: Vec<Value> = services.iter().map(|(_, s)| service_json(s)).collect();
+    let runs = crate::runs::store::list(root.as_deref());
+    if !services.is_empty() || !runs.is_empty() {
+        let mut jobs: Vec<Value> = services.iter().map(|(_, s)| service_json(s)).collect();
+        jobs.extend(runs.iter().map(run_json));
         servers.push(json!({
             "by": "agg run",
             "root": root.as_ref().map(|r| r.display().to_string()),
@@ -88,7 +91,7 @@ pub(super) fn run(args: &PsArgs) -> Result<ExitCode, Error> {
     if servers.is_empty() {
         writeln!(
             out,
-            "no agg mcp of yours is running here, and no agg run --until-ready service"
+            "no agg mcp of yours is running here, and no agg run of yours, running or recent"
         )
         .map_err(Error::Output)?;
     } else {
@@ -172,7 +175,9 @@ fn write_jobs(out: &mut impl Write, servers: &[Value], all: bool) -> Result<(), 
         let pid = &server["pid"];
         let by_run = server["by"] == "agg run";
         for job in server["jobs"].as_array().into_iter().flatten() {
-            let by = if by_run {
+            let by = if let Some(agg) = job["agg_pid"].as_u64() {
+                format!("agg run {agg}")
+            } else if by_run {
                 service_column(job)
             } else {
                 format!("agg mcp {pid}")
@@ -240,6 +245,47 @@ fn service_json(s: &crate::control::detached::Service) -> Value {
         "log": s.log,
         "urls": s.urls,
         "ports": ports,
+    })
+}
+
+/// A run a person started with `agg run` ([`crate::runs`]), as `agg ps --json` shows it:
+/// the fields of an `agg mcp` job, with its root, log and the `agg run` watching it.
+fn run_json(r: &crate::runs::record::Record) -> Value {
+    use crate::runs::record::State;
+    let state = r.state();
+    let (state_name, exit_code, signal) = match state {
+        State::Running => ("running", None, None),
+        State::Ended(end) => match (end.exit_code, end.signal) {
+            (_, Some(sig)) => (
+                "signaled",
+                None,
+                Some(
+                    crate::engine::process::signal_name(sig)
+                        .map_or_else(|| sig.to_string(), str::to_owned),
+                ),
+            ),
+            (code, None) => ("exited", code, None),
+        },
+        State::Lost => ("lost", None, None),
+    };
+    let end = r.finished().unwrap_or_else(std::time::SystemTime::now);
+    let elapsed = end
+        .duration_since(r.started())
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    json!({
+        "run_id": r.run_id,
+        "unique_name": r.unique_name,
+        "args": r.args,
+        "state": state_name,
+        "exit_code": exit_code,
+        "signal": signal,
+        "pid": r.pid,
+        "started_at": humantime::format_rfc3339_seconds(r.started()).to_string(),
+        "elapsed_ms": elapsed,
+        "root": r.root,
+        "log": r.log,
+        "agg_pid": r.agg_pid,
+        "terminal": r.terminal,
     })
 }
 

@@ -184,6 +184,11 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
             )
         })
         .collect();
+    // Each run is shared: agg ps, and agents' list_runs, see it and read its output.
+    let share = crate::runs::Share {
+        root: root.path.clone(),
+        located: located.clone(),
+    };
     let on_finish =
         crate::history::recorder(root.path.clone(), crate::history::Via::Run, move |name| {
             located.get(name).cloned()
@@ -199,12 +204,12 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
         return runtime.block_on(super::until_ready::run(inv, probe, on_finish, origin));
     }
     if parallel {
-        return runtime.block_on(super::parallel::run(invs, on_finish));
+        return runtime.block_on(super::parallel::run(invs, on_finish, &share));
     }
     if let Some(to) = &args.json {
         return runtime.block_on(super::run_json::run(invs, on_finish, to.clone()));
     }
-    runtime.block_on(sequence(invs, on_finish))
+    runtime.block_on(sequence(invs, on_finish, &share))
 }
 
 /// Which words are task names and which are arguments, decided before anything runs:
@@ -265,7 +270,11 @@ fn names_a_task(table: &Table, root: &super::Root, word: &str) -> bool {
 
 /// Runs `invs` one after the other, stopping at the first that fails (or that a signal
 /// ended); the exit code is that task's.
-async fn sequence(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode, Error> {
+async fn sequence(
+    invs: Vec<Invocation>,
+    on_finish: OnFinish,
+    share: &crate::runs::Share,
+) -> Result<ExitCode, Error> {
     if invs.len() > 1 {
         let names: Vec<String> = invs
             .iter()
@@ -279,7 +288,7 @@ async fn sequence(invs: Vec<Invocation>, on_finish: OnFinish) -> Result<ExitCode
     }
     for inv in invs {
         let name = inv.unique_name.clone();
-        let ended = foreground(inv, on_finish.clone()).await?;
+        let ended = foreground(inv, on_finish.clone(), share).await?;
         super::status::print(&name, &ended);
         if ended.code != 0 {
             return Ok(ExitCode::from(ended.code));
@@ -315,16 +324,29 @@ fn pick(
     }
 }
 
-async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error> {
+async fn foreground(
+    inv: Invocation,
+    on_finish: OnFinish,
+    share: &crate::runs::Share,
+) -> Result<Ended, Error> {
     let at_terminal = std::io::stdin().is_terminal();
+    let mut shared = share.begin(&inv.unique_name, &inv.user_args);
     // At a terminal the output goes through a pseudo-terminal agg reads, so the run's tests
-    // and problems end it (`✗ test  3 failed, 1,204 passed`).
+    // and problems end it (`✗ test  3 failed, 1,204 passed`), and into the run's log, which
+    // agents may read; elsewhere it is relayed into the log as it comes.
     let mode = if at_terminal && std::io::stdout().is_terminal() {
-        StdioMode::Terminal
-    } else if at_terminal {
-        StdioMode::Foreground
+        StdioMode::Terminal {
+            tee: shared.as_mut().map(crate::runs::Shared::tee),
+        }
     } else {
-        StdioMode::Inherit
+        shared
+            .as_mut()
+            .and_then(|s| s.stdio(at_terminal))
+            .unwrap_or(if at_terminal {
+                StdioMode::Foreground
+            } else {
+                StdioMode::Inherit
+            })
     };
     let mut sigint = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(Error::Signals)?;
@@ -339,10 +361,16 @@ async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error
         .map_err(|e| Error::Refused(e.to_string()))?
         .job;
     if job.state() == JobState::FailedToStart {
+        if let Some(shared) = shared {
+            shared.finish(&job);
+        }
         return Err(Error::FailedToStart {
             task: unique_name,
             reason: job.snapshot().error.unwrap_or_default(),
         });
+    }
+    if let Some(shared) = &mut shared {
+        shared.started(&job);
     }
     let mut received: Option<Signal> = None;
     loop {
@@ -366,6 +394,10 @@ async fn foreground(inv: Invocation, on_finish: OnFinish) -> Result<Ended, Error
                 break;
             }
         }
+    }
+    // Everything the task printed is out before agg says how it ended.
+    if let Some(shared) = shared {
+        shared.finish(&job);
     }
     let mut ended = Ended::of(&job);
     if let Some(sig) = received {

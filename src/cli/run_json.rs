@@ -85,14 +85,14 @@ pub(super) async fn run(
     let terminal =
         file.is_some() && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let mode = if terminal {
-        StdioMode::Terminal
+        StdioMode::Terminal { tee: None }
     } else {
         StdioMode::Capture
     };
     for inv in invs {
         let name = inv.unique_name.clone();
         let job = engine
-            .start(inv, mode, Duplicates::Allow)
+            .start(inv, mode.clone(), Duplicates::Allow)
             .map_err(|e| Error::Refused(e.to_string()))?
             .job;
         let mut received = None;

@@ -1,5 +1,7 @@
-//! `agg stop RUN_ID`: stops a job an `agg mcp` runs, or a service `agg run --until-ready`
-//! left running ([`crate::control::detached`]): TERM to its process group, then KILL.
+//! `agg stop RUN_ID`: stops a job an `agg mcp` runs, a service `agg run --until-ready`
+//! left running ([`crate::control::detached`]), or a run a person started with `agg run`
+//! ([`crate::runs`]): TERM to its process group (or, for a run at a terminal, which shares
+//! its `agg run`'s group, to its process tree), then KILL.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -94,9 +96,7 @@ const KILL_WAIT: Duration = Duration::from_secs(2);
 fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
     let root = here(args.root.as_deref());
     let Some((path, mut service)) = detached::find(&args.run_id, root.as_deref()) else {
-        return Err(Error::NoSuchRun {
-            run_id: args.run_id.clone(),
-        });
+        return stop_person_run(args, root.as_deref());
     };
     let shown = format!(
         "{} ({})",
@@ -152,6 +152,66 @@ fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
             via: Via::Run,
         });
     }
+    println!("{shown} stopped: by {how}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Stops a run a person started with `agg run` (found by run id, or by its task's name when
+/// one run of that task is running): TERM to the task's group or tree, `--grace-ms`, KILL;
+/// its `agg run` then records how it ended.
+fn stop_person_run(args: &StopArgs, root: Option<&Path>) -> Result<ExitCode, Error> {
+    use crate::runs::record::State;
+    // By its task's name only when one run of that task is running.
+    let found = crate::runs::store::find(&args.run_id, root).or_else(|| {
+        let mut running = crate::runs::store::list(root)
+            .into_iter()
+            .filter(|r| r.unique_name == args.run_id && r.state() == State::Running);
+        let first = running.next()?;
+        running.next().is_none().then_some(first)
+    });
+    let Some(record) = found else {
+        return Err(Error::NoSuchRun {
+            run_id: args.run_id.clone(),
+        });
+    };
+    let shown = format!(
+        "{} ({})",
+        crate::visible::line(&record.run_id),
+        crate::visible::line(&record.unique_name)
+    );
+    if record.state() != State::Running || !record.task_alive() {
+        println!("{shown} stopped: already");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let send = |signal: Signal| match record.group {
+        Some(group) => {
+            process::signal_group(group, signal);
+        }
+        None => process::signal_tree(record.pid, signal),
+    };
+    let gone = |limit: Duration| {
+        let deadline = Instant::now() + limit;
+        while record.task_alive() {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(POLL);
+        }
+        true
+    };
+    send(Signal::SIGTERM);
+    let how = if gone(Duration::from_millis(args.grace_ms.min(60_000))) {
+        "SIGTERM"
+    } else {
+        send(Signal::SIGKILL);
+        if !gone(KILL_WAIT) {
+            return Err(Error::Control {
+                action: format!("stop {}", args.run_id),
+                reason: format!("process {} is still there after SIGKILL", record.pid),
+            });
+        }
+        "SIGKILL"
+    };
     println!("{shown} stopped: by {how}");
     Ok(ExitCode::SUCCESS)
 }

@@ -164,6 +164,15 @@ impl Job {
         }
     }
 
+    /// Moves the job's start back to `at`: a job agg observes began before agg saw it.
+    pub(super) fn backdate(&mut self, at: SystemTime) {
+        let ago = at.elapsed().unwrap_or_default();
+        self.started = (
+            at,
+            Instant::now().checked_sub(ago).unwrap_or_else(Instant::now),
+        );
+    }
+
     /// The job's watchdog, taken to be released.
     pub(super) fn take_watchdog(&self) -> Option<Watchdog> {
         self.watchdog

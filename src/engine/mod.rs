@@ -27,6 +27,7 @@
 
 pub mod failure;
 pub mod job;
+pub mod observed;
 pub mod output;
 pub mod process;
 pub mod ready;
@@ -110,7 +111,7 @@ pub enum Duplicates {
 }
 
 /// How a job's standard streams are wired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum StdioMode {
     /// stdin is `/dev/null`; stdout and stderr are captured; the job leads its own group.
     Capture,
@@ -122,7 +123,61 @@ pub enum StdioMode {
     /// As [`StdioMode::Foreground`], but stdout and stderr go to a pseudo-terminal agg copies
     /// to its own stdout and keeps in the job's output ([`terminal`]), so its results are
     /// read. Falls back to `Foreground` when no pseudo-terminal can be opened.
-    Terminal,
+    ///
+    /// `tee`, when given, gets every chunk too (the log of a person's run that agents may
+    /// read, [`crate::runs`]).
+    Terminal {
+        /// Also given every chunk the task prints.
+        tee: Option<Tee>,
+    },
+    /// stdin is inherited; stdout and stderr go where agg relays them from (a terminal of
+    /// agg's own that stands for the person's, or a pipe), so agg can keep a copy of what the
+    /// task prints. The job stays in agg's process group when `foreground` (at a terminal),
+    /// as with [`StdioMode::Foreground`], and leads its own otherwise.
+    Relay {
+        /// The task's stdout.
+        stdout: Arc<std::os::fd::OwnedFd>,
+        /// The task's stderr.
+        stderr: Arc<std::os::fd::OwnedFd>,
+        /// Whether the job stays in agg's process group.
+        foreground: bool,
+    },
+}
+
+impl StdioMode {
+    /// Whether the job stays in agg's process group (the terminal's job control reaches it).
+    fn in_agg_group(&self) -> bool {
+        matches!(
+            self,
+            StdioMode::Foreground
+                | StdioMode::Terminal { .. }
+                | StdioMode::Relay {
+                    foreground: true,
+                    ..
+                }
+        )
+    }
+}
+
+/// Where else a run's output goes as it comes (see [`StdioMode::Terminal`]).
+#[derive(Clone)]
+pub struct Tee(Arc<dyn Fn(&[u8]) + Send + Sync>);
+
+impl Tee {
+    /// A tee that gives every chunk to `sink`.
+    pub fn new(sink: impl Fn(&[u8]) + Send + Sync + 'static) -> Tee {
+        Tee(Arc::new(sink))
+    }
+
+    fn write(&self, chunk: &[u8]) {
+        (self.0)(chunk);
+    }
+}
+
+impl std::fmt::Debug for Tee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tee")
+    }
 }
 
 /// Exactly what to execute: resolved program, arguments, directory and environment.
@@ -310,23 +365,25 @@ impl Engine {
         cmd.current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
-        let in_agg_group = matches!(mode, StdioMode::Foreground | StdioMode::Terminal);
+        let in_agg_group = mode.in_agg_group();
         if !in_agg_group {
             cmd.process_group(0);
         }
         let mut pty_master = None;
+        let mut pty_tee = None;
         match mode {
             StdioMode::Capture => {
                 cmd.stdin(Stdio::null())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
             }
-            StdioMode::Terminal => {
+            StdioMode::Terminal { tee } => {
                 cmd.stdin(Stdio::inherit());
                 match terminal::Pty::open().and_then(terminal::Pty::split) {
                     Ok((out, err, master)) => {
                         cmd.stdout(out).stderr(err);
                         pty_master = Some(master);
+                        pty_tee = tee;
                     }
                     Err(e) => {
                         tracing::debug!("no pseudo-terminal ({e}): the output is not read");
@@ -338,6 +395,14 @@ impl Engine {
                 cmd.stdin(Stdio::inherit())
                     .stdout(Stdio::inherit())
                     .stderr(Stdio::inherit());
+            }
+            StdioMode::Relay { stdout, stderr, .. } => {
+                let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
+                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                    // Out of descriptors: the task still runs, printing where agg does.
+                    _ => (Stdio::inherit(), Stdio::inherit()),
+                };
+                cmd.stdin(Stdio::inherit()).stdout(out).stderr(err);
             }
         }
         let output = output::OutputBuffer::new(self.inner.config.output);
@@ -382,7 +447,9 @@ impl Engine {
                         tokio::spawn(terminal::follow_size(Arc::clone(&job), handle));
                     }
                     let job = Arc::clone(&job);
-                    tokio::task::spawn_blocking(move || terminal::copy(&job, master))
+                    tokio::task::spawn_blocking(move || {
+                        terminal::copy(&job, master, pty_tee.as_ref())
+                    })
                 });
                 tokio::spawn(supervise(
                     Arc::clone(&job),

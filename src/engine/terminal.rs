@@ -56,9 +56,9 @@ impl Pty {
     }
 }
 
-/// Copies what the task writes to agg's stdout and into `job`'s output until every holder
-/// of the terminal's other end has closed it. Runs on a blocking thread.
-pub(super) fn copy(job: &Arc<Job>, master: OwnedFd) {
+/// Copies what the task writes to agg's stdout, into `job`'s output and to `tee` until every
+/// holder of the terminal's other end has closed it. Runs on a blocking thread.
+pub(super) fn copy(job: &Arc<Job>, master: OwnedFd, tee: Option<&super::Tee>) {
     let stdin = std::io::stdin();
     let saved = termios::tcgetattr(stdin.as_fd()).ok();
     let mut seen: Option<Termios> = termios::tcgetattr(master.as_fd()).ok();
@@ -77,6 +77,9 @@ pub(super) fn copy(job: &Arc<Job>, master: OwnedFd) {
         let _ = out.flush();
         drop(out);
         job.feed(Stream::Stdout, &buf[..n]);
+        if let Some(tee) = tee {
+            tee.write(&buf[..n]);
+        }
     }
     job.output().finish(Stream::Stdout);
     if mirrored && let Some(saved) = saved {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use agg_runners::Runner;
 
+use super::mirrors::{ListRunsArgs, ListRunsResult};
 use super::render::RESULT_CAP;
 use super::schema;
 use super::state::Settings;
@@ -54,6 +55,8 @@ pub enum Name {
     TaskOutput,
     /// `task_stop`.
     TaskStop,
+    /// `list_runs`.
+    ListRuns,
 }
 
 /// A default a schema states, and where its value comes from.
@@ -110,11 +113,11 @@ fn stops() -> ToolAnnotations {
         .open_world(false)
 }
 
-static CATALOG: [Entry; 7] = [
+static CATALOG: [Entry; 8] = [
     Entry {
         name: Name::ListTasks,
         id: "list_tasks",
-        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner.",
+        description: "List the repository's tasks: unique name, runner, description (or command), whether agents may run them, how each last ended. Narrow it: query (several words, all must match, best first: e.g. 'account-adapter test'), path (the tasks for a file or directory), dir, runner; affected.",
         annotations: read_only,
         schemas: schemas::<ListTasksArgs, ListTasksResult>,
         defaults: &[("limit", Default::Fixed(LIST_LIMIT as u64))],
@@ -185,6 +188,14 @@ static CATALOG: [Entry; 7] = [
                 Default::Bounded(STOP_GRACE_MS.0, STOP_GRACE_MS.1),
             ),
         ],
+    },
+    Entry {
+        name: Name::ListRuns,
+        id: "list_runs",
+        description: "Your jobs and the user's own `agg run`s (a dev server…); read either with task_output. Only yours can be stopped.",
+        annotations: read_only,
+        schemas: schemas::<ListRunsArgs, ListRunsResult>,
+        defaults: &[],
     },
 ];
 

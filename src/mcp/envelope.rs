@@ -62,6 +62,9 @@ pub mod code {
     /// This machine cannot sandbox the run, and the person's rule does not turn the
     /// sandbox off.
     pub const SANDBOX_UNAVAILABLE: i32 = -32018;
+    /// The run is the person's (their `agg run`, or a service it left running): agents may
+    /// list and read it, never stop or signal it.
+    pub const NOT_YOURS: i32 = -32019;
     /// The arguments are invalid.
     pub const INVALID_ARGS: i32 = -32602;
 }

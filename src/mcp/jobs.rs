@@ -79,6 +79,11 @@ impl Server {
                 .as_deref()
                 .and_then(|n| self.0.engine.by_task(n))
         };
+        // Not one of this agent's jobs: a run of the person's, read only.
+        let found = found.or_else(|| {
+            self.person_runs()
+                .find(r.run_id.as_deref(), r.pid, r.unique_name.as_deref())
+        });
         found.ok_or_else(|| {
             let wanted = r
                 .run_id
@@ -89,7 +94,7 @@ impl Server {
             let mut err = tool_error(
                 code::NOT_FOUND,
                 format!("no job {wanted}"),
-                Some("status lists the running and recently finished jobs (the 20 newest finished ones are kept)".to_owned()),
+                Some("list_runs lists your running and recently finished jobs (the 20 newest finished ones are kept) and the user's agg runs".to_owned()),
             );
             let ids = self.0.engine.run_ids();
             err.suggestions = crate::resolve::suggest(ids.iter().map(String::as_str), &wanted);
@@ -165,6 +170,25 @@ impl Server {
 
     pub(super) async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
+        if let Some(by) = self.0.person_runs.holds(&job) {
+            let whose = match by {
+                super::mirrors::By::Service => {
+                    "a service the user left running with agg run --until-ready"
+                }
+                _ => "the user's own agg run",
+            };
+            return Err(tool_error(
+                code::NOT_YOURS,
+                format!(
+                    "{} is {whose}: agents may read it, never stop it",
+                    job.run_id
+                ),
+                Some(format!(
+                    "ask the user to stop it (`agg stop {}` at their terminal, or Ctrl-C where it runs)",
+                    job.run_id
+                )),
+            ));
+        }
         let (grace, most) = catalog::STOP_GRACE_MS;
         let grace = Duration::from_millis(args.grace_ms.unwrap_or(grace).min(most));
         self.0.engine.stop(&job, grace).await;

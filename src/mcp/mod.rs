@@ -5,13 +5,16 @@
 //! per-request sessions). When the client closes stdin, or agg gets SIGTERM or SIGINT,
 //! every job's process group is stopped before agg exits.
 
+mod affected;
 mod ask;
 mod catalog;
 mod envelope;
 mod hosts;
 mod jobs;
 mod mcp_tasks;
+mod mirrors;
 mod outbox;
+mod person_runs;
 mod readiness;
 mod regions;
 mod render;

@@ -85,6 +85,7 @@ impl Server {
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
             mcp_tasks: McpTasks::default(),
+            person_runs: super::mirrors::Mirrors::default(),
         }))
     }
 
@@ -123,7 +124,7 @@ impl Server {
 
     /// Recomputes the per-task tools after the table changed; tells the client that the
     /// task table changed (resource `agg://tasks`) and, when the per-task tools did, that
-    /// the tool list changed. The seven fixed tools never change.
+    /// the tool list changed. The eight fixed tools never change.
     pub fn table_changed(&self) {
         if let Some(tt) = &self.0.settings.task_tools {
             let selection = tt.tools(&self.table());
@@ -241,6 +242,7 @@ impl Server {
                 .collect(),
             allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
             suggestions: Vec::new(),
+            changed: None,
         }
     }
 
@@ -407,7 +409,7 @@ impl ServerHandler for Server {
         if let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = per_task.then_some(true);
         }
-        let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
+        let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. list_runs also shows what the user runs with `agg run` (their dev server, say): read it with task_output by run_id; only the user stops it. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
         instructions.push(' ');
         instructions.push_str(&super::sandboxed::instructions(crate::sandbox::support()));
         let selection = self
@@ -498,6 +500,7 @@ impl ServerHandler for Server {
                 Err(e) => Err(e),
             },
             Name::Status => parse::<StatusArgs>(args).map(|_| self.status()),
+            Name::ListRuns => parse::<super::mirrors::ListRunsArgs>(args).map(|_| self.list_runs()),
             Name::TaskStatus => match parse(args) {
                 Ok(a) => self.task_status(&a).await,
                 Err(e) => Err(e),

@@ -47,6 +47,8 @@ pub struct State {
     pub subscriptions: Mutex<Subscriptions>,
     pub asker: Asker,
     pub mcp_tasks: super::mcp_tasks::McpTasks,
+    /// The person's runs, mirrored for reading.
+    pub person_runs: super::mirrors::Mirrors,
 }
 
 /// Locks `m`, taking over a poisoned lock (a panicked holder left consistent data: every

@@ -665,6 +665,7 @@ mod tests {
             root: std::path::PathBuf::from("/r"),
             tasks: tasks.clone(),
             diagnostics: Vec::new(),
+            manifests: Vec::new(),
         };
         for ((name, _, _, hints), task) in table.iter().zip(&tasks) {
             let a = annotations(task, &all);

@@ -15,7 +15,7 @@ use super::envelope::{ToolError, ToolResult, code, invalid, parse, success, tool
 use super::server::Server;
 use super::task_tools::{self};
 use super::types::{
-    DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, TaskStartArgs,
+    AffectedArg, DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, TaskStartArgs,
 };
 use crate::allowlist::{Decision, Now};
 use crate::table::{Filter, Task};
@@ -43,6 +43,16 @@ impl Server {
             query: args.query.clone(),
         };
         let table = self.fresh().await;
+        if let Some(affected) = args.affected.clone().filter(|a| *a != AffectedArg::Off) {
+            if args.path.is_some() {
+                return Err(invalid("affected and path cannot be combined"));
+            }
+            let offset = args.offset.unwrap_or(0);
+            let limit = args.limit.unwrap_or(catalog::LIST_LIMIT).max(1);
+            return self
+                .list_affected(table, affected, &filter, offset, limit)
+                .await;
+        }
         let (order, suggestions) = if let Some(path) = args.path.as_deref() {
             {
                 let outside = || {
@@ -92,6 +102,7 @@ impl Server {
         );
         detail.history = crate::history::History::open_existing(&table.root)
             .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
+        detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
         detail.sandbox = Some(self.sandbox_words(&table, task));
         // A result stays within a model's budget whatever the file holds: a recipe or a
         // description past the cap is cut where a line ends, saying how much was left out.
@@ -187,7 +198,7 @@ fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
     Ok(joined)
 }
 
-fn list_text(r: &ListTasksResult) -> String {
+pub(super) fn list_text(r: &ListTasksResult) -> String {
     let mut s = format!(
         "{} of {} tasks in {} (✓ = agents may run it)\n",
         r.tasks.len(),
@@ -214,9 +225,13 @@ fn list_text(r: &ListTasksResult) -> String {
         if let Some(last) = &row.last {
             let _ = write!(tags, ", last {last}");
         }
+        let why = row
+            .why
+            .as_deref()
+            .map_or_else(String::new, |w| format!(" ← {w}"));
         let _ = writeln!(
             s,
-            "{} {}{params} [{}{tags}] {}",
+            "{} {}{params} [{}{tags}] {}{why}",
             if row.allowlisted { "✓" } else { "·" },
             cut_line(&row.unique_name, LIST_TEXT_CAP),
             row.runner,

@@ -56,10 +56,57 @@ pub struct ListTasksArgs {
     /// A file or directory (relative to the root): the tasks that apply to it, those of its
     /// nearest enclosing task directories first, the root's last.
     pub path: Option<String>,
+    /// Only tasks your changes affect, with `why`: true, or a ref (since its merge base).
+    pub affected: Option<AffectedArg>,
     /// At most this many tasks.
     pub limit: Option<usize>,
     /// Skip this many tasks first (paging).
     pub offset: Option<usize>,
+}
+
+/// `list_tasks`'s `affected`: `true`, `"HEAD"` or a ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AffectedArg {
+    /// The working tree and the index against HEAD (`false` reads as not asked).
+    Head,
+    /// Also everything since the merge base of HEAD and this ref.
+    Since(String),
+    /// `false`: every task, as without the argument.
+    Off,
+}
+
+impl<'de> Deserialize<'de> for AffectedArg {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            Flag(bool),
+            Ref(String),
+        }
+        match Form::deserialize(deserializer)
+            .map_err(|_| serde::de::Error::custom("affected is true or a ref name"))?
+        {
+            Form::Flag(true) => Ok(AffectedArg::Head),
+            Form::Flag(false) => Ok(AffectedArg::Off),
+            Form::Ref(r) if matches!(r.trim(), "" | "true" | "HEAD") => Ok(AffectedArg::Head),
+            Form::Ref(r) => Ok(AffectedArg::Since(r)),
+        }
+    }
+}
+
+impl JsonSchema for AffectedArg {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AffectedArg".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    // One type, as every host's dialect takes it; `true` is accepted as well.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
+    }
 }
 
 /// Arguments of `describe_task`.
@@ -267,7 +314,11 @@ impl Bounded for ListTasksArgs {
         bound("runner", self.runner.as_deref(), MAX_NAME_BYTES)?;
         bound("dir", self.dir.as_deref(), MAX_NAME_BYTES * 4)?;
         bound("query", self.query.as_deref(), MAX_NAME_BYTES)?;
-        bound("path", self.path.as_deref(), MAX_NAME_BYTES * 4)
+        bound("path", self.path.as_deref(), MAX_NAME_BYTES * 4)?;
+        if let Some(AffectedArg::Since(r)) = &self.affected {
+            bound("affected", Some(r), MAX_NAME_BYTES)?;
+        }
+        Ok(())
     }
 }
 
@@ -337,6 +388,9 @@ pub struct TaskRow {
     /// How long it usually takes, in ms: the median of its recent passing runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typical_ms: Option<u64>,
+    /// With `affected`: why the change affects it (`changed: src/a.ts`, `depends on core`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 impl TaskRow {
@@ -368,6 +422,7 @@ impl TaskRow {
             confirm: task.behaviour.confirm.clone(),
             last: None,
             typical_ms: None,
+            why: None,
         }
     }
 
@@ -406,6 +461,20 @@ pub struct ListTasksResult {
     /// When nothing matched `query`: queries that would.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
+    /// With `affected`: what changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<ChangedFiles>,
+}
+
+/// The changes `list_tasks {"affected": …}` read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ChangedFiles {
+    /// What they were compared with: `HEAD`, or `main (merge base 3f9c2a1d)`.
+    pub against: String,
+    /// How many files changed.
+    pub count: usize,
+    /// The first of them.
+    pub files: Vec<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference

@@ -57,6 +57,8 @@ pub struct Index {
     pub(super) dirs: BTreeSet<String>,
     /// Problems of the walk itself (unreadable directories, loops).
     pub(super) walk_diagnostics: Vec<Diagnostic>,
+    /// The manifests of the workspace graph the walk saw, root-relative.
+    pub(super) manifests: BTreeSet<String>,
     /// What the walk saw of each directory it entered.
     pub(super) records: BTreeMap<String, DirRecord>,
     /// What the walk's ignore rules came from outside the tree's directories.
@@ -109,6 +111,7 @@ impl Index {
             facts: FactTable::default(),
             dirs: BTreeSet::new(),
             walk_diagnostics: Vec::new(),
+            manifests: BTreeSet::new(),
             records: BTreeMap::new(),
             outside: Outside::default(),
             storable: true,
@@ -202,6 +205,7 @@ impl Index {
         for (adapter, rank, rel) in walked.candidates {
             self.add_candidate(adapter, rank, rel);
         }
+        self.manifests.extend(walked.manifests);
         self.dirs.extend(new.keys().cloned());
         self.dirs.extend(walked.kept);
         self.records.extend(new);
@@ -230,12 +234,14 @@ impl Index {
         self.dirs.retain(|d| !under(d));
         self.records.retain(|d, _| !under(d));
         self.candidates.retain(|(_, d), _| !under(d));
+        self.manifests.retain(|m| !under(m));
     }
 
     /// Forgets what the walk found in the directory `rel` itself (not below it).
     pub(super) fn forget_dir(&mut self, rel: &str) {
         self.records.remove(rel);
         self.candidates.retain(|(_, d), _| d != rel);
+        self.manifests.retain(|m| parent(m) != rel);
     }
 
     /// The absolute root.
@@ -320,6 +326,7 @@ impl Index {
             tasks,
             diagnostics,
             task_files,
+            manifests: self.manifests.iter().cloned().collect(),
         }
     }
 
@@ -364,6 +371,14 @@ impl Index {
             if meta.is_none() && self.dirs.contains(&rel) {
                 touched |= self.forget_gone_dir(&rel, &mut dirty_groups);
                 continue;
+            }
+            if agg_runners::graph::is_manifest(&rel) && self.dirs.contains(&dir) {
+                // The set of manifests is part of the table, as the graph reads it.
+                touched |= if meta.is_some() {
+                    self.manifests.insert(rel.clone())
+                } else {
+                    self.manifests.remove(&rel)
+                };
             }
             if let Some((adapter, rank)) = candidate_of(&rel)
                 && self.dirs.contains(&dir)
@@ -528,7 +543,8 @@ impl Index {
         let walked = walk(&self.root, abs, false);
         self.dirs.extend(walked.dirs.into_keys());
         self.walk_diagnostics.extend(walked.diagnostics);
-        let any = !walked.candidates.is_empty();
+        let any = !walked.candidates.is_empty() || !walked.manifests.is_empty();
+        self.manifests.extend(walked.manifests);
         for (adapter, rank, rel) in walked.candidates {
             dirty.insert((adapter, parent(&rel).to_owned()));
             self.add_candidate(adapter, rank, rel);
@@ -540,7 +556,9 @@ impl Index {
         let prefix = format!("{rel}/");
         let under = |p: &str| p == rel || p.starts_with(&prefix);
         self.dirs.retain(|d| !under(d));
-        let before = self.parsed.len();
+        let manifests = self.manifests.len();
+        self.manifests.retain(|m| !under(m));
+        let before = self.parsed.len() + manifests;
         self.parsed.retain(|p, _| !under(p));
         let gone: Vec<(usize, String)> = self
             .candidates
@@ -553,6 +571,6 @@ impl Index {
             dirty.remove(&g);
         }
         self.walk_diagnostics.retain(|d| !under(&d.file_path));
-        before != self.parsed.len()
+        before != self.parsed.len() + self.manifests.len()
     }
 }

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use agg_runners::{ADAPTERS, Diagnostic, Task};
 
 mod facts;
+mod files;
 mod ignores;
 mod index;
 mod listing;
@@ -32,6 +33,7 @@ mod tracked;
 mod walk;
 mod warm;
 
+pub use files::each_file;
 pub use index::Index;
 pub use reread::{Reread, reread};
 pub use warm::set_cache;
@@ -62,6 +64,8 @@ pub struct Scan {
     pub diagnostics: Vec<Diagnostic>,
     /// The task files that were parsed (root-relative), including pulled-in ones.
     pub task_files: Vec<String>,
+    /// The manifests the workspace graph reads (root-relative), sorted.
+    pub manifests: Vec<String>,
 }
 
 /// Scans the tree under `root`: from the cache of the last scan where nothing changed (see

@@ -25,6 +25,16 @@ pub(super) struct Walked {
     pub(super) observed: Observed,
     /// Directories [`Prune`] left out: entered, and not walked again.
     pub(super) kept: BTreeSet<String>,
+    /// The manifests the workspace graph reads ([`agg_runners::graph::is_manifest`]).
+    pub(super) manifests: Vec<String>,
+}
+
+/// What a walk finds among the files: candidate task files (adapter, rank, path) and the
+/// manifests of the workspace graph.
+#[derive(Default)]
+pub(super) struct Found {
+    candidates: Mutex<Vec<(usize, u8, String)>>,
+    manifests: Mutex<Vec<String>>,
 }
 
 /// Directories a walk enters without walking them again: a later scan knows them already
@@ -163,7 +173,7 @@ pub(super) fn walk_serial(
     budget: usize,
     prune: Option<&Arc<Prune>>,
 ) -> Option<Walked> {
-    let found = Mutex::new(Vec::new());
+    let found = Found::default();
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
     for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
@@ -183,7 +193,7 @@ pub(super) fn walk_serial(
 }
 
 pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>>) -> Walked {
-    let found = Mutex::new(Vec::new());
+    let found = Found::default();
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
     walk_builder(start, look.ignores, prune)
@@ -200,14 +210,17 @@ pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>
 
 fn finish(
     ignores: &Ignores,
-    found: Mutex<Vec<(usize, u8, String)>>,
+    found: Found,
     dirs: Mutex<Vec<(String, Option<Stamp>)>>,
     diags: Mutex<Vec<Diagnostic>>,
 ) -> Walked {
     let mut diagnostics = diags.into_inner().unwrap_or_else(PoisonError::into_inner);
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
-        candidates: found.into_inner().unwrap_or_else(PoisonError::into_inner),
+        candidates: found
+            .candidates
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
         dirs: dirs
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
@@ -216,6 +229,10 @@ fn finish(
         diagnostics,
         observed: ignores.take_observed(),
         kept: BTreeSet::new(),
+        manifests: found
+            .manifests
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
     }
 }
 
@@ -223,7 +240,7 @@ fn finish(
 pub(super) fn record(
     look: &Look,
     entry: Result<ignore::DirEntry, ignore::Error>,
-    found: &Mutex<Vec<(usize, u8, String)>>,
+    found: &Found,
     dirs: &Mutex<Vec<(String, Option<Stamp>)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
@@ -280,14 +297,19 @@ pub(super) fn visit(
     rel: &Path,
     entry: &ignore::DirEntry,
     ignores: &Ignores,
-    found: &Mutex<Vec<(usize, u8, String)>>,
+    found: &Found,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {
-        if let Some((adapter, rank)) = candidate_of(rel)
-            && ignores.admits(entry)
-        {
-            push(found, (adapter, rank, rel.to_owned()));
+        let candidate = candidate_of(rel);
+        let manifest = agg_runners::graph::is_manifest(rel);
+        if (candidate.is_some() || manifest) && ignores.admits(entry) {
+            if let Some((adapter, rank)) = candidate {
+                push(&found.candidates, (adapter, rank, rel.to_owned()));
+            }
+            if manifest {
+                push(&found.manifests, rel.to_owned());
+            }
         }
     } else {
         let lossy = rel.to_string_lossy();

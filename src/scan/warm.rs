@@ -88,11 +88,13 @@ struct KeptTracked {
     unreadable: Option<(Vec<u8>, String)>,
 }
 
-/// One directory as kept: its record and its candidate task files (name, adapter, rank).
+/// One directory as kept: its record, its candidate task files (name, adapter, rank) and
+/// the manifests of the workspace graph in it (names).
 #[derive(bitcode::Encode, bitcode::Decode)]
 struct KeptDir {
     record: DirRecord,
     candidates: Vec<(String, u16, u8)>,
+    manifests: Vec<String>,
 }
 
 impl Index {
@@ -209,6 +211,7 @@ fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
             let kept = KeptDir {
                 record: record.clone(),
                 candidates: Vec::new(),
+                manifests: Vec::new(),
             };
             (rel.as_str(), kept)
         })
@@ -221,6 +224,11 @@ fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
             let adapter = u16::try_from(*adapter).unwrap_or(u16::MAX);
             kept.candidates.push((name.to_owned(), adapter, *rank));
         }
+    }
+    for rel in &index.manifests {
+        // A manifest in a directory without a record cannot be checked: keep nothing.
+        let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel.as_str()));
+        dirs.get_mut(dir)?.manifests.push(name.to_owned());
     }
     let mut payload = Vec::new();
     for part in [
@@ -314,6 +322,14 @@ fn warm(
                 format!("{rel}/{name}")
             };
             index.add_candidate(usize::from(adapter), rank, file);
+        }
+        for name in kept.manifests {
+            let file = if rel == "." {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            index.manifests.insert(file);
         }
         index.dirs.insert(rel.clone());
         index.records.insert(rel, kept.record);

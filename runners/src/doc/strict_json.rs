@@ -30,6 +30,7 @@ pub(super) fn read(text: &str, keep: Option<&[&str]>, rest: Rest) -> Result<Node
         bytes: text.as_bytes(),
         at: 0,
         line: 1,
+        depth: 0,
     };
     lines.space();
     root.line = lines.line;
@@ -282,7 +283,14 @@ struct Lines<'t> {
     bytes: &'t [u8],
     at: usize,
     line: u32,
+    /// How deep the value being read is nested: past [`MAX_DEPTH`] a value is passed over
+    /// without recursion (the part of a file [`Rest`] leaves unbuilt may nest deeper than
+    /// the tree), so no text can exhaust the stack.
+    depth: u32,
 }
+
+/// The deepest nesting [`Lines`] follows, as deep as `serde_json` builds.
+const MAX_DEPTH: u32 = 128;
 
 impl<'t> Lines<'t> {
     fn space(&mut self) {
@@ -312,6 +320,61 @@ impl<'t> Lines<'t> {
     }
 
     fn value(&mut self, node: Option<&mut Node>) {
+        if self.depth >= MAX_DEPTH {
+            self.pass_over();
+            return;
+        }
+        self.depth += 1;
+        self.value_within(node);
+        self.depth -= 1;
+    }
+
+    /// Past the value at `self.at`, counting its lines, without recursion.
+    fn pass_over(&mut self) {
+        let mut open = 0usize;
+        while let Some(&b) = self.bytes.get(self.at) {
+            match b {
+                b'"' => {
+                    self.string_counting_lines();
+                    if open == 0 {
+                        return;
+                    }
+                    continue;
+                }
+                b'{' | b'[' => open += 1,
+                b'}' | b']' => {
+                    if open == 0 {
+                        return;
+                    }
+                    open -= 1;
+                    if open == 0 {
+                        self.at += 1;
+                        return;
+                    }
+                }
+                b',' if open == 0 => return,
+                b'\n' => self.line += 1,
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// [`Lines::string`] for a string that may hold raw newlines (text no parser checked).
+    fn string_counting_lines(&mut self) {
+        let start = self.at;
+        self.string();
+        let end = self.at.min(self.bytes.len());
+        let newlines = self.bytes[start..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.line = self
+            .line
+            .saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+    }
+
+    fn value_within(&mut self, node: Option<&mut Node>) {
         match self.bytes.get(self.at) {
             Some(b'{') => self.object(node.and_then(|n| match &mut n.value {
                 Value::Table(entries) => Some(entries),
@@ -435,6 +498,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_part_left_unbuilt_may_nest_deeper_than_the_stack_allows_and_is_passed_over() {
+        let deep = "[".repeat(200_000) + &"]".repeat(200_000);
+        let text =
+            format!("{{\"deep\": {deep},\n\"deeper\": {{\"x\": \"a\\\"]\"}},\n\"name\": \"x\"}}");
+        let root = read_json_keys(&text, &["name"], SyntaxOnly).expect("valid");
+        let Value::Table(entries) = &root.value else {
+            panic!("an object")
+        };
+        let name = entries.iter().find(|e| e.key == "name").expect("name");
+        assert_eq!(name.node.line, 3, "lines are counted past the deep part");
+        // In a thread with a small stack, as the listing's workers have.
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || read_json_keys(&text, &["name"], SyntaxOnly).is_ok())
+            .expect("thread")
+            .join()
+            .expect("no overflow");
+    }
+
+    #[test]
     fn strict_json_keeps_nulls_and_gives_every_key_and_item_its_line() {
         let text = "\u{feff}\n{\n  \"a\": null,\n  \"list\": [\n    1,\n    {\"x\": true}\n  ],\n  \"b\\u0075ild\": \"tsc\",\n  \"big\": 1e20\n}\n";
         let root = read_json(text, Dialect::Strict).expect("valid");
@@ -541,6 +624,7 @@ mod tests {
                 bytes: text.as_bytes(),
                 at: 0,
                 line: 1,
+                depth: 0,
             };
             lines.value(Some(&mut root));
         }
