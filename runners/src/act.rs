@@ -10,6 +10,7 @@
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
 use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
+use crate::passing::Passing;
 
 /// The GitHub Actions adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -17,6 +18,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: false,
     admit: None,
+    neighbours: None,
     parse,
 };
 
@@ -188,6 +190,7 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
             Param {
                 required: required && default.is_none(),
                 default,
+                passing: Passing::Input,
                 ..Param::required(input.key.clone())
             }
         })
@@ -418,11 +421,24 @@ jobs:
 
     #[test]
     fn a_reusable_workflow_takes_its_call_inputs() {
-        let text = "on:\n  workflow_call:\n    inputs:\n      target:\n        type: string\n        required: true\njobs:\n  build:\n    runs-on: x\n";
+        let text = indoc::indoc! {"
+            on:
+              workflow_call:
+                inputs:
+                  target:
+                    type: string
+                    required: true
+            jobs:
+              build:
+                runs-on: x
+        "};
         let parsed = parse_one(parse, ".github/workflows/build.yml", text);
         let build = task(&parsed, "build/build");
         assert_eq!(build.argv[1], "workflow_call");
-        assert_eq!(build.params, [Param::required("target")]);
+        assert_eq!(
+            build.params,
+            [Param::required("target").passed(Passing::Input)]
+        );
     }
 
     #[test]

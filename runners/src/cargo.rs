@@ -19,6 +19,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse,
 };
 

@@ -15,6 +15,7 @@ use std::collections::HashSet;
 
 use crate::files::{file_name, join, parent};
 use crate::model::{Adapter, Hook, HookWhen, Param, Parsed, Runner, Source, Task};
+use crate::passing::Passing;
 
 /// The invoke adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -22,6 +23,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: false,
     admit: None,
+    neighbours: None,
     parse,
 };
 
@@ -597,6 +599,7 @@ fn task_def(rest: &str, signature: &str, decorator: &str, line: u32, body: &[&st
             }
             None => param.flags = vec![format!("--{flag}")],
         }
+        param.passing = Passing::declared(&param);
         params.push(param);
     }
     TaskDef {

@@ -28,6 +28,7 @@ pub mod jvm;
 pub mod make;
 pub mod mise;
 mod model;
+mod passing;
 pub mod procfile;
 pub mod python;
 pub mod rake;
@@ -49,8 +50,10 @@ pub mod zed;
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
     Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
-    HookWhen, MAX_NAME_BYTES, Param, Parsed, Runner, Source, Syntax, Task, Variadic, XcSpec,
+    HookWhen, MAX_NAME_BYTES, Neighbours, Param, Parsed, Runner, Source, Syntax, Task, Variadic,
+    XcSpec,
 };
+pub use passing::{Passing, arguments as param_arguments, truthy};
 pub use reads::{MAX_PARTS, Part, Purpose, Reads};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

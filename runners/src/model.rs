@@ -5,6 +5,7 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
+use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
@@ -777,6 +778,10 @@ pub struct Param {
     /// What the parameter is for, as the task file says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// How a value reaches the task, as its runner takes it: set by the adapter.
+    // Not part of the row's JSON: what a person or an agent passes is the value.
+    #[serde(skip)]
+    pub passing: Passing,
 }
 
 impl Param {
@@ -791,7 +796,15 @@ impl Param {
             flags: Vec::new(),
             kind: None,
             help: None,
+            passing: Passing::Environment,
         }
+    }
+
+    /// The same parameter, its value passed as `passing` says.
+    #[must_use]
+    pub fn passed(mut self, passing: Passing) -> Param {
+        self.passing = passing;
+        self
     }
 }
 
@@ -1178,8 +1191,36 @@ pub struct Adapter {
     /// the file's first bytes and whether it is executable, whether it is one at all. A
     /// file refused here is skipped without a diagnostic and without being read further.
     pub admit: Option<fn(head: &[u8], executable: bool) -> bool>,
+    /// Files around a file of this format that change how it reads without the parse
+    /// reading them as such (the lockfile that picks the package manager, the marker of a uv
+    /// workspace): one of them appearing, going or changing means parsing the file again.
+    pub neighbours: Option<Neighbours>,
     /// Parses one file.
     pub parse: fn(&Source<'_>) -> Parsed,
+}
+
+/// The files around a task file that its reading depends on: see [`Adapter::neighbours`].
+#[derive(Debug)]
+pub struct Neighbours {
+    /// Their names, in the task file's directory or any directory above it.
+    pub markers: &'static [&'static str],
+    /// Which of the format's files read them (`tox.toml` does, `tox.ini` does not).
+    pub read_by: fn(path: &str) -> bool,
+}
+
+impl Adapter {
+    /// Whether a file named `name` that appears, goes or changes beside or above some of this
+    /// format's files means reading them again.
+    pub fn reads_neighbour(&self, name: &str) -> bool {
+        self.neighbours
+            .as_ref()
+            .is_some_and(|n| n.markers.contains(&name))
+    }
+
+    /// Whether the task file at `path`, one of this format's, reads its neighbours.
+    pub fn reads_neighbours(&self, path: &str) -> bool {
+        self.neighbours.as_ref().is_some_and(|n| (n.read_by)(path))
+    }
 }
 
 impl std::fmt::Debug for Adapter {

@@ -20,6 +20,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: false,
     admit: None,
+    neighbours: None,
     parse,
 };
 

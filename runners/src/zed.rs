@@ -22,6 +22,7 @@ pub const ADAPTER: Adapter = Adapter {
     },
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse,
 };
 

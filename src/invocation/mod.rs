@@ -268,108 +268,14 @@ fn is_assignment(arg: &str) -> bool {
 }
 
 /// How a run's parameter values reach the task, given as (`name`, `value`) for the task's
-/// [`Task::params`]: positional arguments in order for just and for a go-task wildcard's
-/// `MATCH`, `NAME=value` arguments for go-task variables (`requires.vars`), environment
-/// variables for xc inputs, poe `args` as their declared options (or positional), positional values and
-/// `--flag [value]` for mise usage specs, `--input name=value` for act. Returns the arguments
-/// (to pass as [`RunOptions::args`], before
+/// [`Task::params`], each the way its adapter said its runner takes it
+/// ([`agg_runners::Passing`]). Returns the arguments (to pass as [`RunOptions::args`], before
 /// any others) and the environment (for [`RunOptions::env`]).
 pub fn param_arguments(
     task: &Task,
     values: &[(String, String)],
 ) -> (Vec<String>, Vec<(String, String)>) {
-    let mut args = Vec::new();
-    let mut positional = Vec::new();
-    let mut env = Vec::new();
-    let stars = task.source_name.matches('*').count();
-    // Wildcard parts first: they are the first arguments.
-    for (i, param) in task.params.iter().enumerate() {
-        let Some((_, value)) = values.iter().find(|(name, _)| *name == param.name) else {
-            continue;
-        };
-        match task.runner {
-            // mise usage specs: a flag's parameter is named as typed (`--force`); a switch
-            // (default `false`) is passed alone when true, a flag with a value as `--out v`.
-            Runner::Mise if param.name.starts_with('-') => {
-                if param.default.as_deref() != Some("false") {
-                    args.push(param.name.clone());
-                    args.push(value.clone());
-                } else if value == "true" {
-                    args.push(param.name.clone());
-                }
-            }
-            Runner::Just | Runner::Mise => args.push(value.clone()),
-            Runner::Task if i < stars => args.insert(i.min(args.len()), value.clone()),
-            Runner::Task | Runner::Make => args.push(format!("{}={value}", param.name)),
-            // poe: an option as declared (its first long flag), a `boolean` alone when the
-            // value differs from its default, a `multiple` one with each word a value;
-            // positional values first, in order, so no option's values swallow them.
-            Runner::Poe | Runner::Invoke => {
-                let words: Vec<String> = if param.variadic.is_some() {
-                    value.split_whitespace().map(str::to_owned).collect()
-                } else {
-                    vec![value.clone()]
-                };
-                let flag = param
-                    .flags
-                    .iter()
-                    .find(|f| f.starts_with("--"))
-                    .or(param.flags.first());
-                match flag {
-                    None => positional.extend(words),
-                    Some(flag) if param.kind.as_deref() == Some("boolean") => {
-                        if truthy(value) != param.default.as_deref().is_some_and(truthy) {
-                            args.push(flag.clone());
-                        }
-                    }
-                    Some(flag) => {
-                        args.push(flag.clone());
-                        args.extend(words);
-                    }
-                }
-            }
-            // rake: the values fill the task's brackets, below.
-            Runner::Rake => {}
-            // act: the inputs of the event it simulates.
-            Runner::Act => {
-                args.push("--input".to_owned());
-                args.push(format!("{}={value}", param.name));
-            }
-            _ => env.push((param.name.clone(), value.clone())),
-        }
-    }
-    if task.runner == Runner::Rake {
-        positional.extend(rake_arguments(task, values));
-    }
-    positional.extend(args);
-    (positional, env)
-}
-
-/// rake's arguments: `deploy[prod,v2]`, the task's name with every value in its brackets,
-/// in the order of its parameters (a missing one empty, a comma escaped as rake reads it).
-fn rake_arguments(task: &Task, values: &[(String, String)]) -> Option<String> {
-    let mut filled: Vec<String> = task
-        .params
-        .iter()
-        .map(|p| {
-            values
-                .iter()
-                .find(|(name, _)| *name == p.name)
-                .map_or_else(String::new, |(_, v)| v.replace(',', "\\,"))
-        })
-        .collect();
-    while filled.last().is_some_and(String::is_empty) {
-        filled.pop();
-    }
-    (!filled.is_empty()).then(|| format!("{}[{}]", task.source_name, filled.join(",")))
-}
-
-/// A boolean value as poe reads one.
-fn truthy(value: &str) -> bool {
-    matches!(
-        value.trim().to_ascii_lowercase().as_str(),
-        "true" | "t" | "1" | "yes" | "y" | "on"
-    )
+    agg_runners::param_arguments(task, values)
 }
 
 /// Whether the runner takes the task's own arguments after `--` (npm, go-task).
@@ -436,7 +342,7 @@ pub fn is_env_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use agg_runners::{Param, Runner};
+    use agg_runners::{Param, Passing, Runner};
 
     use super::{param_arguments, runner_args};
     use crate::table::Task;
@@ -449,6 +355,14 @@ mod tests {
         t.runner_available = true;
         t.params = params.iter().map(|p| Param::required(*p)).collect();
         t
+    }
+
+    /// `task` with every parameter passed as `passing` says.
+    fn passed(mut task: Task, passing: &Passing) -> Task {
+        for p in &mut task.params {
+            p.passing = passing.clone();
+        }
+        task
     }
 
     fn strings(items: &[&str]) -> Vec<String> {
@@ -502,17 +416,23 @@ mod tests {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect()
         };
-        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        let greet = passed(
+            task(Runner::Task, "greet:*", &["MATCH"]),
+            &Passing::Wildcard,
+        );
         assert_eq!(
             param_arguments(&greet, &values(&[("MATCH", "bob")])),
             (strings(&["bob"]), Vec::new())
         );
-        let vars = task(Runner::Task, "greet", &["NAME"]);
+        let vars = passed(task(Runner::Task, "greet", &["NAME"]), &Passing::Assignment);
         assert_eq!(
             param_arguments(&vars, &values(&[("NAME", "Bob")])),
             (strings(&["NAME=Bob"]), Vec::new())
         );
-        let just = task(Runner::Just, "deploy", &["env", "tag"]);
+        let just = passed(
+            task(Runner::Just, "deploy", &["env", "tag"]),
+            &Passing::Positional,
+        );
         assert_eq!(
             param_arguments(&just, &values(&[("tag", "v1"), ("env", "prod")])),
             (strings(&["prod", "v1"]), Vec::new())
@@ -525,6 +445,7 @@ mod tests {
         let mut poe = task(Runner::Poe, "serve", &["port", "host"]);
         for p in &mut poe.params {
             p.flags = vec![format!("--{}", p.name)];
+            p.passing = Passing::declared(p);
         }
         assert_eq!(
             param_arguments(&poe, &values(&[("host", "0.0.0.0"), ("port", "8000")])),
@@ -545,7 +466,10 @@ mod tests {
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                 .collect()
         };
-        let deploy = task(Runner::Rake, "db:deploy", &["env", "tag", "note"]);
+        let deploy = passed(
+            task(Runner::Rake, "db:deploy", &["env", "tag", "note"]),
+            &Passing::Bracket,
+        );
         let (args, env) = param_arguments(&deploy, &values(&[("tag", "v2"), ("env", "a,b")]));
         assert!(env.is_empty());
         assert_eq!(args, strings(&["db:deploy[a\\,b,v2]"]));
@@ -576,6 +500,9 @@ mod tests {
         greet.params[2].kind = Some("boolean".to_owned());
         greet.params[2].default = Some("true".to_owned());
         greet.params[4].variadic = Some(agg_runners::Variadic::ZeroOrMore);
+        for p in &mut greet.params {
+            p.passing = Passing::declared(p);
+        }
         let values = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
             pairs
                 .iter()

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use agg_runners::{Runner, Variadic};
+use agg_runners::Variadic;
 use globset::{Glob, GlobMatcher};
 use rmcp::handler::server::tool::schema_for_input;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -556,8 +556,7 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
             return Err(format!("parameter `{}` is required", p.name));
         }
         // just parameters and mise's positional usage args are positional.
-        let positional_param = task.runner == Runner::Just
-            || (task.runner == Runner::Mise && !p.name.starts_with('-'));
+        let positional_param = p.passing == agg_runners::Passing::Positional;
         if positional_param {
             if values.is_empty() {
                 gap.get_or_insert(&p.name);
@@ -591,7 +590,7 @@ fn scalar(v: &Value) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agg_runners::Param;
+    use agg_runners::{Param, Passing, Runner};
 
     #[test]
     fn names_are_sanitized_bounded_and_unique_in_client_form() {
@@ -719,6 +718,9 @@ mod tests {
                 ..Param::required("flags")
             },
         ];
+        for p in &mut t.params {
+            p.passing = Passing::Positional;
+        }
         let args = json!({"env": "prod", "replicas": 3, "flags": ["-v", "--dry"]});
         let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");
         assert_eq!(pos, ["prod", "3", "-v", "--dry"]);
@@ -728,6 +730,9 @@ mod tests {
         let missing = json!({});
         assert!(task_arguments(&t, missing.as_object().expect("object")).is_err());
         t.runner = Runner::Xc;
+        for p in &mut t.params {
+            p.passing = Passing::Environment;
+        }
         let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");
         assert!(pos.is_empty());
         assert_eq!(env[0], ("env".to_owned(), "prod".to_owned()));
@@ -737,15 +742,26 @@ mod tests {
     fn mise_args_are_positional_and_flags_are_passed_as_typed() {
         let mut t = task("release", Some("x"), &[]);
         t.runner = Runner::Mise;
-        let flag = |name: &str, default: &str| Param {
+        let flag = |name: &str, default: &str, passing| Param {
             default: Some(default.into()),
             required: false,
+            passing,
             ..Param::required(name)
         };
+        let option = |flag: &str| Passing::Option {
+            flag: flag.to_owned(),
+            words: false,
+        };
         t.params = vec![
-            Param::required("version"),
-            flag("--dry-run", "false"),
-            flag("--tag", "latest"),
+            Param::required("version").passed(Passing::Positional),
+            flag(
+                "--dry-run",
+                "false",
+                Passing::Switch {
+                    flag: "--dry-run".to_owned(),
+                },
+            ),
+            flag("--tag", "latest", option("--tag")),
         ];
         let args = json!({"version": "1.4.0", "--dry-run": true, "--tag": "next"});
         let (pos, env) = task_arguments(&t, args.as_object().expect("object")).expect("ok");

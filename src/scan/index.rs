@@ -13,7 +13,7 @@ use super::listing::{listed, listed_order, parse_file};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
 use super::walk::{Walked as WalkedTree, relative, walk};
-use super::{Group, NEVER_ENTER, PACKAGE_MANAGER_MARKERS, Scan, candidate_of};
+use super::{Group, NEVER_ENTER, Scan, candidate_of};
 use crate::repo_files::{RepoFiles, Walked, abs_path};
 
 impl Walked for Index {
@@ -339,8 +339,8 @@ impl Index {
         let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
         let mut changed_dirs: HashSet<String> = HashSet::new();
-        let mut marker_dirs: BTreeSet<String> = BTreeSet::new();
-        let mut python_dirs: BTreeSet<String> = BTreeSet::new();
+        // Directories where a file changed that some format reads as a neighbour, by adapter.
+        let mut neighbour_dirs: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let mut touched = false;
         for path in changed {
             let Some(rel) = self.relative(path) else {
@@ -394,11 +394,10 @@ impl Index {
                 }
                 dirty_groups.insert(group);
             }
-            if agg_runners::python::MARKERS.contains(&name) {
-                python_dirs.insert(dir.clone());
-            }
-            if PACKAGE_MANAGER_MARKERS.contains(&name) || agg_runners::js::MARKERS.contains(&name) {
-                marker_dirs.insert(dir);
+            for (i, adapter) in ADAPTERS.iter().enumerate() {
+                if adapter.reads_neighbour(name) {
+                    neighbour_dirs.entry(i).or_default().insert(dir.clone());
+                }
             }
             changed_rels.insert(rel);
         }
@@ -431,16 +430,17 @@ impl Index {
                     .facts
                     .iter()
                     .any(|&id| stale_facts.get(id as usize).copied().unwrap_or(false));
-            let below_marker = (file.ends_with("package.json")
-                || agg_runners::js::reads_neighbours(file))
-                && !marker_dirs.is_empty()
-                && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
-                    .any(|d| marker_dirs.contains(d));
-            let below_python_marker = !python_dirs.is_empty()
-                && agg_runners::python::reads_neighbours(file)
-                && std::iter::successors(Some(parent(file)), |d| (*d != ".").then(|| parent(d)))
-                    .any(|d| python_dirs.contains(d));
-            if pulls_in_changed || below_marker || below_python_marker {
+            let below_marker = !neighbour_dirs.is_empty()
+                && candidate_of(file).is_some_and(|(adapter, _)| {
+                    neighbour_dirs.get(&adapter).is_some_and(|dirs| {
+                        ADAPTERS[adapter].reads_neighbours(file)
+                            && std::iter::successors(Some(parent(file)), |d| {
+                                (*d != ".").then(|| parent(d))
+                            })
+                            .any(|d| dirs.contains(d))
+                    })
+                });
+            if pulls_in_changed || below_marker {
                 reparse.insert(file.clone());
             }
         }

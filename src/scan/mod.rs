@@ -41,18 +41,6 @@ pub use warm::set_cache;
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
 
-/// Files whose appearance changes which package manager runs the scripts below them.
-pub(super) const PACKAGE_MANAGER_MARKERS: &[&str] = &[
-    "package.json",
-    "bun.lock",
-    "bun.lockb",
-    "pnpm-lock.yaml",
-    "pnpm-workspace.yaml",
-    "yarn.lock",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-];
-
 /// What one scan of a repository found.
 #[derive(Debug)]
 pub struct Scan {

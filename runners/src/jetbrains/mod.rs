@@ -30,6 +30,7 @@ pub const ADAPTER: Adapter = Adapter {
     },
     one_per_dir: false,
     admit: None,
+    neighbours: None,
     parse,
 };
 

@@ -7,7 +7,7 @@ use crate::files::{Files, join, parent};
 use crate::model::Runner;
 
 /// Lockfiles and the manager each one belongs to, in the order a tie is broken.
-const LOCKFILES: [(&str, Runner); 7] = [
+pub(super) const LOCKFILES: [(&str, Runner); 7] = [
     ("bun.lock", Runner::Bun),
     ("bun.lockb", Runner::Bun),
     ("pnpm-lock.yaml", Runner::Pnpm),

@@ -14,7 +14,7 @@ mod turbo;
 
 use crate::doc::{self, Dialect, Node};
 use crate::files::{Files, file_name, join, parent};
-use crate::model::{Adapter, Runner};
+use crate::model::{Adapter, Neighbours, Runner};
 
 /// `turbo.json`, or `turbo.jsonc` when there is no `turbo.json`.
 pub const TURBO: Adapter = Adapter {
@@ -26,6 +26,7 @@ pub const TURBO: Adapter = Adapter {
     },
     one_per_dir: true,
     admit: None,
+    neighbours: Some(NEIGHBOURS),
     parse: turbo::parse,
 };
 
@@ -35,22 +36,35 @@ pub const NX_PROJECT: Adapter = Adapter {
     candidate: |path| (file_name(path) == "project.json").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: Some(NEIGHBOURS),
     parse: nx::parse_project_json,
 };
 
 /// Files whose appearance or edit changes how the files of this module below them are read:
 /// the Nx workspace and its `targetDefaults`, the root Turborepo configuration a package's
-/// `turbo.json` extends, a package's name.
-pub const MARKERS: &[&str] = &["nx.json", "turbo.json", "turbo.jsonc", "package.json"];
+/// `turbo.json` extends, a package's name, and the lockfiles that say which package manager
+/// runs the scripts.
+const MARKERS: [&str; 4 + manager::LOCKFILES.len()] = {
+    let own = ["nx.json", "turbo.json", "turbo.jsonc", "package.json"];
+    let mut all = [""; 4 + manager::LOCKFILES.len()];
+    let mut i = 0;
+    while i < own.len() {
+        all[i] = own[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < manager::LOCKFILES.len() {
+        all[i + j] = manager::LOCKFILES[j].0;
+        j += 1;
+    }
+    all
+};
 
-/// Whether reading the file at `path` looks at the [`MARKERS`] in its directory or above it,
-/// so a change to one of them means reading it again.
-pub fn reads_neighbours(path: &str) -> bool {
-    matches!(
-        file_name(path),
-        "turbo.json" | "turbo.jsonc" | "project.json" | "package.json"
-    )
-}
+/// Every file of the three formats reads the [`MARKERS`] in its directory or above it.
+const NEIGHBOURS: Neighbours = Neighbours {
+    markers: &MARKERS,
+    read_by: |_| true,
+};
 
 /// The argv that runs `program` (a package's binary: `turbo`, `nx`) with `args` through the
 /// package manager `manager`, the way each documents it: `npx`, `pnpm exec`, `yarn <bin>`

@@ -20,6 +20,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate: |path| (file_name(path) == "package.json").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: Some(super::NEIGHBOURS),
     parse,
 };
 

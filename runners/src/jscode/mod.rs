@@ -49,6 +49,7 @@ pub const GULP: Adapter = Adapter {
     candidate: gulp_candidate,
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: parse_gulp,
 };
 
@@ -63,6 +64,7 @@ pub const GRUNT: Adapter = Adapter {
     },
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: parse_grunt,
 };
 

@@ -7,6 +7,7 @@
 use super::attributes::{self, ItemKind, Written};
 use super::lexer::{Body, Error, Kind, Lexer, Token};
 use crate::model::{Param, Variadic};
+use crate::passing::Passing;
 use crate::text::LineIndex;
 
 /// Bits for just's operating-system attributes.
@@ -682,6 +683,7 @@ impl<'a> Parser<'a> {
                 default,
                 variadic,
                 exported,
+                passing: Passing::Positional,
                 ..Param::default()
             });
         }
@@ -901,6 +903,7 @@ mod tests {
             required: default.is_none() && variadic != Some(Variadic::ZeroOrMore),
             variadic,
             exported,
+            passing: Passing::Positional,
             ..Param::default()
         }
     }

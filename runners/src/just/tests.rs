@@ -2,6 +2,7 @@
 use super::*;
 use crate::files::MemFiles;
 use crate::model::{Param, Variadic};
+use crate::passing::Passing;
 use crate::testing::{messages, names, task};
 
 const LINUX: Platform = Platform {
@@ -93,6 +94,7 @@ fn lists_a_typical_project_justfile() {
             required: false,
             variadic: None,
             exported: false,
+            passing: Passing::Positional,
             ..Param::default()
         }]
     );

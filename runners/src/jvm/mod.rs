@@ -19,6 +19,7 @@ pub const MAVEN: Adapter = Adapter {
     candidate: |path| (file_name(path) == "pom.xml").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: maven::parse,
 };
 
@@ -29,6 +30,7 @@ pub const GRADLE: Adapter = Adapter {
     candidate: gradle::candidate,
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: gradle::parse,
 };
 

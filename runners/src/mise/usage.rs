@@ -9,6 +9,7 @@
 //! switch: its default is `false`, and a value of `true` passes the flag alone.
 
 use crate::model::{Param, Variadic};
+use crate::passing::Passing;
 
 /// The parameters a usage spec declares, in order.
 pub(super) fn params(spec: &str) -> Vec<Param> {
@@ -22,10 +23,29 @@ pub(super) fn params(spec: &str) -> Vec<Param> {
         if let Some(param) = param
             && !out.iter().any(|p| p.name == param.name)
         {
-            out.push(param);
+            out.push(passed(param));
         }
     }
     out
+}
+
+/// `param` with its passing, as mise takes it: a flag is named as typed (`--force`); one
+/// that defaults to `false` is a switch given alone, another an option with its value
+/// (`--out v`); an `arg` is positional.
+fn passed(param: Param) -> Param {
+    let passing = if !param.name.starts_with('-') {
+        Passing::Positional
+    } else if param.default.as_deref() == Some("false") {
+        Passing::Switch {
+            flag: param.name.clone(),
+        }
+    } else {
+        Passing::Option {
+            flag: param.name.clone(),
+            words: false,
+        }
+    };
+    param.passed(passing)
 }
 
 /// `arg "<name>"`, `arg "[name]"`, `arg "<files>..."`.
@@ -273,7 +293,7 @@ pub(super) fn tera_params(script: &str) -> Vec<Param> {
             _ => continue,
         };
         if !out.iter().any(|p| p.name == param.name) {
-            out.push(param);
+            out.push(passed(param));
         }
     }
     out
@@ -335,6 +355,25 @@ mod tests {
         assert_eq!(params[2].variadic, Some(Variadic::OneOrMore));
         assert_eq!(params[3].default.as_deref(), Some("false"));
         assert_eq!(params[4].default.as_deref(), Some("dist"));
+        let passing: Vec<&Passing> = params.iter().map(|p| &p.passing).collect();
+        let switch = |flag: &str| Passing::Switch {
+            flag: flag.to_owned(),
+        };
+        let out = Passing::Option {
+            flag: "--out".to_owned(),
+            words: false,
+        };
+        assert_eq!(
+            passing,
+            [
+                &Passing::Positional,
+                &Passing::Positional,
+                &Passing::Positional,
+                &switch("--force"),
+                &out,
+                &switch("-v")
+            ]
+        );
     }
 
     #[test]
@@ -372,6 +411,9 @@ mod tests {
         assert_eq!(names(&params), ["file", "--out", "--force"]);
         assert!(!params[0].required);
         assert_eq!(params[2].default.as_deref(), Some("false"));
+        assert_eq!(params[0].passing, Passing::Positional);
+        assert!(matches!(&params[1].passing, Passing::Option { flag, .. } if flag == "--out"));
+        assert!(matches!(&params[2].passing, Passing::Switch { flag } if flag == "--force"));
         assert!(tera_params("{{arg(").is_empty());
     }
 }

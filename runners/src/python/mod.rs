@@ -16,7 +16,7 @@ mod tox;
 use crate::doc::{self, Node};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
-use crate::model::Adapter;
+use crate::model::{Adapter, Neighbours};
 use crate::model::{Parsed, Source};
 use crate::reads::Purpose;
 
@@ -27,6 +27,7 @@ pub const PYPROJECT: Adapter = Adapter {
     candidate: |path| (file_name(path) == "pyproject.toml").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: Some(NEIGHBOURS),
     parse: parse_pyproject,
 };
 
@@ -43,6 +44,7 @@ pub const POE_TASKS: Adapter = Adapter {
     },
     one_per_dir: true,
     admit: None,
+    neighbours: Some(NEIGHBOURS),
     parse: poe::parse_tasks_file,
 };
 
@@ -52,6 +54,7 @@ pub const HATCH_TOML: Adapter = Adapter {
     candidate: |path| (file_name(path) == "hatch.toml").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: hatch::parse_hatch_toml,
 };
 
@@ -65,6 +68,11 @@ pub const TOX: Adapter = Adapter {
     },
     one_per_dir: true,
     admit: None,
+    // `tox.toml` yields to a `[tool.tox]` table of `pyproject.toml`; `tox.ini` to nothing.
+    neighbours: Some(Neighbours {
+        read_by: |path| file_name(path) == "tox.toml",
+        ..NEIGHBOURS
+    }),
     parse: tox::parse_file,
 };
 
@@ -74,13 +82,14 @@ pub const NOX: Adapter = Adapter {
     candidate: |path| (file_name(path) == "noxfile.py").then_some(0),
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse: nox::parse,
 };
 
 /// Files whose appearance or edit changes how the Python task files in their directory (and,
 /// for a uv workspace's `uv.lock`, below it) are read: which runner runs console scripts,
 /// which of two configuration files a runner reads.
-pub const MARKERS: &[&str] = &[
+const MARKERS: &[&str] = &[
     "pyproject.toml",
     "uv.lock",
     "poetry.lock",
@@ -90,19 +99,11 @@ pub const MARKERS: &[&str] = &[
     "tox.toml",
 ];
 
-/// Whether reading the task file at `path` looks at the [`MARKERS`] around it, so a change to
-/// one of them means reading it again.
-pub fn reads_neighbours(path: &str) -> bool {
-    matches!(
-        file_name(path),
-        "pyproject.toml"
-            | "tox.toml"
-            | "poe_tasks.toml"
-            | "poe_tasks.yaml"
-            | "poe_tasks.yml"
-            | "poe_tasks.json"
-    )
-}
+/// The [`MARKERS`], read by every file of a format.
+const NEIGHBOURS: Neighbours = Neighbours {
+    markers: MARKERS,
+    read_by: |_| true,
+};
 
 fn parse_pyproject(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();

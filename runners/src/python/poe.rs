@@ -9,6 +9,7 @@ use super::{Project, first_word};
 use crate::doc::{self, Dialect, Node, ParseError};
 use crate::files::parent;
 use crate::model::{Param, Parsed, Runner, Source, Task, Variadic};
+use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 
 /// The keys that make a table a task, one of which it must have.
@@ -549,6 +550,7 @@ fn params(args: Option<&Node>) -> Vec<Param> {
             .filter(|t| *t != "string")
             .map(str::to_owned);
         param.help = get("help").and_then(Node::str).map(str::to_owned);
+        param.passing = Passing::declared(&param);
         param
     };
     if let Some(items) = args.items() {

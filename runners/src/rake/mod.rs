@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
+use crate::passing::Passing;
 use ruby::Token;
 
 /// The Rake adapter.
@@ -28,6 +29,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: false,
     admit: None,
+    neighbours: None,
     parse,
 };
 
@@ -535,6 +537,7 @@ fn qualified(prefix: &str, name: &str) -> String {
 fn optional(name: String) -> Param {
     Param {
         required: false,
+        passing: Passing::Bracket,
         ..Param::required(name)
     }
 }

@@ -24,6 +24,7 @@ use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
 use crate::model::{Diagnostic, Param, Parsed, Runner, Source, Task};
+use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 
 /// The Taskfile adapter.
@@ -32,6 +33,7 @@ pub const ADAPTER: Adapter = Adapter {
     candidate,
     one_per_dir: true,
     admit: None,
+    neighbours: None,
     parse,
 };
 
@@ -146,7 +148,8 @@ fn parse(src: &Source<'_>) -> Parsed {
             } else {
                 format!("MATCH{i}")
             };
-            raw.params.insert(i - 1, Param::required(name));
+            raw.params
+                .insert(i - 1, Param::required(name).passed(Passing::Wildcard));
         }
         raw.env = def.env;
         raw.reads = f.reads.map(|(mut reads, _)| {

@@ -6,6 +6,7 @@
 
 use crate::doc::{Entry, Node, Terms, Value};
 use crate::model::{Diagnostic, Param};
+use crate::passing::Passing;
 
 /// A task as one Taskfile defines it, its name still relative to that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,7 +168,7 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
                             Value::Table(_) => var.get("name").and_then(scalar_string),
                             _ => scalar_string(var),
                         })
-                        .map(Param::required)
+                        .map(|name| Param::required(name).passed(Passing::Assignment))
                         .collect();
                 }
                 _ => bad("requires.vars", "a list", vars),
@@ -359,7 +360,13 @@ tasks:
                 "go test {{catLines .GO_PACKAGES}}\necho done\ntask: lint\ndefer: rm -rf tmp\ndefer: task: cleanup\nif [ -n \"$CI\" ]; then\n  echo ci\nfi"
             )
         );
-        assert_eq!(t.params, [Param::required("GOOS"), Param::required("ENV")]);
+        assert_eq!(
+            t.params,
+            [
+                Param::required("GOOS").passed(Passing::Assignment),
+                Param::required("ENV").passed(Passing::Assignment)
+            ]
+        );
         assert_eq!(
             t.env,
             [

@@ -23,16 +23,26 @@ fn candidates_follow_go_task_precedence() {
 fn wildcards_prompts_and_interactive_tasks() {
     let files = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\ntasks:\n  greet:*:\n    cmds: [echo hi]\n  deploy:*:*:\n    prompt: [Sure?, Really sure?]\n    cmds: [echo x]\n  shell:\n    interactive: true\n    prompt: Open a shell?\n    cmds: [sh]\n",
+        indoc::indoc! {"
+            version: '3'
+            tasks:
+              greet:*:
+                cmds: [echo hi]
+              deploy:*:*:
+                prompt: [Sure?, Really sure?]
+                cmds: [echo x]
+              shell:
+                interactive: true
+                prompt: Open a shell?
+                cmds: [sh]
+        "},
     );
     let parsed = run(&files, "Taskfile.yml");
     let greet = task(&parsed, "greet:*");
-    assert_eq!(greet.params, [Param::required("MATCH")]);
+    let wildcard = |name| Param::required(name).passed(Passing::Wildcard);
+    assert_eq!(greet.params, [wildcard("MATCH")]);
     let deploy = task(&parsed, "deploy:*:*");
-    assert_eq!(
-        deploy.params,
-        [Param::required("MATCH1"), Param::required("MATCH2")]
-    );
+    assert_eq!(deploy.params, [wildcard("MATCH1"), wildcard("MATCH2")]);
     assert_eq!(deploy.behaviour.confirm, ["Sure?", "Really sure?"]);
     let shell = task(&parsed, "shell");
     assert!(shell.behaviour.interactive);

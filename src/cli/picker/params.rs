@@ -7,8 +7,6 @@
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 
-use agg_runners::Runner;
-
 use crate::table::Task;
 use crate::visible;
 
@@ -75,8 +73,7 @@ pub(super) fn ask(task: &Task) -> io::Result<Option<Answers>> {
             writeln!(err, "  a value is required (Ctrl-D: run nothing)")?;
         };
         let Some(value) = value else { continue };
-        let positional =
-            matches!(task.runner, Runner::Just | Runner::Mise) && !p.name.starts_with('-');
+        let positional = p.passing == agg_runners::Passing::Positional;
         if p.variadic.is_some() && positional {
             spread.extend(value.split_whitespace().map(str::to_owned));
         } else {
