@@ -222,7 +222,9 @@ fn the_checker_finds_a_planted_cycle() {
 }
 
 /// The bottom floor of `runners/src`: what every adapter may use.
-const BOTTOM: &[&str] = &["model", "reads", "files", "text", "doc", "testing"];
+const BOTTOM: &[&str] = &[
+    "model", "passing", "reads", "files", "text", "doc", "testing",
+];
 /// The top floor: it lists the adapters, so it names them all.
 const TOP: &[&str] = &["registry"];
 
@@ -444,5 +446,177 @@ fn the_parser_checker_finds_a_planted_use() {
             "a/mod.rs: serde_saphyr",
             "b.rs: toml"
         ]
+    );
+}
+
+/// Where `code` matches on the runner: an arm or pattern naming a runner (`Runner::Make =>`,
+/// `Runner::Npm | Runner::Pnpm`, `Runner::Task if …`) or a `matches!` over runners, as the
+/// text from that point to the end of its line.
+fn runner_arms(code: &str) -> Vec<String> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("Runner::") {
+        if code[..i].ends_with(ident) {
+            continue;
+        }
+        let rest = &code[i + "Runner::".len()..];
+        let after = rest.trim_start_matches(ident).trim_start();
+        let arm = after.starts_with("=>")
+            || (after.starts_with('|') && !after.starts_with("||"))
+            || after.starts_with("if ");
+        let in_matches = code[..i]
+            .rfind("matches!(")
+            .is_some_and(|m| !code[m..i].contains(';'));
+        if arm || in_matches {
+            out.push(code[i..].lines().next().unwrap_or_default().to_owned());
+        }
+    }
+    out
+}
+
+/// Each match on the runner in the `.rs` files below `src` (test modules and comments
+/// aside), as `file: text`.
+fn runner_matches(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file) in &modules(src) {
+        if module.last().is_some_and(|m| m == "tests") {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        for arm in runner_arms(&code) {
+            let rel = file.strip_prefix(src).unwrap_or(file);
+            out.push(format!("{}: {arm}", rel.display()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// What a runner does differently is a fact of its adapter or its descriptor
+/// (`runners/`): the agg crate reads it from there and never matches on the runner, so that
+/// adding a runner touches no file of `src/`.
+#[test]
+fn the_agg_crate_never_matches_on_the_runner() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = runner_matches(&src);
+    assert!(
+        found.is_empty(),
+        "matches on the runner in src/; make it a field of the runner's Descriptor or of \
+         what its adapter returns (a Param's Passing):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_runner_match_checker_finds_a_planted_arm() {
+    let arms = runner_arms(
+        "let f = match r {\n    Runner::Make => \"Makefile\",\n    _ => \"\",\n};\n\
+         let s = matches!(r,\n    Runner::Npm\n        | Runner::Pnpm);\n\
+         match r { Runner::Task if stars > 0 => 1, _ => 0 }\n\
+         let plain = r == Runner::Just || r == Runner::Xc;\nlet all = Runner::ALL;\n\
+         let other = MyRunner::Make => 1;\n",
+    );
+    assert_eq!(
+        arms,
+        [
+            "Runner::Make => \"Makefile\",",
+            "Runner::Npm",
+            "Runner::Pnpm);",
+            "Runner::Task if stars > 0 => 1, _ => 0 }"
+        ]
+    );
+}
+
+/// The adapter modules of `runners/src`, as the registry names them (`make`, `js`, …).
+fn adapter_modules(runners_src: &Path) -> BTreeSet<String> {
+    let registry = std::fs::read_to_string(runners_src.join("registry.rs")).expect("read");
+    code_of(&registry)
+        .split("crate::")
+        .skip(1)
+        .filter_map(|rest| {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty() && rest[name.len()..].starts_with("::")).then_some(name)
+        })
+        .collect()
+}
+
+/// Each path of `src` code through an adapter module of `runners/src` (`agg_runners::js::…`,
+/// `use agg_runners::{python, …}`), as `file: module`.
+fn adapter_paths(src: &Path, adapters: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file) in &modules(src) {
+        if module.last().is_some_and(|m| m == "tests") {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        for (i, _) in code.match_indices("agg_runners::") {
+            let rest = &code[i + "agg_runners::".len()..];
+            let first = |path: &str| {
+                let path = path.trim_start();
+                path[..path
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(path.len())]
+                    .to_owned()
+            };
+            let segments: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split_once('}')
+                    .map_or(group, |(g, _)| g)
+                    .split(',')
+                    .map(first)
+                    .collect(),
+                None => vec![first(rest)],
+            };
+            let named = segments.iter().find(|m| adapters.contains(m.as_str()));
+            if let Some(module) = named {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!("{}: {module}", rel.display()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The agg crate reaches the adapters only through the registry and the fields of their
+/// `Adapter` (which files they read, which neighbours make them read a file again), never
+/// through an adapter's own module: an ecosystem's file names and conventions stay in it.
+#[test]
+fn the_agg_crate_reaches_adapters_only_through_the_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let adapters = adapter_modules(&root.join("runners/src"));
+    for expected in ["make", "js", "python", "just", "mise"] {
+        assert!(adapters.contains(expected), "{adapters:?}");
+    }
+    let found = adapter_paths(&root.join("src"), &adapters);
+    assert!(
+        found.is_empty(),
+        "src/ names an adapter module of runners/src; put what it needs on the Adapter, \
+         the Descriptor or the crate root:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_adapter_path_checker_finds_a_planted_path() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
+    write("lib.rs", "mod a;\nmod b;\n");
+    write(
+        "a.rs",
+        "use agg_runners::{Runner, python};\nfn f() { agg_runners::js::MARKERS; }\n",
+    );
+    write(
+        "b.rs",
+        "use agg_runners::{ADAPTERS, graph};\n// agg_runners::js::x\n#[cfg(test)]\nmod t { use agg_runners::make; }\n",
+    );
+    let adapters: BTreeSet<String> = ["js", "make", "python"].map(str::to_owned).into();
+    assert_eq!(
+        adapter_paths(dir.path(), &adapters),
+        ["a.rs: js", "a.rs: python"]
     );
 }

@@ -9,8 +9,8 @@
 
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
+use crate::model::Passing;
 use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
-use crate::passing::Passing;
 
 /// The GitHub Actions adapter.
 pub const ADAPTER: Adapter = Adapter {

@@ -14,8 +14,8 @@
 use std::collections::HashSet;
 
 use crate::files::{file_name, join, parent};
+use crate::model::Passing;
 use crate::model::{Adapter, Hook, HookWhen, Param, Parsed, Runner, Source, Task};
-use crate::passing::Passing;
 
 /// The invoke adapter.
 pub const ADAPTER: Adapter = Adapter {

@@ -50,10 +50,10 @@ pub mod zed;
 pub use files::{Files, MemFiles, join, parent};
 pub use model::{
     Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
-    HookWhen, MAX_NAME_BYTES, Neighbours, Param, Parsed, Runner, Source, Syntax, Task, Variadic,
-    XcSpec,
+    HookWhen, MAX_NAME_BYTES, Neighbours, Param, Parsed, Passing, Runner, Source, Syntax, Task,
+    Variadic, XcSpec,
 };
-pub use passing::{Passing, arguments as param_arguments, truthy};
+pub use passing::arguments as param_arguments;
 pub use reads::{MAX_PARTS, Part, Purpose, Reads};
 pub use registry::{ADAPTERS, surely_not_a_task_file};
 pub use text::{LineIndex, quote_command};

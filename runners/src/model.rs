@@ -5,7 +5,6 @@
 use schemars::JsonSchema;
 
 use crate::files::Files;
-use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 use serde::{Deserialize, Serialize};
 
@@ -129,6 +128,10 @@ pub struct Descriptor {
     /// directory above it that has one) that count as the runner being installed and are
     /// preferred over `PATH` (`.venv/bin/poe`, `node_modules/.bin/turbo`).
     pub project_binaries: &'static [&'static str],
+    /// Whether a task's script says more than the command that runs it, so that the
+    /// listing shows the script: a package manifest's scripts (`npm run format:check`),
+    /// a Procfile's commands (`foreman start web`).
+    pub lists_script: bool,
 }
 
 /// How the arguments a caller adds to a task reach it. Only arguments the runner passes on
@@ -213,6 +216,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Npm,
@@ -226,6 +230,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Pnpm,
@@ -239,6 +244,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Yarn,
@@ -252,6 +258,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Bun,
@@ -265,6 +272,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Cargo,
@@ -278,6 +286,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Just,
@@ -291,6 +300,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Task,
@@ -304,6 +314,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Xc,
@@ -317,6 +328,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Poe,
@@ -330,6 +342,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/poe"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Pdm,
@@ -343,6 +356,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Hatch,
@@ -356,6 +370,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Uv,
@@ -369,6 +384,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Poetry,
@@ -382,6 +398,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Tox,
@@ -395,6 +412,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Nox,
@@ -408,6 +426,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Turbo,
@@ -421,6 +440,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/turbo"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Nx,
@@ -434,6 +454,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/nx"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Deno,
@@ -447,6 +468,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/deno"],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Composer,
@@ -460,6 +482,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
     Descriptor {
         runner: Runner::Maven,
@@ -473,6 +496,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./mvnw"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Gradle,
@@ -486,6 +510,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["./gradlew"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Cmake,
@@ -499,6 +524,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Mise,
@@ -512,6 +538,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: Some("--yes"),
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Vscode,
@@ -525,6 +552,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Act,
@@ -538,6 +566,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Compose,
@@ -551,6 +580,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Script,
@@ -564,6 +594,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: true,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Gulp,
@@ -577,6 +608,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/gulp"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Grunt,
@@ -590,6 +622,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["node_modules/.bin/grunt"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Mage,
@@ -603,6 +636,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Zed,
@@ -616,6 +650,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Jetbrains,
@@ -629,6 +664,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Rake,
@@ -642,6 +678,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &["bin/rake"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Invoke,
@@ -655,6 +692,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[".venv/bin/invoke"],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::CargoMake,
@@ -668,6 +706,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: false,
     },
     Descriptor {
         runner: Runner::Procfile,
@@ -681,6 +720,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         assume_yes: None,
         runs_without_binary: false,
         project_binaries: &[],
+        lists_script: true,
     },
 ];
 
@@ -806,6 +846,53 @@ impl Param {
         self.passing = passing;
         self
     }
+}
+
+/// How the value of one parameter reaches the task.
+#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Passing {
+    /// An environment variable of the parameter's name (xc inputs, and any parameter whose
+    /// runner takes no value on its command line).
+    #[default]
+    Environment,
+    /// One argument, in the order of the parameters (just, a mise usage `arg`).
+    Positional,
+    /// One argument filling a `*` of the task's name (go-task `greet:*` runs as `task
+    /// greet:bob`): the wildcard's parameters come first.
+    Wildcard,
+    /// `NAME=value` (go-task variables, make).
+    Assignment,
+    /// An argument before every option, a variadic one's words each an argument (a poe or
+    /// invoke parameter declared without options).
+    Leading,
+    /// The flag, then the value (mise `--out file`); with `words`, a variadic value's words
+    /// each an argument after it (poe `multiple`).
+    Option {
+        /// The option as declared (`--out`).
+        flag: String,
+        /// Whether the value is split into words.
+        words: bool,
+    },
+    /// The flag alone, when the value is `true` (a mise usage flag).
+    Switch {
+        /// The flag (`--force`).
+        flag: String,
+    },
+    /// The flag alone, when the value read as a boolean the way poe reads one (`yes`, `on`,
+    /// `1`, …) differs from `default`
+    /// (a poe or invoke `boolean`: `--shout`, `--no-quiet`).
+    Toggle {
+        /// The flag (`--shout`).
+        flag: String,
+        /// The value the option stands for when not given.
+        default: bool,
+    },
+    /// `--input NAME=value` (act: the inputs of the event it simulates).
+    Input,
+    /// Inside the brackets after the task's name, in the order of the parameters (rake
+    /// `deploy[prod,v2]`).
+    Bracket,
 }
 
 /// What the built-in xc executor needs beyond the common fields.

@@ -1,58 +1,13 @@
-//! How a parameter's value reaches its task: [`Passing`], set by the adapter that reads the
-//! parameter, and [`arguments`], which turns a run's values into the arguments and
-//! environment the runner takes.
+//! How a parameter's value reaches its task: the [`Passing`] an adapter sets on each
+//! parameter it reads (with [`Passing::declared`] for runners that take declared options),
+//! and [`arguments`], which turns a run's values into the arguments and environment the
+//! runner takes.
 //!
 //! Each adapter knows how its runner takes a value (just: positional; go-task: `NAME=value`;
 //! poe: the option it declares; act: `--input NAME=value`), so it says so on each [`Param`]
 //! it returns; whoever runs the task reads the passing and never the runner.
 
-use crate::model::{Param, Task};
-
-/// How the value of one parameter reaches the task.
-#[cfg_attr(feature = "bitcode", derive(bitcode::Encode, bitcode::Decode))]
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum Passing {
-    /// An environment variable of the parameter's name (xc inputs, and any parameter whose
-    /// runner takes no value on its command line).
-    #[default]
-    Environment,
-    /// One argument, in the order of the parameters (just, a mise usage `arg`).
-    Positional,
-    /// One argument filling a `*` of the task's name (go-task `greet:*` runs as `task
-    /// greet:bob`): the wildcard's parameters come first.
-    Wildcard,
-    /// `NAME=value` (go-task variables, make).
-    Assignment,
-    /// An argument before every option, a variadic one's words each an argument (a poe or
-    /// invoke parameter declared without options).
-    Leading,
-    /// The flag, then the value (mise `--out file`); with `words`, a variadic value's words
-    /// each an argument after it (poe `multiple`).
-    Option {
-        /// The option as declared (`--out`).
-        flag: String,
-        /// Whether the value is split into words.
-        words: bool,
-    },
-    /// The flag alone, when the value is `true` (a mise usage flag).
-    Switch {
-        /// The flag (`--force`).
-        flag: String,
-    },
-    /// The flag alone, when the value read as a boolean ([`truthy`]) differs from `default`
-    /// (a poe or invoke `boolean`: `--shout`, `--no-quiet`).
-    Toggle {
-        /// The flag (`--shout`).
-        flag: String,
-        /// The value the option stands for when not given.
-        default: bool,
-    },
-    /// `--input NAME=value` (act: the inputs of the event it simulates).
-    Input,
-    /// Inside the brackets after the task's name, in the order of the parameters (rake
-    /// `deploy[prod,v2]`).
-    Bracket,
-}
+use crate::model::{Param, Passing, Task};
 
 impl Passing {
     /// How a runner that reads its options the way Python's `argparse` does (poe, invoke)
@@ -79,7 +34,7 @@ impl Passing {
 }
 
 /// A boolean value as poe and invoke read one.
-pub fn truthy(value: &str) -> bool {
+pub(crate) fn truthy(value: &str) -> bool {
     matches!(
         value.trim().to_ascii_lowercase().as_str(),
         "true" | "t" | "1" | "yes" | "y" | "on"
@@ -160,8 +115,8 @@ fn bracketed(task: &Task, values: &[(String, String)]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Passing, arguments};
-    use crate::model::{Param, Runner, Task, Variadic};
+    use super::arguments;
+    use crate::model::{Param, Passing, Runner, Task, Variadic};
 
     fn values(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

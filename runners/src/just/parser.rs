@@ -6,8 +6,8 @@
 
 use super::attributes::{self, ItemKind, Written};
 use super::lexer::{Body, Error, Kind, Lexer, Token};
+use crate::model::Passing;
 use crate::model::{Param, Variadic};
-use crate::passing::Passing;
 use crate::text::LineIndex;
 
 /// Bits for just's operating-system attributes.

@@ -1,8 +1,8 @@
 //! Unit tests of the just adapter.
 use super::*;
 use crate::files::MemFiles;
+use crate::model::Passing;
 use crate::model::{Param, Variadic};
-use crate::passing::Passing;
 use crate::testing::{messages, names, task};
 
 const LINUX: Platform = Platform {

@@ -8,8 +8,8 @@
 //! form), so the table shows how each value reaches the task. A flag that takes no value is a
 //! switch: its default is `false`, and a value of `true` passes the flag alone.
 
+use crate::model::Passing;
 use crate::model::{Param, Variadic};
-use crate::passing::Passing;
 
 /// The parameters a usage spec declares, in order.
 pub(super) fn params(spec: &str) -> Vec<Param> {

@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use super::{Project, first_word};
 use crate::doc::{self, Dialect, Node, ParseError};
 use crate::files::parent;
+use crate::model::Passing;
 use crate::model::{Param, Parsed, Runner, Source, Task, Variadic};
-use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 
 /// The keys that make a table a task, one of which it must have.

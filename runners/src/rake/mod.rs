@@ -19,8 +19,8 @@ mod ruby;
 use std::collections::{HashMap, HashSet};
 
 use crate::files::{Files, file_name, join, parent};
+use crate::model::Passing;
 use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
-use crate::passing::Passing;
 use ruby::Token;
 
 /// The Rake adapter.

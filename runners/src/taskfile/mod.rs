@@ -23,8 +23,8 @@ use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::Adapter;
+use crate::model::Passing;
 use crate::model::{Diagnostic, Param, Parsed, Runner, Source, Task};
-use crate::passing::Passing;
 use crate::reads::{Purpose, Reads};
 
 /// The Taskfile adapter.

@@ -5,8 +5,8 @@
 //! task itself is still listed.
 
 use crate::doc::{Entry, Node, Terms, Value};
+use crate::model::Passing;
 use crate::model::{Diagnostic, Param};
-use crate::passing::Passing;
 
 /// A task as one Taskfile defines it, its name still relative to that file.
 #[derive(Debug, Clone, PartialEq, Eq)]

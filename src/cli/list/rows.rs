@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use agg_runners::{Param, Runner, Variadic};
+use agg_runners::{Param, Variadic};
 use anstyle::{AnsiColor, Style};
 
 use super::fit::{self, Line};
@@ -252,28 +252,12 @@ fn description(t: &Task) -> (Style, String) {
         // Nothing runs, so no `$`: what the file wrote, if anything.
         return (DIM, first_line(t.script.as_deref().unwrap_or_default()));
     }
-    if runs_a_script(t.runner)
+    if t.runner.descriptor().lists_script
         && let Some(script) = t.script.as_deref().filter(|s| !s.trim().is_empty())
     {
         return (DIM, format!("$ {}", first_line(script.trim())));
     }
     (DIM, format!("$ {}", visible::line(&t.command)))
-}
-
-/// Whether the runner's tasks are scripts of a package manifest (or a Procfile's
-/// commands), whose text says more than the command that runs them (`npm run
-/// format:check`, `foreman start web`).
-fn runs_a_script(runner: Runner) -> bool {
-    matches!(
-        runner,
-        Runner::Npm
-            | Runner::Pnpm
-            | Runner::Yarn
-            | Runner::Bun
-            | Runner::Deno
-            | Runner::Composer
-            | Runner::Procfile
-    )
 }
 
 /// The mark of a task that asks first or is a service, or `""`.
