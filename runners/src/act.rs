@@ -7,7 +7,7 @@
 //! workflow) become parameters, given to act as `--input name=value`. Only the repository
 //! root's `.github/workflows/` is read, as GitHub reads it.
 
-use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
+use crate::doc::{self, Dialect, Entry, Node, Report, Terms, Value};
 use crate::files::file_name;
 use crate::model::Passing;
 use crate::model::{Adapter, Param, Parsed, Runner, Source, Task};
@@ -44,12 +44,11 @@ fn workflow_stem(name: &str) -> Option<&str> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut parsed = Parsed::default();
-    let root = match doc::read_yaml(src.text, Dialect::Strict) {
-        Ok(node) => node,
-        Err(err) => {
-            parsed.diag(src.path, err.line, format!("invalid YAML: {}", err.message));
-            return parsed;
-        }
+    let Some(root) = doc::read_yaml(src.text, Dialect::Strict)
+        .map_err(|err| err.prefixed("invalid YAML: "))
+        .or_report(src.path, &mut parsed)
+    else {
+        return parsed;
     };
     if !root.is_table() {
         let message = if root.is_null() {
@@ -75,11 +74,8 @@ fn parse(src: &Source<'_>) -> Parsed {
     let jobs = match root.get("jobs").map(|jobs| (jobs, jobs.entries())) {
         Some((_, Some(jobs))) => jobs,
         Some((jobs, None)) => {
-            let message = format!(
-                "`jobs` is a mapping of job ids, not {}",
-                jobs.kind_in(Terms::Yaml)
-            );
-            parsed.diag(src.path, Some(jobs.line), message);
+            jobs.mismatch("`jobs` is a mapping of job ids", Terms::Yaml)
+                .report(src.path, &mut parsed);
             return parsed;
         }
         None => {
@@ -167,11 +163,10 @@ fn read_inputs(path: &str, config: &Node, parsed: &mut Parsed) -> Vec<Param> {
     };
     let Some(inputs) = entry.node.entries() else {
         if !entry.node.is_null() {
-            let message = format!(
-                "`inputs` is a mapping, not {}",
-                entry.node.kind_in(Terms::Yaml)
-            );
-            parsed.diag(path, Some(entry.node.line), message);
+            entry
+                .node
+                .mismatch("`inputs` is a mapping", Terms::Yaml)
+                .report(path, parsed);
         }
         return Vec::new();
     };

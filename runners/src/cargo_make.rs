@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use crate::doc::{self, Node, Terms};
+use crate::doc::{self, Node, Report, Terms};
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
@@ -177,15 +177,10 @@ fn read(
     let Some(tasks) = root.get("tasks") else {
         return;
     };
-    let Some(entries) = tasks.entries() else {
-        out.diag(
-            path,
-            Some(tasks.line),
-            format!(
-                "`tasks` should be a table, not {}",
-                tasks.kind_in(Terms::Toml)
-            ),
-        );
+    let Some(entries) = tasks
+        .table_or("`tasks` should be a table", Terms::Toml)
+        .or_report(path, out)
+    else {
         return;
     };
     for entry in entries {

@@ -7,7 +7,7 @@
 //! with `include` are listed from the file that defines them. `up` tasks are services: they
 //! run until stopped.
 
-use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
+use crate::doc::{self, Dialect, Entry, Node, Report, Terms, Value};
 use crate::files::{Files, file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
@@ -221,13 +221,11 @@ impl Stack<'_> {
     /// Reads one file of the stack: its includes first (compose loads them before the
     /// file's own services), then its services. An override merges into known services.
     fn read_file(&mut self, path: &str, text: &str, chain: &mut Vec<String>, merge: bool) {
-        let root = match doc::read_yaml(text, Dialect::Strict) {
-            Ok(node) => node,
-            Err(err) => {
-                let message = format!("invalid YAML: {}", err.message);
-                self.parsed.diag(path, err.line, message);
-                return;
-            }
+        let Some(root) = doc::read_yaml(text, Dialect::Strict)
+            .map_err(|err| err.prefixed("invalid YAML: "))
+            .or_report(path, &mut self.parsed)
+        else {
+            return;
         };
         match root.value {
             Value::Table(_) => {}
@@ -252,13 +250,9 @@ impl Stack<'_> {
                         self.add_service(path, entry, merge);
                     }
                 }
-                _ => {
-                    let message = format!(
-                        "`services` is a mapping of service names, not {}",
-                        services.kind_in(Terms::Yaml)
-                    );
-                    self.parsed.diag(path, Some(services.line), message);
-                }
+                _ => services
+                    .mismatch("`services` is a mapping of service names", Terms::Yaml)
+                    .report(path, &mut self.parsed),
             }
         }
     }
@@ -268,11 +262,10 @@ impl Stack<'_> {
             Value::Arr(items) => items.iter().collect(),
             Value::Null => Vec::new(),
             _ => {
-                let message = format!(
-                    "`include` is a list, not {}",
-                    entry.node.kind_in(Terms::Yaml)
-                );
-                self.parsed.diag(path, Some(entry.node.line), message);
+                entry
+                    .node
+                    .mismatch("`include` is a list", Terms::Yaml)
+                    .report(path, &mut self.parsed);
                 return;
             }
         };

@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::doc::{self, Dialect, Entry, Node};
+use crate::doc::{self, Dialect, Entry, Node, Report, Terms};
 use crate::files::{file_name, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::reads::{Purpose, Reads};
@@ -77,24 +77,22 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_json(src.text, Dialect::Loose) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
-    };
-    if root.entries().is_none() {
-        let message = format!("composer.json must be an object, not {}", root.kind());
-        out.diag(src.path, Some(1), message);
+    let Some(root) = doc::read_json(src.text, Dialect::Loose)
+        .and_then(|root| {
+            root.into_table_or("composer.json must be an object", Terms::Toml)
+                .map_err(|err| err.at(1))
+        })
+        .or_report(src.path, &mut out)
+    else {
         return out;
-    }
+    };
     let Some(scripts) = root.get("scripts") else {
         return out;
     };
-    let Some(entries) = scripts.entries() else {
-        let message = format!("`scripts` must be an object, not {}", scripts.kind());
-        out.diag(src.path, Some(scripts.line), message);
+    let Some(entries) = scripts
+        .table_or("`scripts` must be an object", Terms::Toml)
+        .or_report(src.path, &mut out)
+    else {
         return out;
     };
     let dir = parent(src.path);
@@ -294,12 +292,10 @@ fn describe(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut P
     let Some(descriptions) = root.get("scripts-descriptions") else {
         return;
     };
-    let Some(entries) = descriptions.entries() else {
-        let message = format!(
-            "`scripts-descriptions` must be an object, not {}",
-            descriptions.kind()
-        );
-        out.diag(file, Some(descriptions.line), message);
+    let Some(entries) = descriptions
+        .table_or("`scripts-descriptions` must be an object", Terms::Toml)
+        .or_report(file, out)
+    else {
         return;
     };
     for entry in entries {
@@ -329,12 +325,10 @@ fn alias(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Pars
     let Some(aliases) = root.get("scripts-aliases") else {
         return;
     };
-    let Some(entries) = aliases.entries() else {
-        let message = format!(
-            "`scripts-aliases` must be an object, not {}",
-            aliases.kind()
-        );
-        out.diag(file, Some(aliases.line), message);
+    let Some(entries) = aliases
+        .table_or("`scripts-aliases` must be an object", Terms::Toml)
+        .or_report(file, out)
+    else {
         return;
     };
     for entry in entries {

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::doc::{self, Dialect, Node};
+use crate::doc::{self, Dialect, Node, Report, Terms};
 use crate::files::{Files, join, parent, relative};
 use crate::model::Parsed;
 
@@ -185,21 +185,12 @@ impl Loader<'_> {
             return;
         }
         self.seen.push(path.to_owned());
-        let root = match doc::read_jsonc(text, Dialect::Loose) {
-            Ok(root) => root,
-            Err(err) => {
-                out.diag(path, err.line, err.message);
-                return;
-            }
-        };
-        if root.entries().is_none() {
-            out.diag(
-                path,
-                Some(root.line),
-                format!("a presets file must be an object, not {}", root.kind()),
-            );
+        let Some(root) = doc::read_jsonc(text, Dialect::Loose)
+            .and_then(|root| root.into_table_or("a presets file must be an object", Terms::Toml))
+            .or_report(path, out)
+        else {
             return;
-        }
+        };
         match root.get("version") {
             None => out.diag(
                 path,
@@ -239,15 +230,10 @@ impl Loader<'_> {
     }
 
     fn includes(&mut self, path: &str, include: &Node, chain: &mut Vec<String>, out: &mut Parsed) {
-        let Some(items) = include.items() else {
-            out.diag(
-                path,
-                Some(include.line),
-                format!(
-                    "`include` must be an array of paths, not {}",
-                    include.kind()
-                ),
-            );
+        let Some(items) = include
+            .array_or("`include` must be an array of paths", Terms::Toml)
+            .or_report(path, out)
+        else {
             return;
         };
         for item in items {

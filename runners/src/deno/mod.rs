@@ -11,7 +11,7 @@ mod workspace;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::doc::{self, Dialect, Node, Value};
+use crate::doc::{self, Dialect, Node, Report, Terms, Value};
 use crate::files::{file_name, join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::reads::{Purpose, Reads};
@@ -42,21 +42,15 @@ fn candidate(path: &str) -> Option<u8> {
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
-    };
-    if root.entries().is_none() {
-        let message = format!(
-            "deno's configuration must be an object, not {}",
-            root.kind()
-        );
-        out.diag(src.path, Some(1), message);
+    let Some(root) = doc::read_jsonc(src.text, Dialect::Loose)
+        .and_then(|root| {
+            root.into_table_or("deno's configuration must be an object", Terms::Toml)
+                .map_err(|err| err.at(1))
+        })
+        .or_report(src.path, &mut out)
+    else {
         return out;
-    }
+    };
     let dir = parent(src.path);
     if file_name(src.path) == CONFIG_FILES[0]
         && join(dir, CONFIG_FILES[1]).is_some_and(|p| src.files.exists(&p))
@@ -70,9 +64,11 @@ fn parse(src: &Source<'_>) -> Parsed {
     let Some(tasks) = root.get("tasks") else {
         return out;
     };
-    let Some(entries) = tasks.entries() else {
-        let message = format!("`tasks` must be an object, not {}; {REFUSED}", tasks.kind());
-        out.diag(src.path, Some(tasks.line), message);
+    let Some(entries) = tasks
+        .table_or("`tasks` must be an object", Terms::Toml)
+        .map_err(|err| err.then(REFUSED))
+        .or_report(src.path, &mut out)
+    else {
         return out;
     };
     for entry in entries {
@@ -166,11 +162,11 @@ fn read_task(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed) -
         return None;
     }
     let mut problem = |key: &str, what: &str, found: &Node| {
-        let message = format!(
-            "`{key}` of task `{name}` must be {what}, not {}; {REFUSED}",
-            found.kind()
-        );
-        out.diag(file, Some(found.line), message);
+        let expected = format!("`{key}` of task `{name}` must be {what}");
+        found
+            .mismatch(&expected, Terms::Toml)
+            .then(REFUSED)
+            .report(file, out);
     };
     // `null` is as good as leaving the key out, for deno as here.
     let given = |key: &str| node.get(key).filter(|n| n.value != Value::Other);

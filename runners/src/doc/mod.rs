@@ -6,6 +6,7 @@
 //! Where the formats' own tools disagree (nulls, booleans, repeated keys, an empty file), the
 //! reader's [`Dialect`] says which way a file is read; the tree and its accessors are the same.
 
+mod expect;
 mod json;
 mod search;
 mod strict_json;
@@ -13,6 +14,7 @@ mod toml;
 mod xml;
 mod yaml;
 
+pub(crate) use self::expect::Report;
 pub(crate) use self::json::{read_json, read_json_keys, read_jsonc};
 pub(crate) use self::strict_json::Rest;
 pub(crate) use self::toml::{Comments, read_toml};

@@ -18,26 +18,17 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{nearest, read_json, through_manager};
-use crate::doc::{self, Dialect, Entry, Node, Terms};
+use crate::doc::{self, Dialect, Entry, Node, Report, Terms};
 use crate::files::{Files, file_name, parent};
 use crate::model::{Parsed, Runner, Source, Task};
 
 pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_jsonc(src.text, Dialect::Strict) {
-        Ok(root) if root.is_table() => root,
-        Ok(other) => {
-            let message = format!(
-                "project.json should be an object, not {}",
-                other.kind_in(Terms::Json)
-            );
-            out.diag(src.path, Some(other.line), message);
-            return out;
-        }
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = doc::read_jsonc(src.text, Dialect::Strict)
+        .and_then(|root| root.into_table_or("project.json should be an object", Terms::Json))
+        .or_report(src.path, &mut out)
+    else {
+        return out;
     };
     let dir = parent(src.path);
     let workspace = nearest(dir, &["nx.json"], src.files);
@@ -56,12 +47,10 @@ pub(super) fn parse_project_json(src: &Source<'_>) -> Parsed {
         return out;
     };
     let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
-    let Some(entries) = targets.entries() else {
-        let message = format!(
-            "`targets` should be an object, not {}",
-            targets.kind_in(Terms::Json)
-        );
-        out.diag(src.path, Some(targets.line), message);
+    let Some(entries) = targets
+        .table_or("`targets` should be an object", Terms::Json)
+        .or_report(src.path, &mut out)
+    else {
         return out;
     };
     let scripts = package.as_ref().map(included_scripts).unwrap_or_default();
@@ -160,9 +149,12 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     if !member {
         return;
     }
-    if let Some(nx) = nx.filter(|n| !n.is_table()) {
-        let message = format!("`nx` should be an object, not {}", nx.kind_in(Terms::Json));
-        out.diag(src.path, Some(nx.line), message);
+    if let Some(nx) = nx
+        && nx
+            .table_or("`nx` should be an object", Terms::Json)
+            .or_report(src.path, out)
+            .is_none()
+    {
         return;
     }
     // Beside a project.json, the project and its targets are read from there first.
@@ -182,14 +174,10 @@ pub fn from_package_json(src: &Source<'_>, out: &mut Parsed) {
     let project = Project::new(src, name, workspace.as_ref().map(|(d, _)| d.as_str()));
     let nx_targets: &[Entry] = match nx.and_then(|n| n.get("targets")) {
         None => &[],
-        Some(targets) => targets.entries().unwrap_or_else(|| {
-            let message = format!(
-                "`nx.targets` should be an object, not {}",
-                targets.kind_in(Terms::Json)
-            );
-            out.diag(src.path, Some(targets.line), message);
-            &[]
-        }),
+        Some(targets) => targets
+            .table_or("`nx.targets` should be an object", Terms::Json)
+            .or_report(src.path, out)
+            .unwrap_or_default(),
     };
     let scripts = included_scripts(&root);
     for script in &scripts {
@@ -363,12 +351,13 @@ impl<'s> Project<'s> {
         if key.starts_with("//") {
             return;
         }
-        if let Some(config) = config.filter(|c| !c.is_table()) {
-            let message = format!(
-                "target `{key}` should be an object, not {}",
-                config.kind_in(Terms::Json)
-            );
-            out.diag(self.path, Some(config.line), message);
+        let expected = || format!("target `{key}` should be an object");
+        if let Some(config) = config
+            && config
+                .table_or(&expected(), Terms::Json)
+                .or_report(self.path, out)
+                .is_none()
+        {
             return;
         }
         let field = |name: &str| config.and_then(|c| c.get(name));
@@ -417,14 +406,12 @@ impl<'s> Project<'s> {
             .filter(|d| !d.is_empty())
             .map(str::to_owned);
         if let Some(depends) = either("dependsOn") {
-            if let Some(items) = depends.items() {
+            let expected = format!("`dependsOn` of `{key}` should be an array");
+            if let Some(items) = depends
+                .array_or(&expected, Terms::Json)
+                .or_report(self.path, out)
+            {
                 task.deps = items.iter().flat_map(dependency).collect();
-            } else {
-                let message = format!(
-                    "`dependsOn` of `{key}` should be an array, not {}",
-                    depends.kind_in(Terms::Json)
-                );
-                out.diag(self.path, Some(depends.line), message);
             }
         }
         task.behaviour.service = either("continuous").is_some_and(Node::is_true);

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::manager::detect;
-use crate::doc::{self, Entry, Node, Rest, Terms};
+use crate::doc::{self, Entry, Node, Report, Rest, Terms};
 use crate::files::file_name;
 use crate::files::parent;
 use crate::model::Adapter;
@@ -38,20 +38,14 @@ fn parse(src: &Source<'_>) -> Parsed {
     } else {
         doc::read_json_keys(src.text, KEYS, Rest::Checked)
     };
-    let root = match read {
-        Ok(root) if root.is_table() => root,
-        Ok(other) => {
-            let message = format!(
-                "package.json should be an object, not {}",
-                other.kind_in(Terms::Json)
-            );
-            parsed.diag(src.path, Some(1), message);
-            return parsed;
-        }
-        Err(err) => {
-            parsed.diag(src.path, err.line, err.message);
-            return parsed;
-        }
+    let Some(root) = read
+        .and_then(|root| {
+            root.into_table_or("package.json should be an object", Terms::Json)
+                .map_err(|err| err.at(1))
+        })
+        .or_report(src.path, &mut parsed)
+    else {
+        return parsed;
     };
     let package = root.get("name").and_then(Node::str);
     let Some(scripts) = root.get("scripts") else {
@@ -59,12 +53,10 @@ fn parse(src: &Source<'_>) -> Parsed {
         parsed.name_package(package);
         return parsed;
     };
-    let Some(entries) = scripts.entries() else {
-        let message = format!(
-            "`scripts` should be an object, not {}",
-            scripts.kind_in(Terms::Json)
-        );
-        parsed.diag(src.path, Some(scripts.line), message);
+    let Some(entries) = scripts
+        .table_or("`scripts` should be an object", Terms::Json)
+        .or_report(src.path, &mut parsed)
+    else {
         return parsed;
     };
     let scripts = Scripts::new(entries);

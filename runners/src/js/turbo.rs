@@ -11,7 +11,7 @@
 
 use super::manager::detect_manager;
 use super::{nearest, read_json, through_manager};
-use crate::doc::{self, Dialect, Node, Terms};
+use crate::doc::{self, Dialect, Node, Report, Terms};
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 
@@ -20,20 +20,11 @@ const ROOT_FILES: [&str; 2] = ["turbo.json", "turbo.jsonc"];
 
 pub(super) fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_jsonc(src.text, Dialect::Strict) {
-        Ok(root) if root.is_table() => root,
-        Ok(other) => {
-            let message = format!(
-                "turbo.json should be an object, not {}",
-                other.kind_in(Terms::Json)
-            );
-            out.diag(src.path, Some(other.line), message);
-            return out;
-        }
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = doc::read_jsonc(src.text, Dialect::Strict)
+        .and_then(|root| root.into_table_or("turbo.json should be an object", Terms::Json))
+        .or_report(src.path, &mut out)
+    else {
+        return out;
     };
     let dir = parent(src.path);
     if crate::files::file_name(src.path) == "turbo.json"
@@ -75,16 +66,10 @@ fn task_table<'n>(path: &str, root: &'n Node, out: &mut Parsed) -> Option<&'n No
         (None, Some(pipeline)) => ("pipeline", pipeline),
         (None, None) => return None,
     };
-    if tasks.is_table() {
-        Some(tasks)
-    } else {
-        let message = format!(
-            "`{key}` should be an object, not {}",
-            tasks.kind_in(Terms::Json)
-        );
-        out.diag(path, Some(tasks.line), message);
-        None
-    }
+    tasks
+        .table_or(&format!("`{key}` should be an object"), Terms::Json)
+        .or_report(path, out)
+        .map(|_| tasks)
 }
 
 /// A package's `turbo.json`: its tasks apply to that package only and are listed as
@@ -157,12 +142,12 @@ fn push(
     config: &Node,
     out: &mut Parsed,
 ) {
-    if !config.is_table() {
-        let message = format!(
-            "task `{name}` should be an object, not {}",
-            config.kind_in(Terms::Json)
-        );
-        out.diag(src.path, Some(config.line), message);
+    let expected = format!("task `{name}` should be an object");
+    if config
+        .table_or(&expected, Terms::Json)
+        .or_report(src.path, out)
+        .is_none()
+    {
         return;
     }
     let argv = through_manager(manager, "turbo", &["run", name]);
@@ -175,19 +160,17 @@ fn push(
         .filter(|d| !d.is_empty())
         .map(str::to_owned);
     if let Some(depends) = config.get("dependsOn") {
-        if let Some(items) = depends.items() {
+        let expected = format!("`dependsOn` of `{name}` should be an array");
+        if let Some(items) = depends
+            .array_or(&expected, Terms::Json)
+            .or_report(src.path, out)
+        {
             task.deps = items
                 .iter()
                 .filter_map(Node::str)
                 .filter(|d| !d.starts_with('$') && !d.is_empty())
                 .map(str::to_owned)
                 .collect();
-        } else {
-            let message = format!(
-                "`dependsOn` of `{name}` should be an array, not {}",
-                depends.kind_in(Terms::Json)
-            );
-            out.diag(src.path, Some(depends.line), message);
         }
     }
     task.behaviour.service = config.get("persistent").is_some_and(Node::is_true);

@@ -15,7 +15,7 @@ mod usage;
 
 use std::collections::HashMap;
 
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Report, Terms};
 use crate::files::{Files, join, parent};
 use crate::model::{Adapter, Parsed, Source};
 use crate::reads::Purpose;
@@ -226,12 +226,10 @@ fn read_task_table(
     defs: &mut Vec<Def>,
     out: &mut Parsed,
 ) {
-    let Some(entries) = tasks.entries() else {
-        out.diag(
-            file,
-            Some(tasks.line),
-            format!("mise `tasks` must be a table, not {}", tasks.kind()),
-        );
+    let Some(entries) = tasks
+        .table_or("mise `tasks` must be a table", Terms::Toml)
+        .or_report(file, out)
+    else {
         return;
     };
     for entry in entries {
@@ -254,15 +252,10 @@ fn includes(configs: &[(String, Node)], out: &mut Parsed) -> Vec<(String, Option
         let Some(includes) = root.path(&["task_config", "includes"]) else {
             continue;
         };
-        let Some(items) = includes.items() else {
-            out.diag(
-                path,
-                Some(includes.line),
-                format!(
-                    "mise `task_config.includes` must be an array, not {}",
-                    includes.kind()
-                ),
-            );
+        let Some(items) = includes
+            .array_or("mise `task_config.includes` must be an array", Terms::Toml)
+            .or_report(path, out)
+        else {
             continue;
         };
         return items

@@ -6,7 +6,7 @@
 //! `hatch.toml` has `envs`, hatch ignores `[tool.hatch.envs]`, and so does agg.
 
 use super::Project;
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Report, Terms};
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 
@@ -46,28 +46,23 @@ pub(super) fn parse_hatch_toml(src: &Source<'_>) -> Parsed {
 }
 
 fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
-    let Some(envs) = envs.entries() else {
-        out.diag(
-            project.path,
-            Some(envs.line),
-            format!("hatch `envs` must be a table, not {}", envs.kind()),
-        );
+    let Some(envs) = envs
+        .table_or("hatch `envs` must be a table", Terms::Toml)
+        .or_report(project.path, out)
+    else {
         return;
     };
     for env in envs {
         let Some(scripts) = env.node.get("scripts") else {
             continue;
         };
-        let Some(scripts) = scripts.entries() else {
-            out.diag(
-                project.path,
-                Some(scripts.line),
-                format!(
-                    "scripts of hatch environment `{}` must be a table, not {}",
-                    env.key,
-                    scripts.kind()
-                ),
-            );
+        let Some(scripts) = scripts
+            .table_or(
+                &format!("scripts of hatch environment `{}` must be a table", env.key),
+                Terms::Toml,
+            )
+            .or_report(project.path, out)
+        else {
             continue;
         };
         for script in scripts {

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::{Project, first_word};
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Report, Terms};
 use crate::model::{Parsed, Runner, Task};
 use crate::reads::{Purpose, Reads};
 
@@ -18,12 +18,10 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
     let Some(scripts) = root.path(&["tool", "pdm", "scripts"]) else {
         return;
     };
-    let Some(entries) = scripts.entries() else {
-        out.diag(
-            project.path,
-            Some(scripts.line),
-            format!("`tool.pdm.scripts` must be a table, not {}", scripts.kind()),
-        );
+    let Some(entries) = scripts
+        .table_or("`tool.pdm.scripts` must be a table", Terms::Toml)
+        .or_report(project.path, out)
+    else {
         return;
     };
     let names: HashSet<&str> = entries.iter().map(|e| e.key.as_str()).collect();

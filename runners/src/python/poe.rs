@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use super::{Project, first_word};
-use crate::doc::{self, Dialect, Node, ParseError};
+use crate::doc::{self, Dialect, Node, ParseError, Report, Terms};
 use crate::files::parent;
 use crate::model::Passing;
 use crate::model::{Param, Parsed, Runner, Source, Task, Variadic};
@@ -357,12 +357,10 @@ fn read_tasks(
     group: Option<&str>,
     out: &mut Parsed,
 ) {
-    let Some(entries) = tasks.entries() else {
-        out.diag(
-            file,
-            Some(tasks.line),
-            format!("poe `tasks` must be a table, not {}", tasks.kind()),
-        );
+    let Some(entries) = tasks
+        .table_or("poe `tasks` must be a table", Terms::Toml)
+        .or_report(file, out)
+    else {
         return;
     };
     for entry in entries {

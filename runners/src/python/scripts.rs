@@ -8,7 +8,7 @@
 //! standard `[project]`. `[tool.poetry.scripts]` always run with `poetry run`.
 
 use super::Project;
-use crate::doc::Node;
+use crate::doc::{Node, Report, Terms};
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Task};
 
@@ -78,12 +78,10 @@ fn read(
     seen: &mut Vec<String>,
     out: &mut Parsed,
 ) {
-    let Some(entries) = scripts.entries() else {
-        out.diag(
-            project.path,
-            Some(scripts.line),
-            format!("`{table}` must be a table, not {}", scripts.kind()),
-        );
+    let Some(entries) = scripts
+        .table_or(&format!("`{table}` must be a table"), Terms::Toml)
+        .or_report(project.path, out)
+    else {
         return;
     };
     for entry in entries {

@@ -71,7 +71,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         Ok(node) => node,
         Err(err) => {
             let mut parsed = Parsed::default();
-            parsed.diag(src.path, err.line, format!("invalid YAML: {}", err.message));
+            err.prefixed("invalid YAML: ").report(src.path, &mut parsed);
             return parsed;
         }
     };
