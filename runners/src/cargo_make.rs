@@ -186,15 +186,11 @@ fn read(
     for entry in entries {
         let node = &entry.node;
         if !node.is_table() {
-            out.diag(
-                path,
-                Some(node.line),
-                format!(
-                    "task `{}` should be a table, not {}",
-                    entry.key,
-                    node.kind_in(Terms::Toml)
-                ),
-            );
+            node.mismatch(
+                &format!("task `{}` should be a table", entry.key),
+                Terms::Toml,
+            )
+            .report(path, out);
             continue;
         }
         let at = if let Some(at) = defs.iter().position(|d| d.name == entry.key) {

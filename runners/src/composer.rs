@@ -155,11 +155,11 @@ fn read_script(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed)
             if let Some(command) = item.str() {
                 commands.push(command);
             } else {
-                let message = format!(
-                    "a command of script `{name}` must be a string, not {}",
-                    item.kind()
-                );
-                out.diag(file, Some(item.line), message);
+                item.mismatch(
+                    &format!("a command of script `{name}` must be a string"),
+                    Terms::Toml,
+                )
+                .report(file, out);
             }
         }
         commands
@@ -168,11 +168,11 @@ fn read_script(file: &str, dir: &str, name: &str, node: &Node, out: &mut Parsed)
         task.script = Some(flex_commands(file, name, entries, out));
         return Some(task);
     } else {
-        let message = format!(
-            "script `{name}` must be a command or an array of commands, not {}",
-            node.kind()
-        );
-        out.diag(file, Some(node.line), message);
+        node.mismatch(
+            &format!("script `{name}` must be a command or an array of commands"),
+            Terms::Toml,
+        )
+        .report(file, out);
         return None;
     };
     let mut task = new_task(file, dir, name, node);
@@ -224,12 +224,7 @@ fn flex_commands(file: &str, name: &str, entries: &[Entry], out: &mut Parsed) ->
     let mut lines = Vec::with_capacity(entries.len());
     for entry in entries {
         let Some(kind) = entry.node.str() else {
-            let message = format!(
-                "`{}` in script `{name}` must name how Symfony Flex runs it (`symfony-cmd`, `php-script` or `script`), not {}",
-                entry.key,
-                entry.node.kind()
-            );
-            out.diag(file, Some(entry.node.line), message);
+            entry.node.mismatch(&format!("`{}` in script `{name}` must name how Symfony Flex runs it (`symfony-cmd`, `php-script` or `script`)", entry.key), Terms::Toml).report(file, out);
             continue;
         };
         lines.push(format!("{}  ({kind}, run by Symfony Flex)", entry.key));
@@ -337,12 +332,13 @@ fn alias(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Pars
             .items()
             .and_then(|items| items.iter().map(Node::str).collect());
         let Some(names) = names else {
-            let message = format!(
-                "the aliases of `{}` must be an array of names, not {}",
-                entry.key,
-                entry.node.kind()
-            );
-            out.diag(file, Some(entry.node.line), message);
+            entry
+                .node
+                .mismatch(
+                    &format!("the aliases of `{}` must be an array of names", entry.key),
+                    Terms::Toml,
+                )
+                .report(file, out);
             continue;
         };
         let Some(task) = index.get(&entry.key).and_then(|&i| out.tasks.get_mut(i)) else {

@@ -211,11 +211,8 @@ impl Loader<'_> {
                 continue;
             };
             let Some(items) = list.items() else {
-                out.diag(
-                    path,
-                    Some(list.line),
-                    format!("`{}` must be an array, not {}", kind.key(), list.kind()),
-                );
+                list.mismatch(&format!("`{}` must be an array", kind.key()), Terms::Toml)
+                    .report(path, out);
                 continue;
             };
             for item in items {
@@ -238,11 +235,8 @@ impl Loader<'_> {
         };
         for item in items {
             let Some(name) = item.str() else {
-                out.diag(
-                    path,
-                    Some(item.line),
-                    format!("an `include` entry must be a path, not {}", item.kind()),
-                );
+                item.mismatch("an `include` entry must be a path", Terms::Toml)
+                    .report(path, out);
                 continue;
             };
             let Some(target) = include_target(name, &self.presets.dir, parent(path)) else {
@@ -291,15 +285,11 @@ impl Loader<'_> {
 
     fn preset(&mut self, kind: Kind, path: &str, item: &Node, out: &mut Parsed) {
         if item.entries().is_none() {
-            out.diag(
-                path,
-                Some(item.line),
-                format!(
-                    "a {} preset must be an object, not {}",
-                    kind.word(),
-                    item.kind()
-                ),
-            );
+            item.mismatch(
+                &format!("a {} preset must be an object", kind.word()),
+                Terms::Toml,
+            )
+            .report(path, out);
             return;
         }
         let Some(name_node) = item.get("name") else {

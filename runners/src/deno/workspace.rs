@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use globset::GlobBuilder;
 
 use super::CONFIG_FILES;
-use crate::doc::{self, Dialect, Node};
+use crate::doc::{self, Dialect, Node, Terms};
 use crate::files::{Files, join, parent};
 use crate::model::{Parsed, Source};
 
@@ -33,18 +33,20 @@ fn is_glob(pattern: &str) -> bool {
 /// to run any task of the workspace). Glob members are not checked.
 pub(super) fn check_members(src: &Source<'_>, dir: &str, workspace: &Node, out: &mut Parsed) {
     let Some(members) = patterns(workspace) else {
-        let message = format!(
-            "`workspace` must be an array of member directories, not {}",
-            workspace.kind()
-        );
-        out.diag(src.path, Some(workspace.line), message);
+        workspace
+            .mismatch(
+                "`workspace` must be an array of member directories",
+                Terms::Toml,
+            )
+            .report(src.path, out);
         return;
     };
     let mut seen = HashSet::new();
     for member in members {
         let Some(rel) = member.str() else {
-            let message = format!("a workspace member must be a path, not {}", member.kind());
-            out.diag(src.path, Some(member.line), message);
+            member
+                .mismatch("a workspace member must be a path", Terms::Toml)
+                .report(src.path, out);
             continue;
         };
         if is_glob(rel) {

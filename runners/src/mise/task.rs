@@ -3,7 +3,7 @@
 //! Both spell their settings the same way, so one reader fills a [`Def`] from either.
 
 use super::usage;
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Terms};
 use crate::model::{Parsed, Runner, Task};
 
 /// Where a definition came from, which decides who wins when two share a name.
@@ -88,14 +88,11 @@ pub(super) fn from_toml(
         return Some(def);
     }
     if node.entries().is_none() {
-        out.diag(
-            file,
-            Some(node.line),
-            format!(
-                "mise task `{name}` must be a string, an array or a table, not {}",
-                node.kind()
-            ),
-        );
+        node.mismatch(
+            &format!("mise task `{name}` must be a string, an array or a table"),
+            Terms::Toml,
+        )
+        .report(file, out);
         return None;
     }
     if let Some(run) = node.get("run") {
@@ -243,14 +240,11 @@ pub(super) fn read_settings(def: &mut Def, node: &Node, file: &str, out: &mut Pa
 }
 
 fn wrong_type(out: &mut Parsed, file: &str, task: &str, key: &str, expected: &str, node: &Node) {
-    out.diag(
-        file,
-        Some(node.line),
-        format!(
-            "mise task `{task}`: `{key}` must be {expected}, not {}",
-            node.kind()
-        ),
-    );
+    node.mismatch(
+        &format!("mise task `{task}`: `{key}` must be {expected}"),
+        Terms::Toml,
+    )
+    .report(file, out);
 }
 
 /// A string or an array of strings.

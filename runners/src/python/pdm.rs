@@ -46,14 +46,11 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
             continue;
         }
         if node.entries().is_none() {
-            out.diag(
-                project.path,
-                Some(node.line),
-                format!(
-                    "pdm script `{name}` must be a string or a table, not {}",
-                    node.kind()
-                ),
-            );
+            node.mismatch(
+                &format!("pdm script `{name}` must be a string or a table"),
+                Terms::Toml,
+            )
+            .report(project.path, out);
             continue;
         }
         let Some((kind, body)) = SCRIPT_TYPES

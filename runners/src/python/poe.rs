@@ -402,14 +402,11 @@ fn read_task(
         return Some(task);
     }
     if node.entries().is_none() {
-        out.diag(
-            file,
-            Some(node.line),
-            format!(
-                "poe task `{name}` must be a string, an array or a table, not {}",
-                node.kind()
-            ),
-        );
+        node.mismatch(
+            &format!("poe task `{name}` must be a string, an array or a table"),
+            Terms::Toml,
+        )
+        .report(file, out);
         return None;
     }
     let Some((kind, body)) = task_type(node) else {
