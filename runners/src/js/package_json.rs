@@ -81,11 +81,8 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
         let line = Some(node.line);
         let Some(command) = node.str() else {
-            let message = format!(
-                "script `{name}` should be a string, not {}",
-                node.kind_in(Terms::Json)
-            );
-            parsed.diag(src.path, line, message);
+            node.mismatch(&format!("script `{name}` should be a string"), Terms::Json)
+                .report(src.path, &mut parsed);
             continue;
         };
         if scripts.is_hook(name) {

@@ -14,7 +14,7 @@ mod replace;
 use std::collections::HashMap;
 
 use super::Project;
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Terms};
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 use replace::{Budget, MAX_FILE_BYTES, MAX_FILE_SUBSTITUTIONS, Settings};
@@ -253,11 +253,9 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
                     }
                 }
             }
-            None => out.diag(
-                path,
-                Some(list.line),
-                format!("`env_list` must be an array, not {}", list.kind()),
-            ),
+            None => list
+                .mismatch("`env_list` must be an array", Terms::Toml)
+                .report(path, out),
         }
     }
     if envs.list.is_empty() {
@@ -270,11 +268,9 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
                     envs.add(e.key.clone(), e.node.line);
                 }
             }
-            None => out.diag(
-                path,
-                Some(env.line),
-                format!("`env` must be a table, not {}", env.kind()),
-            ),
+            None => env
+                .mismatch("`env` must be a table", Terms::Toml)
+                .report(path, out),
         }
     }
     let settings = Toml {
