@@ -136,12 +136,8 @@ fn read(
     out: &mut Parsed,
     depth: usize,
 ) {
-    let root = match doc::read_toml(text) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(path, err.line, err.message);
-            return;
-        }
+    let Some(root) = doc::read_toml(text).or_report(path, out) else {
+        return;
     };
     for extended in extends(&root) {
         let Some(other) = join(parent(path), &extended.path) else {

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::doc::{self, Dialect, Node};
+use crate::doc::{self, Dialect, Node, Report};
 use crate::files::{join, parent};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::text::quote_command;
@@ -45,12 +45,8 @@ type Resolved = Result<Vec<Piece>, String>;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = doc::read_jsonc(src.text, Dialect::Loose).or_report(src.path, &mut out) else {
+        return out;
     };
     let Some(items) = root.items() else {
         out.diag(

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use roxmltree::Node;
 
-use crate::doc;
+use crate::doc::{self, Report};
 use crate::files::{file_name, join, parent, relative};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::text::{LineIndex, quote_command};
@@ -49,12 +49,9 @@ type Built = Result<Command, String>;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let doc = match doc::read_xml(src.text, "a run configuration") {
-        Ok(doc) => doc,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(doc) = doc::read_xml(src.text, "a run configuration").or_report(src.path, &mut out)
+    else {
+        return out;
     };
     let project = if file_name(parent(src.path)) == ".run" {
         parent(parent(src.path))

@@ -13,7 +13,7 @@ mod poe;
 mod scripts;
 mod tox;
 
-use crate::doc::{self, Node};
+use crate::doc::{self, Node, Report};
 use crate::files::file_name;
 use crate::files::{Files, join, parent};
 use crate::model::{Adapter, Neighbours};
@@ -107,12 +107,8 @@ const NEIGHBOURS: Neighbours = Neighbours {
 
 fn parse_pyproject(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_toml(src.text) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = doc::read_toml(src.text).or_report(src.path, &mut out) else {
+        return out;
     };
     let dir = parent(src.path);
     let project = Project {

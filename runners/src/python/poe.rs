@@ -47,12 +47,8 @@ pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
         );
         return out;
     }
-    let root = match read_any(src.path, src.text) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = read_any(src.path, src.text).or_report(src.path, &mut out) else {
+        return out;
     };
     read_config(&project, config_of(&root), src.path, &mut out);
     out
@@ -299,12 +295,8 @@ fn read_partition(
         if !out.consumed.contains(&path) {
             out.consumed.push(path.clone());
         }
-        let root = match read_any(&path, &text) {
-            Ok(root) => root,
-            Err(err) => {
-                out.diag(&path, err.line, err.message);
-                continue;
-            }
+        let Some(root) = read_any(&path, &text).or_report(&path, out) else {
+            continue;
         };
         let recursive = item.get("recursive").is_none_or(Node::is_true);
         chain.push(path.clone());

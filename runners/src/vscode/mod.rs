@@ -13,7 +13,7 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::doc::{self, Dialect, Node};
+use crate::doc::{self, Dialect, Node, Report};
 use crate::files::parent;
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 
@@ -49,12 +49,8 @@ const MAX_STEPS: usize = 1_000;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let root = match doc::read_jsonc(src.text, Dialect::Loose) {
-        Ok(root) => root,
-        Err(err) => {
-            out.diag(src.path, err.line, err.message);
-            return out;
-        }
+    let Some(root) = doc::read_jsonc(src.text, Dialect::Loose).or_report(src.path, &mut out) else {
+        return out;
     };
     if root.entries().is_none() {
         out.diag(
