@@ -185,6 +185,41 @@ mod tests {
         assert_eq!(packages("deno/deno.json"), one("@acme/tool"));
     }
 
+    /// A change to a marker file means reading again the files of the formats that read it,
+    /// and only those: the package manager's lockfiles for every JS format, a uv or Poetry
+    /// lockfile for pyproject, `pyproject.toml` for `tox.toml` (which yields to `[tool.tox]`)
+    /// but not for `tox.ini`.
+    #[test]
+    fn neighbours_are_named_by_the_formats_that_read_them() {
+        let reads = |path: &str, name: &str| {
+            ADAPTERS
+                .iter()
+                .find(|a| (a.candidate)(path).is_some())
+                .is_some_and(|a| a.reads_neighbour(name) && a.reads_neighbours(path))
+        };
+        for (path, name) in [
+            ("web/package.json", "pnpm-lock.yaml"),
+            ("web/package.json", "npm-shrinkwrap.json"),
+            ("web/package.json", "bun.lockb"),
+            ("apps/web/project.json", "nx.json"),
+            ("apps/web/turbo.json", "package.json"),
+            ("py/pyproject.toml", "uv.lock"),
+            ("py/pyproject.toml", "poetry.lock"),
+            ("py/poe_tasks.yaml", "pyproject.toml"),
+            ("py/tox.toml", "pyproject.toml"),
+        ] {
+            assert!(reads(path, name), "{path} should read {name}");
+        }
+        for (path, name) in [
+            ("py/tox.ini", "pyproject.toml"),
+            ("py/hatch.toml", "uv.lock"),
+            ("Makefile", "package.json"),
+            ("web/package.json", "uv.lock"),
+        ] {
+            assert!(!reads(path, name), "{path} should not read {name}");
+        }
+    }
+
     #[test]
     fn formats_known_by_content_come_after_every_format_known_by_name() {
         let first_by_content = ADAPTERS.iter().position(|a| a.admit.is_some());
