@@ -12,6 +12,10 @@
 //! adapter names the bottom floor and its own room only, never another adapter; the registry
 //! and the crate root name anything. A name the crate root re-exports (`crate::join`) counts
 //! as the module it comes from.
+//!
+//! The runner catalog is finished when `src/` neither matches on the runner
+//! ([`runner_arms`]) nor names an adapter's module ([`adapter_paths`]): what a runner does
+//! differently lives in `runners/`, on its descriptor or on what its adapter returns.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
