@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::mcp::{Mcp, text};
+use indoc::indoc;
 
 /// A home, a temp dir, a repository and a sibling of it, apart.
 struct World {
@@ -430,6 +431,81 @@ async fn a_run_cannot_signal_agg() {
     mcp.close().await;
 }
 
+/// A run that finds agg's control socket and asks it to stop the other runs.
+const STOP_OTHERS: &str = "\
+import glob, json, os, socket
+for path in glob.glob(os.environ['XDG_RUNTIME_DIR'] + '/agg/*.sock'):
+    name = open(path).read()
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('\\0' + name)
+    except OSError as e:
+        print('control refused:', e)
+        continue
+    s.sendall(json.dumps({'op': 'ps'}).encode() + b'\\n')
+    for job in json.loads(s.makefile().readline()).get('jobs', []):
+        t = socket.socket(socket.AF_UNIX)
+        t.connect('\\0' + name)
+        t.sendall(json.dumps({'op': 'stop', 'run_id': job['run_id'], 'grace_ms': 0}).encode() + b'\\n')
+        print('stopped', job['run_id'], t.makefile().readline())
+";
+
+/// The control socket of `agg mcp` is an abstract one, which Landlock keeps sandboxed runs
+/// from reaching: a run that knows its name still cannot list or stop the server's other
+/// runs, and the person's `agg ps` sees them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_cannot_reach_agg_s_control_socket() {
+    require!("make", "python3");
+    let world = World::new(&[
+        (
+            "Makefile",
+            indoc! {"
+                idle:
+                \t@echo idle; sleep 300
+                stop-others:
+                \tpython3 stop.py
+            "},
+        ),
+        ("stop.py", STOP_OTHERS),
+    ]);
+    let mcp = world.serve(&[]).await;
+    let idle = mcp
+        .task_start(json!({"unique_name": "idle", "wait_ms": 0}))
+        .await;
+    let run_id = idle["run_id"].as_str().expect("run_id").to_owned();
+    let result = mcp
+        .call(
+            "task_start",
+            json!({"unique_name": "stop-others", "wait_ms": 60_000}),
+        )
+        .await;
+    let said = text(&result);
+    assert!(said.contains("control refused"), "{said}");
+    assert!(!said.contains("stopped"), "{said}");
+    let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
+    assert_eq!(status["state"], "running", "{status}");
+    // The person reaches it, from outside the sandbox.
+    let ps = world.agg(&["ps"]);
+    assert!(
+        String::from_utf8_lossy(&ps.stdout).contains(&run_id),
+        "{}{}",
+        String::from_utf8_lossy(&ps.stdout),
+        stderr(&ps)
+    );
+    // The same run outside the sandbox (the person's explicit opt-out) does reach it: the
+    // refusal above is the sandbox's.
+    world.allow(&["stop-others", "--no-sandbox"]);
+    let result = mcp
+        .call(
+            "task_start",
+            json!({"unique_name": "stop-others", "wait_ms": 60_000}),
+        )
+        .await;
+    let said = text(&result);
+    assert!(said.contains(&format!("stopped {run_id}")), "{said}");
+    mcp.close().await;
+}
+
 /// A Python client of a server on 127.0.0.1, and a UDP socket.
 const NET: &str = "\
 import socket, sys
@@ -514,16 +590,32 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
         ),
         (
             "Cargo.toml",
-            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            indoc! {"
+                [package]
+                name = \"app\"
+                version = \"0.1.0\"
+                edition = \"2021\"
+            "},
         ),
         ("src/main.rs", "fn main() { println!(\"built\"); }\n"),
         (
             "pyproject.toml",
-            "[project]\nname = \"app\"\nversion = \"0\"\n",
+            indoc! {"
+                [project]
+                name = \"app\"
+                version = \"0\"
+            "},
         ),
         (
             "test_app.py",
-            "import tempfile\n\ndef test_writes(tmp_path):\n    (tmp_path / 'f').write_text('x')\n    with tempfile.NamedTemporaryFile() as f:\n        f.write(b'x')\n",
+            indoc! {"
+                import tempfile
+
+                def test_writes(tmp_path):
+                    (tmp_path / 'f').write_text('x')
+                    with tempfile.NamedTemporaryFile() as f:
+                        f.write(b'x')
+            "},
         ),
         ("justfile", "greet:\n    echo hello from just > just.out\n"),
     ]);
@@ -546,7 +638,12 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
     // cargo and pytest through tasks of their own runners' kind: a Makefile's targets.
     world.write(
         "Makefile",
-        "cargo-build:\n\tcargo build --offline\npytest:\n\tpytest -q test_app.py\n",
+        indoc! {"
+            cargo-build:
+            \tcargo build --offline
+            pytest:
+            \tpytest -q test_app.py
+        "},
     );
     let mcp = world.serve(&[]).await;
     for name in ["cargo-build", "pytest"] {
@@ -559,7 +656,15 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
 
 #[test]
 fn the_person_sees_the_policy_and_loopback_is_refused_with_the_reason() {
-    let world = World::new(&[("Makefile", "build:\n\ttrue\nrisky:\n\ttrue\n")]);
+    let world = World::new(&[(
+        "Makefile",
+        indoc! {"
+        build:
+        \ttrue
+        risky:
+        \ttrue
+    "},
+    )]);
     world.allow(&["build", "--offline"]);
     world.allow(&["risky", "--no-sandbox"]);
     let out = world.agg(&["allowlist"]);
@@ -629,7 +734,15 @@ os.execv(sys.argv[1], sys.argv[1:])
 #[tokio::test(flavor = "multi_thread")]
 async fn where_runs_cannot_be_sandboxed_they_are_refused_unless_the_person_said_so() {
     require!("python3", "make");
-    let world = World::new(&[("Makefile", "build:\n\techo built\nrisky:\n\techo ran\n")]);
+    let world = World::new(&[(
+        "Makefile",
+        indoc! {"
+        build:
+        \techo built
+        risky:
+        \techo ran
+    "},
+    )]);
     world.allow(&["--dir", &world.repo.display().to_string()]);
     world.allow(&["risky", "--no-sandbox"]);
     let mut command = tokio::process::Command::new("python3");
