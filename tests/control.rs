@@ -335,11 +335,10 @@ async fn a_completion_is_answered_by_the_running_server_and_sees_the_edit_just_m
 #[tokio::test]
 async fn hostile_completion_requests_are_refused_and_the_server_keeps_answering() {
     use std::io::{Read, Write};
-    use std::os::unix::net::UnixStream;
     let mcp = Mcp::on_files(&[("Makefile", "build:\n\t@true\n")], false).await;
     let socket = socket_of(&mcp.runtime);
     let ask = |request: &[u8]| -> String {
-        let mut stream = UnixStream::connect(&socket).expect("connect");
+        let mut stream = connect(&socket);
         stream
             .set_read_timeout(Some(Duration::from_secs(10)))
             .expect("timeout");

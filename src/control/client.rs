@@ -127,7 +127,7 @@ pub fn offers(root: &Path, typed: &str, below: Option<&str>) -> Option<Vec<Value
         if left.is_zero() {
             break;
         }
-        let Ok(mut stream) = UnixStream::connect(&socket) else {
+        let Ok(mut stream) = super::endpoint::connect(&socket) else {
             continue;
         };
         let timed = stream.set_read_timeout(Some(left)).is_ok()
