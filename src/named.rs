@@ -54,7 +54,7 @@ impl Named {
                 tracing::debug!("named table: none kept for this scan");
                 Index::load_with_generation(&root)
             }
-            Loaded::Index(index, generation) => (index, generation),
+            Loaded::Index(index, generation) => (*index, generation),
         };
         let named = name(index.into_snapshot());
         if let Some(generation) = generation {

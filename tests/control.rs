@@ -280,7 +280,7 @@ async fn a_completion_is_answered_by_the_running_server_and_sees_the_edit_just_m
     for i in 0..12 {
         // Each edit is asked about at once: no pause for the watch's quiet period.
         match i % 3 {
-            0 => text.push_str(&format!("\nfresh{i}: ## Added just now {i}\n\t@true\n")),
+            0 => text = format!("{text}\nfresh{i}: ## Added just now {i}\n\t@true\n"),
             1 => text = text.replace("Build it all", &format!("Build it all, take {i}")),
             _ => std::fs::write(
                 mcp.root.join(format!("apps/web/Taskfile{i}.mk")),

@@ -574,7 +574,7 @@ impl Repo {
 
     fn damage_cache(&mut self) -> String {
         self.damages += 1;
-        let kind = if self.damages % 2 == 0 {
+        let kind = if self.damages.is_multiple_of(2) {
             "table-cache"
         } else {
             "scan-cache"

@@ -107,7 +107,7 @@ pub enum Loaded {
     Unchanged(Generation),
     /// The index as a scan finds it now, and the generation of the cache that holds it
     /// (`None` when no cache holds it: turned off, or not storable).
-    Index(Index, Option<Generation>),
+    Index(Box<Index>, Option<Generation>),
 }
 
 /// How a kept parse is checked: the task file's stamp and its facts (the parse itself is a
@@ -139,7 +139,7 @@ impl Index {
     /// when none does: the cache turned off, or the index not storable).
     pub fn load_with_generation(root: &Path) -> (Index, Option<Generation>) {
         match Index::load_with(root, false) {
-            Loaded::Index(index, generation) => (index, generation),
+            Loaded::Index(index, generation) => (*index, generation),
             // Not asked for, so never answered: scanned as without a cache.
             Loaded::Unchanged(_) => (Index::build_once(root), None),
         }
@@ -156,7 +156,7 @@ impl Index {
         let clock = Clock::now();
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         if !cache_enabled() {
-            return Loaded::Index(Index::build_once(&root), None);
+            return Loaded::Index(Box::new(Index::build_once(&root)), None);
         }
         let began = std::time::Instant::now();
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
@@ -175,7 +175,7 @@ impl Index {
                 tracing::debug!("scan cache: nothing changed");
                 return Loaded::Unchanged(generation);
             }
-            Some(Warm::Index(index, changed, generation)) => (index, changed, generation),
+            Some(Warm::Index(index, changed, generation)) => (*index, changed, generation),
             None => {
                 tracing::debug!("scan cache: none usable; scanning {}", root.display());
                 (Index::build(&root), true, None)
@@ -183,7 +183,7 @@ impl Index {
         };
         if !changed {
             tracing::debug!("scan cache: nothing changed");
-            return Loaded::Index(index, generation);
+            return Loaded::Index(Box::new(index), generation);
         }
         let mut written = None;
         if index.storable {
@@ -197,7 +197,7 @@ impl Index {
                 written = Some(generation);
             }
         }
-        Loaded::Index(index, written)
+        Loaded::Index(Box::new(index), written)
     }
 }
 
@@ -408,7 +408,7 @@ enum Warm {
     /// asked for: the index is then not put together).
     Unchanged(Generation),
     /// The index, whether anything changed, and the generation of the cache when nothing did.
-    Index(Index, bool, Option<Generation>),
+    Index(Box<Index>, bool, Option<Generation>),
 }
 
 /// The warm scan; `None` when the cache cannot be used (another repository, a clock set
@@ -544,7 +544,7 @@ fn warm(root: &Path, kept: Kept<'_>, clock: Clock, unchanged_will_do: bool) -> O
     );
     changed |= parsed_again > 0;
     Some(Warm::Index(
-        index,
+        Box::new(index),
         changed,
         (!changed).then_some(generation),
     ))
@@ -805,14 +805,11 @@ fn reuse_or_parse(
 ) -> usize {
     let mut jobs = Vec::new();
     for (adapter, rel, found) in candidates {
-        match found {
-            Some(found) => {
-                index.parsed.insert(rel, found);
-            }
-            None => {
-                tracing::trace!("scan cache: {rel} parsed again");
-                jobs.push((adapter, rel));
-            }
+        if let Some(found) = found {
+            index.parsed.insert(rel, found);
+        } else {
+            tracing::trace!("scan cache: {rel} parsed again");
+            jobs.push((adapter, rel));
         }
     }
     let parsed_again = jobs.len() + usize::from(dropped);
@@ -869,7 +866,7 @@ mod tests {
 
     fn run(root: &Path, payload: &[u8], clock: Clock) -> Option<(Index, bool)> {
         match warm(root, split(payload).expect("split"), clock, false)? {
-            Warm::Index(index, changed, _) => Some((index, changed)),
+            Warm::Index(index, changed, _) => Some((*index, changed)),
             Warm::Unchanged(_) => None,
         }
     }
