@@ -888,23 +888,36 @@ mod tests {
         let (_tmp, root) = repo();
         let clock = Clock::now();
         let kept = kept(Index::build(&root), clock);
-        let later = clock.earlier(clock.started + 3_600_000_000_000);
-        let unchanged = warm(&root, split(&kept).expect("split"), later, true);
+        let hour = 3_600_000_000_000;
+        let later = clock.earlier(clock.started + hour);
+        // As if the cache were written well after the files: their stamps are settled.
+        let settled = || {
+            let mut parts = split(&kept).expect("split");
+            parts.head.started += hour / 2;
+            parts
+        };
+        let unchanged = warm(&root, settled(), later, true);
         assert!(matches!(unchanged, Some(Warm::Unchanged(GENERATION))));
         // The parses' part is not even read for that answer: damaged, it still holds…
-        let mut damaged = split(&kept).expect("split");
+        let mut damaged = settled();
         damaged.parsed = &[];
         assert!(matches!(
             warm(&root, damaged, later, true),
             Some(Warm::Unchanged(GENERATION))
         ));
-        // …but a change needs it, and a damaged one is no cache at all.
+        // …and asked for the index, the same cache gives it, unchanged, with its generation.
+        let Some(Warm::Index(index, changed, generation)) = warm(&root, settled(), later, false)
+        else {
+            panic!("an index");
+        };
+        assert!(!changed && generation == Some(GENERATION));
+        assert_eq!(index.parsed.len(), 2);
+        // A change needs the parses, and damaged ones are no cache at all.
         std::fs::write(root.join("Makefile"), "other:\n\t@true\n").expect("rewrite");
-        let mut damaged = split(&kept).expect("split");
+        let mut damaged = settled();
         damaged.parsed = &[];
         assert!(warm(&root, damaged, later, true).is_none());
-        let Some(Warm::Index(index, changed, generation)) =
-            warm(&root, split(&kept).expect("split"), later, true)
+        let Some(Warm::Index(index, changed, generation)) = warm(&root, settled(), later, true)
         else {
             panic!("a changed repository is an index");
         };
