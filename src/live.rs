@@ -232,6 +232,7 @@ impl LiveTable {
         if !WATCH_EACH_DIR
             || !self.shared.built.load(Ordering::Acquire)
             || self.shared.starting.load(Ordering::Acquire)
+            || !self.watching()
         {
             return None;
         }
