@@ -29,6 +29,7 @@ mod history;
 mod invocation;
 mod live;
 mod mcp;
+mod named;
 mod naming;
 mod places;
 mod repo_files;
