@@ -12,13 +12,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
+use crate::lock::MutexExt;
 use crate::engine::{Job, JobState, OnFinish};
 
 /// Runs kept per task; older ones are dropped as new ones are recorded.
@@ -319,7 +320,7 @@ impl History {
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+        self.conn.locked()
     }
 
     /// Records a finished run and prunes to the bounds. Never fails: a busy store skips the

@@ -28,6 +28,7 @@ mod graph;
 mod history;
 mod invocation;
 mod live;
+mod lock;
 mod mcp;
 mod naming;
 mod places;

@@ -19,12 +19,13 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::lock::{MutexExt, RwLockExt};
 use crate::repo_files::abs_path;
 use crate::scan::Index;
 use crate::table::Table;
@@ -157,8 +158,7 @@ impl LiveTable {
             &self
                 .shared
                 .table
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
+                .read_locked(),
         )
     }
 
@@ -168,8 +168,7 @@ impl LiveTable {
             || self
                 .shared
                 .watch
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+                .locked()
                 .is_some()
     }
 
@@ -183,8 +182,7 @@ impl LiveTable {
     pub fn problem(&self) -> Option<String> {
         self.shared
             .problem
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .clone()
     }
 
@@ -193,8 +191,7 @@ impl LiveTable {
     pub fn watched_dirs(&self) -> usize {
         self.shared
             .watch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .as_ref()
             .map_or(0, |w| w.dirs.len())
     }
@@ -232,8 +229,8 @@ impl Shared {
     fn first_scan(&self) {
         let index = Index::load(&self.root);
         let table = Arc::new(Table::from_scan(index.snapshot()));
-        *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
-        *self.table.write().unwrap_or_else(PoisonError::into_inner) = table;
+        *self.index.locked() = index;
+        *self.table.write_locked() = table;
         self.built.store(true, Ordering::Release);
         self.built_now.notify_waiters();
         // No change to report: every reader of the table waited for this scan, so none saw
@@ -262,8 +259,7 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
             // Laying thousands of watches takes a while: not under the index lock.
             let wanted = shared
                 .index
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+                .locked()
                 .dirs()
                 .clone();
             sync_dirs(&mut watch, &shared.root, &wanted)
@@ -277,7 +273,7 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
             shared.give_up(&problem);
             return;
         }
-        *shared.watch.lock().unwrap_or_else(PoisonError::into_inner) = Some(watch);
+        *shared.watch.locked() = Some(watch);
         shared.starting.store(false, Ordering::Release);
         shared.catch_up(since);
     }
@@ -332,7 +328,7 @@ fn changes_content(kind: EventKind) -> bool {
 
 impl Shared {
     fn apply(&self, paths: &[PathBuf]) {
-        let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut index = self.index.locked();
         let touched = index.apply(paths);
         // A new directory without task files changes no task, yet needs its watch.
         self.follow_dirs(&index);
@@ -345,7 +341,7 @@ impl Shared {
     }
 
     fn rebuild(&self) {
-        let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut index = self.index.locked();
         let root = index.root().to_path_buf();
         *index = Index::load(&root);
         self.follow_dirs(&index);
@@ -358,7 +354,7 @@ impl Shared {
     /// task files and directories modified since, and those gone.
     fn catch_up(&self, since: SystemTime) {
         let changed: Vec<PathBuf> = {
-            let index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+            let index = self.index.locked();
             let modified = |path: &Path| match std::fs::symlink_metadata(path) {
                 Ok(meta) => meta.modified().map_or(true, |m| m >= since),
                 Err(_) => true,
@@ -391,7 +387,7 @@ impl Shared {
         if !WATCH_EACH_DIR {
             return;
         }
-        let mut slot = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut slot = self.watch.locked();
         let Some(watch) = slot.as_mut() else {
             return;
         };
@@ -404,14 +400,14 @@ impl Shared {
 
     fn give_up(&self, problem: &str) {
         tracing::warn!("{problem}; tasks are rescanned on each request");
-        *self.problem.lock().unwrap_or_else(PoisonError::into_inner) = Some(problem.to_owned());
+        *self.problem.locked() = Some(problem.to_owned());
         self.starting.store(false, Ordering::Release);
     }
 
     fn replace(&self, table: Table) {
         let new = Arc::new(table);
         let old = {
-            let mut slot = self.table.write().unwrap_or_else(PoisonError::into_inner);
+            let mut slot = self.table.write_locked();
             std::mem::replace(&mut *slot, Arc::clone(&new))
         };
         if !old.same_tasks(&new) {

@@ -4,6 +4,7 @@
 //! symlink that points outside it, reads as missing. Reads are size-capped and cached,
 //! because many packages walk up to the same parent `package.json`.
 
+use crate::lock::MutexExt;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fs;
@@ -11,7 +12,7 @@ use std::hash::Hash;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agg_runners::Files;
 
@@ -432,14 +433,12 @@ where
     V: Clone,
 {
     let known = map
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+        .locked()
         .get(key)
         .cloned();
     known.unwrap_or_else(|| {
         let value = compute();
-        map.lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        map.locked()
             .insert(key.to_owned(), value.clone());
         value
     })

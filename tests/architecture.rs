@@ -446,3 +446,45 @@ fn the_parser_checker_finds_a_planted_use() {
         ]
     );
 }
+
+/// Every `.rs` file below `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = modules(dir).into_values().collect();
+    out.sort();
+    out
+}
+
+/// Files of `src/` and `runners/src/` (tests included) that take over a poisoned lock
+/// themselves instead of through `src/lock.rs`.
+fn poison_takers(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for src in ["src", "runners/src"] {
+        for file in rust_files(&root.join(src)) {
+            let rel = file.strip_prefix(root).unwrap_or(&file);
+            if rel == Path::new("src/lock.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("read");
+            if text.contains("PoisonError::into_inner") {
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn one_helper_takes_over_a_poisoned_lock() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(
+        root.join("src/lock.rs").is_file(),
+        "src/lock.rs is gone: update tests/architecture.rs"
+    );
+    let found = poison_takers(root);
+    assert!(
+        found.is_empty(),
+        "files that handle a poisoned lock by hand; use `crate::lock::{{MutexExt, RwLockExt}}` \
+         (`.locked()`, `.read_locked()`, `.write_locked()`):\n{}",
+        found.join("\n")
+    );
+}

@@ -14,6 +14,7 @@ use gix::index::entry::{Flags, Stat, stat};
 use rayon::prelude::*;
 use std::os::unix::fs::OpenOptionsExt;
 
+use crate::lock::MutexExt;
 use super::{ChangeError, MAX_INDEX_BYTES};
 
 /// How git compares stat data by default (`core.trustctime`, `core.checkStat=default`).
@@ -167,12 +168,10 @@ pub(super) fn untracked(root: &Path, prefix: &str, tracked: &HashSet<&[u8]>) -> 
         };
         if !tracked.contains(path.as_slice()) && admitted() {
             found
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .locked()
                 .push(path);
         }
     });
     found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .unlocked()
 }

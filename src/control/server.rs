@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
@@ -19,6 +19,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::AbortHandle;
 
 use super::{MAX_REQUEST_BYTES, Request};
+use crate::lock::MutexExt;
 use crate::engine::{Engine, Job, ReadRequest};
 
 /// A listening control socket; the socket file is removed when this is dropped.
@@ -100,7 +101,7 @@ async fn serve(listener: UnixListener, engine: Engine, info: Arc<Value>) {
         };
         let engine = engine.clone();
         let info = Arc::clone(&info);
-        let mut list = waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut list = waiting.locked();
         let mut pending = Pending {
             id,
             waiting: Some(Arc::clone(&waiting)),
@@ -121,8 +122,7 @@ async fn admit(slots: &Arc<Semaphore>, waiting: &Waiting) -> Option<OwnedSemapho
         return Some(slot);
     }
     let (_, oldest) = waiting
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+        .locked()
         .pop_first()?;
     oldest.abort();
     tokio::time::timeout(EVICTION_WAIT, Arc::clone(slots).acquire_owned())
@@ -142,8 +142,7 @@ impl Pending {
     fn leave(&mut self) {
         if let Some(waiting) = self.waiting.take() {
             waiting
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+                .locked()
                 .remove(&self.id);
         }
     }

@@ -1,13 +1,14 @@
 //! One job: a running or finished task process, its state and its captured output.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::sync::watch;
 
+use crate::lock::MutexExt;
 use super::output::{OutputBuffer, Page, ReadRequest};
 use super::watchdog::Watchdog;
 
@@ -176,17 +177,16 @@ impl Job {
     /// The job's watchdog, taken to be released.
     pub(super) fn take_watchdog(&self) -> Option<Watchdog> {
         self.watchdog
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .take()
     }
 
     pub(super) fn status(&self) -> MutexGuard<'_, Status> {
-        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+        self.status.locked()
     }
 
     pub(super) fn output(&self) -> MutexGuard<'_, OutputBuffer> {
-        self.output.lock().unwrap_or_else(PoisonError::into_inner)
+        self.output.locked()
     }
 
     /// Sends `signal` to the job's process group, or, for a job sharing agg's group, to

@@ -35,13 +35,14 @@ mod terminal;
 pub mod until;
 pub mod watchdog;
 
+use crate::lock::MutexExt;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::hash::{BuildHasher, Hasher};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
@@ -262,7 +263,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let jobs = self.jobs.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let jobs = self.jobs.locked_mut();
         for job in jobs.iter().filter(|j| j.is_running()) {
             job.signal(Signal::SIGKILL);
         }
@@ -297,8 +298,7 @@ impl Engine {
     fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
         self.inner
             .jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
     }
 
     /// The running job of the same task with the same arguments and environment as `inv`,
@@ -574,8 +574,7 @@ impl Engine {
         let mut issued = self
             .inner
             .issued
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+            .locked();
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
             let mut h = self.inner.seed.build_hasher();
@@ -776,8 +775,7 @@ async fn supervise(
         st.finished = Some((SystemTime::now(), Instant::now()));
     }
     job.temp
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+        .locked()
         .take();
     if let Some(scope) = results {
         let finished = Arc::clone(&job);
@@ -792,7 +790,7 @@ async fn supervise(
     job.progress.send_modify(|n| *n += 1);
     job.done.send_replace(true);
     if let Some(engine) = engine.upgrade() {
-        let mut jobs = engine.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut jobs = engine.jobs.locked();
         prune(&mut jobs, engine.config.retain_finished);
     }
 }

@@ -21,6 +21,7 @@ use rmcp::{ErrorData, RoleServer};
 use super::envelope::success;
 use super::render::{self, RESULT_CAP};
 use super::types::OutputMode;
+use crate::lock::MutexExt;
 use crate::engine::{Engine, Job, ReadRequest};
 
 /// How often clients are asked to poll a task.
@@ -58,8 +59,7 @@ impl McpTasks {
         // A panicked holder left the map consistent: every critical section is a plain
         // lookup, insert or flag change.
         self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .locked()
     }
 
     /// A task for `job`, whose result will be rendered in `mode`.

@@ -2,13 +2,13 @@
 //! that allows it: [`crate::allowlist::Allowlist::sandbox_for`]), and the refusal where this
 //! machine cannot sandbox. What a run's result says of it is [`super::sandboxed`].
 
+use crate::lock::MutexExt;
 use crate::allowlist::Now;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
 use super::envelope::{ToolError, code, tool_error};
 use super::server::Server;
-use super::state::lock;
 
 impl Server {
     /// The policy an agent's run of `task` gets, its rule read with the same view of the
@@ -20,7 +20,7 @@ impl Server {
         task: &Task,
         now: &mut Now,
     ) -> Result<Policy, ToolError> {
-        let spec = lock(&self.0.allowlist).sandbox_for(task, now);
+        let spec = self.0.allowlist.locked().sandbox_for(task, now);
         if !spec.no_sandbox
             && let Support::Unavailable { reason } = sandbox::support()
         {
@@ -47,7 +47,7 @@ impl Server {
 impl Server {
     /// What an agent's run of `task` gets, in words (`describe_task`).
     pub(super) fn sandbox_words(&self, table: &Table, task: &Task) -> String {
-        let spec = lock(&self.0.allowlist).sandbox_for(task, &mut Now::new());
+        let spec = self.0.allowlist.locked().sandbox_for(task, &mut Now::new());
         Policy::new(&table.root, &spec, self.0.settings.allowlist.as_deref()).described()
     }
 }

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -29,6 +29,7 @@ use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
 use super::types::{ListTasksResult, StatusArgs, TaskRow};
+use crate::lock::{MutexExt, RwLockExt};
 use crate::allowlist::{Decision, LiveAllowlist, Now};
 use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
@@ -40,7 +41,7 @@ use super::task_tools::TaskTool;
 #[derive(Debug, Clone)]
 pub struct Server(pub(super) Arc<State>);
 
-use super::state::{Settings, State, lock};
+use super::state::{Settings, State};
 
 /// The fixed tools with the default settings (tests and the schema check).
 #[cfg(test)]
@@ -91,7 +92,7 @@ impl Server {
 
     /// Remembers the session's peer for notifications sent outside a request.
     pub fn set_peer(&self, peer: Peer<RoleServer>) {
-        *lock(&self.0.peer) = Some(peer);
+        *self.0.peer.locked() = Some(peer);
     }
 
     pub(super) fn table(&self) -> Arc<Table> {
@@ -131,8 +132,7 @@ impl Server {
             let mut current = self
                 .0
                 .task_tools
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
+                .write_locked();
             let same = current.tools.len() == selection.tools.len()
                 && current
                     .tools
@@ -154,8 +154,7 @@ impl Server {
     pub(super) fn per_task_tools(&self) -> Vec<TaskTool> {
         self.0
             .task_tools
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+            .read_locked()
             .tools
             .clone()
     }
@@ -240,7 +239,7 @@ impl Server {
                 .take(catalog::LIST_DIAGNOSTICS)
                 .cloned()
                 .collect(),
-            allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
+            allowlist_problem: self.0.allowlist.locked().problem().map(str::to_owned),
             suggestions: Vec::new(),
             changed: None,
         }
@@ -248,14 +247,14 @@ impl Server {
 
     /// Whether agents may run `task`, its pins compared with what `now` reads from disk.
     pub(super) fn decide(&self, task: &Task, now: &mut Now) -> Decision {
-        lock(&self.0.allowlist).decide(task, now)
+        self.0.allowlist.locked().decide(task, now)
     }
 
     /// Tells every session that a list changed: the tools (only per-task tools ever
     /// change) or the resources (a job's log appeared).
     fn notify_list_changed(&self, what: Changed) {
-        let peer = lock(&self.0.peer).clone();
-        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
+        let peer = self.0.peer.locked().clone();
+        let sinks: Vec<SubscriptionSink> = self.0.sinks.locked().clone();
         let modern = self.0.modern.load(Ordering::Relaxed);
         tokio::spawn(async move {
             if modern {
@@ -276,10 +275,10 @@ impl Server {
 
     /// `notifications/resources/updated` for `uri`, to sessions that subscribed to it.
     pub(super) fn notify_resource_updated(&self, uri: String) {
-        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
-        let peer = lock(&self.0.subscriptions)
+        let sinks: Vec<SubscriptionSink> = self.0.sinks.locked().clone();
+        let peer = self.0.subscriptions.locked()
             .has(&uri)
-            .then(|| lock(&self.0.peer).clone())
+            .then(|| self.0.peer.locked().clone())
             .flatten();
         if sinks.is_empty() && peer.is_none() {
             return;
@@ -415,8 +414,7 @@ impl ServerHandler for Server {
         let selection = self
             .0
             .task_tools
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+            .read_locked();
         if selection.left_out > 0 {
             let _ = write!(instructions, " Note: {}.", selection.left_out_text());
         }
@@ -431,7 +429,7 @@ impl ServerHandler for Server {
         req: SetLevelRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        *lock(&self.0.level) = Some(req.level);
+        *self.0.level.locked() = Some(req.level);
         Ok(())
     }
 
@@ -574,7 +572,7 @@ impl ServerHandler for Server {
     ) -> Result<(), ErrorData> {
         self.mark_session(&ctx);
         resources::parse(&req.uri).map_err(|e| e.into_error(&req.uri))?;
-        lock(&self.0.subscriptions).add(&req.uri);
+        self.0.subscriptions.locked().add(&req.uri);
         Ok(())
     }
 
@@ -584,7 +582,7 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.mark_session(&ctx);
-        lock(&self.0.subscriptions).remove(&req.uri);
+        self.0.subscriptions.locked().remove(&req.uri);
         Ok(())
     }
 
@@ -597,10 +595,10 @@ impl ServerHandler for Server {
 
     async fn listen(&self, ctx: SubscriptionContext) -> Result<(), ErrorData> {
         self.0.modern.store(true, Ordering::Relaxed);
-        lock(&self.0.sinks).push(ctx.sink().clone());
+        self.0.sinks.locked().push(ctx.sink().clone());
         ctx.cancelled().await;
         let id = ctx.sink().id().clone();
-        lock(&self.0.sinks).retain(|s| s.id() != &id);
+        self.0.sinks.locked().retain(|s| s.id() != &id);
         Ok(())
     }
 }
@@ -610,7 +608,7 @@ impl Server {
         if is_modern(ctx) {
             self.0.modern.store(true, Ordering::Relaxed);
         }
-        let mut peer = lock(&self.0.peer);
+        let mut peer = self.0.peer.locked();
         if peer.is_none() {
             *peer = Some(ctx.peer.clone());
         }

@@ -26,9 +26,9 @@ use super::mcp_tasks;
 use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::server::{Server, is_modern};
-use super::state::lock;
 use super::stream;
 use super::types::{MAX_WAIT_MS, OutputMode, TaskStartArgs};
+use crate::lock::MutexExt;
 use crate::admission::{self, Admission, Ask, Code, Facts, Refusal, Runs};
 use crate::allowlist::{Now, StoreError};
 use crate::engine::ready::Probe;
@@ -80,7 +80,7 @@ impl Server {
     ) -> Result<CallToolResponse, ToolError> {
         let mut plan = self.plan(args).await?;
         let mut now = Now::new();
-        let matched = lock(&self.0.allowlist).matched(plan.task());
+        let matched = self.0.allowlist.locked().matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
         let admission = admit(&plan, &mut now, &matched, can_ask)?;
         if let Admission::Refuse(refusal) = admission {
@@ -229,7 +229,7 @@ impl Server {
         }
         let task = plan.task();
         let name = admission::quoted(&task.unique_name);
-        let Some(store) = lock(&self.0.allowlist).store() else {
+        let Some(store) = self.0.allowlist.locked().store() else {
             tracing::warn!("the user's answer cannot be written: no allowlist file");
             return if choice == Choice::Deny {
                 Err(tool_error(

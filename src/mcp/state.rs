@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, RwLock};
 
 use rmcp::model::LoggingLevel;
 use rmcp::service::SubscriptionSink;
@@ -49,10 +49,4 @@ pub struct State {
     pub mcp_tasks: super::mcp_tasks::McpTasks,
     /// The person's runs, mirrored for reading.
     pub person_runs: super::mirrors::Mirrors,
-}
-
-/// Locks `m`, taking over a poisoned lock (a panicked holder left consistent data: every
-/// critical section here is a plain read or replace).
-pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }

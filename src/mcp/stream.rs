@@ -8,7 +8,7 @@
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -17,6 +17,7 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 
 use super::state::State;
+use crate::lock::MutexExt;
 use crate::engine::{Job, ReadRequest, Stream};
 
 const BATCH_EVERY: Duration = Duration::from_millis(250);
@@ -50,7 +51,7 @@ pub fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
     if levels.opt_in_only {
         return levels.request.is_some_and(|min| rank(level) >= rank(min));
     }
-    let session = *state.level.lock().unwrap_or_else(PoisonError::into_inner);
+    let session = *state.level.locked();
     levels
         .request
         .or(session)

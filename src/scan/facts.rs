@@ -9,12 +9,13 @@
 //! because it can only reach the disk through the same view.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agg_runners::{Files, Parsed};
 use rustc_hash::FxHashMap;
 
 use super::stamp::Stamp;
+use crate::lock::MutexExt;
 use crate::repo_files::RepoFiles;
 
 /// A parse result with what it was made from.
@@ -130,8 +131,7 @@ impl<'a> Recorder<'a> {
 
     fn note(&self, fact: Fact) {
         self.facts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .push(fact);
     }
 
@@ -139,8 +139,7 @@ impl<'a> Recorder<'a> {
     pub fn into_facts(self) -> Vec<Fact> {
         let facts = self
             .facts
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
+            .unlocked();
         let mut seen = HashSet::new();
         let mut unique: Vec<Fact> = facts
             .into_iter()

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use agg_runners::Diagnostic;
 use ignore::Match;
@@ -36,6 +36,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::stamp::Stamp;
 use super::tracked::{self, Tracked};
+use crate::lock::{MutexExt, RwLockExt};
 use crate::repo_files::{read_regular_if_present, read_regular_with_meta};
 
 /// The most bytes of ignore files one walk takes in, one file or all together; a file over
@@ -174,7 +175,7 @@ impl Ignores {
     }
 
     fn observe(&self) -> std::sync::MutexGuard<'_, Observed> {
-        self.observed.lock().unwrap_or_else(PoisonError::into_inner)
+        self.observed.locked()
     }
 
     /// What the rules were read from so far (the tracked files among it when they were read,
@@ -184,8 +185,7 @@ impl Ignores {
         observed.tracked = self.tracked.get().cloned();
         observed.forced = self
             .forced
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+            .read_locked()
             .iter()
             .cloned()
             .collect();
@@ -218,8 +218,7 @@ impl Ignores {
             let forced_parent = self.any_forced.load(Ordering::Relaxed)
                 && self
                     .forced
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
+                    .read_locked()
                     .contains(dir);
             !(forced_parent || self.ignored(rules, path, is_dir))
                 || self.tracked_below(path, is_dir)
@@ -237,8 +236,7 @@ impl Ignores {
             return false;
         }
         self.forced
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+            .write_locked()
             .insert(path.to_path_buf());
         self.any_forced.store(true, Ordering::Relaxed);
         true
@@ -259,8 +257,7 @@ impl Ignores {
         std::mem::take(
             &mut self
                 .diagnostics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
+                .locked(),
         )
     }
 
@@ -288,8 +285,7 @@ impl Ignores {
     fn rules_in(&self, dir: &Path) -> Option<Arc<Level>> {
         if let Some(known) = self
             .levels
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
+            .read_locked()
             .get(dir)
         {
             return known.clone();
@@ -320,8 +316,7 @@ impl Ignores {
             }))
         };
         self.levels
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+            .write_locked()
             .insert(dir.to_path_buf(), level.clone());
         level
     }
@@ -452,8 +447,7 @@ impl Ignores {
         let shown = file.strip_prefix(&self.root).unwrap_or(file);
         let diagnostic = Diagnostic::new(shown.to_string_lossy().into_owned(), line, message);
         self.diagnostics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .push(diagnostic);
     }
 }

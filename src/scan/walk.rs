@@ -6,11 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
 
+use crate::lock::MutexExt;
 use super::ignores::{Ignores, Observed};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
@@ -66,8 +67,7 @@ impl Prune {
             return false;
         }
         self.kept
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .insert(rel.to_owned());
         true
     }
@@ -121,7 +121,7 @@ pub(super) fn walk_with(root: &Path, start: &Path, options: Options) -> Walked {
         .unwrap_or_else(|| walk_parallel(&look, start, prune.as_ref()));
     if let Some(prune) = prune {
         walked.kept =
-            std::mem::take(&mut prune.kept.lock().unwrap_or_else(PoisonError::into_inner));
+            std::mem::take(&mut prune.kept.locked());
     }
     walked
 }
@@ -181,8 +181,7 @@ pub(super) fn walk_serial(
             if let Some(prune) = prune {
                 prune
                     .kept
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
+                    .locked()
                     .clear();
             }
             return None;
@@ -214,16 +213,14 @@ fn finish(
     dirs: Mutex<Vec<(String, Option<Stamp>)>>,
     diags: Mutex<Vec<Diagnostic>>,
 ) -> Walked {
-    let mut diagnostics = diags.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut diagnostics = diags.unlocked();
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
         candidates: found
             .candidates
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner),
+            .unlocked(),
         dirs: dirs
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
+            .unlocked()
             .into_iter()
             .collect(),
         diagnostics,
@@ -231,8 +228,7 @@ fn finish(
         kept: BTreeSet::new(),
         manifests: found
             .manifests
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner),
+            .unlocked(),
     }
 }
 
