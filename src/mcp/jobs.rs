@@ -16,7 +16,7 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 
 use super::catalog::{self};
-use super::envelope::{ToolError, ToolResult, code, invalid, success, tool_error};
+use super::envelope::{ToolError, ToolResult, ErrorCode, invalid, success, tool_error};
 use super::regions;
 use super::render::{self, RESULT_CAP};
 use super::types::{
@@ -92,7 +92,7 @@ impl Server {
                 .or_else(|| r.unique_name.clone())
                 .unwrap_or_default();
             let mut err = tool_error(
-                code::NOT_FOUND,
+                ErrorCode::NotFound,
                 format!("no job {wanted}"),
                 Some("list_runs lists your running and recently finished jobs (the 20 newest finished ones are kept) and the user's agg runs".to_owned()),
             );
@@ -128,7 +128,7 @@ impl Server {
         let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
         if args.offset == Some(0) {
             return Err(tool_error(
-                code::INVALID_ARGS,
+                ErrorCode::InvalidArgs,
                 "offset is a line number: 1 is the first line",
                 Some("output: \"tail\" reads the last lines; a result's next_offset continues a page".to_owned()),
             ));
@@ -140,7 +140,7 @@ impl Server {
             .transpose()?;
         if args.output.is_some() && (args.offset.is_some() || matcher.is_some()) {
             return Err(tool_error(
-                code::INVALID_ARGS,
+                ErrorCode::InvalidArgs,
                 "output (a mode) cannot be combined with offset or grep",
                 Some("give output: \"tail\"|\"full\"|\"stderr\", or offset to page from a line, or grep to search".to_owned()),
             ));
@@ -178,7 +178,7 @@ impl Server {
                 _ => "the user's own agg run",
             };
             return Err(tool_error(
-                code::NOT_YOURS,
+                ErrorCode::NotYours,
                 format!(
                     "{} is {whose}: agents may read it, never stop it",
                     job.run_id

@@ -7,7 +7,7 @@ use crate::allowlist::Now;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
-use super::envelope::{ToolError, code, tool_error};
+use super::envelope::{ToolError, ErrorCode, tool_error};
 use super::server::Server;
 
 impl Server {
@@ -25,7 +25,7 @@ impl Server {
             && let Support::Unavailable { reason } = sandbox::support()
         {
             return Err(tool_error(
-                code::SANDBOX_UNAVAILABLE,
+                ErrorCode::SandboxUnavailable,
                 format!(
                     "`{}` was not started: agg runs every task an agent starts in a sandbox, and this machine cannot sandbox ({reason})",
                     task.unique_name

@@ -24,7 +24,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
 use super::ask::{Asker, Retry};
 use super::catalog::{self, Name};
-use super::envelope::{ToolError, code, failure, parse, tool_error};
+use super::envelope::{ToolError, ErrorCode, failure, parse, tool_error};
 use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
@@ -186,7 +186,7 @@ impl Server {
             Ok((table, i, implied))
         } else {
             let mut err = tool_error(
-                code::NOT_FOUND,
+                ErrorCode::NotFound,
                 format!("no task named `{}`", crate::visible::cut_line(name, 256)),
                 Some("list_tasks shows every task; pass its unique_name".to_owned()),
             );

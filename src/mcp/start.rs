@@ -21,7 +21,7 @@ use rmcp::model::{CallToolResponse, LoggingLevel};
 use rmcp::service::RequestContext;
 
 use super::ask::{self, Choice, Outcome, Retry};
-use super::envelope::{ToolError, code, invalid, success, tool_error};
+use super::envelope::{ToolError, ErrorCode, invalid, success, tool_error};
 use super::mcp_tasks;
 use super::readiness;
 use super::render::{self, RESULT_CAP};
@@ -233,7 +233,7 @@ impl Server {
             tracing::warn!("the user's answer cannot be written: no allowlist file");
             return if choice == Choice::Deny {
                 Err(tool_error(
-                    code::NOT_ALLOWLISTED,
+                    ErrorCode::NotAllowlisted,
                     format!("`{name}` was denied by the user"),
                     None,
                 ))
@@ -263,7 +263,7 @@ impl Server {
         }
         if choice == Choice::Deny {
             return Err(tool_error(
-                code::NOT_ALLOWLISTED,
+                ErrorCode::NotAllowlisted,
                 format!("`{name}` was denied by the user (and is now denied in the allowlist)"),
                 None,
             ));
@@ -281,12 +281,12 @@ impl Server {
             .start(inv, crate::engine::StdioMode::Capture, duplicates)
             .map_err(|e| match e {
                 StartError::TooManyJobs { .. } => tool_error(
-                    code::TOO_MANY_JOBS,
+                    ErrorCode::TooManyJobs,
                     e.to_string(),
                     Some("status lists the running jobs; task_stop ends one".to_owned()),
                 ),
                 StartError::NotRunning => tool_error(
-                    code::NOT_FOUND,
+                    ErrorCode::NotFound,
                     format!(
                         "`{}`: {e}; nothing ran",
                         admission::quoted(&task.unique_name)
@@ -414,7 +414,7 @@ fn runs(inv: &Invocation, opts: &RunOptions) -> Runs {
 /// said rather than panicked on.
 fn launched() -> ToolError {
     tool_error(
-        code::NOT_FOUND,
+        ErrorCode::NotFound,
         "internal error: the start was already launched; nothing more ran",
         None,
     )
@@ -423,12 +423,12 @@ fn launched() -> ToolError {
 /// A refusal as the agent reads it.
 fn refused(refusal: Refusal) -> ToolError {
     let code = match refusal.code {
-        Code::NotAllowlisted => code::NOT_ALLOWLISTED,
-        Code::Stale => code::NOT_FOUND,
-        Code::NeedsConfirmation => code::NEEDS_CONFIRMATION,
-        Code::NeedsApproval => code::NEEDS_APPROVAL,
-        Code::EnvRefused => code::ENV_REFUSED,
-        Code::InvalidArgs => code::INVALID_ARGS,
+        Code::NotAllowlisted => ErrorCode::NotAllowlisted,
+        Code::Stale => ErrorCode::NotFound,
+        Code::NeedsConfirmation => ErrorCode::NeedsConfirmation,
+        Code::NeedsApproval => ErrorCode::NeedsApproval,
+        Code::EnvRefused => ErrorCode::EnvRefused,
+        Code::InvalidArgs => ErrorCode::InvalidArgs,
     };
     tool_error(code, refusal.message, refusal.hint)
 }
@@ -453,7 +453,7 @@ fn typical_wait(table: &Table, task: &Task) -> Option<u64> {
 fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
     match e {
         InvocationError::RunnerMissing { runner, hint } => tool_error(
-            code::RUNNER_UNAVAILABLE,
+            ErrorCode::RunnerUnavailable,
             format!(
                 "`{}` needs {runner}, which is not installed",
                 admission::quoted(&task.unique_name)
@@ -462,7 +462,7 @@ fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
         ),
         InvocationError::NotRunnable { reason } => not_runnable(task, &reason),
         other => tool_error(
-            code::INVALID_ARGS,
+            ErrorCode::InvalidArgs,
             admission::quoted(&other.to_string()),
             None,
         ),
@@ -472,7 +472,7 @@ fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
 /// The refusal for a task agg lists but cannot run.
 fn not_runnable(task: &Task, reason: &str) -> ToolError {
     tool_error(
-        code::NOT_RUNNABLE,
+        ErrorCode::NotRunnable,
         format!(
             "agg cannot run `{}`: {}",
             admission::quoted(&task.unique_name),
