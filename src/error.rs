@@ -62,7 +62,7 @@ pub enum Error {
     /// The allowlist cannot be read or written.
     Allowlist(String),
     /// The engine refused to start another job.
-    Refused(String),
+    Refused(crate::engine::StartError),
     /// `agg run --until-ready` could not create its log file (or its directory).
     RunLog {
         /// The file or directory.
@@ -224,8 +224,8 @@ impl std::fmt::Display for Error {
                     other => write!(f, "cannot run `{task}`: {other}"),
                 }
             }
-            Error::Refused(reason)
-            | Error::BadGlob(reason)
+            Error::Refused(err) => write!(f, "{err}"),
+            Error::BadGlob(reason)
             | Error::Watch(reason)
             | Error::BadReady { reason } => f.write_str(reason),
             Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
@@ -312,7 +312,23 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Output(err)
+            | Error::Runtime(err)
+            | Error::Signals(err)
+            | Error::Serve(err)
+            | Error::Terminal(err)
+            | Error::RunLog { source: err, .. }
+            | Error::WriteResults { source: err, .. } => Some(err),
+            Error::Invocation { source, .. } => Some(source),
+            Error::Refused(err) => Some(err),
+            Error::Changes(err) => Some(err),
+            _ => None,
+        }
+    }
+}
 
 /// Words as a message quotes them (`` `a`, `b` ``), alone and with their verb (`is`, `are`).
 fn quoted(words: &[String]) -> (String, String) {

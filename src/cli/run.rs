@@ -358,7 +358,7 @@ async fn foreground(
     let unique_name = inv.unique_name.clone();
     let job = engine
         .start(inv, mode, Duplicates::Allow)
-        .map_err(|e| Error::Refused(e.to_string()))?
+        .map_err(Error::Refused)?
         .job;
     if job.state() == JobState::FailedToStart {
         if let Some(shared) = shared {

@@ -81,7 +81,7 @@ pub(super) async fn run(
     let shown_log = crate::visible::line(&log.to_string_lossy()).into_owned();
     let job = engine
         .start(inv, StdioMode::Capture, Duplicates::Allow)
-        .map_err(|e| Error::Refused(e.to_string()))?
+        .map_err(Error::Refused)?
         .job;
     if job.state() == JobState::FailedToStart {
         return Err(Error::FailedToStart {
