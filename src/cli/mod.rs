@@ -354,11 +354,7 @@ fn resolve_task<'a>(
     }
     match crate::resolve::for_person(table, name) {
         Ok(found) => Ok(found),
-        Err(crate::resolve::Lookup::Found(task)) => Ok(crate::resolve::Resolved {
-            task,
-            implied_args: Vec::new(),
-        }),
-        Err(crate::resolve::Lookup::Ambiguous(tasks)) => Err(Error::Ambiguous {
+        Err(crate::resolve::Unresolved::Ambiguous(tasks)) => Err(Error::Ambiguous {
             name: name.to_owned(),
             candidates: tasks
                 .iter()
@@ -371,7 +367,7 @@ fn resolve_task<'a>(
                 })
                 .collect(),
         }),
-        Err(crate::resolve::Lookup::NotFound(suggestions)) => Err(Error::UnknownTask {
+        Err(crate::resolve::Unresolved::NotFound(suggestions)) => Err(Error::UnknownTask {
             name: name.to_owned(),
             suggestions,
         }),
