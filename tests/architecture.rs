@@ -488,3 +488,60 @@ fn one_helper_takes_over_a_poisoned_lock() {
         found.join("\n")
     );
 }
+
+/// Each path in a module of `src` (the crate root aside) that names an item through a
+/// re-export of the crate root (`crate::Adapter` for `crate::model::Adapter`): an arrow
+/// back up to the root, which imports every module, as `file: path`.
+fn through_the_root(src: &Path) -> Vec<String> {
+    let known = modules(src);
+    let exports = root_exports(src);
+    let mut out = Vec::new();
+    for (module, file) in &known {
+        if module.is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read");
+        for path in paths(&code_of(&text), module) {
+            if resolve(&known, &path).is_empty()
+                && path.first().is_some_and(|name| exports.contains_key(name))
+            {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!("{}: crate::{}", rel.display(), path.join("::")));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn no_module_names_an_item_through_the_crate_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for src in ["src", "runners/src"] {
+        found.extend(
+            through_the_root(&root.join(src))
+                .into_iter()
+                .map(|f| format!("{src}/{f}")),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "modules that reach an item through the crate root's re-exports; name it at its \
+         module (`crate::model::Adapter`, not `crate::Adapter`):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_root_checker_finds_a_planted_arrow_back_up() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
+    write("lib.rs", "mod model;\nmod registry;\npub use model::Adapter;\n");
+    write("model.rs", "pub struct Adapter;\n");
+    write("registry.rs", "use crate::model::Adapter;\n// use crate::Adapter;\n");
+    assert_eq!(through_the_root(dir.path()), Vec::<String>::new());
+    write("registry.rs", "use crate::{Adapter, model};\n");
+    assert_eq!(through_the_root(dir.path()), ["registry.rs: crate::Adapter"]);
+}
