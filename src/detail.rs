@@ -279,7 +279,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         field(
             out,
             "typical",
-            &format!("{} ({of})", crate::history::duration(h.typical_ms)),
+            &format!("{} ({of})", crate::human::duration(h.typical_ms)),
         )?;
     }
     if let Some(sandbox) = &d.sandbox {
@@ -297,7 +297,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
 /// One run in words: `passed in 2.3s, 5m ago (agg run)`.
 /// How a run ended, when and who ran it: `passed in 0.3s, 5m ago (agg run)`.
 pub fn last_run(run: &Run) -> String {
-    let took = crate::history::duration(run.duration_ms);
+    let took = crate::human::duration(run.duration_ms);
     let how = if run.stopped {
         format!("stopped by agg after {took}")
     } else if run.passed() {
@@ -309,7 +309,7 @@ pub fn last_run(run: &Run) -> String {
     };
     format!(
         "{how}, {} ({})",
-        crate::history::ago(run.started),
+        crate::human::ago(run.started),
         run.via.as_str()
     )
 }

@@ -26,6 +26,7 @@ pub mod engine;
 mod error;
 mod graph;
 mod history;
+mod human;
 mod invocation;
 mod live;
 mod lock;
