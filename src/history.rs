@@ -19,9 +19,9 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionB
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
+use crate::engine::{Job, JobState, OnFinish};
 use crate::human::duration;
 use crate::lock::MutexExt;
-use crate::engine::{Job, JobState, OnFinish};
 
 /// Runs kept per task; older ones are dropped as new ones are recorded.
 pub const MAX_RUNS_PER_TASK: usize = 50;

@@ -154,22 +154,12 @@ impl LiveTable {
 
     /// The current table.
     pub fn table(&self) -> Arc<Table> {
-        Arc::clone(
-            &self
-                .shared
-                .table
-                .read_locked(),
-        )
+        Arc::clone(&self.shared.table.read_locked())
     }
 
     /// Whether a watch keeps the table current (or is being laid and will catch up).
     pub fn watching(&self) -> bool {
-        self.shared.starting.load(Ordering::Acquire)
-            || self
-                .shared
-                .watch
-                .locked()
-                .is_some()
+        self.shared.starting.load(Ordering::Acquire) || self.shared.watch.locked().is_some()
     }
 
     /// Whether the watch is in place (not merely being laid).
@@ -180,10 +170,7 @@ impl LiveTable {
 
     /// Why the watch is not running, if it is not.
     pub fn problem(&self) -> Option<String> {
-        self.shared
-            .problem
-            .locked()
-            .clone()
+        self.shared.problem.locked().clone()
     }
 
     /// How many directories are watched one by one (0 with a recursive watch or none).
@@ -257,11 +244,7 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         };
         let laid = if WATCH_EACH_DIR {
             // Laying thousands of watches takes a while: not under the index lock.
-            let wanted = shared
-                .index
-                .locked()
-                .dirs()
-                .clone();
+            let wanted = shared.index.locked().dirs().clone();
             sync_dirs(&mut watch, &shared.root, &wanted)
         } else {
             watch

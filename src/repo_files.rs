@@ -432,14 +432,10 @@ where
     Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
     V: Clone,
 {
-    let known = map
-        .locked()
-        .get(key)
-        .cloned();
+    let known = map.locked().get(key).cloned();
     known.unwrap_or_else(|| {
         let value = compute();
-        map.locked()
-            .insert(key.to_owned(), value.clone());
+        map.locked().insert(key.to_owned(), value.clone());
         value
     })
 }

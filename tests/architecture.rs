@@ -538,10 +538,19 @@ fn no_module_names_an_item_through_the_crate_root() {
 fn the_root_checker_finds_a_planted_arrow_back_up() {
     let dir = tempfile::tempdir().expect("tmp");
     let write = |p: &str, t: &str| plant(dir.path(), p, t);
-    write("lib.rs", "mod model;\nmod registry;\npub use model::Adapter;\n");
+    write(
+        "lib.rs",
+        "mod model;\nmod registry;\npub use model::Adapter;\n",
+    );
     write("model.rs", "pub struct Adapter;\n");
-    write("registry.rs", "use crate::model::Adapter;\n// use crate::Adapter;\n");
+    write(
+        "registry.rs",
+        "use crate::model::Adapter;\n// use crate::Adapter;\n",
+    );
     assert_eq!(through_the_root(dir.path()), Vec::<String>::new());
     write("registry.rs", "use crate::{Adapter, model};\n");
-    assert_eq!(through_the_root(dir.path()), ["registry.rs: crate::Adapter"]);
+    assert_eq!(
+        through_the_root(dir.path()),
+        ["registry.rs: crate::Adapter"]
+    );
 }

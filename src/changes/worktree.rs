@@ -14,8 +14,8 @@ use gix::index::entry::{Flags, Stat, stat};
 use rayon::prelude::*;
 use std::os::unix::fs::OpenOptionsExt;
 
-use crate::lock::MutexExt;
 use super::{ChangeError, MAX_INDEX_BYTES};
+use crate::lock::MutexExt;
 
 /// How git compares stat data by default (`core.trustctime`, `core.checkStat=default`).
 const STAT: stat::Options = stat::Options {
@@ -167,11 +167,8 @@ pub(super) fn untracked(root: &Path, prefix: &str, tracked: &HashSet<&[u8]>) -> 
             format!("{prefix}/{rel}").into_bytes()
         };
         if !tracked.contains(path.as_slice()) && admitted() {
-            found
-                .locked()
-                .push(path);
+            found.locked().push(path);
         }
     });
-    found
-        .unlocked()
+    found.unlocked()
 }

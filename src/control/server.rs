@@ -19,8 +19,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::AbortHandle;
 
 use super::{MAX_REQUEST_BYTES, Request};
-use crate::lock::MutexExt;
 use crate::engine::{Engine, Job, ReadRequest};
+use crate::lock::MutexExt;
 
 /// A listening control socket; the socket file is removed when this is dropped.
 #[derive(Debug)]
@@ -121,9 +121,7 @@ async fn admit(slots: &Arc<Semaphore>, waiting: &Waiting) -> Option<OwnedSemapho
     if let Ok(slot) = Arc::clone(slots).try_acquire_owned() {
         return Some(slot);
     }
-    let (_, oldest) = waiting
-        .locked()
-        .pop_first()?;
+    let (_, oldest) = waiting.locked().pop_first()?;
     oldest.abort();
     tokio::time::timeout(EVICTION_WAIT, Arc::clone(slots).acquire_owned())
         .await
@@ -141,9 +139,7 @@ struct Pending {
 impl Pending {
     fn leave(&mut self) {
         if let Some(waiting) = self.waiting.take() {
-            waiting
-                .locked()
-                .remove(&self.id);
+            waiting.locked().remove(&self.id);
         }
     }
 }

@@ -49,8 +49,8 @@ use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 
+use job::{Ended, JobParts, Status};
 pub use job::{Job, JobSnapshot, JobState};
-use job::{JobParts, Status};
 pub use output::{Found, Line, OutputLimits, Page, ReadRequest, Region, SearchRequest, Stream};
 
 /// Limits and defaults of an engine.
@@ -296,9 +296,7 @@ impl Engine {
     }
 
     fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
-        self.inner
-            .jobs
-            .locked()
+        self.inner.jobs.locked()
     }
 
     /// The running job of the same task with the same arguments and environment as `inv`,
@@ -435,7 +433,7 @@ impl Engine {
                     pid,
                     pgid,
                     output,
-                    status: running_status(),
+                    status: Status::Running,
                     temp: inv.temp,
                     watchdog,
                     sandbox: applied,
@@ -468,13 +466,10 @@ impl Engine {
                 pid: None,
                 pgid: None,
                 output,
-                status: Status {
-                    state: JobState::FailedToStart,
-                    exit_code: None,
-                    signal: None,
-                    finished: Some((SystemTime::now(), Instant::now())),
-                    error: Some(reason),
-                },
+                status: Status::ended(
+                    Ended::FailedToStart { reason },
+                    (SystemTime::now(), Instant::now()),
+                ),
                 temp: None,
                 watchdog: None,
                 sandbox: None,
@@ -571,10 +566,7 @@ impl Engine {
             .collect();
         let base = base.trim_matches('-');
         let base = if base.is_empty() { "task" } else { base };
-        let mut issued = self
-            .inner
-            .issued
-            .locked();
+        let mut issued = self.inner.issued.locked();
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
             let mut h = self.inner.seed.build_hasher();
@@ -598,16 +590,6 @@ fn plain(inv: &Invocation) -> Command {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args);
     cmd
-}
-
-fn running_status() -> Status {
-    Status {
-        state: JobState::Running,
-        exit_code: None,
-        signal: None,
-        finished: None,
-        error: None,
-    }
 }
 
 fn spawn_reason(inv: &Invocation, err: &std::io::Error) -> String {
@@ -737,46 +719,29 @@ async fn supervise(
     }
     {
         use std::os::unix::process::ExitStatusExt;
-        let mut st = job.status();
-        match status {
-            Ok(status) => {
-                if let Some(code) = status.code() {
-                    st.state = JobState::Exited;
-                    st.exit_code = Some(code);
-                } else {
-                    st.state = JobState::Signaled;
-                    st.signal = status.signal();
-                }
-            }
-            Err(err) => {
-                st.state = JobState::Exited;
-                st.error = Some(format!("lost track of the process: {err}"));
-            }
-        }
+        let mut how = match status {
+            Ok(status) => match (status.code(), status.signal()) {
+                (Some(code), _) => Ended::Exited { code, note: None },
+                (None, Some(signal)) => Ended::Signaled { signal, note: None },
+                // A waited-for process that neither exited nor was killed: not on Unix.
+                (None, None) => Ended::Lost {
+                    reason: "lost track of the process: it ended without a code or a signal"
+                        .to_owned(),
+                },
+            },
+            Err(err) => Ended::Lost {
+                reason: format!("lost track of the process: {err}"),
+            },
+        };
         let sent = job.stop_signal.load(Ordering::Relaxed);
         if sent != 0 {
-            // A runner that catches the signal may exit with a code of its own (make says
-            // `wait: No child processes` and exits 2); the job still ended because agg
-            // stopped it, so it is reported as signaled with the signal agg sent.
-            let name = process::signal_name(sent).unwrap_or("a signal");
-            let note = match (st.exit_code, st.signal) {
-                (Some(code), _) => {
-                    format!("stopped by agg ({name}); it exited {code} while stopping")
-                }
-                _ => format!("stopped by agg ({name})"),
-            };
-            st.state = JobState::Signaled;
-            st.signal = Some(st.signal.unwrap_or(sent));
-            st.exit_code = None;
-            st.error.get_or_insert(note);
+            how = how.stopped_with(sent, process::signal_name(sent).unwrap_or("a signal"));
         } else if job.stop_requested() {
-            st.error.get_or_insert_with(|| "stopped by agg".to_owned());
+            how = how.stop_requested();
         }
-        st.finished = Some((SystemTime::now(), Instant::now()));
+        *job.status() = Status::ended(how, (SystemTime::now(), Instant::now()));
     }
-    job.temp
-        .locked()
-        .take();
+    job.temp.locked().take();
     if let Some(scope) = results {
         let finished = Arc::clone(&job);
         // Reading 5 MiB of output and a few report files: off the runtime's threads.

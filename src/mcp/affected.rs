@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::envelope::{ToolResult, ErrorCode, success, tool_error};
+use super::envelope::{ErrorCode, ToolResult, success, tool_error};
 use super::server::Server;
 use super::types::{AffectedArg, ChangedFiles};
 use crate::table::{Filter, Table, Task};

@@ -32,8 +32,8 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 use serde_json::json;
 
-use crate::lock::MutexExt;
 use crate::admission::{self, Permission, Shown};
+use crate::lock::MutexExt;
 
 /// The key of the permission question in `inputRequests` / `inputResponses`.
 pub const PERMISSION_KEY: &str = "agg/permission";

@@ -239,13 +239,23 @@ mod tests {
         let manual = include_str!("../../docs/mcp.md");
         for code in EVERY_CODE {
             let n = code.number();
-            assert!(source.contains(&format!("/// | {n} | [`{code:?}`]")), "{code:?}");
+            assert!(
+                source.contains(&format!("/// | {n} | [`{code:?}`]")),
+                "{code:?}"
+            );
             if n != -32602 {
-                assert!(manual.contains(&format!("\n| {n} | ")), "docs/mcp.md lacks {n}");
+                assert!(
+                    manual.contains(&format!("\n| {n} | ")),
+                    "docs/mcp.md lacks {n}"
+                );
             }
         }
         let rows = manual.matches("\n| -320").count();
-        assert_eq!(rows, EVERY_CODE.len() - 1, "docs/mcp.md has a code ErrorCode lacks");
+        assert_eq!(
+            rows,
+            EVERY_CODE.len() - 1,
+            "docs/mcp.md has a code ErrorCode lacks"
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 
 use super::catalog::{self};
-use super::envelope::{ToolError, ToolResult, ErrorCode, invalid, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, ToolResult, invalid, success, tool_error};
 use super::regions;
 use super::render::{self, RESULT_CAP};
 use super::types::{

@@ -21,8 +21,8 @@ use rmcp::{ErrorData, RoleServer};
 use super::envelope::success;
 use super::render::{self, RESULT_CAP};
 use super::types::OutputMode;
-use crate::lock::MutexExt;
 use crate::engine::{Engine, Job, ReadRequest};
+use crate::lock::MutexExt;
 
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 1000;
@@ -58,8 +58,7 @@ impl McpTasks {
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panicked holder left the map consistent: every critical section is a plain
         // lookup, insert or flag change.
-        self.entries
-            .locked()
+        self.entries.locked()
     }
 
     /// A task for `job`, whose result will be rendered in `mode`.

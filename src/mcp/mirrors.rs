@@ -15,9 +15,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::envelope::Bounded;
-use crate::lock::MutexExt;
 use crate::engine::observed::ObservedEnd;
 use crate::engine::{Job, JobSnapshot, OutputLimits, Stream};
+use crate::lock::MutexExt;
 use crate::runs::log::Follower;
 use crate::runs::record::State;
 

@@ -2,12 +2,12 @@
 //! that allows it: [`crate::allowlist::Allowlist::sandbox_for`]), and the refusal where this
 //! machine cannot sandbox. What a run's result says of it is [`super::sandboxed`].
 
-use crate::lock::MutexExt;
 use crate::allowlist::Now;
+use crate::lock::MutexExt;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
-use super::envelope::{ToolError, ErrorCode, tool_error};
+use super::envelope::{ErrorCode, ToolError, tool_error};
 use super::server::Server;
 
 impl Server {

@@ -24,15 +24,15 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
 use super::ask::{Asker, Retry};
 use super::catalog::{self, Name};
-use super::envelope::{ToolError, ErrorCode, failure, parse, tool_error};
+use super::envelope::{ErrorCode, ToolError, failure, parse, tool_error};
 use super::mcp_tasks::McpTasks;
 use super::render::{self};
 use super::resources::{self, Subscriptions};
 use super::types::{ListTasksResult, StatusArgs, TaskRow};
-use crate::lock::{MutexExt, RwLockExt};
 use crate::allowlist::{Decision, LiveAllowlist, Now};
 use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
+use crate::lock::{MutexExt, RwLockExt};
 use crate::table::{Table, Task};
 
 use super::task_tools::TaskTool;
@@ -129,10 +129,7 @@ impl Server {
     pub fn table_changed(&self) {
         if let Some(tt) = &self.0.settings.task_tools {
             let selection = tt.tools(&self.table());
-            let mut current = self
-                .0
-                .task_tools
-                .write_locked();
+            let mut current = self.0.task_tools.write_locked();
             let same = current.tools.len() == selection.tools.len()
                 && current
                     .tools
@@ -152,11 +149,7 @@ impl Server {
     }
 
     pub(super) fn per_task_tools(&self) -> Vec<TaskTool> {
-        self.0
-            .task_tools
-            .read_locked()
-            .tools
-            .clone()
+        self.0.task_tools.read_locked().tools.clone()
     }
 
     /// The task named `name`; a task file may have changed since the last scan, so a miss
@@ -276,7 +269,10 @@ impl Server {
     /// `notifications/resources/updated` for `uri`, to sessions that subscribed to it.
     pub(super) fn notify_resource_updated(&self, uri: String) {
         let sinks: Vec<SubscriptionSink> = self.0.sinks.locked().clone();
-        let peer = self.0.subscriptions.locked()
+        let peer = self
+            .0
+            .subscriptions
+            .locked()
             .has(&uri)
             .then(|| self.0.peer.locked().clone())
             .flatten();
@@ -411,10 +407,7 @@ impl ServerHandler for Server {
         let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. list_runs also shows what the user runs with `agg run` (their dev server, say): read it with task_output by run_id; only the user stops it. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
         instructions.push(' ');
         instructions.push_str(&super::sandboxed::instructions(crate::sandbox::support()));
-        let selection = self
-            .0
-            .task_tools
-            .read_locked();
+        let selection = self.0.task_tools.read_locked();
         if selection.left_out > 0 {
             let _ = write!(instructions, " Note: {}.", selection.left_out_text());
         }

@@ -21,19 +21,19 @@ use rmcp::model::{CallToolResponse, LoggingLevel};
 use rmcp::service::RequestContext;
 
 use super::ask::{self, Choice, Outcome, Retry};
-use super::envelope::{ToolError, ErrorCode, invalid, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, invalid, success, tool_error};
 use super::mcp_tasks;
 use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::server::{Server, is_modern};
 use super::stream;
 use super::types::{MAX_WAIT_MS, OutputMode, TaskStartArgs};
-use crate::lock::MutexExt;
 use crate::admission::{self, Admission, Ask, Code, Facts, Refusal, Runs};
 use crate::allowlist::{Now, StoreError};
 use crate::engine::ready::Probe;
 use crate::engine::{Duplicates, Invocation, StartError, Started};
 use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::lock::MutexExt;
 use crate::table::{Table, Task};
 
 /// Everything a start needs once the call is read: what runs and how long to wait for it.

@@ -7,8 +7,8 @@
 //! readable through `task_output`).
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -17,8 +17,8 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 
 use super::state::State;
-use crate::lock::MutexExt;
 use crate::engine::{Job, ReadRequest, Stream};
+use crate::lock::MutexExt;
 
 const BATCH_EVERY: Duration = Duration::from_millis(250);
 const BATCH_LINES: usize = 40;

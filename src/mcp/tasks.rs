@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 
 use super::ask::Retry;
 use super::catalog::{self};
-use super::envelope::{ToolError, ToolResult, ErrorCode, invalid, parse, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, ToolResult, invalid, parse, success, tool_error};
 use super::server::Server;
 use super::task_tools::{self};
 use super::types::{

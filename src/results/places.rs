@@ -49,9 +49,7 @@ impl Places {
             base.map(|b| b.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        let mut seen = self
-            .seen
-            .locked();
+        let mut seen = self.seen.locked();
         if let Some(known) = seen.get(&key) {
             return known.clone();
         }

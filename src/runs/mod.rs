@@ -19,8 +19,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use crate::lock::MutexExt;
 use crate::engine::{Job, JobState, ReadRequest, StdioMode};
+use crate::lock::MutexExt;
 use log::LogWriter;
 use record::{End, Record};
 
@@ -126,8 +126,7 @@ impl Shared {
         self.record.terminal = true;
         let log = Arc::clone(&self.log);
         crate::engine::Tee::new(move |chunk| {
-            log.locked()
-                .write(chunk);
+            log.locked().write(chunk);
         })
     }
 

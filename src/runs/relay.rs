@@ -24,8 +24,8 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::termios::{OutputFlags, SetArg, tcgetattr, tcsetattr};
 
 use super::log::LogWriter;
-use crate::lock::MutexExt;
 use crate::engine::StdioMode;
+use crate::lock::MutexExt;
 
 /// How long a quiet source is polled (ms) before the relay checks whether it should end.
 const POLL_MS: u16 = 50;
@@ -200,11 +200,8 @@ fn copy(
                 forward = false;
             }
         }
-        log.locked()
-            .write(&buf[..n]);
-        let passed = deadline
-            .locked()
-            .is_some_and(|d| Instant::now() >= d);
+        log.locked().write(&buf[..n]);
+        let passed = deadline.locked().is_some_and(|d| Instant::now() >= d);
         if passed {
             return;
         }
@@ -250,8 +247,7 @@ impl Relay {
     /// Ends the relay once the run ended: what is still in flight is copied, for at most
     /// `drain` (a process the task left behind may hold the terminal open).
     pub fn finish(self, drain: Duration) {
-        *self.deadline.locked() =
-            Some(Instant::now() + drain);
+        *self.deadline.locked() = Some(Instant::now() + drain);
         self.ending.store(true, Ordering::Release);
         for t in self.threads {
             let _ = t.join();

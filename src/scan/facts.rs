@@ -130,16 +130,12 @@ impl<'a> Recorder<'a> {
     }
 
     fn note(&self, fact: Fact) {
-        self.facts
-            .locked()
-            .push(fact);
+        self.facts.locked().push(fact);
     }
 
     /// The facts, each once, in the order first learnt.
     pub fn into_facts(self) -> Vec<Fact> {
-        let facts = self
-            .facts
-            .unlocked();
+        let facts = self.facts.unlocked();
         let mut seen = HashSet::new();
         let mut unique: Vec<Fact> = facts
             .into_iter()

@@ -183,12 +183,7 @@ impl Ignores {
     pub(super) fn take_observed(&self) -> Observed {
         let mut observed = std::mem::take(&mut *self.observe());
         observed.tracked = self.tracked.get().cloned();
-        observed.forced = self
-            .forced
-            .read_locked()
-            .iter()
-            .cloned()
-            .collect();
+        observed.forced = self.forced.read_locked().iter().cloned().collect();
         observed
     }
 
@@ -215,11 +210,8 @@ impl Ignores {
                 *last = Some((self.walk, dir.to_path_buf(), self.rules_in(dir)));
             }
             let rules = last.as_ref().and_then(|(_, _, rules)| rules.as_deref());
-            let forced_parent = self.any_forced.load(Ordering::Relaxed)
-                && self
-                    .forced
-                    .read_locked()
-                    .contains(dir);
+            let forced_parent =
+                self.any_forced.load(Ordering::Relaxed) && self.forced.read_locked().contains(dir);
             !(forced_parent || self.ignored(rules, path, is_dir))
                 || self.tracked_below(path, is_dir)
         })
@@ -235,9 +227,7 @@ impl Ignores {
         if !tracked.dirs.contains(path) {
             return false;
         }
-        self.forced
-            .write_locked()
-            .insert(path.to_path_buf());
+        self.forced.write_locked().insert(path.to_path_buf());
         self.any_forced.store(true, Ordering::Relaxed);
         true
     }
@@ -254,11 +244,7 @@ impl Ignores {
 
     /// What was wrong with the ignore files read so far.
     pub(super) fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(
-            &mut self
-                .diagnostics
-                .locked(),
-        )
+        std::mem::take(&mut self.diagnostics.locked())
     }
 
     fn ignored(&self, mut level: Option<&Level>, path: &Path, is_dir: bool) -> bool {
@@ -283,11 +269,7 @@ impl Ignores {
 
     /// The rules in force inside `dir`, read on first use.
     fn rules_in(&self, dir: &Path) -> Option<Arc<Level>> {
-        if let Some(known) = self
-            .levels
-            .read_locked()
-            .get(dir)
-        {
+        if let Some(known) = self.levels.read_locked().get(dir) {
             return known.clone();
         }
         let parent = dir.parent().and_then(|p| self.rules_in(p));
@@ -446,8 +428,6 @@ impl Ignores {
         }
         let shown = file.strip_prefix(&self.root).unwrap_or(file);
         let diagnostic = Diagnostic::new(shown.to_string_lossy().into_owned(), line, message);
-        self.diagnostics
-            .locked()
-            .push(diagnostic);
+        self.diagnostics.locked().push(diagnostic);
     }
 }

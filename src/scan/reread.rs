@@ -54,9 +54,7 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
     } else {
         None
     };
-    let read = recording
-        .read
-        .unlocked();
+    let read = recording.read.unlocked();
     Some(Reread {
         parsed,
         read,

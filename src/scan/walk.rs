@@ -11,11 +11,11 @@ use std::sync::{Arc, Mutex};
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
 
-use crate::lock::MutexExt;
 use super::ignores::{Ignores, Observed};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
 use super::{NEVER_ENTER, candidate_of};
+use crate::lock::MutexExt;
 
 pub(super) struct Walked {
     pub(super) candidates: Vec<(usize, u8, String)>,
@@ -66,9 +66,7 @@ impl Prune {
         if entry.ino().is_none() || self.known.get(rel).copied() != entry.ino() {
             return false;
         }
-        self.kept
-            .locked()
-            .insert(rel.to_owned());
+        self.kept.locked().insert(rel.to_owned());
         true
     }
 }
@@ -120,8 +118,7 @@ pub(super) fn walk_with(root: &Path, start: &Path, options: Options) -> Walked {
     let mut walked = walk_serial(&look, start, SERIAL_WALK_BUDGET, prune.as_ref())
         .unwrap_or_else(|| walk_parallel(&look, start, prune.as_ref()));
     if let Some(prune) = prune {
-        walked.kept =
-            std::mem::take(&mut prune.kept.locked());
+        walked.kept = std::mem::take(&mut prune.kept.locked());
     }
     walked
 }
@@ -179,10 +176,7 @@ pub(super) fn walk_serial(
     for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
         if seen >= budget {
             if let Some(prune) = prune {
-                prune
-                    .kept
-                    .locked()
-                    .clear();
+                prune.kept.locked().clear();
             }
             return None;
         }
@@ -216,19 +210,12 @@ fn finish(
     let mut diagnostics = diags.unlocked();
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
-        candidates: found
-            .candidates
-            .unlocked(),
-        dirs: dirs
-            .unlocked()
-            .into_iter()
-            .collect(),
+        candidates: found.candidates.unlocked(),
+        dirs: dirs.unlocked().into_iter().collect(),
         diagnostics,
         observed: ignores.take_observed(),
         kept: BTreeSet::new(),
-        manifests: found
-            .manifests
-            .unlocked(),
+        manifests: found.manifests.unlocked(),
     }
 }
 
