@@ -37,7 +37,20 @@ async fn output(mut c: Command) -> (i32, String, String) {
     )
 }
 
-/// The control socket an `agg mcp` made under `runtime` (its `XDG_RUNTIME_DIR`).
+/// The address of the abstract socket a discovery file names.
+pub fn address_of(file: &Path) -> std::os::unix::net::SocketAddr {
+    use std::os::linux::net::SocketAddrExt;
+    let name = std::fs::read(file).expect("discovery file");
+    std::os::unix::net::SocketAddr::from_abstract_name(name).expect("an abstract name")
+}
+
+/// A connection to the control socket whose discovery file is `file`.
+pub fn connect(file: &Path) -> std::os::unix::net::UnixStream {
+    std::os::unix::net::UnixStream::connect_addr(&address_of(file)).expect("connect")
+}
+
+/// The discovery file of the control socket an `agg mcp` made under `runtime` (its
+/// `XDG_RUNTIME_DIR`).
 pub fn socket_of(runtime: &Path) -> PathBuf {
     std::fs::read_dir(runtime.join("agg"))
         .expect("socket dir")
@@ -145,9 +158,13 @@ async fn the_socket_is_private_and_other_users_are_refused() {
     let dir = std::fs::metadata(mcp.runtime.join("agg")).expect("dir");
     assert_eq!(dir.permissions().mode() & 0o777, 0o700);
     assert_eq!(dir.uid(), me);
+    // The discovery file is the user's alone; the socket it names is an abstract one, which
+    // carries no permissions: the server's own check refuses other users.
     let meta = std::fs::metadata(&socket).expect("socket");
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
     assert_eq!(meta.uid(), me);
+    let name = std::fs::read_to_string(&socket).expect("discovery file");
+    assert!(name.starts_with("agg-control-"), "{name}");
     if me != 0 || !have("python3") {
         if me != 0 {
             crate::common::skipped("not root (connecting as another user needs root)");
@@ -163,10 +180,10 @@ async fn the_socket_is_private_and_other_users_are_refused() {
     ] {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
     }
-    let script = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint(s.makefile().readline())\ntry:\n    s.sendall(b'{\"op\":\"ps\"}\\n')\n    print(s.makefile().readline())\nexcept OSError:\n    pass";
+    let script = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect('\\0' + sys.argv[1])\nprint(s.makefile().readline())\ntry:\n    s.sendall(b'{\"op\":\"ps\"}\\n')\n    print(s.makefile().readline())\nexcept OSError:\n    pass";
     let mut c = Command::new("python3");
     std::os::unix::process::CommandExt::uid(&mut c, 65534);
-    c.args(["-c", script]).arg(&socket);
+    c.args(["-c", script]).arg(&name);
     let out = tokio::task::spawn_blocking(move || c.output().expect("python3"))
         .await
         .expect("join");

@@ -430,6 +430,76 @@ async fn a_run_cannot_signal_agg() {
     mcp.close().await;
 }
 
+/// A run that finds agg's control socket and asks it to stop the other runs.
+const STOP_OTHERS: &str = "\
+import glob, json, os, socket
+for path in glob.glob(os.environ['XDG_RUNTIME_DIR'] + '/agg/*.sock'):
+    name = open(path).read()
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect('\\0' + name)
+    except OSError as e:
+        print('control refused:', e)
+        continue
+    s.sendall(json.dumps({'op': 'ps'}).encode() + b'\\n')
+    for job in json.loads(s.makefile().readline()).get('jobs', []):
+        t = socket.socket(socket.AF_UNIX)
+        t.connect('\\0' + name)
+        t.sendall(json.dumps({'op': 'stop', 'run_id': job['run_id'], 'grace_ms': 0}).encode() + b'\\n')
+        print('stopped', job['run_id'], t.makefile().readline())
+";
+
+/// The control socket of `agg mcp` is an abstract one, which Landlock keeps sandboxed runs
+/// from reaching: a run that knows its name still cannot list or stop the server's other
+/// runs, and the person's `agg ps` sees them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_cannot_reach_agg_s_control_socket() {
+    require!("make", "python3");
+    let world = World::new(&[
+        (
+            "Makefile",
+            "idle:\n\t@echo idle; sleep 300\nstop-others:\n\tpython3 stop.py\n",
+        ),
+        ("stop.py", STOP_OTHERS),
+    ]);
+    let mcp = world.serve(&[]).await;
+    let idle = mcp
+        .task_start(json!({"unique_name": "idle", "wait_ms": 0}))
+        .await;
+    let run_id = idle["run_id"].as_str().expect("run_id").to_owned();
+    let result = mcp
+        .call(
+            "task_start",
+            json!({"unique_name": "stop-others", "wait_ms": 60_000}),
+        )
+        .await;
+    let said = text(&result);
+    assert!(said.contains("control refused"), "{said}");
+    assert!(!said.contains("stopped"), "{said}");
+    let status = mcp.ok("task_status", json!({"run_id": run_id})).await;
+    assert_eq!(status["state"], "running", "{status}");
+    // The person reaches it, from outside the sandbox.
+    let ps = world.agg(&["ps"]);
+    assert!(
+        String::from_utf8_lossy(&ps.stdout).contains(&run_id),
+        "{}{}",
+        String::from_utf8_lossy(&ps.stdout),
+        stderr(&ps)
+    );
+    // The same run outside the sandbox (the person's explicit opt-out) does reach it: the
+    // refusal above is the sandbox's.
+    world.allow(&["stop-others", "--no-sandbox"]);
+    let result = mcp
+        .call(
+            "task_start",
+            json!({"unique_name": "stop-others", "wait_ms": 60_000}),
+        )
+        .await;
+    let said = text(&result);
+    assert!(said.contains(&format!("stopped {run_id}")), "{said}");
+    mcp.close().await;
+}
+
 /// A Python client of a server on 127.0.0.1, and a UDP socket.
 const NET: &str = "\
 import socket, sys

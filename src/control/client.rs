@@ -2,7 +2,6 @@
 //! them, for `agg ps`, `agg logs` and `agg stop`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -33,7 +32,7 @@ pub fn servers(root: Option<&Path>) -> Vec<PathBuf> {
             p.extension().is_some_and(|e| e == "sock")
                 && prefix.as_ref().is_none_or(|pre| name.starts_with(pre))
         })
-        .filter(|p| match UnixStream::connect(p) {
+        .filter(|p| match super::endpoint::connect(p) {
             Ok(_) => true,
             Err(err) if err.kind() == std::io::ErrorKind::ConnectionRefused => {
                 let _ = std::fs::remove_file(p);
@@ -53,7 +52,7 @@ pub fn ask(
     request: &Request,
     mut each: impl FnMut(Value) -> bool,
 ) -> std::io::Result<()> {
-    let mut stream = UnixStream::connect(socket)?;
+    let mut stream = super::endpoint::connect(socket)?;
     let mut line = serde_json::to_string(request).map_err(std::io::Error::other)?;
     line.push('\n');
     stream.write_all(line.as_bytes())?;

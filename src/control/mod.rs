@@ -1,14 +1,16 @@
 //! The control socket: how a person at a terminal sees and stops what agents run.
 //!
-//! Every `agg mcp` listens on a Unix socket of its own in a per-user directory
-//! ([`socket_dir`]: `$XDG_RUNTIME_DIR/agg`, else `run/` under the state dir, mode 0700),
-//! named after its repository and pid; the socket is mode 0600 and the server answers only
-//! peers with its own uid (`SO_PEERCRED`). `agg ps`, `agg logs` and `agg stop` ask every
+//! Every `agg mcp` listens on a Unix socket of its own, found through a file in a per-user
+//! directory ([`socket_dir`]: `$XDG_RUNTIME_DIR/agg`, else `run/` under the state dir, mode
+//! 0700) named after its repository and pid; on Linux the socket is an abstract one, which
+//! sandboxed runs cannot reach ([`endpoint`]), and the server answers only peers with its
+//! own uid (`SO_PEERCRED`). `agg ps`, `agg logs` and `agg stop` ask every
 //! socket of the repository, so several servers (several agents) are all visible. The
 //! protocol is one JSON request line, then JSON reply lines. Nothing listens on a network.
 
 pub mod client;
 pub mod detached;
+pub mod endpoint;
 pub mod server;
 
 use std::hash::{DefaultHasher, Hash, Hasher};

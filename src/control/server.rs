@@ -6,7 +6,6 @@
 //! instead of spinning, so the MCP session beside it keeps its descriptors and its CPU.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -22,7 +21,7 @@ use super::{MAX_REQUEST_BYTES, Request};
 use crate::engine::{Engine, Job, ReadRequest};
 use crate::lock::MutexExt;
 
-/// A listening control socket; the socket file is removed when this is dropped.
+/// A listening control socket; its discovery file is removed when this is dropped.
 #[derive(Debug)]
 pub struct ControlServer {
     path: PathBuf,
@@ -44,9 +43,7 @@ pub fn start(engine: Engine, root: &Path) -> std::io::Result<ControlServer> {
         super::root_prefix(root),
         std::process::id()
     ));
-    let _ = std::fs::remove_file(&path);
-    let listener = UnixListener::bind(&path)?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    let listener = super::endpoint::listen(&path)?;
     let info = Arc::new(json!({
         "root": root.display().to_string(),
         "pid": std::process::id(),

@@ -162,7 +162,10 @@ impl StdioMode {
 
 /// Where else a run's output goes as it comes (see [`StdioMode::Terminal`]).
 #[derive(Clone)]
-pub struct Tee(Arc<dyn Fn(&[u8]) + Send + Sync>);
+pub struct Tee(Arc<TeeSink>);
+
+/// What a [`Tee`] gives each chunk to.
+type TeeSink = dyn Fn(&[u8]) + Send + Sync;
 
 impl Tee {
     /// A tee that gives every chunk to `sink`.
@@ -446,7 +449,7 @@ impl Engine {
                     }
                     let job = Arc::clone(&job);
                     tokio::task::spawn_blocking(move || {
-                        terminal::copy(&job, master, pty_tee.as_ref())
+                        terminal::copy(&job, master, pty_tee.as_ref());
                     })
                 });
                 tokio::spawn(supervise(

@@ -43,6 +43,15 @@ impl Pty {
             t.output_flags.remove(OutputFlags::OPOST);
         }
         let pair = nix::pty::openpty(size.as_ref(), settings.as_ref())?;
+        // Close-on-exec, both: the task gets the terminal as its stdout and stderr only, and
+        // never agg's end of it (a process it leaves behind would otherwise hold agg's copy
+        // open, or read what the person sees).
+        for fd in [&pair.master, &pair.slave] {
+            nix::fcntl::fcntl(
+                fd,
+                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+            )?;
+        }
         Ok(Pty {
             master: pair.master,
             slave: pair.slave,

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::common::eventually;
 use crate::common::mcp::Mcp;
 use crate::common::repo;
-use crate::control::socket_of;
+use crate::control::{connect, socket_of};
 
 /// More idle connections than the server's descriptor limit below allows.
 const FLOOD: usize = 300;
@@ -55,7 +55,7 @@ async fn a_flood_of_idle_control_connections_locks_out_neither_mcp_nor_agg_ps() 
 
     let mut flood = Vec::new();
     for _ in 0..FLOOD {
-        let stream = UnixStream::connect(&socket).expect("connect");
+        let stream = connect(&socket);
         stream.set_nonblocking(true).expect("nonblocking");
         flood.push(stream);
     }

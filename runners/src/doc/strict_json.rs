@@ -361,6 +361,10 @@ impl<'t> Lines<'t> {
     }
 
     /// [`Lines::string`] for a string that may hold raw newlines (text no parser checked).
+    #[allow(
+        clippy::naive_bytecount,
+        reason = "only strings nested past the depth bound, which are short and rare"
+    )]
     fn string_counting_lines(&mut self) {
         let start = self.at;
         self.string();
