@@ -153,15 +153,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             .params
             .iter()
             .map(|p| {
-                let mut s = String::new();
-                match p.variadic {
-                    Some(agg_runners::Variadic::OneOrMore) => s.push('+'),
-                    Some(agg_runners::Variadic::ZeroOrMore) => s.push('*'),
-                    None => {}
-                }
-                if p.exported {
-                    s.push('$');
-                }
+                let mut s = param_marks(p).to_owned();
                 s.push_str(&p.name);
                 if let Some(default) = &p.default {
                     s.push('=');
@@ -312,4 +304,18 @@ pub fn last_run(run: &Run) -> String {
         crate::human::ago(run.started),
         run.via.as_str()
     )
+}
+
+/// The marks in front of a parameter's name, as `just --list` writes them and as both the
+/// listing and `agg describe` show them: `+` one or more values, `*` zero or more, `$`
+/// exported to the environment (`+$files`).
+pub fn param_marks(p: &agg_runners::Param) -> &'static str {
+    match (p.variadic, p.exported) {
+        (Some(agg_runners::Variadic::OneOrMore), false) => "+",
+        (Some(agg_runners::Variadic::OneOrMore), true) => "+$",
+        (Some(agg_runners::Variadic::ZeroOrMore), false) => "*",
+        (Some(agg_runners::Variadic::ZeroOrMore), true) => "*$",
+        (None, true) => "$",
+        (None, false) => "",
+    }
 }

@@ -55,17 +55,24 @@ struct Shared {
     index: Mutex<Index>,
     table: RwLock<Arc<Table>>,
     on_change: OnChange,
-    /// Whether the watch is still being laid.
-    starting: AtomicBool,
-    /// The watch, once it runs. Dropped (and the table then rescanned on request) when it
-    /// cannot start or cannot follow the tree any more.
-    watch: Mutex<Option<Watch>>,
-    /// Why the watch is not running, if it is not.
-    problem: Mutex<Option<String>>,
+    /// Where the watch is: being laid, running, or given up (the table then rescanned on
+    /// request) because it cannot start or cannot follow the tree any more.
+    watch: Mutex<WatchState>,
     /// Whether the first scan is done (until then the table is empty).
     built: AtomicBool,
     /// Wakes whoever waits for the first scan.
     built_now: tokio::sync::Notify,
+}
+
+/// The life of the watch: laid in the background, then running until the table is dropped
+/// or the tree cannot be followed; a watch given up never comes back.
+enum WatchState {
+    /// Being laid (the table is served meanwhile, and catches up once it is in place).
+    Laying,
+    /// In place.
+    Running(Watch),
+    /// Not running, and why.
+    GaveUp(String),
 }
 
 /// The file watch and what it covers.
@@ -159,28 +166,30 @@ impl LiveTable {
 
     /// Whether a watch keeps the table current (or is being laid and will catch up).
     pub fn watching(&self) -> bool {
-        self.shared.starting.load(Ordering::Acquire) || self.shared.watch.locked().is_some()
+        !matches!(*self.shared.watch.locked(), WatchState::GaveUp(_))
     }
 
     /// Whether the watch is in place (not merely being laid).
     #[cfg(test)]
     pub fn watch_ready(&self) -> bool {
-        !self.shared.starting.load(Ordering::Acquire) && self.watching()
+        matches!(*self.shared.watch.locked(), WatchState::Running(_))
     }
 
     /// Why the watch is not running, if it is not.
     pub fn problem(&self) -> Option<String> {
-        self.shared.problem.locked().clone()
+        match &*self.shared.watch.locked() {
+            WatchState::GaveUp(problem) => Some(problem.clone()),
+            WatchState::Laying | WatchState::Running(_) => None,
+        }
     }
 
     /// How many directories are watched one by one (0 with a recursive watch or none).
     #[cfg(test)]
     pub fn watched_dirs(&self) -> usize {
-        self.shared
-            .watch
-            .locked()
-            .as_ref()
-            .map_or(0, |w| w.dirs.len())
+        match &*self.shared.watch.locked() {
+            WatchState::Running(watch) => watch.dirs.len(),
+            WatchState::Laying | WatchState::GaveUp(_) => 0,
+        }
     }
 
     /// Scans the whole repository again (for when no watch runs).
@@ -204,9 +213,7 @@ impl Shared {
             index: Mutex::new(index),
             table: RwLock::new(Arc::new(table)),
             on_change,
-            starting: AtomicBool::new(true),
-            watch: Mutex::new(None),
-            problem: Mutex::new(None),
+            watch: Mutex::new(WatchState::Laying),
             built: AtomicBool::new(built),
             built_now: tokio::sync::Notify::new(),
         }
@@ -256,8 +263,7 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
             shared.give_up(&problem);
             return;
         }
-        *shared.watch.locked() = Some(watch);
-        shared.starting.store(false, Ordering::Release);
+        *shared.watch.locked() = WatchState::Running(watch);
         shared.catch_up(since);
     }
     // Blocks without waking while nothing changes; ends when the watcher (and with it the
@@ -371,22 +377,26 @@ impl Shared {
             return;
         }
         let mut slot = self.watch.locked();
-        let Some(watch) = slot.as_mut() else {
+        let WatchState::Running(watch) = &mut *slot else {
             return;
         };
         if let Err(problem) = sync_dirs(watch, index.root(), index.dirs()) {
-            *slot = None;
-            drop(slot);
-            self.give_up(&problem);
+            *slot = given_up(&problem);
         }
     }
 
     fn give_up(&self, problem: &str) {
-        tracing::warn!("{problem}; tasks are rescanned on each request");
-        *self.problem.locked() = Some(problem.to_owned());
-        self.starting.store(false, Ordering::Release);
+        *self.watch.locked() = given_up(problem);
     }
+}
 
+/// The state of a watch given up for `problem`, said once in the log.
+fn given_up(problem: &str) -> WatchState {
+    tracing::warn!("{problem}; tasks are rescanned on each request");
+    WatchState::GaveUp(problem.to_owned())
+}
+
+impl Shared {
     fn replace(&self, table: Table) {
         let new = Arc::new(table);
         let old = {

@@ -329,6 +329,15 @@ impl Job {
         self.state() == JobState::Running
     }
 
+    /// Whether the job is running the same task with the same arguments and environment
+    /// as `inv`: the copy a start returns instead of starting a second one.
+    pub(super) fn runs_like(&self, inv: &super::Invocation) -> bool {
+        self.is_running()
+            && self.unique_name == inv.unique_name
+            && self.args == inv.user_args
+            && self.env == inv.user_env
+    }
+
     /// Whether agg was asked to stop it.
     pub fn stop_requested(&self) -> bool {
         self.stop_requested.load(Ordering::Relaxed)

@@ -305,15 +305,7 @@ impl Engine {
     /// The running job of the same task with the same arguments and environment as `inv`,
     /// which [`Engine::start`] returns instead of starting a second copy.
     pub fn running_like(&self, inv: &Invocation) -> Option<Arc<Job>> {
-        self.jobs()
-            .iter()
-            .find(|j| {
-                j.is_running()
-                    && j.unique_name == inv.unique_name
-                    && j.args == inv.user_args
-                    && j.env == inv.user_env
-            })
-            .cloned()
+        self.jobs().iter().find(|j| j.runs_like(inv)).cloned()
     }
 
     /// Starts `inv`. Unless `allow_parallel`, a running job of the same task with the same
@@ -327,12 +319,7 @@ impl Engine {
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
         if duplicates != Duplicates::Allow
-            && let Some(job) = jobs.iter().find(|j| {
-                j.is_running()
-                    && j.unique_name == inv.unique_name
-                    && j.args == inv.user_args
-                    && j.env == inv.user_env
-            })
+            && let Some(job) = jobs.iter().find(|j| j.runs_like(&inv))
         {
             return Ok(Started {
                 job: Arc::clone(job),

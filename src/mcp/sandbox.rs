@@ -3,7 +3,6 @@
 //! machine cannot sandbox. What a run's result says of it is [`super::sandboxed`].
 
 use crate::allowlist::Now;
-use crate::lock::MutexExt;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
@@ -20,7 +19,7 @@ impl Server {
         task: &Task,
         now: &mut Now,
     ) -> Result<Policy, ToolError> {
-        let spec = self.0.allowlist.locked().sandbox_for(task, now);
+        let spec = self.0.allowlist().sandbox_for(task, now);
         if !spec.no_sandbox
             && let Support::Unavailable { reason } = sandbox::support()
         {
@@ -39,7 +38,7 @@ impl Server {
         Ok(Policy::new(
             &table.root,
             &spec,
-            self.0.settings.allowlist.as_deref(),
+            self.0.settings().allowlist.as_deref(),
         ))
     }
 }
@@ -47,7 +46,7 @@ impl Server {
 impl Server {
     /// What an agent's run of `task` gets, in words (`describe_task`).
     pub(super) fn sandbox_words(&self, table: &Table, task: &Task) -> String {
-        let spec = self.0.allowlist.locked().sandbox_for(task, &mut Now::new());
-        Policy::new(&table.root, &spec, self.0.settings.allowlist.as_deref()).described()
+        let spec = self.0.allowlist().sandbox_for(task, &mut Now::new());
+        Policy::new(&table.root, &spec, self.0.settings().allowlist.as_deref()).described()
     }
 }

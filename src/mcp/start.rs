@@ -33,7 +33,6 @@ use crate::allowlist::{Now, StoreError};
 use crate::engine::ready::Probe;
 use crate::engine::{Duplicates, Invocation, StartError, Started};
 use crate::invocation::{InvocationError, RunOptions, invocation};
-use crate::lock::MutexExt;
 use crate::table::{Table, Task};
 
 /// Everything a start needs once the call is read: what runs and how long to wait for it.
@@ -80,7 +79,7 @@ impl Server {
     ) -> Result<CallToolResponse, ToolError> {
         let mut plan = self.plan(args).await?;
         let mut now = Now::new();
-        let matched = self.0.allowlist.locked().matched(plan.task());
+        let matched = self.0.allowlist().matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
         let admission = admit(&plan, &mut now, &matched, can_ask)?;
         if let Admission::Refuse(refusal) = admission {
@@ -114,7 +113,7 @@ impl Server {
 
     /// Step 1: what the call asks to run, and how long to wait for it.
     async fn plan(&self, args: TaskStartArgs) -> Result<Plan, ToolError> {
-        let mut wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
+        let mut wait_ms = args.wait_ms.unwrap_or(self.0.settings().wait_ms);
         if wait_ms > MAX_WAIT_MS {
             return Err(invalid(format!(
                 "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
@@ -157,7 +156,7 @@ impl Server {
             probe,
             wait_ms,
             mode: args.output.unwrap_or_default(),
-            tail_lines: args.tail_lines.unwrap_or(self.0.settings.tail_lines),
+            tail_lines: args.tail_lines.unwrap_or(self.0.settings().tail_lines),
             allow_parallel: args.allow_parallel,
         })
     }
@@ -174,7 +173,7 @@ impl Server {
     ) -> Result<Asked, ToolError> {
         // A start that would return a job already running (same task, argv and environment)
         // runs nothing new: it was asked about when it started.
-        if !plan.allow_parallel && self.0.engine.running_like(plan.invocation()?).is_some() {
+        if !plan.allow_parallel && self.0.engine().running_like(plan.invocation()?).is_some() {
             return Ok(Asked::ReuseOnly);
         }
         let mut questions = Vec::new();
@@ -189,9 +188,14 @@ impl Server {
                 .meta
                 .client_capabilities()
                 .is_some_and(|c| c.elicitation.is_some());
-            self.0.asker.modern(supports, &ask.shown, questions, retry)
+            self.0
+                .asker()
+                .modern(supports, &ask.shown, questions, retry)
         } else {
-            self.0.asker.classic(&ctx.peer, &ask.shown, questions).await
+            self.0
+                .asker()
+                .classic(&ctx.peer, &ask.shown, questions)
+                .await
         };
         let answers = match outcome {
             Outcome::NeedInput(question) => return Ok(Asked::Question(question)),
@@ -229,7 +233,7 @@ impl Server {
         }
         let task = plan.task();
         let name = admission::quoted(&task.unique_name);
-        let Some(store) = self.0.allowlist.locked().store() else {
+        let Some(store) = self.0.allowlist().store() else {
             tracing::warn!("the user's answer cannot be written: no allowlist file");
             return if choice == Choice::Deny {
                 Err(tool_error(
@@ -277,7 +281,7 @@ impl Server {
         let task = plan.task();
         let started = self
             .0
-            .engine
+            .engine()
             .start(inv, crate::engine::StdioMode::Capture, duplicates)
             .map_err(|e| match e {
                 StartError::TooManyJobs { .. } => tool_error(
@@ -328,7 +332,7 @@ impl Server {
             () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
-                self.0.engine.stop(&job, Duration::from_secs(5)).await;
+                self.0.engine().stop(&job, Duration::from_secs(5)).await;
                 if stream::wanted(&self.0, levels, LoggingLevel::Warning) {
                     stream::final_words(&job, &ctx.peer).await;
                 }
@@ -343,7 +347,7 @@ impl Server {
             && mcp_tasks::declared(&ctx)
             && job.is_running()
         {
-            return Ok(CallToolResponse::Task(self.0.mcp_tasks.create(
+            return Ok(CallToolResponse::Task(self.0.mcp_tasks().create(
                 &job,
                 plan.mode,
                 plan.tail_lines,

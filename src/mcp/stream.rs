@@ -18,7 +18,6 @@ use rmcp::{Peer, RoleServer};
 
 use super::state::State;
 use crate::engine::{Job, ReadRequest, Stream};
-use crate::lock::MutexExt;
 
 const BATCH_EVERY: Duration = Duration::from_millis(250);
 const BATCH_LINES: usize = 40;
@@ -51,7 +50,7 @@ pub fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
     if levels.opt_in_only {
         return levels.request.is_some_and(|min| rank(level) >= rank(min));
     }
-    let session = *state.level.locked();
+    let session = *state.level();
     levels
         .request
         .or(session)

@@ -35,7 +35,7 @@ impl Server {
         };
         let dir = match args.dir.as_deref() {
             None => None,
-            Some(d) => Some(inside_root(&self.0.root, d)?),
+            Some(d) => Some(inside_root(self.0.root(), d)?),
         };
         let filter = Filter {
             runners,

@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use agg_runners::{Param, Runner, Variadic};
+use agg_runners::{Param, Runner};
 use anstyle::{AnsiColor, Style};
 
 use super::fit::{self, Line};
@@ -299,14 +299,7 @@ pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String 
         if optional {
             s.push('[');
         }
-        match p.variadic {
-            Some(Variadic::OneOrMore) => s.push('+'),
-            Some(Variadic::ZeroOrMore) => s.push('*'),
-            None => {}
-        }
-        if p.exported {
-            s.push('$');
-        }
+        s.push_str(crate::detail::param_marks(p));
         let flag = p
             .flags
             .iter()
@@ -351,6 +344,7 @@ fn file_in<'a>(dir: &str, path: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agg_runners::Variadic;
 
     #[test]
     fn parameters_read_as_just_lists_them() {
