@@ -81,8 +81,8 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
-    /// `--task-tools` was given a glob that does not parse (the message says why).
-    BadGlob(String),
+    /// `--task-tools` was given a glob that does not parse.
+    BadGlob(crate::mcp::BadGlob),
     /// The MCP server could not start or serve.
     Serve(std::io::Error),
     /// `agg list --watch` cannot follow the repository (any more).
@@ -225,8 +225,8 @@ impl std::fmt::Display for Error {
                 }
             }
             Error::Refused(err) => write!(f, "{err}"),
-            Error::BadGlob(reason)
-            | Error::Watch(reason)
+            Error::BadGlob(err) => write!(f, "{err}"),
+            Error::Watch(reason)
             | Error::BadReady { reason } => f.write_str(reason),
             Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
             Error::RunLog { path, source } => {
@@ -325,6 +325,7 @@ impl std::error::Error for Error {
             Error::Invocation { source, .. } => Some(source),
             Error::Refused(err) => Some(err),
             Error::Changes(err) => Some(err),
+            Error::BadGlob(err) => Some(err),
             _ => None,
         }
     }

@@ -72,7 +72,7 @@ enum WatchState {
     /// In place.
     Running(Watch),
     /// Not running, and why.
-    GaveUp(String),
+    GaveUp(WatchError),
 }
 
 /// The file watch and what it covers.
@@ -109,7 +109,7 @@ impl LiveTable {
             .name("agg-watch".to_owned())
             .spawn(move || watch_thread(&weak, since));
         if let Err(e) = spawned {
-            shared.give_up(&format!("cannot start the watch thread: {e}"));
+            shared.give_up(WatchError::Thread(e));
         }
         LiveTable { shared }
     }
@@ -142,7 +142,7 @@ impl LiveTable {
         if let Err(e) = spawned {
             // No thread: scan here, so the table is right even without a watch.
             shared.first_scan();
-            shared.give_up(&format!("cannot start the watch thread: {e}"));
+            shared.give_up(WatchError::Thread(e));
         }
         LiveTable { shared }
     }
@@ -178,7 +178,7 @@ impl LiveTable {
     /// Why the watch is not running, if it is not.
     pub fn problem(&self) -> Option<String> {
         match &*self.shared.watch.locked() {
-            WatchState::GaveUp(problem) => Some(problem.clone()),
+            WatchState::GaveUp(problem) => Some(problem.to_string()),
             WatchState::Laying | WatchState::Running(_) => None,
         }
     }
@@ -241,7 +241,10 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         let watcher = match notify::recommended_watcher(tx) {
             Ok(w) => w,
             Err(e) => {
-                shared.give_up(&format!("cannot watch {}: {e}", shared.root.display()));
+                shared.give_up(WatchError::Root {
+                    root: shared.root.clone(),
+                    source: e,
+                });
                 return;
             }
         };
@@ -257,10 +260,13 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
             watch
                 .watcher
                 .watch(&shared.root, RecursiveMode::Recursive)
-                .map_err(|e| format!("cannot watch {}: {e}", shared.root.display()))
+                .map_err(|source| WatchError::Root {
+                    root: shared.root.clone(),
+                    source,
+                })
         };
         if let Err(problem) = laid {
-            shared.give_up(&problem);
+            shared.give_up(problem);
             return;
         }
         *shared.watch.locked() = WatchState::Running(watch);
@@ -381,19 +387,66 @@ impl Shared {
             return;
         };
         if let Err(problem) = sync_dirs(watch, index.root(), index.dirs()) {
-            *slot = given_up(&problem);
+            *slot = given_up(problem);
         }
     }
 
-    fn give_up(&self, problem: &str) {
+    fn give_up(&self, problem: WatchError) {
         *self.watch.locked() = given_up(problem);
     }
 }
 
 /// The state of a watch given up for `problem`, said once in the log.
-fn given_up(problem: &str) -> WatchState {
+fn given_up(problem: WatchError) -> WatchState {
     tracing::warn!("{problem}; tasks are rescanned on each request");
-    WatchState::GaveUp(problem.to_owned())
+    WatchState::GaveUp(problem)
+}
+
+/// Why the file watch stopped, or never started.
+#[derive(Debug)]
+enum WatchError {
+    /// No thread to lay the watch on.
+    Thread(std::io::Error),
+    /// The watcher, or the root's recursive watch, cannot be made.
+    Root {
+        root: PathBuf,
+        source: notify::Error,
+    },
+    /// The kernel refused one more directory (inotify's limit).
+    Dir {
+        path: PathBuf,
+        watched: usize,
+        source: notify::Error,
+    },
+}
+
+impl std::fmt::Display for WatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WatchError::Thread(e) => write!(f, "cannot start the watch thread: {e}"),
+            WatchError::Root { root, source } => {
+                write!(f, "cannot watch {}: {source}", root.display())
+            }
+            WatchError::Dir {
+                path,
+                watched,
+                source,
+            } => write!(
+                f,
+                "cannot watch {} ({watched} directories watched): {source}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WatchError::Thread(e) => Some(e),
+            WatchError::Root { source, .. } | WatchError::Dir { source, .. } => Some(source),
+        }
+    }
 }
 
 impl Shared {
@@ -410,7 +463,7 @@ impl Shared {
 }
 
 /// Makes the watched directories (root-relative) those in `wanted`.
-fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), String> {
+fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), WatchError> {
     let gone: Vec<String> = watch.dirs.difference(wanted).cloned().collect();
     for dir in gone {
         // A deleted directory's watch is already gone in the kernel; nothing to report.
@@ -427,11 +480,11 @@ fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Resul
             // Gone again before its watch was added: its removal is (or will be) an event.
             Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) || !path.exists() => {}
             Err(e) => {
-                return Err(format!(
-                    "cannot watch {} ({} directories watched): {e}",
-                    path.display(),
-                    watch.dirs.len()
-                ));
+                return Err(WatchError::Dir {
+                    path,
+                    watched: watch.dirs.len(),
+                    source: e,
+                });
             }
         }
     }

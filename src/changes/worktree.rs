@@ -50,7 +50,8 @@ pub(super) fn index(repo: &gix::Repository) -> Result<gix::index::File, ChangeEr
     }
     // Read without blocking and only as a regular file: an index that is a FIFO answers at
     // once.
-    let data = crate::repo_files::read_regular(&path, MAX_INDEX_BYTES).map_err(unreadable)?;
+    let data = crate::repo_files::read_regular(&path, MAX_INDEX_BYTES)
+        .map_err(|e| unreadable(e.to_string()))?;
     let modified = std::fs::symlink_metadata(&path).map_or_else(
         |_| filetime::FileTime::zero(),
         |m| filetime::FileTime::from_last_modification_time(&m),

@@ -118,7 +118,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     let ready = ready_spec(args)
         .map(|s| s.probe())
         .transpose()
-        .map_err(|reason| Error::BadReady { reason })?;
+        .map_err(|e| Error::BadReady {
+            reason: e.to_string(),
+        })?;
     if ready.is_some() && steps.len() > 1 {
         return Err(Error::BadReady {
             reason: "--until-ready starts one service: name one task".to_owned(),

@@ -504,9 +504,7 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.0
-            .mcp_tasks()
-            .cancel(&request.task_id, self.0.engine())
+        self.0.mcp_tasks().cancel(&request.task_id, self.0.engine())
     }
 
     async fn list_resources(

@@ -148,9 +148,6 @@ impl<'a> Recorder<'a> {
     }
 }
 
-/// The reason [`crate::repo_files::io_reason`] gives for a missing file.
-const NO_SUCH_FILE: &str = "no such file";
-
 impl Files for Recorder<'_> {
     fn read(&self, path: &str) -> Result<String, String> {
         match self.files.read_opened(path) {
@@ -166,7 +163,7 @@ impl Files for Recorder<'_> {
                 Ok(text.to_string())
             }
             Err(reason) => {
-                self.note(if reason == NO_SUCH_FILE {
+                self.note(if reason.is_missing() {
                     Fact::Read {
                         path: path.to_owned(),
                         stamp: None,
@@ -174,7 +171,7 @@ impl Files for Recorder<'_> {
                 } else {
                     Fact::Unsteady
                 });
-                Err(reason)
+                Err(reason.to_string())
             }
         }
     }
