@@ -554,3 +554,114 @@ fn the_root_checker_finds_a_planted_arrow_back_up() {
         ["registry.rs: crate::Adapter"]
     );
 }
+
+/// Every `Result<T, E>` in the code of `src` (tests aside) whose error `E` is text (`String`,
+/// `&str`): an error that lost its cause, or never had a type. As `file: Result<…>`.
+fn string_errors(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file) in &modules(src) {
+        if module
+            .last()
+            .is_some_and(|m| m == "tests" || m == "testing")
+        {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        let bytes = code.as_bytes();
+        for (at, _) in code.match_indices("Result<") {
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            // The generic arguments, split at the commas of the outermost level.
+            let (mut depth, mut nest) = (1, 0);
+            let mut args = vec![String::new()];
+            let mut prev = '<';
+            for c in code[at + "Result<".len()..].chars() {
+                match c {
+                    '<' => depth += 1,
+                    '>' if prev != '-' => depth -= 1,
+                    '(' | '[' => nest += 1,
+                    ')' | ']' => nest -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                if depth == 1 && nest == 0 && c == ',' {
+                    args.push(String::new());
+                } else if let Some(last) = args.last_mut() {
+                    last.push(c);
+                }
+                prev = c;
+            }
+            let text = ["String", "&str", "&'static str"];
+            if args.len() == 2 && text.contains(&args[1].trim()) {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!(
+                    "{}: Result<{}, {}>",
+                    rel.display(),
+                    args[0].trim(),
+                    args[1].trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// How many `Result<_, String>` each crate still has. A ratchet: the count may only fall,
+/// and the test fails until the number here is lowered with it. What is left: in `src/`, the
+/// implementations of `agg_runners::Files::read` (the runners' file view speaks in words) and
+/// the caches of their answers (`graph.rs`, `repo_files.rs`, `scan/facts.rs`,
+/// `scan/reread.rs`), why a task's reads cannot be pinned (`allowlist/current.rs`), the git
+/// index reader (`scan/tracked.rs`) and a per-task tool's
+/// arguments (`mcp/task_tools.rs`); in `runners/src`, the file view itself and what adapters
+/// word for their diagnostics.
+const STRING_ERRORS_LEFT: [(&str, usize); 2] = [("src", 13), ("runners/src", 20)];
+
+#[test]
+fn errors_are_types_not_text() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (src, left) in STRING_ERRORS_LEFT {
+        let found = string_errors(&root.join(src));
+        assert!(
+            found.len() <= left,
+            "{src} has {} errors that are text, {left} allowed; give the new ones a type that \
+             keeps its cause (an enum with a Display, as src/repo_files.rs's ReadError):\n{}",
+            found.len(),
+            found.join("\n")
+        );
+        assert!(
+            found.len() >= left,
+            "{src} has {} errors that are text, fewer than {left}: lower STRING_ERRORS_LEFT in \
+             tests/architecture.rs to {}",
+            found.len(),
+            found.len()
+        );
+    }
+}
+
+#[test]
+fn the_string_error_checker_finds_a_planted_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
+    write("lib.rs", "mod a;\nmod b;\n");
+    write(
+        "a.rs",
+        "fn f() -> Result<Vec<String>, Error> {}\nfn g() -> io::Result<String> {}\n\
+         fn h(f: &dyn Fn() -> u8) -> Result<HashMap<String, u8>, MyError> {}\n\
+         // fn x() -> Result<(), String>\n#[cfg(test)]\nmod t { fn y() -> Result<(), String> {} }\n",
+    );
+    assert_eq!(string_errors(dir.path()), Vec::<String>::new());
+    write(
+        "b.rs",
+        "fn p(s: &str) -> Result<(u8, String), String> {}\ntype R = Result<Vec<u8>, &'static str>;\n",
+    );
+    assert_eq!(
+        string_errors(dir.path()),
+        [
+            "b.rs: Result<(u8, String), String>",
+            "b.rs: Result<Vec<u8>, &'static str>"
+        ]
+    );
+}
