@@ -143,6 +143,13 @@ pub enum StdioMode {
         /// Whether the job stays in agg's process group.
         foreground: bool,
     },
+    /// stdin is `/dev/null`; stdout and stderr both go to `file` (a log opened to append);
+    /// the job leads its own group and nothing passes through agg, so the job can outlive it
+    /// ([`Engine::detach`]) with nowhere to write that closes.
+    File {
+        /// Where the task's output goes.
+        file: Arc<std::os::fd::OwnedFd>,
+    },
 }
 
 impl StdioMode {
@@ -384,6 +391,14 @@ impl Engine {
                     .stdout(Stdio::inherit())
                     .stderr(Stdio::inherit());
             }
+            StdioMode::File { file } => {
+                let (out, err) = match (file.try_clone(), file.try_clone()) {
+                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                    // Out of descriptors: nowhere to write rather than agg's own output.
+                    _ => (Stdio::null(), Stdio::null()),
+                };
+                cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+            }
             StdioMode::Relay { stdout, stderr, .. } => {
                 let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
                     (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
@@ -521,11 +536,13 @@ impl Engine {
     }
 
     /// Lets `job` outlive agg: its watchdog is released, so that neither agg's exit nor its
-    /// death ends the job (`agg run --until-ready` leaves a service running this way).
+    /// death ends the job, and the engine lets go of it, so that dropping the engine does
+    /// not either (`agg run --until-ready` leaves a service running this way).
     pub fn detach(&self, job: &Job) {
         if let Some(watchdog) = job.take_watchdog() {
             watchdog.detach();
         }
+        self.jobs().retain(|j| !std::ptr::eq(Arc::as_ptr(j), job));
     }
 
     /// Stops every running job (in parallel), each with `grace`.
