@@ -45,6 +45,8 @@ def main():
     parser.add_argument("dirs", nargs="*")
     parser.add_argument("--names", type=int, default=40, help="tasks described per directory")
     args = parser.parse_args()
+    # The binaries run from each directory: paths relative to here are made absolute.
+    args.old, args.new = (os.path.abspath(b) if os.sep in b else b for b in (args.old, args.new))
     dirs = [os.path.abspath(d) for d in args.dirs or directories(os.path.join(here, "..", "fixtures"))]
     state = tempfile.mkdtemp(prefix="agg-same-output-")
     env = dict(

@@ -13,6 +13,7 @@ use agg::table::Table;
 use tempfile::TempDir;
 
 use crate::test::{Output, Test};
+use indoc::formatdoc;
 
 const MAKEFILE: &str = "\
 build: gen
@@ -147,8 +148,14 @@ fn a_pinned_task_lapses_when_its_deps_change() {
 #[test]
 fn editing_what_the_task_does_not_read_keeps_the_allow() {
     // Another recipe, a comment, a variable the recipe does not name, a new target.
-    let s = build_allowed_then_makefile(&format!(
-        "# a comment\nUNUSED = 1\n{}\nlint:\n\ttrue\n",
+    let s = build_allowed_then_makefile(&formatdoc!(
+        "
+            # a comment
+            UNUSED = 1
+            {}
+            lint:
+            \ttrue
+        ",
         MAKEFILE.replace("\t./run-tests\n", "\t./run-tests --all\n\trm -rf /tmp/x\n")
     ));
     assert!(s.decide("build").allowed());
@@ -202,8 +209,12 @@ fn a_task_rule_written_before_pins_still_allows_and_is_pinned_when_allowed_again
     std::fs::create_dir_all(s.list.parent().expect("dir")).expect("mkdir");
     std::fs::write(
         &s.list,
-        format!(
-            "[[allow]]\nfile = \"{}\"\ntask = \"test\"\n",
+        formatdoc!(
+            "
+                [[allow]]
+                file = \"{}\"
+                task = \"test\"
+            ",
             file.display()
         ),
     )

@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 
 use crate::common::installed::Installed;
 use crate::test::fixtures;
+use indoc::indoc;
 
 /// Where `scripts/clients.sh` put the clients, if it did.
 fn clients() -> Option<PathBuf> {
@@ -49,11 +50,27 @@ impl Matrix {
         let repo = crate::common::repo(&[
             (
                 "Makefile",
-                "hello: ## Say hello\n\t@echo hello from make\n\nfail:\n\t@echo broken >&2; exit 3\n\nslow:\n\t@echo started; sleep 30\n\ndeploy:\n\t@echo deploying\n",
+                indoc! {"
+                    hello: ## Say hello
+                    \t@echo hello from make
+
+                    fail:
+                    \t@echo broken >&2; exit 3
+
+                    slow:
+                    \t@echo started; sleep 30
+
+                    deploy:
+                    \t@echo deploying
+                "},
             ),
             (
                 "justfile",
-                "# Greet someone\ngreet name:\n    @echo hi {{name}}\n",
+                indoc! {"
+                    # Greet someone
+                    greet name:
+                        @echo hi {{name}}
+                "},
             ),
         ]);
         let (config, allowlist) = rules(
@@ -297,16 +314,43 @@ fn elicitation_repo() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
     let repo = crate::common::repo(&[
         (
             "Makefile",
-            "hello:\n\t@echo hello\nagain:\n\t@echo again\nother:\n\t@echo other\ndeploy:\n\t@echo deploying\n",
+            indoc! {"
+                hello:
+                \t@echo hello
+                again:
+                \t@echo again
+                other:
+                \t@echo other
+                deploy:
+                \t@echo deploying
+            "},
         ),
-        ("justfile", "[confirm]\npublish:\n    @echo published\n"),
+        (
+            "justfile",
+            indoc! {"
+            [confirm]
+            publish:
+                @echo published
+        "},
+        ),
         (
             "Taskfile.yml",
-            "version: '3'\ntasks:\n  ship:\n    prompt: Ship it to production?\n    cmds:\n      - echo shipped\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  ship:
+                    prompt: Ship it to production?
+                    cmds:
+                      - echo shipped
+            "},
         ),
         (
             "mise.toml",
-            "[tasks.release]\nconfirm = \"Cut a release?\"\nrun = \"echo released\"\n",
+            indoc! {"
+                [tasks.release]
+                confirm = \"Cut a release?\"
+                run = \"echo released\"
+            "},
         ),
     ]);
     let (config, allowlist) = rules(

@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::common::verbatim::{assert_tricky_args_arrive, print_args_program};
 use crate::run::argv_json;
 use crate::test::{Test, assert_runs_as, task, write_executable};
+use indoc::indoc;
 
 const STACK: &str = "\
 services:
@@ -18,7 +19,11 @@ services:
     image: postgres:16
 ";
 
-const OVERRIDE: &str = "services:\n  db:\n    image: postgres:17\n";
+const OVERRIDE: &str = indoc! {"
+    services:
+      db:
+        image: postgres:17
+"};
 
 /// Directories for stand-ins: `bin/` (put on `PATH`) and a Docker config directory.
 struct Stand {
@@ -164,7 +169,12 @@ fn the_real_docker_compose_reads_the_file_agg_names() {
     // daemon runs.
     let test = Test::new().write(
         "deploy/docker-compose.yml",
-        "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n",
+        indoc! {"
+            version: \"3.8\"
+            services:
+              cache:
+                image: redis:7
+        "},
     );
     let names = crate::test::names(&Test::at(test.root()).list_json());
     assert_eq!(names, ["deploy/down", "deploy/up", "deploy/cache"]);
@@ -180,7 +190,13 @@ fn the_real_docker_compose_reads_the_file_agg_names() {
     // A broken file is refused by compose itself, before any daemon is asked.
     let broken = Test::new().write(
         "docker-compose.yml",
-        "version: \"3.8\"\nservices:\n  cache:\n    image: redis:7\n    ports: 6379\n",
+        indoc! {"
+            version: \"3.8\"
+            services:
+              cache:
+                image: redis:7
+                ports: 6379
+        "},
     );
     Test::at(broken.root())
         .args(["run", "cache"])

@@ -11,6 +11,7 @@ use crate::common::verbatim::{
 use crate::listings::deno_tasks;
 use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_no_diagnostics, source_names_in};
+use indoc::formatdoc;
 
 /// A deno task command that prints its arguments as a JSON array.
 const PRINT_ARGS: &str = r#"deno eval \"console.log(JSON.stringify(Deno.args))\""#;
@@ -23,8 +24,19 @@ fn deno_env(test: Test, cache: &Path) -> Test {
 }
 
 fn deno_json() -> String {
-    format!(
-        "{{\n  \"tasks\": {{\n    \"args\": {{\n      \"description\": \"Print the arguments\",\n      \"command\": \"{PRINT_ARGS}\"\n    }},\n    \"echo\": \"echo\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n"
+    formatdoc!(
+        "
+            {{
+              \"tasks\": {{
+                \"args\": {{
+                  \"description\": \"Print the arguments\",
+                  \"command\": \"{PRINT_ARGS}\"
+                }},
+                \"echo\": \"echo\",
+                \"fail\": \"exit 7\"
+              }}
+            }}
+        "
     )
 }
 
@@ -62,15 +74,33 @@ fn a_jsonc_member_of_a_workspace_runs_in_its_directory_after_the_roots_task() {
     let test = Test::new()
         .write(
             "deno.json",
-            format!(
-                "{{\n  \"workspace\": [\"./apps/*\"],\n  \"tasks\": {{\n    \"prepare\": \"{}\"\n  }}\n}}\n",
+            formatdoc!(
+                "
+                    {{
+                      \"workspace\": [\"./apps/*\"],
+                      \"tasks\": {{
+                        \"prepare\": \"{}\"
+                      }}
+                    }}
+                ",
                 print_cwd("prepare")
             ),
         )
         .write(
             "apps/web/deno.jsonc",
-            format!(
-                "// comments and trailing commas, as deno allows them\n{{\n  \"tasks\": {{\n    \"where\": {{\n      \"command\": \"{}\",\n      \"dependencies\": [\"prepare\"],\n    }},\n    \"all\": {{ \"dependencies\": [\"where\"] }},\n  }},\n}}\n",
+            formatdoc!(
+                "
+                    // comments and trailing commas, as deno allows them
+                    {{
+                      \"tasks\": {{
+                        \"where\": {{
+                          \"command\": \"{}\",
+                          \"dependencies\": [\"prepare\"],
+                        }},
+                        \"all\": {{ \"dependencies\": [\"where\"] }},
+                      }},
+                    }}
+                ",
                 print_cwd("where")
             ),
         );

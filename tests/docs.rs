@@ -198,3 +198,40 @@ fn every_page_is_linked_from_the_readme() {
         );
     }
 }
+
+/// Every module of both crates is named in docs/architecture.md's index, so a newcomer finds
+/// each one there with what it holds.
+#[test]
+fn every_module_is_in_the_architecture_index() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs/architecture.md")).expect("architecture.md");
+    let index = text
+        .split("## Every module")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("an `## Every module` section");
+    let mut missing = Vec::new();
+    let mut dirs = vec![root.join("src"), root.join("runners/src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path
+                    .strip_prefix(root)
+                    .expect("inside the crate")
+                    .to_string_lossy()
+                    .into_owned();
+                if !index.contains(&format!("`{rel}`")) {
+                    missing.push(rel);
+                }
+            }
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "modules missing from docs/architecture.md's `## Every module`: {missing:?}"
+    );
+}

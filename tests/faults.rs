@@ -14,6 +14,7 @@ use crate::common::mcp::{
 use crate::common::raw::{Raw, TASKS, setup};
 use crate::common::read_pid;
 use crate::common::repo;
+use indoc::indoc;
 
 #[tokio::test]
 async fn a_restarted_server_after_sigkill_has_no_stale_state() {
@@ -212,7 +213,25 @@ async fn paths_cannot_leave_the_root() {
     let outside = tempfile::tempdir().expect("outside");
     let dir = repo(&[(
         "README.md",
-        "## Tasks\n\n### escape\n\nDir: ../..\n\n```sh\npwd\n```\n\n### link\n\nDir: out\n\n```sh\npwd\n```\n",
+        indoc! {"
+            ## Tasks
+
+            ### escape
+
+            Dir: ../..
+
+            ```sh
+            pwd
+            ```
+
+            ### link
+
+            Dir: out
+
+            ```sh
+            pwd
+            ```
+        "},
     )]);
     std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
     let mcp = Mcp::start(dir, true).await;

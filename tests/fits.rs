@@ -10,6 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::common::tmux::{Screen, run_in_pane};
 use crate::test::Test;
+use indoc::{formatdoc, indoc};
 
 const LONG_BUILD: &str = "Build every service, the web app, the API and the workers, with release optimisations and a description far longer than any terminal";
 const CJK_DEPLOY: &str =
@@ -20,8 +21,21 @@ const PRETTIER: &str = "prettier --check 'src/**/*.{ts,tsx,js,jsx,json,css,md}' 
 /// A repository whose every kind of line is longer than 80 columns: descriptions (ASCII,
 /// CJK, emoji), a package manager's script, a heading with many files, a warning.
 pub fn wide_repo() -> Test {
-    let justfile = format!(
-        "# {LONG_BUILD}\nbuild:\n    echo build\n\n# {CJK_DEPLOY}\n[confirm]\ndeploy env:\n    echo deploying to {{{{env}}}}\n\n# {EMOJI_TEST}\ntest filter=\"all\":\n    echo {{{{filter}}}}\n"
+    let justfile = formatdoc!(
+        "
+            # {LONG_BUILD}
+            build:
+                echo build
+
+            # {CJK_DEPLOY}
+            [confirm]
+            deploy env:
+                echo deploying to {{{{env}}}}
+
+            # {EMOJI_TEST}
+            test filter=\"all\":
+                echo {{{{filter}}}}
+        "
     );
     let test = Test::new()
         .write(".git/HEAD", "ref: refs/heads/main\n")
@@ -30,10 +44,18 @@ pub fn wide_repo() -> Test {
             "package.json",
             format!(r#"{{"scripts": {{"format:check": "{PRETTIER}"}}}}"#),
         )
-        .write("compose.yaml", "services:\n  web:\n    image: nginx\n")
+        .write("compose.yaml", indoc! {"
+            services:
+              web:
+                image: nginx
+        "})
         .write(
             "scripts/deploy-the-whole-platform-to-production.sh",
-            "#!/bin/sh\n# Deploy the whole platform to production, region by region, waiting for each to be healthy\necho deploy\n",
+            indoc! {"
+                #!/bin/sh
+                # Deploy the whole platform to production, region by region, waiting for each to be healthy
+                echo deploy
+            "},
         )
         .write(
             "apps/web/package.json",
@@ -41,7 +63,11 @@ pub fn wide_repo() -> Test {
         )
         .write(
             "apps/web/Makefile",
-            "# Compile the web app's assets, fingerprint them and write the manifest the server reads at start\nassets:\n\techo assets\n",
+            indoc! {"
+                # Compile the web app's assets, fingerprint them and write the manifest the server reads at start
+                assets:
+                \techo assets
+            "},
         )
         .write(
             "apps/web/broken/package.json",
@@ -288,8 +314,20 @@ fn from_a_subdirectory_at_80_columns_its_tasks_come_first_and_nothing_wraps() {
 #[test]
 fn a_long_parameter_default_is_cut_at_a_terminal_and_sets_no_column_width() {
     let default = "a ".repeat(150);
-    let workflow = format!(
-        "name: Release\non:\n  workflow_dispatch:\n    inputs:\n      notes:\n        default: \"{}\"\njobs:\n  publish:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo publish\n",
+    let workflow = formatdoc!(
+        "
+            name: Release
+            on:
+              workflow_dispatch:
+                inputs:
+                  notes:
+                    default: \"{}\"
+            jobs:
+              publish:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: echo publish
+        ",
         default.trim_end()
     );
     let repo = Test::new()
@@ -297,7 +335,15 @@ fn a_long_parameter_default_is_cut_at_a_terminal_and_sets_no_column_width() {
         .write(".github/workflows/release.yml", workflow)
         .write(
             "justfile",
-            "# Build it\nbuild:\n    echo build\n\n# Test it\ntest:\n    echo test\n",
+            indoc! {"
+                # Build it
+                build:
+                    echo build
+
+                # Test it
+                test:
+                    echo test
+            "},
         );
     let piped = Test::at(repo.root()).args(["list"]).run().success();
     let out = &piped.stdout;

@@ -13,6 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::test::{Test, run_ok};
+use indoc::indoc;
 
 /// `(from dir, to dir)` of every dependency of `ecosystem` in `agg graph --json`.
 fn agg_edges(root: &Path, ecosystem: &str) -> BTreeSet<(String, String)> {
@@ -211,16 +212,75 @@ fn npm_s_and_yarn_s_graphs_are_agg_s() {
 fn cargo_metadata_s_graph_is_agg_s() {
     require!("cargo");
     let t = Test::new()
-        .write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\", \"app\"]\nexclude = [\"crates/scratch\"]\nresolver = \"2\"\n[workspace.dependencies]\ncore = { path = \"crates/core\" }\n")
-        .write("crates/core/Cargo.toml", "[package]\nname = \"core\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .write(
+            "Cargo.toml",
+            indoc! {"
+            [workspace]
+            members = [\"crates/*\", \"app\"]
+            exclude = [\"crates/scratch\"]
+            resolver = \"2\"
+            [workspace.dependencies]
+            core = { path = \"crates/core\" }
+        "},
+        )
+        .write(
+            "crates/core/Cargo.toml",
+            indoc! {"
+            [package]
+            name = \"core\"
+            version = \"0.1.0\"
+            edition = \"2021\"
+        "},
+        )
         .write("crates/core/src/lib.rs", "")
-        .write("crates/util/Cargo.toml", "[package]\nname = \"util\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\ncore.workspace = true\n")
+        .write(
+            "crates/util/Cargo.toml",
+            indoc! {"
+            [package]
+            name = \"util\"
+            version = \"0.1.0\"
+            edition = \"2021\"
+            [dependencies]
+            core.workspace = true
+        "},
+        )
         .write("crates/util/src/lib.rs", "")
-        .write("crates/scratch/Cargo.toml", "[package]\nname = \"scratch\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n")
+        .write(
+            "crates/scratch/Cargo.toml",
+            indoc! {"
+            [package]
+            name = \"scratch\"
+            version = \"0.1.0\"
+            edition = \"2021\"
+            [workspace]
+        "},
+        )
         .write("crates/scratch/src/lib.rs", "")
-        .write("app/Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[dependencies]\nutil = { path = \"../crates/util\" }\n[dev-dependencies]\nhelpers = { path = \"../helpers\" }\n[target.'cfg(unix)'.build-dependencies]\ncore = { path = \"../crates/core\" }\n")
+        .write(
+            "app/Cargo.toml",
+            indoc! {"
+            [package]
+            name = \"app\"
+            version = \"0.1.0\"
+            edition = \"2021\"
+            [dependencies]
+            util = { path = \"../crates/util\" }
+            [dev-dependencies]
+            helpers = { path = \"../helpers\" }
+            [target.'cfg(unix)'.build-dependencies]
+            core = { path = \"../crates/core\" }
+        "},
+        )
         .write("app/src/main.rs", "fn main() {}\n")
-        .write("helpers/Cargo.toml", "[package]\nname = \"helpers\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .write(
+            "helpers/Cargo.toml",
+            indoc! {"
+            [package]
+            name = \"helpers\"
+            version = \"0.1.0\"
+            edition = \"2021\"
+        "},
+        )
         .write("helpers/src/lib.rs", "");
     let root = t.root().to_path_buf();
     let meta: Value = serde_json::from_str(&tool(
@@ -260,11 +320,65 @@ fn cargo_metadata_s_graph_is_agg_s() {
 fn uv_tree_s_graph_is_agg_s() {
     require!("uv");
     let t = Test::new()
-        .write("pyproject.toml", "[project]\nname = \"shop\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = [\"shop-api\"]\n[tool.uv.sources]\nshop-api = { workspace = true }\nshop-core = { workspace = true }\n[tool.uv.workspace]\nmembers = [\"libs/*\"]\n")
-        .write("libs/core/pyproject.toml", "[project]\nname = \"Shop_Core\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\n")
-        .write("libs/api/pyproject.toml", "[project]\nname = \"shop-api\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = [\"shop-core\"]\n[project.optional-dependencies]\ncli = [\"shop-cli\"]\n[dependency-groups]\ndev = [\"shop-tools\"]\n[tool.uv.sources]\nshop-tools = { path = \"../../tools\" }\nshop-cli = { workspace = true }\n")
-        .write("libs/cli/pyproject.toml", "[project]\nname = \"shop-cli\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\n")
-        .write("tools/pyproject.toml", "[project]\nname = \"shop-tools\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\n");
+        .write(
+            "pyproject.toml",
+            indoc! {"
+            [project]
+            name = \"shop\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+            dependencies = [\"shop-api\"]
+            [tool.uv.sources]
+            shop-api = { workspace = true }
+            shop-core = { workspace = true }
+            [tool.uv.workspace]
+            members = [\"libs/*\"]
+        "},
+        )
+        .write(
+            "libs/core/pyproject.toml",
+            indoc! {"
+            [project]
+            name = \"Shop_Core\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+        "},
+        )
+        .write(
+            "libs/api/pyproject.toml",
+            indoc! {"
+            [project]
+            name = \"shop-api\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+            dependencies = [\"shop-core\"]
+            [project.optional-dependencies]
+            cli = [\"shop-cli\"]
+            [dependency-groups]
+            dev = [\"shop-tools\"]
+            [tool.uv.sources]
+            shop-tools = { path = \"../../tools\" }
+            shop-cli = { workspace = true }
+        "},
+        )
+        .write(
+            "libs/cli/pyproject.toml",
+            indoc! {"
+            [project]
+            name = \"shop-cli\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+        "},
+        )
+        .write(
+            "tools/pyproject.toml",
+            indoc! {"
+            [project]
+            name = \"shop-tools\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+        "},
+        );
     let root = t.root().to_path_buf();
     let offline = [("UV_OFFLINE", "1"), ("UV_NO_CONFIG", "1")];
     tool(&root, "uv", &["lock"], &offline);
@@ -356,11 +470,59 @@ fn maven_s_reactor_order_follows_agg_s_graph() {
 fn go_s_module_graph_is_agg_s() {
     require!("go");
     let t = Test::new()
-        .write("go.work", "go 1.19\n\nuse (\n\t./app\n\t./lib\n)\n\nreplace example.com/lib v0.0.0 => ./lib\n")
-        .write("app/go.mod", "module example.com/app\n\ngo 1.19\n\nrequire example.com/lib v0.0.0\n")
-        .write("lib/go.mod", "module example.com/lib\n\ngo 1.19\n")
-        .write("tools/go.mod", "module example.com/tools\n\ngo 1.19\n\nrequire (\n\texample.com/util v0.0.0\n)\n\nreplace example.com/util => ../util\n")
-        .write("util/go.mod", "module example.com/util\n\ngo 1.19\n");
+        .write(
+            "go.work",
+            indoc! {"
+            go 1.19
+
+            use (
+            \t./app
+            \t./lib
+            )
+
+            replace example.com/lib v0.0.0 => ./lib
+        "},
+        )
+        .write(
+            "app/go.mod",
+            indoc! {"
+            module example.com/app
+
+            go 1.19
+
+            require example.com/lib v0.0.0
+        "},
+        )
+        .write(
+            "lib/go.mod",
+            indoc! {"
+            module example.com/lib
+
+            go 1.19
+        "},
+        )
+        .write(
+            "tools/go.mod",
+            indoc! {"
+            module example.com/tools
+
+            go 1.19
+
+            require (
+            \texample.com/util v0.0.0
+            )
+
+            replace example.com/util => ../util
+        "},
+        )
+        .write(
+            "util/go.mod",
+            indoc! {"
+            module example.com/util
+
+            go 1.19
+        "},
+        );
     let root = t.root().to_path_buf();
     let offline = [("GOPROXY", "off")];
     let mut from_go = BTreeSet::new();
@@ -426,7 +588,11 @@ fn monorepo(n: usize) -> (tempfile::TempDir, Vec<Vec<usize>>) {
         .write("pnpm-workspace.yaml", "packages:\n  - 'packages/*'\n")
         .write("turbo.json", r#"{"tasks": {"build": {"dependsOn": ["^build"]}}}"#)
         .write("nx.json", r#"{"pluginsConfig": {"@nx/js": {"analyzeLockfile": false, "analyzeSourceFiles": false}}}"#)
-        .write(".gitignore", "node_modules\n.turbo\n.nx\n");
+        .write(".gitignore", indoc! {"
+            node_modules
+            .turbo
+            .nx
+        "});
     let mut deps = Vec::new();
     for i in 0..n {
         let mut mine: Vec<usize> = Vec::new();

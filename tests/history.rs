@@ -5,8 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::test::Test;
+use indoc::indoc;
 
-const MAKEFILE: &str = "ok:\n\t@echo fine\n\nfail:\n\t@exit 2\n";
+const MAKEFILE: &str = indoc! {"
+    ok:
+    \t@echo fine
+
+    fail:
+    \t@exit 2
+"};
 
 /// A repository with a Makefile and a cache directory of its own.
 struct Repo {

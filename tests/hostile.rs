@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::test::{Test, diagnostics, rows, task};
+use indoc::formatdoc;
 
 /// Runs `agg list --json` on `root`, failing if it hangs; returns the JSON and the time.
 fn list(root: &std::path::Path) -> (Value, Duration) {
@@ -71,8 +72,18 @@ fn hostile_inputs_become_diagnostics_and_lose_nothing_else() {
         )
         .write(
             "wide-under-cap/README.md",
-            format!(
-                "# T\n\n## Tasks\n\n### t\n\n```sh\necho {}\n```\n",
+            formatdoc!(
+                "
+                    # T
+
+                    ## Tasks
+
+                    ### t
+
+                    ```sh
+                    echo {}
+                    ```
+                ",
                 "z".repeat(7 << 20)
             ),
         );

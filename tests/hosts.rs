@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::common::installed::{Installed, tools_folder};
 use crate::test::Test;
+use indoc::indoc;
 
 /// What the scripted round asks each host.
 const PROMPT: &str = "Run the tests of this repository";
@@ -289,7 +290,13 @@ impl Sandbox {
         }
         std::fs::write(
             repo.join("Makefile"),
-            "test: ## Run the tests\n\t@echo \"3 tests passed\"\n\ndeploy: ## Ship it\n\t@echo deploying\n",
+            indoc! {"
+                test: ## Run the tests
+                \t@echo \"3 tests passed\"
+
+                deploy: ## Ship it
+                \t@echo deploying
+            "},
         )
         .expect("Makefile");
         let sandbox = Sandbox {
@@ -714,7 +721,11 @@ fn print_config_via_uvx_starts_the_pypi_package() {
         .success();
     assert_eq!(
         out.stdout,
-        "[mcp_servers.agg]\ncommand = \"uvx\"\nargs = [\"--from\", \"task-agg\", \"agg\", \"mcp\"]\n"
+        indoc! {"
+            [mcp_servers.agg]
+            command = \"uvx\"
+            args = [\"--from\", \"task-agg\", \"agg\", \"mcp\"]
+        "}
     );
     out.stderr_has("codex mcp add agg -- uvx --from task-agg agg mcp");
 }

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::common::verbatim::assert_tricky_args_arrive;
 use crate::test::{Test, task};
+use indoc::formatdoc;
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -56,8 +57,13 @@ fn zed_tasks_run_in_their_cwd_with_their_env_and_arguments() {
 
 fn jetbrains_project() -> Test {
     let config = |name: &str, body: &str| {
-        format!(
-            "<component name=\"ProjectRunConfigurationManager\">\n  <configuration default=\"false\" name=\"{name}\" {body}\n  </configuration>\n</component>\n"
+        formatdoc!(
+            "
+                <component name=\"ProjectRunConfigurationManager\">
+                  <configuration default=\"false\" name=\"{name}\" {body}
+                  </configuration>
+                </component>
+            "
         )
     };
     Test::new()

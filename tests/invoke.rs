@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::common::listing::{assert_names_match_the_runners, runner_listing};
 use crate::test::{Test, assert_runs_as};
+use indoc::indoc;
 
 /// The task names `invoke --list` prints (its flat format; aliases in parentheses left
 /// out). Its JSON format names a sub-collection by the collection's own name, not the name
@@ -35,7 +36,21 @@ fn invoke_tasks_match_invoke_list_on_every_fixture() {
 fn an_invoke_task_runs_with_its_options() {
     let test = Test::new().write(
         "tasks.py",
-        "from invoke import task\n\n\n@task\ndef greet(c, name=\"world\", loud=False):\n    \"\"\"Greet someone.\"\"\"\n    text = f\"hello {name}\"\n    print(text.upper() if loud else text)\n\n\n@task\ndef fail(c):\n    raise SystemExit(7)\n",
+        indoc! {"
+            from invoke import task
+
+
+            @task
+            def greet(c, name=\"world\", loud=False):
+                \"\"\"Greet someone.\"\"\"
+                text = f\"hello {name}\"
+                print(text.upper() if loud else text)
+
+
+            @task
+            def fail(c):
+                raise SystemExit(7)
+        "},
     );
     let json = Test::at(test.root()).list_json();
     assert_runs_as(&json, "greet", "invoke greet");

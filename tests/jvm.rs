@@ -12,6 +12,7 @@ use crate::common::verbatim::{
 };
 use crate::run::{TRICKY, TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_runs_as, rows, task};
+use indoc::indoc;
 
 /// A POM whose name shows the properties `p0`…`p5` and `greeting` (set by profile `greet`).
 const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -148,7 +149,14 @@ fn the_gradle_wrapper_counts_as_installed_and_runs() {
     check_wrapper(
         &[
             ("settings.gradle.kts", "include(\"app\")\n"),
-            ("app/build.gradle.kts", "plugins {\n    java\n}\n"),
+            (
+                "app/build.gradle.kts",
+                indoc! {"
+                plugins {
+                    java
+                }
+            "},
+            ),
         ],
         "gradlew",
         ":app:test",
@@ -182,11 +190,21 @@ impl GradleBuild {
     fn probe() -> GradleBuild {
         GradleBuild::of(
             Test::new()
-                .write("settings.gradle", "rootProject.name = 'probe'\ninclude 'app'\n")
+                .write(
+                    "settings.gradle",
+                    "rootProject.name = 'probe'\ninclude 'app'\n",
+                )
                 .write("build.gradle", BUILD_GRADLE)
                 .write(
                     "app/build.gradle",
-                    "apply plugin: 'application'\nmainClassName = 'Main'\n\ntask hello {\n    doLast { println 'hello from app' }\n}\n",
+                    indoc! {"
+                        apply plugin: 'application'
+                        mainClassName = 'Main'
+
+                        task hello {
+                            doLast { println 'hello from app' }
+                        }
+                    "},
                 ),
         )
     }

@@ -10,6 +10,7 @@ use crate::common::listing::{
     runner_listing,
 };
 use crate::test::{Test, diagnostics, fixtures, names, rows, run_ok, task};
+use indoc::indoc;
 
 /// Every bundled fixture's `--json` table, snapshotted. `runner_available` depends on the
 /// machine, so it is checked by its own tests instead.
@@ -141,7 +142,11 @@ fn listed_in(dir: &std::path::Path) -> (BTreeSet<String>, serde_json::Value) {
 fn task_files_git_tracks_are_read_where_an_ignore_rule_matches_them() {
     require!("git");
     let test = Test::new()
-        .write(".gitignore", ".vscode/\n!.vscode/tasks.json\nbuild/\n")
+        .write(".gitignore", indoc! {"
+            .vscode/
+            !.vscode/tasks.json
+            build/
+        "})
         .write(
             ".vscode/tasks.json",
             r#"{"version": "2.0.0", "tasks": [{"label": "tracked-task", "type": "shell", "command": "echo hi"}]}"#,
@@ -227,7 +232,13 @@ fn a_malformed_file_is_a_diagnostic_and_other_tasks_still_list() {
         .write("Makefile", "build:\n\techo hi\n")
         .write(
             "web/package.json",
-            "{\n  \"scripts\": {\n    \"dev\": vite\n  }\n}\n",
+            indoc! {"
+                {
+                  \"scripts\": {
+                    \"dev\": vite
+                  }
+                }
+            "},
         )
         .args(["list", "--json"])
         .run()

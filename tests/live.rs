@@ -14,6 +14,7 @@ use serde_json::json;
 
 use crate::common::mcp::{Event, Mcp, assert_error_says};
 use crate::common::repo;
+use indoc::indoc;
 
 /// Subscribes to `agg://tasks`, as a client that wants to follow the table does.
 async fn follow_table(mcp: &Mcp) {
@@ -86,7 +87,19 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
         ("Makefile", "build:\n\t@echo build\n"),
         (
             "README.md",
-            "# Demo\n\nSome prose.\n\n## Tasks\n\n### greet\n\n```sh\necho hi\n```\n",
+            indoc! {"
+                # Demo
+
+                Some prose.
+
+                ## Tasks
+
+                ### greet
+
+                ```sh
+                echo hi
+                ```
+            "},
         ),
     ]);
     let mut mcp = Mcp::start(dir, false).await;
@@ -99,12 +112,21 @@ async fn task_file_edits_reach_the_agent_within_two_seconds() {
     for (file, text, task) in [
         (
             "justfile",
-            "# Lint everything\nlint:\n    @echo lint\n",
+            indoc! {"
+                # Lint everything
+                lint:
+                    @echo lint
+            "},
             "lint",
         ),
         (
             "svc/Taskfile.yml",
-            "version: '3'\ntasks:\n  up:\n    cmds: [echo up]\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  up:
+                    cmds: [echo up]
+            "},
             "svc/up",
         ),
         (
@@ -191,7 +213,12 @@ async fn table_changes_arrive_through_subscriptions_in_2026_sessions() {
         .expect("listen");
     std::fs::write(
         mcp.root.join("justfile"),
-        "a:\n    @echo a\nb:\n    @echo b\n",
+        indoc! {"
+            a:
+                @echo a
+            b:
+                @echo b
+        "},
     )
     .expect("write");
     let note = tokio::time::timeout(Duration::from_secs(2), sub.next())
@@ -247,10 +274,36 @@ async fn more_tasks_than_the_cap_serve_the_first_ones_and_say_how_many_were_left
 
 #[tokio::test]
 async fn per_task_tools_run_tasks_with_their_parameters() {
-    let (mcp, tools) = task_tools(&[(
-        "README.md",
-        "## Tasks\n\n### greet\n\nSay hello to someone.\n\nInputs: NAME\n\n```sh\necho \"hello $NAME\"\n```\n\n### all\n\nRequires: greet\n\n### deploy\n\n```sh\necho deploying\n```\n",
-    )], true).await;
+    let (mcp, tools) = task_tools(
+        &[(
+            "README.md",
+            indoc! {"
+            ## Tasks
+
+            ### greet
+
+            Say hello to someone.
+
+            Inputs: NAME
+
+            ```sh
+            echo \"hello $NAME\"
+            ```
+
+            ### all
+
+            Requires: greet
+
+            ### deploy
+
+            ```sh
+            echo deploying
+            ```
+        "},
+        )],
+        true,
+    )
+    .await;
     let greet = tool(&tools, "run_greet");
     assert!(
         greet
@@ -363,7 +416,12 @@ async fn per_task_tools_announce_a_tool_list_change_when_their_tasks_change() {
     assert_eq!(caps.list_changed, Some(true));
     std::fs::write(
         mcp.root.join("justfile"),
-        "a:\n    @echo a\nb:\n    @echo b\n",
+        indoc! {"
+            a:
+                @echo a
+            b:
+                @echo b
+        "},
     )
     .expect("write");
     let t = Instant::now();
@@ -397,7 +455,13 @@ async fn per_task_tools_take_more_arguments_under_the_permission_rules() {
     let (mcp, tools) = task_tools(
         &[(
             "Makefile",
-            "test:\n\t@echo testing $(FILTER)\n\ndeploy:\n\t@echo deployed\n",
+            indoc! {"
+                test:
+                \t@echo testing $(FILTER)
+
+                deploy:
+                \t@echo deployed
+            "},
         )],
         true,
     )

@@ -13,15 +13,40 @@ use serde_json::{Value, json};
 
 use crate::common::mcp::{Event, Mcp, agg_on_allowlist, allowlist_allowing_all, assert_field_says};
 use crate::common::{alive, eventually, read_pid, repo};
+use indoc::indoc;
 
-const MAKEFILE: &str = "hello: ## Say hello\n\t@echo hello from make\n\nfail: ## Fail loudly\n\t@echo partial; echo broken >&2; exit 3\n\nslow: ## Take a while\n\t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait\n\nchatty:\n\t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done\n";
+const MAKEFILE: &str = indoc! {"
+    hello: ## Say hello
+    \t@echo hello from make
+
+    fail: ## Fail loudly
+    \t@echo partial; echo broken >&2; exit 3
+
+    slow: ## Take a while
+    \t@echo started; sh -c 'echo $$$$ > grandchild.pid; exec sleep 300' & wait
+
+    chatty:
+    \t@i=0; while [ $$i -lt 30 ]; do echo line $$i; i=$$((i+1)); sleep 0.05; done
+"};
 
 fn make_repo() -> tempfile::TempDir {
     repo(&[
         ("Makefile", MAKEFILE),
         (
             "README.md",
-            "# Demo\n\n## Tasks\n\n### greet\n\nSay hi.\n\n```sh\necho hi from xc\n```\n",
+            indoc! {"
+                # Demo
+
+                ## Tasks
+
+                ### greet
+
+                Say hi.
+
+                ```sh
+                echo hi from xc
+                ```
+            "},
         ),
         ("web/package.json", "{\"scripts\": {\"dev\": \"vite\"}}\n"),
     ])
@@ -362,7 +387,23 @@ async fn background_output_streams_as_log_notifications() {
 fn raw_json_rpc_stdout_hygiene_and_exit_on_stdin_eof() {
     let dir = repo(&[(
         "README.md",
-        "## Tasks\n\n### noisy\n\n```sh\necho to stdout; echo to stderr >&2; cat; echo read done\n```\n\n### forever\n\n```sh\nsh -c 'echo $$ > gc.pid; exec sleep 300' &\necho waiting\nwait\n```\n",
+        indoc! {"
+            ## Tasks
+
+            ### noisy
+
+            ```sh
+            echo to stdout; echo to stderr >&2; cat; echo read done
+            ```
+
+            ### forever
+
+            ```sh
+            sh -c 'echo $$ > gc.pid; exec sleep 300' &
+            echo waiting
+            wait
+            ```
+        "},
     )]);
     let (_config, allowlist) = allowlist_allowing_all(dir.path());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_agg"))
@@ -550,7 +591,15 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
     let mut mcp = Mcp::start(
         repo(&[(
             "README.md",
-            "## Tasks\n\n### tick\n\n```sh\nfor i in 1 2 3 4 5 6; do echo tick $i; sleep 0.2; done\n```\n",
+            indoc! {"
+                ## Tasks
+
+                ### tick
+
+                ```sh
+                for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.2; done
+                ```
+            "},
         )]),
         true,
     )
@@ -618,7 +667,11 @@ async fn a_job_log_is_a_resource_that_announces_itself_and_its_growth() {
 #[tokio::test]
 async fn a_runner_confirmation_without_elicitation_is_refused_never_answered() {
     require!("just");
-    let justfile = "[confirm(\"Really publish?\")]\npublish:\n    @touch published\n";
+    let justfile = indoc! {"
+        [confirm(\"Really publish?\")]
+        publish:
+            @touch published
+    "};
     let mcp = Mcp::on_files(&[("justfile", justfile)], true).await;
     let publish = json!({"unique_name": "publish"});
     let err = mcp

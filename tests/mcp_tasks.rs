@@ -17,9 +17,15 @@ use serde_json::json;
 use crate::common::mcp::{agg_command, allowlist_allowing_all};
 use crate::common::repo;
 use crate::common::{alive, eventually};
+use indoc::indoc;
 
-const MAKEFILE: &str =
-    "short:\n\t@echo begun; sleep 1; echo finished\n\nidle:\n\t@echo idle; sleep 300\n";
+const MAKEFILE: &str = indoc! {"
+        short:
+        \t@echo begun; sleep 1; echo finished
+
+        idle:
+        \t@echo idle; sleep 300
+    "};
 
 #[derive(Clone)]
 struct TasksClient;

@@ -15,6 +15,7 @@ use crate::common::mcp::Mcp;
 use crate::common::repo;
 use crate::common::verbatim::assert_tricky_args_arrive;
 use crate::test::{Test, assert_text_has, rows, task};
+use indoc::{formatdoc, indoc};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -58,13 +59,39 @@ impl Project {
         let test = Test::new()
             .write(
                 "mise.toml",
-                format!(
-                    "[env]\nGREETING = \"hello\"\n\n[tasks.args]\ndescription = \"Print the arguments\"\nrun = \"python3 -c '{PRINT_ARGS}'\"\n\n[tasks.fail]\nrun = \"exit 7\"\n\n[tasks.greet]\nusage = '''\narg \"<name>\"\nflag \"-l --loud\"\n'''\nrun = 'echo \"$GREETING ${{usage_name}} loud=${{usage_loud:-false}}\"'\n\n[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n"
+                formatdoc!(
+                    "
+                        [env]
+                        GREETING = \"hello\"
+
+                        [tasks.args]
+                        description = \"Print the arguments\"
+                        run = \"python3 -c '{PRINT_ARGS}'\"
+
+                        [tasks.fail]
+                        run = \"exit 7\"
+
+                        [tasks.greet]
+                        usage = '''
+                        arg \"<name>\"
+                        flag \"-l --loud\"
+                        '''
+                        run = 'echo \"$GREETING ${{usage_name}} loud=${{usage_loud:-false}}\"'
+
+                        [tasks.publish]
+                        confirm = \"Publish to the registry?\"
+                        run = \"touch published\"
+                    "
                 ),
             )
             .executable(
                 "mise-tasks/db/args",
-                "#!/usr/bin/env python3\n#MISE description=\"Print from a file task\"\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n",
+                indoc! {"
+                    #!/usr/bin/env python3
+                    #MISE description=\"Print from a file task\"
+                    import json, sys
+                    print(json.dumps(sys.argv[1:]))
+                "},
             );
         let home = tempfile::tempdir().expect("home");
         Project { test, home }
@@ -134,8 +161,11 @@ fn a_mise_confirm_is_left_to_mise_at_the_command_line() {
 async fn a_mise_confirm_without_elicitation_is_refused_never_answered() {
     require!("mise");
     // Only tasks, no templates: a config mise reads without trust.
-    let publish =
-        "[tasks.publish]\nconfirm = \"Publish to the registry?\"\nrun = \"touch published\"\n";
+    let publish = indoc! {"
+            [tasks.publish]
+            confirm = \"Publish to the registry?\"
+            run = \"touch published\"
+        "};
     let mcp = Mcp::start(repo(&[("mise.toml", publish)]), true).await;
     let err = mcp
         .err("task_start", json!({"unique_name": "publish"}), -32014)

@@ -11,6 +11,7 @@ use crate::common::raw::Raw;
 use crate::common::repo;
 use crate::conformance::modern_meta;
 use crate::tokens::tokens;
+use indoc::indoc;
 
 /// A `task_start` result for a failed 5,000-line test run, in either form a host shows.
 const FAILED_RUN_BUDGET: usize = 1_500;
@@ -46,7 +47,13 @@ fn suite_repo() -> tempfile::TempDir {
     repo(&[
         (
             "Makefile",
-            "test: ## Run the suite\n\t@python3 suite.py\n\nwords:\n\t@printf 'alpha\\nbeta\\ngamma\\n%0400d\\n' 0\n",
+            indoc! {"
+                test: ## Run the suite
+                \t@python3 suite.py
+
+                words:
+                \t@printf 'alpha\\nbeta\\ngamma\\n%0400d\\n' 0
+            "},
         ),
         ("suite.py", SUITE),
     ])

@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::common::verbatim::assert_tricky_args_arrive;
 use crate::run::argv_json;
 use crate::test::{Test, assert_no_diagnostics, assert_runs_as, names, task};
+use indoc::{formatdoc, indoc};
 
 /// Prints its arguments as a JSON array.
 const PRINT_ARGS: &str = "import json, sys; print(json.dumps(sys.argv[1:]))";
@@ -21,12 +22,24 @@ fn console_script_project(extra: &str) -> Test {
         .write("backend.py", backend)
         .write(
             "demo/__init__.py",
-            "import json, sys\n\n\ndef main():\n    print(json.dumps(sys.argv[1:]))\n",
+            indoc! {"
+                import json, sys
+
+
+                def main():
+                    print(json.dumps(sys.argv[1:]))
+            "},
         )
         .write(
             "pyproject.toml",
-            format!(
-                "{extra}\n[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\".\"]\n"
+            formatdoc!(
+                "
+                    {extra}
+                    [build-system]
+                    requires = []
+                    build-backend = \"backend\"
+                    backend-path = [\".\"]
+                "
             ),
         )
 }
@@ -69,7 +82,11 @@ enum Fails {
 #[test]
 fn poe_tasks_get_their_args_verbatim() {
     require!("poe");
-    let text = "[tool.poe.tasks]\nargs = { cmd = \"python3 -c 'PRINT_ARGS'\", help = \"Print\" }\nfail = { shell = \"exit 7\" }\n";
+    let text = indoc! {"
+        [tool.poe.tasks]
+        args = { cmd = \"python3 -c 'PRINT_ARGS'\", help = \"Print\" }
+        fail = { shell = \"exit 7\" }
+    "};
     prints_args_and_fails("pyproject.toml", text, "poe args", Fails::WithCode(7));
 }
 
@@ -92,7 +109,20 @@ fn the_projects_own_poe_counts_as_installed_and_runs() {
 #[test]
 fn pdm_scripts_get_their_args_verbatim() {
     require!("pdm");
-    let text = "[project]\nname = \"t\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = []\n\n[tool.pdm]\ndistribution = false\n\n[tool.pdm.scripts]\nargs = { cmd = [\"python3\", \"-c\", \"PRINT_ARGS\"], help = \"Print\" }\nfail = { shell = \"exit 7\" }\n";
+    let text = indoc! {"
+        [project]
+        name = \"t\"
+        version = \"0.1.0\"
+        requires-python = \">=3.8\"
+        dependencies = []
+
+        [tool.pdm]
+        distribution = false
+
+        [tool.pdm.scripts]
+        args = { cmd = [\"python3\", \"-c\", \"PRINT_ARGS\"], help = \"Print\" }
+        fail = { shell = \"exit 7\" }
+    "};
     prints_args_and_fails("pyproject.toml", text, "pdm run args", Fails::WithCode(7));
 }
 
@@ -102,8 +132,23 @@ fn hatch_scripts_get_their_args_verbatim() {
     let data = tempfile::tempdir().expect("tmp");
     let test = Test::new().write(
         "pyproject.toml",
-        format!(
-            "[project]\nname = \"t\"\nversion = \"0.1.0\"\n\n[tool.hatch.envs.default]\nskip-install = true\n\n[tool.hatch.envs.default.scripts]\nargs = \"python3 -c '{PRINT_ARGS}' {{args}}\"\n\n[tool.hatch.envs.other]\nskip-install = true\n[tool.hatch.envs.other.scripts]\nfail = \"exit 7\"\n"
+        formatdoc!(
+            "
+                [project]
+                name = \"t\"
+                version = \"0.1.0\"
+
+                [tool.hatch.envs.default]
+                skip-install = true
+
+                [tool.hatch.envs.default.scripts]
+                args = \"python3 -c '{PRINT_ARGS}' {{args}}\"
+
+                [tool.hatch.envs.other]
+                skip-install = true
+                [tool.hatch.envs.other.scripts]
+                fail = \"exit 7\"
+            "
         ),
     );
     let agg = || Test::at(test.root()).env("HATCH_DATA_DIR", data.path());
@@ -115,9 +160,19 @@ fn hatch_scripts_get_their_args_verbatim() {
 fn uv_runs_console_scripts_offline() {
     require!("uv");
     let cache = tempfile::tempdir().expect("tmp");
-    let test = console_script_project(
-        "[project]\nname = \"demo\"\nversion = \"0.1.0\"\nrequires-python = \">=3.8\"\ndependencies = []\n\n[project.scripts]\nprint-args = \"demo:main\"\n\n[tool.uv]\npackage = true\n",
-    );
+    let test = console_script_project(indoc! {"
+            [project]
+            name = \"demo\"
+            version = \"0.1.0\"
+            requires-python = \">=3.8\"
+            dependencies = []
+
+            [project.scripts]
+            print-args = \"demo:main\"
+
+            [tool.uv]
+            package = true
+        "});
     let agg = || {
         Test::at(test.root())
             .env("UV_OFFLINE", "1")
@@ -130,9 +185,19 @@ fn uv_runs_console_scripts_offline() {
 fn poetry_runs_console_scripts() {
     require!("poetry");
     let cache = tempfile::tempdir().expect("tmp");
-    let test = console_script_project(
-        "[tool.poetry]\nname = \"demo\"\nversion = \"0.1.0\"\ndescription = \"\"\nauthors = []\n\n[tool.poetry.dependencies]\npython = \">=3.8\"\n\n[tool.poetry.scripts]\nprint-args = \"demo:main\"\n",
-    );
+    let test = console_script_project(indoc! {"
+            [tool.poetry]
+            name = \"demo\"
+            version = \"0.1.0\"
+            description = \"\"
+            authors = []
+
+            [tool.poetry.dependencies]
+            python = \">=3.8\"
+
+            [tool.poetry.scripts]
+            print-args = \"demo:main\"
+        "});
     assert_runs_as(
         &Test::at(test.root()).list_json(),
         "print-args",
@@ -164,14 +229,39 @@ fn tox_environments_get_their_args_after_a_separator() {
     // tox.toml: tox.ini's `{posargs}` is substituted into a command line that tox splits
     // again, which turns a newline inside an argument into a space; a TOML command is an
     // argv and keeps it.
-    let text = "env_list = [\"args\"]\n\n[env_run_base]\nskip_install = true\n\n[env.args]\ndescription = \"print the arguments\"\ncommands = [[\"python\", \"-c\", \"PRINT_ARGS\", { replace = \"posargs\", extend = true }]]\n\n[env.fail]\ncommands = [[\"python\", \"-c\", \"raise SystemExit(7)\"]]\n";
+    let text = indoc! {"
+        env_list = [\"args\"]
+
+        [env_run_base]
+        skip_install = true
+
+        [env.args]
+        description = \"print the arguments\"
+        commands = [[\"python\", \"-c\", \"PRINT_ARGS\", { replace = \"posargs\", extend = true }]]
+
+        [env.fail]
+        commands = [[\"python\", \"-c\", \"raise SystemExit(7)\"]]
+    "};
     prints_args_and_fails("tox.toml", text, "tox -e args", Fails::NonZero);
 }
 
 #[test]
 fn nox_sessions_get_their_args_after_a_separator() {
     require!("nox");
-    let text = "import nox\n\n\n@nox.session(python=False)\ndef args(session):\n    \"\"\"Print the arguments.\"\"\"\n    session.run(\"python3\", \"-c\", \"PRINT_ARGS\", *session.posargs)\n\n\n@nox.session(name=\"fail\", python=False)\ndef failing(session):\n    session.run(\"python3\", \"-c\", \"raise SystemExit(7)\")\n";
+    let text = indoc! {"
+        import nox
+
+
+        @nox.session(python=False)
+        def args(session):
+            \"\"\"Print the arguments.\"\"\"
+            session.run(\"python3\", \"-c\", \"PRINT_ARGS\", *session.posargs)
+
+
+        @nox.session(name=\"fail\", python=False)
+        def failing(session):
+            session.run(\"python3\", \"-c\", \"raise SystemExit(7)\")
+    "};
     prints_args_and_fails("noxfile.py", text, "nox -s args", Fails::NonZero);
 }
 
@@ -180,15 +270,34 @@ fn poe_lists_included_parallel_and_option_tasks_and_runs_them_with_their_flags()
     let test = Test::new()
         .write(
             "pyproject.toml",
-            "[tool.poe]\ninclude = \"tasks/a.toml\"\n\n[tool.poe.tasks.both]\nparallel = [\"a\", \"b\"]\n\n[tool.poe.tasks.greet]\ncmd = \"echo hello ${who}\"\nargs = [{ name = \"who\", options = [\"-w\", \"--person\"], default = \"world\" }, { name = \"loud\", options = [\"--shout\"], type = \"boolean\", help = \"Louder\" }]\n",
+            indoc! {"
+                [tool.poe]
+                include = \"tasks/a.toml\"
+
+                [tool.poe.tasks.both]
+                parallel = [\"a\", \"b\"]
+
+                [tool.poe.tasks.greet]
+                cmd = \"echo hello ${who}\"
+                args = [{ name = \"who\", options = [\"-w\", \"--person\"], default = \"world\" }, { name = \"loud\", options = [\"--shout\"], type = \"boolean\", help = \"Louder\" }]
+            "},
         )
         .write(
             "tasks/a.toml",
-            "include = \"b.toml\"\n[tasks]\na = \"echo from-a\"\n",
+            indoc! {"
+                include = \"b.toml\"
+                [tasks]
+                a = \"echo from-a\"
+            "},
         )
         .write(
             "tasks/b.toml",
-            "[tool.poe.tasks]\nb = \"echo from-b\"\n[tool.poe.groups.docker.tasks.logs]\ncmd = \"echo logs\"\n",
+            indoc! {"
+                [tool.poe.tasks]
+                b = \"echo from-b\"
+                [tool.poe.groups.docker.tasks.logs]
+                cmd = \"echo logs\"
+            "},
         );
     let json = Test::at(test.root()).list_json();
     let find = |name: &str| task(&json, name);
@@ -224,7 +333,18 @@ fn pdm_projects_list_hooks_hide_private_scripts_and_run_console_scripts_with_pdm
     let test = Test::new()
         .write(
             "pyproject.toml",
-            "[project]\nname = \"t\"\nversion = \"0.1.0\"\n[project.scripts]\ndemo = \"demo.cli:main\"\n\n[tool.pdm.scripts]\n_private = \"echo private\"\npre_doc = \"echo before-doc\"\ndoc-build = { composite = [\"pre_doc\", \"echo built\", \"_private\"] }\n",
+            indoc! {"
+                [project]
+                name = \"t\"
+                version = \"0.1.0\"
+                [project.scripts]
+                demo = \"demo.cli:main\"
+
+                [tool.pdm.scripts]
+                _private = \"echo private\"
+                pre_doc = \"echo before-doc\"
+                doc-build = { composite = [\"pre_doc\", \"echo built\", \"_private\"] }
+            "},
         )
         .write("pdm.lock", "");
     let json = Test::at(test.root()).list_json();

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use crate::common::listing::assert_names_match_the_runners;
 use crate::test::{Test, assert_runs_as};
+use indoc::indoc;
 
 /// The task names `rake -AT` prints (without their `[args]`), in a clean environment (no
 /// `CI`, so a Rakefile's `if ENV["CI"]` reads as it does on a developer's machine).
@@ -69,7 +70,17 @@ fn rake_tasks_match_rake_all_tasks_on_every_fixture() {
 fn a_rake_task_runs_with_its_arguments_in_brackets() {
     let test = Test::new().write(
         "Rakefile",
-        "desc \"Greet someone\"\ntask :greet, [:name, :greeting] do |_t, args|\n  args.with_defaults(greeting: \"hello\")\n  puts \"#{args.greeting} #{args.name}\"\nend\n\ntask :fail do\n  exit 7\nend\n",
+        indoc! {"
+            desc \"Greet someone\"
+            task :greet, [:name, :greeting] do |_t, args|
+              args.with_defaults(greeting: \"hello\")
+              puts \"#{args.greeting} #{args.name}\"
+            end
+
+            task :fail do
+              exit 7
+            end
+        "},
     );
     let json = Test::at(test.root()).list_json();
     assert_runs_as(&json, "greet", "rake greet");

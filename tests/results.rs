@@ -11,6 +11,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::common::mcp::{Mcp, text};
+use indoc::{formatdoc, indoc};
 
 /// A repository holding `files`, `before` run on it (links, builds), then `task` started
 /// through `agg mcp` and waited for; the structured result and its text.
@@ -389,7 +390,14 @@ async fn mocha_failures_equal_its_json_report() {
     require!("mocha", "make");
     let (mcp, body, _) = run_task(
         &[
-            ("Makefile", ".PHONY: test\ntest:\n\tmocha\n"),
+            (
+                "Makefile",
+                indoc! {"
+                .PHONY: test
+                test:
+                \tmocha
+            "},
+            ),
             ("package.json", r#"{"name":"shop","private":true}"#),
             ("test/sum.test.js", MOCHA_TEST),
         ],
@@ -458,8 +466,12 @@ async fn node_test_spec_and_tap_equal_its_junit_report() {
     for reporter in ["spec", "tap"] {
         let report = tempfile::tempdir().expect("tmp");
         let xml = report.path().join("node.xml");
-        let makefile = format!(
-            ".PHONY: test\ntest:\n\tnode --test --test-reporter={reporter} --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={}\n",
+        let makefile = formatdoc!(
+"
+                .PHONY: test
+                test:
+                \tnode --test --test-reporter={reporter} --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={}
+            ",
             xml.display()
         );
         let (_mcp, body, _) = run_task(
@@ -526,11 +538,25 @@ func TestSkip(t *testing.T) { t.Skip(\"later\") }
 async fn go_test_in_every_form_equals_its_json_events() {
     require!("go", "make");
     let files = [
-        ("go.mod", "module example.com/shop\n\ngo 1.19\n"),
+        (
+            "go.mod",
+            indoc! {"
+            module example.com/shop
+
+            go 1.19
+        "},
+        ),
         ("sum/sum_test.go", GO_TEST),
         (
             "Makefile",
-            "plain:\n\tgo test ./...\nverbose:\n\tgo test -v ./...\njson:\n\tgo test -json ./...\n",
+            indoc! {"
+                plain:
+                \tgo test ./...
+                verbose:
+                \tgo test -v ./...
+                json:
+                \tgo test -json ./...
+            "},
         ),
     ];
     for task in ["plain", "verbose", "json"] {
@@ -603,7 +629,14 @@ mod tests {
     let files = [
         (
             "Cargo.toml",
-            "[package]\nname = \"shop\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+            indoc! {"
+                [package]
+                name = \"shop\"
+                version = \"0.1.0\"
+                edition = \"2021\"
+
+                [workspace]
+            "},
         ),
         ("src/lib.rs", lib),
         (
@@ -612,7 +645,12 @@ mod tests {
         ),
         (
             "Makefile",
-            "test:\n\tcargo test -q --lib\nnextest:\n\tcargo nextest run --lib --no-fail-fast\n",
+            indoc! {"
+                test:
+                \tcargo test -q --lib
+                nextest:
+                \tcargo nextest run --lib --no-fail-fast
+            "},
         ),
     ];
     let mcp = Mcp::start_env(
@@ -714,11 +752,23 @@ async fn rustc_problems_equal_cargo_s_json() {
     let files = [
         (
             "Cargo.toml",
-            "[package]\nname = \"rc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+            indoc! {"
+                [package]
+                name = \"rc\"
+                version = \"0.1.0\"
+                edition = \"2021\"
+
+                [workspace]
+            "},
         ),
         (
             "src/main.rs",
-            "fn main() {\n    let x: u32 = \"a\";\n    println!(\"{}\", y);\n}\n",
+            indoc! {"
+                fn main() {
+                    let x: u32 = \"a\";
+                    println!(\"{}\", y);
+                }
+            "},
         ),
         ("Makefile", "build:\n\tcargo build\n"),
     ];
@@ -768,7 +818,11 @@ async fn tsc_problems_equal_the_compiler_api_s_diagnostics() {
     let files = [
         (
             "src/a.ts",
-            "const n: number = \"one\";\nfunction f(a: string) { return a.lenght; }\nf(1);\n",
+            indoc! {"
+                const n: number = \"one\";
+                function f(a: string) { return a.lenght; }
+                f(1);
+            "},
         ),
         (
             "tsconfig.json",
@@ -777,7 +831,15 @@ async fn tsc_problems_equal_the_compiler_api_s_diagnostics() {
         ("Makefile", "check:\n\ttsc -p .\n"),
         (
             "diagnostics.js",
-            "const ts = require('typescript');\nconst cfg = ts.getParsedCommandLineOfConfigFile('tsconfig.json', {}, {...ts.sys, onUnRecoverableConfigFileDiagnostic() {}});\nconst program = ts.createProgram(cfg.fileNames, cfg.options);\nfor (const d of ts.getPreEmitDiagnostics(program)) {\n  const p = d.file.getLineAndCharacterOfPosition(d.start);\n  console.log(JSON.stringify({file: d.file.fileName.replace(process.cwd() + '/', ''), line: p.line + 1, column: p.character + 1, severity: d.category === 1 ? 'error' : 'warning', code: 'TS' + d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\\n')}));\n}\n",
+            indoc! {"
+                const ts = require('typescript');
+                const cfg = ts.getParsedCommandLineOfConfigFile('tsconfig.json', {}, {...ts.sys, onUnRecoverableConfigFileDiagnostic() {}});
+                const program = ts.createProgram(cfg.fileNames, cfg.options);
+                for (const d of ts.getPreEmitDiagnostics(program)) {
+                  const p = d.file.getLineAndCharacterOfPosition(d.start);
+                  console.log(JSON.stringify({file: d.file.fileName.replace(process.cwd() + '/', ''), line: p.line + 1, column: p.character + 1, severity: d.category === 1 ? 'error' : 'warning', code: 'TS' + d.code, message: ts.flattenDiagnosticMessageText(d.messageText, '\\n')}));
+                }
+            "},
         ),
     ];
     let (mcp, body, _) = run_task(&files, "check", node_modules).await;
@@ -803,7 +865,15 @@ async fn tsc_problems_equal_the_compiler_api_s_diagnostics() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gcc_problems_equal_its_json_diagnostics() {
     require!("gcc", "make");
-    let source = "#include <stdio.h>\nint main(void) {\n    int unused;\n    int x = \"a\";\n    printf(\"%d\\n\", y)\n    return 0;\n}\n";
+    let source = indoc! {"
+        #include <stdio.h>
+        int main(void) {
+            int unused;
+            int x = \"a\";
+            printf(\"%d\\n\", y)
+            return 0;
+        }
+    "};
     let (mcp, body, _) = run_task(
         &[
             ("main.c", source),
@@ -855,13 +925,24 @@ async fn eslint_stylish_and_unix_equal_its_json() {
     let files = [
         (
             "src/a.js",
-            "const unused = 1;\nfunction f() {\n  return undefinedThing + 1;\n}\nif (x == null) { debugger; }\n",
+            indoc! {"
+                const unused = 1;
+                function f() {
+                  return undefinedThing + 1;
+                }
+                if (x == null) { debugger; }
+            "},
         ),
         ("src/b.js", "let ok = 1;\nok = ok +;\n"),
         ("eslint.config.mjs", ESLINT_CONFIG),
         (
             "Makefile",
-            "stylish:\n\teslint src\nunix:\n\teslint -f unix src\n",
+            indoc! {"
+                stylish:
+                \teslint src
+                unix:
+                \teslint -f unix src
+            "},
         ),
     ];
     for task in ["stylish", "unix"] {
@@ -907,11 +988,25 @@ async fn ruff_full_and_concise_equal_its_json() {
     let files = [
         (
             "a.py",
-            "import os\nimport sys, json\n\ndef f(x):\n    if x == None:\n        return undefined_name\n    l = 1\n    return l\n",
+            indoc! {"
+                import os
+                import sys, json
+
+                def f(x):
+                    if x == None:
+                        return undefined_name
+                    l = 1
+                    return l
+            "},
         ),
         (
             "Makefile",
-            "full:\n\truff check --no-cache --select E,F .\nconcise:\n\truff check --no-cache --select E,F --output-format concise .\n",
+            indoc! {"
+                full:
+                \truff check --no-cache --select E,F .
+                concise:
+                \truff check --no-cache --select E,F --output-format concise .
+            "},
         ),
     ];
     for task in ["full", "concise"] {
@@ -953,8 +1048,14 @@ async fn ruff_full_and_concise_equal_its_json() {
     }
 }
 
-const TYPED: &str =
-    "def f(x: int) -> str:\n    return x\n\ny: int = \"a\"\nreveal_type(y)\nz = f(\"no\")\n";
+const TYPED: &str = indoc! {"
+        def f(x: int) -> str:
+            return x
+
+        y: int = \"a\"
+        reveal_type(y)
+        z = f(\"no\")
+    "};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mypy_problems_equal_its_json() {
@@ -1029,18 +1130,45 @@ async fn pyright_problems_equal_its_json() {
 async fn go_vet_problems_equal_its_json_and_go_build_s_are_read() {
     require!("go", "make");
     let files = [
-        ("go.mod", "module example.com/shop\n\ngo 1.19\n"),
+        (
+            "go.mod",
+            indoc! {"
+            module example.com/shop
+
+            go 1.19
+        "},
+        ),
         (
             "vetme/v.go",
-            "package vetme\n\nimport \"fmt\"\n\nfunc G(s string) {\n\tfmt.Printf(\"%d\\n\", s)\n}\n",
+            indoc! {"
+                package vetme
+
+                import \"fmt\"
+
+                func G(s string) {
+                \tfmt.Printf(\"%d\\n\", s)
+                }
+            "},
         ),
         (
             "bad/bad.go",
-            "package bad\n\nfunc F() int {\n\tx := 1\n\treturn y\n}\n",
+            indoc! {"
+                package bad
+
+                func F() int {
+                \tx := 1
+                \treturn y
+                }
+            "},
         ),
         (
             "Makefile",
-            "vet:\n\tgo vet ./vetme\nbuild:\n\tgo build ./bad\n",
+            indoc! {"
+                vet:
+                \tgo vet ./vetme
+                build:
+                \tgo build ./bad
+            "},
         ),
     ];
     let (mcp, body, _) = run_task(&files, "vet", |_| {}).await;
@@ -1094,7 +1222,16 @@ async fn javac_problems_equal_javax_tools_diagnostics() {
     let files = [
         (
             "src/Main.java",
-            "import java.util.*;\npublic class Main {\n    public static void main(String[] args) {\n        List raw = new ArrayList();\n        int y = x + 1;\n        String s = 5;\n    }\n}\n",
+            indoc! {"
+                import java.util.*;
+                public class Main {
+                    public static void main(String[] args) {
+                        List raw = new ArrayList();
+                        int y = x + 1;
+                        String s = 5;
+                    }
+                }
+            "},
         ),
         (
             "Makefile",
@@ -1102,7 +1239,22 @@ async fn javac_problems_equal_javax_tools_diagnostics() {
         ),
         (
             "Check.java",
-            "import javax.tools.*;\nimport java.util.*;\npublic class Check {\n  public static void main(String[] a) throws Exception {\n    JavaCompiler c = ToolProvider.getSystemJavaCompiler();\n    DiagnosticCollector<JavaFileObject> d = new DiagnosticCollector<>();\n    StandardJavaFileManager fm = c.getStandardFileManager(d, null, null);\n    c.getTask(null, fm, d, List.of(\"-Xlint:all\", \"-d\", \"out2\"), null, fm.getJavaFileObjects(\"src/Main.java\")).call();\n    for (Diagnostic<? extends JavaFileObject> x : d.getDiagnostics()) {\n      if (x.getKind() == Diagnostic.Kind.NOTE) continue;\n      System.out.println(x.getKind() + \"\\t\" + x.getLineNumber() + \"\\t\" + x.getColumnNumber() + \"\\t\" + x.getMessage(null).lines().findFirst().orElse(\"\"));\n    }\n  }\n}\n",
+            indoc! {"
+                import javax.tools.*;
+                import java.util.*;
+                public class Check {
+                  public static void main(String[] a) throws Exception {
+                    JavaCompiler c = ToolProvider.getSystemJavaCompiler();
+                    DiagnosticCollector<JavaFileObject> d = new DiagnosticCollector<>();
+                    StandardJavaFileManager fm = c.getStandardFileManager(d, null, null);
+                    c.getTask(null, fm, d, List.of(\"-Xlint:all\", \"-d\", \"out2\"), null, fm.getJavaFileObjects(\"src/Main.java\")).call();
+                    for (Diagnostic<? extends JavaFileObject> x : d.getDiagnostics()) {
+                      if (x.getKind() == Diagnostic.Kind.NOTE) continue;
+                      System.out.println(x.getKind() + \"\\t\" + x.getLineNumber() + \"\\t\" + x.getColumnNumber() + \"\\t\" + x.getMessage(null).lines().findFirst().orElse(\"\"));
+                    }
+                  }
+                }
+            "},
         ),
     ];
     let (mcp, body, _) = run_task(&files, "build", |_| {}).await;
@@ -1146,7 +1298,15 @@ async fn javac_problems_equal_javax_tools_diagnostics() {
 async fn wait_for_returns_on_the_matching_line_on_the_end_or_at_its_timeout() {
     require!("make");
     let mcp = Mcp::on_files(
-        &[("Makefile", "serve:\n\t@sleep 2; echo 'compiled successfully, ready'; sleep 30\nshort:\n\t@sleep 1; echo done\n")],
+        &[(
+            "Makefile",
+            indoc! {"
+            serve:
+            \t@sleep 2; echo 'compiled successfully, ready'; sleep 30
+            short:
+            \t@sleep 1; echo done
+        "},
+        )],
         true,
     )
     .await;
@@ -1213,7 +1373,17 @@ async fn hostile_output_is_read_in_bounded_time_and_memory() {
     require!("python3", "make");
     // A million-line failure message, a 10 MB line, ANSI everywhere, and a summary at the
     // end: agg reads what its ring holds and answers.
-    let script = "import sys\nw = sys.stdout.write\nw('=' * 20 + ' FAILURES ' + '=' * 20 + '\\n')\nw('_' * 10 + ' test_x ' + '_' * 10 + '\\n')\nfor i in range(1_000_000):\n    w('E       \\x1b[31massert %d\\x1b[0m\\n' % i)\nw('x' * 10_000_000 + '\\n')\nw('FAILED t.py::test_x - boom\\n')\nw('=' * 10 + ' 1 failed, 2 passed in 1.00s ' + '=' * 10 + '\\n')\n";
+    let script = indoc! {"
+        import sys
+        w = sys.stdout.write
+        w('=' * 20 + ' FAILURES ' + '=' * 20 + '\\n')
+        w('_' * 10 + ' test_x ' + '_' * 10 + '\\n')
+        for i in range(1_000_000):
+            w('E       \\x1b[31massert %d\\x1b[0m\\n' % i)
+        w('x' * 10_000_000 + '\\n')
+        w('FAILED t.py::test_x - boom\\n')
+        w('=' * 10 + ' 1 failed, 2 passed in 1.00s ' + '=' * 10 + '\\n')
+    "};
     let (_mcp, body, _) = run_task(
         &[
             ("flood.py", script),
@@ -1233,8 +1403,11 @@ async fn hostile_output_is_read_in_bounded_time_and_memory() {
 async fn junit_reports_the_command_or_config_names_are_read() {
     require!("pytest", "jest", "make");
     // pytest's report named on the command line: agg's tests are the report's.
-    let makefile =
-        ".PHONY: test\ntest:\n\tpytest -q -p no:cacheprovider --junitxml=out/report.xml\n";
+    let makefile = indoc! {"
+            .PHONY: test
+            test:
+            \tpytest -q -p no:cacheprovider --junitxml=out/report.xml
+        "};
     let (mcp, body, _) = run_task(
         &[
             ("Makefile", makefile),
@@ -1257,7 +1430,14 @@ async fn junit_reports_the_command_or_config_names_are_read() {
     let package = r#"{"name":"shop","private":true,"jest":{"reporters":["default","jest-junit"]},"jest-junit":{"outputDirectory":"reports"}}"#;
     let (mcp, body, _) = run_task(
         &[
-            ("Makefile", ".PHONY: test\ntest:\n\tjest --ci\n"),
+            (
+                "Makefile",
+                indoc! {"
+                .PHONY: test
+                test:
+                \tjest --ci
+            "},
+            ),
             ("package.json", package),
             ("src/sum.test.js", JS_TEST),
         ],
@@ -1275,7 +1455,12 @@ async fn junit_reports_the_command_or_config_names_are_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warnings_alone_leave_a_failed_run_its_failure_region() {
     require!("make");
-    let makefile = ".PHONY: t\nt:\n\t@echo 'main.c:1:2: warning: unused variable [-Wunused-variable]'\n\t@echo 'Traceback (most recent call last):'; echo 'ValueError: bad config'; exit 3\n";
+    let makefile = indoc! {"
+        .PHONY: t
+        t:
+        \t@echo 'main.c:1:2: warning: unused variable [-Wunused-variable]'
+        \t@echo 'Traceback (most recent call last):'; echo 'ValueError: bad config'; exit 3
+    "};
     let (_mcp, body, text) = run_task(&[("Makefile", makefile)], "t", |_| {}).await;
     assert_eq!(agg_problems(&body).len(), 1, "{body}");
     assert!(
@@ -1295,7 +1480,12 @@ async fn gradle_s_junit_reports_are_read_after_its_test_task() {
     let files = [
         (
             "build.gradle",
-            "apply plugin: 'java'\ndependencies {\n    testCompile files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n",
+            indoc! {"
+                apply plugin: 'java'
+                dependencies {
+                    testCompile files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')
+                }
+            "},
         ),
         (
             "src/main/java/shop/Cart.java",
@@ -1303,11 +1493,27 @@ async fn gradle_s_junit_reports_are_read_after_its_test_task() {
         ),
         (
             "src/test/java/shop/CartTest.java",
-            "package shop;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Ignore;\nimport org.junit.Test;\npublic class CartTest {\n    @Test public void adds() { assertEquals(3, Cart.total(1, 2)); }\n    @Test public void addsWrong() {\n        assertEquals(\"the total\", 4, Cart.total(1, 2));\n    }\n    @Ignore @Test public void later() {}\n}\n",
+            indoc! {"
+                package shop;
+                import static org.junit.Assert.assertEquals;
+                import org.junit.Ignore;
+                import org.junit.Test;
+                public class CartTest {
+                    @Test public void adds() { assertEquals(3, Cart.total(1, 2)); }
+                    @Test public void addsWrong() {
+                        assertEquals(\"the total\", 4, Cart.total(1, 2));
+                    }
+                    @Ignore @Test public void later() {}
+                }
+            "},
         ),
         (
             "Makefile",
-            ".PHONY: unit\nunit:\n\tgradle test --offline --console=plain\n",
+            indoc! {"
+                .PHONY: unit
+                unit:
+                \tgradle test --offline --console=plain
+            "},
         ),
     ];
     let (mcp, body, _) = run_task(&files, "unit", |_| {}).await;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::common::{alive, have, read_pid};
 use crate::test::{Output, Test};
+use indoc::{formatdoc, indoc};
 
 /// The arguments every runner test passes: shell metacharacters must arrive verbatim.
 pub(crate) const TRICKY: [&str; 6] = [
@@ -38,8 +39,17 @@ pub(crate) fn argv_json(stdout: &str) -> Vec<String> {
 const PRINT_ARGS_JS: &str = r#"node -e \"console.log(JSON.stringify(process.argv.slice(1)))\""#;
 
 fn package_json(script: &str) -> String {
-    format!(
-        "{{\n  \"name\": \"t\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {{\n    \"args\": \"{script}\",\n    \"fail\": \"exit 7\"\n  }}\n}}\n"
+    formatdoc!(
+        "
+            {{
+              \"name\": \"t\",
+              \"version\": \"1.0.0\",
+              \"scripts\": {{
+                \"args\": \"{script}\",
+                \"fail\": \"exit 7\"
+              }}
+            }}
+        "
     )
 }
 
@@ -116,7 +126,13 @@ fn agg_in(path: &str, text: &str, args: &[&str]) -> Output {
 #[test]
 fn make_targets_take_variable_assignments_and_keep_exit_codes() {
     require!("make");
-    let makefile = "greet: ## Say hello\n\t@echo \"hello $(NAME)\"\n\nfail:\n\t@exit 4\n";
+    let makefile = indoc! {"
+        greet: ## Say hello
+        \t@echo \"hello $(NAME)\"
+
+        fail:
+        \t@exit 4
+    "};
     let out = agg_in("Makefile", makefile, &["run", "greet", "NAME=big world"]).success();
     assert_eq!(out.stdout.trim(), "hello big world");
     agg_in("Makefile", makefile, &["run", "fail"]).code(2);
@@ -137,7 +153,16 @@ fn make_runs_in_the_makefile_directory() {
 #[test]
 fn just_recipes_get_positional_arguments() {
     require!("just");
-    let justfile = "set positional-arguments\n\n# Print the args\nargs *rest:\n    @python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' \"$@\"\n\nfail:\n    @exit 5\n";
+    let justfile = indoc! {"
+        set positional-arguments
+
+        # Print the args
+        args *rest:
+            @python3 -c 'import json,sys; print(json.dumps(sys.argv[1:]))' \"$@\"
+
+        fail:
+            @exit 5
+    "};
     let out = Test::new()
         .write("justfile", justfile)
         .args(["run", "args", "--"])
@@ -151,7 +176,18 @@ fn just_recipes_get_positional_arguments() {
 #[test]
 fn go_task_receives_args_as_cli_args() {
     require!("task");
-    let taskfile = "version: '3'\n\ntasks:\n  echo:\n    desc: Echo the args\n    cmds:\n      - echo \"args={{.CLI_ARGS}}\"\n  fail:\n    cmds:\n      - exit 6\n";
+    let taskfile = indoc! {"
+        version: '3'
+
+        tasks:
+          echo:
+            desc: Echo the args
+            cmds:
+              - echo \"args={{.CLI_ARGS}}\"
+          fail:
+            cmds:
+              - exit 6
+    "};
     let out = agg_in(
         "Taskfile.yml",
         taskfile,
@@ -163,7 +199,19 @@ fn go_task_receives_args_as_cli_args() {
     assert_ne!(failed.code, Some(0));
 }
 
-const WILD_TASKFILE: &str = "version: '3'\n\ntasks:\n  greet:*:\n    cmds:\n      - echo \"hello {{index .MATCH 0}}\"\n  greet:\n    requires:\n      vars: [NAME]\n    cmds:\n      - echo \"hi {{.NAME}} {{.CLI_ARGS}}\"\n";
+const WILD_TASKFILE: &str = indoc! {"
+    version: '3'
+
+    tasks:
+      greet:*:
+        cmds:
+          - echo \"hello {{index .MATCH 0}}\"
+      greet:
+        requires:
+          vars: [NAME]
+        cmds:
+          - echo \"hi {{.NAME}} {{.CLI_ARGS}}\"
+"};
 
 #[test]
 fn go_task_wildcard_tasks_run_by_the_name_they_match() {
@@ -276,7 +324,11 @@ fn describe_shows_what_else_running_involves() {
     unknown.stderr_has("no task named `//`");
     let just = agg_in(
         "justfile",
-        "[confirm]\npublish:\n    cargo publish\n",
+        indoc! {"
+            [confirm]
+            publish:
+                cargo publish
+        "},
         &["describe", "publish", "--json"],
     )
     .success()
@@ -285,7 +337,14 @@ fn describe_shows_what_else_running_involves() {
     let task = Test::new()
         .write(
             "Taskfile.yml",
-            "version: '3'\ntasks:\n  deploy:\n    prompt: Deploy now?\n    interactive: true\n    cmds: [echo x]\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  deploy:
+                    prompt: Deploy now?
+                    interactive: true
+                    cmds: [echo x]
+            "},
         )
         .args(["describe", "deploy"])
         .run()
@@ -495,7 +554,16 @@ fn describe_shows_everything_known() {
 async fn sigterm_to_agg_stops_the_whole_task_tree() {
     let test = Test::new().write(
         "README.md",
-        "## Tasks\n\n### serve\n\n```sh\nsh -c 'echo $$ > gc.pid; exec sleep 300' &\nwait\n```\n",
+        indoc! {"
+            ## Tasks
+
+            ### serve
+
+            ```sh
+            sh -c 'echo $$ > gc.pid; exec sleep 300' &
+            wait
+            ```
+        "},
     );
     let mut child = Command::new(env!("CARGO_BIN_EXE_agg"))
         .args(["run", "serve"])

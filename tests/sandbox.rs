@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::mcp::{Mcp, text};
+use indoc::indoc;
 
 /// A home, a temp dir, a repository and a sibling of it, apart.
 struct World {
@@ -458,7 +459,12 @@ async fn a_run_cannot_reach_agg_s_control_socket() {
     let world = World::new(&[
         (
             "Makefile",
-            "idle:\n\t@echo idle; sleep 300\nstop-others:\n\tpython3 stop.py\n",
+            indoc! {"
+                idle:
+                \t@echo idle; sleep 300
+                stop-others:
+                \tpython3 stop.py
+            "},
         ),
         ("stop.py", STOP_OTHERS),
     ]);
@@ -584,16 +590,32 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
         ),
         (
             "Cargo.toml",
-            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            indoc! {"
+                [package]
+                name = \"app\"
+                version = \"0.1.0\"
+                edition = \"2021\"
+            "},
         ),
         ("src/main.rs", "fn main() { println!(\"built\"); }\n"),
         (
             "pyproject.toml",
-            "[project]\nname = \"app\"\nversion = \"0\"\n",
+            indoc! {"
+                [project]
+                name = \"app\"
+                version = \"0\"
+            "},
         ),
         (
             "test_app.py",
-            "import tempfile\n\ndef test_writes(tmp_path):\n    (tmp_path / 'f').write_text('x')\n    with tempfile.NamedTemporaryFile() as f:\n        f.write(b'x')\n",
+            indoc! {"
+                import tempfile
+
+                def test_writes(tmp_path):
+                    (tmp_path / 'f').write_text('x')
+                    with tempfile.NamedTemporaryFile() as f:
+                        f.write(b'x')
+            "},
         ),
         ("justfile", "greet:\n    echo hello from just > just.out\n"),
     ]);
@@ -616,7 +638,12 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
     // cargo and pytest through tasks of their own runners' kind: a Makefile's targets.
     world.write(
         "Makefile",
-        "cargo-build:\n\tcargo build --offline\npytest:\n\tpytest -q test_app.py\n",
+        indoc! {"
+            cargo-build:
+            \tcargo build --offline
+            pytest:
+            \tpytest -q test_app.py
+        "},
     );
     let mcp = world.serve(&[]).await;
     for name in ["cargo-build", "pytest"] {
@@ -629,7 +656,15 @@ async fn the_runners_pass_unchanged_in_the_sandbox() {
 
 #[test]
 fn the_person_sees_the_policy_and_loopback_is_refused_with_the_reason() {
-    let world = World::new(&[("Makefile", "build:\n\ttrue\nrisky:\n\ttrue\n")]);
+    let world = World::new(&[(
+        "Makefile",
+        indoc! {"
+        build:
+        \ttrue
+        risky:
+        \ttrue
+    "},
+    )]);
     world.allow(&["build", "--offline"]);
     world.allow(&["risky", "--no-sandbox"]);
     let out = world.agg(&["allowlist"]);
@@ -699,7 +734,15 @@ os.execv(sys.argv[1], sys.argv[1:])
 #[tokio::test(flavor = "multi_thread")]
 async fn where_runs_cannot_be_sandboxed_they_are_refused_unless_the_person_said_so() {
     require!("python3", "make");
-    let world = World::new(&[("Makefile", "build:\n\techo built\nrisky:\n\techo ran\n")]);
+    let world = World::new(&[(
+        "Makefile",
+        indoc! {"
+        build:
+        \techo built
+        risky:
+        \techo ran
+    "},
+    )]);
     world.allow(&["--dir", &world.repo.display().to_string()]);
     world.allow(&["risky", "--no-sandbox"]);
     let mut command = tokio::process::Command::new("python3");

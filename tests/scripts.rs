@@ -8,9 +8,15 @@ use crate::common::verbatim::{
 };
 use crate::run::{TRICKY_FOR_AGENTS, argv_json};
 use crate::test::{Test, assert_runs_as};
+use indoc::indoc;
 
 /// Prints its arguments as a JSON array.
-const PRINT_ARGS: &str = "#!/usr/bin/env python3\n# Print the arguments.\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n";
+const PRINT_ARGS: &str = indoc! {"
+    #!/usr/bin/env python3
+    # Print the arguments.
+    import json, sys
+    print(json.dumps(sys.argv[1:]))
+"};
 
 fn names(root: &Path) -> Vec<String> {
     crate::test::names(&Test::at(root).list_json())
@@ -21,7 +27,14 @@ fn scripts_get_their_args_verbatim_and_pass_on_exit_codes() {
     let test = Test::new()
         .write(".git/HEAD", "ref: refs/heads/main\n")
         .executable("scripts/args.py", PRINT_ARGS)
-        .executable("scripts/fail", "#!/bin/sh\n# Fail on purpose.\nexit 7\n")
+        .executable(
+            "scripts/fail",
+            indoc! {"
+            #!/bin/sh
+            # Fail on purpose.
+            exit 7
+        "},
+        )
         .executable("bin/where", "#!/bin/sh\npwd\n")
         .executable("apps/web/bin/where", "#!/bin/sh\npwd\n")
         .executable("check", "#!/bin/sh\necho \"root script: $1\"\n");
@@ -56,7 +69,14 @@ fn scripts_get_their_args_verbatim_and_pass_on_exit_codes() {
 async fn scripts_run_through_mcp_with_their_args() {
     let test = Test::new()
         .executable("scripts/args.py", PRINT_ARGS)
-        .executable("scripts/fail", "#!/bin/sh\necho failing >&2\nexit 3\n");
+        .executable(
+            "scripts/fail",
+            indoc! {"
+            #!/bin/sh
+            echo failing >&2
+            exit 3
+        "},
+        );
     let mcp = mcp_allowing_any_args(test.into_tempdir(), &[]).await;
     let text = passes_through_mcp(&mcp, "scripts/args", &TRICKY_FOR_AGENTS).await;
     assert_eq!(argv_json(&text), TRICKY_FOR_AGENTS, "{text}");

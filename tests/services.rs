@@ -11,12 +11,43 @@ use serde_json::{Value, json};
 use crate::common::alive;
 use crate::common::mcp::Mcp;
 use crate::common::repo;
+use indoc::indoc;
 
-const MAKEFILE: &str = "serve: ## A static file server on a port of its own\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-docs:\n\tpython3 -m http.server 0 --bind 127.0.0.1\n\nserve-quiet:\n\tpython3 -c \"import http.server as h; h.HTTPServer(('127.0.0.1', 0), h.SimpleHTTPRequestHandler).serve_forever()\"\n\nhttp:\n\tpython3 -m http.server $(PORT) --bind 127.0.0.1\n\nwatch:\n\t@echo compiling; sleep 300\n";
+const MAKEFILE: &str = indoc! {"
+    serve: ## A static file server on a port of its own
+    \tpython3 -m http.server 0 --bind 127.0.0.1
 
-const VITE_LIKE: &str = "setTimeout(() => {\n  console.log('');\n  console.log('  \\x1b[32mVITE v5.4.2\\x1b[39m  ready in 612 ms');\n  console.log('');\n  console.log('  ➜  Local:   http://localhost:5173/');\n  console.log('  ➜  Network: use --host to expose');\n}, 600);\nsetInterval(() => {}, 1000);\n";
+    serve-docs:
+    \tpython3 -m http.server 0 --bind 127.0.0.1
 
-const CRASH: &str = "setTimeout(() => {\n  console.log('starting dev server');\n  console.error(\"Error: Cannot find module 'vite'\");\n  process.exit(1);\n}, 300);\n";
+    serve-quiet:
+    \tpython3 -c \"import http.server as h; h.HTTPServer(('127.0.0.1', 0), h.SimpleHTTPRequestHandler).serve_forever()\"
+
+    http:
+    \tpython3 -m http.server $(PORT) --bind 127.0.0.1
+
+    watch:
+    \t@echo compiling; sleep 300
+"};
+
+const VITE_LIKE: &str = indoc! {"
+    setTimeout(() => {
+      console.log('');
+      console.log('  \\x1b[32mVITE v5.4.2\\x1b[39m  ready in 612 ms');
+      console.log('');
+      console.log('  ➜  Local:   http://localhost:5173/');
+      console.log('  ➜  Network: use --host to expose');
+    }, 600);
+    setInterval(() => {}, 1000);
+"};
+
+const CRASH: &str = indoc! {"
+    setTimeout(() => {
+      console.log('starting dev server');
+      console.error(\"Error: Cannot find module 'vite'\");
+      process.exit(1);
+    }, 300);
+"};
 
 fn service_repo() -> tempfile::TempDir {
     repo(&[

@@ -3,7 +3,6 @@
 //! forms hosts show a model (the text, and `structuredContent`, which Claude Code and Codex
 //! pass on). Each test prints its figures; the README's token table comes from them.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -13,6 +12,7 @@ use tiktoken_rs::CoreBPE;
 
 use crate::common::raw::Raw;
 use crate::test::fixtures;
+use indoc::{formatdoc, indoc};
 
 /// `tools/list` of a plain server (no per-task tools): 3,000 until `wait_for` and the
 /// results fields (`tests`, `problems`, `problems_more`, `wait`) of the job tools came,
@@ -111,13 +111,18 @@ const FAILED_RUN_BUDGET: usize = 2_000;
 
 /// A pytest module of `n` tests, the first `failing` of them failing their assertion.
 fn pytest_module(n: usize, failing: usize) -> String {
-    let mut s = String::from("def total(items):\n    return sum(items)\n\n");
+    let mut s = String::from(indoc! {"
+        def total(items):
+            return sum(items)
+
+    "});
     for i in 0..n {
         let want = if i < failing { i + 1 } else { i };
-        let _ = write!(
-            s,
-            "def test_total_{i}():\n    assert total([{i}]) == {want}\n\n"
-        );
+        s.push_str(&formatdoc! {"
+            def test_total_{i}():
+                assert total([{i}]) == {want}
+
+        "});
     }
     s
 }
@@ -126,7 +131,15 @@ fn pytest_module(n: usize, failing: usize) -> String {
 fn a_failed_run_of_two_thousand_tests_gives_its_twenty_failures_in_two_thousand_tokens() {
     require!("pytest", "make");
     let repo = crate::test::Test::new()
-        .write("Makefile", "test:\n\tpytest -q -p no:cacheprovider tests/test_orders.py\npass:\n\tpytest -q -p no:cacheprovider tests/test_pass.py\n")
+        .write(
+            "Makefile",
+            indoc! {"
+            test:
+            \tpytest -q -p no:cacheprovider tests/test_orders.py
+            pass:
+            \tpytest -q -p no:cacheprovider tests/test_pass.py
+        "},
+        )
         .write("tests/test_orders.py", pytest_module(2_000, 20))
         .write("tests/test_pass.py", pytest_module(2_000, 0))
         .into_tempdir();

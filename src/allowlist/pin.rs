@@ -383,7 +383,13 @@ impl Pin {
         let absent = sha256_hex(b"");
         let (unset, set): (Vec<&PinnedPart>, Vec<&PinnedPart>) =
             self.reads.iter().partition(|p| p.sha256 == absent);
-        let mut words: Vec<String> = set.iter().map(|p| p.what.clone()).collect();
+        let mut words: Vec<String> = Vec::new();
+        // A task's pin always holds its own definition (its recipe or script); a pin of its
+        // files whole says so by naming only the files.
+        if self.is_task() && self.whole.is_none() {
+            words.push("its own definition".to_owned());
+        }
+        words.extend(set.iter().map(|p| p.what.clone()));
         if !unset.is_empty() {
             words.push(format!("{} more it would read if set", unset.len()));
         }
@@ -392,15 +398,10 @@ impl Pin {
             .iter()
             .map(|f| f.path.display().to_string())
             .collect();
-        match (
-            words.is_empty(),
-            files.is_empty(),
-            self.reads.is_empty() && self.whole.is_none() && self.is_task(),
-        ) {
-            (_, true, _) => words.join(", "),
-            (true, false, false) => files.join(", "),
-            (true, false, true) => format!("its own definition (in {})", files.join(", ")),
-            (false, false, _) => format!("{} (in {})", words.join(", "), files.join(", ")),
+        match (words.is_empty(), files.is_empty()) {
+            (_, true) => words.join(", "),
+            (true, false) => files.join(", "),
+            (false, false) => format!("{} (in {})", words.join(", "), files.join(", ")),
         }
     }
 }

@@ -1,12 +1,7 @@
 //! The job handlers of `agg mcp`: `status`, `task_status`, `task_output` and `task_stop`,
-//! and how a call names a job (run id, pid or task name).
-
-//! The MCP request handler: the tool list, and one function per tool.
-//!
-//! Read-only tools always work; execution tools consult the user's allowlist first. Every
-//! result carries `structuredContent` (matching the tool's published `outputSchema`) and a
-//! compact text copy. Failures the model should read are `isError` results with a machine
-//! code and a hint; malformed requests and unknown tools stay JSON-RPC errors.
+//! and how a call names a job (run id, pid or task name). A job may be the agent's own, a
+//! person's `agg run` or a service `agg run --until-ready` left ([`super::mirrors`]): all
+//! are read alike, and only the agent's own can be stopped.
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
 
 use std::fmt::Write as _;

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::harness::{Attack, MAKEFILE, error_code, ran, ran_saying, refused, start, text};
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 const NEEDS_APPROVAL: i64 = -32016;
 
@@ -70,7 +71,20 @@ fn just_never_takes_an_argument_past_the_recipe_s_parameters() {
     require!("just");
     let attack = Attack::new(&[(
         "justfile",
-        "build:\n\t@echo building\n\ndeploy:\n\t@echo deployed > MARKER\n\n[private]\nsecret:\n\t@echo secret > MARKER\n\ntest filter='all':\n\t@echo testing {{filter}}\n",
+        indoc! {"
+            build:
+            \t@echo building
+
+            deploy:
+            \t@echo deployed > MARKER
+
+            [private]
+            secret:
+            \t@echo secret > MARKER
+
+            test filter='all':
+            \t@echo testing {{filter}}
+        "},
     )]);
     let mut raw = served_with_rules(
         &attack,
@@ -97,7 +111,16 @@ fn a_go_task_wildcard_is_never_filled_with_another_task_s_name() {
     require!("task");
     let attack = Attack::new(&[(
         "Taskfile.yml",
-        "version: '3'\ntasks:\n  greet:*:\n    cmds:\n      - echo hello {{index .MATCH 0}}\n  greet:secret:\n    cmds:\n      - echo secret > MARKER\n",
+        indoc! {"
+            version: '3'
+            tasks:
+              greet:*:
+                cmds:
+                  - echo hello {{index .MATCH 0}}
+              greet:secret:
+                cmds:
+                  - echo secret > MARKER
+        "},
     )]);
     let mut raw = served_with_rules(&attack, &[&["allow", "greet:*"], &["deny", "greet:secret"]]);
     for (id, arg) in [(1, "secret"), (2, "$(touch MARKER)")] {
@@ -115,11 +138,23 @@ fn a_cargo_alias_takes_no_config_from_an_agent() {
         (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
         (
             "Cargo.toml",
-            "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            indoc! {"
+                [package]
+                name = \"x\"
+                version = \"0.1.0\"
+                edition = \"2021\"
+            "},
         ),
         ("src/main.rs", "fn main() {}\n"),
     ]);
-    attack.write("wrap.sh", "#!/bin/sh\ntouch MARKER\nexec \"$@\"\n");
+    attack.write(
+        "wrap.sh",
+        indoc! {"
+        #!/bin/sh
+        touch MARKER
+        exec \"$@\"
+    "},
+    );
     attack.executable("wrap.sh");
     attack.agg(&["allow", "b"]);
     let config = format!(

@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 use super::harness::{Attack, text};
+use indoc::formatdoc;
 
 /// The address space one `agg` command may take here (`ulimit -v`, KiB): a few times what
 /// listing these small repositories takes, well under what each attack cost before its
@@ -138,8 +139,16 @@ fn an_overlong_task_name_is_left_out_and_suggestions_stay_cheap() {
     let long = "a-".repeat(20_000);
     let attack = Attack::new(&[(
         "package.json",
-        &format!(
-            "{{\n  \"name\": \"p\",\n  \"scripts\": {{\n    \"{long}\": \"echo MARKER\",\n    \"test\": \"echo tested\"\n  }}\n}}\n"
+        &formatdoc!(
+            "
+                {{
+                  \"name\": \"p\",
+                  \"scripts\": {{
+                    \"{long}\": \"echo MARKER\",
+                    \"test\": \"echo tested\"
+                  }}
+                }}
+            "
         ),
     )]);
     let (json, _) = listed(&attack);
@@ -180,8 +189,17 @@ fn a_tox_ini_whose_substitutions_double_lists_within_a_budget() {
         .collect::<Vec<_>>()
         .concat();
     let factors: Vec<String> = (0..10).map(|i| format!("{{a{i},b{i}}}")).collect();
-    let ini = format!(
-        "[tox]\nenv_list = {}\n\n[x]\n{chain}a30 = 0123456789abcdef\n\n[testenv]\ndescription = {{[x]a1}}\n",
+    let ini = formatdoc!(
+        "
+            [tox]
+            env_list = {}
+
+            [x]
+            {chain}a30 = 0123456789abcdef
+
+            [testenv]
+            description = {{[x]a1}}
+        ",
         factors.join("-")
     );
     assert!(ini.len() < 1024, "{} bytes", ini.len());

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::harness::{Attack, error_code, ran, refused, start, text};
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 /// Prints its arguments as one JSON line.
 const PRINT: &str = "import json, sys\nprint('ARGV=' + json.dumps(sys.argv[1:]))\n";
@@ -165,7 +166,15 @@ fn bun() {
 #[test]
 fn just() {
     require!("just", "python3");
-    let justfile = "set positional-arguments\n\nargs *words:\n    @python3 print.py \"$@\"\n\nsay word:\n    @echo {{word}}\n";
+    let justfile = indoc! {"
+        set positional-arguments
+
+        args *words:
+            @python3 print.py \"$@\"
+
+        say word:
+            @echo {{word}}
+    "};
     check(&Case {
         files: &[("justfile", justfile)],
         task: "args",
@@ -193,7 +202,13 @@ fn go_task() {
     check(&Case {
         files: &[(
             "Taskfile.yml",
-            "version: '3'\ntasks:\n  args:\n    cmds:\n      - python3 print.py {{.CLI_ARGS}}\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  args:
+                    cmds:
+                      - python3 print.py {{.CLI_ARGS}}
+            "},
         )],
         task: "args",
         asked: &["{{.TASK}}"],
@@ -202,7 +217,27 @@ fn go_task() {
     });
 }
 
-const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = []\n\n[tool.poe.tasks]\nargs = \"python3 print.py\"\n\n[tool.pdm]\ndistribution = false\n\n[tool.pdm.scripts]\npargs = { cmd = [\"python3\", \"print.py\"] }\n\n[tool.hatch.envs.default]\nskip-install = true\n\n[tool.hatch.envs.default.scripts]\nhargs = \"python3 print.py {args}\"\n";
+const PYPROJECT: &str = indoc! {"
+    [project]
+    name = \"demo\"
+    version = \"0.1.0\"
+    dependencies = []
+
+    [tool.poe.tasks]
+    args = \"python3 print.py\"
+
+    [tool.pdm]
+    distribution = false
+
+    [tool.pdm.scripts]
+    pargs = { cmd = [\"python3\", \"print.py\"] }
+
+    [tool.hatch.envs.default]
+    skip-install = true
+
+    [tool.hatch.envs.default.scripts]
+    hargs = \"python3 print.py {args}\"
+"};
 
 #[test]
 fn poe() {
@@ -246,7 +281,15 @@ fn tox() {
     check(&Case {
         files: &[(
             "tox.ini",
-            "[tox]\nskipsdist = true\n\n[testenv:args]\nskip_install = true\nallowlist_externals = python3\ncommands = python3 print.py {posargs}\n",
+            indoc! {"
+                [tox]
+                skipsdist = true
+
+                [testenv:args]
+                skip_install = true
+                allowlist_externals = python3
+                commands = python3 print.py {posargs}
+            "},
         )],
         task: "args",
         asked: &[],
@@ -261,7 +304,14 @@ fn nox() {
     check(&Case {
         files: &[(
             "noxfile.py",
-            "import nox\n\n\n@nox.session(python=False)\ndef args(session):\n    session.run(\"python3\", \"print.py\", *session.posargs)\n",
+            indoc! {"
+                import nox
+
+
+                @nox.session(python=False)
+                def args(session):
+                    session.run(\"python3\", \"print.py\", *session.posargs)
+            "},
         )],
         task: "args",
         asked: &[],

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 /// A repository under attack.
 pub struct Attack {
@@ -163,5 +164,13 @@ pub fn ran(response: &Value) {
 }
 
 /// A Makefile with an allowed `build` and a `deploy` that touches the marker.
-pub const MAKEFILE: &str =
-    "build:\n\t@echo building\n\ndeploy:\n\t@echo deployed > MARKER\n\nx:\n\t@true\n";
+pub const MAKEFILE: &str = indoc! {"
+        build:
+        \t@echo building
+
+        deploy:
+        \t@echo deployed > MARKER
+
+        x:
+        \t@true
+    "};

@@ -14,6 +14,7 @@ use std::process::Command;
 use tempfile::TempDir;
 
 use super::harness::Attack;
+use indoc::indoc;
 
 /// A tarball of the package in `dir`, packed by the real npm into `out`.
 fn pack(dir: &Path, out: &Path) -> PathBuf {
@@ -92,7 +93,12 @@ fn packages(work: &Path) -> Vec<(String, PathBuf)> {
     let stand_in = work.join("stand-in-agg");
     std::fs::write(
         &stand_in,
-        "#!/bin/sh\necho \"registry agg: $*\"\necho \"PATH=$PATH\"\nenv | grep -c '^npm_' | sed 's/^/npm variables: /'\n",
+        indoc! {"
+            #!/bin/sh
+            echo \"registry agg: $*\"
+            echo \"PATH=$PATH\"
+            env | grep -c '^npm_' | sed 's/^/npm variables: /'
+        "},
     )
     .expect("stand-in");
     let target = match std::env::consts::ARCH {

@@ -10,10 +10,17 @@ use serde_json::json;
 
 use crate::common::mcp::Mcp;
 use crate::common::{alive, eventually, read_pid};
+use indoc::indoc;
 
 /// A task whose shell starts two background sleeps, one of them through another shell,
 /// and records every pid.
-const MAKEFILE: &str = "tree:\n\t@sleep 300 & echo $$! > a.pid; sh -c 'sleep 300 & echo $$! > c.pid; wait' & echo $$! > b.pid; echo $$$$ > sh.pid; echo started; wait\n\nquick:\n\t@echo done\n";
+const MAKEFILE: &str = indoc! {"
+    tree:
+    \t@sleep 300 & echo $$! > a.pid; sh -c 'sleep 300 & echo $$! > c.pid; wait' & echo $$! > b.pid; echo $$$$ > sh.pid; echo started; wait
+
+    quick:
+    \t@echo done
+"};
 
 #[tokio::test]
 async fn killing_agg_mcp_ends_every_process_its_jobs_started() {

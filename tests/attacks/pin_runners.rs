@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::harness::{Attack, error_code, ran, refused, start, text};
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 /// One runner's case: the project, the task the person allows, edits that must keep the
 /// allow, and the edit that must lapse it with the words that say what changed.
@@ -85,7 +86,19 @@ fn lapsed(attack: &Attack, raw: &mut Raw, task: &str) -> serde_json::Value {
 #[test]
 fn make() {
     require!("make");
-    let makefile = "GREETING = hello\nUNUSED = 1\n\ntest: gen\n\t@echo $(GREETING)\n\ngen:\n\t@true\n\nlint:\n\t@echo lint\n";
+    let makefile = indoc! {"
+        GREETING = hello
+        UNUSED = 1
+
+        test: gen
+        \t@echo $(GREETING)
+
+        gen:
+        \t@true
+
+        lint:
+        \t@echo lint
+    "};
     check(&Case {
         files: &[("Makefile", makefile)],
         task: "test",
@@ -116,7 +129,15 @@ fn make() {
 #[test]
 fn make_include_and_dep() {
     require!("make");
-    let makefile = "include tools.mk\n\ntest: gen\n\t@$(RUN) tests\n\ngen:\n\t@true\n";
+    let makefile = indoc! {"
+        include tools.mk
+
+        test: gen
+        \t@$(RUN) tests
+
+        gen:
+        \t@true
+    "};
     let tools = "RUN = echo\nOTHER = x\n";
     check(&Case {
         files: &[("Makefile", makefile), ("tools.mk", tools)],
@@ -214,7 +235,17 @@ fn bun() {
 #[test]
 fn just() {
     require!("just");
-    let justfile = "greeting := 'hello'\nunused := 'x'\n\n# the tests\ntest:\n    @echo {{greeting}}\n\nlint:\n    @echo lint\n";
+    let justfile = indoc! {"
+        greeting := 'hello'
+        unused := 'x'
+
+        # the tests
+        test:
+            @echo {{greeting}}
+
+        lint:
+            @echo lint
+    "};
     check(&Case {
         files: &[("justfile", justfile)],
         task: "test",
@@ -249,7 +280,19 @@ fn just() {
 #[test]
 fn go_task() {
     require!("task");
-    let taskfile = "version: '3'\nvars:\n  GREETING: hello\n  UNUSED: x\ntasks:\n  test:\n    desc: The tests\n    cmds:\n      - echo {{.GREETING}}\n  lint:\n    cmds: [echo lint]\n";
+    let taskfile = indoc! {"
+        version: '3'
+        vars:
+          GREETING: hello
+          UNUSED: x
+        tasks:
+          test:
+            desc: The tests
+            cmds:
+              - echo {{.GREETING}}
+          lint:
+            cmds: [echo lint]
+    "};
     check(&Case {
         files: &[("Taskfile.yml", taskfile)],
         task: "test",
@@ -273,13 +316,22 @@ fn go_task() {
 #[test]
 fn cargo_alias() {
     require!("cargo");
-    let config = "[alias]\nmeta = \"metadata --format-version 1 --no-deps\"\nt = \"test\"\n";
+    let config = indoc! {"
+        [alias]
+        meta = \"metadata --format-version 1 --no-deps\"
+        t = \"test\"
+    "};
     check(&Case {
         files: &[
             (".cargo/config.toml", config),
             (
                 "Cargo.toml",
-                "[package]\nname = \"x\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+                indoc! {"
+                    [package]
+                    name = \"x\"
+                    version = \"0.1.0\"
+                    edition = \"2021\"
+                "},
             ),
             ("src/main.rs", "fn main() {}\n"),
         ],
@@ -297,7 +349,27 @@ fn cargo_alias() {
     });
 }
 
-const PYPROJECT: &str = "[project]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = []\n\n[tool.poe.env]\nGREETING = \"hello\"\n\n[tool.poe.tasks]\ntest = \"python3 -c 'import os; print(os.environ[\\\"GREETING\\\"])'\"\nlint = \"python3 -c 0\"\n\n[tool.pdm]\ndistribution = false\n\n[tool.pdm.scripts]\n_.env = { GREETING = \"hello\" }\ncheck = { shell = \"echo $GREETING\" }\nfmt = { shell = \"true\" }\n";
+const PYPROJECT: &str = indoc! {"
+    [project]
+    name = \"demo\"
+    version = \"0.1.0\"
+    dependencies = []
+
+    [tool.poe.env]
+    GREETING = \"hello\"
+
+    [tool.poe.tasks]
+    test = \"python3 -c 'import os; print(os.environ[\\\"GREETING\\\"])'\"
+    lint = \"python3 -c 0\"
+
+    [tool.pdm]
+    distribution = false
+
+    [tool.pdm.scripts]
+    _.env = { GREETING = \"hello\" }
+    check = { shell = \"echo $GREETING\" }
+    fmt = { shell = \"true\" }
+"};
 
 #[test]
 fn poe() {
@@ -362,7 +434,16 @@ fn pdm() {
 #[test]
 fn mise() {
     require!("mise");
-    let config = "[env]\nGREETING = \"hello\"\n\n[tasks.test]\nrun = \"echo $GREETING\"\n\n[tasks.lint]\nrun = \"echo lint\"\n";
+    let config = indoc! {"
+        [env]
+        GREETING = \"hello\"
+
+        [tasks.test]
+        run = \"echo $GREETING\"
+
+        [tasks.lint]
+        run = \"echo lint\"
+    "};
     check(&Case {
         files: &[("mise.toml", config)],
         task: "test",
@@ -386,7 +467,13 @@ fn mise() {
 #[test]
 fn deno() {
     require!("deno");
-    let config = "{\n  \"name\": \"@x/y\",\n  \"version\": \"1.0.0\",\n  \"tasks\": {\"test\": \"echo testing\", \"lint\": \"echo lint\"}\n}\n";
+    let config = indoc! {"
+        {
+          \"name\": \"@x/y\",
+          \"version\": \"1.0.0\",
+          \"tasks\": {\"test\": \"echo testing\", \"lint\": \"echo lint\"}
+        }
+    "};
     check(&Case {
         files: &[("deno.json", config)],
         task: "test",
@@ -409,7 +496,14 @@ fn deno() {
 #[test]
 fn composer() {
     require!("composer");
-    let json = "{\n  \"name\": \"a/b\",\n  \"version\": \"1.0.0\",\n  \"require\": {},\n  \"scripts\": {\"test\": \"echo testing\", \"lint\": \"echo lint\"}\n}\n";
+    let json = indoc! {"
+        {
+          \"name\": \"a/b\",
+          \"version\": \"1.0.0\",
+          \"require\": {},
+          \"scripts\": {\"test\": \"echo testing\", \"lint\": \"echo lint\"}
+        }
+    "};
     check(&Case {
         files: &[("composer.json", json)],
         task: "test",

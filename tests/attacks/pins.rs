@@ -7,6 +7,7 @@
 use serde_json::json;
 
 use super::harness::{Attack, MAKEFILE, error_code, ran, refused, start};
+use indoc::indoc;
 
 const REFUSED: i64 = -32010;
 
@@ -62,7 +63,11 @@ fn an_edit_of_an_included_file_is_refused() {
     let attack = Attack::new(&[
         (
             "Makefile",
-            "include common.mk\nbuild:\n\t@$(GREET) building\n",
+            indoc! {"
+                include common.mk
+                build:
+                \t@$(GREET) building
+            "},
         ),
         ("common.mk", "GREET = echo\n"),
     ]);

@@ -18,13 +18,20 @@ use serde_json::json;
 
 use super::harness::Attack;
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 /// Who plants the directories.
 const NOBODY: u32 = 65534;
 
 /// A build that fails (so its run is in the history) and a service that ends at once (so
 /// `--until-ready` has written its log by the time it returns).
-const MAKEFILE: &str = "build:\n\t@echo building; exit 3\n\nserve:\n\t@echo started\n";
+const MAKEFILE: &str = indoc! {"
+    build:
+    \t@echo building; exit 3
+
+    serve:
+    \t@echo started
+"};
 
 /// A repository and the temporary directory agg falls back to.
 struct Planted {

@@ -16,6 +16,7 @@ use serde_json::json;
 use crate::common::have;
 use crate::common::mcp::Mcp;
 use crate::test::Test;
+use indoc::formatdoc;
 
 /// OSC 52: put `rm -rf ~` (base64) on the clipboard.
 const OSC52: &str = "\x1b]52;c;cm0gLXJmIH4=\x07";
@@ -40,8 +41,15 @@ fn hostile_repo() -> Test {
         .write("package.json", scripts.to_string())
         .write(
             "Makefile",
-            format!(
-                "## Build it{OSC52} now\u{202e}\nbuild:\n\t@echo built\n\nclear\x1b[2J:\n\t@echo x\n"
+            formatdoc!(
+                "
+                    ## Build it{OSC52} now\u{202e}
+                    build:
+                    \t@echo built
+
+                    clear\x1b[2J:
+                    \t@echo x
+                "
             ),
         )
         .write(

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::harness::{Attack, text};
 use crate::common::raw::Raw;
+use indoc::indoc;
 
 /// The per-task tool `name` of `agg mcp --task-tools` on `attack`.
 fn tool(attack: &Attack, name: &str) -> Value {
@@ -26,7 +27,17 @@ fn tool(attack: &Attack, name: &str) -> Value {
 fn a_task_that_only_runs_a_destructive_one_is_as_destructive() {
     let attack = Attack::new(&[(
         "Makefile",
-        "ship: deploy-prod\n\ndeploy-prod:\n\t@echo deploying\n\nall: ship check\n\ncheck:\n\t@true\n",
+        indoc! {"
+            ship: deploy-prod
+
+            deploy-prod:
+            \t@echo deploying
+
+            all: ship check
+
+            check:
+            \t@true
+        "},
     )]);
     for name in ["run_ship", "run_all"] {
         let hints = &tool(&attack, name)["annotations"];

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::mcp::allowlist_allowing_all;
 use super::repo;
+use indoc::indoc;
 
 /// A raw JSON-RPC session with `agg mcp`.
 pub struct Raw {
@@ -297,7 +298,41 @@ impl Drop for Raw {
     }
 }
 
-pub const TASKS: &str = "## Tasks\n\n### forever\n\n```sh\nsh -c 'echo $$ > orphan.pid; exec sleep 300' &\nwait\n```\n\n### nap\n\n```sh\nsleep 30\n```\n\n### flood\n\n```sh\nyes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 1000000000\necho done\n```\n\n### show-args\n\n```sh\nprintf '%s\\n' \"$@\"\n```\n\n### chatty\n\n```sh\nfor i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 0.1; done\n```\n";
+pub const TASKS: &str = indoc! {"
+    ## Tasks
+
+    ### forever
+
+    ```sh
+    sh -c 'echo $$ > orphan.pid; exec sleep 300' &
+    wait
+    ```
+
+    ### nap
+
+    ```sh
+    sleep 30
+    ```
+
+    ### flood
+
+    ```sh
+    yes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 1000000000
+    echo done
+    ```
+
+    ### show-args
+
+    ```sh
+    printf '%s\\n' \"$@\"
+    ```
+
+    ### chatty
+
+    ```sh
+    for i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 0.1; done
+    ```
+"};
 
 pub fn setup() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
     let dir = repo(&[("README.md", TASKS)]);

@@ -1,3 +1,6 @@
+//! Unit tests of the CMake adapter: presets, their inheritance and conditions, and the
+//! `CMakeLists.txt` targets and tests they expose.
+
 use super::*;
 use crate::files::MemFiles;
 use crate::files::relative;

@@ -1,3 +1,6 @@
+//! Unit tests of the mise adapter: TOML tasks, file tasks, their usage specs and the
+//! configuration files mise merges.
+
 use super::*;
 use crate::files::{Files, MemFiles};
 use crate::model::{Runner, Source, Variadic};

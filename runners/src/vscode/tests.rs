@@ -1,3 +1,6 @@
+//! Unit tests of the VS Code adapter: tasks.json entries, their variables, inputs and
+//! platform overrides.
+
 use super::*;
 use crate::files::relative;
 use crate::testing::{lines, names, parse_one, task};
