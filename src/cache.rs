@@ -80,11 +80,15 @@ pub fn load(kind: &str, key: &Path) -> Option<Loaded> {
     Some(Loaded { bytes, payload })
 }
 
-/// Writes `payload` as the cache of `kind` for `key`, replacing the file whole; a failure
-/// only means the next run does without.
-pub fn store(kind: &str, key: &Path, payload: &[u8]) {
-    if let Err(err) = try_store(kind, key, payload) {
-        tracing::debug!("cache {kind} for {}: not written: {err}", key.display());
+/// Writes `payload` as the cache of `kind` for `key`, replacing the file whole, and tells
+/// whether it was written; a failure only means the next run does without.
+pub fn store(kind: &str, key: &Path, payload: &[u8]) -> bool {
+    match try_store(kind, key, payload) {
+        Ok(()) => true,
+        Err(err) => {
+            tracing::debug!("cache {kind} for {}: not written: {err}", key.display());
+            false
+        }
     }
 }
 

@@ -31,6 +31,7 @@ mod invocation;
 mod live;
 mod lock;
 mod mcp;
+mod named;
 mod naming;
 mod places;
 mod repo_files;

@@ -12,20 +12,27 @@
 //! the table is served at once; when the watch is in place, whatever changed since the scan
 //! began (by modification time, and files or directories gone) is taken in.
 //!
+//! A question can be ordered after every change made before it ([`LiveTable::current`]):
+//! a cookie file is created in a directory of agg's own that the same inotify instance
+//! watches; the kernel queues one instance's events in the order they happen, so once the
+//! cookie's event comes through, every change made before the question has come through
+//! too, and the batch that holds them is applied at once instead of after the quiet
+//! (watchman's cookies, outside the repository, so the tree's own times do not move).
+//!
 //! Idle cost: the watch thread blocks on the kernel (inotify, `FSEvents`) and wakes only
 //! for events. Nothing is scanned until a path changes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::event::ModifyKind;
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::lock::{MutexExt, RwLockExt};
+use crate::named::Named;
 use crate::repo_files::abs_path;
 use crate::scan::Index;
 use crate::table::Table;
@@ -54,6 +61,13 @@ struct Shared {
     batches: AtomicU64,
     index: Mutex<Index>,
     table: RwLock<Arc<Table>>,
+    /// The table's rows before the environment is filled in (see [`crate::named`]): what a
+    /// completion asks for, filled in by the asker.
+    named: RwLock<Arc<Named>>,
+    /// The cookies asked for and not seen yet, by path, with whom to tell.
+    cookies: Mutex<HashMap<PathBuf, tokio::sync::oneshot::Sender<()>>>,
+    /// The directory of the cookies, once watched.
+    cookie_dir: Mutex<Option<CookieDir>>,
     on_change: OnChange,
     /// Where the watch is: being laid, running, or given up (the table then rescanned on
     /// request) because it cannot start or cannot follow the tree any more.
@@ -74,6 +88,20 @@ enum WatchState {
     /// Not running, and why.
     GaveUp(WatchError),
 }
+
+/// A private directory for cookie files, watched by the table's watch; removed with it.
+struct CookieDir {
+    path: PathBuf,
+}
+
+impl Drop for CookieDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Cookies created so far by this process (their names must not repeat).
+static COOKIES: AtomicU64 = AtomicU64::new(0);
 
 /// The file watch and what it covers.
 struct Watch {
@@ -102,8 +130,8 @@ impl LiveTable {
             .checked_sub(Duration::from_secs(1))
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let index = Index::load(root);
-        let table = Table::from_scan(index.snapshot());
-        let shared = Arc::new(Shared::new(index, table, on_change, true));
+        let (named, table) = tables(&index);
+        let shared = Arc::new(Shared::new(index, (named, table), on_change, true));
         let weak = Arc::downgrade(&shared);
         let spawned = std::thread::Builder::new()
             .name("agg-watch".to_owned())
@@ -122,14 +150,9 @@ impl LiveTable {
             .checked_sub(Duration::from_secs(1))
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let empty = Table::from_scan(crate::scan::Scan {
-            root: root.clone(),
-            tasks: Vec::new(),
-            diagnostics: Vec::new(),
-            task_files: Vec::new(),
-            manifests: Vec::new(),
-        });
-        let shared = Arc::new(Shared::new(Index::empty(&root), empty, on_change, false));
+        let empty = Index::empty(&root);
+        let tables = tables(&empty);
+        let shared = Arc::new(Shared::new(empty, tables, on_change, false));
         let weak = Arc::downgrade(&shared);
         let spawned = std::thread::Builder::new()
             .name("agg-watch".to_owned())
@@ -192,6 +215,50 @@ impl LiveTable {
         }
     }
 
+    /// The named rows as they are after every change made before this call: `None` when
+    /// that cannot be vouched for within `within` (the first scan or the watch not done yet,
+    /// no watch, a cookie that did not come through in time, a change outside the tree's
+    /// directories, which no watch sees), and the asker then scans on its own.
+    ///
+    /// Only with inotify (Linux): its one queue orders the cookie among the tree's events.
+    pub async fn current(&self, within: Duration) -> Option<Arc<Named>> {
+        if !WATCH_EACH_DIR
+            || !self.shared.built.load(Ordering::Acquire)
+            || !matches!(*self.shared.watch.locked(), WatchState::Running(_))
+        {
+            return None;
+        }
+        let dir = self.shared.watch_cookies()?;
+        let n = COOKIES.fetch_add(1, Ordering::Relaxed);
+        let cookie = dir.join(format!("cookie-{n}"));
+        let (told, seen) = tokio::sync::oneshot::channel();
+        self.shared.cookies.locked().insert(cookie.clone(), told);
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&cookie);
+        let came = created.is_ok()
+            && tokio::time::timeout(within, seen)
+                .await
+                .is_ok_and(|r| r.is_ok());
+        self.shared.cookies.locked().remove(&cookie);
+        let _ = std::fs::remove_file(&cookie);
+        if !came {
+            tracing::debug!("cookie {} not seen within {within:?}", cookie.display());
+            return None;
+        }
+        // What the ignore rules read outside the tree's directories is not watched: it must
+        // be as the scan found it.
+        let outside_same = self.shared.index.locked().outside_unchanged();
+        if !outside_same {
+            tracing::debug!("a file outside the tree changed: the table is scanned again");
+            let shared = Arc::clone(&self.shared);
+            tokio::task::spawn_blocking(move || shared.rebuild());
+            return None;
+        }
+        Some(Arc::clone(&self.shared.named.read_locked()))
+    }
+
     /// Scans the whole repository again (for when no watch runs).
     pub fn refresh(&self) -> Arc<Table> {
         self.shared.rebuild();
@@ -206,12 +273,20 @@ impl LiveTable {
 }
 
 impl Shared {
-    fn new(index: Index, table: Table, on_change: OnChange, built: bool) -> Shared {
+    fn new(
+        index: Index,
+        (named, table): (Named, Table),
+        on_change: OnChange,
+        built: bool,
+    ) -> Shared {
         Shared {
             root: index.root().to_path_buf(),
             batches: AtomicU64::new(0),
             index: Mutex::new(index),
             table: RwLock::new(Arc::new(table)),
+            named: RwLock::new(Arc::new(named)),
+            cookies: Mutex::new(HashMap::new()),
+            cookie_dir: Mutex::new(None),
             on_change,
             watch: Mutex::new(WatchState::Laying),
             built: AtomicBool::new(built),
@@ -219,12 +294,70 @@ impl Shared {
         }
     }
 
+    /// The cookie directory, watched by the table's watch: made and watched on first use;
+    /// `None` when there is no watch or it cannot be made.
+    fn watch_cookies(&self) -> Option<PathBuf> {
+        let mut slot = self.cookie_dir.locked();
+        if let Some(dir) = slot.as_ref() {
+            return Some(dir.path.clone());
+        }
+        let base = crate::places::socket_dir()
+            .create()
+            .inspect_err(|err| tracing::debug!("no cookie directory: {err}"))
+            .ok()?;
+        let path = base.join(format!("cookies-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir(&path).ok()?;
+        let dir = CookieDir { path };
+        let mut watch = self.watch.locked();
+        let WatchState::Running(running) = &mut *watch else {
+            return None;
+        };
+        let watched = running
+            .watcher
+            .watch(&dir.path, RecursiveMode::NonRecursive);
+        if let Err(err) = watched {
+            tracing::debug!("cookie directory not watched: {err}");
+            return None;
+        }
+        let path = dir.path.clone();
+        *slot = Some(dir);
+        Some(path)
+    }
+
+    /// The cookie directory, if one is watched.
+    fn cookie_path(&self) -> Option<PathBuf> {
+        self.cookie_dir.locked().as_ref().map(|d| d.path.clone())
+    }
+
+    /// Whether `event` is the creation of a cookie someone waits for.
+    fn is_cookie(&self, event: &notify::Result<Event>) -> bool {
+        let Ok(event) = event else { return false };
+        let cookies = self.cookies.locked();
+        !cookies.is_empty() && event.paths.iter().any(|p| cookies.contains_key(p))
+    }
+
+    /// Tells whoever waits for a cookie of `batch` that it came through (and, with it, every
+    /// change before it: the batch is applied).
+    fn cookies_seen(&self, batch: &[notify::Result<Event>]) {
+        let mut cookies = self.cookies.locked();
+        if cookies.is_empty() {
+            return;
+        }
+        for path in batch.iter().flatten().flat_map(|e| &e.paths) {
+            if let Some(told) = cookies.remove(path) {
+                let _ = told.send(());
+            }
+        }
+    }
+
     /// Scans the tree for the first time, publishes the table and wakes the waiters.
     fn first_scan(&self) {
         let index = Index::load(&self.root);
-        let table = Arc::new(Table::from_scan(index.snapshot()));
+        let (named, table) = tables(&index);
         *self.index.locked() = index;
-        *self.table.write_locked() = table;
+        *self.named.write_locked() = Arc::new(named);
+        *self.table.write_locked() = Arc::new(table);
         self.built.store(true, Ordering::Release);
         self.built_now.notify_waiters();
         // No change to report: every reader of the table waited for this scan, so none saw
@@ -275,12 +408,21 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
     // Blocks without waking while nothing changes; ends when the watcher (and with it the
     // sending side) is dropped with the table.
     while let Ok(first) = rx.recv() {
+        let mut cookie = weak
+            .upgrade()
+            .is_some_and(|shared| shared.is_cookie(&first));
         let mut batch = vec![first];
         let deadline = Instant::now() + MAX_BATCH;
-        loop {
+        // A cookie ends the batch at once: someone waits for what came before it.
+        while !cookie {
             let wait = QUIET.min(deadline.saturating_duration_since(Instant::now()));
             match rx.recv_timeout(wait) {
-                Ok(event) => batch.push(event),
+                Ok(event) => {
+                    cookie = weak
+                        .upgrade()
+                        .is_some_and(|shared| shared.is_cookie(&event));
+                    batch.push(event);
+                }
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => return,
             }
@@ -296,29 +438,39 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         {
             shared.batches.fetch_add(1, Ordering::Relaxed);
             shared.rebuild();
+            shared.cookies_seen(&batch);
             continue;
         }
+        let cookie_dir = shared.cookie_path();
         let paths: Vec<PathBuf> = batch
-            .into_iter()
+            .iter()
             .flatten()
             .filter(|e| changes_content(e.kind))
-            .flat_map(|e| e.paths)
+            .flat_map(|e| e.paths.iter())
+            .filter(|p| cookie_dir.as_ref().is_none_or(|dir| !p.starts_with(dir)))
+            .cloned()
             .collect();
         if !paths.is_empty() {
             shared.batches.fetch_add(1, Ordering::Relaxed);
             shared.apply(&paths);
         }
+        shared.cookies_seen(&batch);
     }
 }
 
-/// Whether an event can change what a file says. Opening and reading a file (which agg
-/// itself does when it parses one) and metadata changes cannot; reacting to them would make
-/// every parse trigger the next.
+/// Whether an event can change what agg reads of a file. Opening and reading a file (which
+/// agg itself does when it parses one) cannot; reacting to it would make every parse trigger
+/// the next. A change of metadata can (an execute bit decides whether a script is a task;
+/// inotify reports a `chmod` as one), and reading a file raises none.
 fn changes_content(kind: EventKind) -> bool {
-    !matches!(
-        kind,
-        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_))
-    )
+    !matches!(kind, EventKind::Access(_))
+}
+
+/// The rows without and with the environment of the index's current scan.
+fn tables(index: &Index) -> (Named, Table) {
+    let named = Table::name(index.snapshot());
+    let table = Table::from_named(named.clone());
+    (named, table)
 }
 
 impl Shared {
@@ -330,9 +482,9 @@ impl Shared {
         if !touched {
             return;
         }
-        let table = Table::from_scan(index.snapshot());
+        let tables = tables(&index);
         drop(index);
-        self.replace(table);
+        self.replace(tables);
     }
 
     fn rebuild(&self) {
@@ -340,9 +492,9 @@ impl Shared {
         let root = index.root().to_path_buf();
         *index = Index::load(&root);
         self.follow_dirs(&index);
-        let table = Table::from_scan(index.snapshot());
+        let tables = tables(&index);
         drop(index);
-        self.replace(table);
+        self.replace(tables);
     }
 
     /// Takes in what changed between the start of the scan and the watch being in place:
@@ -450,7 +602,8 @@ impl std::error::Error for WatchError {
 }
 
 impl Shared {
-    fn replace(&self, table: Table) {
+    fn replace(&self, (named, table): (Named, Table)) {
+        *self.named.write_locked() = Arc::new(named);
         let new = Arc::new(table);
         let old = {
             let mut slot = self.table.write_locked();

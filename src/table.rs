@@ -6,6 +6,7 @@
 //! is generated from these types.
 
 use std::collections::HashMap;
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use agg_runners::{Behaviour, Diagnostic, Runner, quote_command};
@@ -15,8 +16,9 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 
 use crate::availability::{Availability, launcher, overrides, project_program};
+use crate::named::Named;
 use crate::naming::{canonical_order, unique_names};
-use crate::scan::{Scan, scan};
+use crate::scan::Scan;
 
 /// Rows are built on the thread pool from this many tasks on (a monorepo has tens of
 /// thousands; a small repo is done before the pool would have started).
@@ -121,11 +123,12 @@ impl Serialize for Table {
 }
 
 impl Table {
-    /// Scans `root` and builds its table.
+    /// Scans `root` and builds its table: from the named table kept with the scan when the
+    /// repository is unchanged (see [`crate::named`]).
     pub fn load(root: &Path) -> Table {
-        let scan = scan(root);
+        let named = Named::load(root, Table::name);
         let began = std::time::Instant::now();
-        let table = Table::from_scan(scan);
+        let table = Table::from_named(named);
         tracing::debug!(
             "table: {} rows built in {:?}",
             table.tasks.len(),
@@ -134,58 +137,47 @@ impl Table {
         table
     }
 
+    /// The named rows of `root`'s table, their environment not filled in yet: what a shell
+    /// completion needs of all of them ([`fill`] the few it shows).
+    pub(crate) fn load_named(root: &Path) -> Named {
+        Named::load(root, Table::name)
+    }
+
     /// Builds the table from a finished scan: orders the adapters' tasks, names them and
     /// fills in what only the table knows (see [`fill`]).
     pub fn from_scan(scan: Scan) -> Table {
+        Table::from_named(Table::name(scan))
+    }
+
+    /// What follows from the files alone: the scan's tasks ordered, placed in the packages
+    /// of their directories and named.
+    pub(crate) fn name(scan: Scan) -> Named {
         let mut tasks = scan.tasks;
         tasks.sort_by(canonical_order);
         inherit_packages(&mut tasks);
         let names = unique_names(&tasks);
-        let availability = Availability::detect(tasks.iter().map(|t| t.runner))
-            .with_launchers(tasks.iter().filter_map(|t| launcher(t.runner, &t.argv)));
-        let root = scan.root.as_path();
-        // The runners' programs inside the project, looked up once per directory and runner
-        // (a lookup walks up the tree; a directory has many tasks).
-        let mut wanted: Vec<(String, Runner)> = tasks
-            .iter()
-            .filter(|t| !t.runner.project_binaries().is_empty())
-            .map(|t| (t.dir.clone(), t.runner))
-            .collect();
-        wanted.sort_unstable();
-        wanted.dedup();
-        let found: Vec<(String, Runner, Option<String>)> = wanted
-            .into_par_iter()
-            .map(|(dir, runner)| {
-                let program = project_program(root, &dir, runner).map(|(rel, _)| rel);
-                (dir, runner, program)
-            })
-            .collect();
-        let mut projects: HashMap<String, Vec<(Runner, Option<String>)>> = HashMap::new();
-        for (dir, runner, program) in found {
-            projects.entry(dir).or_default().push((runner, program));
+        for (t, unique_name) in tasks.iter_mut().zip(names) {
+            t.unique_name = unique_name;
         }
-        let fill_one = |t: &mut Task, unique_name: String| {
-            let project = projects
-                .get(t.dir.as_str())
-                .and_then(|found| found.iter().find(|(r, _)| *r == t.runner))
-                .and_then(|(_, program)| program.clone());
-            fill(t, unique_name, &availability, project);
-        };
-        if tasks.len() >= PARALLEL_ROWS {
-            tasks
-                .par_iter_mut()
-                .zip(names)
-                .for_each(|(t, unique_name)| fill_one(t, unique_name));
-        } else {
-            for (t, unique_name) in tasks.iter_mut().zip(names) {
-                fill_one(t, unique_name);
-            }
-        }
-        Table {
-            root: scan.root,
+        Named {
+            root: scan.root.into_os_string().into_encoded_bytes(),
             tasks,
             diagnostics: scan.diagnostics,
             manifests: scan.manifests,
+        }
+    }
+
+    /// The table of named rows, with what depends on this environment filled in.
+    pub(crate) fn from_named(named: Named) -> Table {
+        // Written from a path, so it reads back as one.
+        let root = PathBuf::from(std::ffi::OsString::from_vec(named.root));
+        let mut tasks = named.tasks;
+        fill(&root, &mut tasks);
+        Table {
+            root,
+            tasks,
+            diagnostics: named.diagnostics,
+            manifests: named.manifests,
         }
     }
 
@@ -272,11 +264,51 @@ fn inherit_packages(raw: &mut [Task]) {
     }
 }
 
-/// Fills in what the table knows of a task and its adapter does not: its unique name, whether
-/// its runner is installed, and the command that runs it. `project` is the runner's program
-/// inside the project, as seen from the task's directory (`../../node_modules/.bin/turbo`).
-fn fill(t: &mut Task, unique_name: String, availability: &Availability, project: Option<String>) {
-    t.unique_name = unique_name;
+/// Fills in what depends on the environment, for named rows of the repository at `root`:
+/// whether each task's runner is installed, and the command that runs it (with the runner's
+/// program inside the project, or the one of its binaries installed). Each row is filled the
+/// same whatever other rows are filled with it.
+pub fn fill(root: &Path, tasks: &mut [Task]) {
+    let availability = Availability::detect(tasks.iter().map(|t| t.runner))
+        .with_launchers(tasks.iter().filter_map(|t| launcher(t.runner, &t.argv)));
+    // The runners' programs inside the project, looked up once per directory and runner
+    // (a lookup walks up the tree; a directory has many tasks).
+    let mut wanted: Vec<(String, Runner)> = tasks
+        .iter()
+        .filter(|t| !t.runner.project_binaries().is_empty())
+        .map(|t| (t.dir.clone(), t.runner))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let found: Vec<(String, Runner, Option<String>)> = wanted
+        .into_par_iter()
+        .map(|(dir, runner)| {
+            let program = project_program(root, &dir, runner).map(|(rel, _)| rel);
+            (dir, runner, program)
+        })
+        .collect();
+    let mut projects: HashMap<String, Vec<(Runner, Option<String>)>> = HashMap::new();
+    for (dir, runner, program) in found {
+        projects.entry(dir).or_default().push((runner, program));
+    }
+    let fill_one = |t: &mut Task| {
+        let project = projects
+            .get(t.dir.as_str())
+            .and_then(|found| found.iter().find(|(r, _)| *r == t.runner))
+            .and_then(|(_, program)| program.clone());
+        fill_row(t, &availability, project);
+    };
+    if tasks.len() >= PARALLEL_ROWS {
+        tasks.par_iter_mut().for_each(fill_one);
+    } else {
+        tasks.iter_mut().for_each(fill_one);
+    }
+}
+
+/// Fills in one row: whether its runner is installed, and the command that runs it.
+/// `project` is the runner's program inside the project, as seen from the task's directory
+/// (`../../node_modules/.bin/turbo`).
+fn fill_row(t: &mut Task, availability: &Availability, project: Option<String>) {
     t.runner_available = availability.available_with(t, project.is_some());
     // The project's own runner (`.venv/bin/poe`) is what runs, so the command shows it.
     if let Some(rel) = project.filter(|_| overrides(t.runner, &t.argv))

@@ -207,3 +207,174 @@ async fn the_socket_goes_away_with_the_server() {
     })
     .await;
 }
+
+/// What bash is answered at a TAB after `agg run TYPED` in `dir`, through agg's completion
+/// protocol, with `runtime` as `XDG_RUNTIME_DIR` (where running servers' sockets are): the
+/// candidates, and agg's debug log.
+fn complete(dir: &Path, runtime: &Path, state: &Path, typed: &str) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_agg"))
+        .args(["--", "agg", "run", typed])
+        .current_dir(dir)
+        .env("AGG_COMPLETE", "fish")
+        .env("XDG_RUNTIME_DIR", runtime)
+        .env("XDG_STATE_HOME", state)
+        .env("AGG_TEST_ANSWER_MS", "2000")
+        .env("AGG_LOG", "agg=debug")
+        .stdin(Stdio::null())
+        .output()
+        .expect("agg");
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const SERVED: &str = "completion: answered by";
+
+/// A completion asks the running `agg mcp` instead of scanning, and its answer is the one a
+/// scan gives, byte for byte, even for an edit made just before the question: the server
+/// orders the question after it with a cookie in its file watch.
+#[tokio::test]
+async fn a_completion_is_answered_by_the_running_server_and_sees_the_edit_just_made() {
+    let mcp = Mcp::on_files(
+        &[
+            ("Makefile", "build: ## Build it all\n\t@true\n"),
+            (
+                "apps/web/package.json",
+                r#"{"scripts": {"bundle": "esbuild", "bench": "node bench.js"}}"#,
+            ),
+        ],
+        false,
+    )
+    .await;
+    let state = tempfile::tempdir().expect("state");
+    let nobody = tempfile::tempdir().expect("no server here");
+    // Served once the watch is laid (before that, the completion scans on its own).
+    let mut served = String::new();
+    eventually(Duration::from_secs(20), "an answer from the server", || {
+        let (out, log) = complete(&mcp.root, &mcp.runtime, state.path(), "b");
+        served = out;
+        log.contains(SERVED)
+    })
+    .await;
+    let (scanned, log) = complete(&mcp.root, nobody.path(), state.path(), "b");
+    assert!(!log.contains(SERVED), "{log}");
+    assert_eq!(served, scanned);
+    assert_eq!(served, "build\tBuild it all\n");
+    // A task without a description shows its command, filled in by the asker.
+    let (served, _) = complete(&mcp.root, &mcp.runtime, state.path(), "apps/web/be");
+    assert_eq!(
+        served,
+        complete(&mcp.root, nobody.path(), state.path(), "apps/web/be").0
+    );
+    assert!(served.starts_with("apps/web/bench\t"), "{served}");
+    assert!(served.contains("bench"), "{served}");
+    let web = mcp.root.join("apps/web");
+    let (below, _) = complete(&web, &mcp.runtime, state.path(), "b");
+    assert_eq!(below, complete(&web, nobody.path(), state.path(), "b").0);
+    assert!(below.starts_with("bench\t"), "{below}");
+
+    let makefile = mcp.root.join("Makefile");
+    let mut text = std::fs::read_to_string(&makefile).expect("Makefile");
+    for i in 0..12 {
+        // Each edit is asked about at once: no pause for the watch's quiet period.
+        match i % 3 {
+            0 => text = format!("{text}\nfresh{i}: ## Added just now {i}\n\t@true\n"),
+            1 => text = text.replace("Build it all", &format!("Build it all, take {i}")),
+            _ => std::fs::write(
+                mcp.root.join(format!("apps/web/Taskfile{i}.mk")),
+                "ignored:\n\t@true\n",
+            )
+            .expect("write"),
+        }
+        std::fs::write(&makefile, &text).expect("write");
+        let (out, log) = complete(&mcp.root, &mcp.runtime, state.path(), "");
+        assert!(log.contains(SERVED), "step {i}: not served: {log}");
+        let (scanned, _) = complete(&mcp.root, nobody.path(), state.path(), "");
+        assert_eq!(out, scanned, "step {i}");
+        if i % 3 == 0 {
+            assert!(
+                out.contains(&format!("fresh{i}\tAdded just now {i}")),
+                "step {i}: {out}"
+            );
+        }
+    }
+    // A new directory with a task file, and a script made executable, asked about at once.
+    std::fs::create_dir_all(mcp.root.join("tools/gen")).expect("mkdir");
+    std::fs::write(
+        mcp.root.join("tools/gen/justfile"),
+        "# Generate\ngen:\n    @true\n",
+    )
+    .expect("write");
+    let (out, log) = complete(&mcp.root, &mcp.runtime, state.path(), "tools");
+    assert!(log.contains(SERVED), "{log}");
+    assert_eq!(
+        out,
+        complete(&mcp.root, nobody.path(), state.path(), "tools").0
+    );
+    assert!(out.contains("tools/gen/gen\tGenerate"), "{out}");
+    let script = mcp.root.join("scripts/lint");
+    std::fs::create_dir_all(mcp.root.join("scripts")).expect("mkdir");
+    std::fs::write(&script, "#!/bin/sh\necho lint\n").expect("write");
+    let (before, _) = complete(&mcp.root, &mcp.runtime, state.path(), "scripts");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (after, log) = complete(&mcp.root, &mcp.runtime, state.path(), "scripts");
+    assert!(log.contains(SERVED), "{log}");
+    assert_eq!(
+        after,
+        complete(&mcp.root, nobody.path(), state.path(), "scripts").0
+    );
+    assert_ne!(before, after, "the execute bit shows at once");
+    mcp.close().await;
+}
+
+/// What a client sends the control socket is hostile: a completion request over the size
+/// limit, of the wrong shape, with absurd values, or never finished is answered with an
+/// error or dropped, and the server keeps answering.
+#[tokio::test]
+async fn hostile_completion_requests_are_refused_and_the_server_keeps_answering() {
+    use std::io::{Read, Write};
+    let mcp = Mcp::on_files(&[("Makefile", "build:\n\t@true\n")], false).await;
+    let socket = socket_of(&mcp.runtime);
+    let ask = |request: &[u8]| -> String {
+        let mut stream = connect(&socket);
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        // The server may close before reading all of an oversized request.
+        let _ = stream.write_all(request);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let mut reply = String::new();
+        let _ = stream.read_to_string(&mut reply);
+        reply
+    };
+    let long = "b".repeat(60_000);
+    let cases: Vec<Vec<u8>> = vec![
+        format!("{{\"op\":\"complete\",\"typed\":\"{long}\",\"below\":null,\"within_ms\":5}}\n")
+            .into_bytes(),
+        b"{\"op\":\"complete\",\"typed\":\"b\",\"below\":\"../../../../etc\",\"within_ms\":18446744073709551615}\n".to_vec(),
+        b"{\"op\":\"complete\",\"typed\":\"\",\"below\":\"a//b/\",\"within_ms\":0}\n".to_vec(),
+        b"{\"op\":\"complete\",\"typed\":null}\n".to_vec(),
+        b"{\"op\":\"complete\"}\n".to_vec(),
+        vec![0xff, 0xfe, b'\n'],
+        format!("{{\"op\":\"complete\",\"typed\":\"{}\"}}\n", "x".repeat(200_000)).into_bytes(),
+        b"{\"op\":\"complete\",\"typed\":\"b\"".to_vec(),
+    ];
+    for request in &cases {
+        let reply = ask(request);
+        if !reply.is_empty() {
+            let value: serde_json::Value =
+                serde_json::from_str(reply.trim()).expect("a JSON reply");
+            assert!(
+                value.get("offers").is_some()
+                    || value.get("error").is_some()
+                    || value.get("not_current").is_some(),
+                "{value}"
+            );
+        }
+    }
+    let ps = ask(b"{\"op\":\"ps\"}\n");
+    assert!(ps.contains("\"pid\""), "the server still answers: {ps}");
+    mcp.close().await;
+}

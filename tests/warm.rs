@@ -54,6 +54,9 @@ struct Repo {
     rng: Rng,
     /// Numbers new names, so that every task name is new.
     serial: usize,
+    /// Cache damages done so far: every other one damages the named table kept with the
+    /// scan instead of the scan cache.
+    damages: usize,
 }
 
 /// The kinds of task file the steps write.
@@ -77,6 +80,7 @@ impl Repo {
             root,
             cache: tempfile::tempdir().expect("cache"),
             rng: Rng(seed),
+            damages: 0,
             serial: 0,
         };
         repo.generate();
@@ -554,7 +558,11 @@ impl Repo {
     }
 
     fn cache_files(&self) -> Vec<PathBuf> {
-        fs::read_dir(self.cache.path().join("agg/scan-cache"))
+        self.files_of("scan-cache")
+    }
+
+    fn files_of(&self, kind: &str) -> Vec<PathBuf> {
+        fs::read_dir(self.cache.path().join("agg").join(kind))
             .map(|d| {
                 d.flatten()
                     .map(|e| e.path())
@@ -565,29 +573,35 @@ impl Repo {
     }
 
     fn damage_cache(&mut self) -> String {
-        let Some(file) = self.cache_files().into_iter().next() else {
-            return "nothing (no cache yet)".to_owned();
+        self.damages += 1;
+        let kind = if self.damages.is_multiple_of(2) {
+            "table-cache"
+        } else {
+            "scan-cache"
+        };
+        let Some(file) = self.files_of(kind).into_iter().next() else {
+            return format!("nothing (no {kind} yet)");
         };
         let mut bytes = fs::read(&file).expect("cache");
         match self.rng.below(4) {
             0 => {
                 bytes.truncate(bytes.len() / 2);
                 fs::write(&file, bytes).expect("write");
-                "truncated the cache".to_owned()
+                format!("truncated the {kind}")
             }
             1 => {
                 let at = self.rng.below(bytes.len());
                 bytes[at] ^= 0x5a;
                 fs::write(&file, bytes).expect("write");
-                format!("flipped a byte of the cache at {at}")
+                format!("flipped a byte of the {kind} at {at}")
             }
             2 => {
                 fs::write(&file, b"not a cache at all").expect("write");
-                "replaced the cache with garbage".to_owned()
+                format!("replaced the {kind} with garbage")
             }
             _ => {
                 fs::write(&file, []).expect("write");
-                "emptied the cache".to_owned()
+                format!("emptied the {kind}")
             }
         }
     }
@@ -813,7 +827,8 @@ fn a_cache_of_another_build_is_ignored() {
     );
 }
 
-/// With nothing changed, a listing reuses every directory and every parse, and writes
+/// With nothing changed, a listing checks every directory and every parse, reads the named
+/// table kept with them instead of decoding the parses and naming the tasks, and writes
 /// nothing.
 #[test]
 fn an_unchanged_repository_is_answered_from_the_cache_alone() {
@@ -827,7 +842,11 @@ fn an_unchanged_repository_is_answered_from_the_cache_alone() {
     let [cache] = &repo.cache_files()[..] else {
         panic!("one cache file expected");
     };
+    let [named] = &repo.files_of("table-cache")[..] else {
+        panic!("one named table expected");
+    };
     let before = fs::read(cache).expect("cache");
+    let named_before = fs::read(named).expect("named table");
     let out = repo
         .agg(false)
         .env("AGG_LOG", "agg=debug")
@@ -836,11 +855,19 @@ fn an_unchanged_repository_is_answered_from_the_cache_alone() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("scan cache: nothing changed"), "{stderr}");
-    assert!(stderr.contains(" 0 task files parsed again"), "{stderr}");
+    assert!(stderr.contains(" task files unchanged"), "{stderr}");
+    assert!(stderr.contains("named table: "), "{stderr}");
+    assert!(!stderr.contains("of another scan"), "{stderr}");
+    assert!(!stderr.contains("parsed again"), "{stderr}");
     assert_eq!(
         fs::read(cache).expect("cache"),
         before,
         "rewritten though nothing changed"
+    );
+    assert_eq!(
+        fs::read(named).expect("named table"),
+        named_before,
+        "named table rewritten though nothing changed"
     );
 }
 

@@ -10,14 +10,16 @@
 #    picks another place), plus target/bench-monorepo-make500 (one 500-target Makefile);
 #    with --large, also trees of about 500,000 and 2,000,000 files made of hard-linked
 #    copies of the monorepo (target/bench-tree-500k, target/bench-tree-2m);
-# 3. times, with hyperfine (warmup 2, N runs, default 10, no intermediate shell, output to
-#    /dev/null), in each tree:
+# 3. times, round-robin (scripts/bench/interleave.py: one run of each command in turn, 2
+#    warmup rounds, N rounds, default 10, no intermediate shell, output to /dev/null, so that
+#    the load of a shared machine falls on every command alike), in each tree:
 #      cold  `agg list --json --no-cache`   (walks and parses everything)
 #      warm  `agg list --json`              (the scan kept in the cache, checked with stat;
 #                                            the warmup runs write it)
 #      `fd --type f` and `rg --files`       (the references); `rg --files --hidden` for
 #                                            information, since agg walks hidden files too
-#    and, on the monorepo, a shell completion of `agg run b` (warm), as bash asks for it;
+#    and, on the monorepo, in the same rounds, a shell completion of `agg run b` (warm), as
+#    bash asks for it;
 # 4. prints mean/median/stddev, the ratios of the medians against the targets with
 #    PASS/FAIL (warm <= 0.3x fd, cold <= 1.2x fd; cold <= 1.5x rg, the earlier target; a
 #    completion under 30 ms), agg's peak RSS, the task count, and asserts that the warm and
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --runs=*) RUNS=${1#--runs=} ;;
     --no-build) BUILD=0 ;;
     --large) LARGE=1 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "list.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -47,7 +49,7 @@ done
 [ "$RUNS" -ge 10 ] 2>/dev/null || { echo "list.sh: --runs must be at least 10" >&2; exit 2; }
 
 . scripts/bench/tools.sh
-for tool in hyperfine rg python3 git; do
+for tool in rg python3 git; do
   command -v "$tool" >/dev/null || { echo "list.sh: $tool is required" >&2; exit 2; }
 done
 # The runners, as on a developer machine (agg reports whether each is installed).
@@ -96,9 +98,15 @@ if [ "$LARGE" = 1 ]; then
 fi
 
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+SERVER=
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
 # The warm runs' cache (in agg's state directory), apart from the person's own.
 export XDG_STATE_HOME=$TMP/state
+# No running agg mcp answers the warm runs (its sockets are looked for here)…
+export XDG_RUNTIME_DIR=$TMP/run-none
+# …but one does answer the served completion, from here.
+SERVED_RUN=$TMP/run-served
+mkdir -p -m 700 "$XDG_RUNTIME_DIR" "$SERVED_RUN"
 
 # Peak RSS of one `agg list --json` run (ARGS after the tree), in KiB (max over 3 runs).
 peak_rss() { # dir args...
@@ -118,42 +126,57 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$AGG" list --jso
 }
 RSS_HOW=$([ -x /usr/bin/time ] && echo "/usr/bin/time -f %M" || echo "getrusage(RUSAGE_CHILDREN).ru_maxrss")
 
+# What bash runs at a TAB after `agg run b` (see `agg completions bash`).
+COMPLETE_ENV=(_CLAP_IFS=$'\v' _CLAP_COMPLETE_INDEX=2 _CLAP_COMPLETE_COMP_TYPE=9 _CLAP_COMPLETE_SPACE=false AGG_COMPLETE=bash)
+
 bench_tree() { # name dir
   local name=$1 dir=$2 runs=$RUNS
+  local commands=(
+    "agg list --json (cold)=$AGG list --json --no-cache"
+    "agg list --json (warm)=$AGG list --json"
+    "fd --type f=$FD --type f"
+    "rg --files=rg --files"
+    "rg --files --hidden (info)=rg --files --hidden"
+  )
   # The large trees take seconds a run.
   case "$name" in large*) runs=5 ;; esac
-  echo "+ (cd $dir && hyperfine -N --warmup 2 --runs $runs: agg cold, agg warm, $FD --type f, rg --files)" >&2
-  (cd "$dir" && hyperfine -N --style basic --warmup 2 --runs "$runs" \
-      --export-json "$TMP/$name.json" \
-      -n "agg list --json (cold)" "$AGG list --json --no-cache" \
-      -n "agg list --json (warm)" "$AGG list --json" \
-      -n "fd --type f" "$FD --type f" \
-      -n "rg --files" "rg --files" \
-      -n "rg --files --hidden (info)" "rg --files --hidden" >&2)
+  # On the monorepo, a shell completion too, in the same rounds: from the cache, and answered
+  # by a running `agg mcp`.
+  if [ "$name" = mono ]; then
+    commands+=("completion of agg run b (warm)=env ${COMPLETE_ENV[*]} $AGG -- agg run b")
+    commands+=("completion of agg run b (served)=env XDG_RUNTIME_DIR=$SERVED_RUN ${COMPLETE_ENV[*]} $AGG -- agg run b")
+  fi
+  echo "+ (cd $dir && interleave.py: ${#commands[@]} commands round-robin, 2 warmup rounds, $runs rounds)" >&2
+  (cd "$dir" && python3 "$ROOT/scripts/bench/interleave.py" "$TMP/$name.json" "$runs" 2 "${commands[@]}")
   (cd "$dir" && "$AGG" list --json --no-cache 2>"$TMP/$name.stderr" >"$TMP/$name.list.json")
   (cd "$dir" && "$AGG" list --json 2>/dev/null >"$TMP/$name.warm.json")
   (cd "$dir" && "$FD" --type f | wc -l) >"$TMP/$name.fdfiles"
   peak_rss "$dir" --no-cache >"$TMP/$name.rss"
   peak_rss "$dir" >"$TMP/$name.warm.rss"
+  if [ "$name" = mono ]; then
+    (cd "$dir" && env "${COMPLETE_ENV[@]}" "$AGG" -- agg run b | tr '\v' '\n' | wc -l) >"$TMP/completion.count"
+  fi
 }
 
-# What bash runs at a TAB after `agg run b` (see `agg completions bash`).
-bench_completion() { # dir
-  local dir=$1
-  echo "+ (cd $dir && hyperfine -N: a completion of \`agg run b\`, warm)" >&2
-  (cd "$dir" && hyperfine -N --style basic --warmup 3 --runs "$RUNS" \
-      --export-json "$TMP/completion.json" \
-      -n "completion of agg run b (warm)" \
-      "env _CLAP_IFS=$(printf '\v') _CLAP_COMPLETE_INDEX=2 _CLAP_COMPLETE_COMP_TYPE=9 _CLAP_COMPLETE_SPACE=false AGG_COMPLETE=bash $AGG -- agg run b" >&2)
-  (cd "$dir" && env _CLAP_IFS=$'\v' _CLAP_COMPLETE_INDEX=2 _CLAP_COMPLETE_COMP_TYPE=9 \
-      _CLAP_COMPLETE_SPACE=false AGG_COMPLETE=bash "$AGG" -- agg run b | tr '\v' '\n' | wc -l) >"$TMP/completion.count"
-}
+# An `agg mcp` on the monorepo, as an agent would have it, for the served completion; it is
+# serving once a completion's debug log says it answered.
+echo "+ agg mcp --root $MONO (for the served completion)" >&2
+# Its stdin is a fifo held open by this script: it ends when the script does.
+mkfifo "$TMP/mcp.in"
+XDG_RUNTIME_DIR=$SERVED_RUN "$AGG" mcp --root "$MONO" <"$TMP/mcp.in" >/dev/null 2>"$TMP/mcp.stderr" &
+SERVER=$!
+exec 9>"$TMP/mcp.in"
+for _ in $(seq 1 300); do
+  if (cd "$MONO" && env XDG_RUNTIME_DIR="$SERVED_RUN" AGG_LOG=agg=debug "${COMPLETE_ENV[@]}" "$AGG" -- agg run b 2>&1 >/dev/null) | grep -q "answered by"; then
+    break
+  fi
+  sleep 0.2
+done
 
 echo "load average before timing: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 0; i < ${#TREES[@]}; i += 2)); do
   bench_tree "${TREES[i]}" "${TREES[i + 1]}"
 done
-bench_completion "$MONO"
 echo "load average after timing: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$TMP" "$CHECK" "$RSS_HOW" "$MONO" "${TREES[@]}" <<'PY'
@@ -176,6 +199,8 @@ def table(name, dir_):
     print(f"\n== {name}: {dir_} ({files} files listed by fd --type f) ==")
     print(f"{'command':<28} {'mean':>12} {'median':>12} {'stddev':>12} {'min':>12} {'max':>12} {'runs':>5}")
     for cmd, r in res.items():
+        if cmd.startswith("completion"):
+            continue
         print(f"{cmd:<28} {ms(r['mean']):>12} {ms(r['median']):>12} {ms(r['stddev'] or 0):>12} {ms(r['min']):>12} {ms(r['max']):>12} {len(r['times']):>5}")
     cold, warm = res["agg list --json (cold)"], res["agg list --json (warm)"]
     fd, rg, rgh = res["fd --type f"], res["rg --files"], res["rg --files --hidden (info)"]
@@ -232,13 +257,17 @@ for name, dir_ in zip(trees[::2], trees[1::2]):
     if name == "make500":
         print(f"make tasks in the 500-target Makefile: {by_runner.get('make', 0)} (500 expected)")
 
-comp = json.load(open(f"{tmp}/completion.json"))["results"][0]
 count = int(open(f"{tmp}/completion.count").read())
-median_ms = comp["median"] * 1000
-ok = median_ms < COMPLETION_MS
-if not ok:
-    fails.append(f"completion {median_ms:.1f} ms >= {COMPLETION_MS} ms")
-print(f"\n[mono] completion of `agg run b` (warm, {count} candidates): median {median_ms:.1f} ms, mean {comp['mean'] * 1000:.1f} ms ± {(comp['stddev'] or 0) * 1000:.1f}   target < {COMPLETION_MS:.0f} ms   {verdict(ok)}")
+mono_results = json.load(open(f"{tmp}/mono.json"))["results"]
+fd_median = next(r for r in mono_results if r["command"] == "fd --type f")["median"]
+print()
+for comp in (r for r in mono_results if r["command"].startswith("completion")):
+    how = "served by a running agg mcp" if "served" in comp["command"] else "warm, no agg mcp"
+    median_ms = comp["median"] * 1000
+    ok = median_ms < COMPLETION_MS
+    if not ok:
+        fails.append(f"completion ({how}) {median_ms:.1f} ms >= {COMPLETION_MS} ms")
+    print(f"[mono] completion of `agg run b` ({how}, {count} candidates): median {median_ms:.1f} ms, mean {comp['mean'] * 1000:.1f} ms ± {(comp['stddev'] or 0) * 1000:.1f}, {comp['median'] / fd_median:.2f}x fd   target < {COMPLETION_MS:.0f} ms   {verdict(ok)}")
 
 print("\nSUMMARY list: " + ("all targets met" if not fails else "; ".join(fails)))
 if broken:

@@ -4,10 +4,10 @@
 //! command line: subcommands and options, and task names and runners read from the table
 //! the way `agg list` reads it (files only, nothing executed, nothing printed but the answers).
 
-use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::CommandFactory;
@@ -15,7 +15,8 @@ use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 
 use crate::error::Error;
-use crate::table::Table;
+use crate::named::{Named, first_line};
+use crate::table::{Table, Task};
 
 /// The variable the registration script sets when it asks agg for completions.
 pub const VAR: &str = "AGG_COMPLETE";
@@ -94,9 +95,10 @@ fn completer() -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The table of the repository around the current directory, and where that directory is
-/// in it (`apps/web`; `None` at the root).
-fn table() -> Option<(Table, Option<String>)> {
+/// The named rows of the repository around the current directory (their commands not filled
+/// in: see [`help`]), its root, and where that directory is in it (`apps/web`; `None` at the
+/// root).
+fn table() -> Option<(Named, PathBuf, Option<String>)> {
     let cwd = std::env::current_dir().ok()?;
     let root = crate::scan::find_root(&cwd);
     let below = cwd
@@ -105,7 +107,9 @@ fn table() -> Option<(Table, Option<String>)> {
         .filter(|rel| !rel.as_os_str().is_empty())
         .and_then(|rel| rel.to_str())
         .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"));
-    Some((Table::load(&root), below))
+    let named = Table::load_named(&root);
+    let root = PathBuf::from(std::ffi::OsString::from_vec(named.root.clone()));
+    Some((named, root, below))
 }
 
 /// Completes a task name: every unique name that starts with what is typed, with its
@@ -115,51 +119,101 @@ pub fn task_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Some(typed) = current.to_str() else {
         return Vec::new();
     };
-    let Some((table, below)) = table() else {
+    if let Some(offered) = from_server(typed) {
+        return offered;
+    }
+    let Some((table, root, below)) = table() else {
         return Vec::new();
     };
-    let mut offered: HashSet<String> = HashSet::new();
-    let mut out = Vec::new();
-    let mut offer = |name: &str, task: &crate::table::Task| {
-        // A name with a control character would break the shell's word list.
-        if name.starts_with(typed)
-            && crate::visible::line(name) == name
-            && offered.insert(name.to_owned())
-        {
-            let help = task
-                .description
-                .as_deref()
-                .and_then(|d| d.lines().next())
-                .unwrap_or(&task.command);
-            out.push(
+    let offers = table.offers(typed, below.as_deref());
+    let helps = help(&root, offers.iter().map(|o| o.task));
+    offers
+        .iter()
+        .zip(helps)
+        .map(|(offer, help)| {
+            CompletionCandidate::new(&offer.name)
+                .help(Some(crate::visible::line(&help).into_owned().into()))
+        })
+        .collect()
+}
+
+/// The repository around the current directory, canonical, and where that directory is in
+/// it (`apps/web`; `None` at the root).
+fn place() -> Option<(PathBuf, Option<String>)> {
+    let cwd = std::env::current_dir().ok()?;
+    let root = crate::scan::find_root(&cwd);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+    let below = cwd
+        .strip_prefix(&root)
+        .ok()
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .and_then(|rel| rel.to_str())
+        .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"));
+    Some((root, below))
+}
+
+/// The task names offered, as a running `agg mcp` on the repository answers them (see
+/// [`crate::control::client::offers`]): `None` when none answers in time, or an answer is
+/// not what a server sends.
+fn from_server(typed: &str) -> Option<Vec<CompletionCandidate>> {
+    let (root, below) = place()?;
+    let offers = crate::control::client::offers(&root, typed, below.as_deref())?;
+    let mut names = Vec::with_capacity(offers.len());
+    let mut helps: Vec<Option<String>> = Vec::with_capacity(offers.len());
+    let mut undescribed: Vec<Task> = Vec::new();
+    for offer in &offers {
+        let text = |key: &str| offer.get(key).and_then(serde_json::Value::as_str);
+        names.push(text("name")?.to_owned());
+        if let Some(help) = text("help") {
+            helps.push(Some(help.to_owned()));
+            continue;
+        }
+        let runner = agg_runners::Runner::from_name(text("runner")?)?;
+        let argv: Vec<String> = serde_json::from_value(offer.get("argv")?.clone()).ok()?;
+        undescribed.push(Task::new(runner, "", text("dir")?, "", argv));
+        helps.push(None);
+    }
+    // Each command filled in here, with this shell's `PATH`, as the table fills it.
+    crate::table::fill(&root, &mut undescribed);
+    let mut commands = undescribed.into_iter().map(|t| t.command);
+    Some(
+        names
+            .into_iter()
+            .zip(helps)
+            .map(|(name, help)| {
+                let help = help.unwrap_or_else(|| commands.next().unwrap_or_default());
                 CompletionCandidate::new(name)
-                    .help(Some(crate::visible::line(help).into_owned().into())),
-            );
-        }
-    };
-    if let Some(below) = &below {
-        let dirs = std::iter::successors(Some(below.as_str()), |d| {
-            d.rsplit_once('/').map(|(up, _)| up)
-        });
-        for dir in dirs {
-            let prefix = format!("{dir}/");
-            for task in &table.tasks {
-                if let Some(short) = task.unique_name.strip_prefix(&prefix) {
-                    offer(short, task);
-                }
-            }
-        }
-    }
-    for task in &table.tasks {
-        offer(&task.unique_name, task);
-    }
-    out
+                    .help(Some(crate::visible::line(&help).into_owned().into()))
+            })
+            .collect(),
+    )
+}
+
+/// The help of each of the `chosen` tasks: the first line of its description, else its
+/// command, filled in for these rows alone as the table fills it for all.
+fn help<'t>(root: &Path, chosen: impl Iterator<Item = &'t Task>) -> Vec<String> {
+    let chosen: Vec<&Task> = chosen.collect();
+    let mut undescribed: Vec<Task> = chosen
+        .iter()
+        .filter(|t| first_line(t).is_none())
+        .map(|t| (*t).clone())
+        .collect();
+    crate::table::fill(root, &mut undescribed);
+    let mut commands = undescribed.into_iter().map(|t| t.command);
+    chosen
+        .into_iter()
+        .map(|task| match first_line(task) {
+            Some(line) => line.to_owned(),
+            None => commands.next().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Completes a runner: those the table has tasks of.
 pub fn runners(current: &OsStr) -> Vec<CompletionCandidate> {
     let typed = current.to_str().unwrap_or_default();
-    let Some((table, _)) = table() else {
+    let Some((table, _, _)) = table() else {
         return Vec::new();
     };
     let mut found: Vec<agg_runners::Runner> = Vec::new();

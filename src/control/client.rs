@@ -91,3 +91,67 @@ pub fn ask_job(
     }
     Ok(false)
 }
+
+/// Asks the running servers of `root` (canonical) for the offers of a completion of `typed`
+/// in the directory `below` ([`Request::Complete`]): the first that vouches for its table
+/// answers. `None` when none does within [`super::ANSWER_WITHIN`], in all (or
+/// [`super::ANSWER_WITHIN_VAR`]).
+pub fn offers(root: &Path, typed: &str, below: Option<&str>) -> Option<Vec<Value>> {
+    use std::io::Read as _;
+    let within = std::env::var(super::ANSWER_WITHIN_VAR)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map_or(super::ANSWER_WITHIN, std::time::Duration::from_millis);
+    let deadline = std::time::Instant::now() + within;
+    let prefix = super::root_prefix(root);
+    let dir = super::socket_dir().existing().ok()??;
+    let mut sockets: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with(&prefix) && p.extension().is_some_and(|e| e == "sock")
+        })
+        .collect();
+    sockets.sort();
+    let request = Request::Complete {
+        typed: typed.to_owned(),
+        below: below.map(str::to_owned),
+        within_ms: u64::try_from(within.as_millis()).unwrap_or(u64::MAX),
+    };
+    let mut line = serde_json::to_string(&request).ok()?;
+    line.push('\n');
+    for socket in sockets {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let Ok(mut stream) = super::endpoint::connect(&socket) else {
+            continue;
+        };
+        let timed = stream.set_read_timeout(Some(left)).is_ok()
+            && stream.set_write_timeout(Some(left)).is_ok();
+        if !timed || stream.write_all(line.as_bytes()).is_err() {
+            continue;
+        }
+        let mut reply = String::new();
+        let mut reader = BufReader::new(stream.take(super::MAX_ANSWER_BYTES));
+        // A read that times out ends this server's turn; the deadline is the same for all.
+        if reader.read_line(&mut reply).is_err() || std::time::Instant::now() > deadline {
+            continue;
+        }
+        let Ok(mut value) = serde_json::from_str::<Value>(&reply) else {
+            continue;
+        };
+        if let Some(Value::Array(offers)) = value.get_mut("offers").map(Value::take) {
+            tracing::debug!("completion: answered by {}", socket.display());
+            return Some(offers);
+        }
+        tracing::debug!(
+            "completion: {} did not vouch for its table: {reply}",
+            socket.display()
+        );
+    }
+    None
+}

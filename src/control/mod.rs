@@ -7,6 +7,11 @@
 //! own uid (`SO_PEERCRED`). `agg ps`, `agg logs` and `agg stop` ask every
 //! socket of the repository, so several servers (several agents) are all visible. The
 //! protocol is one JSON request line, then JSON reply lines. Nothing listens on a network.
+//!
+//! A shell completion asks the same socket for the task names it offers ([`Request::Complete`]):
+//! the server answers from its live table once a cookie has ordered the question after every
+//! change made before it (see [`crate::live`]), or says it cannot vouch for it, and the
+//! completion then scans on its own.
 
 pub mod client;
 pub mod detached;
@@ -22,6 +27,20 @@ use crate::places::OwnDir;
 
 /// The longest request line a server reads.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// How long a completion waits for a server's answer, from connecting to the last byte,
+/// before it scans on its own: a TAB should not wait for a server that is busy.
+pub const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Sets another [`ANSWER_WITHIN`], in milliseconds, for the tests: a debug build on a
+/// loaded machine answers slower than a person's TAB should wait.
+pub const ANSWER_WITHIN_VAR: &str = "AGG_TEST_ANSWER_MS";
+
+/// The longest a server waits for its cookie, whatever the asker says it waits.
+const MAX_COOKIE_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The longest answer a completion reads (a table of 100,000 tasks fits).
+const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One request.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +59,20 @@ pub enum Request {
         tail: Option<usize>,
         /// Keep sending new lines until the job ends.
         follow: bool,
+    },
+    /// The task names a shell completion of `typed` offers in the directory `below`
+    /// (root-relative; none: at the root), from the live table, current as of this question.
+    /// Answered `{"offers": [...]}`, each `{"name", "help"}` or, for a task without a
+    /// description, `{"name", "runner", "dir", "argv"}` (its command is the asker's to fill
+    /// in, with its own `PATH`); or `{"not_current": true}`.
+    Complete {
+        /// What is typed so far.
+        typed: String,
+        /// Where the shell is, relative to the root.
+        below: Option<String>,
+        /// How long the asker waits, in milliseconds: the server waits for its cookie a
+        /// little less (at most [`MAX_COOKIE_WAIT`]).
+        within_ms: u64,
     },
     /// Stop a job (TERM to its group, `grace_ms`, then KILL).
     Stop {

@@ -17,8 +17,9 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::AbortHandle;
 
-use super::{MAX_REQUEST_BYTES, Request};
+use super::{MAX_COOKIE_WAIT, MAX_REQUEST_BYTES, Request};
 use crate::engine::{Engine, Job, ReadRequest};
+use crate::live::LiveTable;
 use crate::lock::MutexExt;
 
 /// A listening control socket; its discovery file is removed when this is dropped.
@@ -35,8 +36,9 @@ impl Drop for ControlServer {
     }
 }
 
-/// Listens for the user's `agg ps`/`logs`/`stop` on a socket for `root`.
-pub fn start(engine: Engine, root: &Path) -> std::io::Result<ControlServer> {
+/// Listens for the user's `agg ps`/`logs`/`stop` on a socket for `root`, and for the
+/// completions of a shell there, answered from `live`.
+pub fn start(engine: Engine, live: LiveTable, root: &Path) -> std::io::Result<ControlServer> {
     let dir = super::socket_dir().create()?;
     let path = dir.join(format!(
         "{}{}.sock",
@@ -49,7 +51,7 @@ pub fn start(engine: Engine, root: &Path) -> std::io::Result<ControlServer> {
         "pid": std::process::id(),
         "started_at": humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
     }));
-    let task = tokio::spawn(serve(listener, engine, info));
+    let task = tokio::spawn(serve(listener, Served { engine, live }, info));
     Ok(ControlServer { path, task })
 }
 
@@ -74,7 +76,7 @@ type Waiting = Arc<Mutex<BTreeMap<u64, AbortHandle>>>;
 /// slots are taken, a new connection takes the slot of the oldest one that has not sent
 /// its request yet (so idle connections cannot lock the user's `agg ps` out), and is
 /// refused at once if every slot is serving a request.
-async fn serve(listener: UnixListener, engine: Engine, info: Arc<Value>) {
+async fn serve(listener: UnixListener, served: Served, info: Arc<Value>) {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let waiting: Waiting = Arc::default();
     let mut backoff = ACCEPT_BACKOFF_MIN;
@@ -96,7 +98,7 @@ async fn serve(listener: UnixListener, engine: Engine, info: Arc<Value>) {
             let _ = stream.try_write(b"{\"error\":\"busy: too many control connections\"}\n");
             continue;
         };
-        let engine = engine.clone();
+        let served = served.clone();
         let info = Arc::clone(&info);
         let mut list = waiting.locked();
         let mut pending = Pending {
@@ -105,7 +107,7 @@ async fn serve(listener: UnixListener, engine: Engine, info: Arc<Value>) {
         };
         let handle = tokio::spawn(async move {
             let _slot = slot;
-            if let Err(err) = answer(stream, &engine, &info, &mut pending).await {
+            if let Err(err) = answer(stream, &served, &info, &mut pending).await {
                 tracing::debug!("control connection: {err}");
             }
         });
@@ -147,12 +149,20 @@ impl Drop for Pending {
     }
 }
 
+/// What a server answers about: the jobs, and the table.
+#[derive(Clone)]
+struct Served {
+    engine: Engine,
+    live: LiveTable,
+}
+
 async fn answer(
     stream: UnixStream,
-    engine: &Engine,
+    served: &Served,
     info: &Value,
     pending: &mut Pending,
 ) -> std::io::Result<()> {
+    let engine = &served.engine;
     let peer = getsockopt(&stream, PeerCredentials).map_err(std::io::Error::from)?;
     let (read, mut write) = stream.into_split();
     if peer.uid() != nix::unistd::getuid().as_raw() {
@@ -179,6 +189,32 @@ async fn answer(
         }
     };
     match request {
+        Request::Complete {
+            typed,
+            below,
+            within_ms,
+        } => {
+            // A fifth of the asker's patience is left for the answer to reach it.
+            let within =
+                Duration::from_millis(within_ms.saturating_mul(4) / 5).min(MAX_COOKIE_WAIT);
+            let Some(named) = served.live.current(within).await else {
+                return send(&mut write, &json!({"not_current": true})).await;
+            };
+            let offers: Vec<Value> = named
+                .offers(&typed, below.as_deref())
+                .into_iter()
+                .map(|offer| match crate::named::first_line(offer.task) {
+                    Some(help) => json!({"name": offer.name, "help": help}),
+                    None => json!({
+                        "name": offer.name,
+                        "runner": offer.task.runner.name(),
+                        "dir": offer.task.dir,
+                        "argv": offer.task.argv,
+                    }),
+                })
+                .collect();
+            send(&mut write, &json!({ "offers": offers })).await
+        }
         Request::Ps => {
             let jobs: Vec<_> = engine.list().iter().map(|j| j.snapshot()).collect();
             let mut reply = info.clone();

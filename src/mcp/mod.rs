@@ -106,7 +106,7 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         ..EngineConfig::default()
     });
     // The user's view of these jobs (`agg ps`/`logs`/`stop`); agg serves MCP without it.
-    let control = crate::control::server::start(engine.clone(), &root)
+    let control = crate::control::server::start(engine.clone(), live.clone(), &root)
         .inspect_err(|err| tracing::warn!("no control socket for agg ps: {err}"))
         .ok();
     let server = Server::new(

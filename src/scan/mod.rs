@@ -36,7 +36,7 @@ mod warm;
 pub use files::each_file;
 pub use index::Index;
 pub use reread::{Reread, reread};
-pub use warm::set_cache;
+pub use warm::{Generation, Loaded, set_cache};
 
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
@@ -66,12 +66,6 @@ pub struct Scan {
     pub task_files: Vec<String>,
     /// The manifests the workspace graph reads (root-relative), sorted.
     pub manifests: Vec<String>,
-}
-
-/// Scans the tree under `root`: from the cache of the last scan where nothing changed (see
-/// [`Index::load`]).
-pub fn scan(root: &Path) -> Scan {
-    Index::load(root).into_snapshot()
 }
 
 /// The repository root for a command run in `start` without an explicit root: the nearest

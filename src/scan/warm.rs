@@ -74,6 +74,8 @@ struct Head {
     root_inode: (u64, u64),
     /// When the scan that wrote this began ([`Clock::started`]).
     started: i64,
+    /// Which writing of the cache this is ([`Generation`]).
+    generation: Generation,
     outside: Vec<(Vec<u8>, Option<Stamp>)>,
     global: Option<Vec<u8>>,
     tracked: Option<KeptTracked>,
@@ -86,6 +88,34 @@ struct KeptTracked {
     dirs: Vec<Vec<u8>>,
     read_from: Vec<(Vec<u8>, Option<Stamp>)>,
     unreadable: Option<(Vec<u8>, String)>,
+}
+
+/// One writing of the scan cache: the moment its scan began and the writer's pid, which no
+/// two writings share. What is derived from an unchanged scan (the named table, see
+/// [`crate::table`]) is kept under it, and trusted only while the scan cache is that writing
+/// and checks as unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
+pub struct Generation {
+    started: i64,
+    pid: u32,
+}
+
+/// What [`Index::load_unless_unchanged`] found.
+pub enum Loaded {
+    /// The repository is what the cache of this generation holds: nothing was parsed,
+    /// nothing built, and the index was not put together.
+    Unchanged(Generation),
+    /// The index as a scan finds it now, and the generation of the cache that holds it
+    /// (`None` when no cache holds it: turned off, or not storable).
+    Index(Box<Index>, Option<Generation>),
+}
+
+/// How a kept parse is checked: the task file's stamp and its facts (the parse itself is a
+/// part of its own, decoded only when the index is put together).
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct KeptCheck {
+    main: Option<Stamp>,
+    facts: Vec<u32>,
 }
 
 /// One directory as kept: its record, its candidate task files (name, adapter, rank) and
@@ -102,55 +132,138 @@ impl Index {
     /// brought up to date, when there is one; else walked and parsed. The cache is written
     /// again when anything changed.
     pub fn load(root: &Path) -> Index {
+        Index::load_with_generation(root).0
+    }
+
+    /// Like [`Index::load`], with the generation of the cache that holds the index (`None`
+    /// when none does: the cache turned off, or the index not storable).
+    pub fn load_with_generation(root: &Path) -> (Index, Option<Generation>) {
+        match Index::load_with(root, false) {
+            Loaded::Index(index, generation) => (*index, generation),
+            // Not asked for, so never answered: scanned as without a cache.
+            Loaded::Unchanged(_) => (Index::build_once(root), None),
+        }
+    }
+
+    /// Like [`Index::load`], but when the cache holds the repository as it is, says so
+    /// instead of putting the index together (what is derived from it may be kept too).
+    pub fn load_unless_unchanged(root: &Path) -> Loaded {
+        Index::load_with(root, true)
+    }
+
+    fn load_with(root: &Path, unchanged_will_do: bool) -> Loaded {
         // Before anything is read: every stamp taken from now on can be checked against it.
         let clock = Clock::now();
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         if !cache_enabled() {
-            return Index::build_once(&root);
+            return Loaded::Index(Box::new(Index::build_once(&root)), None);
         }
         let began = std::time::Instant::now();
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
             let read = began.elapsed();
-            let Kept {
-                head,
-                dirs,
-                facts,
-                parses,
-            } = split(loaded.payload())?;
+            let kept = split(loaded.payload())?;
             tracing::debug!(
                 "scan cache: {} bytes read in {read:?}, decoded in {:?}",
                 loaded.payload().len(),
                 began.elapsed().saturating_sub(read)
             );
-            drop(loaded);
-            warm(&root, head, dirs, (facts, parses), clock)
+            warm(&root, kept, clock, unchanged_will_do)
         });
         tracing::debug!("scan cache: checked in {:?}", began.elapsed());
-        let (mut index, changed) = warm.unwrap_or_else(|| {
-            tracing::debug!("scan cache: none usable; scanning {}", root.display());
-            (Index::build(&root), true)
-        });
-        if changed && index.storable {
-            if let Some(payload) = payload(&mut index, clock) {
-                crate::cache::store(KIND, &index.root, &payload);
+        let (mut index, changed, generation) = match warm {
+            Some(Warm::Unchanged(generation)) => {
+                tracing::debug!("scan cache: nothing changed");
+                return Loaded::Unchanged(generation);
             }
-        } else if !changed {
+            Some(Warm::Index(index, changed, generation)) => (*index, changed, generation),
+            None => {
+                tracing::debug!("scan cache: none usable; scanning {}", root.display());
+                (Index::build(&root), true, None)
+            }
+        };
+        if !changed {
             tracing::debug!("scan cache: nothing changed");
+            return Loaded::Index(Box::new(index), generation);
         }
-        index
+        let mut written = None;
+        if index.storable {
+            let generation = Generation {
+                started: clock.started,
+                pid: std::process::id(),
+            };
+            if let Some(payload) = payload(&mut index, clock, generation)
+                && crate::cache::store(KIND, &index.root, &payload)
+            {
+                written = Some(generation);
+            }
+        }
+        Loaded::Index(Box::new(index), written)
     }
 }
 
-/// What a payload holds.
-struct Kept {
+impl Index {
+    /// Whether what the walk's ignore rules read outside the tree's directories (ignore files
+    /// above the root, `.git`, the exclude files, git's global excludes and the configuration
+    /// naming it, git's index when the walk needed it) is as the scan found it, settled: what
+    /// a file watch of the tree's directories does not see. `false` when the scan kept no
+    /// stamps.
+    pub fn outside_unchanged(&self) -> bool {
+        if !self.keeps {
+            return false;
+        }
+        let now = Clock::now();
+        let same = |(path, seen): &(PathBuf, Option<Stamp>)| {
+            unchanged(now, seen.as_ref(), Stamp::at(path).as_ref())
+        };
+        let global = ignore::gitignore::gitconfig_excludes_path();
+        global == self.outside.global
+            && self.outside.seen.iter().all(same)
+            && self
+                .outside
+                .tracked
+                .as_ref()
+                .is_none_or(|t| t.read_from.iter().all(same))
+    }
+}
+
+/// What a payload holds; the parses' results are left encoded ([`Kept::parses`]).
+struct Kept<'p> {
     head: Head,
     dirs: BTreeMap<String, KeptDir>,
     facts: Vec<Fact>,
-    parses: BTreeMap<String, Found>,
+    checks: BTreeMap<String, KeptCheck>,
+    parsed: &'p [u8],
+}
+
+impl Kept<'_> {
+    /// The kept parses, whole: each check with its parse result.
+    fn parses(
+        checks: BTreeMap<String, KeptCheck>,
+        parsed: &[u8],
+    ) -> Option<BTreeMap<String, Found>> {
+        let parsed: Vec<agg_runners::Parsed> = bitcode::decode(parsed).ok()?;
+        if parsed.len() != checks.len() {
+            return None;
+        }
+        Some(
+            checks
+                .into_iter()
+                .zip(parsed)
+                .map(|((rel, check), parsed)| {
+                    let found = Found {
+                        parsed,
+                        main: check.main,
+                        facts: check.facts,
+                    };
+                    (rel, found)
+                })
+                .collect(),
+        )
+    }
 }
 
 /// The parts of a payload.
-fn split(payload: &[u8]) -> Option<Kept> {
+fn split(payload: &[u8]) -> Option<Kept<'_>> {
     let mut rest = payload;
     let mut part = || {
         let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
@@ -162,10 +275,11 @@ fn split(payload: &[u8]) -> Option<Kept> {
     let head = bitcode::decode(part()?).ok()?;
     let dirs = bitcode::decode(part()?).ok()?;
     let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
-    let parses: BTreeMap<String, Found> = bitcode::decode(part()?).ok()?;
+    let checks: BTreeMap<String, KeptCheck> = bitcode::decode(part()?).ok()?;
+    let parsed = part()?;
     // Every fact a parse refers to is there.
     let known = u32::try_from(facts.len()).ok()?;
-    if parses
+    if checks
         .values()
         .flat_map(|f| &f.facts)
         .any(|&id| id >= known)
@@ -176,12 +290,13 @@ fn split(payload: &[u8]) -> Option<Kept> {
         head,
         dirs,
         facts,
-        parses,
+        checks,
+        parsed,
     })
 }
 
 /// What is kept of `index`, scanned from `clock` on; `None` when it cannot all be checked.
-fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
+fn payload(index: &mut Index, clock: Clock, generation: Generation) -> Option<Vec<u8>> {
     index.facts.compact(index.parsed.values_mut());
     let root_stamp = Stamp::at(&index.root)?;
     let tracked = index.outside.tracked.as_ref().map(|t| KeptTracked {
@@ -194,6 +309,7 @@ fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
         root: bytes(&index.root),
         root_inode: (root_stamp.dev, root_stamp.ino),
         started: clock.started,
+        generation,
         outside: index
             .outside
             .seen
@@ -230,12 +346,35 @@ fn payload(index: &mut Index, clock: Clock) -> Option<Vec<u8>> {
         let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel.as_str()));
         dirs.get_mut(dir)?.manifests.push(name.to_owned());
     }
+    let checks: BTreeMap<String, KeptCheck> = index
+        .parsed
+        .iter()
+        .map(|(rel, found)| {
+            let check = KeptCheck {
+                main: found.main,
+                facts: found.facts.clone(),
+            };
+            (rel.clone(), check)
+        })
+        .collect();
+    // The parse results, in the order of their checks: moved out for the encoding and put
+    // back, not copied.
+    let parsed: Vec<agg_runners::Parsed> = index
+        .parsed
+        .values_mut()
+        .map(|f| std::mem::take(&mut f.parsed))
+        .collect();
+    let parsed_part = bitcode::encode(&parsed);
+    for (found, parsed) in index.parsed.values_mut().zip(parsed) {
+        found.parsed = parsed;
+    }
     let mut payload = Vec::new();
     for part in [
         bitcode::encode(&head),
         bitcode::encode(&dirs),
         bitcode::encode(index.facts.facts()),
-        bitcode::encode(&index.parsed),
+        bitcode::encode(&checks),
+        parsed_part,
     ] {
         payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
         payload.extend_from_slice(&part);
@@ -263,15 +402,27 @@ fn unchanged(then: Clock, seen: Option<&Stamp>, now: Option<&Stamp>) -> bool {
     }
 }
 
-/// The warm scan: the index, and whether anything changed; `None` when the cache cannot be
-/// used (another repository, a clock set back, a tree the walk cannot update in part).
-fn warm(
-    root: &Path,
-    head: Head,
-    dirs: BTreeMap<String, KeptDir>,
-    (facts, parses): (Vec<Fact>, BTreeMap<String, Found>),
-    clock: Clock,
-) -> Option<(Index, bool)> {
+/// What the warm scan found.
+enum Warm {
+    /// Nothing changed since the cache of this generation was written (only when
+    /// asked for: the index is then not put together).
+    Unchanged(Generation),
+    /// The index, whether anything changed, and the generation of the cache when nothing did.
+    Index(Box<Index>, bool, Option<Generation>),
+}
+
+/// The warm scan; `None` when the cache cannot be used (another repository, a clock set
+/// back, a tree the walk cannot update in part). With `unchanged_will_do`, an unchanged
+/// repository is answered [`Warm::Unchanged`] before the kept parses are even decoded.
+fn warm(root: &Path, kept: Kept<'_>, clock: Clock, unchanged_will_do: bool) -> Option<Warm> {
+    let Kept {
+        head,
+        dirs,
+        facts,
+        checks,
+        parsed,
+    } = kept;
+    let generation = head.generation;
     let then = clock.earlier(head.started);
     let root_stamp = Stamp::at(root)?;
     if head.root != bytes(root)
@@ -358,7 +509,29 @@ fn warm(
     }
     index.finish_walk();
     index.facts = FactTable::from_facts(facts);
-    let parsed_again = reuse_or_parse(&mut index, parses, then, &steady);
+    let holding = holding(&index, checks, then, &steady);
+    if unchanged_will_do && !changed && holding.all_hold() {
+        tracing::debug!(
+            "scan cache: {} directories and {} task files unchanged",
+            steady.len(),
+            holding.candidates.len()
+        );
+        // Only memory: freed on another thread, so that the answer need not wait for it.
+        let _ = std::thread::Builder::new()
+            .name("agg-free".to_owned())
+            .spawn(move || drop((index, holding)));
+        return Some(Warm::Unchanged(generation));
+    }
+    let mut parses = Kept::parses(holding.checks, parsed)?;
+    let candidates = holding
+        .candidates
+        .into_iter()
+        .map(|(adapter, rel, holds)| {
+            let found = parses.remove(&rel).filter(|_| holds);
+            (adapter, rel, found)
+        })
+        .collect();
+    let parsed_again = reuse_or_parse(&mut index, candidates, holding.dropped);
     tracing::debug!(
         "scan cache: {} of {} directories unchanged{}, {parsed_again} task files parsed again",
         steady.len(),
@@ -370,7 +543,11 @@ fn warm(
         },
     );
     changed |= parsed_again > 0;
-    Some((index, changed))
+    Some(Warm::Index(
+        Box::new(index),
+        changed,
+        (!changed).then_some(generation),
+    ))
 }
 
 /// How a directory of the cache stands now.
@@ -546,70 +723,93 @@ fn rewalk(index: &mut Index, root: &Path, dir: &str) {
     index.take_walk(walked, Some(dir));
 }
 
-/// Fills the index's parses: each chosen task file's kept parse when its stamp and facts
-/// hold, else a new parse. Tells how many files were parsed again (plus one when a kept parse
-/// is no longer wanted).
-fn reuse_or_parse(
-    index: &mut Index,
-    mut kept: BTreeMap<String, Found>,
+/// Which chosen task files' kept parses hold: every chosen candidate (adapter, path, whether
+/// its kept check holds), the checks themselves, and whether a kept parse is no longer
+/// wanted.
+struct Holding {
+    candidates: Vec<(usize, String, bool)>,
+    checks: BTreeMap<String, KeptCheck>,
+    dropped: bool,
+}
+
+impl Holding {
+    fn all_hold(&self) -> bool {
+        !self.dropped && self.candidates.iter().all(|(_, _, holds)| *holds)
+    }
+}
+
+/// Checks the kept parse of each chosen task file: its stamp and its facts.
+fn holding(
+    index: &Index,
+    checks: BTreeMap<String, KeptCheck>,
     then: Clock,
     steady: &FxHashSet<String>,
-) -> usize {
+) -> Holding {
     let chosen: Vec<(usize, String)> = index.chosen().collect();
-    let candidates: Vec<(usize, String, Option<Found>)> = chosen
-        .into_iter()
+    let dropped = chosen
+        .iter()
+        .filter(|(_, rel)| checks.contains_key(rel))
+        .count()
+        < checks.len();
+    let files = RepoFiles::new(&index.root).with_walk(index);
+    let below = Below::open(&index.root);
+    let stamp = |rel: &str| match &below {
+        Some(below) => below.stamp(rel),
+        None => Stamp::at(&files.abs(rel)),
+    };
+    let table = index.facts.facts();
+    // Answers about the entries of a steady directory hold without asking; the others are
+    // asked once each, however many parses share them (thousands of packages ask for the
+    // same lockfiles and parent manifests).
+    let mut asked = vec![false; table.len()];
+    for (_, rel) in &chosen {
+        for &id in checks
+            .get(rel)
+            .map(|c| c.facts.as_slice())
+            .unwrap_or_default()
+        {
+            asked[id as usize] = true;
+        }
+    }
+    let verdicts: Vec<bool> = table
+        .par_iter()
+        .zip(asked)
+        .map(|(fact, asked)| asked && (answered(fact, steady) || holds(fact, &files, &stamp, then)))
+        .collect();
+    let candidates = chosen
+        .into_par_iter()
         .map(|(adapter, rel)| {
-            let found = kept.remove(&rel);
-            (adapter, rel, found)
+            let holds = checks.get(&rel).is_some_and(|check| {
+                check
+                    .main
+                    .is_some_and(|seen| unchanged(then, Some(&seen), stamp(&rel).as_ref()))
+                    && check.facts.iter().all(|&id| verdicts[id as usize])
+            });
+            (adapter, rel, holds)
         })
         .collect();
-    let dropped = !kept.is_empty();
-    let holds: Vec<bool> = {
-        let files = RepoFiles::new(&index.root).with_walk(&*index);
-        let below = Below::open(&index.root);
-        let stamp = |rel: &str| match &below {
-            Some(below) => below.stamp(rel),
-            None => Stamp::at(&files.abs(rel)),
-        };
-        let table = index.facts.facts();
-        // Answers about the entries of a steady directory hold without asking; the others are
-        // asked once each, however many parses share them (thousands of packages ask for the
-        // same lockfiles and parent manifests).
-        let mut asked = vec![false; table.len()];
-        for found in candidates.iter().filter_map(|(_, _, found)| found.as_ref()) {
-            for &id in &found.facts {
-                asked[id as usize] = true;
-            }
-        }
-        let verdicts: Vec<bool> = table
-            .par_iter()
-            .zip(asked)
-            .map(|(fact, asked)| {
-                asked && (answered(fact, steady) || holds(fact, &files, &stamp, then))
-            })
-            .collect();
-        candidates
-            .par_iter()
-            .map(|(_, rel, found)| {
-                found.as_ref().is_some_and(|found| {
-                    found
-                        .main
-                        .is_some_and(|seen| unchanged(then, Some(&seen), stamp(rel).as_ref()))
-                        && found.facts.iter().all(|&id| verdicts[id as usize])
-                })
-            })
-            .collect()
-    };
+    Holding {
+        candidates,
+        checks,
+        dropped,
+    }
+}
+
+/// Fills the index's parses: each chosen task file's kept parse when it holds (given), else a
+/// new parse. Tells how many files were parsed again (plus one when a kept parse is no longer
+/// wanted).
+fn reuse_or_parse(
+    index: &mut Index,
+    candidates: Vec<(usize, String, Option<Found>)>,
+    dropped: bool,
+) -> usize {
     let mut jobs = Vec::new();
-    for ((adapter, rel, found), holds) in candidates.into_iter().zip(holds) {
-        match found {
-            Some(found) if holds => {
-                index.parsed.insert(rel, found);
-            }
-            _ => {
-                tracing::trace!("scan cache: {rel} parsed again");
-                jobs.push((adapter, rel));
-            }
+    for (adapter, rel, found) in candidates {
+        if let Some(found) = found {
+            index.parsed.insert(rel, found);
+        } else {
+            tracing::trace!("scan cache: {rel} parsed again");
+            jobs.push((adapter, rel));
         }
     }
     let parsed_again = jobs.len() + usize::from(dropped);
@@ -657,17 +857,17 @@ mod tests {
         (tmp, root)
     }
 
-    type Parts = (
-        Head,
-        BTreeMap<String, KeptDir>,
-        (Vec<Fact>, BTreeMap<String, Found>),
-    );
+    const GENERATION: Generation = Generation { started: 1, pid: 1 };
 
-    fn kept(mut index: Index, clock: Clock) -> impl Fn() -> Parts {
-        let payload = payload(&mut index, clock).expect("payload");
-        move || {
-            let kept = split(&payload).expect("split");
-            (kept.head, kept.dirs, (kept.facts, kept.parses))
+    /// The payload kept of `index`, and a way to run the warm scan on it.
+    fn kept(mut index: Index, clock: Clock) -> Vec<u8> {
+        payload(&mut index, clock, GENERATION).expect("payload")
+    }
+
+    fn run(root: &Path, payload: &[u8], clock: Clock) -> Option<(Index, bool)> {
+        match warm(root, split(payload).expect("split"), clock, false)? {
+            Warm::Index(index, changed, _) => Some((*index, changed)),
+            Warm::Unchanged(_) => None,
         }
     }
 
@@ -676,28 +876,53 @@ mod tests {
         let (_tmp, root) = repo();
         let clock = Clock::now();
         let kept = kept(Index::build(&root), clock);
-        let (head, dirs, parses) = kept();
         let hour = 3_600_000_000_000;
-        assert!(
-            warm(
-                &root,
-                head,
-                dirs,
-                parses,
-                clock.earlier(clock.started - hour)
-            )
-            .is_none()
-        );
-        let (head, dirs, parses) = kept();
-        let (index, _) = warm(
-            &root,
-            head,
-            dirs,
-            parses,
-            clock.earlier(clock.started + hour),
-        )
-        .expect("a later clock uses the cache");
+        assert!(run(&root, &kept, clock.earlier(clock.started - hour)).is_none());
+        let (index, _) = run(&root, &kept, clock.earlier(clock.started + hour))
+            .expect("a later clock uses the cache");
         assert_eq!(index.parsed.len(), 2);
+    }
+
+    #[test]
+    fn an_unchanged_repository_is_answered_without_its_parses() {
+        let (_tmp, root) = repo();
+        let clock = Clock::now();
+        let kept = kept(Index::build(&root), clock);
+        let hour = 3_600_000_000_000;
+        let later = clock.earlier(clock.started + hour);
+        // As if the cache were written well after the files: their stamps are settled.
+        let settled = || {
+            let mut parts = split(&kept).expect("split");
+            parts.head.started += hour / 2;
+            parts
+        };
+        let unchanged = warm(&root, settled(), later, true);
+        assert!(matches!(unchanged, Some(Warm::Unchanged(GENERATION))));
+        // The parses' part is not even read for that answer: damaged, it still holds…
+        let mut damaged = settled();
+        damaged.parsed = &[];
+        assert!(matches!(
+            warm(&root, damaged, later, true),
+            Some(Warm::Unchanged(GENERATION))
+        ));
+        // …and asked for the index, the same cache gives it, unchanged, with its generation.
+        let Some(Warm::Index(index, changed, generation)) = warm(&root, settled(), later, false)
+        else {
+            panic!("an index");
+        };
+        assert!(!changed && generation == Some(GENERATION));
+        assert_eq!(index.parsed.len(), 2);
+        // A change needs the parses, and damaged ones are no cache at all.
+        std::fs::write(root.join("Makefile"), "other:\n\t@true\n").expect("rewrite");
+        let mut damaged = settled();
+        damaged.parsed = &[];
+        assert!(warm(&root, damaged, later, true).is_none());
+        let Some(Warm::Index(index, changed, generation)) = warm(&root, settled(), later, true)
+        else {
+            panic!("a changed repository is an index");
+        };
+        assert!(changed && generation.is_none());
+        assert_eq!(index.into_snapshot().tasks.len(), 2);
     }
 
     #[test]
@@ -708,19 +933,17 @@ mod tests {
         let moved = root.with_extension("moved");
         std::fs::rename(&root, &moved).expect("move away");
         std::fs::create_dir(&root).expect("a new directory at the same path");
-        let (head, dirs, parses) = kept();
         let later = clock.earlier(clock.started + 3_600_000_000_000);
-        assert!(warm(&root, head, dirs, parses, later).is_none());
+        assert!(run(&root, &kept, later).is_none());
         std::fs::remove_dir(&root).expect("rm");
         std::fs::rename(&moved, &root).expect("move back");
-        let (head, dirs, parses) = kept();
-        assert!(warm(&root, head, dirs, parses, later).is_some());
+        assert!(run(&root, &kept, later).is_some());
     }
 
     #[test]
     fn damaged_parts_do_not_decode() {
         let (_tmp, root) = repo();
-        let payload = payload(&mut Index::build(&root), Clock::now()).expect("payload");
+        let payload = kept(Index::build(&root), Clock::now());
         for len in [0, 7, 8, 9, payload.len() / 2, payload.len() - 1] {
             assert!(split(&payload[..len]).is_none(), "{len} bytes");
         }
@@ -744,22 +967,20 @@ mod racy {
         std::fs::write(root.join("Makefile"), "bbbb:\n\t@true\n").expect("rewrite");
         // As if both writes fell in one tick: the rewritten file's stamp is the one kept.
         let now = Stamp::at(&root.join("Makefile"));
-        let payload = payload(&mut index, clock).expect("payload");
+        let generation = Generation { started: 1, pid: 1 };
+        let payload = payload(&mut index, clock, generation).expect("payload");
         let hour = 3_600_000_000_000;
         // The listing `cached_after` after the scan began, of a cache that scan wrote.
         let names = |cached_after: i64| {
-            let Kept {
-                mut head,
-                dirs,
-                facts,
-                mut parses,
-            } = split(&payload).expect("split");
-            for found in parses.values_mut() {
-                found.main = now;
+            let mut kept = split(&payload).expect("split");
+            for check in kept.checks.values_mut() {
+                check.main = now;
             }
-            head.started += cached_after;
+            kept.head.started += cached_after;
             let later = clock.earlier(clock.started + hour);
-            let (index, _) = warm(&root, head, dirs, (facts, parses), later).expect("warm");
+            let Some(Warm::Index(index, ..)) = warm(&root, kept, later, false) else {
+                panic!("warm");
+            };
             index
                 .into_snapshot()
                 .tasks
