@@ -153,15 +153,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             .params
             .iter()
             .map(|p| {
-                let mut s = String::new();
-                match p.variadic {
-                    Some(agg_runners::Variadic::OneOrMore) => s.push('+'),
-                    Some(agg_runners::Variadic::ZeroOrMore) => s.push('*'),
-                    None => {}
-                }
-                if p.exported {
-                    s.push('$');
-                }
+                let mut s = param_marks(p).to_owned();
                 s.push_str(&p.name);
                 if let Some(default) = &p.default {
                     s.push('=');
@@ -279,7 +271,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         field(
             out,
             "typical",
-            &format!("{} ({of})", crate::history::duration(h.typical_ms)),
+            &format!("{} ({of})", crate::human::duration(h.typical_ms)),
         )?;
     }
     if let Some(sandbox) = &d.sandbox {
@@ -297,7 +289,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
 /// One run in words: `passed in 2.3s, 5m ago (agg run)`.
 /// How a run ended, when and who ran it: `passed in 0.3s, 5m ago (agg run)`.
 pub fn last_run(run: &Run) -> String {
-    let took = crate::history::duration(run.duration_ms);
+    let took = crate::human::duration(run.duration_ms);
     let how = if run.stopped {
         format!("stopped by agg after {took}")
     } else if run.passed() {
@@ -309,7 +301,21 @@ pub fn last_run(run: &Run) -> String {
     };
     format!(
         "{how}, {} ({})",
-        crate::history::ago(run.started),
+        crate::human::ago(run.started),
         run.via.as_str()
     )
+}
+
+/// The marks in front of a parameter's name, as `just --list` writes them and as both the
+/// listing and `agg describe` show them: `+` one or more values, `*` zero or more, `$`
+/// exported to the environment (`+$files`).
+pub fn param_marks(p: &agg_runners::Param) -> &'static str {
+    match (p.variadic, p.exported) {
+        (Some(agg_runners::Variadic::OneOrMore), false) => "+",
+        (Some(agg_runners::Variadic::OneOrMore), true) => "+$",
+        (Some(agg_runners::Variadic::ZeroOrMore), false) => "*",
+        (Some(agg_runners::Variadic::ZeroOrMore), true) => "*$",
+        (None, true) => "$",
+        (None, false) => "",
+    }
 }

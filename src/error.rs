@@ -62,7 +62,7 @@ pub enum Error {
     /// The allowlist cannot be read or written.
     Allowlist(String),
     /// The engine refused to start another job.
-    Refused(String),
+    Refused(crate::engine::StartError),
     /// `agg run --until-ready` could not create its log file (or its directory).
     RunLog {
         /// The file or directory.
@@ -81,8 +81,8 @@ pub enum Error {
         /// Why.
         source: std::io::Error,
     },
-    /// `--task-tools` was given a glob that does not parse (the message says why).
-    BadGlob(String),
+    /// `--task-tools` was given a glob that does not parse.
+    BadGlob(crate::mcp::BadGlob),
     /// The MCP server could not start or serve.
     Serve(std::io::Error),
     /// `agg list --watch` cannot follow the repository (any more).
@@ -224,9 +224,9 @@ impl std::fmt::Display for Error {
                     other => write!(f, "cannot run `{task}`: {other}"),
                 }
             }
-            Error::Refused(reason)
-            | Error::BadGlob(reason)
-            | Error::Watch(reason)
+            Error::Refused(err) => write!(f, "{err}"),
+            Error::BadGlob(err) => write!(f, "{err}"),
+            Error::Watch(reason)
             | Error::BadReady { reason } => f.write_str(reason),
             Error::Runtime(err) => write!(f, "cannot start agg's async runtime: {err}"),
             Error::RunLog { path, source } => {
@@ -312,7 +312,24 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Output(err)
+            | Error::Runtime(err)
+            | Error::Signals(err)
+            | Error::Serve(err)
+            | Error::Terminal(err)
+            | Error::RunLog { source: err, .. }
+            | Error::WriteResults { source: err, .. } => Some(err),
+            Error::Invocation { source, .. } => Some(source),
+            Error::Refused(err) => Some(err),
+            Error::Changes(err) => Some(err),
+            Error::BadGlob(err) => Some(err),
+            _ => None,
+        }
+    }
+}
 
 /// Words as a message quotes them (`` `a`, `b` ``), alone and with their verb (`is`, `are`).
 fn quoted(words: &[String]) -> (String, String) {

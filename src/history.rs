@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -20,6 +20,8 @@ use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
 use crate::engine::{Job, JobState, OnFinish};
+use crate::human::duration;
+use crate::lock::MutexExt;
 
 /// Runs kept per task; older ones are dropped as new ones are recorded.
 pub const MAX_RUNS_PER_TASK: usize = 50;
@@ -319,7 +321,7 @@ impl History {
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+        self.conn.locked()
     }
 
     /// Records a finished run and prunes to the bounds. Never fails: a busy store skips the
@@ -509,29 +511,6 @@ pub fn store_files() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "db"))
         .take(MAX_STORES * 2)
         .collect()
-}
-
-/// A duration for people: `0.4s`, `2.3s`, `23s`, `4m05s`, `1h02m`.
-pub fn duration(ms: u64) -> String {
-    match ms {
-        0..10_000 => format!("{}.{}s", ms / 1000, (ms % 1000) / 100),
-        10_000..60_000 => format!("{}s", ms / 1000),
-        60_000..3_600_000 => format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000),
-        _ => format!("{}h{:02}m", ms / 3_600_000, (ms % 3_600_000) / 60_000),
-    }
-}
-
-/// How long ago `t` was, for people: `just now`, `5m ago`, `3h ago`, `2d ago`.
-pub fn ago(t: SystemTime) -> String {
-    let secs = SystemTime::now()
-        .duration_since(t)
-        .map_or(0, |d| d.as_secs());
-    match secs {
-        0..60 => "just now".to_owned(),
-        60..3_600 => format!("{}m ago", secs / 60),
-        3_600..86_400 => format!("{}h ago", secs / 3_600),
-        _ => format!("{}d ago", secs / 86_400),
-    }
 }
 
 fn signal_text(signal: Option<i32>) -> String {
@@ -807,8 +786,6 @@ mod tests {
         assert_eq!(r.badge(), "✗ SIGKILL");
         r.stopped = true;
         assert_eq!(r.badge(), "■ stopped");
-        assert_eq!(duration(61_000), "1m01s");
-        assert_eq!(duration(3_720_000), "1h02m");
     }
 
     #[test]

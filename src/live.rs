@@ -26,11 +26,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::lock::{MutexExt, RwLockExt};
 use crate::named::Named;
 use crate::repo_files::abs_path;
 use crate::scan::Index;
@@ -68,17 +69,24 @@ struct Shared {
     /// The directory of the cookies, once watched.
     cookie_dir: Mutex<Option<CookieDir>>,
     on_change: OnChange,
-    /// Whether the watch is still being laid.
-    starting: AtomicBool,
-    /// The watch, once it runs. Dropped (and the table then rescanned on request) when it
-    /// cannot start or cannot follow the tree any more.
-    watch: Mutex<Option<Watch>>,
-    /// Why the watch is not running, if it is not.
-    problem: Mutex<Option<String>>,
+    /// Where the watch is: being laid, running, or given up (the table then rescanned on
+    /// request) because it cannot start or cannot follow the tree any more.
+    watch: Mutex<WatchState>,
     /// Whether the first scan is done (until then the table is empty).
     built: AtomicBool,
     /// Wakes whoever waits for the first scan.
     built_now: tokio::sync::Notify,
+}
+
+/// The life of the watch: laid in the background, then running until the table is dropped
+/// or the tree cannot be followed; a watch given up never comes back.
+enum WatchState {
+    /// Being laid (the table is served meanwhile, and catches up once it is in place).
+    Laying,
+    /// In place.
+    Running(Watch),
+    /// Not running, and why.
+    GaveUp(WatchError),
 }
 
 /// A private directory for cookie files, watched by the table's watch; removed with it.
@@ -129,7 +137,7 @@ impl LiveTable {
             .name("agg-watch".to_owned())
             .spawn(move || watch_thread(&weak, since));
         if let Err(e) = spawned {
-            shared.give_up(&format!("cannot start the watch thread: {e}"));
+            shared.give_up(WatchError::Thread(e));
         }
         LiveTable { shared }
     }
@@ -157,7 +165,7 @@ impl LiveTable {
         if let Err(e) = spawned {
             // No thread: scan here, so the table is right even without a watch.
             shared.first_scan();
-            shared.give_up(&format!("cannot start the watch thread: {e}"));
+            shared.give_up(WatchError::Thread(e));
         }
         LiveTable { shared }
     }
@@ -176,50 +184,35 @@ impl LiveTable {
 
     /// The current table.
     pub fn table(&self) -> Arc<Table> {
-        Arc::clone(
-            &self
-                .shared
-                .table
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
+        Arc::clone(&self.shared.table.read_locked())
     }
 
     /// Whether a watch keeps the table current (or is being laid and will catch up).
     pub fn watching(&self) -> bool {
-        self.shared.starting.load(Ordering::Acquire)
-            || self
-                .shared
-                .watch
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .is_some()
+        !matches!(*self.shared.watch.locked(), WatchState::GaveUp(_))
     }
 
     /// Whether the watch is in place (not merely being laid).
     #[cfg(test)]
     pub fn watch_ready(&self) -> bool {
-        !self.shared.starting.load(Ordering::Acquire) && self.watching()
+        matches!(*self.shared.watch.locked(), WatchState::Running(_))
     }
 
     /// Why the watch is not running, if it is not.
     pub fn problem(&self) -> Option<String> {
-        self.shared
-            .problem
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        match &*self.shared.watch.locked() {
+            WatchState::GaveUp(problem) => Some(problem.to_string()),
+            WatchState::Laying | WatchState::Running(_) => None,
+        }
     }
 
     /// How many directories are watched one by one (0 with a recursive watch or none).
     #[cfg(test)]
     pub fn watched_dirs(&self) -> usize {
-        self.shared
-            .watch
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map_or(0, |w| w.dirs.len())
+        match &*self.shared.watch.locked() {
+            WatchState::Running(watch) => watch.dirs.len(),
+            WatchState::Laying | WatchState::GaveUp(_) => 0,
+        }
     }
 
     /// The named rows as they are after every change made before this call: `None` when
@@ -231,8 +224,7 @@ impl LiveTable {
     pub async fn current(&self, within: Duration) -> Option<Arc<Named>> {
         if !WATCH_EACH_DIR
             || !self.shared.built.load(Ordering::Acquire)
-            || self.shared.starting.load(Ordering::Acquire)
-            || !self.watching()
+            || !matches!(*self.shared.watch.locked(), WatchState::Running(_))
         {
             return None;
         }
@@ -240,11 +232,7 @@ impl LiveTable {
         let n = COOKIES.fetch_add(1, Ordering::Relaxed);
         let cookie = dir.join(format!("cookie-{n}"));
         let (told, seen) = tokio::sync::oneshot::channel();
-        self.shared
-            .cookies
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(cookie.clone(), told);
+        self.shared.cookies.locked().insert(cookie.clone(), told);
         let created = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -253,11 +241,7 @@ impl LiveTable {
             && tokio::time::timeout(within, seen)
                 .await
                 .is_ok_and(|r| r.is_ok());
-        self.shared
-            .cookies
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&cookie);
+        self.shared.cookies.locked().remove(&cookie);
         let _ = std::fs::remove_file(&cookie);
         if !came {
             tracing::debug!("cookie {} not seen within {within:?}", cookie.display());
@@ -265,25 +249,14 @@ impl LiveTable {
         }
         // What the ignore rules read outside the tree's directories is not watched: it must
         // be as the scan found it.
-        let outside_same = self
-            .shared
-            .index
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .outside_unchanged();
+        let outside_same = self.shared.index.locked().outside_unchanged();
         if !outside_same {
             tracing::debug!("a file outside the tree changed: the table is scanned again");
             let shared = Arc::clone(&self.shared);
             tokio::task::spawn_blocking(move || shared.rebuild());
             return None;
         }
-        Some(Arc::clone(
-            &self
-                .shared
-                .named
-                .read()
-                .unwrap_or_else(PoisonError::into_inner),
-        ))
+        Some(Arc::clone(&self.shared.named.read_locked()))
     }
 
     /// Scans the whole repository again (for when no watch runs).
@@ -315,9 +288,7 @@ impl Shared {
             cookies: Mutex::new(HashMap::new()),
             cookie_dir: Mutex::new(None),
             on_change,
-            starting: AtomicBool::new(true),
-            watch: Mutex::new(None),
-            problem: Mutex::new(None),
+            watch: Mutex::new(WatchState::Laying),
             built: AtomicBool::new(built),
             built_now: tokio::sync::Notify::new(),
         }
@@ -326,10 +297,7 @@ impl Shared {
     /// The cookie directory, watched by the table's watch: made and watched on first use;
     /// `None` when there is no watch or it cannot be made.
     fn watch_cookies(&self) -> Option<PathBuf> {
-        let mut slot = self
-            .cookie_dir
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut slot = self.cookie_dir.locked();
         if let Some(dir) = slot.as_ref() {
             return Some(dir.path.clone());
         }
@@ -341,9 +309,11 @@ impl Shared {
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir(&path).ok()?;
         let dir = CookieDir { path };
-        let mut watch = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
-        let watched = watch
-            .as_mut()?
+        let mut watch = self.watch.locked();
+        let WatchState::Running(running) = &mut *watch else {
+            return None;
+        };
+        let watched = running
             .watcher
             .watch(&dir.path, RecursiveMode::NonRecursive);
         if let Err(err) = watched {
@@ -357,24 +327,20 @@ impl Shared {
 
     /// The cookie directory, if one is watched.
     fn cookie_path(&self) -> Option<PathBuf> {
-        self.cookie_dir
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map(|d| d.path.clone())
+        self.cookie_dir.locked().as_ref().map(|d| d.path.clone())
     }
 
     /// Whether `event` is the creation of a cookie someone waits for.
     fn is_cookie(&self, event: &notify::Result<Event>) -> bool {
         let Ok(event) = event else { return false };
-        let cookies = self.cookies.lock().unwrap_or_else(PoisonError::into_inner);
+        let cookies = self.cookies.locked();
         !cookies.is_empty() && event.paths.iter().any(|p| cookies.contains_key(p))
     }
 
     /// Tells whoever waits for a cookie of `batch` that it came through (and, with it, every
     /// change before it: the batch is applied).
     fn cookies_seen(&self, batch: &[notify::Result<Event>]) {
-        let mut cookies = self.cookies.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cookies = self.cookies.locked();
         if cookies.is_empty() {
             return;
         }
@@ -389,9 +355,9 @@ impl Shared {
     fn first_scan(&self) {
         let index = Index::load(&self.root);
         let (named, table) = tables(&index);
-        *self.index.lock().unwrap_or_else(PoisonError::into_inner) = index;
-        *self.named.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(named);
-        *self.table.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(table);
+        *self.index.locked() = index;
+        *self.named.write_locked() = Arc::new(named);
+        *self.table.write_locked() = Arc::new(table);
         self.built.store(true, Ordering::Release);
         self.built_now.notify_waiters();
         // No change to report: every reader of the table waited for this scan, so none saw
@@ -408,7 +374,10 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         let watcher = match notify::recommended_watcher(tx) {
             Ok(w) => w,
             Err(e) => {
-                shared.give_up(&format!("cannot watch {}: {e}", shared.root.display()));
+                shared.give_up(WatchError::Root {
+                    root: shared.root.clone(),
+                    source: e,
+                });
                 return;
             }
         };
@@ -418,25 +387,22 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
         };
         let laid = if WATCH_EACH_DIR {
             // Laying thousands of watches takes a while: not under the index lock.
-            let wanted = shared
-                .index
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .dirs()
-                .clone();
+            let wanted = shared.index.locked().dirs().clone();
             sync_dirs(&mut watch, &shared.root, &wanted)
         } else {
             watch
                 .watcher
                 .watch(&shared.root, RecursiveMode::Recursive)
-                .map_err(|e| format!("cannot watch {}: {e}", shared.root.display()))
+                .map_err(|source| WatchError::Root {
+                    root: shared.root.clone(),
+                    source,
+                })
         };
         if let Err(problem) = laid {
-            shared.give_up(&problem);
+            shared.give_up(problem);
             return;
         }
-        *shared.watch.lock().unwrap_or_else(PoisonError::into_inner) = Some(watch);
-        shared.starting.store(false, Ordering::Release);
+        *shared.watch.locked() = WatchState::Running(watch);
         shared.catch_up(since);
     }
     // Blocks without waking while nothing changes; ends when the watcher (and with it the
@@ -509,7 +475,7 @@ fn tables(index: &Index) -> (Named, Table) {
 
 impl Shared {
     fn apply(&self, paths: &[PathBuf]) {
-        let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut index = self.index.locked();
         let touched = index.apply(paths);
         // A new directory without task files changes no task, yet needs its watch.
         self.follow_dirs(&index);
@@ -522,7 +488,7 @@ impl Shared {
     }
 
     fn rebuild(&self) {
-        let mut index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut index = self.index.locked();
         let root = index.root().to_path_buf();
         *index = Index::load(&root);
         self.follow_dirs(&index);
@@ -535,7 +501,7 @@ impl Shared {
     /// task files and directories modified since, and those gone.
     fn catch_up(&self, since: SystemTime) {
         let changed: Vec<PathBuf> = {
-            let index = self.index.lock().unwrap_or_else(PoisonError::into_inner);
+            let index = self.index.locked();
             let modified = |path: &Path| match std::fs::symlink_metadata(path) {
                 Ok(meta) => meta.modified().map_or(true, |m| m >= since),
                 Err(_) => true,
@@ -568,28 +534,79 @@ impl Shared {
         if !WATCH_EACH_DIR {
             return;
         }
-        let mut slot = self.watch.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(watch) = slot.as_mut() else {
+        let mut slot = self.watch.locked();
+        let WatchState::Running(watch) = &mut *slot else {
             return;
         };
         if let Err(problem) = sync_dirs(watch, index.root(), index.dirs()) {
-            *slot = None;
-            drop(slot);
-            self.give_up(&problem);
+            *slot = given_up(problem);
         }
     }
 
-    fn give_up(&self, problem: &str) {
-        tracing::warn!("{problem}; tasks are rescanned on each request");
-        *self.problem.lock().unwrap_or_else(PoisonError::into_inner) = Some(problem.to_owned());
-        self.starting.store(false, Ordering::Release);
+    fn give_up(&self, problem: WatchError) {
+        *self.watch.locked() = given_up(problem);
     }
+}
 
+/// The state of a watch given up for `problem`, said once in the log.
+fn given_up(problem: WatchError) -> WatchState {
+    tracing::warn!("{problem}; tasks are rescanned on each request");
+    WatchState::GaveUp(problem)
+}
+
+/// Why the file watch stopped, or never started.
+#[derive(Debug)]
+enum WatchError {
+    /// No thread to lay the watch on.
+    Thread(std::io::Error),
+    /// The watcher, or the root's recursive watch, cannot be made.
+    Root {
+        root: PathBuf,
+        source: notify::Error,
+    },
+    /// The kernel refused one more directory (inotify's limit).
+    Dir {
+        path: PathBuf,
+        watched: usize,
+        source: notify::Error,
+    },
+}
+
+impl std::fmt::Display for WatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WatchError::Thread(e) => write!(f, "cannot start the watch thread: {e}"),
+            WatchError::Root { root, source } => {
+                write!(f, "cannot watch {}: {source}", root.display())
+            }
+            WatchError::Dir {
+                path,
+                watched,
+                source,
+            } => write!(
+                f,
+                "cannot watch {} ({watched} directories watched): {source}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WatchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WatchError::Thread(e) => Some(e),
+            WatchError::Root { source, .. } | WatchError::Dir { source, .. } => Some(source),
+        }
+    }
+}
+
+impl Shared {
     fn replace(&self, (named, table): (Named, Table)) {
-        *self.named.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(named);
+        *self.named.write_locked() = Arc::new(named);
         let new = Arc::new(table);
         let old = {
-            let mut slot = self.table.write().unwrap_or_else(PoisonError::into_inner);
+            let mut slot = self.table.write_locked();
             std::mem::replace(&mut *slot, Arc::clone(&new))
         };
         if !old.same_tasks(&new) {
@@ -599,7 +616,7 @@ impl Shared {
 }
 
 /// Makes the watched directories (root-relative) those in `wanted`.
-fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), String> {
+fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Result<(), WatchError> {
     let gone: Vec<String> = watch.dirs.difference(wanted).cloned().collect();
     for dir in gone {
         // A deleted directory's watch is already gone in the kernel; nothing to report.
@@ -616,11 +633,11 @@ fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Resul
             // Gone again before its watch was added: its removal is (or will be) an event.
             Err(e) if matches!(&e.kind, notify::ErrorKind::PathNotFound) || !path.exists() => {}
             Err(e) => {
-                return Err(format!(
-                    "cannot watch {} ({} directories watched): {e}",
-                    path.display(),
-                    watch.dirs.len()
-                ));
+                return Err(WatchError::Dir {
+                    path,
+                    watched: watch.dirs.len(),
+                    source: e,
+                });
             }
         }
     }

@@ -4,6 +4,7 @@
 //! symlink that points outside it, reads as missing. Reads are size-capped and cached,
 //! because many packages walk up to the same parent `package.json`.
 
+use crate::lock::MutexExt;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fs;
@@ -11,7 +12,7 @@ use std::hash::Hash;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agg_runners::Files;
 
@@ -62,14 +63,92 @@ pub enum Gated {
     /// show it (`None`).
     Refused(Option<Opened>),
     /// The gate let the file in, but it cannot be read whole: why.
-    Unreadable(String, Opened),
+    Unreadable(ReadError, Opened),
 }
 
 /// How many bytes [`RepoFiles::read_admitted`] shows an adapter's gate.
 pub const PEEK_BYTES: usize = 512;
 
 /// A file's text as read, with the file that was opened, or why it could not be read.
-type ReadText = Result<(Arc<str>, Opened), String>;
+type ReadText = Result<(Arc<str>, Opened), ReadError>;
+
+/// Why a file agg expected to be regular could not be read. Its `Display` is the one place
+/// that words it (`no such file`, `permission denied`, `not a regular file`, …): diagnostics,
+/// pins and logs quote it as is.
+#[derive(Debug, Clone)]
+pub enum ReadError {
+    /// The file is not there.
+    Missing,
+    /// A symlink on the way leads out of the repository.
+    OutsideRoot,
+    /// A directory, a FIFO, a device: not a regular file.
+    NotRegular,
+    /// A task file over [`MAX_TASK_FILE_BYTES`].
+    TooLargeTaskFile {
+        /// Its size in bytes.
+        len: u64,
+    },
+    /// A file over the cap its reader set.
+    TooLarge {
+        /// Its size in bytes.
+        len: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// The system refused (shared: a read remembered per scan is handed out again).
+    Io(Arc<std::io::Error>),
+}
+
+impl ReadError {
+    /// Whether the file is simply not there (not refused, not unreadable).
+    pub fn is_missing(&self) -> bool {
+        match self {
+            ReadError::Missing => true,
+            ReadError::Io(err) => err.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        }
+    }
+}
+
+impl From<std::io::Error> for ReadError {
+    fn from(err: std::io::Error) -> ReadError {
+        ReadError::Io(Arc::new(err))
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Missing => f.write_str("no such file"),
+            ReadError::OutsideRoot => {
+                f.write_str("symlink points outside the repository; not followed")
+            }
+            ReadError::NotRegular => f.write_str("not a regular file"),
+            ReadError::TooLargeTaskFile { len } => write!(
+                f,
+                "file is {:.1} MiB, over the {} MiB limit for task files; skipped",
+                mib(*len),
+                MAX_TASK_FILE_BYTES / 1024 / 1024
+            ),
+            ReadError::TooLarge { len, cap } => write!(
+                f,
+                "file is {:.1} MiB, over the {:.1} MiB limit",
+                mib(*len),
+                mib(*cap)
+            ),
+            ReadError::Io(err) => f.write_str(&io_reason(err)),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(err) => Some(&**err),
+            _ => None,
+        }
+    }
+}
 
 /// What reading a task file gave.
 #[derive(Debug)]
@@ -120,7 +199,7 @@ impl<'w> RepoFiles<'w> {
     }
 
     /// Reads a task file, size-capped, decoding lossily so one bad byte loses no task.
-    pub fn read_task_file(&self, rel: &str) -> Result<Text, String> {
+    pub fn read_task_file(&self, rel: &str) -> Result<Text, ReadError> {
         self.read_bytes(rel)
             .map(|(bytes, opened)| decode(bytes, opened))
     }
@@ -149,11 +228,14 @@ impl<'w> RepoFiles<'w> {
             return Gated::Refused(Some(opened(meta)));
         }
         if meta.len() > MAX_TASK_FILE_BYTES {
-            return Gated::Unreadable(too_large(meta.len()), opened(meta));
+            return Gated::Unreadable(
+                ReadError::TooLargeTaskFile { len: meta.len() },
+                opened(meta),
+            );
         }
         let rest = read_limit(&meta).saturating_sub(bytes.len() as u64);
         if let Err(err) = file.take(rest).read_to_end(&mut bytes) {
-            return Gated::Unreadable(io_reason(&err), opened(meta));
+            return Gated::Unreadable(err.into(), opened(meta));
         }
         Gated::Admitted(decode(bytes, opened(meta)))
     }
@@ -192,18 +274,10 @@ fn decode(bytes: Vec<u8>, opened: Opened) -> Text {
 }
 
 /// Why a file over [`MAX_TASK_FILE_BYTES`] is skipped.
-fn too_large(len: u64) -> String {
-    format!(
-        "file is {:.1} MiB, over the {} MiB limit for task files; skipped",
-        mib(len),
-        MAX_TASK_FILE_BYTES / 1024 / 1024
-    )
-}
-
 impl RepoFiles<'_> {
     /// Opens a root-relative file for reading, refusing a symlink that leads out of the root;
     /// tells whether a symlink was followed to reach it.
-    fn open_confined(&self, rel: &str) -> Result<(fs::File, bool), String> {
+    fn open_confined(&self, rel: &str) -> Result<(fs::File, bool), ReadError> {
         let path = self.abs(rel);
         match open_no_follow(&path) {
             // Only symlinks can lead out of the root: a file opened without following one,
@@ -211,32 +285,29 @@ impl RepoFiles<'_> {
             Ok(file) if path.parent().is_none_or(|p| !self.has_symlink_ancestor(p)) => {
                 Ok((file, false))
             }
-            Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => Err(io_reason(&err)),
+            Err(err) if err.raw_os_error() != Some(nix::libc::ELOOP) => Err(err.into()),
             _ => {
                 if !self.inside_root(&path) {
-                    return Err("symlink points outside the repository; not followed".to_owned());
+                    return Err(ReadError::OutsideRoot);
                 }
-                open_nonblocking(&path)
-                    .map(|file| (file, true))
-                    .map_err(|e| io_reason(&e))
+                Ok((open_nonblocking(&path)?, true))
             }
         }
     }
 
-    fn read_bytes(&self, rel: &str) -> Result<(Vec<u8>, Opened), String> {
+    fn read_bytes(&self, rel: &str) -> Result<(Vec<u8>, Opened), ReadError> {
         let (mut file, linked) = self.open_confined(rel)?;
-        let meta = file.metadata().map_err(|e| io_reason(&e))?;
+        let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err("not a regular file".to_owned());
+            return Err(ReadError::NotRegular);
         }
         if meta.len() > MAX_TASK_FILE_BYTES {
-            return Err(too_large(meta.len()));
+            return Err(ReadError::TooLargeTaskFile { len: meta.len() });
         }
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         (&mut file)
             .take(read_limit(&meta))
-            .read_to_end(&mut bytes)
-            .map_err(|e| io_reason(&e))?;
+            .read_to_end(&mut bytes)?;
         Ok((bytes, Opened { meta, linked }))
     }
 
@@ -302,7 +373,10 @@ impl RepoFiles<'_> {
 
 impl Files for RepoFiles<'_> {
     fn read(&self, path: &str) -> Result<String, String> {
-        self.read_opened(path).map(|(t, _)| t.to_string())
+        // The runners' file view speaks in words: the error is worded here, once.
+        self.read_opened(path)
+            .map(|(t, _)| t.to_string())
+            .map_err(|e| e.to_string())
     }
 
     fn exists(&self, path: &str) -> bool {
@@ -319,7 +393,7 @@ impl Files for RepoFiles<'_> {
     fn executable(&self, path: &str) -> bool {
         use std::os::unix::fs::PermissionsExt;
         self.open_confined(path)
-            .and_then(|(f, _)| f.metadata().map_err(|e| io_reason(&e)))
+            .and_then(|(f, _)| f.metadata().map_err(ReadError::from))
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     }
 
@@ -365,14 +439,14 @@ fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
 /// file): opened without blocking, so a FIFO or a device answers at once; refused unless it
 /// is a regular file; refused when over `cap` bytes, and never read past `cap` even when it
 /// grows while read. The error says why in words.
-pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
-    read_regular_if_present(path, cap)?.ok_or_else(|| "no such file".to_owned())
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    read_regular_if_present(path, cap)?.ok_or(ReadError::Missing)
 }
 
 /// [`read_regular`], with a missing file (or a symlink to a missing file) as `Ok(None)`:
 /// for files that are mostly absent, such as an ignore file in each directory, or the
 /// allowlist before the first rule.
-pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, String> {
+pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, ReadError> {
     Ok(read_regular_with_meta(path, cap)?.map(|(bytes, _)| bytes))
 }
 
@@ -380,28 +454,24 @@ pub fn read_regular_if_present(path: &Path, cap: u64) -> Result<Option<Vec<u8>>,
 pub fn read_regular_with_meta(
     path: &Path,
     cap: u64,
-) -> Result<Option<(Vec<u8>, fs::Metadata)>, String> {
+) -> Result<Option<(Vec<u8>, fs::Metadata)>, ReadError> {
     let mut file = match open_nonblocking(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(io_reason(&err)),
+        Err(err) => return Err(err.into()),
     };
-    let meta = file.metadata().map_err(|e| io_reason(&e))?;
+    let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err("not a regular file".to_owned());
+        return Err(ReadError::NotRegular);
     }
     if meta.len() > cap {
-        return Err(format!(
-            "file is {:.1} MiB, over the {:.1} MiB limit",
-            mib(meta.len()),
-            mib(cap)
-        ));
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            cap,
+        });
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    (&mut file)
-        .take(cap)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_reason(&e))?;
+    (&mut file).take(cap).read_to_end(&mut bytes)?;
     Ok(Some((bytes, meta)))
 }
 
@@ -431,16 +501,10 @@ where
     Q: ToOwned<Owned = K> + Hash + Eq + ?Sized,
     V: Clone,
 {
-    let known = map
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(key)
-        .cloned();
+    let known = map.locked().get(key).cloned();
     known.unwrap_or_else(|| {
         let value = compute();
-        map.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key.to_owned(), value.clone());
+        map.locked().insert(key.to_owned(), value.clone());
         value
     })
 }

@@ -41,12 +41,21 @@ pub fn for_agent<'a>(table: &'a Table, name: &str) -> Option<Resolved<'a>> {
 
 /// Resolves a name the way people type it (`agg run`, `agg describe`): [`lenient`], then a
 /// wildcard task whose pattern matches. A name [`lenient`] finds carries no arguments.
-pub fn for_person<'a>(table: &'a Table, name: &str) -> Result<Resolved<'a>, Lookup<'a>> {
+pub fn for_person<'a>(table: &'a Table, name: &str) -> Result<Resolved<'a>, Unresolved<'a>> {
     match lenient(table, name) {
         Lookup::Found(task) => Ok(Resolved::plain(task)),
-        not_found @ Lookup::NotFound(_) => wildcard(table, name).ok_or(not_found),
-        ambiguous @ Lookup::Ambiguous(_) => Err(ambiguous),
+        Lookup::NotFound(near) => wildcard(table, name).ok_or(Unresolved::NotFound(near)),
+        Lookup::Ambiguous(tasks) => Err(Unresolved::Ambiguous(tasks)),
     }
+}
+
+/// Why a name resolves to no task: [`Lookup`] without its `Found`.
+#[derive(Debug)]
+pub enum Unresolved<'a> {
+    /// A source name several tasks share.
+    Ambiguous(Vec<&'a Task>),
+    /// Nothing; the closest unique names, best first.
+    NotFound(Vec<String>),
 }
 
 /// `RUNNER NAME`: the task of that runner whose source name is `NAME` (with its directory in

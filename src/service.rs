@@ -96,36 +96,32 @@ impl ReadySpec {
     }
 
     /// The engine's probe for this spec. Without a condition, the service rules.
-    pub fn probe(&self) -> Result<Probe, String> {
+    pub fn probe(&self) -> Result<Probe, ProbeError> {
         let timeout_ms = self.timeout_ms.unwrap_or(DEFAULT_READY_TIMEOUT_MS);
         if timeout_ms > MAX_READY_TIMEOUT_MS {
-            return Err(format!(
-                "ready.timeout_ms is at most {MAX_READY_TIMEOUT_MS} (10 minutes)"
-            ));
+            return Err(ProbeError::TimeoutTooLong);
         }
         if !self.is_explicit() {
             return Ok(service_probe(Duration::from_millis(timeout_ms)));
         }
         let line = match &self.line {
             Some(p) if p.len() > MAX_PATTERN_BYTES => {
-                return Err(format!(
-                    "ready.line is at most {MAX_PATTERN_BYTES} bytes long"
-                ));
+                return Err(ProbeError::LineTooLong);
             }
             Some(p) => Some(
                 RegexBuilder::new(p)
                     .size_limit(1 << 20)
                     .build()
-                    .map_err(|e| format!("ready.line is not a valid regular expression: {e}"))?,
+                    .map_err(ProbeError::Line)?,
             ),
             None => None,
         };
         let url = match &self.url {
-            Some(u) => Some(HttpUrl::parse(u).map_err(|e| format!("ready.url {e}"))?),
+            Some(u) => Some(HttpUrl::parse(u).map_err(ProbeError::Url)?),
             None => None,
         };
         if self.port == Some(0) {
-            return Err("ready.port must be between 1 and 65535".to_owned());
+            return Err(ProbeError::PortZero);
         }
         Ok(Probe {
             line,
@@ -176,6 +172,48 @@ pub fn service_word(name: &str) -> Option<&'static str> {
 }
 
 /// Whether `text` is a known framework readiness message.
+/// Why a readiness condition cannot be used.
+#[derive(Debug)]
+pub enum ProbeError {
+    /// `timeout_ms` over [`MAX_READY_TIMEOUT_MS`].
+    TimeoutTooLong,
+    /// `line` over [`MAX_PATTERN_BYTES`].
+    LineTooLong,
+    /// `line` is not a regular expression (or one too large to build).
+    Line(regex::Error),
+    /// `url` cannot be probed.
+    Url(crate::engine::ready::UrlError),
+    /// `port` 0.
+    PortZero,
+}
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProbeError::TimeoutTooLong => write!(
+                f,
+                "ready.timeout_ms is at most {MAX_READY_TIMEOUT_MS} (10 minutes)"
+            ),
+            ProbeError::LineTooLong => {
+                write!(f, "ready.line is at most {MAX_PATTERN_BYTES} bytes long")
+            }
+            ProbeError::Line(e) => write!(f, "ready.line is not a valid regular expression: {e}"),
+            ProbeError::Url(e) => write!(f, "ready.url {e}"),
+            ProbeError::PortZero => f.write_str("ready.port must be between 1 and 65535"),
+        }
+    }
+}
+
+impl std::error::Error for ProbeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProbeError::Line(e) => Some(e),
+            ProbeError::Url(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 pub fn is_banner(text: &str) -> bool {
     BANNER_SET.as_ref().is_some_and(|s| s.is_match(text))
@@ -257,12 +295,18 @@ mod tests {
             line: Some("(".to_owned()),
             ..ReadySpec::default()
         };
-        assert!(bad.probe().is_err_and(|e| e.starts_with("ready.line")));
+        assert!(
+            bad.probe()
+                .is_err_and(|e| e.to_string().starts_with("ready.line"))
+        );
         let bad = ReadySpec {
             url: Some("https://x/".to_owned()),
             ..ReadySpec::default()
         };
-        assert!(bad.probe().is_err_and(|e| e.starts_with("ready.url")));
+        assert!(
+            bad.probe()
+                .is_err_and(|e| e.to_string().starts_with("ready.url"))
+        );
         let bad = ReadySpec {
             timeout_ms: Some(MAX_READY_TIMEOUT_MS + 1),
             ..ReadySpec::default()

@@ -624,3 +624,222 @@ fn the_adapter_path_checker_finds_a_planted_path() {
         ["a.rs: js", "a.rs: python"]
     );
 }
+
+/// Every `.rs` file below `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = modules(dir).into_values().collect();
+    out.sort();
+    out
+}
+
+/// Files of `src/` and `runners/src/` (tests included) that take over a poisoned lock
+/// themselves instead of through `src/lock.rs`.
+fn poison_takers(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for src in ["src", "runners/src"] {
+        for file in rust_files(&root.join(src)) {
+            let rel = file.strip_prefix(root).unwrap_or(&file);
+            if rel == Path::new("src/lock.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("read");
+            if text.contains("PoisonError::into_inner") {
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn one_helper_takes_over_a_poisoned_lock() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    assert!(
+        root.join("src/lock.rs").is_file(),
+        "src/lock.rs is gone: update tests/architecture.rs"
+    );
+    let found = poison_takers(root);
+    assert!(
+        found.is_empty(),
+        "files that handle a poisoned lock by hand; use `crate::lock::{{MutexExt, RwLockExt}}` \
+         (`.locked()`, `.read_locked()`, `.write_locked()`):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Each path in a module of `src` (the crate root aside) that names an item through a
+/// re-export of the crate root (`crate::Adapter` for `crate::model::Adapter`): an arrow
+/// back up to the root, which imports every module, as `file: path`.
+fn through_the_root(src: &Path) -> Vec<String> {
+    let known = modules(src);
+    let exports = root_exports(src);
+    let mut out = Vec::new();
+    for (module, file) in &known {
+        if module.is_empty() {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read");
+        for path in paths(&code_of(&text), module) {
+            if resolve(&known, &path).is_empty()
+                && path.first().is_some_and(|name| exports.contains_key(name))
+            {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!("{}: crate::{}", rel.display(), path.join("::")));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn no_module_names_an_item_through_the_crate_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for src in ["src", "runners/src"] {
+        found.extend(
+            through_the_root(&root.join(src))
+                .into_iter()
+                .map(|f| format!("{src}/{f}")),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "modules that reach an item through the crate root's re-exports; name it at its \
+         module (`crate::model::Adapter`, not `crate::Adapter`):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_root_checker_finds_a_planted_arrow_back_up() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
+    write(
+        "lib.rs",
+        "mod model;\nmod registry;\npub use model::Adapter;\n",
+    );
+    write("model.rs", "pub struct Adapter;\n");
+    write(
+        "registry.rs",
+        "use crate::model::Adapter;\n// use crate::Adapter;\n",
+    );
+    assert_eq!(through_the_root(dir.path()), Vec::<String>::new());
+    write("registry.rs", "use crate::{Adapter, model};\n");
+    assert_eq!(
+        through_the_root(dir.path()),
+        ["registry.rs: crate::Adapter"]
+    );
+}
+
+/// Every `Result<T, E>` in the code of `src` (tests aside) whose error `E` is text (`String`,
+/// `&str`): an error that lost its cause, or never had a type. As `file: Result<…>`.
+fn string_errors(src: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for (module, file) in &modules(src) {
+        if module
+            .last()
+            .is_some_and(|m| m == "tests" || m == "testing")
+        {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).expect("read"));
+        let bytes = code.as_bytes();
+        for (at, _) in code.match_indices("Result<") {
+            if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+                continue;
+            }
+            // The generic arguments, split at the commas of the outermost level.
+            let (mut depth, mut nest) = (1, 0);
+            let mut args = vec![String::new()];
+            let mut prev = '<';
+            for c in code[at + "Result<".len()..].chars() {
+                match c {
+                    '<' => depth += 1,
+                    '>' if prev != '-' => depth -= 1,
+                    '(' | '[' => nest += 1,
+                    ')' | ']' => nest -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+                if depth == 1 && nest == 0 && c == ',' {
+                    args.push(String::new());
+                } else if let Some(last) = args.last_mut() {
+                    last.push(c);
+                }
+                prev = c;
+            }
+            let text = ["String", "&str", "&'static str"];
+            if args.len() == 2 && text.contains(&args[1].trim()) {
+                let rel = file.strip_prefix(src).unwrap_or(file);
+                out.push(format!(
+                    "{}: Result<{}, {}>",
+                    rel.display(),
+                    args[0].trim(),
+                    args[1].trim()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// How many `Result<_, String>` each crate still has. A ratchet: the count may only fall,
+/// and the test fails until the number here is lowered with it. What is left: in `src/`, the
+/// implementations of `agg_runners::Files::read` (the runners' file view speaks in words) and
+/// the caches of their answers (`graph.rs`, `repo_files.rs`, `scan/facts.rs`,
+/// `scan/reread.rs`), why a task's reads cannot be pinned (`allowlist/current.rs`), the git
+/// index reader (`scan/tracked.rs`) and a per-task tool's
+/// arguments (`mcp/task_tools.rs`); in `runners/src`, the file view itself and what adapters
+/// word for their diagnostics.
+const STRING_ERRORS_LEFT: [(&str, usize); 2] = [("src", 13), ("runners/src", 20)];
+
+#[test]
+fn errors_are_types_not_text() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (src, left) in STRING_ERRORS_LEFT {
+        let found = string_errors(&root.join(src));
+        assert!(
+            found.len() <= left,
+            "{src} has {} errors that are text, {left} allowed; give the new ones a type that \
+             keeps its cause (an enum with a Display, as src/repo_files.rs's ReadError):\n{}",
+            found.len(),
+            found.join("\n")
+        );
+        assert!(
+            found.len() >= left,
+            "{src} has {} errors that are text, fewer than {left}: lower STRING_ERRORS_LEFT in \
+             tests/architecture.rs to {}",
+            found.len(),
+            found.len()
+        );
+    }
+}
+
+#[test]
+fn the_string_error_checker_finds_a_planted_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let write = |p: &str, t: &str| plant(dir.path(), p, t);
+    write("lib.rs", "mod a;\nmod b;\n");
+    write(
+        "a.rs",
+        "fn f() -> Result<Vec<String>, Error> {}\nfn g() -> io::Result<String> {}\n\
+         fn h(f: &dyn Fn() -> u8) -> Result<HashMap<String, u8>, MyError> {}\n\
+         // fn x() -> Result<(), String>\n#[cfg(test)]\nmod t { fn y() -> Result<(), String> {} }\n",
+    );
+    assert_eq!(string_errors(dir.path()), Vec::<String>::new());
+    write(
+        "b.rs",
+        "fn p(s: &str) -> Result<(u8, String), String> {}\ntype R = Result<Vec<u8>, &'static str>;\n",
+    );
+    assert_eq!(
+        string_errors(dir.path()),
+        [
+            "b.rs: Result<(u8, String), String>",
+            "b.rs: Result<Vec<u8>, &'static str>"
+        ]
+    );
+}

@@ -1,8 +1,8 @@
 //! The one list of adapters: every task-file format agg reads, in the order they run.
-//! Adding a runner is one adapter module, one [`crate::DESCRIPTORS`] row and one entry
+//! Adding a runner is one adapter module, one [`crate::model::DESCRIPTORS`] row and one entry
 //! here.
 
-use crate::Adapter;
+use crate::model::Adapter;
 
 /// Every adapter agg runs over a repository.
 pub static ADAPTERS: &[Adapter] = &[

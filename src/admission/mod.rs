@@ -343,7 +343,7 @@ fn current_task<'a>(facts: &Facts<'a, '_>, name: &str) -> Result<&'a Task, Refus
             Some("call list_tasks or task_start again: agg reads the files anew".to_owned()),
         )
     };
-    let now = facts.now.task.as_ref().map_err(|reason| stale(reason))?;
+    let now = (facts.now.task.as_ref()).map_err(|reason| stale(&reason.to_string()))?;
     if !same_definition(facts.listed, now) {
         return Err(stale(&format!(
             "{} changed since agg last read it",
@@ -354,7 +354,7 @@ fn current_task<'a>(facts: &Facts<'a, '_>, name: &str) -> Result<&'a Task, Refus
         .now
         .task_pin
         .as_ref()
-        .map_err(|reason| stale(reason))?;
+        .map_err(|reason| stale(&reason.to_string()))?;
     Ok(now)
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use agg_runners::Parsed;
 
 use super::pin::{Definition, Pin, PinnedFile, PinnedPart, fingerprint, pinned_files};
-use crate::repo_files::{MAX_TASK_FILE_BYTES, read_regular, sha256_hex};
+use crate::repo_files::{MAX_TASK_FILE_BYTES, ReadError, read_regular, sha256_hex};
 use crate::scan::{Reread, reread};
 use crate::table::Task;
 
@@ -16,13 +16,69 @@ use crate::table::Task;
 pub struct Current {
     /// The task as its file defines it now (with what it reads), or why it cannot be found
     /// there.
-    pub task: Result<Task, String>,
+    pub task: Result<Task, Unpinnable>,
     /// The pin an allow of this task would write now.
-    pub task_pin: Result<Pin, String>,
+    pub task_pin: Result<Pin, Unpinnable>,
     /// The pin an allow of the task's whole file would write now.
-    pub file_pin: Result<Pin, String>,
+    pub file_pin: Result<Pin, Unpinnable>,
     /// Every file read for the task.
     pub files: Vec<PinnedFile>,
+}
+
+/// Why a task cannot be found, or pinned, as its files say it now.
+#[derive(Debug, Clone)]
+pub enum Unpinnable {
+    /// agg no longer reads the task's origin as a task file.
+    NotATaskFile {
+        /// The file the task came from.
+        origin: String,
+    },
+    /// Another file now stands beside the origin, and the runner reads that one instead.
+    Superseded {
+        /// The file the runner reads now.
+        other: String,
+        /// The file the task came from.
+        origin: String,
+    },
+    /// The task's file cannot be read.
+    Unreadable {
+        /// The task's file.
+        file: String,
+        /// Why.
+        source: ReadError,
+    },
+    /// The file no longer defines the task.
+    Undefined {
+        /// The task's file.
+        file: String,
+        /// The task's name in it.
+        name: String,
+    },
+}
+
+impl std::fmt::Display for Unpinnable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unpinnable::NotATaskFile { origin } => {
+                write!(f, "agg no longer reads {origin} as a task file")
+            }
+            Unpinnable::Superseded { other, origin } => write!(
+                f,
+                "{other} now stands beside {origin}, and the runner reads it instead"
+            ),
+            Unpinnable::Unreadable { file, source } => write!(f, "{file} cannot be read: {source}"),
+            Unpinnable::Undefined { file, name } => write!(f, "{file} no longer defines `{name}`"),
+        }
+    }
+}
+
+impl std::error::Error for Unpinnable {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Unpinnable::Unreadable { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 /// Reads task files again for one decision (or one listing), each file once.
@@ -71,34 +127,38 @@ impl Now {
             .reread
             .entry(origin.clone())
             .or_insert_with(|| reread(root, &origin));
-        let gone = |reason: String| Current {
+        let gone = |reason: Unpinnable| Current {
             task: Err(reason.clone()),
             task_pin: Err(reason.clone()),
             file_pin: Err(reason),
             files: Vec::new(),
         };
         let Some(again) = again else {
-            return gone(format!("agg no longer reads {origin} as a task file"));
+            return gone(Unpinnable::NotATaskFile { origin });
         };
         if let Some(other) = &again.superseded_by {
-            return gone(format!(
-                "{other} now stands beside {origin}, and the runner reads it instead"
-            ));
+            return gone(Unpinnable::Superseded {
+                other: other.clone(),
+                origin,
+            });
         }
         let files = pinned_files(root, &again.read);
         let file_pin = read_regular(&root.join(&task.file_path), MAX_TASK_FILE_BYTES)
             .map(|content| Pin::file(&content, files.clone()))
-            .map_err(|reason| format!("{} cannot be read: {reason}", task.file_path));
+            .map_err(|source| Unpinnable::Unreadable {
+                file: task.file_path.clone(),
+                source,
+            });
         let found = again.parsed.tasks.iter().find(|t| {
             t.source_name == task.source_name
                 && t.file_path == task.file_path
                 && t.runner == task.runner
         });
         let Some(found) = found else {
-            let reason = format!(
-                "{} no longer defines `{}`",
-                task.file_path, task.source_name
-            );
+            let reason = Unpinnable::Undefined {
+                file: task.file_path.clone(),
+                name: task.source_name.clone(),
+            };
             return Current {
                 task: Err(reason.clone()),
                 task_pin: Err(reason),

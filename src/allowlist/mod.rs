@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::table::Task;
 
-pub use current::{Current, Now};
+pub use current::{Current, Now, Unpinnable};
 pub use live::LiveAllowlist;
 pub use pin::Pin;
 pub use pin::{FINGERPRINT_VERSION, PinnedPart};
@@ -109,7 +109,7 @@ impl Matched {
     /// The verdict, each pin compared with `now(task_pin)`: what an allow of the task
     /// (`true`) or of its whole file (`false`) would pin now, or why nothing can be. Pure:
     /// the caller read the files.
-    pub fn verdict(&self, now: &mut dyn FnMut(bool) -> Result<Pin, String>) -> Verdict<'_> {
+    pub fn verdict(&self, now: &mut dyn FnMut(bool) -> Result<Pin, Unpinnable>) -> Verdict<'_> {
         if let Some(problem) = &self.problem {
             return Verdict::Denied(format!("the allowlist cannot be used: {problem}"));
         }
@@ -126,7 +126,8 @@ impl Matched {
             };
             match now(pin.is_task()).map(|now| pin.changes(&now)) {
                 Ok(None) => holding.push(rule),
-                Ok(Some(summary)) | Err(summary) => lapsed = Some((rule, summary)),
+                Ok(Some(summary)) => lapsed = Some((rule, summary)),
+                Err(unpinnable) => lapsed = Some((rule, unpinnable.to_string())),
             }
         }
         if !holding.is_empty() {
@@ -244,7 +245,7 @@ impl Allowlist {
 
 /// What an allow of the task (`task_pin`) or of its whole file would pin, as `current` says
 /// it now.
-pub fn pin_now(current: &Current, task_pin: bool) -> Result<Pin, String> {
+pub fn pin_now(current: &Current, task_pin: bool) -> Result<Pin, Unpinnable> {
     if task_pin {
         current.task_pin.clone()
     } else {

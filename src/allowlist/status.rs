@@ -75,8 +75,13 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
     };
     let task = table.tasks.iter().find(defines);
     let current = match (task, pin.is_task()) {
-        (Some(task), true) => now.current(&table.root, task).task_pin.clone(),
-        (Some(task), false) => now.current(&table.root, task).file_pin.clone(),
+        // Whatever the reason, the rule's state says it in words.
+        (Some(task), true) => {
+            (now.current(&table.root, task).task_pin.clone()).map_err(|e| e.to_string())
+        }
+        (Some(task), false) => {
+            (now.current(&table.root, task).file_pin.clone()).map_err(|e| e.to_string())
+        }
         (None, true) => {
             return RuleState::Missing(format!(
                 "the file no longer defines `{}`",
@@ -84,16 +89,18 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
             ));
         }
         // A file that defines no task now: its bytes alone.
-        (None, false) => read_regular(file, MAX_TASK_FILE_BYTES).map(|content| {
-            let sha256 = sha256_hex(&content);
-            Pin::file(
-                &content,
-                vec![PinnedFile {
-                    path: file.clone(),
-                    sha256,
-                }],
-            )
-        }),
+        (None, false) => read_regular(file, MAX_TASK_FILE_BYTES)
+            .map(|content| {
+                let sha256 = sha256_hex(&content);
+                Pin::file(
+                    &content,
+                    vec![PinnedFile {
+                        path: file.clone(),
+                        sha256,
+                    }],
+                )
+            })
+            .map_err(|e| e.to_string()),
     };
     match current {
         Ok(current) => pin

@@ -154,7 +154,7 @@ impl Store {
         let bytes = match read_regular_if_present(&self.path, MAX_ALLOWLIST_BYTES) {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return Ok(Allowlist::default()),
-            Err(reason) => return Err(read_error(&self.path, reason)),
+            Err(reason) => return Err(read_error(&self.path, reason.to_string())),
         };
         match String::from_utf8(bytes) {
             Ok(text) => parse(&self.path, &text),

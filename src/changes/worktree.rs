@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::{ChangeError, MAX_INDEX_BYTES};
+use crate::lock::MutexExt;
 
 /// How git compares stat data by default (`core.trustctime`, `core.checkStat=default`).
 const STAT: stat::Options = stat::Options {
@@ -49,7 +50,8 @@ pub(super) fn index(repo: &gix::Repository) -> Result<gix::index::File, ChangeEr
     }
     // Read without blocking and only as a regular file: an index that is a FIFO answers at
     // once.
-    let data = crate::repo_files::read_regular(&path, MAX_INDEX_BYTES).map_err(unreadable)?;
+    let data = crate::repo_files::read_regular(&path, MAX_INDEX_BYTES)
+        .map_err(|e| unreadable(e.to_string()))?;
     let modified = std::fs::symlink_metadata(&path).map_or_else(
         |_| filetime::FileTime::zero(),
         |m| filetime::FileTime::from_last_modification_time(&m),
@@ -166,13 +168,8 @@ pub(super) fn untracked(root: &Path, prefix: &str, tracked: &HashSet<&[u8]>) -> 
             format!("{prefix}/{rel}").into_bytes()
         };
         if !tracked.contains(path.as_slice()) && admitted() {
-            found
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(path);
+            found.locked().push(path);
         }
     });
-    found
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    found.unlocked()
 }

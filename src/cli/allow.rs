@@ -182,7 +182,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
                 .clone()
                 .map_err(|reason| StoreError::Unpinnable {
                     task: task.unique_name.clone(),
-                    reason,
+                    reason: reason.to_string(),
                 })
                 .map_err(store_error)?;
             allow_rule(Rule::for_task(
@@ -238,7 +238,7 @@ fn file_pin(root: &Path, file: &Path) -> Result<Pin, Error> {
             .current(&table.root, task)
             .file_pin
             .clone()
-            .map_err(Error::Allowlist);
+            .map_err(|reason| Error::Allowlist(reason.to_string()));
     }
     let content = crate::repo_files::read_regular(file, crate::repo_files::MAX_TASK_FILE_BYTES)
         .map_err(|reason| Error::Allowlist(format!("{}: {reason}", file.display())))?;

@@ -148,14 +148,8 @@ pub struct ListArgs {
     pub no_cache: bool,
 }
 
-fn parse_runner(s: &str) -> Result<Runner, String> {
-    Runner::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = Runner::ALL.iter().map(|r| r.name()).collect();
-        format!(
-            "unknown runner `{s}`; expected one of: {}",
-            names.join(", ")
-        )
-    })
+fn parse_runner(s: &str) -> Result<Runner, BadValue> {
+    Runner::from_name(s).ok_or_else(|| BadValue::UnknownRunner(s.to_owned()))
 }
 
 /// Runs the command line and returns the process exit code.
@@ -241,13 +235,45 @@ fn dispatch(command: Command) -> Result<ExitCode, Error> {
 }
 
 /// Parses `KEY=VALUE`.
-fn parse_env(s: &str) -> Result<(String, String), String> {
+fn parse_env(s: &str) -> Result<(String, String), BadValue> {
     match s.split_once('=') {
         Some((k, v)) if crate::invocation::is_env_name(k) => Ok((k.to_owned(), v.to_owned())),
-        Some((k, _)) => Err(format!("`{k}` is not a valid environment variable name")),
-        None => Err("expected KEY=VALUE".to_owned()),
+        Some((k, _)) => Err(BadValue::EnvName(k.to_owned())),
+        None => Err(BadValue::NotAssignment),
     }
 }
+
+/// A command-line value clap cannot take; clap prints it after the option it was given to.
+#[derive(Debug)]
+enum BadValue {
+    /// `--runner` names no runner agg knows.
+    UnknownRunner(String),
+    /// `--env KEY=VALUE` with a key that is not an environment variable name.
+    EnvName(String),
+    /// `--env` without `=`.
+    NotAssignment,
+}
+
+impl std::fmt::Display for BadValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadValue::UnknownRunner(name) => {
+                let names: Vec<&str> = Runner::ALL.iter().map(|r| r.name()).collect();
+                write!(
+                    f,
+                    "unknown runner `{name}`; expected one of: {}",
+                    names.join(", ")
+                )
+            }
+            BadValue::EnvName(key) => {
+                write!(f, "`{key}` is not a valid environment variable name")
+            }
+            BadValue::NotAssignment => f.write_str("expected KEY=VALUE"),
+        }
+    }
+}
+
+impl std::error::Error for BadValue {}
 
 /// Scans `root` after checking it is a directory.
 fn load_table(root: &std::path::Path) -> Result<crate::table::Table, Error> {
@@ -354,11 +380,7 @@ fn resolve_task<'a>(
     }
     match crate::resolve::for_person(table, name) {
         Ok(found) => Ok(found),
-        Err(crate::resolve::Lookup::Found(task)) => Ok(crate::resolve::Resolved {
-            task,
-            implied_args: Vec::new(),
-        }),
-        Err(crate::resolve::Lookup::Ambiguous(tasks)) => Err(Error::Ambiguous {
+        Err(crate::resolve::Unresolved::Ambiguous(tasks)) => Err(Error::Ambiguous {
             name: name.to_owned(),
             candidates: tasks
                 .iter()
@@ -371,7 +393,7 @@ fn resolve_task<'a>(
                 })
                 .collect(),
         }),
-        Err(crate::resolve::Lookup::NotFound(suggestions)) => Err(Error::UnknownTask {
+        Err(crate::resolve::Unresolved::NotFound(suggestions)) => Err(Error::UnknownTask {
             name: name.to_owned(),
             suggestions,
         }),

@@ -72,7 +72,7 @@ pub(super) async fn run(
         let shared = share.begin(&name, &inv.user_args);
         let started = engine
             .start(inv, StdioMode::Capture, Duplicates::Allow)
-            .map_err(|e| Error::Refused(e.to_string()))?;
+            .map_err(Error::Refused)?;
         let job = started.job;
         if job.state() == JobState::FailedToStart {
             let reason = job.snapshot().error.unwrap_or_default();

@@ -146,8 +146,8 @@ fn write_history(out: &mut impl Write, runs: &[(String, Run)], all: bool) -> std
             "{:<20} {} {:>7} {:>9}  {}{}",
             crate::visible::line(&run.unique_name),
             pad(&result, 12),
-            crate::history::duration(run.duration_ms),
-            crate::history::ago(run.started),
+            crate::human::duration(run.duration_ms),
+            crate::human::ago(run.started),
             run.via.as_str(),
             if all {
                 format!(" ({})", crate::visible::line(root))

@@ -118,7 +118,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
     let ready = ready_spec(args)
         .map(|s| s.probe())
         .transpose()
-        .map_err(|reason| Error::BadReady { reason })?;
+        .map_err(|e| Error::BadReady {
+            reason: e.to_string(),
+        })?;
     if ready.is_some() && steps.len() > 1 {
         return Err(Error::BadReady {
             reason: "--until-ready starts one service: name one task".to_owned(),
@@ -358,7 +360,7 @@ async fn foreground(
     let unique_name = inv.unique_name.clone();
     let job = engine
         .start(inv, mode, Duplicates::Allow)
-        .map_err(|e| Error::Refused(e.to_string()))?
+        .map_err(Error::Refused)?
         .job;
     if job.state() == JobState::FailedToStart {
         if let Some(shared) = shared {

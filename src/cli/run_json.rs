@@ -93,7 +93,7 @@ pub(super) async fn run(
         let name = inv.unique_name.clone();
         let job = engine
             .start(inv, mode.clone(), Duplicates::Allow)
-            .map_err(|e| Error::Refused(e.to_string()))?
+            .map_err(Error::Refused)?
             .job;
         let mut received = None;
         tokio::select! {

@@ -62,7 +62,7 @@ pub(super) fn print(name: &str, ended: &Ended) {
 /// `✓ build-m  2.3s` or `✗ test-n  exit 2  12.1s`, in colour (anstream strips it for
 /// `NO_COLOR`).
 fn line(name: &str, ended: &Ended) -> String {
-    let took = crate::history::duration(u64::try_from(ended.took.as_millis()).unwrap_or(u64::MAX));
+    let took = crate::human::duration(u64::try_from(ended.took.as_millis()).unwrap_or(u64::MAX));
     let name = crate::visible::line(name);
     let bold = anstyle::Style::new().bold();
     // The tests' or problems' counts say more than the exit code.

@@ -9,7 +9,6 @@
 //! name, URLs and log path in their [`crate::visible`] form. A service left running gets a
 //! record ([`crate::control::detached`]), so `agg ps`, `agg logs` and `agg stop` find it.
 
-use std::ffi::OsString;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -39,7 +38,7 @@ pub(super) struct Origin {
 /// Starts `inv` detached, writing to a log file, and waits for `probe`. A task that ends while agg waits (before it is ready, or stopped at the timeout) is
 /// passed to `on_finish`; one left running is not, as agg is gone when it ends.
 pub(super) async fn run(
-    mut inv: Invocation,
+    inv: Invocation,
     probe: Probe,
     on_finish: OnFinish,
     origin: Origin,
@@ -57,21 +56,10 @@ pub(super) async fn run(
         .take(128)
         .collect();
     let log = dir.join(format!("{name}-{}.log", std::process::id()));
-    new_log(&log).map_err(|e| Error::RunLog {
+    let file = new_log(&log).map_err(|e| Error::RunLog {
         path: log.clone(),
         source: e,
     })?;
-    // `exec` keeps the task the group's leader; the redirection leaves agg's pipes unused.
-    let mut args: Vec<OsString> = vec![
-        "-c".into(),
-        "exec \"$0\" \"$@\" >>\"$AGG_LOG\" 2>&1".into(),
-        std::mem::take(&mut inv.program),
-    ];
-    args.append(&mut inv.args);
-    inv.program = "sh".into();
-    inv.args = args;
-    inv.env
-        .push(("AGG_LOG".into(), log.clone().into_os_string()));
     let engine = Engine::new(EngineConfig {
         on_finish: Some(on_finish),
         ..EngineConfig::default()
@@ -80,8 +68,14 @@ pub(super) async fn run(
     let shown_name = crate::visible::line(&unique_name).into_owned();
     let shown_log = crate::visible::line(&log.to_string_lossy()).into_owned();
     let job = engine
-        .start(inv, StdioMode::Capture, Duplicates::Allow)
-        .map_err(|e| Error::Refused(e.to_string()))?
+        .start(
+            inv,
+            StdioMode::File {
+                file: std::sync::Arc::new(file.into()),
+            },
+            Duplicates::Allow,
+        )
+        .map_err(Error::Refused)?
         .job;
     if job.state() == JobState::FailedToStart {
         return Err(Error::FailedToStart {
@@ -144,7 +138,6 @@ pub(super) async fn run(
         };
         // The task outlives agg: the engine must not stop it on the way out.
         engine.detach(&job);
-        std::mem::forget(engine);
         return Ok(ExitCode::SUCCESS);
     }
     if job.is_running() {
@@ -173,11 +166,11 @@ pub(super) async fn run(
 /// Makes the log file `path` anew, 0600, never through a symbolic link: a file left there
 /// (by an agg whose process id this one now has) is removed first, and a link is removed,
 /// not followed.
-fn new_log(path: &std::path::Path) -> std::io::Result<()> {
+fn new_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let create = || {
         std::fs::OpenOptions::new()
-            .write(true)
+            .append(true)
             .create_new(true)
             .mode(0o600)
             .custom_flags(nix::libc::O_NOFOLLOW)
@@ -186,9 +179,9 @@ fn new_log(path: &std::path::Path) -> std::io::Result<()> {
     match create() {
         Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
             std::fs::remove_file(path)?;
-            create().map(drop)
+            create()
         }
-        other => other.map(drop),
+        other => other,
     }
 }
 

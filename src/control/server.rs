@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::socket::{getsockopt, sockopt::PeerCredentials};
@@ -20,6 +20,7 @@ use tokio::task::AbortHandle;
 use super::{MAX_COOKIE_WAIT, MAX_REQUEST_BYTES, Request};
 use crate::engine::{Engine, Job, ReadRequest};
 use crate::live::LiveTable;
+use crate::lock::MutexExt;
 
 /// A listening control socket; its discovery file is removed when this is dropped.
 #[derive(Debug)]
@@ -99,7 +100,7 @@ async fn serve(listener: UnixListener, served: Served, info: Arc<Value>) {
         };
         let served = served.clone();
         let info = Arc::clone(&info);
-        let mut list = waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut list = waiting.locked();
         let mut pending = Pending {
             id,
             waiting: Some(Arc::clone(&waiting)),
@@ -119,10 +120,7 @@ async fn admit(slots: &Arc<Semaphore>, waiting: &Waiting) -> Option<OwnedSemapho
     if let Ok(slot) = Arc::clone(slots).try_acquire_owned() {
         return Some(slot);
     }
-    let (_, oldest) = waiting
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .pop_first()?;
+    let (_, oldest) = waiting.locked().pop_first()?;
     oldest.abort();
     tokio::time::timeout(EVICTION_WAIT, Arc::clone(slots).acquire_owned())
         .await
@@ -140,10 +138,7 @@ struct Pending {
 impl Pending {
     fn leave(&mut self) {
         if let Some(waiting) = self.waiting.take() {
-            waiting
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&self.id);
+            waiting.locked().remove(&self.id);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! One job: a running or finished task process, its state and its captured output.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use schemars::JsonSchema;
@@ -10,6 +10,7 @@ use tokio::sync::watch;
 
 use super::output::{OutputBuffer, Page, ReadRequest};
 use super::watchdog::Watchdog;
+use crate::lock::MutexExt;
 
 /// Where a job is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -69,13 +70,130 @@ pub struct JobSnapshot {
     pub error: Option<String>,
 }
 
+/// Where a job is, with exactly the facts that state has: a running job has no end time,
+/// an exited one has its code, a signaled one its signal.
 #[derive(Debug)]
-pub(super) struct Status {
-    pub state: JobState,
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub finished: Option<(SystemTime, Instant)>,
-    pub error: Option<String>,
+pub(super) enum Status {
+    /// The process runs.
+    Running,
+    /// It ended (or never started), at the wall-clock and monotonic times given.
+    Ended {
+        /// How.
+        how: Ended,
+        /// When.
+        at: (SystemTime, Instant),
+    },
+}
+
+/// How a job ended.
+#[derive(Debug)]
+pub(super) enum Ended {
+    /// It exited with `code`; `note` says agg had asked it to stop.
+    Exited { code: i32, note: Option<String> },
+    /// agg lost track of the process (its wait failed, or an observed run went silent):
+    /// reported as exited, without a code.
+    Lost { reason: String },
+    /// A signal ended it; `note` says how agg stopped it, or why it lost track.
+    Signaled { signal: i32, note: Option<String> },
+    /// Its process could not be started.
+    FailedToStart { reason: String },
+}
+
+impl Ended {
+    /// The end of a job agg stopped with signal `sent`: whatever the runner did while dying
+    /// (make says `wait: No child processes` and exits 2), it ended because agg stopped it,
+    /// so it is reported as signaled, with the signal agg sent unless another one ended it.
+    pub(super) fn stopped_with(self, sent: i32, name: &str) -> Ended {
+        match self {
+            Ended::Exited { code, note } => Ended::Signaled {
+                signal: sent,
+                note: note.or_else(|| {
+                    Some(format!(
+                        "stopped by agg ({name}); it exited {code} while stopping"
+                    ))
+                }),
+            },
+            Ended::Signaled { signal, note } => Ended::Signaled {
+                signal,
+                note: note.or_else(|| Some(format!("stopped by agg ({name})"))),
+            },
+            Ended::Lost { reason } | Ended::FailedToStart { reason } => Ended::Signaled {
+                signal: sent,
+                note: Some(reason),
+            },
+        }
+    }
+
+    /// The end of a job agg asked to stop without sending a signal.
+    pub(super) fn stop_requested(self) -> Ended {
+        let note = |note: Option<String>| note.or_else(|| Some("stopped by agg".to_owned()));
+        match self {
+            Ended::Exited { code, note: n } => Ended::Exited {
+                code,
+                note: note(n),
+            },
+            Ended::Signaled { signal, note: n } => Ended::Signaled {
+                signal,
+                note: note(n),
+            },
+            other @ (Ended::Lost { .. } | Ended::FailedToStart { .. }) => other,
+        }
+    }
+}
+
+impl Status {
+    /// An end at `at`.
+    pub(super) fn ended(how: Ended, at: (SystemTime, Instant)) -> Status {
+        Status::Ended { how, at }
+    }
+
+    fn state(&self) -> JobState {
+        match self {
+            Status::Running => JobState::Running,
+            Status::Ended { how, .. } => match how {
+                Ended::Exited { .. } | Ended::Lost { .. } => JobState::Exited,
+                Ended::Signaled { .. } => JobState::Signaled,
+                Ended::FailedToStart { .. } => JobState::FailedToStart,
+            },
+        }
+    }
+
+    fn exit_code(&self) -> Option<i32> {
+        match self {
+            Status::Ended {
+                how: Ended::Exited { code, .. },
+                ..
+            } => Some(*code),
+            _ => None,
+        }
+    }
+
+    fn signal(&self) -> Option<i32> {
+        match self {
+            Status::Ended {
+                how: Ended::Signaled { signal, .. },
+                ..
+            } => Some(*signal),
+            _ => None,
+        }
+    }
+
+    fn error(&self) -> Option<&str> {
+        match self {
+            Status::Running => None,
+            Status::Ended { how, .. } => match how {
+                Ended::Exited { note, .. } | Ended::Signaled { note, .. } => note.as_deref(),
+                Ended::Lost { reason } | Ended::FailedToStart { reason } => Some(reason),
+            },
+        }
+    }
+
+    fn finished(&self) -> Option<(SystemTime, Instant)> {
+        match self {
+            Status::Running => None,
+            Status::Ended { at, .. } => Some(*at),
+        }
+    }
 }
 
 /// A job the engine started.
@@ -142,7 +260,7 @@ impl Job {
             watchdog,
             sandbox,
         } = parts;
-        let finished = status.state != JobState::Running;
+        let finished = status.state() != JobState::Running;
         Job {
             run_id,
             unique_name,
@@ -175,18 +293,15 @@ impl Job {
 
     /// The job's watchdog, taken to be released.
     pub(super) fn take_watchdog(&self) -> Option<Watchdog> {
-        self.watchdog
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
+        self.watchdog.locked().take()
     }
 
     pub(super) fn status(&self) -> MutexGuard<'_, Status> {
-        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+        self.status.locked()
     }
 
     pub(super) fn output(&self) -> MutexGuard<'_, OutputBuffer> {
-        self.output.lock().unwrap_or_else(PoisonError::into_inner)
+        self.output.locked()
     }
 
     /// Sends `signal` to the job's process group, or, for a job sharing agg's group, to
@@ -201,17 +316,26 @@ impl Job {
 
     /// The current state.
     pub fn state(&self) -> JobState {
-        self.status().state
+        self.status().state()
     }
 
     /// The number of the signal that ended the job, if one did.
     pub fn signal_number(&self) -> Option<i32> {
-        self.status().signal
+        self.status().signal()
     }
 
     /// Whether the job is still running.
     pub fn is_running(&self) -> bool {
         self.state() == JobState::Running
+    }
+
+    /// Whether the job is running the same task with the same arguments and environment
+    /// as `inv`: the copy a start returns instead of starting a second one.
+    pub(super) fn runs_like(&self, inv: &super::Invocation) -> bool {
+        self.is_running()
+            && self.unique_name == inv.unique_name
+            && self.args == inv.user_args
+            && self.env == inv.user_env
     }
 
     /// Whether agg was asked to stop it.
@@ -221,7 +345,7 @@ impl Job {
 
     /// When the job finished, for retention order.
     pub(super) fn finished_at(&self) -> Option<Instant> {
-        self.status().finished.map(|(_, i)| i)
+        self.status().finished().map(|(_, i)| i)
     }
 
     /// When the job started.
@@ -231,7 +355,7 @@ impl Job {
 
     /// Time since start, or the run time once finished.
     pub fn elapsed(&self) -> Duration {
-        match self.status().finished {
+        match self.status().finished() {
             Some((_, end)) => end.duration_since(self.started.1),
             None => self.started.1.elapsed(),
         }
@@ -240,7 +364,7 @@ impl Job {
     /// A snapshot of the job's state.
     pub fn snapshot(&self) -> JobSnapshot {
         let status = self.status();
-        let elapsed = match status.finished {
+        let elapsed = match status.finished() {
             Some((_, end)) => end.duration_since(self.started.1),
             None => self.started.1.elapsed(),
         };
@@ -249,15 +373,15 @@ impl Job {
             unique_name: self.unique_name.clone(),
             args: self.args.clone(),
             pid: self.pid,
-            state: status.state,
-            exit_code: status.exit_code,
-            signal: status.signal.map(|s| {
+            state: status.state(),
+            exit_code: status.exit_code(),
+            signal: status.signal().map(|s| {
                 super::process::signal_name(s).map_or_else(|| format!("signal {s}"), str::to_owned)
             }),
             started_at: rfc3339(self.started.0),
-            finished_at: status.finished.map(|(t, _)| rfc3339(t)),
+            finished_at: status.finished().map(|(t, _)| rfc3339(t)),
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
-            error: status.error.clone(),
+            error: status.error().map(str::to_owned),
         }
     }
 

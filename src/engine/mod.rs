@@ -35,21 +35,22 @@ mod terminal;
 pub mod until;
 pub mod watchdog;
 
+use crate::lock::MutexExt;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::hash::{BuildHasher, Hasher};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 
+use job::{Ended, JobParts, Status};
 pub use job::{Job, JobSnapshot, JobState};
-use job::{JobParts, Status};
 pub use output::{Found, Line, OutputLimits, Page, ReadRequest, Region, SearchRequest, Stream};
 
 /// Limits and defaults of an engine.
@@ -141,6 +142,13 @@ pub enum StdioMode {
         stderr: Arc<std::os::fd::OwnedFd>,
         /// Whether the job stays in agg's process group.
         foreground: bool,
+    },
+    /// stdin is `/dev/null`; stdout and stderr both go to `file` (a log opened to append);
+    /// the job leads its own group and nothing passes through agg, so the job can outlive it
+    /// ([`Engine::detach`]) with nowhere to write that closes.
+    File {
+        /// Where the task's output goes.
+        file: Arc<std::os::fd::OwnedFd>,
     },
 }
 
@@ -265,7 +273,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        let jobs = self.jobs.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let jobs = self.jobs.locked_mut();
         for job in jobs.iter().filter(|j| j.is_running()) {
             job.signal(Signal::SIGKILL);
         }
@@ -298,24 +306,13 @@ impl Engine {
     }
 
     fn jobs(&self) -> MutexGuard<'_, Vec<Arc<Job>>> {
-        self.inner
-            .jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.inner.jobs.locked()
     }
 
     /// The running job of the same task with the same arguments and environment as `inv`,
     /// which [`Engine::start`] returns instead of starting a second copy.
     pub fn running_like(&self, inv: &Invocation) -> Option<Arc<Job>> {
-        self.jobs()
-            .iter()
-            .find(|j| {
-                j.is_running()
-                    && j.unique_name == inv.unique_name
-                    && j.args == inv.user_args
-                    && j.env == inv.user_env
-            })
-            .cloned()
+        self.jobs().iter().find(|j| j.runs_like(inv)).cloned()
     }
 
     /// Starts `inv`. Unless `allow_parallel`, a running job of the same task with the same
@@ -329,12 +326,7 @@ impl Engine {
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
         if duplicates != Duplicates::Allow
-            && let Some(job) = jobs.iter().find(|j| {
-                j.is_running()
-                    && j.unique_name == inv.unique_name
-                    && j.args == inv.user_args
-                    && j.env == inv.user_env
-            })
+            && let Some(job) = jobs.iter().find(|j| j.runs_like(&inv))
         {
             return Ok(Started {
                 job: Arc::clone(job),
@@ -399,6 +391,14 @@ impl Engine {
                     .stdout(Stdio::inherit())
                     .stderr(Stdio::inherit());
             }
+            StdioMode::File { file } => {
+                let (out, err) = match (file.try_clone(), file.try_clone()) {
+                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                    // Out of descriptors: nowhere to write rather than agg's own output.
+                    _ => (Stdio::null(), Stdio::null()),
+                };
+                cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+            }
             StdioMode::Relay { stdout, stderr, .. } => {
                 let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
                     (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
@@ -438,7 +438,7 @@ impl Engine {
                     pid,
                     pgid,
                     output,
-                    status: running_status(),
+                    status: Status::Running,
                     temp: inv.temp,
                     watchdog,
                     sandbox: applied,
@@ -471,13 +471,10 @@ impl Engine {
                 pid: None,
                 pgid: None,
                 output,
-                status: Status {
-                    state: JobState::FailedToStart,
-                    exit_code: None,
-                    signal: None,
-                    finished: Some((SystemTime::now(), Instant::now())),
-                    error: Some(reason),
-                },
+                status: Status::ended(
+                    Ended::FailedToStart { reason },
+                    (SystemTime::now(), Instant::now()),
+                ),
                 temp: None,
                 watchdog: None,
                 sandbox: None,
@@ -539,11 +536,13 @@ impl Engine {
     }
 
     /// Lets `job` outlive agg: its watchdog is released, so that neither agg's exit nor its
-    /// death ends the job (`agg run --until-ready` leaves a service running this way).
+    /// death ends the job, and the engine lets go of it, so that dropping the engine does
+    /// not either (`agg run --until-ready` leaves a service running this way).
     pub fn detach(&self, job: &Job) {
         if let Some(watchdog) = job.take_watchdog() {
             watchdog.detach();
         }
+        self.jobs().retain(|j| !std::ptr::eq(Arc::as_ptr(j), job));
     }
 
     /// Stops every running job (in parallel), each with `grace`.
@@ -574,11 +573,7 @@ impl Engine {
             .collect();
         let base = base.trim_matches('-');
         let base = if base.is_empty() { "task" } else { base };
-        let mut issued = self
-            .inner
-            .issued
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut issued = self.inner.issued.locked();
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
             let mut h = self.inner.seed.build_hasher();
@@ -602,16 +597,6 @@ fn plain(inv: &Invocation) -> Command {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args);
     cmd
-}
-
-fn running_status() -> Status {
-    Status {
-        state: JobState::Running,
-        exit_code: None,
-        signal: None,
-        finished: None,
-        error: None,
-    }
 }
 
 fn spawn_reason(inv: &Invocation, err: &std::io::Error) -> String {
@@ -741,47 +726,29 @@ async fn supervise(
     }
     {
         use std::os::unix::process::ExitStatusExt;
-        let mut st = job.status();
-        match status {
-            Ok(status) => {
-                if let Some(code) = status.code() {
-                    st.state = JobState::Exited;
-                    st.exit_code = Some(code);
-                } else {
-                    st.state = JobState::Signaled;
-                    st.signal = status.signal();
-                }
-            }
-            Err(err) => {
-                st.state = JobState::Exited;
-                st.error = Some(format!("lost track of the process: {err}"));
-            }
-        }
+        let mut how = match status {
+            Ok(status) => match (status.code(), status.signal()) {
+                (Some(code), _) => Ended::Exited { code, note: None },
+                (None, Some(signal)) => Ended::Signaled { signal, note: None },
+                // A waited-for process that neither exited nor was killed: not on Unix.
+                (None, None) => Ended::Lost {
+                    reason: "lost track of the process: it ended without a code or a signal"
+                        .to_owned(),
+                },
+            },
+            Err(err) => Ended::Lost {
+                reason: format!("lost track of the process: {err}"),
+            },
+        };
         let sent = job.stop_signal.load(Ordering::Relaxed);
         if sent != 0 {
-            // A runner that catches the signal may exit with a code of its own (make says
-            // `wait: No child processes` and exits 2); the job still ended because agg
-            // stopped it, so it is reported as signaled with the signal agg sent.
-            let name = process::signal_name(sent).unwrap_or("a signal");
-            let note = match (st.exit_code, st.signal) {
-                (Some(code), _) => {
-                    format!("stopped by agg ({name}); it exited {code} while stopping")
-                }
-                _ => format!("stopped by agg ({name})"),
-            };
-            st.state = JobState::Signaled;
-            st.signal = Some(st.signal.unwrap_or(sent));
-            st.exit_code = None;
-            st.error.get_or_insert(note);
+            how = how.stopped_with(sent, process::signal_name(sent).unwrap_or("a signal"));
         } else if job.stop_requested() {
-            st.error.get_or_insert_with(|| "stopped by agg".to_owned());
+            how = how.stop_requested();
         }
-        st.finished = Some((SystemTime::now(), Instant::now()));
+        *job.status() = Status::ended(how, (SystemTime::now(), Instant::now()));
     }
-    job.temp
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .take();
+    job.temp.locked().take();
     if let Some(scope) = results {
         let finished = Arc::clone(&job);
         // Reading 5 MiB of output and a few report files: off the runtime's threads.
@@ -795,7 +762,7 @@ async fn supervise(
     job.progress.send_modify(|n| *n += 1);
     job.done.send_replace(true);
     if let Some(engine) = engine.upgrade() {
-        let mut jobs = engine.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut jobs = engine.jobs.locked();
         prune(&mut jobs, engine.config.retain_finished);
     }
 }

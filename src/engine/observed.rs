@@ -7,8 +7,7 @@
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::JobState;
-use super::job::{Job, JobParts, Status};
+use super::job::{Ended, Job, JobParts, Status};
 use super::output::{OutputBuffer, OutputLimits, Stream};
 
 /// How an observed run ended.
@@ -39,13 +38,7 @@ impl Job {
             pid: None,
             pgid: None,
             output: OutputBuffer::new(limits),
-            status: Status {
-                state: JobState::Running,
-                exit_code: None,
-                signal: None,
-                finished: None,
-                error: None,
-            },
+            status: Status::Running,
             temp: None,
             watchdog: None,
             sandbox: None,
@@ -63,28 +56,24 @@ impl Job {
         }
         {
             let mut st = self.status();
-            if st.state != JobState::Running {
+            if !matches!(*st, Status::Running) {
                 return;
             }
-            match end {
-                ObservedEnd::Exited(code) => {
-                    st.state = JobState::Exited;
-                    st.exit_code = Some(code);
-                }
-                ObservedEnd::Signaled(signal) => {
-                    st.state = JobState::Signaled;
-                    st.signal = Some(signal);
-                }
-                ObservedEnd::Lost(reason) => {
-                    st.state = JobState::Exited;
-                    st.error = Some(reason.to_owned());
-                }
-            }
+            let how = match end {
+                ObservedEnd::Exited(code) => Ended::Exited { code, note: None },
+                ObservedEnd::Signaled(signal) => Ended::Signaled { signal, note: None },
+                ObservedEnd::Lost(reason) => Ended::Lost {
+                    reason: reason.to_owned(),
+                },
+            };
             let ago = finished.elapsed().unwrap_or_default();
-            st.finished = Some((
-                finished,
-                Instant::now().checked_sub(ago).unwrap_or_else(Instant::now),
-            ));
+            *st = Status::ended(
+                how,
+                (
+                    finished,
+                    Instant::now().checked_sub(ago).unwrap_or_else(Instant::now),
+                ),
+            );
         }
         self.progress.send_modify(|n| *n += 1);
         self.done.send_replace(true);

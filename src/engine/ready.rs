@@ -57,10 +57,14 @@ pub struct HttpUrl {
 
 impl HttpUrl {
     /// Parses `http://host[:port][/path]`. `https` is refused: the probe speaks plain HTTP.
-    pub fn parse(text: &str) -> Result<HttpUrl, String> {
+    pub fn parse(text: &str) -> Result<HttpUrl, UrlError> {
+        let bad = |why| UrlError {
+            url: text.to_owned(),
+            why,
+        };
         let rest = text
             .strip_prefix("http://")
-            .ok_or_else(|| format!("`{text}`: only http:// URLs can be probed"))?;
+            .ok_or_else(|| bad(BadUrl::NotHttp))?;
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, "/"),
@@ -68,7 +72,7 @@ impl HttpUrl {
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
             let (h, p) = v6
                 .split_once(']')
-                .ok_or_else(|| format!("`{text}`: unclosed [ in the host"))?;
+                .ok_or_else(|| bad(BadUrl::UnclosedBracket))?;
             (h, p.strip_prefix(':'))
         } else {
             match authority.rsplit_once(':') {
@@ -77,13 +81,11 @@ impl HttpUrl {
             }
         };
         let port = match port {
-            Some(p) => p
-                .parse()
-                .map_err(|_| format!("`{text}`: `{p}` is not a port"))?,
+            Some(p) => p.parse().map_err(|_| bad(BadUrl::NotAPort(p.to_owned())))?,
             None => 80,
         };
         if host.is_empty() {
-            return Err(format!("`{text}`: no host"));
+            return Err(bad(BadUrl::NoHost));
         }
         Ok(HttpUrl {
             text: text.to_owned(),
@@ -93,6 +95,42 @@ impl HttpUrl {
         })
     }
 }
+
+/// Why a readiness URL cannot be probed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlError {
+    /// The URL as given.
+    pub url: String,
+    /// What is wrong with it.
+    pub why: BadUrl,
+}
+
+/// What is wrong with a readiness URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadUrl {
+    /// Not `http://` (the probe speaks plain HTTP).
+    NotHttp,
+    /// `[` opens an IPv6 host that no `]` closes.
+    UnclosedBracket,
+    /// What follows the host's `:` is not a port number.
+    NotAPort(String),
+    /// Nothing between `http://` and the port or path.
+    NoHost,
+}
+
+impl std::fmt::Display for UrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let url = &self.url;
+        match &self.why {
+            BadUrl::NotHttp => write!(f, "`{url}`: only http:// URLs can be probed"),
+            BadUrl::UnclosedBracket => write!(f, "`{url}`: unclosed [ in the host"),
+            BadUrl::NotAPort(port) => write!(f, "`{url}`: `{port}` is not a port"),
+            BadUrl::NoHost => write!(f, "`{url}`: no host"),
+        }
+    }
+}
+
+impl std::error::Error for UrlError {}
 
 /// What held, when the job became ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]

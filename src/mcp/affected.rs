@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::envelope::{ToolResult, code, success, tool_error};
+use super::envelope::{ErrorCode, ToolResult, success, tool_error};
 use super::server::Server;
 use super::types::{AffectedArg, ChangedFiles};
 use crate::table::{Filter, Table, Task};
@@ -40,14 +40,14 @@ impl Server {
             Ok(Ok(found)) => found,
             Ok(Err(err)) => {
                 return Err(tool_error(
-                    code::INVALID_ARGS,
+                    ErrorCode::InvalidArgs,
                     err.to_string(),
                     Some("affected needs a git repository; a ref must name a commit (`main`, `origin/main`, a sha)".to_owned()),
                 ));
             }
             Err(err) => {
                 return Err(tool_error(
-                    code::INVALID_ARGS,
+                    ErrorCode::InvalidArgs,
                     format!("reading the changes failed: {err}"),
                     None,
                 ));

@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
@@ -33,6 +33,7 @@ use rmcp::{Peer, RoleServer};
 use serde_json::json;
 
 use crate::admission::{self, Permission, Shown};
+use crate::lock::MutexExt;
 
 /// The key of the permission question in `inputRequests` / `inputResponses`.
 pub const PERMISSION_KEY: &str = "agg/permission";
@@ -112,10 +113,6 @@ pub struct Retry {
     pub responses: Option<InputResponses>,
     /// The state agg handed out.
     pub state: Option<String>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What identifies a question: the task, its fingerprint, the exact argv and environment,
@@ -302,7 +299,7 @@ impl Asker {
             return Outcome::Unsupported;
         }
         let key = key(shown, &questions);
-        let cell = Arc::clone(lock(&self.in_flight).entry(key.clone()).or_default());
+        let cell = Arc::clone(self.in_flight.locked().entry(key.clone()).or_default());
         let mut answer = cell.lock().await;
         // A lasting answer (always, deny, declined) serves every call that waited for it;
         // "run once" and a runner's confirmation cover the one start they were given for.
@@ -330,7 +327,7 @@ impl Asker {
         let outcome = Outcome::Answers(answers);
         *answer = Some(outcome.clone());
         drop(answer);
-        let mut in_flight = lock(&self.in_flight);
+        let mut in_flight = self.in_flight.locked();
         if in_flight.get(&key).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
             in_flight.remove(&key);
         }
@@ -348,7 +345,7 @@ impl Asker {
     ) -> Outcome {
         let key = key(shown, &questions);
         if let (Some(state), Some(responses)) = (&retry.state, &retry.responses) {
-            let pending = lock(&self.states).remove(state);
+            let pending = self.states.locked().remove(state);
             if pending.is_some_and(|p| p.key == key && p.issued.elapsed() < STATE_TTL) {
                 let answers = questions
                     .iter()
@@ -367,7 +364,7 @@ impl Asker {
         }
         let state = new_state();
         {
-            let mut states = lock(&self.states);
+            let mut states = self.states.locked();
             states.retain(|_, p| p.issued.elapsed() < STATE_TTL);
             states.insert(
                 state.clone(),

@@ -19,9 +19,9 @@ use schemars::JsonSchema;
 /// The body of an `isError` result, under `_meta["agg/error"]`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ToolError {
-    /// Machine code: -32010 not allowlisted, -32011 runner unavailable, -32012 task or job
-    /// not found, -32013 too many jobs, -32602 invalid arguments.
-    pub code: i32,
+    /// Machine code, one of [`ErrorCode`]'s numbers (-32010…-32019, -32602).
+    #[schemars(with = "i32")]
+    pub code: ErrorCode,
     /// What went wrong.
     pub error: String,
     /// What to do about it.
@@ -38,39 +38,74 @@ pub const ERROR_META_KEY: &str = "agg/error";
 /// A tool's outcome before it is put in the envelope.
 pub type ToolResult = Result<CallToolResult, ToolError>;
 
-/// Error codes of `isError` results.
-pub mod code {
+/// The machine code of an `isError` result, the number under `error CODE:` and in
+/// `_meta["agg/error"].code` (docs/mcp.md lists them with the hint each carries):
+///
+/// | code | variant | meaning |
+/// |---|---|---|
+/// | -32010 | [`NotAllowlisted`](ErrorCode::NotAllowlisted) | not allowlisted, denied, or changed since it was allowed |
+/// | -32011 | [`RunnerUnavailable`](ErrorCode::RunnerUnavailable) | the runner is not installed |
+/// | -32012 | [`NotFound`](ErrorCode::NotFound) | no such task or job |
+/// | -32013 | [`TooManyJobs`](ErrorCode::TooManyJobs) | the running-jobs cap is reached |
+/// | -32014 | [`NeedsConfirmation`](ErrorCode::NeedsConfirmation) | the runner asks for a confirmation nobody gave |
+/// | -32015 | [`NotRunnable`](ErrorCode::NotRunnable) | listed, but only the editor can run it |
+/// | -32016 | [`NeedsApproval`](ErrorCode::NeedsApproval) | arguments or environment the allow does not cover |
+/// | -32017 | [`EnvRefused`](ErrorCode::EnvRefused) | an environment variable that loads or redirects code |
+/// | -32018 | [`SandboxUnavailable`](ErrorCode::SandboxUnavailable) | this machine cannot sandbox the run |
+/// | -32019 | [`NotYours`](ErrorCode::NotYours) | the person's run: agents read it, never stop it |
+/// | -32602 | [`InvalidArgs`](ErrorCode::InvalidArgs) | the arguments are invalid (JSON-RPC's own code) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
     /// The user's allowlist does not allow the task.
-    pub const NOT_ALLOWLISTED: i32 = -32010;
+    NotAllowlisted = -32010,
     /// The task's runner is not installed.
-    pub const RUNNER_UNAVAILABLE: i32 = -32011;
+    RunnerUnavailable = -32011,
     /// No such task or job.
-    pub const NOT_FOUND: i32 = -32012;
+    NotFound = -32012,
     /// The running-jobs cap is reached.
-    pub const TOO_MANY_JOBS: i32 = -32013;
+    TooManyJobs = -32013,
     /// The task's runner asks for confirmation, and the user did not give it (or the
     /// client cannot ask).
-    pub const NEEDS_CONFIRMATION: i32 = -32014;
+    NeedsConfirmation = -32014,
     /// agg lists the task but cannot run it (a VS Code task an extension provides, or one
     /// that needs a variable only the editor fills in).
-    pub const NOT_RUNNABLE: i32 = -32015;
+    NotRunnable = -32015,
     /// Arguments or environment the agent added are not covered by the allow, and the
     /// user did not approve them (or the client cannot ask).
-    pub const NEEDS_APPROVAL: i32 = -32016;
+    NeedsApproval = -32016,
     /// An environment variable that loads or redirects code: never taken from an agent.
-    pub const ENV_REFUSED: i32 = -32017;
+    EnvRefused = -32017,
     /// This machine cannot sandbox the run, and the person's rule does not turn the
     /// sandbox off.
-    pub const SANDBOX_UNAVAILABLE: i32 = -32018;
+    SandboxUnavailable = -32018,
     /// The run is the person's (their `agg run`, or a service it left running): agents may
     /// list and read it, never stop or signal it.
-    pub const NOT_YOURS: i32 = -32019;
+    NotYours = -32019,
     /// The arguments are invalid.
-    pub const INVALID_ARGS: i32 = -32602;
+    InvalidArgs = -32602,
+}
+
+impl ErrorCode {
+    /// The number a client sees.
+    pub const fn number(self) -> i32 {
+        self as i32
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i32(self.number())
+    }
 }
 
 /// A failure with `code`, a message and an optional hint.
-pub fn tool_error(code: i32, error: impl Into<String>, hint: Option<String>) -> ToolError {
+pub fn tool_error(code: ErrorCode, error: impl Into<String>, hint: Option<String>) -> ToolError {
     ToolError {
         code,
         error: error.into(),
@@ -81,7 +116,7 @@ pub fn tool_error(code: i32, error: impl Into<String>, hint: Option<String>) -> 
 
 /// An invalid-arguments failure.
 pub fn invalid(error: impl Into<String>) -> ToolError {
-    tool_error(code::INVALID_ARGS, error, None)
+    tool_error(ErrorCode::InvalidArgs, error, None)
 }
 
 /// A success: `value` as `structuredContent`, `text` as its readable copy.
@@ -184,10 +219,49 @@ pub fn bound(field: &str, value: Option<&str>, max: usize) -> Result<(), ToolErr
 mod tests {
     use super::*;
 
+    const EVERY_CODE: [ErrorCode; 11] = [
+        ErrorCode::NotAllowlisted,
+        ErrorCode::RunnerUnavailable,
+        ErrorCode::NotFound,
+        ErrorCode::TooManyJobs,
+        ErrorCode::NeedsConfirmation,
+        ErrorCode::NotRunnable,
+        ErrorCode::NeedsApproval,
+        ErrorCode::EnvRefused,
+        ErrorCode::SandboxUnavailable,
+        ErrorCode::NotYours,
+        ErrorCode::InvalidArgs,
+    ];
+
+    #[test]
+    fn every_code_is_in_the_enum_doc_and_the_agg_codes_in_the_manual() {
+        let source = include_str!("envelope.rs");
+        let manual = include_str!("../../docs/mcp.md");
+        for code in EVERY_CODE {
+            let n = code.number();
+            assert!(
+                source.contains(&format!("/// | {n} | [`{code:?}`]")),
+                "{code:?}"
+            );
+            if n != -32602 {
+                assert!(
+                    manual.contains(&format!("\n| {n} | ")),
+                    "docs/mcp.md lacks {n}"
+                );
+            }
+        }
+        let rows = manual.matches("\n| -320").count();
+        assert_eq!(
+            rows,
+            EVERY_CODE.len() - 1,
+            "docs/mcp.md has a code ErrorCode lacks"
+        );
+    }
+
     #[test]
     fn a_failure_has_no_structured_content_and_keeps_code_hint_and_suggestions() {
         let mut err = tool_error(
-            code::NOT_FOUND,
+            ErrorCode::NotFound,
             "no task named `x`",
             Some("list_tasks".into()),
         );
@@ -232,7 +306,7 @@ mod tests {
             err.error
         );
         let err = parse::<Args>(obj(serde_json::json!({"name": "123456789"}))).expect_err("long");
-        assert_eq!(err.code, code::INVALID_ARGS);
+        assert_eq!(err.code, ErrorCode::InvalidArgs);
         assert!(err.error.contains("at most 8"), "{}", err.error);
         assert!(parse::<Args>(obj(serde_json::json!({"name": "ok"}))).is_ok());
     }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 
 use super::catalog::{self};
-use super::envelope::{ToolError, ToolResult, code, invalid, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, ToolResult, invalid, success, tool_error};
 use super::regions;
 use super::render::{self, RESULT_CAP};
 use super::types::{
@@ -26,7 +26,13 @@ use super::server::Server;
 
 impl Server {
     pub(super) fn status(&self) -> CallToolResult {
-        let jobs: Vec<_> = self.0.engine.list().iter().map(|j| j.snapshot()).collect();
+        let jobs: Vec<_> = self
+            .0
+            .engine()
+            .list()
+            .iter()
+            .map(|j| j.snapshot())
+            .collect();
         let running = jobs
             .iter()
             .filter(|j| j.state == crate::engine::JobState::Running)
@@ -34,7 +40,7 @@ impl Server {
         let result = StatusResult {
             jobs,
             running,
-            max_running: self.0.engine.config().max_running,
+            max_running: self.0.engine().config().max_running,
         };
         let mut text = format!(
             "{} jobs, {} running (at most {})",
@@ -66,13 +72,13 @@ impl Server {
             return Err(invalid("give exactly one of run_id, pid or unique_name"));
         }
         let found = if let Some(id) = &r.run_id {
-            self.0.engine.get(id)
+            self.0.engine().get(id)
         } else if let Some(pid) = r.pid {
-            self.0.engine.by_pid(pid)
+            self.0.engine().by_pid(pid)
         } else {
             r.unique_name
                 .as_deref()
-                .and_then(|n| self.0.engine.by_task(n))
+                .and_then(|n| self.0.engine().by_task(n))
         };
         // Not one of this agent's jobs: a run of the person's, read only.
         let found = found.or_else(|| {
@@ -87,11 +93,11 @@ impl Server {
                 .or_else(|| r.unique_name.clone())
                 .unwrap_or_default();
             let mut err = tool_error(
-                code::NOT_FOUND,
+                ErrorCode::NotFound,
                 format!("no job {wanted}"),
                 Some("list_runs lists your running and recently finished jobs (the 20 newest finished ones are kept) and the user's agg runs".to_owned()),
             );
-            let ids = self.0.engine.run_ids();
+            let ids = self.0.engine().run_ids();
             err.suggestions = crate::resolve::suggest(ids.iter().map(String::as_str), &wanted);
             err
         })
@@ -100,7 +106,7 @@ impl Server {
     pub(super) async fn task_status(&self, args: &TaskStatusArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
         let wait = wait_for(&job, args.wait_for.as_ref()).await?;
-        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let tail = args.tail_lines.unwrap_or(self.0.settings().tail_lines);
         let block = render::output(&job, OutputMode::Tail, tail, RESULT_CAP);
         let mut result = render::job_result(&job, OutputMode::Tail, block, false);
         result.wait = wait;
@@ -123,7 +129,7 @@ impl Server {
         let max_bytes = args.max_bytes.unwrap_or(RESULT_CAP).clamp(least, most);
         if args.offset == Some(0) {
             return Err(tool_error(
-                code::INVALID_ARGS,
+                ErrorCode::InvalidArgs,
                 "offset is a line number: 1 is the first line",
                 Some("output: \"tail\" reads the last lines; a result's next_offset continues a page".to_owned()),
             ));
@@ -135,7 +141,7 @@ impl Server {
             .transpose()?;
         if args.output.is_some() && (args.offset.is_some() || matcher.is_some()) {
             return Err(tool_error(
-                code::INVALID_ARGS,
+                ErrorCode::InvalidArgs,
                 "output (a mode) cannot be combined with offset or grep",
                 Some("give output: \"tail\"|\"full\"|\"stderr\", or offset to page from a line, or grep to search".to_owned()),
             ));
@@ -157,7 +163,7 @@ impl Server {
         let block = if let Some(offset) = args.offset {
             Some(render::page(job, offset, max_bytes))
         } else {
-            let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+            let tail = args.tail_lines.unwrap_or(self.0.settings().tail_lines);
             render::output(job, args.output.unwrap_or_default(), tail, max_bytes)
         };
         Ok(render::bare_result(job, block, None, false))
@@ -165,7 +171,7 @@ impl Server {
 
     pub(super) async fn task_stop(&self, args: TaskStopArgs) -> ToolResult {
         let job = self.job(&args.job_ref())?;
-        if let Some(by) = self.0.person_runs.holds(&job) {
+        if let Some(by) = self.0.person_runs().holds(&job) {
             let whose = match by {
                 super::mirrors::By::Service => {
                     "a service the user left running with agg run --until-ready"
@@ -173,7 +179,7 @@ impl Server {
                 _ => "the user's own agg run",
             };
             return Err(tool_error(
-                code::NOT_YOURS,
+                ErrorCode::NotYours,
                 format!(
                     "{} is {whose}: agents may read it, never stop it",
                     job.run_id
@@ -186,9 +192,9 @@ impl Server {
         }
         let (grace, most) = catalog::STOP_GRACE_MS;
         let grace = Duration::from_millis(args.grace_ms.unwrap_or(grace).min(most));
-        self.0.engine.stop(&job, grace).await;
+        self.0.engine().stop(&job, grace).await;
         let mode = args.output.unwrap_or_default();
-        let tail = args.tail_lines.unwrap_or(self.0.settings.tail_lines);
+        let tail = args.tail_lines.unwrap_or(self.0.settings().tail_lines);
         let block = render::output(&job, mode, tail, RESULT_CAP);
         let result = render::job_result(&job, mode, block, false);
         Ok(success(&result, render::job_text(&result)))

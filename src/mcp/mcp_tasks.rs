@@ -22,6 +22,7 @@ use super::envelope::success;
 use super::render::{self, RESULT_CAP};
 use super::types::OutputMode;
 use crate::engine::{Engine, Job, ReadRequest};
+use crate::lock::MutexExt;
 
 /// How often clients are asked to poll a task.
 const POLL_INTERVAL_MS: u64 = 1000;
@@ -57,9 +58,7 @@ impl McpTasks {
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // A panicked holder left the map consistent: every critical section is a plain
         // lookup, insert or flag change.
-        self.entries
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.entries.locked()
     }
 
     /// A task for `job`, whose result will be rendered in `mode`.

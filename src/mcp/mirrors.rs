@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use schemars::JsonSchema;
@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::envelope::Bounded;
 use crate::engine::observed::ObservedEnd;
 use crate::engine::{Job, JobSnapshot, OutputLimits, Stream};
+use crate::lock::MutexExt;
 use crate::runs::log::Follower;
 use crate::runs::record::State;
 
@@ -174,7 +175,7 @@ impl Mirrors {
     /// theirs.
     pub fn refresh(&self, root: &Path) {
         let found = sources(root);
-        let mut runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut runs = self.runs.locked();
         runs.retain(|id, _| found.iter().any(|s| &s.run_id == id));
         for source in found {
             if runs.contains_key(&source.run_id) {
@@ -209,7 +210,7 @@ impl Mirrors {
         pid: Option<u32>,
         task: Option<&str>,
     ) -> Option<Arc<Job>> {
-        let runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let runs = self.runs.locked();
         if let Some(id) = run_id {
             return runs.get(id).map(|m| Arc::clone(&m.job));
         }
@@ -226,8 +227,7 @@ impl Mirrors {
     /// Whether `job` is one of the mirrors (a run the agent may not stop).
     pub fn holds(&self, job: &Arc<Job>) -> Option<By> {
         self.runs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .locked()
             .values()
             .find(|m| Arc::ptr_eq(&m.job, job))
             .map(|m| m.by)
@@ -235,7 +235,7 @@ impl Mirrors {
 
     /// The mirrored runs as `list_runs` rows.
     pub fn rows(&self) -> Vec<RunRow> {
-        let runs = self.runs.lock().unwrap_or_else(PoisonError::into_inner);
+        let runs = self.runs.locked();
         let mut rows: Vec<RunRow> = runs
             .values()
             .map(|m| RunRow {

@@ -42,7 +42,7 @@ pub use catalog::TAIL_LINES;
 pub use hosts::{Host, NoSuchScope, Scope, Via, default_scope, host_config};
 pub use server::Server;
 pub use state::Settings;
-pub use task_tools::{DEFAULT_CAP, TaskTools};
+pub use task_tools::{BadGlob, DEFAULT_CAP, TaskTools};
 
 use crate::engine::{Engine, EngineConfig};
 use crate::live::LiveTable;

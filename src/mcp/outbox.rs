@@ -15,8 +15,9 @@
 //!   and beyond [`MAX_NOTES`] or [`MAX_NOTE_BYTES`] queued they are dropped (a job's whole
 //!   output stays readable through `task_output`).
 
+use crate::lock::MutexExt;
 use std::collections::{HashSet, VecDeque};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -130,7 +131,7 @@ pub struct Outbox {
 impl Outbox {
     fn queue(&self) -> MutexGuard<'_, Queue> {
         // Every critical section is a plain queue operation: a panicked holder left it whole.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+        self.queue.locked()
     }
 
     /// Waits for a place for the request `id` (its JSON text); only the stdin reader calls

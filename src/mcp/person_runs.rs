@@ -9,15 +9,15 @@ use crate::engine::JobState;
 impl Server {
     /// The mirrors, refreshed from the disk now.
     pub(super) fn person_runs(&self) -> &Mirrors {
-        self.0.person_runs.refresh(&self.0.root);
-        &self.0.person_runs
+        self.0.person_runs().refresh(self.0.root());
+        self.0.person_runs()
     }
 
     /// `list_runs`: this agent's jobs and the person's runs.
     pub(super) fn list_runs(&self) -> rmcp::model::CallToolResult {
         let mut runs: Vec<RunRow> = self
             .0
-            .engine
+            .engine()
             .list()
             .iter()
             .map(|j| RunRow {

@@ -29,7 +29,7 @@ pub fn plan(
     wait_ms: Option<u64>,
 ) -> Result<Option<Probe>, ToolError> {
     if let Some(spec) = ready {
-        return spec.probe().map(Some).map_err(invalid);
+        return spec.probe().map(Some).map_err(|e| invalid(e.to_string()));
     }
     let declared = declared_service.then_some(true);
     if wait_ms == Some(0) || service::service_reason(task, declared).is_none() {

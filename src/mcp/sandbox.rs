@@ -6,9 +6,8 @@ use crate::allowlist::Now;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
-use super::envelope::{ToolError, code, tool_error};
+use super::envelope::{ErrorCode, ToolError, tool_error};
 use super::server::Server;
-use super::state::lock;
 
 impl Server {
     /// The policy an agent's run of `task` gets, its rule read with the same view of the
@@ -20,12 +19,12 @@ impl Server {
         task: &Task,
         now: &mut Now,
     ) -> Result<Policy, ToolError> {
-        let spec = lock(&self.0.allowlist).sandbox_for(task, now);
+        let spec = self.0.allowlist().sandbox_for(task, now);
         if !spec.no_sandbox
             && let Support::Unavailable { reason } = sandbox::support()
         {
             return Err(tool_error(
-                code::SANDBOX_UNAVAILABLE,
+                ErrorCode::SandboxUnavailable,
                 format!(
                     "`{}` was not started: agg runs every task an agent starts in a sandbox, and this machine cannot sandbox ({reason})",
                     task.unique_name
@@ -39,7 +38,7 @@ impl Server {
         Ok(Policy::new(
             &table.root,
             &spec,
-            self.0.settings.allowlist.as_deref(),
+            self.0.settings().allowlist.as_deref(),
         ))
     }
 }
@@ -47,7 +46,7 @@ impl Server {
 impl Server {
     /// What an agent's run of `task` gets, in words (`describe_task`).
     pub(super) fn sandbox_words(&self, table: &Table, task: &Task) -> String {
-        let spec = lock(&self.0.allowlist).sandbox_for(task, &mut Now::new());
-        Policy::new(&table.root, &spec, self.0.settings.allowlist.as_deref()).described()
+        let spec = self.0.allowlist().sandbox_for(task, &mut Now::new());
+        Policy::new(&table.root, &spec, self.0.settings().allowlist.as_deref()).described()
     }
 }

@@ -8,8 +8,7 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
@@ -22,12 +21,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 
-use super::ask::{Asker, Retry};
+use super::ask::Retry;
 use super::catalog::{self, Name};
-use super::envelope::{ToolError, code, failure, parse, tool_error};
-use super::mcp_tasks::McpTasks;
+use super::envelope::{ErrorCode, ToolError, failure, parse, tool_error};
 use super::render::{self};
-use super::resources::{self, Subscriptions};
+use super::resources;
 use super::types::{ListTasksResult, StatusArgs, TaskRow};
 use crate::allowlist::{Decision, LiveAllowlist, Now};
 use crate::engine::{Engine, Job};
@@ -40,7 +38,7 @@ use super::task_tools::TaskTool;
 #[derive(Debug, Clone)]
 pub struct Server(pub(super) Arc<State>);
 
-use super::state::{Settings, State, lock};
+use super::state::{Settings, State};
 
 /// The fixed tools with the default settings (tests and the schema check).
 #[cfg(test)]
@@ -71,44 +69,31 @@ impl Server {
         if per_task.left_out > 0 {
             tracing::warn!("{}", per_task.left_out_text());
         }
-        Server(Arc::new(State {
-            root,
-            live,
-            task_tools: RwLock::new(per_task),
-            engine,
-            allowlist: Mutex::new(allowlist),
-            level: Mutex::new(None),
-            settings,
-            peer: Mutex::new(None),
-            sinks: Mutex::new(Vec::new()),
-            modern: AtomicBool::new(false),
-            subscriptions: Mutex::new(Subscriptions::default()),
-            asker: Asker::default(),
-            mcp_tasks: McpTasks::default(),
-            person_runs: super::mirrors::Mirrors::default(),
-        }))
+        Server(Arc::new(State::new(
+            root, live, engine, allowlist, settings, per_task,
+        )))
     }
 
     /// Remembers the session's peer for notifications sent outside a request.
     pub fn set_peer(&self, peer: Peer<RoleServer>) {
-        *lock(&self.0.peer) = Some(peer);
+        *self.0.peer() = Some(peer);
     }
 
     pub(super) fn table(&self) -> Arc<Table> {
-        self.0.live.table()
+        self.0.live().table()
     }
 
     /// The table once the first scan is done.
     pub(super) async fn built(&self) -> Arc<Table> {
-        self.0.live.built().await;
+        self.0.live().built().await;
         self.table()
     }
 
     /// The current table: kept fresh by the file watch, or scanned again when no watch
     /// runs.
     pub(super) async fn fresh(&self) -> Arc<Table> {
-        self.0.live.built().await;
-        if self.0.live.watching() {
+        self.0.live().built().await;
+        if self.0.live().watching() {
             return self.table();
         }
         self.rescan().await
@@ -117,7 +102,7 @@ impl Server {
     /// Scans the whole repository again and returns the new table.
     pub(super) async fn rescan(&self) -> Arc<Table> {
         let state = Arc::clone(&self.0);
-        tokio::task::spawn_blocking(move || state.live.refresh())
+        tokio::task::spawn_blocking(move || state.live().refresh())
             .await
             .unwrap_or_else(|_| self.table())
     }
@@ -126,13 +111,9 @@ impl Server {
     /// task table changed (resource `agg://tasks`) and, when the per-task tools did, that
     /// the tool list changed. The eight fixed tools never change.
     pub fn table_changed(&self) {
-        if let Some(tt) = &self.0.settings.task_tools {
+        if let Some(tt) = &self.0.settings().task_tools {
             let selection = tt.tools(&self.table());
-            let mut current = self
-                .0
-                .task_tools
-                .write()
-                .unwrap_or_else(PoisonError::into_inner);
+            let mut current = self.0.task_tools_mut();
             let same = current.tools.len() == selection.tools.len()
                 && current
                     .tools
@@ -152,12 +133,7 @@ impl Server {
     }
 
     pub(super) fn per_task_tools(&self) -> Vec<TaskTool> {
-        self.0
-            .task_tools
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .tools
-            .clone()
+        self.0.task_tools().tools.clone()
     }
 
     /// The task named `name`; a task file may have changed since the last scan, so a miss
@@ -187,7 +163,7 @@ impl Server {
             Ok((table, i, implied))
         } else {
             let mut err = tool_error(
-                code::NOT_FOUND,
+                ErrorCode::NotFound,
                 format!("no task named `{}`", crate::visible::cut_line(name, 256)),
                 Some("list_tasks shows every task; pass its unique_name".to_owned()),
             );
@@ -240,7 +216,7 @@ impl Server {
                 .take(catalog::LIST_DIAGNOSTICS)
                 .cloned()
                 .collect(),
-            allowlist_problem: lock(&self.0.allowlist).problem().map(str::to_owned),
+            allowlist_problem: self.0.allowlist().problem().map(str::to_owned),
             suggestions: Vec::new(),
             changed: None,
         }
@@ -248,15 +224,15 @@ impl Server {
 
     /// Whether agents may run `task`, its pins compared with what `now` reads from disk.
     pub(super) fn decide(&self, task: &Task, now: &mut Now) -> Decision {
-        lock(&self.0.allowlist).decide(task, now)
+        self.0.allowlist().decide(task, now)
     }
 
     /// Tells every session that a list changed: the tools (only per-task tools ever
     /// change) or the resources (a job's log appeared).
     fn notify_list_changed(&self, what: Changed) {
-        let peer = lock(&self.0.peer).clone();
-        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
-        let modern = self.0.modern.load(Ordering::Relaxed);
+        let peer = self.0.peer().clone();
+        let sinks: Vec<SubscriptionSink> = self.0.sinks().clone();
+        let modern = self.0.modern();
         tokio::spawn(async move {
             if modern {
                 for sink in sinks {
@@ -276,10 +252,12 @@ impl Server {
 
     /// `notifications/resources/updated` for `uri`, to sessions that subscribed to it.
     pub(super) fn notify_resource_updated(&self, uri: String) {
-        let sinks: Vec<SubscriptionSink> = lock(&self.0.sinks).clone();
-        let peer = lock(&self.0.subscriptions)
+        let sinks: Vec<SubscriptionSink> = self.0.sinks().clone();
+        let peer = self
+            .0
+            .subscriptions()
             .has(&uri)
-            .then(|| lock(&self.0.peer).clone())
+            .then(|| self.0.peer().clone())
             .flatten();
         if sinks.is_empty() && peer.is_none() {
             return;
@@ -343,7 +321,7 @@ impl Server {
                 offset,
                 max_bytes,
             } => {
-                let job = self.0.engine.get(&run_id).ok_or_else(|| {
+                let job = self.0.engine().get(&run_id).ok_or_else(|| {
                     resources::not_found(
                         uri,
                         format!("no job {run_id}: resources/list shows the retained jobs"),
@@ -390,7 +368,7 @@ pub(super) fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let per_task = self.0.settings.task_tools.is_some();
+        let per_task = self.0.settings().task_tools.is_some();
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
@@ -412,11 +390,7 @@ impl ServerHandler for Server {
         let mut instructions = "agg lists and runs this repository's tasks. Call list_tasks (filter with query/dir/runner), then task_start with a unique_name. Tasks that outlast wait_ms keep running: follow them with task_status/task_output and end them with task_stop. list_runs also shows what the user runs with `agg run` (their dev server, say): read it with task_output by run_id; only the user stops it. Only tasks the user allowlisted (`agg allow`) can run. The table is also the resource agg://tasks, and each job's output agg://runs/{run_id}/log.".to_owned();
         instructions.push(' ');
         instructions.push_str(&super::sandboxed::instructions(crate::sandbox::support()));
-        let selection = self
-            .0
-            .task_tools
-            .read()
-            .unwrap_or_else(PoisonError::into_inner);
+        let selection = self.0.task_tools();
         if selection.left_out > 0 {
             let _ = write!(instructions, " Note: {}.", selection.left_out_text());
         }
@@ -431,7 +405,7 @@ impl ServerHandler for Server {
         req: SetLevelRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        *lock(&self.0.level) = Some(req.level);
+        *self.0.level() = Some(req.level);
         Ok(())
     }
 
@@ -441,13 +415,13 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         self.mark_session(&ctx);
-        let mut all = catalog::tools(&self.0.settings);
+        let mut all = catalog::tools(self.0.settings());
         all.extend(self.per_task_tools().into_iter().map(|t| t.tool));
         Ok(ListToolsResult::with_all_items(all))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        catalog::tools(&self.0.settings)
+        catalog::tools(self.0.settings())
             .into_iter()
             .chain(self.per_task_tools().into_iter().map(|t| t.tool))
             .find(|t| t.name == name)
@@ -522,7 +496,7 @@ impl ServerHandler for Server {
         request: GetTaskParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.0.mcp_tasks.get(&request.task_id)
+        self.0.mcp_tasks().get(&request.task_id)
     }
 
     async fn cancel_task(
@@ -530,7 +504,7 @@ impl ServerHandler for Server {
         request: CancelTaskParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.0.mcp_tasks.cancel(&request.task_id, &self.0.engine)
+        self.0.mcp_tasks().cancel(&request.task_id, self.0.engine())
     }
 
     async fn list_resources(
@@ -540,7 +514,7 @@ impl ServerHandler for Server {
     ) -> Result<ListResourcesResult, ErrorData> {
         self.mark_session(&ctx);
         Ok(ListResourcesResult::with_all_items(resources::list(
-            &self.0.engine.list(),
+            &self.0.engine().list(),
         )))
     }
 
@@ -574,7 +548,7 @@ impl ServerHandler for Server {
     ) -> Result<(), ErrorData> {
         self.mark_session(&ctx);
         resources::parse(&req.uri).map_err(|e| e.into_error(&req.uri))?;
-        lock(&self.0.subscriptions).add(&req.uri);
+        self.0.subscriptions().add(&req.uri);
         Ok(())
     }
 
@@ -584,7 +558,7 @@ impl ServerHandler for Server {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.mark_session(&ctx);
-        lock(&self.0.subscriptions).remove(&req.uri);
+        self.0.subscriptions().remove(&req.uri);
         Ok(())
     }
 
@@ -596,11 +570,11 @@ impl ServerHandler for Server {
     }
 
     async fn listen(&self, ctx: SubscriptionContext) -> Result<(), ErrorData> {
-        self.0.modern.store(true, Ordering::Relaxed);
-        lock(&self.0.sinks).push(ctx.sink().clone());
+        self.0.set_modern();
+        self.0.sinks().push(ctx.sink().clone());
         ctx.cancelled().await;
         let id = ctx.sink().id().clone();
-        lock(&self.0.sinks).retain(|s| s.id() != &id);
+        self.0.sinks().retain(|s| s.id() != &id);
         Ok(())
     }
 }
@@ -608,9 +582,9 @@ impl ServerHandler for Server {
 impl Server {
     pub(super) fn mark_session(&self, ctx: &RequestContext<RoleServer>) {
         if is_modern(ctx) {
-            self.0.modern.store(true, Ordering::Relaxed);
+            self.0.set_modern();
         }
-        let mut peer = lock(&self.0.peer);
+        let mut peer = self.0.peer();
         if peer.is_none() {
             *peer = Some(ctx.peer.clone());
         }

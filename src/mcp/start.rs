@@ -21,12 +21,11 @@ use rmcp::model::{CallToolResponse, LoggingLevel};
 use rmcp::service::RequestContext;
 
 use super::ask::{self, Choice, Outcome, Retry};
-use super::envelope::{ToolError, code, invalid, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, invalid, success, tool_error};
 use super::mcp_tasks;
 use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::server::{Server, is_modern};
-use super::state::lock;
 use super::stream;
 use super::types::{MAX_WAIT_MS, OutputMode, TaskStartArgs};
 use crate::admission::{self, Admission, Ask, Code, Facts, Refusal, Runs};
@@ -80,7 +79,7 @@ impl Server {
     ) -> Result<CallToolResponse, ToolError> {
         let mut plan = self.plan(args).await?;
         let mut now = Now::new();
-        let matched = lock(&self.0.allowlist).matched(plan.task());
+        let matched = self.0.allowlist().matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
         let admission = admit(&plan, &mut now, &matched, can_ask)?;
         if let Admission::Refuse(refusal) = admission {
@@ -114,7 +113,7 @@ impl Server {
 
     /// Step 1: what the call asks to run, and how long to wait for it.
     async fn plan(&self, args: TaskStartArgs) -> Result<Plan, ToolError> {
-        let mut wait_ms = args.wait_ms.unwrap_or(self.0.settings.wait_ms);
+        let mut wait_ms = args.wait_ms.unwrap_or(self.0.settings().wait_ms);
         if wait_ms > MAX_WAIT_MS {
             return Err(invalid(format!(
                 "wait_ms is at most {MAX_WAIT_MS} (10 minutes)"
@@ -157,7 +156,7 @@ impl Server {
             probe,
             wait_ms,
             mode: args.output.unwrap_or_default(),
-            tail_lines: args.tail_lines.unwrap_or(self.0.settings.tail_lines),
+            tail_lines: args.tail_lines.unwrap_or(self.0.settings().tail_lines),
             allow_parallel: args.allow_parallel,
         })
     }
@@ -174,7 +173,7 @@ impl Server {
     ) -> Result<Asked, ToolError> {
         // A start that would return a job already running (same task, argv and environment)
         // runs nothing new: it was asked about when it started.
-        if !plan.allow_parallel && self.0.engine.running_like(plan.invocation()?).is_some() {
+        if !plan.allow_parallel && self.0.engine().running_like(plan.invocation()?).is_some() {
             return Ok(Asked::ReuseOnly);
         }
         let mut questions = Vec::new();
@@ -189,9 +188,14 @@ impl Server {
                 .meta
                 .client_capabilities()
                 .is_some_and(|c| c.elicitation.is_some());
-            self.0.asker.modern(supports, &ask.shown, questions, retry)
+            self.0
+                .asker()
+                .modern(supports, &ask.shown, questions, retry)
         } else {
-            self.0.asker.classic(&ctx.peer, &ask.shown, questions).await
+            self.0
+                .asker()
+                .classic(&ctx.peer, &ask.shown, questions)
+                .await
         };
         let answers = match outcome {
             Outcome::NeedInput(question) => return Ok(Asked::Question(question)),
@@ -229,11 +233,11 @@ impl Server {
         }
         let task = plan.task();
         let name = admission::quoted(&task.unique_name);
-        let Some(store) = lock(&self.0.allowlist).store() else {
+        let Some(store) = self.0.allowlist().store() else {
             tracing::warn!("the user's answer cannot be written: no allowlist file");
             return if choice == Choice::Deny {
                 Err(tool_error(
-                    code::NOT_ALLOWLISTED,
+                    ErrorCode::NotAllowlisted,
                     format!("`{name}` was denied by the user"),
                     None,
                 ))
@@ -263,7 +267,7 @@ impl Server {
         }
         if choice == Choice::Deny {
             return Err(tool_error(
-                code::NOT_ALLOWLISTED,
+                ErrorCode::NotAllowlisted,
                 format!("`{name}` was denied by the user (and is now denied in the allowlist)"),
                 None,
             ));
@@ -277,16 +281,16 @@ impl Server {
         let task = plan.task();
         let started = self
             .0
-            .engine
+            .engine()
             .start(inv, crate::engine::StdioMode::Capture, duplicates)
             .map_err(|e| match e {
                 StartError::TooManyJobs { .. } => tool_error(
-                    code::TOO_MANY_JOBS,
+                    ErrorCode::TooManyJobs,
                     e.to_string(),
                     Some("status lists the running jobs; task_stop ends one".to_owned()),
                 ),
                 StartError::NotRunning => tool_error(
-                    code::NOT_FOUND,
+                    ErrorCode::NotFound,
                     format!(
                         "`{}`: {e}; nothing ran",
                         admission::quoted(&task.unique_name)
@@ -328,7 +332,7 @@ impl Server {
             () = stream::progress(ctx.peer.clone(), progress, Arc::clone(&job)) => None,
             () = ctx.ct.cancelled() => {
                 // The client gave up on this call: the job goes with it.
-                self.0.engine.stop(&job, Duration::from_secs(5)).await;
+                self.0.engine().stop(&job, Duration::from_secs(5)).await;
                 if stream::wanted(&self.0, levels, LoggingLevel::Warning) {
                     stream::final_words(&job, &ctx.peer).await;
                 }
@@ -343,7 +347,7 @@ impl Server {
             && mcp_tasks::declared(&ctx)
             && job.is_running()
         {
-            return Ok(CallToolResponse::Task(self.0.mcp_tasks.create(
+            return Ok(CallToolResponse::Task(self.0.mcp_tasks().create(
                 &job,
                 plan.mode,
                 plan.tail_lines,
@@ -414,7 +418,7 @@ fn runs(inv: &Invocation, opts: &RunOptions) -> Runs {
 /// said rather than panicked on.
 fn launched() -> ToolError {
     tool_error(
-        code::NOT_FOUND,
+        ErrorCode::NotFound,
         "internal error: the start was already launched; nothing more ran",
         None,
     )
@@ -423,12 +427,12 @@ fn launched() -> ToolError {
 /// A refusal as the agent reads it.
 fn refused(refusal: Refusal) -> ToolError {
     let code = match refusal.code {
-        Code::NotAllowlisted => code::NOT_ALLOWLISTED,
-        Code::Stale => code::NOT_FOUND,
-        Code::NeedsConfirmation => code::NEEDS_CONFIRMATION,
-        Code::NeedsApproval => code::NEEDS_APPROVAL,
-        Code::EnvRefused => code::ENV_REFUSED,
-        Code::InvalidArgs => code::INVALID_ARGS,
+        Code::NotAllowlisted => ErrorCode::NotAllowlisted,
+        Code::Stale => ErrorCode::NotFound,
+        Code::NeedsConfirmation => ErrorCode::NeedsConfirmation,
+        Code::NeedsApproval => ErrorCode::NeedsApproval,
+        Code::EnvRefused => ErrorCode::EnvRefused,
+        Code::InvalidArgs => ErrorCode::InvalidArgs,
     };
     tool_error(code, refusal.message, refusal.hint)
 }
@@ -453,7 +457,7 @@ fn typical_wait(table: &Table, task: &Task) -> Option<u64> {
 fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
     match e {
         InvocationError::RunnerMissing { runner, hint } => tool_error(
-            code::RUNNER_UNAVAILABLE,
+            ErrorCode::RunnerUnavailable,
             format!(
                 "`{}` needs {runner}, which is not installed",
                 admission::quoted(&task.unique_name)
@@ -462,7 +466,7 @@ fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
         ),
         InvocationError::NotRunnable { reason } => not_runnable(task, &reason),
         other => tool_error(
-            code::INVALID_ARGS,
+            ErrorCode::InvalidArgs,
             admission::quoted(&other.to_string()),
             None,
         ),
@@ -472,7 +476,7 @@ fn invocation_error(task: &Task, e: InvocationError) -> ToolError {
 /// The refusal for a task agg lists but cannot run.
 fn not_runnable(task: &Task, reason: &str) -> ToolError {
     tool_error(
-        code::NOT_RUNNABLE,
+        ErrorCode::NotRunnable,
         format!(
             "agg cannot run `{}`: {}",
             admission::quoted(&task.unique_name),

@@ -7,8 +7,8 @@
 //! readable through `task_output`).
 #![allow(deprecated)] // rmcp marks the MCP logging API deprecated (SEP-2577); we still serve it.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -50,7 +50,7 @@ pub fn wanted(state: &State, levels: Levels, level: LoggingLevel) -> bool {
     if levels.opt_in_only {
         return levels.request.is_some_and(|min| rank(level) >= rank(min));
     }
-    let session = *state.level.lock().unwrap_or_else(PoisonError::into_inner);
+    let session = *state.level();
     levels
         .request
         .or(session)

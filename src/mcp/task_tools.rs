@@ -44,15 +44,43 @@ pub struct TaskTool {
     pub unique_name: String,
 }
 
+/// A `--task-tools` pattern that is not a glob.
+#[derive(Debug)]
+pub struct BadGlob {
+    /// The pattern given.
+    pub pattern: String,
+    /// Why globset refused it.
+    pub source: globset::Error,
+}
+
+impl std::fmt::Display for BadGlob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--task-tools: bad glob `{}`: {}",
+            self.pattern, self.source
+        )
+    }
+}
+
+impl std::error::Error for BadGlob {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
 impl TaskTools {
     /// Per-task tools for the tasks whose unique names match `pattern` (`*` for all).
-    pub fn new(pattern: &str, cap: usize) -> Result<TaskTools, String> {
+    pub fn new(pattern: &str, cap: usize) -> Result<TaskTools, BadGlob> {
         let glob = if pattern == "*" || pattern.is_empty() {
             None
         } else {
             Some(
                 Glob::new(pattern)
-                    .map_err(|e| format!("--task-tools: bad glob `{pattern}`: {e}"))?
+                    .map_err(|source| BadGlob {
+                        pattern: pattern.to_owned(),
+                        source,
+                    })?
                     .compile_matcher(),
             )
         };

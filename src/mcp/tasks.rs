@@ -11,7 +11,7 @@ use rmcp::service::RequestContext;
 
 use super::ask::Retry;
 use super::catalog::{self};
-use super::envelope::{ToolError, ToolResult, code, invalid, parse, success, tool_error};
+use super::envelope::{ErrorCode, ToolError, ToolResult, invalid, parse, success, tool_error};
 use super::server::Server;
 use super::task_tools::{self};
 use super::types::{
@@ -27,7 +27,7 @@ impl Server {
             None | Some("") => Vec::new(),
             Some(name) => vec![Runner::from_name(name).ok_or_else(|| {
                 tool_error(
-                    code::INVALID_ARGS,
+                    ErrorCode::InvalidArgs,
                     format!("unknown runner `{}`", cut_line(name, 256)),
                     Some(format!("one of: {}", Runner::names())),
                 )
@@ -35,7 +35,7 @@ impl Server {
         };
         let dir = match args.dir.as_deref() {
             None => None,
-            Some(d) => Some(inside_root(&self.0.root, d)?),
+            Some(d) => Some(inside_root(self.0.root(), d)?),
         };
         let filter = Filter {
             runners,
@@ -57,7 +57,7 @@ impl Server {
             {
                 let outside = || {
                     tool_error(
-                        code::INVALID_ARGS,
+                        ErrorCode::InvalidArgs,
                         format!("path `{}` is outside the repository", cut_line(path, 256)),
                         Some(
                             "path is a file or directory in the repository, relative to its root"
@@ -144,7 +144,7 @@ impl Server {
         let table = self.built().await;
         let Some(task) = table.get(&unique_name) else {
             return Err(tool_error(
-                code::NOT_FOUND,
+                ErrorCode::NotFound,
                 format!(
                     "the task `{}` is gone from the repository",
                     cut_line(&unique_name, 256)
@@ -184,7 +184,7 @@ fn cut(text: &mut String, cap: usize) {
 fn inside_root(root: &std::path::Path, dir: &str) -> Result<String, ToolError> {
     let out = || {
         tool_error(
-            code::INVALID_ARGS,
+            ErrorCode::InvalidArgs,
             format!("dir `{}` is outside the repository", cut_line(dir, 256)),
             Some("dir is relative to the repository root".to_owned()),
         )

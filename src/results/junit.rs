@@ -25,13 +25,18 @@ pub enum Naming {
 }
 
 /// The tests of one report, or why it could not be read.
-pub fn parse(text: &str, naming: Naming, module: &Path, places: &Places) -> Result<Tests, String> {
+pub fn parse(
+    text: &str,
+    naming: Naming,
+    module: &Path,
+    places: &Places,
+) -> Result<Tests, roxmltree::Error> {
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,
         nodes_limit: MAX_NODES,
         ..roxmltree::ParsingOptions::default()
     };
-    let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| e.to_string())?;
+    let doc = roxmltree::Document::parse_with_options(text, options)?;
     let mut tests = Tests {
         passed: Some(0),
         ..Tests::default()

@@ -3,6 +3,7 @@
 //! package (`go test`), or absolute (pyright, node); the result says them from the root
 //! whenever the file is inside it. Each distinct path costs at most a few `stat`s, once.
 
+use crate::lock::MutexExt;
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -48,10 +49,7 @@ impl Places {
             base.map(|b| b.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        let mut seen = self
-            .seen
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut seen = self.seen.locked();
         if let Some(known) = seen.get(&key) {
             return known.clone();
         }

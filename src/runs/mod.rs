@@ -16,10 +16,11 @@ pub mod store;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::engine::{Job, JobState, ReadRequest, StdioMode};
+use crate::lock::MutexExt;
 use log::LogWriter;
 use record::{End, Record};
 
@@ -125,9 +126,7 @@ impl Shared {
         self.record.terminal = true;
         let log = Arc::clone(&self.log);
         crate::engine::Tee::new(move |chunk| {
-            log.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .write(chunk);
+            log.locked().write(chunk);
         })
     }
 
@@ -186,7 +185,7 @@ impl Shared {
                 ..ReadRequest::default()
             });
             {
-                let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
+                let mut log = self.log.locked();
                 for line in page.lines.iter().filter(|l| !l.partial || !running) {
                     log.write(line.text.as_bytes());
                     log.write(b"\n");

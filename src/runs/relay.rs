@@ -16,7 +16,7 @@
 use std::io::{IsTerminal, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,7 @@ use nix::sys::termios::{OutputFlags, SetArg, tcgetattr, tcsetattr};
 
 use super::log::LogWriter;
 use crate::engine::StdioMode;
+use crate::lock::MutexExt;
 
 /// How long a quiet source is polled (ms) before the relay checks whether it should end.
 const POLL_MS: u16 = 50;
@@ -199,13 +200,8 @@ fn copy(
                 forward = false;
             }
         }
-        log.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .write(&buf[..n]);
-        let passed = deadline
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some_and(|d| Instant::now() >= d);
+        log.locked().write(&buf[..n]);
+        let passed = deadline.locked().is_some_and(|d| Instant::now() >= d);
         if passed {
             return;
         }
@@ -251,8 +247,7 @@ impl Relay {
     /// Ends the relay once the run ended: what is still in flight is copied, for at most
     /// `drain` (a process the task left behind may hold the terminal open).
     pub fn finish(self, drain: Duration) {
-        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(Instant::now() + drain);
+        *self.deadline.locked() = Some(Instant::now() + drain);
         self.ending.store(true, Ordering::Release);
         for t in self.threads {
             let _ = t.join();

@@ -9,12 +9,13 @@
 //! because it can only reach the disk through the same view.
 
 use std::collections::HashSet;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agg_runners::{Files, Parsed};
 use rustc_hash::FxHashMap;
 
 use super::stamp::Stamp;
+use crate::lock::MutexExt;
 use crate::repo_files::RepoFiles;
 
 /// A parse result with what it was made from.
@@ -129,18 +130,12 @@ impl<'a> Recorder<'a> {
     }
 
     fn note(&self, fact: Fact) {
-        self.facts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(fact);
+        self.facts.locked().push(fact);
     }
 
     /// The facts, each once, in the order first learnt.
     pub fn into_facts(self) -> Vec<Fact> {
-        let facts = self
-            .facts
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner);
+        let facts = self.facts.unlocked();
         let mut seen = HashSet::new();
         let mut unique: Vec<Fact> = facts
             .into_iter()
@@ -152,9 +147,6 @@ impl<'a> Recorder<'a> {
         unique
     }
 }
-
-/// The reason [`crate::repo_files::io_reason`] gives for a missing file.
-const NO_SUCH_FILE: &str = "no such file";
 
 impl Files for Recorder<'_> {
     fn read(&self, path: &str) -> Result<String, String> {
@@ -171,7 +163,7 @@ impl Files for Recorder<'_> {
                 Ok(text.to_string())
             }
             Err(reason) => {
-                self.note(if reason == NO_SUCH_FILE {
+                self.note(if reason.is_missing() {
                     Fact::Read {
                         path: path.to_owned(),
                         stamp: None,
@@ -179,7 +171,7 @@ impl Files for Recorder<'_> {
                 } else {
                     Fact::Unsteady
                 });
-                Err(reason)
+                Err(reason.to_string())
             }
         }
     }

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use agg_runners::Diagnostic;
 use ignore::Match;
@@ -36,6 +36,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::stamp::Stamp;
 use super::tracked::{self, Tracked};
+use crate::lock::{MutexExt, RwLockExt};
 use crate::repo_files::{read_regular_if_present, read_regular_with_meta};
 
 /// The most bytes of ignore files one walk takes in, one file or all together; a file over
@@ -174,7 +175,7 @@ impl Ignores {
     }
 
     fn observe(&self) -> std::sync::MutexGuard<'_, Observed> {
-        self.observed.lock().unwrap_or_else(PoisonError::into_inner)
+        self.observed.locked()
     }
 
     /// What the rules were read from so far (the tracked files among it when they were read,
@@ -182,13 +183,7 @@ impl Ignores {
     pub(super) fn take_observed(&self) -> Observed {
         let mut observed = std::mem::take(&mut *self.observe());
         observed.tracked = self.tracked.get().cloned();
-        observed.forced = self
-            .forced
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .cloned()
-            .collect();
+        observed.forced = self.forced.read_locked().iter().cloned().collect();
         observed
     }
 
@@ -215,12 +210,8 @@ impl Ignores {
                 *last = Some((self.walk, dir.to_path_buf(), self.rules_in(dir)));
             }
             let rules = last.as_ref().and_then(|(_, _, rules)| rules.as_deref());
-            let forced_parent = self.any_forced.load(Ordering::Relaxed)
-                && self
-                    .forced
-                    .read()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .contains(dir);
+            let forced_parent =
+                self.any_forced.load(Ordering::Relaxed) && self.forced.read_locked().contains(dir);
             !(forced_parent || self.ignored(rules, path, is_dir))
                 || self.tracked_below(path, is_dir)
         })
@@ -236,10 +227,7 @@ impl Ignores {
         if !tracked.dirs.contains(path) {
             return false;
         }
-        self.forced
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(path.to_path_buf());
+        self.forced.write_locked().insert(path.to_path_buf());
         self.any_forced.store(true, Ordering::Relaxed);
         true
     }
@@ -256,12 +244,7 @@ impl Ignores {
 
     /// What was wrong with the ignore files read so far.
     pub(super) fn take_diagnostics(&self) -> Vec<Diagnostic> {
-        std::mem::take(
-            &mut self
-                .diagnostics
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        )
+        std::mem::take(&mut self.diagnostics.locked())
     }
 
     fn ignored(&self, mut level: Option<&Level>, path: &Path, is_dir: bool) -> bool {
@@ -286,12 +269,7 @@ impl Ignores {
 
     /// The rules in force inside `dir`, read on first use.
     fn rules_in(&self, dir: &Path) -> Option<Arc<Level>> {
-        if let Some(known) = self
-            .levels
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(dir)
-        {
+        if let Some(known) = self.levels.read_locked().get(dir) {
             return known.clone();
         }
         let parent = dir.parent().and_then(|p| self.rules_in(p));
@@ -320,8 +298,7 @@ impl Ignores {
             }))
         };
         self.levels
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+            .write_locked()
             .insert(dir.to_path_buf(), level.clone());
         level
     }
@@ -451,9 +428,6 @@ impl Ignores {
         }
         let shown = file.strip_prefix(&self.root).unwrap_or(file);
         let diagnostic = Diagnostic::new(shown.to_string_lossy().into_owned(), line, message);
-        self.diagnostics
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(diagnostic);
+        self.diagnostics.locked().push(diagnostic);
     }
 }

@@ -9,7 +9,7 @@ use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
 use super::facts::{Fact, Found, Recorder};
 use super::stamp::Stamp;
 use crate::naming::canonical_order;
-use crate::repo_files::{Gated, Opened, RepoFiles, Text};
+use crate::repo_files::{Gated, Opened, ReadError, RepoFiles, Text};
 
 /// Parses the task file `rel` with `adapter`; with `record`, notes what the parse read (its
 /// facts are given apart, for the index to number).
@@ -66,9 +66,9 @@ pub(super) fn read_source(
     rel: &str,
     files: &RepoFiles,
 ) -> Result<SourceText, Unreadable> {
-    let unreadable = |reason: String, opened: Option<Opened>| {
+    let unreadable = |reason: ReadError, opened: Option<Opened>| {
         let mut parsed = Parsed::default();
-        parsed.diag(rel, None, reason);
+        parsed.diag(rel, None, reason.to_string());
         Box::new((parsed, opened))
     };
     match adapter.admit {

@@ -6,12 +6,13 @@
 //! so a pin covers includes, imports and script bodies as well as the file itself.
 
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use agg_runners::{ADAPTERS, Files, Parsed, Purpose};
 
 use super::candidate_of;
 use super::listing::{parse_text, read_source};
+use crate::lock::MutexExt;
 use crate::repo_files::{RepoFiles, sha256_hex};
 
 /// What a task file says now.
@@ -53,10 +54,7 @@ pub fn reread(root: &Path, origin: &str) -> Option<Reread> {
     } else {
         None
     };
-    let read = recording
-        .read
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
+    let read = recording.read.unlocked();
     Some(Reread {
         parsed,
         read,
@@ -94,7 +92,7 @@ struct Recording<'a> {
 
 impl Recording<'_> {
     fn record(&self, path: &str, digest: String) {
-        let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut read = self.read.locked();
         if !read.iter().any(|(p, _)| p == path) {
             read.push((path.to_owned(), digest));
         }

@@ -93,7 +93,7 @@ impl Tracked {
                 _ => Stamp::at(&index),
             },
         ));
-        let Some((bytes, _)) = read.map_err(|r| fail(&index, r))? else {
+        let Some((bytes, _)) = read.map_err(|r| fail(&index, r.to_string()))? else {
             return Ok(Tracked::default());
         };
         let hash_len = hash_len(&git_dir);
@@ -135,7 +135,7 @@ impl Tracked {
             };
             read_from.push((file.clone(), Stamp::at(&file)));
             let bytes = read_regular_if_present(&file, MAX_INDEX_BYTES)
-                .map_err(|r| fail(&file, r))?
+                .map_err(|r| fail(&file, r.to_string()))?
                 .ok_or_else(|| fail(&file, "shared index of a split index is missing".into()))?;
             parse(&bytes, hash_len, &mut add).map_err(|r| fail(&file, r))?;
         }

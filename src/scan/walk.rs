@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use agg_runners::Diagnostic;
 use ignore::{WalkBuilder, WalkState};
@@ -15,6 +15,7 @@ use super::ignores::{Ignores, Observed};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
 use super::{NEVER_ENTER, candidate_of};
+use crate::lock::MutexExt;
 
 pub(super) struct Walked {
     pub(super) candidates: Vec<(usize, u8, String)>,
@@ -65,10 +66,7 @@ impl Prune {
         if entry.ino().is_none() || self.known.get(rel).copied() != entry.ino() {
             return false;
         }
-        self.kept
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(rel.to_owned());
+        self.kept.locked().insert(rel.to_owned());
         true
     }
 }
@@ -120,8 +118,7 @@ pub(super) fn walk_with(root: &Path, start: &Path, options: Options) -> Walked {
     let mut walked = walk_serial(&look, start, SERIAL_WALK_BUDGET, prune.as_ref())
         .unwrap_or_else(|| walk_parallel(&look, start, prune.as_ref()));
     if let Some(prune) = prune {
-        walked.kept =
-            std::mem::take(&mut prune.kept.lock().unwrap_or_else(PoisonError::into_inner));
+        walked.kept = std::mem::take(&mut prune.kept.locked());
     }
     walked
 }
@@ -179,11 +176,7 @@ pub(super) fn walk_serial(
     for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
         if seen >= budget {
             if let Some(prune) = prune {
-                prune
-                    .kept
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clear();
+                prune.kept.locked().clear();
             }
             return None;
         }
@@ -214,25 +207,15 @@ fn finish(
     dirs: Mutex<Vec<(String, Option<Stamp>)>>,
     diags: Mutex<Vec<Diagnostic>>,
 ) -> Walked {
-    let mut diagnostics = diags.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut diagnostics = diags.unlocked();
     diagnostics.extend(ignores.take_diagnostics());
     Walked {
-        candidates: found
-            .candidates
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner),
-        dirs: dirs
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner)
-            .into_iter()
-            .collect(),
+        candidates: found.candidates.unlocked(),
+        dirs: dirs.unlocked().into_iter().collect(),
         diagnostics,
         observed: ignores.take_observed(),
         kept: BTreeSet::new(),
-        manifests: found
-            .manifests
-            .into_inner()
-            .unwrap_or_else(PoisonError::into_inner),
+        manifests: found.manifests.unlocked(),
     }
 }
 

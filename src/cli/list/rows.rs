@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use agg_runners::{Param, Variadic};
+use agg_runners::Param;
 use anstyle::{AnsiColor, Style};
 
 use super::fit::{self, Line};
@@ -283,14 +283,7 @@ pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String 
         if optional {
             s.push('[');
         }
-        match p.variadic {
-            Some(Variadic::OneOrMore) => s.push('+'),
-            Some(Variadic::ZeroOrMore) => s.push('*'),
-            None => {}
-        }
-        if p.exported {
-            s.push('$');
-        }
+        s.push_str(crate::detail::param_marks(p));
         let flag = p
             .flags
             .iter()
@@ -335,6 +328,7 @@ fn file_in<'a>(dir: &str, path: &'a str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agg_runners::Variadic;
 
     #[test]
     fn parameters_read_as_just_lists_them() {

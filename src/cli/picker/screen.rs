@@ -317,7 +317,7 @@ fn preview_lines(task: &Task, history: &Summaries) -> Vec<Line<'static>> {
             Span::styled(format!("{:<11} ", "last run"), KEY),
             Span::styled(crate::detail::last_run(&h.last), style),
         ]));
-        lines.push(field("typical", crate::history::duration(h.typical_ms)));
+        lines.push(field("typical", crate::human::duration(h.typical_ms)));
     }
     lines
 }
