@@ -1,6 +1,6 @@
 //! agg's cache files: what one run leaves for the next (the scan's records, see
 //! [`crate::scan`]), one file per key (a repository's root) in a private directory under
-//! [`crate::places::state_dir`]. Not under the XDG cache directory: the tasks an agent runs
+//! [`crate::own_dirs::state_dir`]. Not under the XDG cache directory: the tasks an agent runs
 //! may write there (their runners' caches are), and a cache a task could forge would change
 //! what `agg run NAME` runs; the sandbox keeps agg's state directory out of their reach.
 //!
@@ -130,8 +130,8 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
 
 /// The directory of one kind of cache file, in agg's state directory (which sandboxed runs
 /// may not write).
-fn dir(kind: &str) -> crate::places::OwnDir {
-    crate::places::OwnDir::state().join(kind)
+fn dir(kind: &str) -> crate::own_dirs::OwnDir {
+    crate::own_dirs::OwnDir::state().join(kind)
 }
 
 /// The file for `key`: named after a digest of it (the key itself is in the header).

@@ -2,7 +2,7 @@
 //! what it runs, its environment and xc details, what running it involves beyond its
 //! command, the program that would run it and its run history (both looked up by the
 //! caller, so this module never touches `PATH` or the store); and its text rendering, shared by both, in which everything the
-//! task file wrote is shown through [`crate::visible`].
+//! task file wrote is shown through [`crate::terminal_text`].
 
 use std::io::{self, Write};
 
@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::history::{Run, Summary};
 use crate::table::Task;
-use crate::visible;
+use crate::terminal_text;
 
 /// Everything known about one task: the row plus what it runs (`agg describe`,
 /// MCP `describe_task`).
@@ -95,20 +95,24 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     writeln!(
         out,
         "{KEY}{}{KEY:#}  {DIM}{}: {}{DIM:#}",
-        visible::line(&t.unique_name),
+        terminal_text::line(&t.unique_name),
         t.runner,
-        visible::line(&t.source_name)
+        terminal_text::line(&t.source_name)
     )?;
     // Every value is one line: what the task file wrote is escaped, newlines included.
     let field = |out: &mut dyn Write, key: &str, value: &str| {
-        writeln!(out, "  {KEY}{key:<12}{KEY:#} {}", visible::line(value))
+        writeln!(
+            out,
+            "  {KEY}{key:<12}{KEY:#} {}",
+            terminal_text::line(value)
+        )
     };
     if let Some(desc) = &t.description {
         let mut lines = desc.lines();
-        let first = visible::text(lines.next().unwrap_or_default());
+        let first = terminal_text::text(lines.next().unwrap_or_default());
         writeln!(out, "  {KEY}{:<12}{KEY:#} {first}", "description")?;
         for more in lines {
-            writeln!(out, "{VALUE_INDENT}{}", visible::text(more))?;
+            writeln!(out, "{VALUE_INDENT}{}", terminal_text::text(more))?;
         }
     }
     match &d.behaviour.not_runnable {
@@ -280,7 +284,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if let Some(script) = &d.script {
         writeln!(out, "  {KEY}script{KEY:#}")?;
         for line in script.lines() {
-            writeln!(out, "    {}", visible::text(line))?;
+            writeln!(out, "    {}", terminal_text::text(line))?;
         }
     }
     Ok(())

@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::visible;
+use crate::terminal_text;
 
 /// A path as a person's terminal shows it.
 fn shown(path: &Path) -> String {
-    visible::line(&path.to_string_lossy()).into_owned()
+    terminal_text::line(&path.to_string_lossy()).into_owned()
 }
 
 /// Everything that can stop an agg command.
@@ -194,9 +194,9 @@ impl std::fmt::Display for Error {
             Error::Output(err) => write!(f, "cannot write output: {err}"),
             Error::Changes(err) => write!(f, "{err}"),
             Error::UnknownTask { name, suggestions } => {
-                write!(f, "no task named `{}`", visible::line(name))?;
+                write!(f, "no task named `{}`", terminal_text::line(name))?;
                 if !suggestions.is_empty() {
-                    let shown: Vec<_> = suggestions.iter().map(|s| visible::line(s)).collect();
+                    let shown: Vec<_> = suggestions.iter().map(|s| terminal_text::line(s)).collect();
                     write!(f, "\n  did you mean: {}?", shown.join(", "))?;
                 }
                 write!(f, "\n  `agg list` shows every task")
@@ -205,17 +205,17 @@ impl std::fmt::Display for Error {
                 write!(
                     f,
                     "`{}` names {} tasks; use one of:",
-                    visible::line(name),
+                    terminal_text::line(name),
                     candidates.len()
                 )?;
                 for (unique, runner, file) in candidates {
-                    let (unique, file) = (visible::line(unique), visible::line(file));
+                    let (unique, file) = (terminal_text::line(unique), terminal_text::line(file));
                     write!(f, "\n  {unique:<24} {runner:<6} {file}")?;
                 }
                 Ok(())
             }
             Error::Invocation { task, source } => {
-                let task = visible::line(task);
+                let task = terminal_text::line(task);
                 match source {
                     crate::invocation::InvocationError::RunnerMissing { runner, hint } => write!(
                         f,
@@ -240,16 +240,16 @@ impl std::fmt::Display for Error {
             Error::Allowlist(reason) => write!(f, "allowlist: {reason}"),
             Error::HostScope(err) => write!(f, "{err}"),
             Error::FailedToStart { task, reason } => {
-                write!(f, "cannot start `{}`: {reason}", visible::line(task))
+                write!(f, "cannot start `{}`: {reason}", terminal_text::line(task))
             }
             Error::Sandbox { task, reason } => {
-                write!(f, "cannot sandbox `{}`: {reason}", visible::line(task))
+                write!(f, "cannot sandbox `{}`: {reason}", terminal_text::line(task))
             }
             Error::Control { action, reason } => write!(
                 f,
                 "cannot {}: {}",
-                visible::line(action),
-                visible::line(reason)
+                terminal_text::line(action),
+                terminal_text::line(reason)
             ),
             Error::MissingName => f.write_str(
                 "`agg run` needs a task name when it is not at a terminal (at one, it opens a picker)\n  `agg list` shows every task",
@@ -258,16 +258,16 @@ impl std::fmt::Display for Error {
             Error::NoSuchRun { run_id } => write!(
                 f,
                 "no running `agg mcp` of yours has a job `{}`, and no `agg run --until-ready` service has that id\n  `agg ps` lists them",
-                visible::line(run_id)
+                terminal_text::line(run_id)
             ),
             Error::UnclearWords { task, words, tasks } => {
                 let shown = |list: &[String]| {
                     list.iter()
-                        .map(|w| visible::line(w).into_owned())
+                        .map(|w| terminal_text::line(w).into_owned())
                         .collect::<Vec<_>>()
                         .join(" ")
                 };
-                let (task, all) = (visible::line(task), shown(words));
+                let (task, all) = (terminal_text::line(task), shown(words));
                 let others: Vec<String> = words
                     .iter()
                     .filter(|w| !tasks.contains(w))
@@ -335,7 +335,7 @@ impl std::error::Error for Error {
 fn quoted(words: &[String]) -> (String, String) {
     let quoted: Vec<String> = words
         .iter()
-        .map(|w| format!("`{}`", visible::line(w)))
+        .map(|w| format!("`{}`", terminal_text::line(w)))
         .collect();
     let list = quoted.join(", ");
     let verb = if words.len() == 1 { "is" } else { "are" };

@@ -247,7 +247,7 @@ impl History {
 
     /// The store of the repository at `root` when one exists, to read; an error when the
     /// directory of the stores is not agg's own (another user's, a link), which is not read.
-    pub fn read(root: &Path) -> Result<Option<History>, crate::places::PlaceError> {
+    pub fn read(root: &Path) -> Result<Option<History>, crate::own_dirs::PlaceError> {
         let Some(name) = store_name(root) else {
             return Ok(None);
         };
@@ -263,7 +263,7 @@ impl History {
         let how = if create { Open::Create } else { Open::Existing };
         if how == Open::Create
             && let Some(dir) = path.parent()
-            && let Err(err) = crate::places::OwnDir::named(dir).create()
+            && let Err(err) = crate::own_dirs::OwnDir::named(dir).create()
         {
             tracing::warn!("run history not kept: {err}");
             return None;
@@ -489,8 +489,8 @@ pub fn store_name(root: &Path) -> Option<String> {
 }
 
 /// The directory holding every repository's store: `history` in agg's state directory.
-pub fn stores_dir() -> crate::places::OwnDir {
-    crate::places::OwnDir::state().join("history")
+pub fn stores_dir() -> crate::own_dirs::OwnDir {
+    crate::own_dirs::OwnDir::state().join("history")
 }
 
 /// Every store file in [`stores_dir`] (none when it is missing or not agg's own).

@@ -301,7 +301,7 @@ impl Shared {
         if let Some(dir) = slot.as_ref() {
             return Some(dir.path.clone());
         }
-        let base = crate::places::socket_dir()
+        let base = crate::own_dirs::socket_dir()
             .create()
             .inspect_err(|err| tracing::debug!("no cookie directory: {err}"))
             .ok()?;

@@ -129,7 +129,7 @@ impl Named {
         let mut taken: std::collections::HashSet<&str> = std::collections::HashSet::new();
         found
             .into_iter()
-            .filter(|(name, _)| crate::visible::line(name) == *name && taken.insert(name))
+            .filter(|(name, _)| crate::terminal_text::line(name) == *name && taken.insert(name))
             .map(|(name, task)| Offer {
                 name: name.to_owned(),
                 task,

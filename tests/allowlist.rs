@@ -86,7 +86,7 @@ impl Setup {
             .find(|t| t.unique_name == name)
             .unwrap_or_else(|| panic!("no task {name}"));
         LiveAllowlist::new(Some(self.list.clone()), &root)
-            .decide(task, &mut agg::allowlist::Now::new())
+            .decide(task, &mut agg::allowlist::OnDisk::new())
     }
 
     fn text(&self) -> String {

@@ -12,7 +12,7 @@
 //! Every exemption comes from the rule that decided, with its pin checked against the same
 //! view of the disk as the rest: an `--any-args` rule whose pin lapsed waives nothing.
 //! Everything a repository or an agent wrote is escaped and cut to a bound in the texts it
-//! builds ([`crate::visible::cut_line`]).
+//! builds ([`crate::terminal_text::cut_line`]).
 
 #[cfg(test)]
 mod tests;
@@ -22,7 +22,7 @@ use std::path::Path;
 use crate::allowlist::{Current, Matched, Rule, Verdict, pin_now};
 use crate::invocation::policy::{self, Unvetted};
 use crate::table::Task;
-use crate::visible::{cut_line, cut_text};
+use crate::terminal_text::{cut_line, cut_text};
 
 /// Most bytes of a name, an argument or a path quoted in a message.
 pub const NAME_CAP: usize = 256;

@@ -83,15 +83,15 @@ impl std::error::Error for Unpinnable {
 
 /// Reads task files again for one decision (or one listing), each file once.
 #[derive(Debug, Default)]
-pub struct Now {
+pub struct OnDisk {
     reread: HashMap<String, Option<Reread>>,
     current: HashMap<(String, String, String), Current>,
 }
 
-impl Now {
+impl OnDisk {
     /// A fresh view: every file is read again on first use.
-    pub fn new() -> Now {
-        Now::default()
+    pub fn new() -> OnDisk {
+        OnDisk::default()
     }
 
     /// `task` of the repository at the absolute `root` as its files define it now.

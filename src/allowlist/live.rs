@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::{Allowlist, Decision, Matched, Now, Store};
+use super::{Allowlist, Decision, Matched, OnDisk, Store};
 use crate::table::Task;
 
 /// An allowlist that re-reads its file whenever the file changes.
@@ -80,7 +80,7 @@ impl LiveAllowlist {
     /// The decision for a task of the table rooted at `root`, its pins compared with what
     /// `now` reads from disk. While the allowlist cannot be used every task is denied, with
     /// the reason as the rule.
-    pub fn decide(&mut self, task: &Task, now: &mut Now) -> Decision {
+    pub fn decide(&mut self, task: &Task, now: &mut OnDisk) -> Decision {
         self.refresh();
         if let Some(problem) = &self.problem {
             return Decision::Denied(format!("the allowlist cannot be used: {problem}"));
@@ -103,7 +103,7 @@ impl LiveAllowlist {
 
     /// The sandbox options agents' runs of `task` get ([`Allowlist::sandbox_for`]); the
     /// default while the allowlist cannot be used (every task is denied then anyway).
-    pub fn sandbox_for(&mut self, task: &Task, now: &mut Now) -> crate::sandbox::Spec {
+    pub fn sandbox_for(&mut self, task: &Task, now: &mut OnDisk) -> crate::sandbox::Spec {
         self.refresh();
         if self.problem.is_some() {
             return crate::sandbox::Spec::default();

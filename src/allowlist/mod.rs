@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::table::Task;
 
-pub use current::{Current, Now, Unpinnable};
+pub use current::{Current, OnDisk, Unpinnable};
 pub use live::LiveAllowlist;
 pub use pin::Pin;
 pub use pin::{FINGERPRINT_VERSION, PinnedPart};
@@ -175,7 +175,7 @@ impl Allowlist {
     /// Decides for `task` of the table rooted at the absolute `root`, comparing pins with
     /// what the task's files say now (`now` reads them from disk, once per file, and only
     /// when a pin needs them).
-    pub fn decide(&self, root: &Path, task: &Task, now: &mut Now) -> Decision {
+    pub fn decide(&self, root: &Path, task: &Task, now: &mut OnDisk) -> Decision {
         self.matched(root, task)
             .verdict(&mut |task_pin| pin_now(now.current(root, task), task_pin))
             .into()
@@ -341,7 +341,7 @@ mod tests {
             }
             // Identical allow and deny rules cannot coexist through the API, but a
             // hand-edited file can hold both: deny still wins.
-            let decision = list.decide(Path::new(ROOT), &build, &mut Now::new());
+            let decision = list.decide(Path::new(ROOT), &build, &mut OnDisk::new());
             let expected = if deny {
                 Decision::Denied("task build in /repo/web/Makefile".to_owned())
             } else if dir {
@@ -355,7 +355,7 @@ mod tests {
             };
             assert_eq!(decision, expected, "mask {mask:04b}");
             // Other tasks of the same file follow only the file and dir rules.
-            let other = list.decide(Path::new(ROOT), &deploy, &mut Now::new());
+            let other = list.decide(Path::new(ROOT), &deploy, &mut OnDisk::new());
             assert_eq!(other.allowed(), dir || whole_file, "mask {mask:04b}");
         }
     }
@@ -366,12 +366,23 @@ mod tests {
         list.allow(rule(Some("/repo/app"), None, None));
         let mut t = task("x", "true");
         t.file_path = "app/Makefile".to_owned();
-        assert!(list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
+        assert!(
+            list.decide(Path::new(ROOT), &t, &mut OnDisk::new())
+                .allowed()
+        );
         t.file_path = "application/Makefile".to_owned();
-        assert!(!list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
+        assert!(
+            !list
+                .decide(Path::new(ROOT), &t, &mut OnDisk::new())
+                .allowed()
+        );
         list.deny(rule(Some("/repo/app/secret"), None, None));
         t.file_path = "app/secret/Makefile".to_owned();
-        assert!(!list.decide(Path::new(ROOT), &t, &mut Now::new()).allowed());
+        assert!(
+            !list
+                .decide(Path::new(ROOT), &t, &mut OnDisk::new())
+                .allowed()
+        );
     }
 
     #[test]
@@ -405,7 +416,7 @@ mod tests {
 
     /// The pin `agg allow NAME` writes now.
     fn pin(root: &Path, task: &Task) -> Pin {
-        Now::new()
+        OnDisk::new()
             .current(root, task)
             .task_pin
             .clone()
@@ -413,7 +424,7 @@ mod tests {
     }
 
     fn decide(list: &Allowlist, root: &Path, task: &Task) -> Decision {
-        list.decide(root, task, &mut Now::new())
+        list.decide(root, task, &mut OnDisk::new())
     }
 
     #[test]
@@ -581,9 +592,9 @@ mod tests {
         let store = Store::new(config.path().join("allowlist.toml"));
         let mut live = LiveAllowlist::new(Some(store.path().to_path_buf()), &root);
         let build = listed(&root, "build");
-        assert_eq!(live.decide(&build, &mut Now::new()), Decision::NotListed);
+        assert_eq!(live.decide(&build, &mut OnDisk::new()), Decision::NotListed);
 
-        let file_pin = Now::new()
+        let file_pin = OnDisk::new()
             .current(&root, &build)
             .file_pin
             .clone()
@@ -594,9 +605,9 @@ mod tests {
                 .expect("write"),
             Change::Added
         );
-        assert!(live.decide(&build, &mut Now::new()).allowed());
+        assert!(live.decide(&build, &mut OnDisk::new()).allowed());
         std::fs::write(root.join("Makefile"), "build:\n\tcc\n# x\n").expect("write");
-        let Decision::Lapsed { summary, .. } = live.decide(&build, &mut Now::new()) else {
+        let Decision::Lapsed { summary, .. } = live.decide(&build, &mut OnDisk::new()) else {
             panic!("not lapsed");
         };
         assert_eq!(summary, "file content changed (2 → 3 lines)");
@@ -609,7 +620,7 @@ mod tests {
                 .expect("write"),
             Change::Added
         );
-        assert!(live.decide(&build, &mut Now::new()).allowed());
+        assert!(live.decide(&build, &mut OnDisk::new()).allowed());
         assert_eq!(
             store
                 .allow_task(&root, &build, pinned, false)
@@ -621,7 +632,7 @@ mod tests {
             Change::Updated
         );
         assert!(matches!(
-            live.decide(&build, &mut Now::new()),
+            live.decide(&build, &mut OnDisk::new()),
             Decision::Denied(_)
         ));
     }

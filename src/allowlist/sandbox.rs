@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::path::Path;
 
-use super::{Allowlist, Now, Rule};
+use super::{Allowlist, OnDisk, Rule};
 use crate::sandbox::Spec;
 use crate::table::Task;
 
@@ -15,7 +15,7 @@ impl Allowlist {
     /// those of the most specific allow rule that matches it and holds (its pin, if any,
     /// compared with what `now` reads); when none holds, of the most specific that matches
     /// at all (a lapsed rule the person is asked about); else the default.
-    pub fn sandbox_for(&self, root: &Path, task: &Task, now: &mut Now) -> Spec {
+    pub fn sandbox_for(&self, root: &Path, task: &Task, now: &mut OnDisk) -> Spec {
         let paths = super::task_file_paths(root, task);
         let mut matching: Vec<&Rule> = self
             .allow
@@ -23,7 +23,7 @@ impl Allowlist {
             .filter(|r| paths.iter().any(|f| r.matches(f, &task.source_name)))
             .collect();
         matching.sort_by_key(|r| specificity(r));
-        let holds = |rule: &Rule, now: &mut Now| {
+        let holds = |rule: &Rule, now: &mut OnDisk| {
             let alone = Allowlist {
                 deny: Vec::new(),
                 allow: vec![rule.clone()],
@@ -156,7 +156,7 @@ mod tests {
         list.allow.push(dir);
         let root = Path::new("/r");
         let sandbox =
-            |list: &Allowlist, name: &str| list.sandbox_for(root, &task(name), &mut Now::new());
+            |list: &Allowlist, name: &str| list.sandbox_for(root, &task(name), &mut OnDisk::new());
         assert_eq!(sandbox(&list, "build"), offline());
         let mut build = Rule::for_task(PathBuf::from("/r/Makefile"), "build".to_owned(), None);
         build.sandbox = Some(writes("/out"));

@@ -2,13 +2,13 @@
 //!
 //! A pin is checked against what the files say now: the repository holding the rule's file
 //! (the nearest directory with a `.git`, else the file's directory) is scanned once to find
-//! the task, and its files are read again as a decision reads them ([`Now`]).
+//! the task, and its files are read again as a decision reads them ([`OnDisk`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::pin::PinnedFile;
-use super::{Allowlist, Now, Pin, Rule};
+use super::{Allowlist, OnDisk, Pin, Rule};
 use crate::repo_files::{MAX_TASK_FILE_BYTES, read_regular, sha256_hex};
 use crate::table::{Table, Task};
 
@@ -47,14 +47,14 @@ impl RuleState {
 
 /// The state of every allow rule of `list`, in order.
 pub fn audit(list: &Allowlist) -> Vec<RuleState> {
-    let mut tables: HashMap<PathBuf, (Table, Now)> = HashMap::new();
+    let mut tables: HashMap<PathBuf, (Table, OnDisk)> = HashMap::new();
     list.allow
         .iter()
         .map(|rule| state(rule, &mut tables))
         .collect()
 }
 
-fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState {
+fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, OnDisk)>) -> RuleState {
     let (Some(pin), Some(file)) = (&rule.pin, &rule.file) else {
         return RuleState::Unpinned;
     };
@@ -68,7 +68,7 @@ fn state(rule: &Rule, tables: &mut HashMap<PathBuf, (Table, Now)>) -> RuleState 
     let root = repo_root(file, pin.dir.as_deref());
     let (table, now) = tables
         .entry(root.clone())
-        .or_insert_with(|| (Table::load(&root), Now::new()));
+        .or_insert_with(|| (Table::load(&root), OnDisk::new()));
     let defines = |t: &&Task| {
         super::defined_in(&table.root, t, file)
             && rule.task.as_ref().is_none_or(|name| *name == t.source_name)

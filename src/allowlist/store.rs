@@ -234,7 +234,7 @@ impl Store {
     pub fn update<T>(&self, change: impl FnOnce(&mut Allowlist) -> T) -> Result<T, StoreError> {
         let target = self.target();
         let dir = parent(&target);
-        crate::places::OwnDir::named(dir)
+        crate::own_dirs::OwnDir::named(dir)
             .create()
             .map_err(|e| io_error("create", dir)(e.into()))?;
         let _lock = lock(&lock_path(&target))?;

@@ -8,10 +8,10 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::allowlist::{self, Change, Now, Pin, Rule, RuleState, Store, StoreError};
+use crate::allowlist::{self, Change, OnDisk, Pin, Rule, RuleState, Store, StoreError};
 use crate::error::Error;
 use crate::sandbox::Spec;
-use crate::visible;
+use crate::terminal_text;
 
 /// What `agg allow` / `agg deny` applies to: one task, a task file or a directory.
 #[derive(Debug, clap::Args)]
@@ -176,7 +176,7 @@ fn apply(store: &Store, args: &RuleArgs, allow: bool) -> Result<(Change, Rule), 
         let task = super::find_task(&table, name)?;
         let file = table.root.join(&task.file_path);
         let change = if allow {
-            let pin = Now::new()
+            let pin = OnDisk::new()
                 .current(&table.root, task)
                 .task_pin
                 .clone()
@@ -234,7 +234,7 @@ fn file_pin(root: &Path, file: &Path) -> Result<Pin, Error> {
         .iter()
         .find(|t| allowlist::defined_in(&table.root, t, file))
     {
-        return Now::new()
+        return OnDisk::new()
             .current(&table.root, task)
             .file_pin
             .clone()
@@ -282,13 +282,17 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
     let mut out = anstream::stdout().lock();
     let verb = if allow { "allowed" } else { "denied" };
     match change {
-        Change::Added => writeln!(out, "{verb}: {}", visible::line(&rule.describe())),
+        Change::Added => writeln!(out, "{verb}: {}", terminal_text::line(&rule.describe())),
         Change::Updated => writeln!(
             out,
             "{verb} (replacing the earlier rule for it): {}",
-            visible::line(&rule.describe())
+            terminal_text::line(&rule.describe())
         ),
-        Change::Unchanged => writeln!(out, "already {verb}: {}", visible::line(&rule.describe())),
+        Change::Unchanged => writeln!(
+            out,
+            "already {verb}: {}",
+            terminal_text::line(&rule.describe())
+        ),
     }
     .map_err(Error::Output)?;
     if let Some(pin) = &rule.pin {
@@ -297,8 +301,8 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
             (Some(command), Some(dir)) => writeln!(
                 out,
                 "  pinned to `{}` in {} ({} recipe {lines}); it lapses when the task or a file it reads changes",
-                visible::line(command),
-                visible::line(&dir.to_string_lossy()),
+                terminal_text::line(command),
+                terminal_text::line(&dir.to_string_lossy()),
                 pin.lines,
             ).map_err(Error::Output)?,
             _ => writeln!(
@@ -327,11 +331,11 @@ pub(super) fn change(args: &RuleArgs, allow: bool) -> Result<ExitCode, Error> {
         writeln!(
             out,
             "note: still denied by {} (deny wins over allow)",
-            visible::line(&by)
+            terminal_text::line(&by)
         )
         .map_err(Error::Output)?;
     }
-    let path = visible::line(&store.path().to_string_lossy()).into_owned();
+    let path = terminal_text::line(&store.path().to_string_lossy()).into_owned();
     writeln!(out, "allowlist: {path}").map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -341,7 +345,11 @@ fn write_sandbox(out: &mut impl Write, rule: &Rule) -> Result<(), Error> {
     const LOUD: anstyle::Style = anstyle::AnsiColor::Red.on_default().bold();
     match &rule.sandbox {
         Some(spec) if spec.no_sandbox => writeln!(out, "        {LOUD}{}{LOUD:#}", spec.words()),
-        Some(spec) => writeln!(out, "        sandbox: {}", visible::line(&spec.words())),
+        Some(spec) => writeln!(
+            out,
+            "        sandbox: {}",
+            terminal_text::line(&spec.words())
+        ),
         None => Ok(()),
     }
     .map_err(Error::Output)
@@ -353,7 +361,7 @@ fn write_covers(out: &mut impl Write, pin: &Pin) -> Result<(), Error> {
     if covers.is_empty() {
         return Ok(());
     }
-    writeln!(out, "        covers: {}", visible::line(&covers)).map_err(Error::Output)
+    writeln!(out, "        covers: {}", terminal_text::line(&covers)).map_err(Error::Output)
 }
 
 pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
@@ -385,7 +393,7 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = anstream::stdout().lock();
-    let path = visible::line(&store.path().to_string_lossy()).into_owned();
+    let path = terminal_text::line(&store.path().to_string_lossy()).into_owned();
     writeln!(out, "allowlist: {path}").map_err(Error::Output)?;
     if list.deny.is_empty() && list.allow.is_empty() {
         writeln!(
@@ -399,7 +407,7 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             out,
             "  deny  {:<9} {}",
             rule.kind().name(),
-            visible::line(&rule.describe())
+            terminal_text::line(&rule.describe())
         )
         .map_err(Error::Output)?;
     }
@@ -408,7 +416,7 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             out,
             "  allow {:<9} {}",
             rule.kind().name(),
-            visible::line(&rule.describe())
+            terminal_text::line(&rule.describe())
         )
         .map_err(Error::Output)?;
         if let Some(pin) = &rule.pin {
@@ -419,9 +427,9 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
             RuleState::Lapsed(change) => writeln!(
                 out,
                 "        lapsed: {}; agents may not run it until you allow it again",
-                visible::line(change)
+                terminal_text::line(change)
             ).map_err(Error::Output)?,
-            RuleState::Missing(why) => writeln!(out, "        lapsed: {}", visible::line(why)).map_err(Error::Output)?,
+            RuleState::Missing(why) => writeln!(out, "        lapsed: {}", terminal_text::line(why)).map_err(Error::Output)?,
             RuleState::Unpinned if rule.task.is_some() => writeln!(
                 out,
                 "        unpinned (written before pins): allows whatever the task says; `agg allow` it again to pin it"

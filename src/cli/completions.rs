@@ -132,7 +132,7 @@ pub fn task_names(current: &OsStr) -> Vec<CompletionCandidate> {
         .zip(helps)
         .map(|(offer, help)| {
             CompletionCandidate::new(&offer.name)
-                .help(Some(crate::visible::line(&help).into_owned().into()))
+                .help(Some(crate::terminal_text::line(&help).into_owned().into()))
         })
         .collect()
 }
@@ -184,7 +184,7 @@ fn from_server(typed: &str) -> Option<Vec<CompletionCandidate>> {
             .map(|(name, help)| {
                 let help = help.unwrap_or_else(|| commands.next().unwrap_or_default());
                 CompletionCandidate::new(name)
-                    .help(Some(crate::visible::line(&help).into_owned().into()))
+                    .help(Some(crate::terminal_text::line(&help).into_owned().into()))
             })
             .collect(),
     )

@@ -119,7 +119,7 @@ pub(super) fn run(args: &DoctorArgs) -> Result<ExitCode, Error> {
 }
 
 fn write(out: &mut impl Write, report: &Report) -> io::Result<()> {
-    let root = crate::visible::line(&report.root).into_owned();
+    let root = crate::terminal_text::line(&report.root).into_owned();
     writeln!(out, "{DIM}repository:{DIM:#} {root}")?;
     if report.runners.is_empty() {
         writeln!(out, "no tasks found")?;
@@ -144,7 +144,7 @@ fn write(out: &mut impl Write, report: &Report) -> io::Result<()> {
         let pad = " ".repeat(name_w - name.len());
         if need.installed {
             let path = match &need.path {
-                Some(path) => crate::visible::line(path).into_owned(),
+                Some(path) => crate::terminal_text::line(path).into_owned(),
                 None if need.runner.descriptor().runs_without_binary => {
                     "run by agg itself".to_owned()
                 }

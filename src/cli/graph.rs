@@ -10,7 +10,7 @@ use agg_runners::graph::Graph;
 use serde_json::{Value, json};
 
 use crate::error::Error;
-use crate::visible;
+use crate::terminal_text;
 
 /// Options of `agg graph`.
 #[derive(Debug, clap::Args)]
@@ -44,8 +44,8 @@ pub(super) fn run(args: &GraphArgs) -> Result<ExitCode, Error> {
         let _ = writeln!(
             err,
             "warning: {}{at}: {}",
-            visible::line(&d.file_path),
-            visible::line(&d.message)
+            terminal_text::line(&d.file_path),
+            terminal_text::line(&d.message)
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -118,18 +118,18 @@ fn write(out: &mut impl Write, graph: &Graph) -> io::Result<()> {
     let width = graph
         .packages
         .iter()
-        .map(|p| visible::line(&p.name).chars().count())
+        .map(|p| terminal_text::line(&p.name).chars().count())
         .max()
         .unwrap_or(0)
         .min(40);
     let row = |out: &mut dyn Write, i: usize| -> io::Result<()> {
         let p = &graph.packages[i];
-        let name = visible::line(&p.name);
+        let name = terminal_text::line(&p.name);
         let pad = " ".repeat(width.saturating_sub(name.chars().count()));
         let deps: Vec<String> = p
             .deps
             .iter()
-            .map(|d| visible::line(graph.name(d.to)).into_owned())
+            .map(|d| terminal_text::line(graph.name(d.to)).into_owned())
             .collect();
         let arrow = if deps.is_empty() {
             String::new()
@@ -139,7 +139,7 @@ fn write(out: &mut impl Write, graph: &Graph) -> io::Result<()> {
         writeln!(
             out,
             "  {name}{pad}  {DIM}{}{DIM:#}{arrow}",
-            visible::line(&p.dir)
+            terminal_text::line(&p.dir)
         )
     };
     for w in &graph.workspaces {
@@ -147,7 +147,7 @@ fn write(out: &mut impl Write, graph: &Graph) -> io::Result<()> {
             out,
             "{TITLE}{} workspace{TITLE:#} {DIM}{} ({} packages){DIM:#}",
             w.tool,
-            visible::line(&w.manifest),
+            terminal_text::line(&w.manifest),
             w.members.len()
         )?;
         for &m in &w.members {

@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::history::{History, Summaries};
 use crate::search;
 use crate::table::{Filter, Table, Task};
-use crate::visible;
+use crate::terminal_text;
 
 const DIR: Style = Style::new().bold();
 const WARN: Style = AnsiColor::Yellow.on_default().bold();
@@ -205,7 +205,9 @@ fn write_scoped(
 ) -> io::Result<rows::Marks> {
     if table.tasks.is_empty() {
         match (&shape.here, shape.only_here) {
-            (Some(dir), true) => writeln!(out, "no tasks in {} or below", visible::line(dir))?,
+            (Some(dir), true) => {
+                writeln!(out, "no tasks in {} or below", terminal_text::line(dir))?;
+            }
             _ => writeln!(out, "no tasks found")?,
         }
         return Ok(rows::Marks::default());
@@ -217,7 +219,7 @@ fn write_scoped(
             let mut line = fit::Line::new();
             line.push(
                 rows::DIM,
-                format!("no tasks in {} or below", visible::line(dir)),
+                format!("no tasks in {} or below", terminal_text::line(dir)),
             );
             line.write(out, view.columns)?;
         }
@@ -228,7 +230,10 @@ fn write_scoped(
             .push(DIR, "the rest of the repository")
             .push(
                 rows::DIM,
-                format!(" ({}) ──", visible::line(&table.root.to_string_lossy())),
+                format!(
+                    " ({}) ──",
+                    terminal_text::line(&table.root.to_string_lossy())
+                ),
             );
         heading.write(out, view.columns)?;
         let more = rows::write(out, rest, view)?;
@@ -356,11 +361,11 @@ fn write_no_match(
     let Some(query) = filter.query.as_deref().filter(|q| !q.trim().is_empty()) else {
         return Ok(false);
     };
-    writeln!(out, "no tasks match `{}`", visible::line(query))?;
+    writeln!(out, "no tasks match `{}`", terminal_text::line(query))?;
     if !suggestions.is_empty() {
         let shown: Vec<String> = suggestions
             .iter()
-            .map(|s| format!("`{}`", visible::line(s)))
+            .map(|s| format!("`{}`", terminal_text::line(s)))
             .collect();
         writeln!(out, "did you mean {}?", shown.join(", "))?;
     }
@@ -404,7 +409,7 @@ fn watch(
                     rows::DIM,
                     format!(
                         "watching {} · {} tasks · {}",
-                        visible::line(&shown.root.to_string_lossy()),
+                        terminal_text::line(&shown.root.to_string_lossy()),
                         shown.tasks.len(),
                         humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                     ),
@@ -449,7 +454,10 @@ fn past_runs(root: &std::path::Path) -> Summaries {
 
 /// One diagnostic as a line: `warning: FILE:LINE: MESSAGE`.
 fn diagnostic_line(d: &Diagnostic) -> fit::Line {
-    let (file, message) = (visible::line(&d.file_path), visible::line(&d.message));
+    let (file, message) = (
+        terminal_text::line(&d.file_path),
+        terminal_text::line(&d.message),
+    );
     let mut line = fit::Line::new();
     line.push(WARN, "warning:");
     match d.line {

@@ -3,7 +3,7 @@
 //! person's `agg run` from its log ([`crate::runs`]).
 //!
 //! The output is shown with its control characters and escape sequences made visible
-//! ([`crate::visible::text`]), to a terminal and to a pipe alike: an agent started the job,
+//! ([`crate::terminal_text::text`]), to a terminal and to a pipe alike: an agent started the job,
 //! and what it prints must not drive the terminal of the person reading it (set the
 //! clipboard, retitle the window, redraw lines). `--raw` writes the text as the task wrote it.
 
@@ -53,7 +53,7 @@ pub(super) fn run(args: &LogsArgs) -> Result<ExitCode, Error> {
             let text = if args.raw {
                 raw.into()
             } else {
-                crate::visible::text(raw)
+                crate::terminal_text::text(raw)
             };
             let written = if line["stream"] == "stderr" {
                 writeln!(std::io::stderr().lock(), "{text}")
@@ -169,7 +169,7 @@ fn write_line(out: &mut impl Write, line: &[u8], raw: bool) -> Result<(), Error>
     let text = if raw {
         text
     } else {
-        crate::visible::text(&text)
+        crate::terminal_text::text(&text)
     };
     writeln!(out, "{text}").map_err(Error::Output)
 }

@@ -4,7 +4,7 @@
 //!
 //! Parsing is clap derive; every error is printed here and nowhere else, and a closed
 //! pipe (`agg list | head`) counts as success. Everything a repository, a task or a server
-//! wrote reaches the terminal through [`crate::visible`]; JSON output is left exact.
+//! wrote reaches the terminal through [`crate::terminal_text`]; JSON output is left exact.
 
 mod allow;
 mod completions;
@@ -193,7 +193,7 @@ fn finish(result: Result<ExitCode, Error>) -> ExitCode {
                 "{}error:{} {}",
                 ERROR.render(),
                 ERROR.render_reset(),
-                crate::visible::text(&err.to_string())
+                crate::terminal_text::text(&err.to_string())
             );
             ExitCode::from(err.exit_code())
         }
@@ -324,7 +324,7 @@ impl Root {
     fn announce(&self, out: &mut impl Write) -> io::Result<()> {
         if self.below.is_some() {
             let dim = anstyle::Style::new().dimmed();
-            let path = crate::visible::line(&self.path.to_string_lossy()).into_owned();
+            let path = crate::terminal_text::line(&self.path.to_string_lossy()).into_owned();
             writeln!(out, "{dim}repository root: {path}{dim:#}")?;
         }
         Ok(())

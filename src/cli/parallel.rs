@@ -59,7 +59,7 @@ pub(super) async fn run(
     });
     let width = invs
         .iter()
-        .map(|i| crate::visible::line(&i.unique_name).chars().count())
+        .map(|i| crate::terminal_text::line(&i.unique_name).chars().count())
         .max()
         .unwrap_or(0);
     let coloured = std::io::stdout().is_terminal()
@@ -79,7 +79,7 @@ pub(super) async fn run(
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "{prefix}agg: cannot start it: {}",
-                crate::visible::line(&reason)
+                crate::terminal_text::line(&reason)
             );
             let ended = Ended::of(&job);
             super::status::print(&name, &ended);
@@ -130,7 +130,7 @@ pub(super) async fn run(
 
 /// `name | `, padded to `width`, in `colour` when given.
 fn prefix(name: &str, width: usize, colour: Option<anstyle::AnsiColor>) -> String {
-    let shown = crate::visible::line(name);
+    let shown = crate::terminal_text::line(name);
     let pad = " ".repeat(width.saturating_sub(shown.chars().count()));
     match colour {
         Some(c) => {

@@ -2,7 +2,7 @@
 //! services `agg run --until-ready` left running there ([`crate::control::detached`]), the
 //! runs a person started with `agg run` there, running and recent ([`crate::runs`]), and
 //! with `--history` the runs that finished there, from the run history ([`crate::history`]).
-//! Every field a server sends or the history holds is printed in its [`crate::visible`] form.
+//! Every field a server sends or the history holds is printed in its [`crate::terminal_text`] form.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -144,13 +144,13 @@ fn write_history(out: &mut impl Write, runs: &[(String, Run)], all: bool) -> std
         writeln!(
             out,
             "{:<20} {} {:>7} {:>9}  {}{}",
-            crate::visible::line(&run.unique_name),
+            crate::terminal_text::line(&run.unique_name),
             pad(&result, 12),
             crate::human::duration(run.duration_ms),
             crate::human::ago(run.started),
             run.via.as_str(),
             if all {
-                format!(" ({})", crate::visible::line(root))
+                format!(" ({})", crate::terminal_text::line(root))
             } else {
                 String::new()
             },
@@ -307,14 +307,14 @@ fn service_column(job: &Value) -> String {
 
 /// A string field as one visible line (a task name may hold anything its file wrote).
 fn text(v: &Value) -> String {
-    crate::visible::line(v.as_str().unwrap_or("")).into_owned()
+    crate::terminal_text::line(v.as_str().unwrap_or("")).into_owned()
 }
 
 fn state(job: &Value) -> String {
     let s = text(&job["state"]);
     match (job["exit_code"].as_i64(), job["signal"].as_str()) {
         (Some(code), _) => format!("{s} {code}"),
-        (None, Some(sig)) => format!("{s} {}", crate::visible::line(sig)),
+        (None, Some(sig)) => format!("{s} {}", crate::terminal_text::line(sig)),
         _ => s,
     }
 }

@@ -148,7 +148,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
             let _ = writeln!(
                 anstream::stderr().lock(),
                 "agg: {}: {}",
-                crate::visible::line(&found.task.unique_name),
+                crate::terminal_text::line(&found.task.unique_name),
                 policy.words()
             );
             // A person's run inherits agg's terminal unless it runs beside others.
@@ -280,7 +280,7 @@ async fn sequence(
     if invs.len() > 1 {
         let names: Vec<String> = invs
             .iter()
-            .map(|i| crate::visible::line(&i.unique_name).into_owned())
+            .map(|i| crate::terminal_text::line(&i.unique_name).into_owned())
             .collect();
         let _ = writeln!(
             std::io::stderr().lock(),

@@ -2,7 +2,7 @@
 //! agent's run of it would be (the policy of the allowlist's rule for it, or the default),
 //! and `agg describe` says which policy that is.
 
-use crate::allowlist::{LiveAllowlist, Now};
+use crate::allowlist::{LiveAllowlist, OnDisk};
 use crate::error::Error;
 use crate::sandbox::{Policy, Spec};
 use crate::table::{Table, Task};
@@ -10,7 +10,7 @@ use crate::table::{Table, Task};
 /// The sandbox options agents' runs of `task` get from the person's allowlist.
 pub(super) fn spec(table: &Table, task: &Task) -> Spec {
     LiveAllowlist::new(crate::allowlist::default_path(), &table.root)
-        .sandbox_for(task, &mut Now::new())
+        .sandbox_for(task, &mut OnDisk::new())
 }
 
 /// The policy an agent's run of `task` gets; an error when this machine cannot sandbox

@@ -63,7 +63,7 @@ pub(super) fn print(name: &str, ended: &Ended) {
 /// `NO_COLOR`).
 fn line(name: &str, ended: &Ended) -> String {
     let took = crate::human::duration(u64::try_from(ended.took.as_millis()).unwrap_or(u64::MAX));
-    let name = crate::visible::line(name);
+    let name = crate::terminal_text::line(name);
     let bold = anstyle::Style::new().bold();
     // The tests' or problems' counts say more than the exit code.
     match (&ended.failure, &ended.results) {
@@ -100,7 +100,7 @@ pub(super) fn scan(root: &Path) -> Table {
             let spinner = indicatif::ProgressBar::new_spinner();
             spinner.set_message(format!(
                 "scanning {}",
-                crate::visible::line(&root.to_string_lossy())
+                crate::terminal_text::line(&root.to_string_lossy())
             ));
             spinner.enable_steady_tick(Duration::from_millis(100));
             let _ = scanned.recv();

@@ -74,14 +74,14 @@ pub(super) fn run(args: &StopArgs) -> Result<ExitCode, Error> {
         .unwrap_or_else(|| "already".to_owned());
     println!(
         "{} ({}) {}: {}",
-        crate::visible::line(&args.run_id),
-        crate::visible::line(job["unique_name"].as_str().unwrap_or("")),
+        crate::terminal_text::line(&args.run_id),
+        crate::terminal_text::line(job["unique_name"].as_str().unwrap_or("")),
         if job["state"] == "running" {
             "still running"
         } else {
             "stopped"
         },
-        crate::visible::line(&how)
+        crate::terminal_text::line(&how)
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -100,8 +100,8 @@ fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
     };
     let shown = format!(
         "{} ({})",
-        crate::visible::line(&service.run_id),
-        crate::visible::line(&service.unique_name)
+        crate::terminal_text::line(&service.run_id),
+        crate::terminal_text::line(&service.unique_name)
     );
     if !service.running() {
         println!("{shown} stopped: already");
@@ -176,8 +176,8 @@ fn stop_person_run(args: &StopArgs, root: Option<&Path>) -> Result<ExitCode, Err
     };
     let shown = format!(
         "{} ({})",
-        crate::visible::line(&record.run_id),
-        crate::visible::line(&record.unique_name)
+        crate::terminal_text::line(&record.run_id),
+        crate::terminal_text::line(&record.unique_name)
     );
     if record.state() != State::Running || !record.task_alive() {
         println!("{shown} stopped: already");

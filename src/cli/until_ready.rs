@@ -6,7 +6,7 @@
 //! 0 once the task is ready (printing its URLs, pid and log), with the task's failure if it
 //! ends first, and 124 at the timeout, after stopping it. The task's own output is copied
 //! as it wrote it, as a foreground run shows it; agg's messages about the task quote its
-//! name, URLs and log path in their [`crate::visible`] form. A service left running gets a
+//! name, URLs and log path in their [`crate::terminal_text`] form. A service left running gets a
 //! record ([`crate::control::detached`]), so `agg ps`, `agg logs` and `agg stop` find it.
 
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -43,7 +43,7 @@ pub(super) async fn run(
     on_finish: OnFinish,
     origin: Origin,
 ) -> Result<ExitCode, Error> {
-    let runs = crate::places::OwnDir::state().join("runs");
+    let runs = crate::own_dirs::OwnDir::state().join("runs");
     let dir = runs.create().map_err(|e| Error::RunLog {
         path: runs.path(),
         source: e.into(),
@@ -65,8 +65,8 @@ pub(super) async fn run(
         ..EngineConfig::default()
     });
     let unique_name = inv.unique_name.clone();
-    let shown_name = crate::visible::line(&unique_name).into_owned();
-    let shown_log = crate::visible::line(&log.to_string_lossy()).into_owned();
+    let shown_name = crate::terminal_text::line(&unique_name).into_owned();
+    let shown_log = crate::terminal_text::line(&log.to_string_lossy()).into_owned();
     let job = engine
         .start(
             inv,
@@ -97,7 +97,10 @@ pub(super) async fn run(
         let urls = if readiness.urls.is_empty() {
             String::new()
         } else {
-            format!(" at {}", crate::visible::line(&readiness.urls.join(" ")))
+            format!(
+                " at {}",
+                crate::terminal_text::line(&readiness.urls.join(" "))
+            )
         };
         let pid = snapshot.pid.unwrap_or(0);
         let record = crate::control::detached::Service {
@@ -125,7 +128,7 @@ pub(super) async fn run(
             "agg: {shown_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {shown_log}",
             readiness.waited_ms,
         );
-        let run_id = crate::visible::line(&record.run_id).into_owned();
+        let run_id = crate::terminal_text::line(&record.run_id).into_owned();
         let _ = match crate::control::detached::save(&record) {
             Ok(_) => writeln!(
                 err,

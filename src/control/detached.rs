@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::process::group_alive;
-use crate::places::OwnDir;
+use crate::own_dirs::OwnDir;
 
 /// How long the record of a service that ended is kept.
 pub const KEEP_ENDED: Duration = Duration::from_secs(24 * 3600);

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::places::OwnDir;
+use crate::own_dirs::OwnDir;
 
 /// The longest request line a server reads.
 const MAX_REQUEST_BYTES: usize = 64 * 1024;
@@ -85,7 +85,7 @@ pub enum Request {
 
 /// The directory of the sockets: `$XDG_RUNTIME_DIR/agg`, else `run/` in the state dir.
 pub fn socket_dir() -> OwnDir {
-    crate::places::socket_dir()
+    crate::own_dirs::socket_dir()
 }
 
 /// The prefix of the socket names of servers on `root`.

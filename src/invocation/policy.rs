@@ -123,8 +123,9 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
         rest = &after[vars..];
     }
     // What a terminal would not show is never data without a question that shows it.
-    let (hidden, rest): (Vec<&String>, Vec<&String>) =
-        rest.iter().partition(|a| crate::visible::has_invisible(a));
+    let (hidden, rest): (Vec<&String>, Vec<&String>) = rest
+        .iter()
+        .partition(|a| crate::terminal_text::has_invisible(a));
     out.extend(hidden.into_iter().map(|a| flag(a, INVISIBLE)));
     match descriptor.arguments {
         Arguments::Separated => {
@@ -223,7 +224,8 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
 /// The first argument holding a control character (a newline, a tab, ESC, NUL), with its
 /// index: no runner takes one as data a person could check, so it is refused, never asked.
 pub fn control_character(args: &[String]) -> Option<usize> {
-    args.iter().position(|a| crate::visible::has_control(a))
+    args.iter()
+        .position(|a| crate::terminal_text::has_control(a))
 }
 
 /// Names refused outright: each loads or redirects code (a library, an interpreter's

@@ -67,7 +67,7 @@ impl Server {
             count: changes.files.len(),
             files: changes.files.iter().take(NAMED_FILES).cloned().collect(),
         });
-        let mut text = super::tasks::list_text(&result);
+        let mut text = super::table_tools::list_text(&result);
         text.insert_str(
             0,
             &format!(

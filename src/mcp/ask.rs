@@ -144,7 +144,7 @@ fn shown_word(text: &str) -> String {
 fn describe(shown: &Shown) -> String {
     let mut text = format!(
         "  runs:      {}\n  directory: {}\n  defined:   {}",
-        crate::visible::cut_line(
+        crate::terminal_text::cut_line(
             &agg_runners::quote_command(&shown.runs.argv),
             admission::ARGV_CAP
         ),
@@ -155,7 +155,7 @@ fn describe(shown: &Shown) -> String {
         let _ = write!(
             text,
             "\n  argument added by the agent: {} ({})",
-            crate::visible::cut_line(
+            crate::terminal_text::cut_line(
                 &agg_runners::quote_command(std::slice::from_ref(&u.arg)),
                 admission::ARGV_CAP
             ),
@@ -167,7 +167,7 @@ fn describe(shown: &Shown) -> String {
             text,
             "\n  environment added by the agent: {}={}",
             shown_word(k),
-            crate::visible::cut_line(
+            crate::terminal_text::cut_line(
                 &agg_runners::quote_command(std::slice::from_ref(v)),
                 admission::ARGV_CAP
             )

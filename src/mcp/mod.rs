@@ -11,9 +11,9 @@ mod catalog;
 mod envelope;
 mod hosts;
 mod jobs;
-mod mcp_tasks;
 mod mirrors;
 mod outbox;
+mod per_task_tools;
 mod person_runs;
 mod readiness;
 mod regions;
@@ -27,8 +27,8 @@ mod server;
 mod start;
 mod state;
 mod stream;
-mod task_tools;
-mod tasks;
+mod table_tools;
+mod tasks_extension;
 mod transport;
 mod types;
 
@@ -40,9 +40,9 @@ use tokio::signal::unix::{SignalKind, signal};
 
 pub use catalog::TAIL_LINES;
 pub use hosts::{Host, NoSuchScope, Scope, Via, default_scope, host_config};
+pub use per_task_tools::{BadGlob, DEFAULT_CAP, TaskTools};
 pub use server::Server;
 pub use state::Settings;
-pub use task_tools::{BadGlob, DEFAULT_CAP, TaskTools};
 
 use crate::engine::{Engine, EngineConfig};
 use crate::live::LiveTable;

@@ -2,7 +2,7 @@
 //! that allows it: [`crate::allowlist::Allowlist::sandbox_for`]), and the refusal where this
 //! machine cannot sandbox. What a run's result says of it is [`super::sandboxed`].
 
-use crate::allowlist::Now;
+use crate::allowlist::OnDisk;
 use crate::sandbox::{self, Policy, Support};
 use crate::table::{Table, Task};
 
@@ -17,7 +17,7 @@ impl Server {
         &self,
         table: &Table,
         task: &Task,
-        now: &mut Now,
+        now: &mut OnDisk,
     ) -> Result<Policy, ToolError> {
         let spec = self.0.allowlist().sandbox_for(task, now);
         if !spec.no_sandbox
@@ -46,7 +46,7 @@ impl Server {
 impl Server {
     /// What an agent's run of `task` gets, in words (`describe_task`).
     pub(super) fn sandbox_words(&self, table: &Table, task: &Task) -> String {
-        let spec = self.0.allowlist().sandbox_for(task, &mut Now::new());
+        let spec = self.0.allowlist().sandbox_for(task, &mut OnDisk::new());
         Policy::new(&table.root, &spec, self.0.settings().allowlist.as_deref()).described()
     }
 }

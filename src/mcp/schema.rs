@@ -466,7 +466,7 @@ mod tests {
         let table = crate::table::Table::load(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/polyglot"),
         );
-        let per_task = crate::mcp::task_tools::TaskTools::new("*", 500)
+        let per_task = crate::mcp::per_task_tools::TaskTools::new("*", 500)
             .expect("glob")
             .tools(&table);
         let mut found = Vec::new();

@@ -27,12 +27,12 @@ use super::envelope::{ErrorCode, ToolError, failure, parse, tool_error};
 use super::render::{self};
 use super::resources;
 use super::types::{ListTasksResult, StatusArgs, TaskRow};
-use crate::allowlist::{Decision, LiveAllowlist, Now};
+use crate::allowlist::{Decision, LiveAllowlist, OnDisk};
 use crate::engine::{Engine, Job};
 use crate::live::LiveTable;
 use crate::table::{Table, Task};
 
-use super::task_tools::TaskTool;
+use super::per_task_tools::TaskTool;
 
 /// The `agg mcp` handler.
 #[derive(Debug, Clone)]
@@ -164,13 +164,16 @@ impl Server {
         } else {
             let mut err = tool_error(
                 ErrorCode::NotFound,
-                format!("no task named `{}`", crate::visible::cut_line(name, 256)),
+                format!(
+                    "no task named `{}`",
+                    crate::terminal_text::cut_line(name, 256)
+                ),
                 Some("list_tasks shows every task; pass its unique_name".to_owned()),
             );
             err.suggestions =
                 crate::resolve::suggest(table.tasks.iter().map(|t| t.unique_name.as_str()), name)
                     .iter()
-                    .map(|s| crate::visible::cut_line(s, 256))
+                    .map(|s| crate::terminal_text::cut_line(s, 256))
                     .collect();
             Err(err)
         }
@@ -187,7 +190,7 @@ impl Server {
         offset: usize,
         limit: usize,
     ) -> ListTasksResult {
-        let mut now = Now::new();
+        let mut now = OnDisk::new();
         let history = crate::history::History::open_existing(&table.root)
             .map(|h| h.summaries())
             .unwrap_or_default();
@@ -223,7 +226,7 @@ impl Server {
     }
 
     /// Whether agents may run `task`, its pins compared with what `now` reads from disk.
-    pub(super) fn decide(&self, task: &Task, now: &mut Now) -> Decision {
+    pub(super) fn decide(&self, task: &Task, now: &mut OnDisk) -> Decision {
         self.0.allowlist().decide(task, now)
     }
 
@@ -447,7 +450,7 @@ impl ServerHandler for Server {
                 return Err(ErrorData::invalid_params(
                     format!(
                         "unknown tool `{}`",
-                        crate::visible::cut_line(&req.name, 256)
+                        crate::terminal_text::cut_line(&req.name, 256)
                     ),
                     None,
                 ));

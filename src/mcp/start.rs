@@ -22,14 +22,14 @@ use rmcp::service::RequestContext;
 
 use super::ask::{self, Choice, Outcome, Retry};
 use super::envelope::{ErrorCode, ToolError, invalid, success, tool_error};
-use super::mcp_tasks;
 use super::readiness;
 use super::render::{self, RESULT_CAP};
 use super::server::{Server, is_modern};
 use super::stream;
+use super::tasks_extension;
 use super::types::{MAX_WAIT_MS, OutputMode, TaskStartArgs};
 use crate::admission::{self, Admission, Ask, Code, Facts, Refusal, Runs};
-use crate::allowlist::{Now, StoreError};
+use crate::allowlist::{OnDisk, StoreError};
 use crate::engine::ready::Probe;
 use crate::engine::{Duplicates, Invocation, StartError, Started};
 use crate::invocation::{InvocationError, RunOptions, invocation};
@@ -78,7 +78,7 @@ impl Server {
         retry: Retry,
     ) -> Result<CallToolResponse, ToolError> {
         let mut plan = self.plan(args).await?;
-        let mut now = Now::new();
+        let mut now = OnDisk::new();
         let matched = self.0.allowlist().matched(plan.task());
         let can_ask = can_ask(&ctx, &retry);
         let admission = admit(&plan, &mut now, &matched, can_ask)?;
@@ -167,7 +167,7 @@ impl Server {
         &self,
         plan: &mut Plan,
         ask: &Ask<'_>,
-        now: &Now,
+        now: &OnDisk,
         ctx: &RequestContext<RoleServer>,
         retry: &Retry,
     ) -> Result<Asked, ToolError> {
@@ -203,7 +203,7 @@ impl Server {
             Outcome::Unsupported => return Err(refused(ask.refusal.clone())),
         };
         // The answer covers what the person saw: the files must still say it.
-        let mut again = Now::new();
+        let mut again = OnDisk::new();
         admission::still_as_shown(again.current(&plan.table.root, plan.task()), &ask.shown)
             .map_err(refused)?;
         if ask.permission.is_some() {
@@ -227,7 +227,7 @@ impl Server {
 
     /// Writes the person's answer as `agg allow` / `agg deny` would, pinning what they were
     /// shown (`now`); `Err` for a deny.
-    async fn record(&self, choice: Choice, plan: &Plan, now: &Now) -> Result<(), ToolError> {
+    async fn record(&self, choice: Choice, plan: &Plan, now: &OnDisk) -> Result<(), ToolError> {
         if choice == Choice::Once {
             return Ok(());
         }
@@ -344,7 +344,7 @@ impl Server {
         }
         if waited == Some(false)
             && plan.probe.is_none()
-            && mcp_tasks::declared(&ctx)
+            && tasks_extension::declared(&ctx)
             && job.is_running()
         {
             return Ok(CallToolResponse::Task(self.0.mcp_tasks().create(
@@ -364,7 +364,7 @@ impl Server {
 /// admission. `now` keeps what was read, for the pin a lasting answer writes.
 fn admit<'m>(
     plan: &Plan,
-    now: &mut Now,
+    now: &mut OnDisk,
     matched: &'m crate::allowlist::Matched,
     can_ask: bool,
 ) -> Result<Admission<'m>, ToolError> {

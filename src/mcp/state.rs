@@ -12,8 +12,8 @@ use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 
 use super::ask::Asker;
+use super::per_task_tools::{self, TaskTools};
 use super::resources::Subscriptions;
-use super::task_tools::{self, TaskTools};
 use crate::allowlist::LiveAllowlist;
 use crate::engine::Engine;
 use crate::live::LiveTable;
@@ -38,7 +38,7 @@ pub struct Settings {
 pub struct State {
     root: PathBuf,
     live: LiveTable,
-    task_tools: RwLock<task_tools::Selection>,
+    task_tools: RwLock<per_task_tools::Selection>,
     engine: Engine,
     allowlist: Mutex<LiveAllowlist>,
     level: Mutex<Option<LoggingLevel>>,
@@ -49,7 +49,7 @@ pub struct State {
     modern: AtomicBool,
     subscriptions: Mutex<Subscriptions>,
     asker: Asker,
-    mcp_tasks: super::mcp_tasks::McpTasks,
+    mcp_tasks: super::tasks_extension::McpTasks,
     /// The person's runs, mirrored for reading.
     person_runs: super::mirrors::Mirrors,
 }
@@ -62,7 +62,7 @@ impl State {
         engine: Engine,
         allowlist: LiveAllowlist,
         settings: Settings,
-        task_tools: task_tools::Selection,
+        task_tools: per_task_tools::Selection,
     ) -> State {
         State {
             root,
@@ -77,7 +77,7 @@ impl State {
             modern: AtomicBool::new(false),
             subscriptions: Mutex::new(Subscriptions::default()),
             asker: Asker::default(),
-            mcp_tasks: super::mcp_tasks::McpTasks::default(),
+            mcp_tasks: super::tasks_extension::McpTasks::default(),
             person_runs: super::mirrors::Mirrors::default(),
         }
     }
@@ -93,12 +93,12 @@ impl State {
     }
 
     /// The per-task tools served now.
-    pub fn task_tools(&self) -> RwLockReadGuard<'_, task_tools::Selection> {
+    pub fn task_tools(&self) -> RwLockReadGuard<'_, per_task_tools::Selection> {
         self.task_tools.read_locked()
     }
 
     /// The per-task tools, to replace.
-    pub fn task_tools_mut(&self) -> RwLockWriteGuard<'_, task_tools::Selection> {
+    pub fn task_tools_mut(&self) -> RwLockWriteGuard<'_, per_task_tools::Selection> {
         self.task_tools.write_locked()
     }
 
@@ -153,7 +153,7 @@ impl State {
     }
 
     /// The MCP Tasks the session created.
-    pub fn mcp_tasks(&self) -> &super::mcp_tasks::McpTasks {
+    pub fn mcp_tasks(&self) -> &super::tasks_extension::McpTasks {
         &self.mcp_tasks
     }
 

@@ -1,5 +1,5 @@
 //! Where the records and logs of a person's runs live: `person-runs/` in agg's state
-//! directory (the user's alone, mode 0700, through [`crate::places::OwnDir`]; every file
+//! directory (the user's alone, mode 0700, through [`crate::own_dirs::OwnDir`]; every file
 //! 0600; never writable by a sandboxed run, so a task cannot forge a run agents then read), one `RUN_ID.json` and its
 //! `RUN_ID.log` per run, named after the repository. A record is replaced whole (written
 //! beside, then renamed), so a reader never sees half of one. At most [`MAX_RECORDS`] records
@@ -23,8 +23,8 @@ pub const MAX_RECORDS: usize = 256;
 const MAX_RECORD_BYTES: u64 = 64 * 1024;
 
 /// The directory of the records and logs, as agg's own.
-fn place() -> crate::places::OwnDir {
-    crate::places::OwnDir::state().join("person-runs")
+fn place() -> crate::own_dirs::OwnDir {
+    crate::own_dirs::OwnDir::state().join("person-runs")
 }
 
 /// The directory of the records and logs.

@@ -151,9 +151,9 @@ pub fn own_dirs(allowlist: Option<&Path>) -> Vec<PathBuf> {
             dirs.extend(real.parent().map(Path::to_path_buf));
         }
     }
-    dirs.extend(crate::places::config_dir());
-    dirs.push(crate::places::OwnDir::state().path());
-    dirs.push(crate::places::socket_dir().path());
+    dirs.extend(crate::own_dirs::config_dir());
+    dirs.push(crate::own_dirs::OwnDir::state().path());
+    dirs.push(crate::own_dirs::socket_dir().path());
     dirs
 }
 

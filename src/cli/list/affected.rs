@@ -11,7 +11,7 @@ use super::{fit, rows};
 use crate::affected::Hit;
 use crate::error::Error;
 use crate::table::{Filter, Table};
-use crate::visible;
+use crate::terminal_text;
 
 /// What `--affected` was asked, with the listing's other options.
 pub(super) struct How<'a> {
@@ -82,7 +82,7 @@ fn write(
         .files
         .iter()
         .take(NAMED_FILES)
-        .map(|f| visible::line(f).into_owned())
+        .map(|f| terminal_text::line(f).into_owned())
         .collect();
     let more = changes.files.len().saturating_sub(NAMED_FILES);
     let files = if more > 0 {
@@ -98,7 +98,7 @@ fn write(
             rows::DIM,
             format!(
                 "nothing changed against {}",
-                visible::line(&changes.against)
+                terminal_text::line(&changes.against)
             ),
         );
         heading.write(out, columns)?;
@@ -110,7 +110,7 @@ fn write(
             "{} affected by {} against {}: {files}",
             plural(hits.len(), "task", "tasks"),
             plural(changes.files.len(), "changed file", "changed files"),
-            visible::line(&changes.against),
+            terminal_text::line(&changes.against),
         ),
     );
     heading.write(out, columns)?;
@@ -130,7 +130,7 @@ fn write(
         let mut why = fit::Line::new();
         why.push(
             rows::DIM,
-            format!("← {}", visible::line(&first.why.to_string())),
+            format!("← {}", terminal_text::line(&first.why.to_string())),
         );
         why.write(out, columns)?;
         let group: Vec<_> = hits[start..start + len]

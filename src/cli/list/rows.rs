@@ -14,7 +14,7 @@ use anstyle::{AnsiColor, Style};
 use super::fit::{self, Line};
 use crate::history::Summaries;
 use crate::table::Task;
-use crate::visible;
+use crate::terminal_text;
 
 const DIR: Style = Style::new().bold();
 const NAME: Style = AnsiColor::Cyan.on_default().bold();
@@ -92,7 +92,7 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
             files.push(f);
         }
     }
-    let files: Vec<_> = files.iter().map(|f| visible::line(f)).collect();
+    let files: Vec<_> = files.iter().map(|f| terminal_text::line(f)).collect();
     let mut heading = Line::new();
     heading
         .push(
@@ -100,7 +100,7 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
             if dir == "." {
                 "./".to_owned()
             } else {
-                visible::line(dir).into_owned()
+                terminal_text::line(dir).into_owned()
             },
         )
         .push(Style::new(), " ")
@@ -109,7 +109,7 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
 
     let names: Vec<String> = group
         .iter()
-        .map(|t| visible::line(&t.unique_name).into_owned())
+        .map(|t| terminal_text::line(&t.unique_name).into_owned())
         .collect();
     let cut_defaults = view.columns.map(|_| MAX_DEFAULT);
     let mut signatures: Vec<String> = group
@@ -198,8 +198,10 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
             } else {
                 format!("{}/{}", t.dir, t.source_name)
             };
-            tail.push(Style::new(), "  ")
-                .push(DIM, format!("[{} {}]", t.runner, visible::line(&local)));
+            tail.push(Style::new(), "  ").push(
+                DIM,
+                format!("[{} {}]", t.runner, terminal_text::line(&local)),
+            );
         }
         let mut row = head;
         match view.columns {
@@ -243,7 +245,7 @@ fn name_width(names: &[String], signatures: &[String], columns: Option<usize>) -
 fn description(t: &Task) -> (Style, String) {
     let first_line = |s: &str| {
         // A tab would move the rest of the row by an amount only the terminal knows.
-        visible::text(s.lines().next().unwrap_or_default()).replace('\t', " ")
+        terminal_text::text(s.lines().next().unwrap_or_default()).replace('\t', " ")
     };
     if let Some(desc) = t.description.as_deref() {
         return (Style::new(), first_line(desc));
@@ -257,7 +259,7 @@ fn description(t: &Task) -> (Style, String) {
     {
         return (DIM, format!("$ {}", first_line(script.trim())));
     }
-    (DIM, format!("$ {}", visible::line(&t.command)))
+    (DIM, format!("$ {}", terminal_text::line(&t.command)))
 }
 
 /// The mark of a task that asks first or is a service, or `""`.
@@ -289,10 +291,10 @@ pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String 
             .iter()
             .find(|f| f.starts_with("--"))
             .or(p.flags.first());
-        s.push_str(&visible::line(flag.unwrap_or(&p.name)));
+        s.push_str(&terminal_text::line(flag.unwrap_or(&p.name)));
         if let Some(default) = &p.default {
             s.push_str("=\"");
-            let default = visible::line(default);
+            let default = terminal_text::line(default);
             match max_default {
                 Some(max) if fit::width(&default) > max => s.push_str(&fit::cut(&default, max)),
                 _ => s.push_str(&default),

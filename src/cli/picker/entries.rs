@@ -7,7 +7,7 @@ use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
 use crate::table::Task;
-use crate::visible;
+use crate::terminal_text;
 
 /// What a match within the name alone is worth above one that needs the runner or the
 /// description: more than any score nucleo gives a short query, so names rank first.
@@ -28,14 +28,14 @@ pub(super) struct Entry {
 
 impl Entry {
     fn of(index: usize, task: &Task) -> Entry {
-        let name = visible::line(&task.unique_name);
+        let name = terminal_text::line(&task.unique_name);
         let runner = task.runner.name();
         let summary = task
             .description
             .as_deref()
             .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
             .map_or_else(|| format!("$ {}", task.command), str::to_owned);
-        let summary = visible::line(&summary);
+        let summary = terminal_text::line(&summary);
         Entry {
             task: index,
             text: format!("{name} {runner} {summary}"),

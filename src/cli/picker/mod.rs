@@ -83,7 +83,7 @@ pub(super) fn choose(
                 .collect(),
             Some(format!(
                 "`{}` names {} tasks: pick one",
-                crate::visible::line(name),
+                crate::terminal_text::line(name),
                 tasks.len()
             )),
         ),
@@ -108,7 +108,7 @@ pub(super) fn choose(
     let _ = writeln!(
         err,
         "{dim}agg run {}{dim:#}",
-        crate::visible::line(&task.unique_name)
+        crate::terminal_text::line(&task.unique_name)
     );
     let Some(answers) = params::ask(task).map_err(Error::Terminal)? else {
         return Ok(Choice::Exit(ExitCode::from(LEFT)));

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 
 use crate::table::Task;
-use crate::visible;
+use crate::terminal_text;
 
 /// What the answers add to the run.
 pub(super) struct Answers {
@@ -37,16 +37,16 @@ pub(super) fn ask(task: &Task) -> io::Result<Option<Answers>> {
     let dim = anstyle::Style::new().dimmed();
     for p in &task.params {
         let value = loop {
-            let mut prompt = format!("{bold}{}{bold:#}", visible::line(&p.name));
+            let mut prompt = format!("{bold}{}{bold:#}", terminal_text::line(&p.name));
             if let Some(help) = &p.help {
-                let _ = write!(prompt, " {dim}({}){dim:#}", visible::line(help));
+                let _ = write!(prompt, " {dim}({}){dim:#}", terminal_text::line(help));
             }
             if p.variadic.is_some() {
                 let _ = write!(prompt, " {dim}[several: separate with spaces]{dim:#}");
             }
             match &p.default {
                 Some(default) => {
-                    let _ = write!(prompt, " [{}]", visible::line(default));
+                    let _ = write!(prompt, " [{}]", terminal_text::line(default));
                 }
                 None if p.required => {
                     let _ = write!(prompt, " {dim}(required){dim:#}");

@@ -1,6 +1,6 @@
 //! What the picker draws, with ratatui: the query line with the match count, the matching
 //! tasks with the matched characters highlighted, and a preview of the selected one. Every
-//! text a task file wrote is drawn in its [`crate::visible`] form.
+//! text a task file wrote is drawn in its [`crate::terminal_text`] form.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use super::entries::{Entries, Entry};
 use crate::history::Summaries;
 use crate::table::{Table, Task};
-use crate::visible;
+use crate::terminal_text;
 
 /// From this width on the preview sits beside the list, else below it.
 const SIDE_BY_SIDE: u16 = 100;
@@ -247,19 +247,23 @@ fn preview_lines(task: &Task, history: &Summaries) -> Vec<Line<'static>> {
     let field = |key: &str, value: String| {
         Line::from(vec![
             Span::styled(format!("{key:<11} "), KEY),
-            Span::raw(visible::line(&value).into_owned()),
+            Span::raw(terminal_text::line(&value).into_owned()),
         ])
     };
     let mut lines = vec![Line::from(vec![
-        Span::styled(visible::line(&task.unique_name).into_owned(), KEY),
+        Span::styled(terminal_text::line(&task.unique_name).into_owned(), KEY),
         Span::styled(
-            format!("  {}: {}", task.runner, visible::line(&task.source_name)),
+            format!(
+                "  {}: {}",
+                task.runner,
+                terminal_text::line(&task.source_name)
+            ),
             DIM,
         ),
     ])];
     if let Some(desc) = &task.description {
         for l in desc.lines() {
-            lines.push(Line::raw(visible::line(l).into_owned()));
+            lines.push(Line::raw(terminal_text::line(l).into_owned()));
         }
     }
     lines.push(Line::raw(""));

@@ -277,7 +277,8 @@ pub enum PlaceError {
 
 impl fmt::Display for PlaceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown = |path: &Path| crate::visible::line(&path.display().to_string()).into_owned();
+        let shown =
+            |path: &Path| crate::terminal_text::line(&path.display().to_string()).into_owned();
         match self {
             PlaceError::Symlink { path } => write!(
                 f,
@@ -397,7 +398,7 @@ mod tests {
     #[test]
     fn a_directory_another_user_made_is_refused() {
         if !is_root() {
-            eprintln!("SKIPPED places: chown needs root");
+            eprintln!("SKIPPED own_dirs: chown needs root");
             return;
         }
         let base = tempfile::tempdir().expect("tmp");

@@ -12,14 +12,14 @@ use rmcp::service::RequestContext;
 use super::ask::Retry;
 use super::catalog::{self};
 use super::envelope::{ErrorCode, ToolError, ToolResult, invalid, parse, success, tool_error};
+use super::per_task_tools::{self};
 use super::server::Server;
-use super::task_tools::{self};
 use super::types::{
     AffectedArg, DescribeResult, DescribeTaskArgs, ListTasksArgs, ListTasksResult, TaskStartArgs,
 };
-use crate::allowlist::{Decision, Now};
+use crate::allowlist::{Decision, OnDisk};
 use crate::table::{Filter, Task};
-use crate::visible::cut_line;
+use crate::terminal_text::cut_line;
 
 impl Server {
     pub(super) async fn list_tasks(&self, args: ListTasksArgs) -> ToolResult {
@@ -94,7 +94,7 @@ impl Server {
     pub(super) async fn describe_task(&self, args: DescribeTaskArgs) -> ToolResult {
         let (table, i, _) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
-        let decision = self.decide(task, &mut Now::new());
+        let decision = self.decide(task, &mut OnDisk::new());
         let mut detail = crate::detail::of(
             task,
             crate::availability::runner_path(&table.root, &task.dir, task.runner)
@@ -152,7 +152,7 @@ impl Server {
                 Some("list_tasks shows the current tasks".to_owned()),
             ));
         };
-        let start = task_tools::start_arguments(task, &args).map_err(invalid)?;
+        let start = per_task_tools::start_arguments(task, &args).map_err(invalid)?;
         let start: TaskStartArgs = parse(Some(start))?;
         self.task_start(start, ctx, retry).await
     }

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::types::{MAX_WAIT_MS, OutputMode};
 use crate::service::ReadySpec;
 use crate::table::{Table, Task};
-use crate::visible::cut_line;
+use crate::terminal_text::cut_line;
 
 /// Most per-task tools served unless the user asks for fewer.
 pub const DEFAULT_CAP: usize = 40;
