@@ -30,7 +30,7 @@ pub const MAX_TASKS: usize = 5_000;
 /// Repositories with a store per user; the stores written least recently are removed first.
 pub const MAX_STORES: usize = 256;
 /// How long a write waits for another process's write before the run is skipped.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(1);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
 /// The newest runs a typical duration is the median of.
 pub const TYPICAL_OF: usize = 20;
 /// The most runs [`History::recent`] returns.
