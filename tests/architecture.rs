@@ -843,3 +843,127 @@ fn the_string_error_checker_finds_a_planted_one() {
         ]
     );
 }
+
+/// The longest a function may be, in lines from its `fn` to its closing brace.
+const MAX_FUNCTION_LINES: usize = 120;
+
+/// The functions over [`MAX_FUNCTION_LINES`] when the bound was set, each with its length
+/// then: most are a parser's or a writer's one `match` over every case (a tokenizer, a
+/// report format, `Display` of every error), the others wait to be split. The list may only
+/// shrink: a function that grows past the bound fails, and one that no longer does asks to
+/// be taken off.
+const LONG_FUNCTIONS: &[(&str, &str, usize)] = &[
+    ("src/detail.rs", "write", 199),
+    ("runners/src/graph/python.rs", "read", 184),
+    ("runners/src/make/reader.rs", "finish", 174),
+    ("src/engine/mod.rs", "start", 166),
+    ("src/scan/warm.rs", "update_walk", 147),
+    ("runners/src/taskfile/task.rs", "read", 147),
+    ("src/scan/index.rs", "apply", 144),
+    ("runners/src/rake/mod.rs", "read", 144),
+    ("runners/src/just/parser.rs", "recipe", 144),
+    ("src/cli/list/rows.rs", "write_block", 140),
+    ("src/mcp/schema.rs", "rewrite", 136),
+    ("src/scan/warm.rs", "warm", 135),
+    ("runners/src/mage/lexer.rs", "tokenize", 135),
+    ("src/results/reports.rs", "wanted", 134),
+    ("src/results/node_test.rs", "parse", 133),
+    ("src/error.rs", "fmt", 133),
+    ("src/invocation/policy.rs", "unvetted", 132),
+    ("runners/src/cmake/lists.rs", "file", 131),
+    ("src/cli/until_ready.rs", "run", 129),
+    ("src/results/pytest.rs", "parse", 123),
+];
+
+/// `(file, function, lines)` of every function in `text` longer than `max` lines: from a
+/// line that declares it (`fn`, with any qualifiers) to the first line after it that closes
+/// a brace at the declaration's indentation. rustfmt's layout makes that the function's end.
+fn long_functions(file: &str, text: &str, max: usize) -> Vec<(String, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let rest = [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "async ",
+            "const ",
+            "unsafe ",
+        ]
+        .iter()
+        .fold(trimmed, |rest, q| rest.strip_prefix(q).unwrap_or(rest));
+        let Some(name) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        if line.trim_end().ends_with(';') {
+            continue;
+        }
+        let name: String = name
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let close = format!("{indent}}}");
+        let Some(end) = lines[i + 1..].iter().position(|l| l.trim_end() == close) else {
+            continue;
+        };
+        let length = end + 2;
+        if length > max {
+            out.push((file.to_owned(), name, length));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_grows_past_the_bound() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for src in ["src", "runners/src"] {
+        for file in rust_files(&root.join(src)) {
+            let rel = file.strip_prefix(root).unwrap_or(&file);
+            let text = std::fs::read_to_string(&file).expect("read");
+            found.extend(long_functions(
+                &rel.to_string_lossy(),
+                &text,
+                MAX_FUNCTION_LINES,
+            ));
+        }
+    }
+    let mut grown = Vec::new();
+    for (file, name, length) in &found {
+        let known = LONG_FUNCTIONS
+            .iter()
+            .find(|(f, n, _)| f == file && n == name);
+        match known {
+            Some((_, _, then)) if length <= then => {}
+            Some((_, _, then)) => grown.push(format!(
+                "{file}: fn {name} grew from {then} to {length} lines"
+            )),
+            None => grown.push(format!(
+                "{file}: fn {name} is {length} lines (at most {MAX_FUNCTION_LINES})"
+            )),
+        }
+    }
+    assert!(grown.is_empty(), "split these: {grown:#?}");
+    let shrunk: Vec<String> = LONG_FUNCTIONS
+        .iter()
+        .filter(|(f, n, _)| !found.iter().any(|(file, name, _)| file == f && name == n))
+        .map(|(f, n, _)| format!("{f}: fn {n}"))
+        .collect();
+    assert!(
+        shrunk.is_empty(),
+        "now within {MAX_FUNCTION_LINES} lines: take them off LONG_FUNCTIONS: {shrunk:?}"
+    );
+}
+
+#[test]
+fn the_length_checker_finds_a_planted_long_function() {
+    let body = "    let x = 1;\n".repeat(130);
+    let text = format!("fn short() {{\n}}\n\npub(crate) fn long() {{\n{body}}}\n");
+    assert_eq!(
+        long_functions("a.rs", &text, MAX_FUNCTION_LINES),
+        [("a.rs".to_owned(), "long".to_owned(), 132)]
+    );
+}
