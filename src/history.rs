@@ -42,7 +42,7 @@ const FORMAT: i64 = 1;
 
 /// Who ran a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub enum Via {
+pub enum StartedBy {
     /// `agg run` in a terminal.
     #[serde(rename = "agg run")]
     Run,
@@ -51,17 +51,21 @@ pub enum Via {
     Mcp,
 }
 
-impl Via {
+impl StartedBy {
     /// `agg run` or `agg mcp`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Via::Run => "agg run",
-            Via::Mcp => "agg mcp",
+            StartedBy::Run => "agg run",
+            StartedBy::Mcp => "agg mcp",
         }
     }
 
-    fn from_str(s: &str) -> Via {
-        if s == "agg mcp" { Via::Mcp } else { Via::Run }
+    fn from_str(s: &str) -> StartedBy {
+        if s == "agg mcp" {
+            StartedBy::Mcp
+        } else {
+            StartedBy::Run
+        }
     }
 }
 
@@ -93,7 +97,7 @@ pub struct Run {
     /// Whether agg stopped it (a service stopped by a person or an agent).
     pub stopped: bool,
     /// Who ran it.
-    pub via: Via,
+    pub via: StartedBy,
 }
 
 impl Run {
@@ -104,7 +108,7 @@ impl Run {
 
     /// The finished run of `job`, the task being `file` and `source`; `None` while it runs
     /// and for a job that never started (nothing ran, nothing to time).
-    pub fn of_job(job: &Job, via: Via, file: &str, source: &str) -> Option<Run> {
+    pub fn of_job(job: &Job, via: StartedBy, file: &str, source: &str) -> Option<Run> {
         let snap = job.snapshot();
         if matches!(snap.state, JobState::Running | JobState::FailedToStart) {
             return None;
@@ -442,7 +446,7 @@ impl History {
                     exit_code: r.get(5)?,
                     signal: r.get(6)?,
                     stopped: r.get(7)?,
-                    via: Via::from_str(&r.get::<_, String>(8)?),
+                    via: StartedBy::from_str(&r.get::<_, String>(8)?),
                 })
             })?;
             rows.collect()
@@ -460,7 +464,7 @@ impl History {
 /// engine's blocking thread, so starting a task never waits for it.
 pub fn recorder(
     root: PathBuf,
-    via: Via,
+    via: StartedBy,
     locate: impl Fn(&str) -> Option<(String, String)> + Send + Sync + 'static,
 ) -> OnFinish {
     let store: OnceLock<Option<History>> = OnceLock::new();
@@ -740,7 +744,7 @@ mod tests {
             exit_code: Some(exit_code),
             signal: None,
             stopped: false,
-            via: Via::Run,
+            via: StartedBy::Run,
         }
     }
 

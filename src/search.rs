@@ -43,7 +43,7 @@ const MAX_CORRECTED_WORD: usize = 64;
 
 /// What [`find`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
+pub struct Matches {
     /// Indices into `table.tasks` of the tasks that match, best first.
     pub indices: Vec<usize>,
     /// When nothing matched: queries that would find tasks, best first.
@@ -72,7 +72,7 @@ const HITS: usize = Hit::Description as usize + 1;
 /// The tasks `filter` selects (runners, directory, query), best first; when its query
 /// finds none in the selected runners and directory, suggestions. Without a query, every
 /// task in scope, in table order.
-pub fn find(table: &Table, filter: &Filter) -> Found {
+pub fn find(table: &Table, filter: &Filter) -> Matches {
     let words = filter.words();
     let scope = || {
         table
@@ -82,7 +82,7 @@ pub fn find(table: &Table, filter: &Filter) -> Found {
             .filter(|(_, t)| filter.in_scope(t))
     };
     if words.is_empty() {
-        return Found {
+        return Matches {
             indices: scope().map(|(i, _)| i).collect(),
             suggestions: Vec::new(),
         };
@@ -100,7 +100,7 @@ pub fn find(table: &Table, filter: &Filter) -> Found {
     } else {
         Vec::new()
     };
-    Found {
+    Matches {
         indices,
         suggestions,
     }
@@ -477,7 +477,7 @@ mod tests {
             .collect()
     }
 
-    fn search(table: &Table, query: &str) -> Found {
+    fn search(table: &Table, query: &str) -> Matches {
         let filter = Filter {
             query: Some(query.to_owned()),
             ..Filter::default()

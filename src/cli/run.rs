@@ -191,10 +191,11 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, Error> {
         root: root.path.clone(),
         located: located.clone(),
     };
-    let on_finish =
-        crate::history::recorder(root.path.clone(), crate::history::Via::Run, move |name| {
-            located.get(name).cloned()
-        });
+    let on_finish = crate::history::recorder(
+        root.path.clone(),
+        crate::history::StartedBy::Run,
+        move |name| located.get(name).cloned(),
+    );
     if let Some(probe) = ready {
         let task = steps[0].0.task;
         let origin = super::until_ready::Origin {

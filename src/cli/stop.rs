@@ -13,7 +13,7 @@ use nix::sys::signal::Signal;
 use crate::control::{Request, client, detached};
 use crate::engine::process;
 use crate::error::Error;
-use crate::history::{History, Run, Via};
+use crate::history::{History, Run, StartedBy};
 
 /// Options of `agg stop`.
 #[derive(Debug, clap::Args)]
@@ -149,7 +149,7 @@ fn stop_service(args: &StopArgs) -> Result<ExitCode, Error> {
                 Signal::SIGKILL as i32
             }),
             stopped: true,
-            via: Via::Run,
+            via: StartedBy::Run,
         });
     }
     println!("{shown} stopped: by {how}");

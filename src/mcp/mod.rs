@@ -100,7 +100,7 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
         max_running: opts.max_runs,
         on_finish: Some(crate::history::recorder(
             root.clone(),
-            crate::history::Via::Mcp,
+            crate::history::StartedBy::Mcp,
             locate,
         )),
         ..EngineConfig::default()

@@ -1,5 +1,5 @@
 //! What a parse learnt from the file system, so that a later scan can tell, with a `stat` or
-//! two, whether the parse would still give the same ([`Found`]).
+//! two, whether the parse would still give the same ([`ParsedFile`]).
 //!
 //! An adapter reads its task file and, through the [`Files`] view, whatever else it needs: an
 //! included Makefile, the parent `package.json`, whether a lockfile is there, the entries of a
@@ -20,7 +20,7 @@ use crate::repo_files::RepoFiles;
 
 /// A parse result with what it was made from.
 #[derive(Debug, Clone, Default, bitcode::Encode, bitcode::Decode)]
-pub struct Found {
+pub struct ParsedFile {
     /// The tasks, diagnostics and pulled-in files of the parse.
     pub parsed: Parsed,
     /// The task file's stamp as it was read; `None` when it cannot vouch for what was read
@@ -73,8 +73,8 @@ impl FactTable {
     }
 
     /// Drops the facts no parse in `found` refers to, renumbering the rest.
-    pub fn compact<'a>(&mut self, found: impl Iterator<Item = &'a mut Found>) {
-        let found: Vec<&mut Found> = found.collect();
+    pub fn compact<'a>(&mut self, found: impl Iterator<Item = &'a mut ParsedFile>) {
+        let found: Vec<&mut ParsedFile> = found.collect();
         let mut new_id = vec![u32::MAX; self.facts.len()];
         let mut kept = Vec::new();
         for f in &found {

@@ -1,6 +1,6 @@
 //! [`Index`]: what the scan knows about a repository, updated cheaply per batch of changed
 //! paths, with what it looked at to know it (each directory's stamp and ignore files, what
-//! each parse read: [`DirRecord`], [`Found`]) for a later scan to check instead of reading.
+//! each parse read: [`DirRecord`], [`ParsedFile`]) for a later scan to check instead of reading.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use agg_runners::{ADAPTERS, Adapter, Diagnostic, Task, parent};
 use rayon::prelude::*;
 
-use super::facts::{Fact, FactTable, Found};
+use super::facts::{Fact, FactTable, ParsedFile};
 use super::listing::{listed, listed_order, parse_file};
 use super::stamp::Stamp;
 use super::tracked::Tracked;
@@ -50,7 +50,7 @@ pub struct Index {
     /// Every candidate task file the walk saw, by (adapter, directory).
     pub(super) candidates: BTreeMap<(usize, String), Group>,
     /// The parse result of every chosen candidate, with what the parse read.
-    pub(super) parsed: BTreeMap<String, Found>,
+    pub(super) parsed: BTreeMap<String, ParsedFile>,
     /// What the parses read, each fact once.
     pub(super) facts: FactTable,
     /// Directories the walk entered.
@@ -290,7 +290,7 @@ impl Index {
                 .collect();
             listed_order(&entries)
         };
-        let mut found: Vec<Option<Found>> = parsed.into_values().map(Some).collect();
+        let mut found: Vec<Option<ParsedFile>> = parsed.into_values().map(Some).collect();
         let count = order
             .iter()
             .filter_map(|&i| found[i].as_ref())
@@ -517,7 +517,7 @@ impl Index {
     }
 
     pub(super) fn parse(&mut self, jobs: &[(usize, String)]) {
-        let results: Vec<(String, (Found, Vec<super::facts::Fact>))> = {
+        let results: Vec<(String, (ParsedFile, Vec<super::facts::Fact>))> = {
             let files = RepoFiles::new(&self.root).with_walk(&*self);
             let keeps = self.keeps;
             let one = |(adapter, rel): &(usize, String)| {

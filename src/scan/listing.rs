@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
 
-use super::facts::{Fact, Found, Recorder};
+use super::facts::{Fact, ParsedFile, Recorder};
 use super::stamp::Stamp;
 use crate::naming::canonical_order;
 use crate::repo_files::{Gated, Opened, ReadError, RepoFiles, Text};
@@ -18,7 +18,7 @@ pub(super) fn parse_file(
     rel: &str,
     files: &RepoFiles,
     record: bool,
-) -> (Found, Vec<Fact>) {
+) -> (ParsedFile, Vec<Fact>) {
     let recorder = Recorder::new(files);
     let view: &dyn Files = if record { &recorder } else { files };
     let (parsed, opened) = match read_source(adapter, rel, files) {
@@ -28,7 +28,7 @@ pub(super) fn parse_file(
     };
     if !record {
         return (
-            Found {
+            ParsedFile {
                 parsed,
                 main: None,
                 facts: Vec::new(),
@@ -43,7 +43,7 @@ pub(super) fn parse_file(
         // that, unless it is a symlink.
         None => Stamp::at(&files.abs(rel)).filter(|s| !s.is_symlink()),
     };
-    let found = Found {
+    let found = ParsedFile {
         parsed,
         main,
         facts: Vec::new(),
@@ -141,7 +141,7 @@ pub(super) fn parse_text(
 /// Drops the results of files that another file pulled in. Files nobody pulls in are kept,
 /// and so everything they pull in is dropped; files caught only in an include cycle keep the
 /// shallowest side.
-pub(super) fn listed(parsed: &BTreeMap<String, Found>) -> (Vec<&str>, Vec<String>) {
+pub(super) fn listed(parsed: &BTreeMap<String, ParsedFile>) -> (Vec<&str>, Vec<String>) {
     let entries: Vec<(&str, &Parsed)> = parsed
         .iter()
         .map(|(k, v)| (k.as_str(), &v.parsed))

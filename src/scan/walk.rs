@@ -33,7 +33,7 @@ pub(super) struct Walked {
 /// What a walk finds among the files: candidate task files (adapter, rank, path) and the
 /// manifests of the workspace graph.
 #[derive(Default)]
-pub(super) struct Found {
+pub(super) struct WalkFinds {
     candidates: Mutex<Vec<(usize, u8, String)>>,
     manifests: Mutex<Vec<String>>,
 }
@@ -170,7 +170,7 @@ pub(super) fn walk_serial(
     budget: usize,
     prune: Option<&Arc<Prune>>,
 ) -> Option<Walked> {
-    let found = Found::default();
+    let found = WalkFinds::default();
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
     for (seen, entry) in walk_builder(start, look.ignores, prune).build().enumerate() {
@@ -186,7 +186,7 @@ pub(super) fn walk_serial(
 }
 
 pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>>) -> Walked {
-    let found = Found::default();
+    let found = WalkFinds::default();
     let dirs = Mutex::new(Vec::new());
     let diags = Mutex::new(Vec::new());
     walk_builder(start, look.ignores, prune)
@@ -203,7 +203,7 @@ pub(super) fn walk_parallel(look: &Look, start: &Path, prune: Option<&Arc<Prune>
 
 fn finish(
     ignores: &Ignores,
-    found: Found,
+    found: WalkFinds,
     dirs: Mutex<Vec<(String, Option<Stamp>)>>,
     diags: Mutex<Vec<Diagnostic>>,
 ) -> Walked {
@@ -223,7 +223,7 @@ fn finish(
 pub(super) fn record(
     look: &Look,
     entry: Result<ignore::DirEntry, ignore::Error>,
-    found: &Found,
+    found: &WalkFinds,
     dirs: &Mutex<Vec<(String, Option<Stamp>)>>,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
@@ -280,7 +280,7 @@ pub(super) fn visit(
     rel: &Path,
     entry: &ignore::DirEntry,
     ignores: &Ignores,
-    found: &Found,
+    found: &WalkFinds,
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {

@@ -2,7 +2,7 @@
 //! with `stat` calls instead of walking and parsing again, and brought up to date by reading
 //! exactly what changed ([`Index::load`]).
 //!
-//! What is kept ([`Head`], the [`DirRecord`] of every directory entered, the [`Found`] of every
+//! What is kept ([`Head`], the [`DirRecord`] of every directory entered, the [`ParsedFile`] of every
 //! task file parsed) and how each part is checked:
 //!
 //! - every directory entered: its stamp. Same inode, same times, settled: its entries are
@@ -37,7 +37,7 @@ use agg_runners::{Diagnostic, Files, parent};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::facts::{Fact, FactTable, Found};
+use super::facts::{Fact, FactTable, ParsedFile};
 use super::ignores::tracked_at;
 use super::index::{DirRecord, Index, Outside};
 use super::stamp::{Below, Clock, Stamp};
@@ -240,7 +240,7 @@ impl Kept<'_> {
     fn parses(
         checks: BTreeMap<String, KeptCheck>,
         parsed: &[u8],
-    ) -> Option<BTreeMap<String, Found>> {
+    ) -> Option<BTreeMap<String, ParsedFile>> {
         let parsed: Vec<agg_runners::Parsed> = bitcode::decode(parsed).ok()?;
         if parsed.len() != checks.len() {
             return None;
@@ -250,7 +250,7 @@ impl Kept<'_> {
                 .into_iter()
                 .zip(parsed)
                 .map(|((rel, check), parsed)| {
-                    let found = Found {
+                    let found = ParsedFile {
                         parsed,
                         main: check.main,
                         facts: check.facts,
@@ -800,7 +800,7 @@ fn holding(
 /// wanted).
 fn reuse_or_parse(
     index: &mut Index,
-    candidates: Vec<(usize, String, Option<Found>)>,
+    candidates: Vec<(usize, String, Option<ParsedFile>)>,
     dropped: bool,
 ) -> usize {
     let mut jobs = Vec::new();
