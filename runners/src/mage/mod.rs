@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::files::{file_name, join, parent};
-use crate::model::{Adapter, Param, Parsed, Runner, Source, Task, Variadic};
+use crate::model::{Adapter, Param, Parsed, Passing, Runner, Source, Task, Variadic};
 use lexer::{Tok, Token, tokenize};
 
 /// Go files of one directory read as magefiles, at most.
@@ -502,6 +502,14 @@ fn params(tokens: &[Token]) -> Option<Vec<Param>> {
             required: !optional && !variadic,
             variadic: variadic.then_some(Variadic::ZeroOrMore),
             kind,
+            // mage takes a target's arguments after its name, in order (`mage deploy
+            // staging 3`); an optional one keeps the environment until its flag form is
+            // checked against mage itself.
+            passing: if optional {
+                Passing::Environment
+            } else {
+                Passing::Positional
+            },
             ..Param::default()
         });
     }

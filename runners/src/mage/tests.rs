@@ -123,6 +123,14 @@ fn exported_functions_and_namespace_methods_are_targets() {
         ]
     );
     assert!(lines(&parsed).is_empty(), "{:?}", lines(&parsed));
+    // A target's arguments follow its name, in order, as mage takes them.
+    let values: Vec<(String, String)> = [("env", "staging"), ("count", "3"), ("timeout", "5s")]
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    let (args, env) = crate::passing::arguments(deploy, &values);
+    assert_eq!(args, ["staging", "3", "5s"]);
+    assert!(env.is_empty(), "{env:?}");
 }
 
 #[test]
