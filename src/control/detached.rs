@@ -117,7 +117,6 @@ pub fn save(service: &Service) -> std::io::Result<PathBuf> {
 /// services that ended more than [`KEEP_ENDED`] ago, and files that are no record, are
 /// removed on the way.
 pub fn list(root: Option<&Path>) -> Vec<(PathBuf, Service)> {
-    let prefix = root.map(super::root_prefix);
     // A directory another user planted is not read: its records name processes to stop.
     let dir = match dir().existing() {
         Ok(Some(dir)) => dir,
@@ -127,34 +126,20 @@ pub fn list(root: Option<&Path>) -> Vec<(PathBuf, Service)> {
             return Vec::new();
         }
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(PathBuf, Service)> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            p.extension().is_some_and(|e| e == "json")
-                && prefix.as_ref().is_none_or(|pre| name.starts_with(pre))
-        })
-        .take(MAX_RECORDS)
-        .filter_map(|p| {
-            let service = read(&p)?;
-            let wanted = root.is_none_or(|r| Path::new(&service.root) == r);
-            wanted.then_some((p, service))
-        })
-        .filter(|(p, service)| {
-            let stale = !service.running()
-                && std::fs::metadata(p)
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| t.elapsed().unwrap_or_default() > KEEP_ENDED);
-            if stale {
-                let _ = std::fs::remove_file(p);
-            }
-            !stale
-        })
-        .collect();
+    let mut found: Vec<(PathBuf, Service)> =
+        super::records_of(&dir, root, MAX_RECORDS, read, |s: &Service| &s.root)
+            .into_iter()
+            .filter(|(p, service)| {
+                let stale = !service.running()
+                    && std::fs::metadata(p)
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| t.elapsed().unwrap_or_default() > KEEP_ENDED);
+                if stale {
+                    let _ = std::fs::remove_file(p);
+                }
+                !stale
+            })
+            .collect();
     found.sort_by_key(|(_, s)| s.started_ms);
     found
 }

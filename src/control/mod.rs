@@ -88,6 +88,38 @@ pub fn socket_dir() -> OwnDir {
     crate::own_dirs::socket_dir()
 }
 
+/// The JSON records in `dir` of the repository `root` (of every repository when `None`),
+/// at most `max` files read, each with its path: a file is read (with `read`) only when its
+/// name has `root`'s prefix, and kept only when the root it records (`root_of`) is `root`.
+/// The person's runs and the services `agg run --until-ready` left are kept this way.
+pub fn records_of<T>(
+    dir: &Path,
+    root: Option<&Path>,
+    max: usize,
+    read: impl Fn(&Path) -> Option<T>,
+    root_of: impl Fn(&T) -> &str,
+) -> Vec<(std::path::PathBuf, T)> {
+    let prefix = root.map(root_prefix);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            p.extension().is_some_and(|e| e == "json")
+                && prefix.as_ref().is_none_or(|pre| name.starts_with(pre))
+        })
+        .take(max)
+        .filter_map(|p| {
+            let record = read(&p)?;
+            let wanted = root.is_none_or(|r| Path::new(root_of(&record)) == r);
+            wanted.then_some((p, record))
+        })
+        .collect()
+}
+
 /// The prefix of the socket names of servers on `root`.
 pub fn root_prefix(root: &Path) -> String {
     let mut h = DefaultHasher::new();

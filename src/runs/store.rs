@@ -95,29 +95,12 @@ fn forget(path: &Path, record: &Record) {
 /// [`KEEP_FINISHED`], or beyond the newest [`KEEP_FINISHED_RUNS`] of their repository, are
 /// removed on the way, with their logs.
 pub fn list(root: Option<&Path>) -> Vec<Record> {
-    let prefix = root.map(crate::control::root_prefix);
     // Read only when it is agg's own: a directory another user planted is never read.
     let Ok(Some(dir)) = place().existing() else {
         return Vec::new();
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(PathBuf, Record)> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            p.extension().is_some_and(|e| e == "json")
-                && prefix.as_ref().is_none_or(|pre| name.starts_with(pre))
-        })
-        .take(MAX_RECORDS)
-        .filter_map(|p| {
-            let record = read(&p)?;
-            let wanted = root.is_none_or(|r| Path::new(&record.root) == r);
-            wanted.then_some((p, record))
-        })
-        .collect();
+    let mut found: Vec<(PathBuf, Record)> =
+        crate::control::records_of(&dir, root, MAX_RECORDS, read, |r: &Record| &r.root);
     found.sort_by_key(|(_, r)| std::cmp::Reverse(r.started_ms));
     let mut finished_per_root: std::collections::HashMap<String, usize> =
         std::collections::HashMap::new();
