@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use agg_runners::Files;
 use agg_runners::graph::Graph;
+use agg_runners::{Files, Unreadable};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -20,12 +20,12 @@ use crate::table::{Table, Task};
 /// The manifests' texts, read before the graph is built (in parallel: a monorepo has
 /// thousands), served to the pure reader through the [`Files`] view.
 struct Prefetched<'r> {
-    texts: HashMap<&'r str, Result<String, String>>,
+    texts: HashMap<&'r str, Result<String, Unreadable>>,
     files: RepoFiles<'r>,
 }
 
 impl Files for Prefetched<'_> {
-    fn read(&self, path: &str) -> Result<String, String> {
+    fn read(&self, path: &str) -> Result<String, Unreadable> {
         match self.texts.get(path) {
             Some(text) => text.clone(),
             None => self.files.read(path),
@@ -57,7 +57,7 @@ pub fn read(table: &Table) -> Graph {
         .map(String::as_str)
         .filter(|p| agg_runners::graph::reads_text(p))
         .collect();
-    let texts: HashMap<&str, Result<String, String>> = if wanted.len() < PARALLEL_READS {
+    let texts: HashMap<&str, Result<String, Unreadable>> = if wanted.len() < PARALLEL_READS {
         wanted.iter().map(|&p| (p, files.read(p))).collect()
     } else {
         wanted.par_iter().map(|&p| (p, files.read(p))).collect()

@@ -372,11 +372,11 @@ impl RepoFiles<'_> {
 }
 
 impl Files for RepoFiles<'_> {
-    fn read(&self, path: &str) -> Result<String, String> {
-        // The runners' file view speaks in words: the error is worded here, once.
+    fn read(&self, path: &str) -> Result<String, agg_runners::Unreadable> {
+        // The error goes over whole: its `Display` is the reason adapters quote.
         self.read_opened(path)
             .map(|(t, _)| t.to_string())
-            .map_err(|e| e.to_string())
+            .map_err(agg_runners::Unreadable::other)
     }
 
     fn exists(&self, path: &str) -> bool {

@@ -197,24 +197,43 @@ fn package_name(files: &dyn Files, dir: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Why cargo cannot run an alias; its `Display` follows the alias's name in a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BadAlias {
+    /// An array with an item that is not a string.
+    NotAllStrings,
+    /// Neither a string nor an array.
+    NotStringOrArray,
+    /// No words at all.
+    Empty,
+}
+
+impl std::fmt::Display for BadAlias {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BadAlias::NotAllStrings => "must be an array of strings only",
+            BadAlias::NotStringOrArray => "must be a string or an array of strings",
+            BadAlias::Empty => "is empty, so cargo cannot run it",
+        })
+    }
+}
+
+impl std::error::Error for BadAlias {}
+
 /// The words an alias expands to, as cargo reads them: a string split on whitespace, or an
 /// array of strings taken as they are.
-fn expansion(value: &Node) -> Result<Vec<String>, &'static str> {
+fn expansion(value: &Node) -> Result<Vec<String>, BadAlias> {
     let words: Vec<String> = match (value.str(), value.items()) {
         (Some(s), _) => s.split_whitespace().map(str::to_owned).collect(),
         (None, Some(items)) => items
             .iter()
-            .map(|item| {
-                item.str()
-                    .map(str::to_owned)
-                    .ok_or("must be an array of strings only")
-            })
+            .map(|item| item.str().map(str::to_owned).ok_or(BadAlias::NotAllStrings))
             .collect::<Result<_, _>>()?,
-        (None, None) => return Err("must be a string or an array of strings"),
+        (None, None) => return Err(BadAlias::NotStringOrArray),
     };
     if words.is_empty() {
         // cargo: "subcommand is required, but `alias.x` is empty".
-        return Err("is empty, so cargo cannot run it");
+        return Err(BadAlias::Empty);
     }
     Ok(words)
 }

@@ -110,7 +110,7 @@ fn parse(src: &Source<'_>) -> Parsed {
     {
         match src.files.read(&over) {
             Ok(text) => stack.read_file(&over, &text, &mut chain, true),
-            Err(reason) => stack.parsed.diag(&over, None, reason),
+            Err(reason) => stack.parsed.diag(&over, None, reason.to_string()),
         }
         flags.extend(["-f".to_owned(), file_name(&over).to_owned()]);
         stack.consumed.push(over);

@@ -5,11 +5,13 @@
 //! real file system confined to the scan root.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Read-only access to files under the scan root, by root-relative `/`-separated path.
 pub trait Files: Sync {
-    /// The text of a file, or a one-line reason why it cannot be read.
-    fn read(&self, path: &str) -> Result<String, String>;
+    /// The text of a file, or why it cannot be read (its `Display` is the one-line reason
+    /// diagnostics quote).
+    fn read(&self, path: &str) -> Result<String, Unreadable>;
     /// Whether a file (not a directory) exists at `path`.
     fn exists(&self, path: &str) -> bool;
     /// The names of the entries of a directory (`"."` is the root); empty when it is unreadable.
@@ -29,6 +31,45 @@ pub trait Files: Sync {
     /// workspace at the root), when known.
     fn root_name(&self) -> Option<String> {
         None
+    }
+}
+
+/// Why [`Files::read`] could not give a file's text.
+///
+/// The view's owner words its own failures: the `agg` crate's confined reads hand their
+/// error over whole (`Other`), so the cause (an `io::Error`, a size cap) stays reachable
+/// through [`std::error::Error::source`] while adapters quote its `Display`.
+#[derive(Debug, Clone)]
+pub enum Unreadable {
+    /// No file at the path.
+    Missing,
+    /// The owner's reason, with its type and cause.
+    Other(Arc<dyn std::error::Error + Send + Sync>),
+}
+
+impl Unreadable {
+    /// The owner's error `err`, kept whole.
+    pub fn other(err: impl std::error::Error + Send + Sync + 'static) -> Unreadable {
+        Unreadable::Other(Arc::new(err))
+    }
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Missing => f.write_str("no such file"),
+            Unreadable::Other(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Unreadable {
+    /// Transparent: `Other` shows its error's own words, so the cause is that error's.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Unreadable::Missing => None,
+            Unreadable::Other(err) => err.source(),
+        }
     }
 }
 
@@ -61,11 +102,8 @@ impl MemFiles {
 }
 
 impl Files for MemFiles {
-    fn read(&self, path: &str) -> Result<String, String> {
-        self.files
-            .get(path)
-            .cloned()
-            .ok_or_else(|| "no such file".to_owned())
+    fn read(&self, path: &str) -> Result<String, Unreadable> {
+        self.files.get(path).cloned().ok_or(Unreadable::Missing)
     }
 
     fn exists(&self, path: &str) -> bool {

@@ -41,7 +41,58 @@ enum Piece {
 }
 
 /// A string with its variables resolved, or the variable only Zed can fill in.
-type Resolved = Result<Vec<Piece>, String>;
+type Resolved = Result<Vec<Piece>, Unfilled>;
+
+/// A variable only Zed fills in (from the open file, the selection or the cursor): its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unfilled(String);
+
+/// Why only Zed can run a task: the reason it shows as not runnable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ZedOnly {
+    /// A shell that is not a POSIX shell (its program, when it names one).
+    Shell(Option<String>),
+    /// A variable only Zed fills in, and the setting (`` `cwd` ``, `` `env` ``…) using it.
+    Variable(Unfilled, &'static str),
+}
+
+impl std::fmt::Display for ZedOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ZedOnly::Shell(program) => write!(
+                f,
+                "it asks for the shell `{}`; agg runs Zed tasks with a POSIX shell",
+                program.as_deref().unwrap_or("?")
+            ),
+            ZedOnly::Variable(Unfilled(var), place) => write!(
+                f,
+                "its {place} uses `${var}`, which only Zed fills in (from the open file, the selection or the cursor); run it from Zed"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ZedOnly {}
+
+/// What is wrong with a task, so that Zed would not load it either: it is not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Broken {
+    /// `cwd` leaves the repository (as written).
+    CwdOutside(String),
+    /// An `env` key that is not a variable name.
+    EnvKey(String),
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Broken::CwdOutside(cwd) => write!(f, "`cwd` `{cwd}` is outside the repository"),
+            Broken::EnvKey(key) => write!(f, "`env` key `{key}` is not a variable name"),
+        }
+    }
+}
+
+impl std::error::Error for Broken {}
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -135,7 +186,7 @@ fn task(path: &str, worktree: &str, item: &Node, out: &mut Parsed) -> Option<Tas
         Ok(Ok((shell, line))) => {
             row.argv = vec![shell.clone(), "-c".to_owned(), line, shell];
         }
-        Ok(Err(needs_zed)) => row.behaviour.not_runnable = Some(needs_zed),
+        Ok(Err(needs_zed)) => row.behaviour.not_runnable = Some(needs_zed.to_string()),
         Err(broken) => {
             out.diag(
                 path,
@@ -155,7 +206,7 @@ fn line_of(
     command: &str,
     args: &[&str],
     worktree: &str,
-) -> Result<Result<(String, String), String>, String> {
+) -> Result<Result<(String, String), ZedOnly>, Broken> {
     let shell = match shell(item.get("shell")) {
         Ok(shell) => shell,
         Err(reason) => return Ok(Err(reason)),
@@ -164,10 +215,10 @@ fn line_of(
     if let Some(cwd) = item.get("cwd").and_then(Node::str) {
         let pieces = match resolve(cwd) {
             Ok(pieces) => pieces,
-            Err(var) => return Ok(Err(needs(&var, "`cwd`"))),
+            Err(var) => return Ok(Err(ZedOnly::Variable(var, "`cwd`"))),
         };
-        let dir = cwd_in_repo(&pieces, worktree)
-            .ok_or_else(|| format!("`cwd` `{cwd}` is outside the repository"))?;
+        let dir =
+            cwd_in_repo(&pieces, worktree).ok_or_else(|| Broken::CwdOutside(cwd.to_owned()))?;
         if dir != worktree {
             let rel = crate::files::relative(worktree, &dir);
             let _ = write!(line, "cd {} || exit; ", quote_command(&[rel]));
@@ -178,18 +229,18 @@ fn line_of(
             continue;
         };
         if !is_name(&entry.key) {
-            return Err(format!("`env` key `{}` is not a variable name", entry.key));
+            return Err(Broken::EnvKey(entry.key.clone()));
         }
         match resolve(value) {
             Ok(pieces) => {
                 let _ = write!(line, "export {}={}; ", entry.key, word(&pieces));
             }
-            Err(var) => return Ok(Err(needs(&var, "`env`"))),
+            Err(var) => return Ok(Err(ZedOnly::Variable(var, "`env`"))),
         }
     }
     match resolve(command) {
         Ok(pieces) => line.push_str(&shell_text(&pieces)),
-        Err(var) => return Ok(Err(needs(&var, "`command`"))),
+        Err(var) => return Ok(Err(ZedOnly::Variable(var, "`command`"))),
     }
     for arg in args {
         match resolve(arg) {
@@ -197,21 +248,15 @@ fn line_of(
                 line.push(' ');
                 line.push_str(&word(&pieces));
             }
-            Err(var) => return Ok(Err(needs(&var, "`args`"))),
+            Err(var) => return Ok(Err(ZedOnly::Variable(var, "`args`"))),
         }
     }
     line.push_str(" \"$@\"");
     Ok(Ok((shell, line)))
 }
 
-fn needs(var: &str, place: &str) -> String {
-    format!(
-        "its {place} uses `${var}`, which only Zed fills in (from the open file, the selection or the cursor); run it from Zed"
-    )
-}
-
 /// The shell a task asks for: `"system"` (the default) and POSIX shells run under agg.
-fn shell(node: Option<&Node>) -> Result<String, String> {
+fn shell(node: Option<&Node>) -> Result<String, ZedOnly> {
     let program = match node {
         None => return Ok("sh".to_owned()),
         Some(n) if n.str() == Some("system") => return Ok("sh".to_owned()),
@@ -223,10 +268,7 @@ fn shell(node: Option<&Node>) -> Result<String, String> {
     let name = program.map(|p| p.rsplit('/').next().unwrap_or(p));
     match name {
         Some(name) if POSIX_SHELLS.contains(&name) => Ok(name.to_owned()),
-        _ => Err(format!(
-            "it asks for the shell `{}`; agg runs Zed tasks with a POSIX shell",
-            program.unwrap_or("?")
-        )),
+        _ => Err(ZedOnly::Shell(program.map(str::to_owned))),
     }
 }
 
@@ -275,7 +317,7 @@ fn resolve(text: &str) -> Resolved {
         } else if let Some(default) = default {
             literal.push_str(default);
         } else {
-            return Err(name.to_owned());
+            return Err(Unfilled(name.to_owned()));
         }
     }
     literal.push_str(rest);

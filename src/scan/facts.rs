@@ -149,7 +149,7 @@ impl<'a> Recorder<'a> {
 }
 
 impl Files for Recorder<'_> {
-    fn read(&self, path: &str) -> Result<String, String> {
+    fn read(&self, path: &str) -> Result<String, agg_runners::Unreadable> {
         match self.files.read_opened(path) {
             Ok((text, opened)) => {
                 self.note(if opened.linked {
@@ -171,7 +171,7 @@ impl Files for Recorder<'_> {
                 } else {
                     Fact::Unsteady
                 });
-                Err(reason.to_string())
+                Err(agg_runners::Unreadable::other(reason))
             }
         }
     }

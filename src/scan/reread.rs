@@ -100,7 +100,7 @@ impl Recording<'_> {
 }
 
 impl Files for Recording<'_> {
-    fn read(&self, path: &str) -> Result<String, String> {
+    fn read(&self, path: &str) -> Result<String, agg_runners::Unreadable> {
         let text = self.inner.read(path);
         let digest = match &text {
             Ok(text) => sha256_hex(text.as_bytes()),

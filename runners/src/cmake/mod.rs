@@ -82,7 +82,7 @@ fn parse(src: &Source<'_>) -> Parsed {
                 Some(lists::read(src.files, &lists_path, &text, &mut out))
             }
             Err(reason) => {
-                out.diag(&lists_path, None, reason);
+                out.diag(&lists_path, None, reason.to_string());
                 None
             }
         }

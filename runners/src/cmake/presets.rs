@@ -174,7 +174,7 @@ impl Loader<'_> {
                     Some(line),
                     format!("cannot read included `{path}`: {reason}"),
                 ),
-                None => out.diag(path, None, reason),
+                None => out.diag(path, None, reason.to_string()),
             },
         }
     }

@@ -413,7 +413,7 @@ impl<'a> Manifests<'a> {
     }
 
     /// Its text, or the reason it cannot be read.
-    fn text(&self, path: &str) -> Result<String, String> {
+    fn text(&self, path: &str) -> Result<String, crate::Unreadable> {
         self.files.read(path)
     }
 

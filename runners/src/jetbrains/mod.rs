@@ -15,6 +15,10 @@ use crate::files::{file_name, join, parent, relative};
 use crate::model::{Adapter, Parsed, Runner, Source, Task};
 use crate::text::{LineIndex, quote_command};
 
+mod ide_only;
+
+use ide_only::IdeOnly;
+
 /// `.run/NAME.run.xml` and `.idea/runConfigurations/NAME.xml`.
 // The IDE writes these names in lower case and finds no other.
 #[allow(clippy::case_sensitive_file_extension_comparisons)]
@@ -45,7 +49,7 @@ struct Command {
     line: String,
 }
 
-type Built = Result<Command, String>;
+type Built = Result<Command, IdeOnly>;
 
 fn parse(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
@@ -119,7 +123,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             }
             Err(reason) => {
                 task.description = Some(format!("{label} run configuration"));
-                task.behaviour.not_runnable = Some(reason);
+                task.behaviour.not_runnable = Some(reason.to_string());
             }
         }
         out.tasks.push(task);
@@ -211,20 +215,16 @@ impl Context<'_> {
             "CargoCommandRunConfiguration" => self.cargo(config),
             "MAKEFILE_TARGET_RUN_CONFIGURATION" => self.make(config),
             "docker-deploy" => self.docker(config),
-            "CompoundRunConfiguration" => Err(
-                "a compound configuration starts the configurations it lists together in the IDE; run those one by one"
-                    .to_owned(),
-            ),
-            other => Err(format!(
-                "configurations of type `{}` are run by the IDE itself; run it from the IDE",
-                config.attribute("factoryName").unwrap_or(other)
+            "CompoundRunConfiguration" => Err(IdeOnly::Compound),
+            other => Err(IdeOnly::Kind(
+                config.attribute("factoryName").unwrap_or(other).to_owned(),
             )),
         }
     }
 
     /// A macro-bearing text made concrete: `$PROJECT_DIR$` as a path relative to `from`,
     /// `$USER_HOME$` as `$HOME`; any other macro needs the IDE.
-    fn expand(&self, text: &str, from: &str) -> Result<String, String> {
+    fn expand(&self, text: &str, from: &str) -> Result<String, IdeOnly> {
         let mut out = String::new();
         let mut rest = text;
         while let Some(at) = rest.find('$') {
@@ -246,9 +246,7 @@ impl Context<'_> {
                 "PROJECT_DIR" => out.push_str(&relative(from, self.project)),
                 "USER_HOME" => out.push_str("$HOME"),
                 other => {
-                    return Err(format!(
-                        "it uses the macro `${other}$`, which only the IDE fills in; run it from the IDE"
-                    ));
+                    return Err(IdeOnly::Macro(other.to_owned()));
                 }
             }
             rest = &after[end + 1..];
@@ -259,20 +257,16 @@ impl Context<'_> {
 
     /// A path option as a root-relative directory (`$PROJECT_DIR$/web`, a relative path, or
     /// `file://$PROJECT_DIR$` as Cargo writes it); empty means the project.
-    fn dir(&self, value: Option<&str>) -> Result<String, String> {
+    fn dir(&self, value: Option<&str>) -> Result<String, IdeOnly> {
         let Some(value) = nonempty(value) else {
             return Ok(self.project.to_owned());
         };
         let value = value.strip_prefix("file://").unwrap_or(value);
         let rel = self.expand(value, self.project)?;
-        join(self.project, &rel).ok_or_else(|| {
-            format!(
-                "its working directory `{value}` is outside the repository; run it from the IDE"
-            )
-        })
+        join(self.project, &rel).ok_or_else(|| IdeOnly::DirOutside(value.to_owned()))
     }
 
-    fn words(&self, text: Option<&str>, from: &str) -> Result<String, String> {
+    fn words(&self, text: Option<&str>, from: &str) -> Result<String, IdeOnly> {
         nonempty(text).map_or(Ok(String::new()), |t| {
             self.expand(t, from).map(|t| format!(" {t}"))
         })
@@ -282,14 +276,12 @@ impl Context<'_> {
         let env = env
             .into_iter()
             .map(|(k, v)| Ok((k, self.expand(&v, &dir)?)))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, IdeOnly>>()?;
         if let Some((bad, _)) = env.iter().find(|(k, _)| {
             k.starts_with(|c: char| c.is_ascii_digit())
                 || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         }) {
-            return Err(format!(
-                "its environment variable `{bad}` is not a name a shell can export"
-            ));
+            return Err(IdeOnly::BadVariable(bad.clone()));
         }
         Ok(Command { dir, env, line })
     }
@@ -303,7 +295,7 @@ impl Context<'_> {
             None => text.is_none(),
         };
         let line = if run_file {
-            let path = path.ok_or("it names no script to run")?;
+            let path = path.ok_or(IdeOnly::NamesNo("script to run"))?;
             let script = self.expand(path, &dir)?;
             let interpreter = nonempty(option(config, "INTERPRETER_PATH"));
             let mut line = match interpreter {
@@ -311,9 +303,7 @@ impl Context<'_> {
                 Some(program) => {
                     let name = program.rsplit('/').next().unwrap_or(program);
                     if !POSIX_SHELLS.contains(&name) {
-                        return Err(format!(
-                            "it runs its script with `{program}`; agg runs shell scripts with a POSIX shell"
-                        ));
+                        return Err(IdeOnly::NotPosixShell(program.to_owned()));
                     }
                     format!(
                         "{name}{} {}",
@@ -325,7 +315,7 @@ impl Context<'_> {
             line.push_str(&self.words(option(config, "SCRIPT_OPTIONS"), &dir)?);
             line
         } else {
-            self.expand(text.ok_or("it has no script text")?, &dir)?
+            self.expand(text.ok_or(IdeOnly::HasNo("script text"))?, &dir)?
         };
         self.command(dir, envs(config), line)
     }
@@ -339,8 +329,7 @@ impl Context<'_> {
         };
         let package = nonempty(value("package-json")).unwrap_or("$PROJECT_DIR$/package.json");
         let package = self.expand(package, self.project)?;
-        let file =
-            join(self.project, &package).ok_or("its package.json is outside the repository")?;
+        let file = join(self.project, &package).ok_or(IdeOnly::FileOutside("package.json"))?;
         let dir = parent(&file).to_owned();
         let manager = match nonempty(value("package-manager")) {
             Some(pm) if pm.contains("yarn") => "yarn",
@@ -375,7 +364,7 @@ impl Context<'_> {
         let settings = config
             .children()
             .find(|n| n.has_tag_name("ExternalSystemSettings"))
-            .ok_or("it has no <ExternalSystemSettings>")?;
+            .ok_or(IdeOnly::NoElement("ExternalSystemSettings"))?;
         let dir = self.dir(option(settings, "externalProjectPath"))?;
         let tasks = option_node(settings, "taskNames")
             .map(list_values)
@@ -403,7 +392,7 @@ impl Context<'_> {
         let params = config
             .descendants()
             .find(|n| n.has_tag_name("MavenRunnerParameters"))
-            .ok_or("it has no <MavenRunnerParameters>")?;
+            .ok_or(IdeOnly::NoElement("MavenRunnerParameters"))?;
         let dir = self.dir(option(params, "workingDirPath"))?;
         let goals = option_node(params, "goals")
             .map(list_values)
@@ -444,7 +433,7 @@ impl Context<'_> {
     fn python(&self, config: Node<'_, '_>) -> Built {
         let dir = self.dir(option(config, "WORKING_DIRECTORY"))?;
         let target =
-            nonempty(option(config, "SCRIPT_NAME")).ok_or("it names no script or module")?;
+            nonempty(option(config, "SCRIPT_NAME")).ok_or(IdeOnly::NamesNo("script or module"))?;
         let module = option(config, "MODULE_MODE") == Some("true");
         let python = match nonempty(option(config, "SDK_HOME")) {
             Some(sdk) if sdk.contains("$PROJECT_DIR$") => quote_command(&[self.expand(sdk, &dir)?]),
@@ -463,7 +452,7 @@ impl Context<'_> {
 
     fn cargo(&self, config: Node<'_, '_>) -> Built {
         let dir = self.dir(option(config, "workingDirectory"))?;
-        let command = nonempty(option(config, "command")).ok_or("it has no cargo command")?;
+        let command = nonempty(option(config, "command")).ok_or(IdeOnly::HasNo("cargo command"))?;
         let line = format!("cargo {}", self.expand(command, &dir)?);
         self.command(dir, envs(config), line)
     }
@@ -472,11 +461,11 @@ impl Context<'_> {
         let makefile = config
             .children()
             .find(|n| n.has_tag_name("makefile"))
-            .ok_or("it has no <makefile>")?;
+            .ok_or(IdeOnly::NoElement("makefile"))?;
         let file = nonempty(makefile.attribute("filename"))
             .map(|f| self.expand(f, self.project))
             .transpose()?
-            .map(|f| join(self.project, &f).ok_or("its Makefile is outside the repository"))
+            .map(|f| join(self.project, &f).ok_or(IdeOnly::FileOutside("Makefile")))
             .transpose()?;
         let dir = match nonempty(makefile.attribute("workingDirectory")) {
             Some(wd) => self.dir(Some(wd))?,
@@ -497,11 +486,11 @@ impl Context<'_> {
         let deployment = config
             .children()
             .find(|n| n.has_tag_name("deployment"))
-            .ok_or("it has no <deployment>")?;
+            .ok_or(IdeOnly::NoElement("deployment"))?;
         let settings = deployment
             .children()
             .find(|n| n.has_tag_name("settings"))
-            .ok_or("it has no <settings>")?;
+            .ok_or(IdeOnly::NoElement("settings"))?;
         let kind = deployment.attribute("type").unwrap_or_default();
         let source = nonempty(option(settings, "sourceFilePath"));
         let dir = self.project.to_owned();
@@ -513,9 +502,7 @@ impl Context<'_> {
                         || d.has_tag_name("DockerEnvVarImpl")
                 })
             }) {
-                return Err(format!(
-                    "its container settings (`{bound}`) are applied by the IDE's Docker plugin; run it from the IDE"
-                ));
+                return Err(IdeOnly::DockerSettings(bound));
             }
         }
         let run_options = self.words(option(settings, "runCliOptions"), &dir)?;
@@ -525,7 +512,7 @@ impl Context<'_> {
         let command = self.words(option(settings, "command"), &dir)?;
         let line = match kind {
             "docker-compose.yml" => {
-                let file = source.ok_or("it names no compose file")?;
+                let file = source.ok_or(IdeOnly::NamesNo("compose file"))?;
                 let services = option_node(settings, "services")
                     .map(list_values)
                     .unwrap_or_default();
@@ -540,18 +527,17 @@ impl Context<'_> {
                 line
             }
             "docker-image" => {
-                let image = nonempty(option(settings, "imageTag")).ok_or("it names no image")?;
+                let image =
+                    nonempty(option(settings, "imageTag")).ok_or(IdeOnly::NamesNo("image"))?;
                 format!(
                     "docker run{name}{run_options} {}{command}",
                     quote_command(&[image])
                 )
             }
             "dockerfile" => {
-                let file = source.ok_or("it names no Dockerfile")?;
+                let file = source.ok_or(IdeOnly::NamesNo("Dockerfile"))?;
                 let file = self.expand(file, &dir)?;
-                let tag = nonempty(option(settings, "imageTag")).ok_or(
-                    "it builds an image without a tag, which only the IDE then runs; run it from the IDE",
-                )?;
+                let tag = nonempty(option(settings, "imageTag")).ok_or(IdeOnly::Untagged)?;
                 let context = nonempty(option(settings, "contextFolderPath"))
                     .map_or(Ok(".".to_owned()), |c| self.expand(c, &dir))?;
                 format!(
@@ -563,9 +549,7 @@ impl Context<'_> {
                 )
             }
             other => {
-                return Err(format!(
-                    "a Docker `{other}` deployment is run by the IDE; run it from the IDE"
-                ));
+                return Err(IdeOnly::DockerKind(other.to_owned()));
             }
         };
         self.command(dir, Vec::new(), line)

@@ -325,8 +325,8 @@ impl Builder<'_> {
         }
         let found = match self.find_module(parent(from), name, path) {
             Ok(found) => found,
-            Err(message) => {
-                self.diag(from, line, message);
+            Err(outside) => {
+                self.diag(from, line, outside.to_string());
                 return;
             }
         };
@@ -379,14 +379,13 @@ impl Builder<'_> {
         dir: &str,
         name: &str,
         path: Option<&str>,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, OutsideModule> {
         let is_justfile = |entry: &str| {
             entry.eq_ignore_ascii_case("justfile") || entry.eq_ignore_ascii_case(".justfile")
         };
         let module_dir = match path {
             Some(p) => {
-                let target = join(dir, p)
-                    .ok_or_else(|| format!("module path `{p}` points outside the repository"))?;
+                let target = join(dir, p).ok_or_else(|| OutsideModule(p.to_owned()))?;
                 if self.files.exists(&target) {
                     return Ok(vec![target]);
                 }
@@ -547,6 +546,18 @@ impl Builder<'_> {
         self.out
     }
 }
+
+/// A module path (`mod x 'PATH'`) that leads out of the repository: not followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OutsideModule(String);
+
+impl std::fmt::Display for OutsideModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "module path `{}` points outside the repository", self.0)
+    }
+}
+
+impl std::error::Error for OutsideModule {}
 
 #[cfg(test)]
 mod tests;

@@ -176,7 +176,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         let text = match text {
             Ok(text) => text,
             Err(reason) => {
-                out.diag(&path, None, reason);
+                out.diag(&path, None, reason.to_string());
                 continue;
             }
         };
@@ -330,7 +330,7 @@ impl Project<'_, '_> {
         let text = match self.files.read(path) {
             Ok(text) => text,
             Err(reason) => {
-                self.out.diag(path, None, reason);
+                self.out.diag(path, None, reason.to_string());
                 return;
             }
         };
@@ -435,7 +435,7 @@ impl Project<'_, '_> {
         let text = match self.files.read(path) {
             Ok(text) => text,
             Err(reason) => {
-                self.out.diag(path, None, reason);
+                self.out.diag(path, None, reason.to_string());
                 return None;
             }
         };

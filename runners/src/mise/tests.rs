@@ -359,7 +359,7 @@ fn hostile_task_trees_are_bounded() {
 struct Looping;
 
 impl Files for Looping {
-    fn read(&self, path: &str) -> Result<String, String> {
+    fn read(&self, path: &str) -> Result<String, crate::Unreadable> {
         if path == "mise.toml" {
             Ok(String::new())
         } else {

@@ -305,26 +305,52 @@ fn read_partition(
     }
 }
 
+/// Why an include's path cannot be followed; its `Display` follows the include in a
+/// diagnostic (``include `x` uses …``).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BadInclude {
+    /// `${NAME}` that poe does not expand.
+    UnknownVariable(String),
+    /// A variable past the start of the path.
+    VariableInside,
+    /// A path that leaves the repository.
+    Outside,
+}
+
+impl std::fmt::Display for BadInclude {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadInclude::UnknownVariable(var) => {
+                write!(f, "uses `${{{var}}}`, which poe does not expand")
+            }
+            BadInclude::VariableInside => f.write_str("uses a variable agg cannot expand here"),
+            BadInclude::Outside => f.write_str("is outside the repository"),
+        }
+    }
+}
+
+impl std::error::Error for BadInclude {}
+
 /// The root-relative path an include names, relative to the including file's directory.
 /// poe's `${POE_ROOT}` is the project's directory, `${POE_CONF_DIR}` the including file's,
 /// and `${POE_GIT_DIR}`/`${POE_GIT_ROOT}` the Git work tree around the project.
-fn include_path(project: &Project<'_>, source_dir: &str, rel: &str) -> Result<String, String> {
+fn include_path(project: &Project<'_>, source_dir: &str, rel: &str) -> Result<String, BadInclude> {
     let (base, rest) = match rel.strip_prefix("${").and_then(|r| r.split_once('}')) {
         Some((var, rest)) => {
             let base = match var {
                 "POE_ROOT" => project.dir.to_owned(),
                 "POE_CONF_DIR" => source_dir.to_owned(),
                 "POE_GIT_DIR" | "POE_GIT_ROOT" => git_root(project),
-                _ => return Err(format!("uses `${{{var}}}`, which poe does not expand")),
+                _ => return Err(BadInclude::UnknownVariable(var.to_owned())),
             };
             (base, rest.trim_start_matches('/'))
         }
         None if rel.contains("${") => {
-            return Err("uses a variable agg cannot expand here".to_owned());
+            return Err(BadInclude::VariableInside);
         }
         None => (source_dir.to_owned(), rel),
     };
-    crate::files::join(&base, rest).ok_or_else(|| "is outside the repository".to_owned())
+    crate::files::join(&base, rest).ok_or(BadInclude::Outside)
 }
 
 /// The nearest directory from the project's up to the root that holds `.git`, else the

@@ -91,7 +91,7 @@ fn parse(src: &Source<'_>) -> Parsed {
             }
             match src.files.read(&path) {
                 Ok(text) => reader.read(&path, &text, &mut out),
-                Err(reason) => out.diag(&path, None, reason),
+                Err(reason) => out.diag(&path, None, reason.to_string()),
             }
             out.consumed.push(path);
         }

@@ -28,14 +28,48 @@ pub(super) struct Include {
     pub checksum: Option<(String, u32)>,
 }
 
+/// Why an include's value is not one go-task reads; its `Display` follows the include's
+/// name in a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BadInclude {
+    /// A mapping without a `taskfile:` path.
+    NoPath,
+    /// Neither a path nor a mapping: what it is instead.
+    Kind(&'static str),
+}
+
+impl std::fmt::Display for BadInclude {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadInclude::NoPath => f.write_str("has no `taskfile` path"),
+            BadInclude::Kind(kind) => write!(f, "should be a path or a mapping, not {kind}"),
+        }
+    }
+}
+
+impl std::error::Error for BadInclude {}
+
+/// A template of an include path that cannot be resolved without running go-task, as
+/// written (`{{.GIT}}`, or an unclosed `{{.X`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Unresolved(pub String);
+
+impl std::fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unresolved {}
+
 /// Reads an include's value: a path, or a mapping with `taskfile:` and options.
-pub(super) fn read(value: &Node) -> Result<Include, String> {
+pub(super) fn read(value: &Node) -> Result<Include, BadInclude> {
     match value.value {
         Value::Table(_) => {
             let taskfile = value
                 .get("taskfile")
                 .and_then(Node::scalar)
-                .ok_or("has no `taskfile` path")?;
+                .ok_or(BadInclude::NoPath)?;
             let flag = |key| value.get(key).is_some_and(Node::is_true_or_text_true);
             let names = |key| match value.get(key) {
                 Some(node) => match node.items() {
@@ -65,10 +99,7 @@ pub(super) fn read(value: &Node) -> Result<Include, String> {
                 taskfile: path.to_owned(),
                 ..Include::default()
             }),
-            None => Err(format!(
-                "should be a path or a mapping, not {}",
-                value.kind_in(Terms::Yaml)
-            )),
+            None => Err(BadInclude::Kind(value.kind_in(Terms::Yaml))),
         },
     }
 }
@@ -103,14 +134,14 @@ pub(super) fn expand(
     vars: &HashMap<String, String>,
     dir: &str,
     root_dir: &str,
-) -> Result<String, String> {
+) -> Result<String, Unresolved> {
     let mut out = String::with_capacity(path.len());
     let mut rest = path;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find("}}") else {
-            return Err(rest[start..].to_owned());
+            return Err(Unresolved(rest[start..].to_owned()));
         };
         let inner = after[..end].trim();
         let value = match inner.strip_prefix('.') {
@@ -119,12 +150,12 @@ pub(super) fn expand(
             Some(name) => vars
                 .get(name)
                 .cloned()
-                .ok_or_else(|| format!("{{{{{}}}}}", after[..end].trim()))?,
+                .ok_or_else(|| Unresolved(format!("{{{{{}}}}}", after[..end].trim())))?,
             None => match inner {
                 // go-task's platform functions, as the Go runtime names the platform.
                 "OS" | "OS | lower" => go_os().to_owned(),
                 "ARCH" | "ARCH | lower" => go_arch().to_owned(),
-                _ => return Err(format!("{{{{{}}}}}", after[..end].trim())),
+                _ => return Err(Unresolved(format!("{{{{{}}}}}", after[..end].trim()))),
             },
         };
         out.push_str(&value);
@@ -184,11 +215,12 @@ mod tests {
             })
         );
         assert_eq!(
-            read(&doc::read_yaml("dir: ./x\n", Dialect::Strict).unwrap()),
+            read(&doc::read_yaml("dir: ./x\n", Dialect::Strict).unwrap())
+                .map_err(|e| e.to_string()),
             Err("has no `taskfile` path".to_owned())
         );
         assert_eq!(
-            read(&Node::new(1, Value::Arr(vec![]))),
+            read(&Node::new(1, Value::Arr(vec![]))).map_err(|e| e.to_string()),
             Err("should be a path or a mapping, not a list".to_owned())
         );
     }
@@ -232,7 +264,7 @@ mod tests {
         );
         assert_eq!(
             expand("./{{.GIT}}/x", &vars, ".", "."),
-            Err("{{.GIT}}".into())
+            Err(Unresolved("{{.GIT}}".into()))
         );
         assert_eq!(
             expand("./Taskfile_{{OS}}.yml", &vars, ".", "."),
@@ -240,8 +272,11 @@ mod tests {
         );
         assert_eq!(
             expand("./{{exec}}.yml", &vars, ".", "."),
-            Err("{{exec}}".into())
+            Err(Unresolved("{{exec}}".into()))
         );
-        assert_eq!(expand("./{{.X", &vars, ".", "."), Err("{{.X".into()));
+        assert_eq!(
+            expand("./{{.X", &vars, ".", "."),
+            Err(Unresolved("{{.X".into()))
+        );
     }
 }

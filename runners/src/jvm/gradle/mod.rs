@@ -147,7 +147,7 @@ fn build_script(src: &Source<'_>, dir: &str, out: &mut Parsed) -> Option<(String
                 Some((path, script))
             }
             Err(reason) => {
-                out.diag(&path, None, reason);
+                out.diag(&path, None, reason.to_string());
                 None
             }
         };

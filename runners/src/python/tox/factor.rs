@@ -22,6 +22,41 @@ const MINOR_MAX: u32 = 15;
 /// One factor of a condition, and whether it is negated (`!pylib`).
 type Factor = (String, bool);
 
+/// A part of an environment expression tox refuses, with why (its `Display`: the part
+/// in backquotes and the reason, as a diagnostic quotes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// Braces that do not balance (`py{3`, `a}b`): the part.
+    Unbalanced(String),
+    /// A name with a part that is not a factor (`run the tests`).
+    NotFactor(String),
+}
+
+impl Refused {
+    /// The refusal of `part`: unbalanced when it holds a brace, else not a factor.
+    fn of(part: String) -> Refused {
+        if part.contains(['{', '}']) {
+            Refused::Unbalanced(part)
+        } else {
+            Refused::NotFactor(part)
+        }
+    }
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Unbalanced(part) => write!(f, "`{part}`: its braces do not balance"),
+            Refused::NotFactor(part) => write!(
+                f,
+                "`{part}`: a factor is made of letters, digits, `_`, `.` and inner `-`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refused {}
+
 /// A factor as tox accepts it: word characters, dots, glob characters and inner dashes,
 /// optionally negated; or empty (`py{,-cov}`).
 static FACTOR: LazyLock<Option<Regex>> =
@@ -34,7 +69,7 @@ fn is_factor(part: &str) -> bool {
 /// The environment names an expression declares (`[testenv:a,py{311,312}]`, an
 /// `env_list` line): commas split, brace groups expand to their product, numeric ranges
 /// (`{11-13}`) to their numbers. `Err` names the part tox would refuse.
-pub(super) fn env_names(expr: &str) -> Result<Vec<String>, String> {
+pub(super) fn env_names(expr: &str) -> Result<Vec<String>, Refused> {
     Ok(groups(expr)?
         .into_iter()
         .map(|group| join(&group))
@@ -50,7 +85,7 @@ fn join(group: &[Factor]) -> String {
 }
 
 /// Each name an expression declares, split into its factors.
-fn groups(expr: &str) -> Result<Vec<Vec<Factor>>, String> {
+fn groups(expr: &str) -> Result<Vec<Vec<Factor>>, Refused> {
     let mut out = Vec::new();
     for piece in split_commas(expr) {
         let piece = piece.trim();
@@ -76,7 +111,7 @@ fn groups(expr: &str) -> Result<Vec<Vec<Factor>>, String> {
                 break;
             }
             if !variant.split('-').all(is_factor) {
-                return Err(variant);
+                return Err(Refused::of(variant));
             }
             out.push(
                 variant
@@ -120,7 +155,7 @@ fn split_commas(expr: &str) -> Vec<&str> {
 
 /// A piece as literal text and brace contents, alternating (`py{311,312}-x` → `py`,
 /// `311,312`, `-x`). A brace that does not close is refused, as tox refuses it.
-fn elements(piece: &str) -> Result<Vec<&str>, String> {
+fn elements(piece: &str) -> Result<Vec<&str>, Refused> {
     let mut out = Vec::new();
     let mut rest = piece;
     loop {
@@ -131,7 +166,7 @@ fn elements(piece: &str) -> Result<Vec<&str>, String> {
         let close = rest[open + 1..]
             .find('}')
             .filter(|&c| c > 0)
-            .ok_or_else(|| piece.to_owned())?;
+            .ok_or_else(|| Refused::of(piece.to_owned()))?;
         out.push(&rest[..open]);
         out.push(&rest[open + 1..open + 1 + close]);
         rest = &rest[open + close + 2..];

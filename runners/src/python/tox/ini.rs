@@ -164,10 +164,10 @@ impl Ini {
                             envs.add(name, line);
                         }
                     }
-                    Err(part) => out.diag(
+                    Err(refused) => out.diag(
                         path,
                         Some(line),
-                        format!("tox cannot read the env list entry `{part}`{}", why(&part)),
+                        format!("tox cannot read the env list entry {refused}"),
                     ),
                 }
             }
@@ -193,13 +193,10 @@ impl Ini {
                         envs.add(name, section.line);
                     }
                 }
-                Err(part) => out.diag(
+                Err(refused) => out.diag(
                     path,
                     Some(section.line),
-                    format!(
-                        "tox cannot read the environment name `{part}`{}",
-                        why(&part)
-                    ),
+                    format!("tox cannot read the environment name {refused}"),
                 ),
             }
         }
@@ -331,15 +328,6 @@ impl Settings for Ini {
             .filter(|(k, _)| !k.contains('|') && k.trim() == var)
             .map(|(_, v)| v.trim().to_owned())
             .next()
-    }
-}
-
-/// Why a part of an environment expression is refused.
-fn why(part: &str) -> &'static str {
-    if part.contains(['{', '}']) {
-        ": its braces do not balance"
-    } else {
-        ": a factor is made of letters, digits, `_`, `.` and inner `-`"
     }
 }
 
