@@ -152,13 +152,16 @@ pub(super) fn read(files: &dyn Files, path: &str, text: &str, out: &mut Parsed) 
     ] {
         vars.insert(name.to_owned(), root_path(dir));
     }
-    let mut chain = vec![path.to_owned()];
+    let mut walk = Walk {
+        files,
+        chain: vec![path.to_owned()],
+    };
     let scope = Scope {
         source_dir: dir,
         conditional: false,
         note: None,
     };
-    project.file(files, path, text, scope, &mut vars, &mut chain, out);
+    project.file(&mut walk, path, text, scope, &mut vars, out);
     let added = std::mem::take(&mut project.added);
     for (target, deps) in added {
         if let Some(&i) = project.index.get(&target) {
@@ -188,16 +191,70 @@ fn resolve_path(dir: &str, path: &str) -> Option<String> {
     join(dir, path)
 }
 
+/// The files a walk over a project's `CMakeLists.txt` reads: the view of the repository,
+/// and the files being read, outermost first (to spot an include cycle).
+struct Walk<'f> {
+    files: &'f dyn Files,
+    chain: Vec<String>,
+}
+
+/// The commands of a file that CMake runs on this host, each with the note of the
+/// undecided `if()` it is under: function and macro bodies run only when called, with
+/// arguments agg cannot know, and a branch CMake does not take here is left out.
+fn taken<'c>(commands: &'c [Command], path: &str) -> Vec<(&'c Command, Option<String>)> {
+    let mut skipping: Vec<&str> = Vec::new();
+    let mut ifs: Vec<Branch> = Vec::new();
+    let mut out = Vec::new();
+    for command in commands {
+        match command.name.as_str() {
+            "function" | "macro" => {
+                skipping.push(if command.name == "function" {
+                    "endfunction"
+                } else {
+                    "endmacro"
+                });
+                continue;
+            }
+            end if skipping.last() == Some(&end) => {
+                skipping.pop();
+                continue;
+            }
+            _ if !skipping.is_empty() => continue,
+            "if" | "elseif" | "else" | "endif" => {
+                branch(&mut ifs, command, path);
+                continue;
+            }
+            _ => {}
+        }
+        if ifs.iter().any(|b| b.active == Some(false)) {
+            continue;
+        }
+        out.push((command, ifs.iter().rev().find_map(|b| b.note.clone())));
+    }
+    out
+}
+
+/// `project(NAME …)`: the variables it sets.
+fn project(command: &Command, dir: &str, vars: &mut HashMap<String, String>) {
+    if let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars)) {
+        vars.insert("PROJECT_NAME".to_owned(), name.clone());
+        vars.entry("CMAKE_PROJECT_NAME".to_owned())
+            .or_insert_with(|| name.clone());
+        vars.insert(format!("{name}_SOURCE_DIR"), root_path(dir));
+        vars.insert("PROJECT_SOURCE_DIR".to_owned(), root_path(dir));
+    }
+}
+
 impl Project {
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the commands of one file (`path`, read into `text`) that make targets or lead
+    /// to other files.
     fn file(
         &mut self,
-        files: &dyn Files,
+        walk: &mut Walk<'_>,
         path: &str,
         text: &str,
         scope: Scope<'_>,
         vars: &mut HashMap<String, String>,
-        chain: &mut Vec<String>,
         out: &mut Parsed,
     ) {
         self.files_read += 1;
@@ -210,50 +267,14 @@ impl Project {
             );
         }
         let dir = scope.source_dir;
-        let mut skipping: Vec<&str> = Vec::new();
-        let mut ifs: Vec<Branch> = Vec::new();
-        for command in &commands {
-            // Function and macro bodies run only when called, with arguments agg cannot know.
-            match command.name.as_str() {
-                "function" | "macro" => {
-                    skipping.push(if command.name == "function" {
-                        "endfunction"
-                    } else {
-                        "endmacro"
-                    });
-                    continue;
-                }
-                end if skipping.last() == Some(&end) => {
-                    skipping.pop();
-                    continue;
-                }
-                _ if !skipping.is_empty() => continue,
-                "if" | "elseif" | "else" | "endif" => {
-                    branch(&mut ifs, command, path);
-                    continue;
-                }
-                _ => {}
-            }
-            if ifs.iter().any(|b| b.active == Some(false)) {
-                // A branch CMake does not take on this host.
-                continue;
-            }
-            let note = ifs.iter().rev().find_map(|b| b.note.clone());
+        for (command, note) in taken(&commands, path) {
             let here = Scope {
                 source_dir: dir,
                 conditional: scope.conditional || note.is_some(),
                 note: note.as_deref().or(scope.note),
             };
             match command.name.as_str() {
-                "project" => {
-                    if let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars)) {
-                        vars.insert("PROJECT_NAME".to_owned(), name.clone());
-                        vars.entry("CMAKE_PROJECT_NAME".to_owned())
-                            .or_insert_with(|| name.clone());
-                        vars.insert(format!("{name}_SOURCE_DIR"), root_path(dir));
-                        vars.insert("PROJECT_SOURCE_DIR".to_owned(), root_path(dir));
-                    }
-                }
+                "project" => project(command, dir, vars),
                 "set" => set(command, vars),
                 "add_custom_target" => {
                     self.custom_target(path, command, here, vars, out);
@@ -264,76 +285,88 @@ impl Project {
                         self.added.push((target, names.collect()));
                     }
                 }
-                "add_subdirectory" => {
-                    let Some(sub) = command.args.first().and_then(|a| expand(&a.text, vars)) else {
-                        continue;
-                    };
-                    let Some(sub_dir) = resolve_path(dir, &sub) else {
-                        continue;
-                    };
-                    let Some(list) = join(&sub_dir, "CMakeLists.txt") else {
-                        continue;
-                    };
-                    let mut sub_vars = vars.clone();
-                    sub_vars.insert("CMAKE_CURRENT_SOURCE_DIR".to_owned(), root_path(&sub_dir));
-                    sub_vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), root_path(&sub_dir));
-                    let inner = Scope {
-                        source_dir: &sub_dir,
-                        ..here
-                    };
-                    self.follow(
-                        files,
-                        (path, command.line),
-                        &list,
-                        inner,
-                        &mut sub_vars,
-                        chain,
-                        out,
-                    );
-                }
-                "include" => {
-                    let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars))
-                    else {
-                        continue;
-                    };
-                    // A module name (`include(CTest)`) is CMake's own; a file path is the
-                    // project's.
-                    if !std::path::Path::new(&name)
-                        .extension()
-                        .is_some_and(|e| e.eq_ignore_ascii_case("cmake"))
-                    {
-                        continue;
-                    }
-                    let Some(file) = resolve_path(dir, &name) else {
-                        continue;
-                    };
-                    let saved = vars.get("CMAKE_CURRENT_LIST_DIR").cloned();
-                    vars.insert(
-                        "CMAKE_CURRENT_LIST_DIR".to_owned(),
-                        root_path(parent(&file)),
-                    );
-                    self.follow(files, (path, command.line), &file, here, vars, chain, out);
-                    if let Some(saved) = saved {
-                        vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), saved);
-                    }
-                }
+                "add_subdirectory" => self.add_subdirectory(walk, (path, command), here, vars, out),
+                "include" => self.include(walk, (path, command), here, vars, out),
                 _ => {}
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `add_subdirectory(DIR)` in `path`: reads `DIR/CMakeLists.txt` with its own copy of
+    /// the variables, as CMake gives a subdirectory its own scope.
+    fn add_subdirectory(
+        &mut self,
+        walk: &mut Walk<'_>,
+        (path, command): (&str, &Command),
+        here: Scope<'_>,
+        vars: &HashMap<String, String>,
+        out: &mut Parsed,
+    ) {
+        let Some(sub) = command.args.first().and_then(|a| expand(&a.text, vars)) else {
+            return;
+        };
+        let Some(sub_dir) = resolve_path(here.source_dir, &sub) else {
+            return;
+        };
+        let Some(list) = join(&sub_dir, "CMakeLists.txt") else {
+            return;
+        };
+        let mut sub_vars = vars.clone();
+        sub_vars.insert("CMAKE_CURRENT_SOURCE_DIR".to_owned(), root_path(&sub_dir));
+        sub_vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), root_path(&sub_dir));
+        let inner = Scope {
+            source_dir: &sub_dir,
+            ..here
+        };
+        self.follow(walk, (path, command.line), &list, inner, &mut sub_vars, out);
+    }
+
+    /// `include(FILE.cmake)` in `path`: reads the file in the same scope, with
+    /// `CMAKE_CURRENT_LIST_DIR` its directory while it is read. A module name
+    /// (`include(CTest)`) is CMake's own; a file path is the project's.
+    fn include(
+        &mut self,
+        walk: &mut Walk<'_>,
+        (path, command): (&str, &Command),
+        here: Scope<'_>,
+        vars: &mut HashMap<String, String>,
+        out: &mut Parsed,
+    ) {
+        let Some(name) = command.args.first().and_then(|a| expand(&a.text, vars)) else {
+            return;
+        };
+        if !std::path::Path::new(&name)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("cmake"))
+        {
+            return;
+        }
+        let Some(file) = resolve_path(here.source_dir, &name) else {
+            return;
+        };
+        let saved = vars.get("CMAKE_CURRENT_LIST_DIR").cloned();
+        vars.insert(
+            "CMAKE_CURRENT_LIST_DIR".to_owned(),
+            root_path(parent(&file)),
+        );
+        self.follow(walk, (path, command.line), &file, here, vars, out);
+        if let Some(saved) = saved {
+            vars.insert("CMAKE_CURRENT_LIST_DIR".to_owned(), saved);
+        }
+    }
+
+    /// Reads the file at `path`, named at `(from, line)`, unless it is already being read
+    /// or the walk's bounds are reached.
     fn follow(
         &mut self,
-        files: &dyn Files,
+        walk: &mut Walk<'_>,
         (from, line): (&str, u32),
         path: &str,
         scope: Scope<'_>,
         vars: &mut HashMap<String, String>,
-        chain: &mut Vec<String>,
         out: &mut Parsed,
     ) {
-        if chain.iter().any(|c| c == path) {
+        if walk.chain.iter().any(|c| c == path) {
             out.diag(
                 from,
                 Some(line),
@@ -341,7 +374,7 @@ impl Project {
             );
             return;
         }
-        if chain.len() > MAX_DEPTH || self.files_read >= MAX_FILES {
+        if walk.chain.len() > MAX_DEPTH || self.files_read >= MAX_FILES {
             out.diag(
                 from,
                 Some(line),
@@ -349,7 +382,7 @@ impl Project {
             );
             return;
         }
-        let text = match files.read(path) {
+        let text = match walk.files.read(path) {
             Ok(text) => text,
             Err(reason) => {
                 // A missing directory is CMake's error too; report it where it is named,
@@ -363,9 +396,9 @@ impl Project {
         if !out.consumed.iter().any(|c| c == path) {
             out.consumed.push(path.to_owned());
         }
-        chain.push(path.to_owned());
-        self.file(files, path, &text, scope, vars, chain, out);
-        chain.pop();
+        walk.chain.push(path.to_owned());
+        self.file(walk, path, &text, scope, vars, out);
+        walk.chain.pop();
     }
 
     fn custom_target(

@@ -113,7 +113,21 @@ fn requirements(doc: &Node) -> Vec<Req<'_>> {
     out
 }
 
+/// The Python projects of the repository, their uv workspaces and the dependencies between
+/// them.
 pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
+    let docs = read_projects(found, b);
+    read_uv_workspaces(found, &docs, b);
+    for from in 0..b.graph.packages.len() {
+        if b.graph.packages[from].ecosystem == Ecosystem::Python {
+            read_dependencies(from, &docs, b);
+        }
+    }
+}
+
+/// Reads every `pyproject.toml`, adding a package for each that names its project; the
+/// documents read, by path.
+fn read_projects<'f>(found: &Manifests<'f>, b: &mut Builder) -> HashMap<&'f str, Node> {
     let mut docs: HashMap<&str, Node> = HashMap::new();
     for &path in found.named("pyproject.toml") {
         match found.text(path).map(|t| read_toml(&t)) {
@@ -137,6 +151,12 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
             Err(reason) => b.diag(path, None, format!("cannot read: {reason}")),
         }
     }
+    docs
+}
+
+/// Adds a workspace for each `[tool.uv.workspace]`, outermost first, with the projects its
+/// `members` and `exclude` patterns take in.
+fn read_uv_workspaces(found: &Manifests<'_>, docs: &HashMap<&str, Node>, b: &mut Builder) {
     let mut roots: Vec<&str> = found
         .named("pyproject.toml")
         .iter()
@@ -181,121 +201,151 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
         let shared = found.present(&root, SHARED);
         b.workspace("uv", Ecosystem::Python, manifest, members, shared);
     }
-    for from in 0..b.graph.packages.len() {
-        let p = &b.graph.packages[from];
-        if p.ecosystem != Ecosystem::Python {
-            continue;
-        }
-        let (manifest, dir) = (p.manifest.clone(), p.dir.clone());
-        let workspace = p.workspace;
-        let Some(doc) = docs.get(manifest.as_str()) else {
-            continue;
+}
+
+/// One dependency found in a project: (the package it leads to, its kind, its line).
+type Edge = (usize, &'static str, u32);
+
+/// Adds the dependencies of package `from` on the repository's other Python projects:
+/// uv's requirements, PDM's editable dev dependencies and Poetry's path dependencies.
+fn read_dependencies(from: usize, docs: &HashMap<&str, Node>, b: &mut Builder) {
+    let p = &b.graph.packages[from];
+    let (manifest, dir) = (p.manifest.clone(), p.dir.clone());
+    let Some(doc) = docs.get(manifest.as_str()) else {
+        return;
+    };
+    let mut edges = uv_edges(from, doc, docs, b);
+    edges.extend(pdm_edges(doc, &dir, b));
+    edges.extend(poetry_edges(doc, &dir, b));
+    for (to, kind, line) in edges {
+        b.dep(from, to, kind, Some(line));
+    }
+}
+
+/// The requirements of package `from` (its document `doc`) that uv resolves inside the
+/// repository: a direct reference to a local directory, or a `[tool.uv.sources]` entry (the
+/// project's own, else its workspace root's) that names the workspace or a path.
+fn uv_edges(from: usize, doc: &Node, docs: &HashMap<&str, Node>, b: &mut Builder) -> Vec<Edge> {
+    let p = &b.graph.packages[from];
+    let (manifest, dir) = (p.manifest.clone(), p.dir.clone());
+    let (manifest, dir) = (manifest.as_str(), dir.as_str());
+    let workspace = p.workspace;
+    let ws_doc = workspace.and_then(|w| docs.get(b.graph.workspaces[w].manifest.as_str()));
+    let by_name: HashMap<String, usize> = workspace
+        .map(|w| {
+            b.graph.workspaces[w]
+                .members
+                .iter()
+                .map(|&m| (b.graph.packages[m].name.clone(), m))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ws_dir = workspace.map(|w| b.graph.workspaces[w].dir.clone());
+    let mut edges = Vec::new();
+    for (kind, name, url, line) in requirements(doc) {
+        let source = |d: &Node| {
+            d.path(&["tool", "uv", "sources"])
+                .and_then(Node::entries)
+                .and_then(|e| e.iter().find(|e| normalize(&e.key) == name))
+                .map(|e| e.node.clone())
         };
-        let ws_doc = workspace.and_then(|w| docs.get(b.graph.workspaces[w].manifest.as_str()));
-        let by_name: HashMap<String, usize> = workspace
-            .map(|w| {
-                b.graph.workspaces[w]
-                    .members
-                    .iter()
-                    .map(|&m| (b.graph.packages[m].name.clone(), m))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ws_dir = workspace.map(|w| b.graph.workspaces[w].dir.clone());
-        let mut edges: Vec<(usize, &'static str, u32)> = Vec::new();
-        for (kind, name, url, line) in requirements(doc) {
-            let source = |d: &Node| {
-                d.path(&["tool", "uv", "sources"])
-                    .and_then(Node::entries)
-                    .and_then(|e| e.iter().find(|e| normalize(&e.key) == name))
-                    .map(|e| e.node.clone())
-            };
-            let own = source(doc);
-            let (source, base) = match own {
-                Some(s) => (Some(s), dir.clone()),
-                None => (
-                    ws_doc.and_then(source),
-                    ws_dir.clone().unwrap_or_else(|| dir.clone()),
-                ),
-            };
-            let to = if let Some(url) = url {
-                local(&dir, url).and_then(|d| b.find(Ecosystem::Python, &d))
-            } else if let Some(source) = source {
-                if source.get("workspace").is_some_and(Node::is_true) {
-                    let member = by_name.get(&name).copied();
-                    if member.is_none() {
-                        b.diag(
-                            &manifest,
-                            Some(line),
-                            format!("`{name}` comes from the workspace, which has no member of that name"),
-                        );
-                    }
-                    member
-                } else {
-                    source
-                        .get("path")
-                        .and_then(Node::str)
-                        .and_then(|rel| join(&base, rel))
-                        .and_then(|d| b.find(Ecosystem::Python, &d))
+        let own = source(doc);
+        let (source, base) = match own {
+            Some(s) => (Some(s), dir.to_owned()),
+            None => (
+                ws_doc.and_then(source),
+                ws_dir.clone().unwrap_or_else(|| dir.to_owned()),
+            ),
+        };
+        let to = if let Some(url) = url {
+            local(dir, url).and_then(|d| b.find(Ecosystem::Python, &d))
+        } else if let Some(source) = source {
+            if source.get("workspace").is_some_and(Node::is_true) {
+                let member = by_name.get(&name).copied();
+                if member.is_none() {
+                    b.diag(
+                        manifest,
+                        Some(line),
+                        format!(
+                            "`{name}` comes from the workspace, which has no member of that name"
+                        ),
+                    );
                 }
+                member
             } else {
-                None
-            };
-            if let Some(to) = to {
-                edges.push((to, kind, line));
-            }
-        }
-        // PDM's editable dev dependencies.
-        for group in doc
-            .path(&["tool", "pdm", "dev-dependencies"])
-            .and_then(Node::entries)
-            .unwrap_or_default()
-        {
-            for item in group.node.items().unwrap_or_default() {
-                let Some(spec) = item.str() else { continue };
-                let reference = spec
-                    .trim()
-                    .strip_prefix("-e")
-                    .map(str::trim)
-                    .or_else(|| requirement(spec).and_then(|(_, url)| url));
-                if let Some(to) = reference
-                    .and_then(|r| local(&dir, r))
-                    .and_then(|d| b.find(Ecosystem::Python, &d))
-                {
-                    edges.push((to, "dev-dependencies", item.line));
-                }
-            }
-        }
-        // Poetry's path dependencies.
-        let mut poetry: Vec<&Node> = doc
-            .path(&["tool", "poetry", "dependencies"])
-            .into_iter()
-            .chain(doc.path(&["tool", "poetry", "dev-dependencies"]))
-            .collect();
-        for g in doc
-            .path(&["tool", "poetry", "group"])
-            .and_then(Node::entries)
-            .unwrap_or_default()
-        {
-            poetry.extend(g.node.get("dependencies"));
-        }
-        for table in poetry {
-            for e in table.entries().unwrap_or_default() {
-                if let Some(to) = e
-                    .node
+                source
                     .get("path")
                     .and_then(Node::str)
-                    .and_then(|rel| join(&dir, rel))
+                    .and_then(|rel| join(&base, rel))
                     .and_then(|d| b.find(Ecosystem::Python, &d))
-                {
-                    edges.push((to, "path", e.node.line));
-                }
             }
-        }
-        for (to, kind, line) in edges {
-            b.dep(from, to, kind, Some(line));
+        } else {
+            None
+        };
+        if let Some(to) = to {
+            edges.push((to, kind, line));
         }
     }
+    edges
+}
+
+/// PDM's editable dev dependencies (`-e file:///${PROJECT_ROOT}/libs/core#egg=core`,
+/// `-e ./core`, or a direct reference) on projects of the repository.
+fn pdm_edges(doc: &Node, dir: &str, b: &Builder) -> Vec<Edge> {
+    let mut edges = Vec::new();
+    for group in doc
+        .path(&["tool", "pdm", "dev-dependencies"])
+        .and_then(Node::entries)
+        .unwrap_or_default()
+    {
+        for item in group.node.items().unwrap_or_default() {
+            let Some(spec) = item.str() else { continue };
+            let reference = spec
+                .trim()
+                .strip_prefix("-e")
+                .map(str::trim)
+                .or_else(|| requirement(spec).and_then(|(_, url)| url));
+            if let Some(to) = reference
+                .and_then(|r| local(dir, r))
+                .and_then(|d| b.find(Ecosystem::Python, &d))
+            {
+                edges.push((to, "dev-dependencies", item.line));
+            }
+        }
+    }
+    edges
+}
+
+/// Poetry's `{ path = "../core" }` dependencies, in the main table, the dev table and every
+/// group.
+fn poetry_edges(doc: &Node, dir: &str, b: &Builder) -> Vec<Edge> {
+    let mut tables: Vec<&Node> = doc
+        .path(&["tool", "poetry", "dependencies"])
+        .into_iter()
+        .chain(doc.path(&["tool", "poetry", "dev-dependencies"]))
+        .collect();
+    for g in doc
+        .path(&["tool", "poetry", "group"])
+        .and_then(Node::entries)
+        .unwrap_or_default()
+    {
+        tables.extend(g.node.get("dependencies"));
+    }
+    let mut edges = Vec::new();
+    for table in tables {
+        for e in table.entries().unwrap_or_default() {
+            if let Some(to) = e
+                .node
+                .get("path")
+                .and_then(Node::str)
+                .and_then(|rel| join(dir, rel))
+                .and_then(|d| b.find(Ecosystem::Python, &d))
+            {
+                edges.push((to, "path", e.node.line));
+            }
+        }
+    }
+    edges
 }
 
 #[cfg(test)]

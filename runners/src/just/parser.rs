@@ -143,6 +143,32 @@ struct Attribute {
     args: Vec<String>,
 }
 
+/// What a recipe's attributes say about how it is listed and run: `[private]`, `[doc]`, the
+/// first `[group]`, `[confirm]` (just's own question when it gives none) and the OS ones.
+fn apply_attributes(attributes: &[Attribute], recipe: &mut Recipe) {
+    for attribute in attributes {
+        match attribute.name.as_str() {
+            "private" => recipe.private = true,
+            "doc" => recipe.description = attribute.args.first().cloned(),
+            "group" => {
+                if recipe.group.is_none() {
+                    recipe.group = attribute.args.first().cloned();
+                }
+            }
+            "confirm" => {
+                recipe.confirm = Some(
+                    attribute
+                        .args
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| format!("Run recipe `{}`?", recipe.name)),
+                );
+            }
+            other => recipe.os |= os::bit(other),
+        }
+    }
+}
+
 /// Parses one justfile.
 pub(super) fn parse(text: &str) -> Ast {
     let mut parser = Parser {
@@ -642,75 +668,9 @@ impl<'a> Parser<'a> {
         };
         let line = self.lines.line(name.start);
         i += 1;
-        let mut params = Vec::new();
-        while tokens.get(i).map(|t| t.kind) != Some(Kind::Colon) {
-            let variadic = match tokens.get(i).map(|t| t.kind) {
-                Some(Kind::Plus) => Some(Variadic::OneOrMore),
-                Some(Kind::Star) => Some(Variadic::ZeroOrMore),
-                _ => None,
-            };
-            i += usize::from(variadic.is_some());
-            let exported = tokens.get(i).map(|t| t.kind) == Some(Kind::Dollar);
-            i += usize::from(exported);
-            let Some(&param) = tokens.get(i).filter(|t| t.kind == Kind::Ident) else {
-                return Err(match tokens.get(i) {
-                    None => Error::new(
-                        tokens.last().map_or(name.end, |t| t.end),
-                        format!(
-                            "recipe `{}` has no `:` after its name and parameters",
-                            self.text(name)
-                        ),
-                    ),
-                    Some(_) => self.expected(tokens, i, "a parameter or `:`"),
-                });
-            };
-            i += 1;
-            let mut default = None;
-            if tokens.get(i).map(|t| t.kind) == Some(Kind::Eq) {
-                let end = self.value_end(tokens, i + 1)?;
-                default = Some(
-                    tokens
-                        .get(i + 1)
-                        .filter(|_| end == i + 2)
-                        .and_then(|&t| self.cooked(t))
-                        .unwrap_or_else(|| self.span(tokens, i + 1, end)),
-                );
-                i = end;
-            }
-            params.push(Param {
-                name: self.text(param).to_owned(),
-                required: default.is_none() && variadic != Some(Variadic::ZeroOrMore),
-                default,
-                variadic,
-                exported,
-                passing: Passing::Positional,
-                ..Param::default()
-            });
-        }
+        let params = self.parameters(tokens, &mut i, name)?;
         i += 1;
-        let mut deps = Vec::new();
-        let mut subsequent = false;
-        loop {
-            match tokens.get(i).map(|t| t.kind) {
-                None | Some(Kind::Comment) => break,
-                Some(Kind::Ident) => {
-                    let (dep, end) = self.path(tokens, i)?;
-                    deps.push(dep);
-                    i = end;
-                }
-                Some(Kind::LParen) => {
-                    let close = self.matching_paren(tokens, i)?;
-                    let (dep, _) = self.path(tokens, i + 1)?;
-                    deps.push(dep);
-                    i = close + 1;
-                }
-                Some(Kind::AndAnd) if !subsequent => {
-                    subsequent = true;
-                    i += 1;
-                }
-                _ => return Err(self.expected(tokens, i, "a dependency")),
-            }
-        }
+        let deps = self.dependencies(tokens, &mut i)?;
         self.end_of_line(tokens, i)?;
 
         self.check_item(ItemKind::Recipe, self.text(name), line);
@@ -735,49 +695,109 @@ impl<'a> Parser<'a> {
             .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
             .collect();
         header.push(self.words(tokens));
-
-        let mut description = comment;
-        let mut group = None;
-        let mut confirm = None;
-        let mut private = self.text(name).starts_with('_');
-        let mut os_bits = 0;
-        for attribute in &attributes {
-            match attribute.name.as_str() {
-                "private" => private = true,
-                "doc" => description = attribute.args.first().cloned(),
-                "group" => {
-                    if group.is_none() {
-                        group = attribute.args.first().cloned();
-                    }
-                }
-                // just's own question when `[confirm]` gives none.
-                "confirm" => {
-                    confirm = Some(
-                        attribute
-                            .args
-                            .first()
-                            .cloned()
-                            .unwrap_or_else(|| format!("Run recipe `{}`?", self.text(name))),
-                    );
-                }
-                other => os_bits |= os::bit(other),
-            }
-        }
-        Ok(Item::Recipe(Recipe {
+        let mut recipe = Recipe {
             name: self.text(name).to_owned(),
             line,
             params,
             deps,
-            description: description
-                .map(|d| d.trim().to_owned())
-                .filter(|d| !d.is_empty()),
-            private,
-            group,
-            confirm,
-            os: os_bits,
+            description: comment,
+            private: self.text(name).starts_with('_'),
+            group: None,
+            confirm: None,
+            os: 0,
             body: lines.into_iter().map(str::to_owned).collect(),
             header: header.join(" "),
-        }))
+        };
+        apply_attributes(&attributes, &mut recipe);
+        recipe.description = recipe
+            .description
+            .map(|d| d.trim().to_owned())
+            .filter(|d| !d.is_empty());
+        Ok(Item::Recipe(recipe))
+    }
+
+    /// The parameters of recipe `name`, from token `*i` up to the `:` (left at `*i`).
+    fn parameters(
+        &self,
+        tokens: &[Token],
+        i: &mut usize,
+        name: Token,
+    ) -> Result<Vec<Param>, Error> {
+        let mut params = Vec::new();
+        while tokens.get(*i).map(|t| t.kind) != Some(Kind::Colon) {
+            let variadic = match tokens.get(*i).map(|t| t.kind) {
+                Some(Kind::Plus) => Some(Variadic::OneOrMore),
+                Some(Kind::Star) => Some(Variadic::ZeroOrMore),
+                _ => None,
+            };
+            *i += usize::from(variadic.is_some());
+            let exported = tokens.get(*i).map(|t| t.kind) == Some(Kind::Dollar);
+            *i += usize::from(exported);
+            let Some(&param) = tokens.get(*i).filter(|t| t.kind == Kind::Ident) else {
+                return Err(match tokens.get(*i) {
+                    None => Error::new(
+                        tokens.last().map_or(name.end, |t| t.end),
+                        format!(
+                            "recipe `{}` has no `:` after its name and parameters",
+                            self.text(name)
+                        ),
+                    ),
+                    Some(_) => self.expected(tokens, *i, "a parameter or `:`"),
+                });
+            };
+            *i += 1;
+            let mut default = None;
+            if tokens.get(*i).map(|t| t.kind) == Some(Kind::Eq) {
+                let end = self.value_end(tokens, *i + 1)?;
+                default = Some(
+                    tokens
+                        .get(*i + 1)
+                        .filter(|_| end == *i + 2)
+                        .and_then(|&t| self.cooked(t))
+                        .unwrap_or_else(|| self.span(tokens, *i + 1, end)),
+                );
+                *i = end;
+            }
+            params.push(Param {
+                name: self.text(param).to_owned(),
+                required: default.is_none() && variadic != Some(Variadic::ZeroOrMore),
+                default,
+                variadic,
+                exported,
+                passing: Passing::Positional,
+                ..Param::default()
+            });
+        }
+        Ok(params)
+    }
+
+    /// The dependencies after a recipe's `:`, from token `*i` to the end of the line or a
+    /// comment (left at `*i`): names, `(name args…)` calls, and those after `&&`.
+    fn dependencies(&self, tokens: &[Token], i: &mut usize) -> Result<Vec<String>, Error> {
+        let mut deps = Vec::new();
+        let mut subsequent = false;
+        loop {
+            match tokens.get(*i).map(|t| t.kind) {
+                None | Some(Kind::Comment) => break,
+                Some(Kind::Ident) => {
+                    let (dep, end) = self.path(tokens, *i)?;
+                    deps.push(dep);
+                    *i = end;
+                }
+                Some(Kind::LParen) => {
+                    let close = self.matching_paren(tokens, *i)?;
+                    let (dep, _) = self.path(tokens, *i + 1)?;
+                    deps.push(dep);
+                    *i = close + 1;
+                }
+                Some(Kind::AndAnd) if !subsequent => {
+                    subsequent = true;
+                    *i += 1;
+                }
+                _ => return Err(self.expected(tokens, *i, "a dependency")),
+            }
+        }
+        Ok(deps)
     }
 }
 

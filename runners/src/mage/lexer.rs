@@ -37,6 +37,38 @@ impl Token {
     }
 }
 
+/// The value of the interpreted string (`"…"`) whose text starts at `at`, its escapes
+/// (`\n`, `\t`, `\"`) resolved; where the lexer goes on; and whether it closed on its line.
+fn interpreted_string(b: &[u8], mut at: usize) -> (String, usize, bool) {
+    let mut value = Vec::new();
+    let closed = loop {
+        match b.get(at) {
+            None | Some(b'\n') => break false,
+            Some(b'"') => {
+                at += 1;
+                break true;
+            }
+            Some(b'\\') => {
+                if let Some(&e) = b.get(at + 1).filter(|&&e| e != b'\n') {
+                    value.push(match e {
+                        b'n' => b'\n',
+                        b't' => b'\t',
+                        other => other,
+                    });
+                    at += 2;
+                } else {
+                    at += 1;
+                }
+            }
+            Some(&other) => {
+                value.push(other);
+                at += 1;
+            }
+        }
+    };
+    (String::from_utf8_lossy(&value).into_owned(), at, closed)
+}
+
 /// The tokens of `text`, and the line of a string or comment left open at its end.
 pub(super) fn tokenize(text: &str) -> (Vec<Token>, Option<u32>) {
     let b = text.as_bytes();
@@ -75,38 +107,13 @@ pub(super) fn tokenize(text: &str) -> (Vec<Token>, Option<u32>) {
                 at = end + 2;
             }
             b'"' => {
-                let mut value = Vec::new();
-                at += 1;
-                loop {
-                    match b.get(at) {
-                        None | Some(b'\n') => {
-                            unclosed.get_or_insert(start_line);
-                            break;
-                        }
-                        Some(b'"') => {
-                            at += 1;
-                            break;
-                        }
-                        Some(b'\\') => {
-                            if let Some(&e) = b.get(at + 1).filter(|&&e| e != b'\n') {
-                                value.push(match e {
-                                    b'n' => b'\n',
-                                    b't' => b'\t',
-                                    other => other,
-                                });
-                                at += 2;
-                            } else {
-                                at += 1;
-                            }
-                        }
-                        Some(&other) => {
-                            value.push(other);
-                            at += 1;
-                        }
-                    }
+                let (value, end, closed) = interpreted_string(b, at + 1);
+                if !closed {
+                    unclosed.get_or_insert(start_line);
                 }
+                at = end;
                 tokens.push(Token {
-                    tok: Tok::Str(String::from_utf8_lossy(&value).into_owned()),
+                    tok: Tok::Str(value),
                     line: start_line,
                 });
             }

@@ -520,52 +520,7 @@ impl Reader<'_> {
                 "too many variable expansions; some targets named with variables are not listed",
             );
         }
-        // Prerequisites of real rules (not `.PHONY:` and friends), to spot `FORCE:`-style
-        // empty targets that only exist to be depended on.
-        let used: HashSet<&str> = self
-            .rules
-            .iter()
-            .filter(|r| !r.special_only)
-            .flat_map(|r| r.prereqs.iter().map(String::as_str))
-            .collect();
-
-        let mut order: Vec<Target<'_>> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut capped = false;
-        for (i, rule) in self.rules.iter().enumerate() {
-            for name in &rule.targets {
-                let slot = match index.get(name.as_str()) {
-                    Some(&slot) => slot,
-                    None if order.len() >= MAX_TASKS => {
-                        capped = true;
-                        continue;
-                    }
-                    None => {
-                        index.insert(name, order.len());
-                        order.push(Target {
-                            name,
-                            first: rule,
-                            rules: Vec::new(),
-                            description: None,
-                            recipes: Vec::new(),
-                        });
-                        order.len() - 1
-                    }
-                };
-                let Some(target) = order.get_mut(slot) else {
-                    continue;
-                };
-                target.rules.push(i);
-                if !rule.recipe.is_empty() {
-                    // Double-colon rules each run their own recipe; for ordinary rules the
-                    // last recipe wins, as make warns ("overriding recipe for target").
-                    if !rule.double_colon {
-                        target.recipes.clear();
-                    }
-                    target.recipes.push(i);
-                }
-            }
-        }
+        let (mut order, index, capped) = targets(&self.rules);
         if capped {
             self.out.diag(
                 top,
@@ -573,29 +528,59 @@ impl Reader<'_> {
                 format!("more than {MAX_TASKS} targets; only the first {MAX_TASKS} are listed"),
             );
         }
-
-        // The description: a `## text` on a rule line, else a `## target: text` help line
-        // anywhere in the file (the `make help` convention), else the first comment block
-        // above a rule, without a leading `target:`.
         for target in &mut order {
-            let rules = || target.rules.iter().filter_map(|&r| self.rules.get(r));
-            target.description = rules()
-                .find_map(|r| r.inline_doc.clone())
-                .or_else(|| self.help.get(target.name).cloned())
-                .or_else(|| {
-                    rules().find_map(|r| {
-                        r.doc_above
-                            .as_deref()
-                            .map(|d| strip_target_prefix(d, target.name).to_owned())
-                    })
-                });
+            target.description = self.description(target);
         }
+        let forced = self.forced(&order);
+        let listed = |name: &str| index.contains_key(name) && !forced.contains(name);
+        let tasks = order
+            .iter()
+            .filter(|t| !forced.contains(t.name))
+            .map(|target| self.task(target, &index, &listed))
+            .collect();
+        self.out.tasks = tasks;
+        self.out
+    }
 
-        let forced: HashSet<&str> = order
+    /// The rules of `target`, in file order.
+    fn rules_of<'r>(&'r self, target: &'r Target<'_>) -> impl Iterator<Item = &'r RuleDef> {
+        target.rules.iter().filter_map(|&r| self.rules.get(r))
+    }
+
+    /// The rules whose recipes `target` runs.
+    fn recipes_of<'r>(&'r self, target: &'r Target<'_>) -> impl Iterator<Item = &'r RuleDef> {
+        target.recipes.iter().filter_map(|&r| self.rules.get(r))
+    }
+
+    /// A target's description: a `## text` on a rule line, else a `## target: text` help
+    /// line anywhere in the file (the `make help` convention), else the first comment block
+    /// above a rule, without a leading `target:`.
+    fn description(&self, target: &Target<'_>) -> Option<String> {
+        self.rules_of(target)
+            .find_map(|r| r.inline_doc.clone())
+            .or_else(|| self.help.get(target.name).cloned())
+            .or_else(|| {
+                self.rules_of(target).find_map(|r| {
+                    r.doc_above
+                        .as_deref()
+                        .map(|d| strip_target_prefix(d, target.name).to_owned())
+                })
+            })
+    }
+
+    /// The `FORCE:`-style targets left out: empty, not phony, and only there to be depended
+    /// on by a real rule (not by `.PHONY:` and friends). Phony and double-colon targets are
+    /// run, even empty (`all:`, `precheck::` that templates extend).
+    fn forced<'t>(&self, order: &[Target<'t>]) -> HashSet<&'t str> {
+        let used: HashSet<&str> = self
+            .rules
+            .iter()
+            .filter(|r| !r.special_only)
+            .flat_map(|r| r.prereqs.iter().map(String::as_str))
+            .collect();
+        order
             .iter()
             .filter(|t| {
-                // Phony and double-colon targets are run, even empty (`all:`, `precheck::`
-                // that templates extend).
                 used.contains(t.name)
                     && !self.phony.contains(t.name)
                     && t.rules.iter().all(|&r| {
@@ -608,83 +593,97 @@ impl Reader<'_> {
                     })
             })
             .map(|t| t.name)
-            .collect();
-        let listed = |name: &str| index.contains_key(name) && !forced.contains(name);
+            .collect()
+    }
 
-        let mut tasks = Vec::with_capacity(order.len());
-        for target in &order {
-            if forced.contains(target.name) {
-                continue;
-            }
-            let mut deps: Vec<String> = Vec::new();
-            let mut seen = HashSet::new();
-            'rules: for rule in target.rules.iter().filter_map(|&r| self.rules.get(r)) {
-                for dep in &rule.prereqs {
-                    if dep != target.name && listed(dep) && seen.insert(dep.as_str()) {
-                        deps.push(dep.clone());
-                        if deps.len() >= MAX_DEPS {
-                            break 'rules;
-                        }
-                    }
-                }
-            }
-            // A target that exists only under a condition agg could not evaluate, or whose
-            // recipe does, says so above its recipe: make may read another branch.
-            let rules = || target.rules.iter().filter_map(|&r| self.rules.get(r));
-            let recipes = || target.recipes.iter().filter_map(|&r| self.rules.get(r));
-            let mut notes: Vec<&str> = Vec::new();
-            let conditional = rules().all(|r| r.note.is_some());
-            for rule in rules().filter(|r| conditional || !r.recipe.is_empty()) {
-                if let Some(note) = rule.note.as_deref().filter(|n| !notes.contains(n)) {
-                    notes.push(note);
-                }
-            }
-            let notes = notes.iter().map(|note| {
-                format!("# agg did not evaluate {note}; make may read this rule differently")
+    /// The task row of a listed target. `index` holds every target's name, `listed` says
+    /// which are tasks.
+    fn task(
+        &self,
+        target: &Target<'_>,
+        index: &HashMap<&str, usize>,
+        listed: &dyn Fn(&str) -> bool,
+    ) -> Task {
+        // Defined where the recipe that runs is; a target without one, at its first rule.
+        let defined = self.recipes_of(target).next().unwrap_or(target.first);
+        let mut task = Task::new(
+            Runner::Make,
+            target.name,
+            self.cwd.clone(),
+            defined.file_path.clone(),
+            vec!["make".to_owned(), target.name.to_owned()],
+        );
+        task.line = Some(defined.line);
+        task.behaviour.not_runnable = self.stop.as_ref().map(|(_, _, why)| why.clone());
+        task.description.clone_from(&target.description);
+        task.deps = self.deps(target, listed);
+        let script = self.script(target);
+        task.script = (!script.is_empty()).then_some(script);
+        if let Some(defs) = &self.defs {
+            let recipe: Vec<&str> = self
+                .recipes_of(target)
+                .flat_map(|r| r.recipe.iter().map(String::as_str))
+                .collect();
+            let file_prereqs = self.rules_of(target).any(|r| {
+                r.unresolved_prereqs || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
             });
-            let notes: Vec<String> = notes.collect();
-            let script = bounded_lines(
-                notes
-                    .iter()
-                    .map(String::as_str)
-                    .chain(recipes().flat_map(|r| r.recipe.iter().map(String::as_str))),
-                MAX_SCRIPT,
-            );
-            // Defined where the recipe that runs is; a target without one, at its first rule.
-            let defined = recipes().next().unwrap_or(target.first);
-            let mut task = Task::new(
-                Runner::Make,
-                target.name,
-                self.cwd.clone(),
-                defined.file_path.clone(),
-                vec!["make".to_owned(), target.name.to_owned()],
-            );
-            task.line = Some(defined.line);
-            task.behaviour.not_runnable = self.stop.as_ref().map(|(_, _, why)| why.clone());
-            task.description.clone_from(&target.description);
-            task.deps = deps;
-            task.script = (!script.is_empty()).then_some(script);
-            if let Some(defs) = &self.defs {
-                let recipe: Vec<&str> = recipes()
-                    .flat_map(|r| r.recipe.iter().map(String::as_str))
-                    .collect();
-                let file_prereqs = rules().any(|r| {
-                    r.unresolved_prereqs
-                        || r.prereqs.iter().any(|p| !index.contains_key(p.as_str()))
-                });
-                let mut reads = defs.reads_of(&recipe, &[target.name], file_prereqs);
-                // A rule that remakes a makefile runs before anything else, every time.
-                for makefile in &defs.makefiles {
-                    if makefile != target.name && listed(makefile) {
-                        reads.runs(makefile.clone());
+            let mut reads = defs.reads_of(&recipe, &[target.name], file_prereqs);
+            // A rule that remakes a makefile runs before anything else, every time.
+            for makefile in &defs.makefiles {
+                if makefile != target.name && listed(makefile) {
+                    reads.runs(makefile.clone());
+                }
+            }
+            task.reads = Some(Box::new(reads));
+        }
+        task
+    }
+
+    /// The listed prerequisites of `target` over all its rules, each once, at most
+    /// [`MAX_DEPS`].
+    fn deps(&self, target: &Target<'_>, listed: &dyn Fn(&str) -> bool) -> Vec<String> {
+        let mut deps: Vec<String> = Vec::new();
+        let mut seen = HashSet::new();
+        'rules: for rule in self.rules_of(target) {
+            for dep in &rule.prereqs {
+                if dep != target.name && listed(dep) && seen.insert(dep.as_str()) {
+                    deps.push(dep.clone());
+                    if deps.len() >= MAX_DEPS {
+                        break 'rules;
                     }
                 }
-                task.reads = Some(Box::new(reads));
             }
-            tasks.push(task);
         }
-        self.out.tasks = tasks;
-        self.out
+        deps
+    }
+
+    /// The recipe `target` runs, bounded. A target that exists only under a condition agg
+    /// could not evaluate, or whose recipe does, says so above its recipe: make may read
+    /// another branch.
+    fn script(&self, target: &Target<'_>) -> String {
+        let mut notes: Vec<&str> = Vec::new();
+        let conditional = self.rules_of(target).all(|r| r.note.is_some());
+        for rule in self
+            .rules_of(target)
+            .filter(|r| conditional || !r.recipe.is_empty())
+        {
+            if let Some(note) = rule.note.as_deref().filter(|n| !notes.contains(n)) {
+                notes.push(note);
+            }
+        }
+        let notes: Vec<String> = notes
+            .iter()
+            .map(|note| {
+                format!("# agg did not evaluate {note}; make may read this rule differently")
+            })
+            .collect();
+        bounded_lines(
+            notes.iter().map(String::as_str).chain(
+                self.recipes_of(target)
+                    .flat_map(|r| r.recipe.iter().map(String::as_str)),
+            ),
+            MAX_SCRIPT,
+        )
     }
 }
 
@@ -723,6 +722,49 @@ fn condition_note(file: &FileText<'_>, cond: &Conditional) -> String {
     let shown: String = text.chars().take(MAX_SHOWN).collect();
     let more = if shown.len() < text.len() { "…" } else { "" };
     format!("`{shown}{more}` ({}:{line})", file.path)
+}
+
+/// The targets of `rules` in the order they first appear, each with every rule that names
+/// it; the index of each name in that order; and whether [`MAX_TASKS`] cut the list.
+fn targets(rules: &[RuleDef]) -> (Vec<Target<'_>>, HashMap<&str, usize>, bool) {
+    let mut order: Vec<Target<'_>> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut capped = false;
+    for (i, rule) in rules.iter().enumerate() {
+        for name in &rule.targets {
+            let slot = match index.get(name.as_str()) {
+                Some(&slot) => slot,
+                None if order.len() >= MAX_TASKS => {
+                    capped = true;
+                    continue;
+                }
+                None => {
+                    index.insert(name, order.len());
+                    order.push(Target {
+                        name,
+                        first: rule,
+                        rules: Vec::new(),
+                        description: None,
+                        recipes: Vec::new(),
+                    });
+                    order.len() - 1
+                }
+            };
+            let Some(target) = order.get_mut(slot) else {
+                continue;
+            };
+            target.rules.push(i);
+            if !rule.recipe.is_empty() {
+                // Double-colon rules each run their own recipe; for ordinary rules the
+                // last recipe wins, as make warns ("overriding recipe for target").
+                if !rule.double_colon {
+                    target.recipes.clear();
+                }
+                target.recipes.push(i);
+            }
+        }
+    }
+    (order, index, capped)
 }
 
 /// A target with every rule that mentions it, in file order.

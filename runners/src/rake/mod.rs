@@ -195,96 +195,24 @@ impl Reader {
             if first.trim_end() == "__END__" {
                 break;
             }
-            // One statement: lines joined while a call's arguments go on.
-            let mut statement = first.to_owned();
-            let mut code = ruby::code_of(first);
-            while continues(&code) && i + 1 < lines.len() && statement.len() < 64 * MAX_JOINED {
-                i += 1;
-                statement.push('\n');
-                statement.push_str(lines[i]);
-                code.push('\n');
-                code.push_str(&ruby::code_of(lines[i]));
-            }
-            // Heredocs opened here: their text is the statement's (a `desc <<~EOS`).
-            let mut heredoc_text = String::new();
-            for terminator in ruby::heredocs(&code) {
-                while i + 1 < lines.len() {
-                    i += 1;
-                    if lines[i].trim() == terminator {
-                        break;
-                    }
-                    heredoc_text.push_str(lines[i].trim());
-                    heredoc_text.push(' ');
-                }
-            }
+            let (statement, code, heredoc) = read_statement(&lines, &mut i);
             let trimmed = statement.trim_start();
-            let (word, rest) = split_word(trimmed);
             let prefix = namespace_of(&stack);
-            let mut opens_namespace = None;
-            let mut opens_body = None;
-            match word {
-                "desc" => {
-                    pending_desc = ruby::first_string(rest)
-                        .or_else(|| Some(heredoc_text.trim().to_owned()))
-                        .map(|d| d.trim().to_owned())
-                        .filter(|d| !d.is_empty());
-                }
-                "task" | "multitask" | "file" | "file_create" | "directory" => {
-                    if let Some(decl) = declaration(&ruby::tokens(rest)) {
-                        let name = if word == "file" || word == "directory" {
-                            decl.name.clone()
-                        } else {
-                            qualified(&prefix, &decl.name)
-                        };
-                        let at = self.define(&name, path, line_no);
-                        let def = &mut self.defs[at];
-                        if let Some(desc) = pending_desc.take()
-                            && !def.descriptions.contains(&desc)
-                        {
-                            def.descriptions.push(desc);
-                        }
-                        for dep in decl.deps {
-                            if !def.deps.contains(&dep) {
-                                def.deps.push(dep);
-                            }
-                        }
-                        if def.params.is_empty() {
-                            def.params = decl.params.into_iter().map(optional).collect();
-                        }
-                        def.library = None;
-                        opens_body = Some(at);
-                    }
-                }
-                "namespace" => {
-                    if let Some(Token::Symbol(name) | Token::Str(name)) =
-                        ruby::tokens(rest).into_iter().next()
-                    {
-                        opens_namespace = Some(name);
-                    }
-                }
-                "import" | "load" => {
-                    if let Some(file) = ruby::first_string(rest) {
-                        self.loads.files.push(file);
-                    }
-                }
-                "require" => {
-                    if let Some(lib) = ruby::first_string(rest) {
-                        self.library_require(&lib, path, line_no);
-                    }
-                }
-                _ => {
-                    self.library_call(trimmed, &prefix, path, line_no);
-                    self.glob_loads(trimmed);
-                }
-            }
+            let mut opens = self.statement(
+                trimmed,
+                &heredoc,
+                &prefix,
+                (path, line_no),
+                &mut pending_desc,
+            );
             if trimmed.contains("with_defaults") {
                 self.defaults(trimmed, &stack);
             }
             for step in ruby::block_steps(&code) {
                 if step > 0 {
-                    stack.push(if let Some(name) = opens_namespace.take() {
+                    stack.push(if let Some(name) = opens.namespace.take() {
                         Frame::Namespace(name)
-                    } else if let Some(at) = opens_body.take() {
+                    } else if let Some(at) = opens.body.take() {
                         Frame::Body(at, line_no)
                     } else {
                         Frame::Other
@@ -318,6 +246,90 @@ impl Reader {
                 "a block is still open at the end of the file (an `end` missing?); rake would not load it",
             );
         }
+    }
+
+    /// Takes in one statement (`trimmed`, with the text of the heredocs it opens) at
+    /// `(path, line)` under namespace `prefix`: a description waits in `pending_desc` for the
+    /// task it describes. What it opens, should its line open a block.
+    fn statement(
+        &mut self,
+        trimmed: &str,
+        heredoc: &str,
+        prefix: &str,
+        (path, line_no): (&str, u32),
+        pending_desc: &mut Option<String>,
+    ) -> Opens {
+        let (word, rest) = split_word(trimmed);
+        let mut opens = Opens::default();
+        match word {
+            "desc" => {
+                *pending_desc = ruby::first_string(rest)
+                    .or_else(|| Some(heredoc.trim().to_owned()))
+                    .map(|d| d.trim().to_owned())
+                    .filter(|d| !d.is_empty());
+            }
+            "task" | "multitask" | "file" | "file_create" | "directory" => {
+                if let Some(decl) = declaration(&ruby::tokens(rest)) {
+                    let name = if word == "file" || word == "directory" {
+                        decl.name.clone()
+                    } else {
+                        qualified(prefix, &decl.name)
+                    };
+                    opens.body = Some(self.declare(&name, decl, (path, line_no), pending_desc));
+                }
+            }
+            "namespace" => {
+                if let Some(Token::Symbol(name) | Token::Str(name)) =
+                    ruby::tokens(rest).into_iter().next()
+                {
+                    opens.namespace = Some(name);
+                }
+            }
+            "import" | "load" => {
+                if let Some(file) = ruby::first_string(rest) {
+                    self.loads.files.push(file);
+                }
+            }
+            "require" => {
+                if let Some(lib) = ruby::first_string(rest) {
+                    self.library_require(&lib, path, line_no);
+                }
+            }
+            _ => {
+                self.library_call(trimmed, prefix, path, line_no);
+                self.glob_loads(trimmed);
+            }
+        }
+        opens
+    }
+
+    /// Defines task `name` from its declaration at `(path, line)`, or adds to it: the
+    /// waiting description, the prerequisites it did not have, its parameters if it had none.
+    /// Its index.
+    fn declare(
+        &mut self,
+        name: &str,
+        decl: Declaration,
+        (path, line_no): (&str, u32),
+        pending_desc: &mut Option<String>,
+    ) -> usize {
+        let at = self.define(name, path, line_no);
+        let def = &mut self.defs[at];
+        if let Some(desc) = pending_desc.take()
+            && !def.descriptions.contains(&desc)
+        {
+            def.descriptions.push(desc);
+        }
+        for dep in decl.deps {
+            if !def.deps.contains(&dep) {
+                def.deps.push(dep);
+            }
+        }
+        if def.params.is_empty() {
+            def.params = decl.params.into_iter().map(optional).collect();
+        }
+        def.library = None;
+        at
     }
 
     /// The definition of `name`, made now when it is the first.
@@ -708,6 +720,40 @@ fn glob(files: &dyn Files, dir: &str, pattern: &str) -> Vec<String> {
     }
     found.sort();
     found
+}
+
+/// What a statement opens when its line opens a block: a namespace, or a task's body.
+#[derive(Default)]
+struct Opens {
+    namespace: Option<String>,
+    body: Option<usize>,
+}
+
+/// The statement starting at line `*i`, as written and as code (comments cut): lines joined
+/// while a call's arguments go on, then the text of the heredocs it opens (a `desc <<~EOS`).
+/// `*i` is left on its last line.
+fn read_statement(lines: &[&str], i: &mut usize) -> (String, String, String) {
+    let mut statement = lines[*i].to_owned();
+    let mut code = ruby::code_of(lines[*i]);
+    while continues(&code) && *i + 1 < lines.len() && statement.len() < 64 * MAX_JOINED {
+        *i += 1;
+        statement.push('\n');
+        statement.push_str(lines[*i]);
+        code.push('\n');
+        code.push_str(&ruby::code_of(lines[*i]));
+    }
+    let mut heredoc = String::new();
+    for terminator in ruby::heredocs(&code) {
+        while *i + 1 < lines.len() {
+            *i += 1;
+            if lines[*i].trim() == terminator {
+                break;
+            }
+            heredoc.push_str(lines[*i].trim());
+            heredoc.push(' ');
+        }
+    }
+    (statement, code, heredoc)
 }
 
 #[cfg(test)]

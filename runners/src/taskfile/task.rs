@@ -92,47 +92,84 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
     def.interactive = fields
         .get("interactive")
         .is_some_and(Node::is_true_or_text_true);
-    if let Some(node) = fields.get("prompt") {
-        match &node.value {
-            Value::Null => {}
-            Value::Arr(items) => {
-                def.prompt = items
-                    .iter()
-                    .filter_map(scalar_string)
-                    .filter(|p| !p.trim().is_empty())
-                    .collect();
-            }
-            Value::Table(_) => bad("prompt", "text or a list", node),
-            _ => def.prompt = scalar_string(node).into_iter().collect(),
-        }
-    }
+    def.prompt = prompts(fields, &mut bad);
     def.description = text_field(fields, "desc", &mut bad)
         .or_else(|| text_field(fields, "summary", &mut bad).and_then(|s| first_paragraph(&s)));
+    def.aliases = aliases(fields, &mut bad);
+    def.deps = deps(fields, &mut bad);
+    read_commands(fields, &mut def, &mut bad);
+    if let Some(method) = fields.entry("method")
+        && let Some(value) = method.node.scalar().filter(|m| !m.is_empty())
+    {
+        def.method = Some((value.to_owned(), method.node.line));
+    }
+    def.params = required_vars(fields, &mut bad);
+    def.env = env(fields, &mut bad);
+    def
+}
 
-    if let Some(node) = fields.get("aliases") {
-        match &node.value {
-            Value::Null => {}
-            Value::Arr(items) => def.aliases = items.iter().filter_map(scalar_string).collect(),
-            _ => bad("aliases", "a list", node),
+/// A field of the wrong kind: its name, what it should be and what it is.
+type Bad<'b> = dyn FnMut(&str, &str, &Node) + 'b;
+
+/// `prompt:`, one text or a list: the questions go-task asks before running.
+fn prompts(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
+    let Some(node) = fields.get("prompt") else {
+        return Vec::new();
+    };
+    match &node.value {
+        Value::Null => Vec::new(),
+        Value::Arr(items) => items
+            .iter()
+            .filter_map(scalar_string)
+            .filter(|p| !p.trim().is_empty())
+            .collect(),
+        Value::Table(_) => {
+            bad("prompt", "text or a list", node);
+            Vec::new()
+        }
+        _ => scalar_string(node).into_iter().collect(),
+    }
+}
+
+/// `aliases:`, the other names a task answers to.
+fn aliases(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
+    let Some(node) = fields.get("aliases") else {
+        return Vec::new();
+    };
+    match &node.value {
+        Value::Null => Vec::new(),
+        Value::Arr(items) => items.iter().filter_map(scalar_string).collect(),
+        _ => {
+            bad("aliases", "a list", node);
+            Vec::new()
         }
     }
+}
 
-    if let Some(node) = fields.get("deps") {
-        match &node.value {
-            Value::Null => {}
-            Value::Arr(items) => {
-                def.deps = items
-                    .iter()
-                    .filter_map(|dep| match dep.value {
-                        Value::Table(_) => dep.get("task").and_then(scalar_string),
-                        _ => scalar_string(dep),
-                    })
-                    .collect();
-            }
-            _ => bad("deps", "a list", node),
+/// `deps:`, names or `{task: name}` mappings: the tasks go-task runs first.
+fn deps(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
+    let Some(node) = fields.get("deps") else {
+        return Vec::new();
+    };
+    match &node.value {
+        Value::Null => Vec::new(),
+        Value::Arr(items) => items
+            .iter()
+            .filter_map(|dep| match dep.value {
+                Value::Table(_) => dep.get("task").and_then(scalar_string),
+                _ => scalar_string(dep),
+            })
+            .collect(),
+        _ => {
+            bad("deps", "a list", node);
+            Vec::new()
         }
     }
+}
 
+/// The script of `cmds:` (or of a single `cmd:` when there is no list), and the refusal of
+/// a command agg will not run.
+fn read_commands(fields: &Node, def: &mut TaskDef, bad: &mut Bad<'_>) {
     match fields.get("cmds") {
         None => {}
         Some(cmds) => match &cmds.value {
@@ -150,50 +187,58 @@ pub(super) fn read(file: &str, entry: &Entry, diags: &mut Vec<Diagnostic>) -> Ta
         def.refusal = refused(cmd, cmd.line);
         def.script = command(cmd).filter(|s| !s.is_empty());
     }
-    if let Some(method) = fields.entry("method")
-        && let Some(value) = method.node.scalar().filter(|m| !m.is_empty())
-    {
-        def.method = Some((value.to_owned(), method.node.line));
-    }
+}
 
-    if let Some(requires) = fields.get("requires") {
-        match (&requires.value, requires.get("vars")) {
-            (Value::Null, _) | (Value::Table(_), None) => {}
-            (Value::Table(_), Some(vars)) => match &vars.value {
-                Value::Null => {}
-                Value::Arr(vars) => {
-                    def.params = vars
-                        .iter()
-                        .filter_map(|var| match var.value {
-                            Value::Table(_) => var.get("name").and_then(scalar_string),
-                            _ => scalar_string(var),
-                        })
-                        .map(|name| Param::required(name).passed(Passing::Assignment))
-                        .collect();
-                }
-                _ => bad("requires.vars", "a list", vars),
-            },
-            _ => bad("requires", "a mapping", requires),
-        }
-    }
-
-    if let Some(env) = fields.get("env") {
-        match &env.value {
-            Value::Null => {}
-            Value::Table(vars) => {
-                def.env = vars
-                    .iter()
-                    .filter_map(|var| Some((var.key.clone(), env_value(&var.node)?)))
-                    .collect();
+/// `requires: vars:`, names or `{name: …}` mappings: the variables a run must be given,
+/// as `NAME=value` arguments.
+fn required_vars(fields: &Node, bad: &mut Bad<'_>) -> Vec<Param> {
+    let Some(requires) = fields.get("requires") else {
+        return Vec::new();
+    };
+    match (&requires.value, requires.get("vars")) {
+        (Value::Null, _) | (Value::Table(_), None) => Vec::new(),
+        (Value::Table(_), Some(vars)) => match &vars.value {
+            Value::Null => Vec::new(),
+            Value::Arr(vars) => vars
+                .iter()
+                .filter_map(|var| match var.value {
+                    Value::Table(_) => var.get("name").and_then(scalar_string),
+                    _ => scalar_string(var),
+                })
+                .map(|name| Param::required(name).passed(Passing::Assignment))
+                .collect(),
+            _ => {
+                bad("requires.vars", "a list", vars);
+                Vec::new()
             }
-            _ => bad("env", "a mapping", env),
+        },
+        _ => {
+            bad("requires", "a mapping", requires);
+            Vec::new()
         }
     }
-    def
+}
+
+/// `env:`, the variables the task's commands see.
+fn env(fields: &Node, bad: &mut Bad<'_>) -> Vec<(String, String)> {
+    let Some(env) = fields.get("env") else {
+        return Vec::new();
+    };
+    match &env.value {
+        Value::Null => Vec::new(),
+        Value::Table(vars) => vars
+            .iter()
+            .filter_map(|var| Some((var.key.clone(), env_value(&var.node)?)))
+            .collect(),
+        _ => {
+            bad("env", "a mapping", env);
+            Vec::new()
+        }
+    }
 }
 
 /// A scalar field as trimmed text; `None` when absent or empty.
-fn text_field(fields: &Node, key: &str, bad: &mut impl FnMut(&str, &str, &Node)) -> Option<String> {
+fn text_field(fields: &Node, key: &str, bad: &mut Bad<'_>) -> Option<String> {
     let node = fields.get(key)?;
     match node.value {
         Value::Null => None,
