@@ -227,7 +227,7 @@ fn the_checker_finds_a_planted_cycle() {
 
 /// The bottom floor of `runners/src`: what every adapter may use.
 const BOTTOM: &[&str] = &[
-    "model", "passing", "reads", "files", "text", "doc", "testing",
+    "model", "passing", "reads", "files", "text", "token", "doc", "testing",
 ];
 /// The top floor: it lists the adapters, so it names them all.
 const TOP: &[&str] = &["registry"];

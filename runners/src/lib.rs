@@ -7,8 +7,8 @@
 //! package's lockfile. [`ADAPTERS`] lists every adapter; the `agg` crate walks the repo,
 //! offers each file to the registry and builds the unified table from what comes back.
 //!
-//! The adapters stand on the bottom floor (`model`, `files`, `text`, `doc`, and `testing` in
-//! tests), never on each other; the registry and this file, above them, name them all.
+//! The adapters stand on the bottom floor (`model`, `files`, `text`, `token`, `doc`, and
+//! `testing` in tests), never on each other; the registry and this file, above them, name them all.
 #![deny(missing_docs)]
 
 pub mod act;
@@ -39,6 +39,7 @@ pub mod taskfile;
 #[cfg(test)]
 mod testing;
 mod text;
+mod token;
 pub mod vscode;
 pub mod xc;
 // Build files read as code, and the editors' and IDEs' own task files.

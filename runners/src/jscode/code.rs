@@ -73,11 +73,11 @@ impl Code {
     }
 
     pub fn ident(&self, i: usize) -> Option<&str> {
-        self.get(i).and_then(Token::ident)
+        self.get(i).and_then(|t| t.ident())
     }
 
     pub fn plain_str(&self, i: usize) -> Option<&str> {
-        self.get(i).and_then(Token::plain_str)
+        self.get(i).and_then(|t| t.plain_str())
     }
 
     pub fn line(&self, i: usize) -> u32 {

@@ -6,19 +6,7 @@
 //! One loop over the bytes, with an explicit stack for template literals (`${…}` holding
 //! further templates), so nesting costs heap, not call stack, and time is linear in the text.
 
-/// What a token is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Tok {
-    /// A name (`task`, `exports`, `$`); keywords are names too.
-    Ident(String),
-    /// A string literal's value, escapes resolved; `plain` when it holds no interpolation
-    /// (`${…}`, CoffeeScript `#{…}`), so its value is known without running the file.
-    Str { value: String, plain: bool },
-    /// A number (its text).
-    Num,
-    /// Any other single character outside whitespace.
-    Punct(char),
-}
+pub(super) use crate::token::{Tok, Unclosed};
 
 /// A token and where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,36 +20,13 @@ pub(super) struct Token {
     pub first_on_line: bool,
 }
 
-impl Token {
-    pub fn ident(&self) -> Option<&str> {
-        match &self.tok {
-            Tok::Ident(name) => Some(name),
-            _ => None,
-        }
-    }
+/// A token reads as what it is (`t.ident()`, `t.is('(')`).
+impl std::ops::Deref for Token {
+    type Target = Tok;
 
-    pub fn is_ident(&self, name: &str) -> bool {
-        self.ident() == Some(name)
+    fn deref(&self) -> &Tok {
+        &self.tok
     }
-
-    pub fn is(&self, c: char) -> bool {
-        self.tok == Tok::Punct(c)
-    }
-
-    /// The value of a string literal known without running the file.
-    pub fn plain_str(&self) -> Option<&str> {
-        match &self.tok {
-            Tok::Str { value, plain: true } => Some(value),
-            _ => None,
-        }
-    }
-}
-
-/// Something the tokenizer could not finish: its line and what it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Unclosed {
-    pub line: u32,
-    pub what: &'static str,
 }
 
 /// Which language's rules apply.

@@ -561,13 +561,6 @@ impl<'a> Parser<'a> {
         self.end_of_line(tokens, end)?;
         self.check_item(ItemKind::Alias, &name, self.lines.line(start));
         let attributes = self.take_attributes();
-        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
-        let mut header: Vec<String> = attributes
-            .iter()
-            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
-            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
-            .collect();
-        header.push(self.words(tokens));
         let private = name.starts_with('_') || attributes.iter().any(|a| a.name == "private");
         Ok(Item::Alias(Alias {
             name,
@@ -632,13 +625,6 @@ impl<'a> Parser<'a> {
         self.end_of_line(tokens, i)?;
         self.check_item(ItemKind::Module, self.text(name), self.lines.line(start));
         let attributes = self.take_attributes();
-        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
-        let mut header: Vec<String> = attributes
-            .iter()
-            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
-            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
-            .collect();
-        header.push(self.words(tokens));
         Ok(Item::Module(Module {
             name: self.text(name).to_owned(),
             path,
@@ -688,13 +674,7 @@ impl<'a> Parser<'a> {
             self.refuse(line, message);
         }
         let attributes = self.take_attributes();
-        // `[doc]`, `[group]` and `[private]` change how it is listed, not what runs.
-        let mut header: Vec<String> = attributes
-            .iter()
-            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
-            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
-            .collect();
-        header.push(self.words(tokens));
+        let header = self.header(&attributes, tokens);
         let mut recipe = Recipe {
             name: self.text(name).to_owned(),
             line,
@@ -706,7 +686,7 @@ impl<'a> Parser<'a> {
             confirm: None,
             os: 0,
             body: lines.into_iter().map(str::to_owned).collect(),
-            header: header.join(" "),
+            header,
         };
         apply_attributes(&attributes, &mut recipe);
         recipe.description = recipe
@@ -714,6 +694,18 @@ impl<'a> Parser<'a> {
             .map(|d| d.trim().to_owned())
             .filter(|d| !d.is_empty());
         Ok(Item::Recipe(recipe))
+    }
+
+    /// What a pin holds of a recipe besides its body: the attributes that change what runs
+    /// (`[doc]`, `[group]` and `[private]` change how it is listed, not that) and its line.
+    fn header(&self, attributes: &[Attribute], tokens: &[Token]) -> String {
+        let mut header: Vec<String> = attributes
+            .iter()
+            .filter(|a| !matches!(a.name.as_str(), "doc" | "group" | "private"))
+            .map(|a| format!("[{}({})]", a.name, a.args.join(", ")))
+            .collect();
+        header.push(self.words(tokens));
+        header.join(" ")
     }
 
     /// The parameters of recipe `name`, from token `*i` up to the `:` (left at `*i`).

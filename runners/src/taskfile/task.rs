@@ -131,40 +131,35 @@ fn prompts(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
     }
 }
 
-/// `aliases:`, the other names a task answers to.
-fn aliases(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
-    let Some(node) = fields.get("aliases") else {
-        return Vec::new();
-    };
-    match &node.value {
-        Value::Null => Vec::new(),
-        Value::Arr(items) => items.iter().filter_map(scalar_string).collect(),
-        _ => {
-            bad("aliases", "a list", node);
+/// A field that should be a list (`aliases:`, `deps:`), named `field` in a diagnostic:
+/// its items as `item` reads them; absent or null is empty, anything else is reported.
+fn list<T>(
+    node: Option<&Node>,
+    field: &str,
+    bad: &mut Bad<'_>,
+    item: impl FnMut(&Node) -> Option<T>,
+) -> Vec<T> {
+    match node.map(|n| (n, &n.value)) {
+        None | Some((_, Value::Null)) => Vec::new(),
+        Some((_, Value::Arr(items))) => items.iter().filter_map(item).collect(),
+        Some((node, _)) => {
+            bad(field, "a list", node);
             Vec::new()
         }
     }
 }
 
+/// `aliases:`, the other names a task answers to.
+fn aliases(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
+    list(fields.get("aliases"), "aliases", bad, scalar_string)
+}
+
 /// `deps:`, names or `{task: name}` mappings: the tasks go-task runs first.
 fn deps(fields: &Node, bad: &mut Bad<'_>) -> Vec<String> {
-    let Some(node) = fields.get("deps") else {
-        return Vec::new();
-    };
-    match &node.value {
-        Value::Null => Vec::new(),
-        Value::Arr(items) => items
-            .iter()
-            .filter_map(|dep| match dep.value {
-                Value::Table(_) => dep.get("task").and_then(scalar_string),
-                _ => scalar_string(dep),
-            })
-            .collect(),
-        _ => {
-            bad("deps", "a list", node);
-            Vec::new()
-        }
-    }
+    list(fields.get("deps"), "deps", bad, |dep| match dep.value {
+        Value::Table(_) => dep.get("task").and_then(scalar_string),
+        _ => scalar_string(dep),
+    })
 }
 
 /// The script of `cmds:` (or of a single `cmd:` when there is no list), and the refusal of
@@ -197,21 +192,13 @@ fn required_vars(fields: &Node, bad: &mut Bad<'_>) -> Vec<Param> {
     };
     match (&requires.value, requires.get("vars")) {
         (Value::Null, _) | (Value::Table(_), None) => Vec::new(),
-        (Value::Table(_), Some(vars)) => match &vars.value {
-            Value::Null => Vec::new(),
-            Value::Arr(vars) => vars
-                .iter()
-                .filter_map(|var| match var.value {
-                    Value::Table(_) => var.get("name").and_then(scalar_string),
-                    _ => scalar_string(var),
-                })
-                .map(|name| Param::required(name).passed(Passing::Assignment))
-                .collect(),
-            _ => {
-                bad("requires.vars", "a list", vars);
-                Vec::new()
-            }
-        },
+        (Value::Table(_), Some(vars)) => list(Some(vars), "requires.vars", bad, |var| {
+            let name = match var.value {
+                Value::Table(_) => var.get("name").and_then(scalar_string),
+                _ => scalar_string(var),
+            };
+            name.map(|name| Param::required(name).passed(Passing::Assignment))
+        }),
         _ => {
             bad("requires", "a mapping", requires);
             Vec::new()

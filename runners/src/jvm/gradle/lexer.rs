@@ -6,17 +6,7 @@
 //! Everything is one loop with an explicit stack for `${…}` templates inside strings, so
 //! nesting depth costs heap, not call stack, and the time is linear in the text.
 
-/// What a token is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Tok {
-    /// A name; a Kotlin backtick name (`` `java-library` ``) without its backticks.
-    Ident(String),
-    /// A string literal's text with escapes resolved; `plain` when it holds no `$`
-    /// template, so its value is known without running the script.
-    Str { value: String, plain: bool },
-    /// Any other single character outside whitespace (numbers come out digit by digit).
-    Punct(char),
-}
+pub(super) use crate::token::{Tok, Unclosed};
 
 /// A token and where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,36 +18,13 @@ pub(super) struct Token {
     pub nl_before: bool,
 }
 
-impl Token {
-    pub fn ident(&self) -> Option<&str> {
-        match &self.tok {
-            Tok::Ident(name) => Some(name),
-            _ => None,
-        }
-    }
+/// A token reads as what it is (`t.ident()`, `t.is('(')`).
+impl std::ops::Deref for Token {
+    type Target = Tok;
 
-    pub fn is_ident(&self, name: &str) -> bool {
-        self.ident() == Some(name)
+    fn deref(&self) -> &Tok {
+        &self.tok
     }
-
-    pub fn is(&self, c: char) -> bool {
-        self.tok == Tok::Punct(c)
-    }
-
-    /// The value of a string literal without templates.
-    pub fn plain_str(&self) -> Option<&str> {
-        match &self.tok {
-            Tok::Str { value, plain: true } => Some(value),
-            _ => None,
-        }
-    }
-}
-
-/// Something the tokenizer could not finish: its line and what it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Unclosed {
-    pub line: u32,
-    pub what: &'static str,
 }
 
 /// The tokens of `text`, and the first construct left open at its end, if any.

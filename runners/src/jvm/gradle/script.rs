@@ -217,7 +217,7 @@ impl Reader<'_> {
     }
 
     fn plain_at(&self, i: usize) -> Option<String> {
-        self.tok(i).and_then(Token::plain_str).map(str::to_owned)
+        self.tok(i).and_then(|t| t.plain_str()).map(str::to_owned)
     }
 
     /// Whether token `i` starts a statement.
@@ -622,7 +622,7 @@ impl Reader<'_> {
 
     /// `val x by tasks.registering …` / `val x by registering` inside `tasks {}`.
     fn delegated(&mut self, i: usize) {
-        let Some(name) = self.tok(i + 1).and_then(Token::ident).map(str::to_owned) else {
+        let Some(name) = self.tok(i + 1).and_then(|t| t.ident()).map(str::to_owned) else {
             return;
         };
         if !self.ident_at(i + 2, "by") {
@@ -681,7 +681,7 @@ impl Reader<'_> {
             "alias" if self.punct_at(i + 1, '(') => {
                 let close = self.pair[i + 1].min(i + 2 + MAX_GENERIC);
                 let path: Vec<&str> = (i + 2..close)
-                    .filter_map(|k| self.tok(k).and_then(Token::ident))
+                    .filter_map(|k| self.tok(k).and_then(|t| t.ident()))
                     .collect();
                 match path.join(".").to_ascii_lowercase().as_str() {
                     p if p.ends_with("plugins.android.application")
@@ -785,7 +785,7 @@ impl Reader<'_> {
         }
         let Some(flag) = self
             .tok(i + 2)
-            .and_then(Token::ident)
+            .and_then(|t| t.ident())
             .and_then(|v| v.parse::<bool>().ok())
         else {
             return;

@@ -3,7 +3,7 @@
 //! Projects added by code (`file("modules").eachDir { include(it.name) }`) cannot be seen
 //! without running Gradle and are not listed.
 
-use super::lexer::{Token, tokenize};
+use super::lexer::tokenize;
 
 /// One included project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub(super) fn read(text: &str, kotlin: bool) -> Settings {
             .push((u.line, format!("this {} is never closed", u.what)));
     }
     let start = |i: usize| i == 0 || t[i].nl_before || t[i - 1].is('{') || t[i - 1].is(';');
-    let plain = |i: usize| t.get(i).and_then(Token::plain_str);
+    let plain = |i: usize| t.get(i).and_then(|t| t.plain_str());
     let is = |i: usize, c: char| t.get(i).is_some_and(|x| x.is(c));
     let ident = |i: usize, name: &str| t.get(i).is_some_and(|x| x.is_ident(name));
     let mut i = 0;
