@@ -399,6 +399,7 @@ fn logical_line_end(text: &str, start: usize) -> (usize, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::{formatdoc, indoc};
 
     /// The blanked text and what was skipped.
     fn blanked(text: &str) -> (Option<String>, Vec<(u32, Reason)>) {
@@ -439,7 +440,11 @@ mod tests {
         assert_eq!(guarded.parse_text(text), parse);
         assert_eq!(guarded.text(text), text);
         // A custom recipe prefix is left to the parser.
-        let custom = ".RECIPEPREFIX = >\nall:\n\techo\n";
+        let custom = indoc! {"
+            .RECIPEPREFIX = >
+            all:
+            \techo
+        "};
         assert!(guard(custom).parse_text.is_none());
     }
 
@@ -455,7 +460,10 @@ mod tests {
         assert_eq!(blanked(text), (None, vec![]));
         let long_rule = format!("all: {}\n", "dep ".repeat(10_000));
         assert_eq!(blanked(&long_rule), (None, vec![]));
-        let long_recipe = format!("all:\n\techo {}\n", ") ".repeat(10_000));
+        let long_recipe = formatdoc! {"
+            all:
+            \techo {}
+        ", ") ".repeat(10_000)};
         assert_eq!(blanked(&long_recipe), (None, vec![]));
     }
 
@@ -477,7 +485,11 @@ mod tests {
     #[test]
     fn deep_nesting_is_blanked_even_in_recipes() {
         let deep = "$(".repeat(100);
-        let text = format!("x: {deep}\nok:\n\techo {deep}\n");
+        let text = formatdoc! {"
+            x: {deep}
+            ok:
+            \techo {deep}
+        "};
         let (out, skipped) = blanked(&text);
         assert_eq!(
             skipped,
@@ -497,7 +509,16 @@ mod tests {
     #[test]
     fn indented_lines_outside_rules_are_budgeted() {
         // Recipes and indented assignments in conditionals are fine in normal files.
-        let text = "ifdef A\n\tCFLAGS += -O2\nendif\nall:\n\techo\nifdef B\n\techo b\nendif\n";
+        let text = indoc! {"
+            ifdef A
+            \tCFLAGS += -O2
+            endif
+            all:
+            \techo
+            ifdef B
+            \techo b
+            endif
+        "};
         assert_eq!(blanked(text), (None, vec![]));
         let mut state = State::default();
         assert_eq!(state.check("\tX = 1", INDENT_SCAN_BUDGET), None);
@@ -512,7 +533,14 @@ mod tests {
     #[test]
     fn define_bodies_are_not_checked_for_length() {
         let body = ") ".repeat(1_000);
-        let text = format!("define T\n{body}\nendef\nexport define U\n{body}\nendef\n");
+        let text = formatdoc! {"
+            define T
+            {body}
+            endef
+            export define U
+            {body}
+            endef
+        "};
         assert_eq!(blanked(&text), (None, vec![]));
         assert!(is_rule_line("$(X:a=b): c"));
         assert!(!is_rule_line("X := a"));

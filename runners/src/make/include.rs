@@ -171,6 +171,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::make::tests::{names, one, run};
+    use indoc::indoc;
 
     #[test]
     fn comments_end_include_lines() {
@@ -183,16 +184,17 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "Makefile",
-                concat!(
-                    "include missing.mk\n",
-                    "-include optional.mk\n",
-                    "sinclude also-optional.mk\n",
-                    "include $(shell ./configure)\n",
-                    "-include $(DEPS)\n",
-                    "include ../outside.mk\n",
-                    "include loop.mk a.mk a.mk\n",
-                    "ok:\n\ttrue\n",
-                ),
+                indoc! {"
+                    include missing.mk
+                    -include optional.mk
+                    sinclude also-optional.mk
+                    include $(shell ./configure)
+                    -include $(DEPS)
+                    include ../outside.mk
+                    include loop.mk a.mk a.mk
+                    ok:
+                    \ttrue
+                "},
             )
             .with("loop.mk", "include Makefile\nfrom-loop:\n")
             .with("a.mk", "from-a:\n");
@@ -254,7 +256,11 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "Makefile",
-                "include mk/*.mk\ninclude $(wildcard extra/*.mk)\ninclude none/*.mk\n",
+                indoc! {"
+                    include mk/*.mk
+                    include $(wildcard extra/*.mk)
+                    include none/*.mk
+                "},
             )
             .with("mk/b.mk", "b:\n")
             .with("mk/a.mk", "a:\n")
@@ -272,9 +278,19 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "images/base/Makefile",
-                "include $(CURDIR)/../Makefile.common.in\nbuild:\n\ttrue\n",
+                indoc! {"
+                    include $(CURDIR)/../Makefile.common.in
+                    build:
+                    \ttrue
+                "},
             )
-            .with("images/Makefile.common.in", "push:\n\ttrue\n");
+            .with(
+                "images/Makefile.common.in",
+                indoc! {"
+                push:
+                \ttrue
+            "},
+            );
         let parsed = run(&files, "images/base/Makefile");
         assert_eq!(names(&parsed), ["push", "build"]);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);

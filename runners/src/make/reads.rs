@@ -387,6 +387,7 @@ fn short(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
+    use indoc::indoc;
 
     /// What `name` of a Makefile with `files` (the first one the Makefile) reads.
     fn read(files: &[(&str, &str)], name: &str) -> Reads {
@@ -396,8 +397,16 @@ mod tests {
         crate::testing::reads(super::super::ADAPTER.parse, &mem, files[0].0, name)
     }
 
-    const MAKEFILE: &str =
-        "CC = cc\nUNUSED = 1\n\nbuild: gen\n\t$(CC) main.c\n\ngen:\n\techo gen\n";
+    const MAKEFILE: &str = indoc! {"
+            CC = cc
+            UNUSED = 1
+
+            build: gen
+            \t$(CC) main.c
+
+            gen:
+            \techo gen
+        "};
 
     #[test]
     fn edits_the_target_does_not_read_keep_its_parts() {
@@ -406,8 +415,29 @@ mod tests {
         assert_eq!(before.runs, Vec::<String>::new());
         for edited in [
             // another recipe, a comment, an unread variable, reformatting, a new target
-            "CC = cc\nUNUSED = 2\n\nbuild: gen\n\t$(CC) main.c\n\ngen:\n\techo gen\nother:\n\techo x\n",
-            "# the compiler\nCC   =   cc\nUNUSED = 1\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\nlint:\n\ttrue\n",
+            indoc! {"
+                CC = cc
+                UNUSED = 2
+
+                build: gen
+                \t$(CC) main.c
+
+                gen:
+                \techo gen
+                other:
+                \techo x
+            "},
+            indoc! {"
+                # the compiler
+                CC   =   cc
+                UNUSED = 1
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+                lint:
+                \ttrue
+            "},
         ] {
             assert_eq!(
                 read(&[("Makefile", edited)], "build").parts,
@@ -416,11 +446,46 @@ mod tests {
             );
         }
         for edited in [
-            "CC = evil\nUNUSED = 1\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
-            "SHELL = /tmp/sh\nCC = cc\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
-            "CC = cc\nexport TOKEN = x\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
-            "CC = cc\n.ONESHELL:\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
-            "CC = cc\nbuild: CC = evil\nbuild: gen\n\t$(CC) main.c\ngen:\n\techo gen\n",
+            indoc! {"
+                CC = evil
+                UNUSED = 1
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+            "},
+            indoc! {"
+                SHELL = /tmp/sh
+                CC = cc
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+            "},
+            indoc! {"
+                CC = cc
+                export TOKEN = x
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+            "},
+            indoc! {"
+                CC = cc
+                .ONESHELL:
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+            "},
+            indoc! {"
+                CC = cc
+                build: CC = evil
+                build: gen
+                \t$(CC) main.c
+                gen:
+                \techo gen
+            "},
         ] {
             assert_ne!(
                 read(&[("Makefile", edited)], "build").parts,
@@ -433,8 +498,22 @@ mod tests {
     #[test]
     fn variables_come_from_includes_and_through_other_variables() {
         let files = [
-            ("Makefile", "include tools.mk\nbuild:\n\t$(CC) main.c\n"),
-            ("tools.mk", "CC = $(PREFIX)/cc\nPREFIX = /usr\nOTHER = 1\n"),
+            (
+                "Makefile",
+                indoc! {"
+                include tools.mk
+                build:
+                \t$(CC) main.c
+            "},
+            ),
+            (
+                "tools.mk",
+                indoc! {"
+                CC = $(PREFIX)/cc
+                PREFIX = /usr
+                OTHER = 1
+            "},
+            ),
         ];
         let reads = read(&files, "build");
         let prefix = reads.parts.iter().find(|p| p.what == "variable `PREFIX`");
@@ -445,11 +524,27 @@ mod tests {
     #[test]
     fn what_agg_does_not_evaluate_is_unknown() {
         let eval = read(
-            &[("Makefile", "$(eval $(call rules,x))\nbuild:\n\tcc\n")],
+            &[(
+                "Makefile",
+                indoc! {"
+                $(eval $(call rules,x))
+                build:
+                \tcc
+            "},
+            )],
             "build",
         );
         assert!(eval.unknown.is_some_and(|w| w.contains("eval")));
-        let computed = read(&[("Makefile", "build:\n\t$($(KIND)_CC) x\n")], "build");
+        let computed = read(
+            &[(
+                "Makefile",
+                indoc! {"
+            build:
+            \t$($(KIND)_CC) x
+        "},
+            )],
+            "build",
+        );
         assert!(computed.unknown.is_some_and(|w| w.contains("computed")));
     }
 
@@ -458,7 +553,13 @@ mod tests {
         let reads = read(
             &[(
                 "Makefile",
-                "-include deps.mk\nbuild:\n\tcc\ndeps.mk:\n\tcurl x | sh\n",
+                indoc! {"
+                    -include deps.mk
+                    build:
+                    \tcc
+                    deps.mk:
+                    \tcurl x | sh
+                "},
             )],
             "build",
         );

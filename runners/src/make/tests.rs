@@ -4,6 +4,7 @@ use super::*;
 use crate::files::MemFiles;
 pub(super) use crate::testing::names;
 use crate::testing::{messages, task};
+use indoc::{formatdoc, indoc};
 
 pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
     crate::testing::parse_with(parse, files, path)
@@ -25,19 +26,19 @@ fn candidates_rank_like_make() {
 
 #[test]
 fn self_documenting_makefile() {
-    let parsed = one(concat!(
-        ".DEFAULT_GOAL := help\n",
-        ".PHONY: help build test\n",
-        "\n",
-        "help: ## Show this help\n",
-        "\t@grep -E '^[a-zA-Z_-]+:.*?## .*$$' $(MAKEFILE_LIST) | awk 'BEGIN {FS = \":.*?## \"}; {printf \"%-20s %s\\n\", $$1, $$2}'\n",
-        "\n",
-        "build: ## Build the binary\n",
-        "\tcargo build --release\n",
-        "\n",
-        "test: build ## Run the tests\n",
-        "\tcargo test\n",
-    ));
+    let parsed = one(indoc! {"
+        .DEFAULT_GOAL := help
+        .PHONY: help build test
+
+        help: ## Show this help
+        \t@grep -E '^[a-zA-Z_-]+:.*?## .*$$' $(MAKEFILE_LIST) | awk 'BEGIN {FS = \":.*?## \"}; {printf \"%-20s %s\\n\", $$1, $$2}'
+
+        build: ## Build the binary
+        \tcargo build --release
+
+        test: build ## Run the tests
+        \tcargo test
+    "});
     assert_eq!(names(&parsed), ["help", "build", "test"]);
     let help = task(&parsed, "help");
     assert_eq!(help.description.as_deref(), Some("Show this help"));
@@ -60,29 +61,29 @@ fn self_documenting_makefile() {
 
 #[test]
 fn comment_block_above_describes_the_rule() {
-    let parsed = one(concat!(
-        "# Makefile for the demo project\n",
-        "# Copyright nobody\n",
-        "\n",
-        "# Build everything\n",
-        "# from scratch.\n",
-        "all: build\n",
-        "\n",
-        "##########\n",
-        "# Build  #\n",
-        "##########\n",
-        "\n",
-        "# Compile the binary\n",
-        ".PHONY: build\n",
-        "build:\n",
-        "\tcc -o app main.c\n",
-        "CC = cc\n",
-        "lint:\n",
-        "\ttrue\n",
-        "# Doc above ## wins? no: the line comment does\n",
-        "fmt: ## Format the code\n",
-        "\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        # Makefile for the demo project
+        # Copyright nobody
+
+        # Build everything
+        # from scratch.
+        all: build
+
+        ##########
+        # Build  #
+        ##########
+
+        # Compile the binary
+        .PHONY: build
+        build:
+        \tcc -o app main.c
+        CC = cc
+        lint:
+        \ttrue
+        # Doc above ## wins? no: the line comment does
+        fmt: ## Format the code
+        \ttrue
+    "});
     assert_eq!(
         task(&parsed, "all").description.as_deref(),
         Some("Build everything from scratch.")
@@ -100,8 +101,11 @@ fn comment_block_above_describes_the_rule() {
 
 #[test]
 fn single_hash_on_the_rule_line_is_not_a_description() {
-    let parsed =
-        one("clean: # TODO also remove dist\n\trm -rf build\nx: ; echo ## not a comment\n");
+    let parsed = one(indoc! {"
+            clean: # TODO also remove dist
+            \trm -rf build
+            x: ; echo ## not a comment
+        "});
     assert_eq!(task(&parsed, "clean").description, None);
     let x = task(&parsed, "x");
     assert_eq!(x.description, None);
@@ -110,24 +114,30 @@ fn single_hash_on_the_rule_line_is_not_a_description() {
 
 #[test]
 fn variables_special_and_pattern_targets() {
-    let parsed = one(concat!(
-        "BIN := app\n",
-        "OUT = build/$(BIN)\n",
-        "SRC = $(wildcard src/*.c)\n",
-        "OBJ := $(SRC:.c=.o)\n",
-        "export FOO=bar\n",
-        ".DEFAULT_GOAL := all\n",
-        ".PHONY: all clean\n",
-        ".SUFFIXES:\n",
-        ".c.o:\n\t$(CC) -c $<\n",
-        "all: $(BIN)\n",
-        "$(BIN): $(OBJ)\n\t$(CC) -o $@ $^\n",
-        "$(OUT).tar: $(BIN)\n\ttar cf $@ $<\n",
-        "%.o: %.c\n\t$(CC) -c $<\n",
-        "$(obj)/%.o: %.c\n\ttrue\n",
-        "$(OBJ): config.h\n",
-        "clean:\n\trm -f $(BIN) $(OBJ)\n",
-    ));
+    let parsed = one(indoc! {"
+        BIN := app
+        OUT = build/$(BIN)
+        SRC = $(wildcard src/*.c)
+        OBJ := $(SRC:.c=.o)
+        export FOO=bar
+        .DEFAULT_GOAL := all
+        .PHONY: all clean
+        .SUFFIXES:
+        .c.o:
+        \t$(CC) -c $<
+        all: $(BIN)
+        $(BIN): $(OBJ)
+        \t$(CC) -o $@ $^
+        $(OUT).tar: $(BIN)
+        \ttar cf $@ $<
+        %.o: %.c
+        \t$(CC) -c $<
+        $(obj)/%.o: %.c
+        \ttrue
+        $(OBJ): config.h
+        clean:
+        \trm -f $(BIN) $(OBJ)
+    "});
     assert_eq!(names(&parsed), ["all", "app", "build/app.tar", "clean"]);
     assert_eq!(task(&parsed, "all").deps, ["app"]);
     assert_eq!(task(&parsed, "build/app.tar").deps, ["app"]);
@@ -139,13 +149,14 @@ fn variables_special_and_pattern_targets() {
 
 #[test]
 fn target_specific_variables_are_not_tasks() {
-    let parsed = one(concat!(
-        "debug: CFLAGS += -O0 -g\n",
-        "debug: export RUST_LOG = debug\n",
-        "release: CFLAGS = -O2\n",
-        "debug release: build\n",
-        "build:\n\tcc $(CFLAGS) main.c\n",
-    ));
+    let parsed = one(indoc! {"
+        debug: CFLAGS += -O0 -g
+        debug: export RUST_LOG = debug
+        release: CFLAGS = -O2
+        debug release: build
+        build:
+        \tcc $(CFLAGS) main.c
+    "});
     assert_eq!(names(&parsed), ["debug", "release", "build"]);
     assert_eq!(task(&parsed, "debug").line, Some(4));
     assert!(!names(&parsed).iter().any(|n| n.contains("CFLAGS")));
@@ -153,17 +164,24 @@ fn target_specific_variables_are_not_tasks() {
 
 #[test]
 fn multiple_targets_double_colon_and_repeated_rules() {
-    let parsed = one(concat!(
-        "install uninstall: check\n\t./tool $@\n",
-        "check:\n\ttrue\n",
-        "clean::\n\trm -rf build\n",
-        "clean::\n\trm -rf dist\n",
-        "all: a\n",
-        "all: b ## Build all\n",
-        "a:\n\techo a\n",
-        "b:\n\techo b\n",
-        "a:\n\techo A\n",
-    ));
+    let parsed = one(indoc! {"
+        install uninstall: check
+        \t./tool $@
+        check:
+        \ttrue
+        clean::
+        \trm -rf build
+        clean::
+        \trm -rf dist
+        all: a
+        all: b ## Build all
+        a:
+        \techo a
+        b:
+        \techo b
+        a:
+        \techo A
+    "});
     assert_eq!(
         names(&parsed),
         ["install", "uninstall", "check", "clean", "all", "a", "b"]
@@ -189,49 +207,57 @@ fn multiple_targets_double_colon_and_repeated_rules() {
 
 #[test]
 fn deps_are_listed_targets_without_order_only() {
-    let parsed = one(concat!(
-        "build: main.c lib.c gen | outdir\n\tcc main.c\n",
-        "gen:\n\t./gen.sh\n",
-        "outdir:\n\tmkdir -p out\n",
-    ));
+    let parsed = one(indoc! {"
+        build: main.c lib.c gen | outdir
+        \tcc main.c
+        gen:
+        \t./gen.sh
+        outdir:
+        \tmkdir -p out
+    "});
     assert_eq!(task(&parsed, "build").deps, ["gen"]);
 }
 
 #[test]
 fn force_style_empty_targets_are_not_listed() {
-    let parsed = one(concat!(
-        ".PHONY: placeholder\n",
-        "version.h: FORCE\n\t./mkversion > $@\n",
-        "FORCE:\n",
-        "placeholder:\n",
-    ));
+    let parsed = one(indoc! {"
+        .PHONY: placeholder
+        version.h: FORCE
+        \t./mkversion > $@
+        FORCE:
+        placeholder:
+    "});
     assert_eq!(names(&parsed), ["version.h", "placeholder"]);
     assert!(task(&parsed, "version.h").deps.is_empty());
 }
 
 #[test]
 fn conditionals_are_evaluated_like_make() {
-    let parsed = one(concat!(
-        "ifeq ($(OS),Windows_NT)\n",
-        "EXE := app.exe\n",
-        "# Windows only\n",
-        "installer:\n\tmakensis app.nsi\n",
-        "package: installer\n",
-        "else ifdef MACOS\n",
-        "EXE := app\n",
-        "package:\n\t./bundle.sh\n",
-        "else\n",
-        "EXE := app\n",
-        "package:\n\ttar czf app.tgz app\n",
-        "endif\n",
-        "$(EXE): main.c\n\tcc -o $@ main.c\n",
-        "test:\n",
-        "ifdef VERBOSE\n",
-        "\tcargo test -- --nocapture\n",
-        "else\n",
-        "\tcargo test\n",
-        "endif\n",
-    ));
+    let parsed = one(indoc! {"
+        ifeq ($(OS),Windows_NT)
+        EXE := app.exe
+        # Windows only
+        installer:
+        \tmakensis app.nsi
+        package: installer
+        else ifdef MACOS
+        EXE := app
+        package:
+        \t./bundle.sh
+        else
+        EXE := app
+        package:
+        \ttar czf app.tgz app
+        endif
+        $(EXE): main.c
+        \tcc -o $@ main.c
+        test:
+        ifdef VERBOSE
+        \tcargo test -- --nocapture
+        else
+        \tcargo test
+        endif
+    "});
     assert_eq!(names(&parsed), ["package", "app", "test"]);
     assert!(task(&parsed, "package").deps.is_empty());
     // Recipe lines of every branch are shown: they are text, not rules.
@@ -243,49 +269,69 @@ fn conditionals_are_evaluated_like_make() {
 
 #[test]
 fn conditionals_on_the_environment_see_it_empty() {
-    let parsed = one(concat!(
-        "ifneq ($(CIRCLE_JOB),)\n",
-        "DIR := test-results\n",
-        "endif\n",
-        "$(DIR):\n\tmkdir -p $@\n",
-        "MODE ?= debug\n",
-        "ifeq ($(MODE),debug)\n",
-        "debug-only:\n\ttrue\n",
-        "else\n",
-        "release-only:\n\ttrue\n",
-        "endif\n",
-        "ifndef MODE\n",
-        "never:\n\ttrue\n",
-        "endif\n",
-        "ifdef MODE\n",
-        "always:\n\ttrue\n",
-        "endif\n",
-    ));
+    let parsed = one(indoc! {"
+        ifneq ($(CIRCLE_JOB),)
+        DIR := test-results
+        endif
+        $(DIR):
+        \tmkdir -p $@
+        MODE ?= debug
+        ifeq ($(MODE),debug)
+        debug-only:
+        \ttrue
+        else
+        release-only:
+        \ttrue
+        endif
+        ifndef MODE
+        never:
+        \ttrue
+        endif
+        ifdef MODE
+        always:
+        \ttrue
+        endif
+    "});
     assert_eq!(names(&parsed), ["debug-only", "always"]);
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
 }
 
 #[test]
 fn conditionals_that_cannot_be_known_keep_every_branch() {
-    let parsed = one(concat!(
-        "ifeq ($(shell ./detect),Darwin)\n",
-        "mac:\n\ttrue\n",
-        "else\n",
-        "linux:\n\ttrue\n",
-        "endif\n",
-        "ifneq ($(filter release,$(MAKECMDGOALS)),)\n",
-        "stamp:\n\ttrue\n",
-        "endif\n",
-        "ifdef MAKE_RESTARTS\n",
-        "restarted:\n\ttrue\n",
-        "endif\n",
-    ));
+    let parsed = one(indoc! {"
+        ifeq ($(shell ./detect),Darwin)
+        mac:
+        \ttrue
+        else
+        linux:
+        \ttrue
+        endif
+        ifneq ($(filter release,$(MAKECMDGOALS)),)
+        stamp:
+        \ttrue
+        endif
+        ifdef MAKE_RESTARTS
+        restarted:
+        \ttrue
+        endif
+    "});
     assert_eq!(names(&parsed), ["mac", "linux", "stamp", "restarted"]);
 }
 
 #[test]
 fn rules_inside_a_conditional_in_a_recipe_body() {
-    let parsed = one("X = 1\na:\n\techo a\nifdef X\nb:\n\techo b\nendif\nifdef Y\nc:\nendif\n");
+    let parsed = one(indoc! {"
+        X = 1
+        a:
+        \techo a
+        ifdef X
+        b:
+        \techo b
+        endif
+        ifdef Y
+        c:
+        endif
+    "});
     assert_eq!(names(&parsed), ["a", "b"]);
     assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo a"));
     assert_eq!(task(&parsed, "b").script.as_deref(), Some("echo b"));
@@ -293,35 +339,40 @@ fn rules_inside_a_conditional_in_a_recipe_body() {
 
 #[test]
 fn targets_stay_listed_when_their_prerequisites_cannot_be_expanded() {
-    let parsed = one(concat!(
-        "SRCS := $(wildcard cmd/*)\n",
-        "BINS := $(patsubst cmd/%,bin/%,$(SRCS))\n",
-        "all: $(BINS)\n",
-        "install: all\n",
-        "\tcp bin/* /usr/local/bin\n",
-        ".PHONY: all install\n",
-    ));
+    let parsed = one(indoc! {"
+        SRCS := $(wildcard cmd/*)
+        BINS := $(patsubst cmd/%,bin/%,$(SRCS))
+        all: $(BINS)
+        install: all
+        \tcp bin/* /usr/local/bin
+        .PHONY: all install
+    "});
     assert_eq!(names(&parsed), ["all", "install"]);
     assert_eq!(task(&parsed, "install").deps, ["all"]);
 }
 
 #[test]
 fn help_lines_name_their_target() {
-    let parsed = one(concat!(
-        "## build: Builds the binary.\n",
-        "build:\n\tgo build\n",
-        "test:\n",
-        "## test: Runs the tests.\n",
-        "\tgo test ./...\n",
-        "lint: ## Inline wins\n\ttrue\n",
-        "## lint: Help line loses\n",
-        "\n",
-        "# fmt: Formats the code\n",
-        "fmt:\n\tgofmt -w .\n",
-        "## Note: not a target\n",
-        "clean:\n\trm -rf bin\n",
-        "help:\n\t@sed -n 's/^## //p' $(MAKEFILE_LIST)\n",
-    ));
+    let parsed = one(indoc! {"
+        ## build: Builds the binary.
+        build:
+        \tgo build
+        test:
+        ## test: Runs the tests.
+        \tgo test ./...
+        lint: ## Inline wins
+        \ttrue
+        ## lint: Help line loses
+
+        # fmt: Formats the code
+        fmt:
+        \tgofmt -w .
+        ## Note: not a target
+        clean:
+        \trm -rf bin
+        help:
+        \t@sed -n 's/^## //p' $(MAKEFILE_LIST)
+    "});
     assert_eq!(
         task(&parsed, "build").description.as_deref(),
         Some("Builds the binary.")
@@ -346,26 +397,28 @@ fn help_lines_name_their_target() {
 
 #[test]
 fn an_escaped_hash_inside_shell_is_no_unclosed_parenthesis() {
-    let parsed = one(concat!(
-        "V = $(shell head -n 1 .golangci.yml | tr -d '\\# ')\n",
-        "W = $(shell echo a#b)\n",
-        "lint:\n\tgolangci-lint run\n",
-    ));
+    let parsed = one(indoc! {"
+        V = $(shell head -n 1 .golangci.yml | tr -d '\\# ')
+        W = $(shell echo a#b)
+        lint:
+        \tgolangci-lint run
+    "});
     assert_eq!(names(&parsed), ["lint"]);
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
 }
 
 #[test]
 fn define_blocks_hold_no_rules() {
-    let parsed = one(concat!(
-        "define PROGRAM_template\n",
-        "$(1): $$($(1)_OBJS)\n",
-        "notatarget: x\n",
-        "\techo nope\n",
-        "endef\n",
-        "$(foreach prog,$(PROGRAMS),$(eval $(call PROGRAM_template,$(prog))))\n",
-        "real:\n\techo yes\n",
-    ));
+    let parsed = one(indoc! {"
+        define PROGRAM_template
+        $(1): $$($(1)_OBJS)
+        notatarget: x
+        \techo nope
+        endef
+        $(foreach prog,$(PROGRAMS),$(eval $(call PROGRAM_template,$(prog))))
+        real:
+        \techo yes
+    "});
     assert_eq!(names(&parsed), ["real"]);
 }
 
@@ -452,10 +505,13 @@ fn variable_definitions_continued_over_thousands_of_lines() {
     assert!(parsed.tasks.is_empty());
 
     // A value continued over 20,000 lines still names the target after it.
-    let long = format!(
-        "BIN := app{}\n$(BIN): ## Build it\n\tcc -o $@\n",
+    let long = formatdoc! {"
+        BIN := app{}
+        $(BIN): ## Build it
+        \tcc -o $@
+    ",
         " \\\n".repeat(20_000)
-    );
+    };
     let parsed = one(&long);
     assert_eq!(names(&parsed), ["app"]);
     let app = task(&parsed, "app");
@@ -466,7 +522,12 @@ fn variable_definitions_continued_over_thousands_of_lines() {
 
 #[test]
 fn recipe_prefix_and_inline_recipes() {
-    let parsed = one(".RECIPEPREFIX = >\nfoo:\n>echo hi\nbar: ; @echo inline\n");
+    let parsed = one(indoc! {"
+        .RECIPEPREFIX = >
+        foo:
+        >echo hi
+        bar: ; @echo inline
+    "});
     assert_eq!(task(&parsed, "foo").script.as_deref(), Some("echo hi"));
     assert_eq!(task(&parsed, "bar").script.as_deref(), Some("@echo inline"));
 }
@@ -476,13 +537,32 @@ fn includes_belong_to_the_including_directory() {
     let files = MemFiles::new()
         .with(
             "svc/Makefile",
-            "BIN := svc\ninclude mk/common.mk\n-include $(DEPS)\nall: lint $(BIN)\n",
+            indoc! {"
+                BIN := svc
+                include mk/common.mk
+                -include $(DEPS)
+                all: lint $(BIN)
+            "},
         )
         .with(
             "svc/mk/common.mk",
-            "# Lint the code\nlint:\n\tgolangci-lint run\n$(BIN):\n\tgo build -o $(BIN)\ninclude mk/more.mk\n",
+            indoc! {"
+                # Lint the code
+                lint:
+                \tgolangci-lint run
+                $(BIN):
+                \tgo build -o $(BIN)
+                include mk/more.mk
+            "},
         )
-        .with("svc/mk/more.mk", "TOOL = fmt\n$(TOOL): ## Format\n\tgofmt -w .\n");
+        .with(
+            "svc/mk/more.mk",
+            indoc! {"
+            TOOL = fmt
+            $(TOOL): ## Format
+            \tgofmt -w .
+        "},
+        );
     let parsed = run(&files, "svc/Makefile");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(names(&parsed), ["lint", "svc", "fmt", "all"]);
@@ -509,18 +589,21 @@ fn an_included_makefile_stays_listed_on_its_own() {
 
 #[test]
 fn broken_makefile_keeps_its_good_rules() {
-    let parsed = one(concat!(
-        "good1:\n\techo 1\n",
-        "this line is garbage\n",
-        "  so is this one\n",
-        "bad: $(unclosed\n",
-        "good2: good1 ## After the garbage\n\techo 2\n",
-        "endif\n",
-        "else\n",
-        "more garbage\n",
-        "even more\n",
-        "good3:\n\techo 3\n",
-    ));
+    let parsed = one(indoc! {"
+        good1:
+        \techo 1
+        this line is garbage
+          so is this one
+        bad: $(unclosed
+        good2: good1 ## After the garbage
+        \techo 2
+        endif
+        else
+        more garbage
+        even more
+        good3:
+        \techo 3
+    "});
     assert!(names(&parsed).contains(&"good1"));
     assert!(names(&parsed).contains(&"good2"));
     assert!(names(&parsed).contains(&"good3"));
@@ -614,7 +697,11 @@ fn a_file_make_refuses_while_reading_lists_its_targets_not_runnable() {
 
 #[test]
 fn unterminated_define_swallows_the_rest_like_make() {
-    let parsed = one("before:\ndefine X\nafter:\n");
+    let parsed = one(indoc! {"
+        before:
+        define X
+        after:
+    "});
     assert_eq!(names(&parsed), ["before"]);
     assert_eq!(parsed.diagnostics.len(), 1);
 }
@@ -631,17 +718,29 @@ fn odd_inputs_do_not_panic() {
         "\t\techo orphan recipe\n",
         "a:\\",
         "a: b \\\n",
-        "ifeq (\nendif\nendif\nelse\n",
+        indoc! {"
+            ifeq (
+            endif
+            endif
+            else
+        "},
         "define\n",
         "include\n",
         "-include\n",
         "a b c :: d | e | f ; g\n",
-        "é: ü ## ünïcode\n\techo ✓\n",
+        indoc! {"
+            é: ü ## ünïcode
+            \techo ✓
+        "},
         "\u{feff}all:\n",
         "a:\r",
         "#\\\nb:\n",
         "x = $(x)\n$(x):\n",
-        ".RECIPEPREFIX =\na:\n\tb\n",
+        indoc! {"
+            .RECIPEPREFIX =
+            a:
+            \tb
+        "},
     ] {
         let _ = one(text);
     }
@@ -650,7 +749,11 @@ fn odd_inputs_do_not_panic() {
 #[test]
 fn long_lines_stay_fast_enough_to_finish() {
     let many = "x ".repeat(200_000);
-    let parsed = one(&format!("all: {many}\nx:\n\techo x\n"));
+    let parsed = one(&formatdoc! {"
+        all: {many}
+        x:
+        \techo x
+    "});
     assert_eq!(task(&parsed, "all").deps, ["x"]);
     // So many targets before the `:` looks like garbage to the guard: skipped, said so.
     let parsed = one(&format!("{many}: y\nok:\n"));
@@ -691,26 +794,31 @@ fn host_uname() -> &'static str {
 
 #[test]
 fn platform_probes_have_the_hosts_answer() {
-    let parsed = one(concat!(
-        "OS := $(shell uname -s)\n",
-        "SUF = so\n",
-        "ifeq ($(OS),Darwin)\n",
-        "SUF = dylib\n",
-        "endif\n",
-        "lib.$(SUF):\n\ttouch $@\n",
-        "ifeq ($(shell uname),Linux)\n",
-        "linux-only:\n\ttrue\n",
-        "else\n",
-        "not-linux:\n\ttrue\n",
-        "endif\n",
-        "ARCH = $(shell uname -m)\n",
-        "ifneq ($(ARCH),)\n",
-        "arch-known:\n\ttrue\n",
-        "endif\n",
-        "ifeq ($(OS),Windows_NT)\n",
-        "windows:\n\ttrue\n",
-        "endif\n",
-    ));
+    let parsed = one(indoc! {"
+        OS := $(shell uname -s)
+        SUF = so
+        ifeq ($(OS),Darwin)
+        SUF = dylib
+        endif
+        lib.$(SUF):
+        \ttouch $@
+        ifeq ($(shell uname),Linux)
+        linux-only:
+        \ttrue
+        else
+        not-linux:
+        \ttrue
+        endif
+        ARCH = $(shell uname -m)
+        ifneq ($(ARCH),)
+        arch-known:
+        \ttrue
+        endif
+        ifeq ($(OS),Windows_NT)
+        windows:
+        \ttrue
+        endif
+    "});
     let (lib, linux) = if host_uname() == "Darwin" {
         ("lib.dylib", "not-linux")
     } else if host_uname() == "Linux" {
@@ -725,18 +833,21 @@ fn platform_probes_have_the_hosts_answer() {
 
 #[test]
 fn wildcard_conditions_test_the_files_that_exist() {
-    let text = concat!(
-        "ifeq ($(wildcard po/Makefile),po/Makefile)\n",
-        "po:\n\t$(MAKE) -C po\n",
-        "endif\n",
-        "ifneq ($(wildcard docs/*.md),)\n",
-        "docs:\n\tmkdocs build\n",
-        "endif\n",
-        "HAVE_GO := $(wildcard go.mod)\n",
-        "ifdef HAVE_GO\n",
-        "go-test:\n\tgo test ./...\n",
-        "endif\n",
-    );
+    let text = indoc! {"
+        ifeq ($(wildcard po/Makefile),po/Makefile)
+        po:
+        \t$(MAKE) -C po
+        endif
+        ifneq ($(wildcard docs/*.md),)
+        docs:
+        \tmkdocs build
+        endif
+        HAVE_GO := $(wildcard go.mod)
+        ifdef HAVE_GO
+        go-test:
+        \tgo test ./...
+        endif
+    "};
     let bare = run(&MemFiles::new().with("sub/Makefile", text), "sub/Makefile");
     assert!(names(&bare).is_empty(), "{:?}", names(&bare));
     let full = run(
@@ -764,15 +875,18 @@ fn wildcard_conditions_test_the_files_that_exist() {
 
 #[test]
 fn rows_that_depend_on_a_condition_agg_cannot_evaluate_say_so() {
-    let parsed = one(concat!(
-        "MODE = plain\n",
-        "ifeq ($(shell ./detect-gpu),yes)\n",
-        "MODE = gpu\n",
-        "gpu-check:\n\tnvidia-smi\n",
-        "endif\n",
-        "run-$(MODE):\n\t./run\n",
-        "always:\n\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        MODE = plain
+        ifeq ($(shell ./detect-gpu),yes)
+        MODE = gpu
+        gpu-check:
+        \tnvidia-smi
+        endif
+        run-$(MODE):
+        \t./run
+        always:
+        \ttrue
+    "});
     assert_eq!(names(&parsed), ["gpu-check", "run-gpu", "always"]);
     let note = "# agg did not evaluate `ifeq ($(shell ./detect-gpu),yes)` (Makefile:2)";
     for name in ["gpu-check", "run-gpu"] {
@@ -785,9 +899,21 @@ fn rows_that_depend_on_a_condition_agg_cannot_evaluate_say_so() {
     let files = MemFiles::new()
         .with(
             "Makefile",
-            "ifneq ($(filter ci,$(MAKECMDGOALS)),)\ninclude ci.mk\nendif\nbuild:\n\ttrue\n",
+            indoc! {"
+                ifneq ($(filter ci,$(MAKECMDGOALS)),)
+                include ci.mk
+                endif
+                build:
+                \ttrue
+            "},
         )
-        .with("ci.mk", "ci:\n\t./ci.sh\n");
+        .with(
+            "ci.mk",
+            indoc! {"
+            ci:
+            \t./ci.sh
+        "},
+        );
     let parsed = run(&files, "Makefile");
     assert_eq!(names(&parsed), ["ci", "build"]);
     let script = task(&parsed, "ci").script.clone().unwrap_or_default();
@@ -797,23 +923,27 @@ fn rows_that_depend_on_a_condition_agg_cannot_evaluate_say_so() {
 
 #[test]
 fn undefined_variables_in_target_names_are_empty() {
-    let parsed = one(concat!(
-        "NAME=server$(SUFFIX)\n",
-        "$(NAME): main.c\n\tcc -o $@ main.c\n",
-        "$(DESTDIR)/install-stamp:\n\ttouch $@\n",
-        "$(CURDIR)/here:\n\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        NAME=server$(SUFFIX)
+        $(NAME): main.c
+        \tcc -o $@ main.c
+        $(DESTDIR)/install-stamp:
+        \ttouch $@
+        $(CURDIR)/here:
+        \ttrue
+    "});
     assert_eq!(names(&parsed), ["server", "/install-stamp"]);
 }
 
 #[test]
 fn a_makefile_that_stops_itself_is_listed_but_not_runnable() {
-    let parsed = one(concat!(
-        "ifndef FROM_TOP\n",
-        "$(error run make from the top directory)\n",
-        "endif\n",
-        "build:\n\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        ifndef FROM_TOP
+        $(error run make from the top directory)
+        endif
+        build:
+        \ttrue
+    "});
     assert_eq!(names(&parsed), ["build"]);
     assert_eq!(
         messages(&parsed),
@@ -828,22 +958,24 @@ fn a_makefile_that_stops_itself_is_listed_but_not_runnable() {
         Some("make stops at Makefile:2: run make from the top directory")
     );
     // Set, or in a branch make does not take, it stops nothing.
-    let parsed = one(concat!(
-        "FROM_TOP = 1\n",
-        "ifndef FROM_TOP\n",
-        "$(error run make from the top directory)\n",
-        "endif\n",
-        "build:\n\t$(error only when built)\n",
-    ));
+    let parsed = one(indoc! {"
+        FROM_TOP = 1
+        ifndef FROM_TOP
+        $(error run make from the top directory)
+        endif
+        build:
+        \t$(error only when built)
+    "});
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(task(&parsed, "build").behaviour.not_runnable, None);
     // Under a condition agg cannot evaluate, make may stop or not: said, still runnable.
-    let parsed = one(concat!(
-        "ifeq ($(shell ./configure --check),missing)\n",
-        "$(error run ./configure first)\n",
-        "endif\n",
-        "build:\n\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        ifeq ($(shell ./configure --check),missing)
+        $(error run ./configure first)
+        endif
+        build:
+        \ttrue
+    "});
     assert_eq!(
         messages(&parsed),
         [(
@@ -858,13 +990,14 @@ fn a_makefile_that_stops_itself_is_listed_but_not_runnable() {
 
 #[test]
 fn an_indented_error_in_a_top_level_conditional_is_no_recipe() {
-    let parsed = one(concat!(
-        "V = 1\n",
-        "ifeq ($(V),2)\n",
-        "\t$(error V must not be 2)\n",
-        "endif\n",
-        "build:\n\ttrue\n",
-    ));
+    let parsed = one(indoc! {"
+        V = 1
+        ifeq ($(V),2)
+        \t$(error V must not be 2)
+        endif
+        build:
+        \ttrue
+    "});
     assert_eq!(names(&parsed), ["build"]);
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(task(&parsed, "build").behaviour.not_runnable, None);
@@ -873,8 +1006,22 @@ fn an_indented_error_in_a_top_level_conditional_is_no_recipe() {
 #[test]
 fn defined_at_is_the_rule_with_the_recipe() {
     let files = MemFiles::new()
-        .with("Makefile", "include extra.mk\nbuild:\n\tcc main.c\n")
-        .with("extra.mk", "build: extra\nextra:\n\ttrue\n");
+        .with(
+            "Makefile",
+            indoc! {"
+            include extra.mk
+            build:
+            \tcc main.c
+        "},
+        )
+        .with(
+            "extra.mk",
+            indoc! {"
+            build: extra
+            extra:
+            \ttrue
+        "},
+        );
     let parsed = run(&files, "Makefile");
     assert_eq!(names(&parsed), ["build", "extra"]);
     let build = task(&parsed, "build");
@@ -887,17 +1034,17 @@ fn defined_at_is_the_rule_with_the_recipe() {
 
 #[test]
 fn empty_phony_and_double_colon_targets_are_listed() {
-    let parsed = one(concat!(
-        ".PHONY: all\n",
-        "default: all precheck FORCE\n",
-        "all:\n",
-        "precheck::\n",
-        "define T\n",
-        "precheck:: ; @echo $(1)\n",
-        "endef\n",
-        "$(eval $(call T,x))\n",
-        "FORCE:\n",
-    ));
+    let parsed = one(indoc! {"
+        .PHONY: all
+        default: all precheck FORCE
+        all:
+        precheck::
+        define T
+        precheck:: ; @echo $(1)
+        endef
+        $(eval $(call T,x))
+        FORCE:
+    "});
     assert_eq!(names(&parsed), ["default", "all", "precheck"]);
     assert_eq!(task(&parsed, "default").deps, ["all", "precheck"]);
 }
@@ -934,9 +1081,17 @@ fn platform_probes_in_every_written_form_decide() {
         ("$(shell uname -sm)", format!("{kernel} {machine}")),
     ];
     for (probe, answer) in forms {
-        let parsed = one(&format!(
-            "P := {probe}\nifeq ($(P),{answer})\nright:\n\ttrue\nelse\nwrong:\n\ttrue\nendif\n"
-        ));
+        let parsed = one(&formatdoc! {"
+            P := {probe}
+            ifeq ($(P),{answer})
+            right:
+            \ttrue
+            else
+            wrong:
+            \ttrue
+            endif
+        "
+        });
         assert_eq!(names(&parsed), ["right"], "{probe}");
         assert!(
             task(&parsed, "right").script.as_deref() == Some("true"),
