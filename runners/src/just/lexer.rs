@@ -611,6 +611,7 @@ impl<'a> Lexer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     fn kinds(src: &str) -> Vec<Kind> {
         let mut lexer = Lexer::new(src);
@@ -650,7 +651,14 @@ mod tests {
 
     #[test]
     fn strings_span_lines_and_keep_their_text() {
-        let src = "x := '''\n  a\n  b\n''' \"q\\\"uote\" `cmd` ```\nmulti\n```\n";
+        let src = indoc! {"
+            x := '''
+              a
+              b
+            ''' \"q\\\"uote\" `cmd` ```
+            multi
+            ```
+        "};
         let mut lexer = Lexer::new(src);
         let tokens = lexer.logical_line().expect("lexes");
         let texts: Vec<&str> = tokens.iter().map(|t| &src[t.start..t.end]).collect();
@@ -659,10 +667,17 @@ mod tests {
             vec![
                 "x",
                 ":=",
-                "'''\n  a\n  b\n'''",
+                indoc! {"
+                    '''
+                      a
+                      b
+                    '''"},
                 "\"q\\\"uote\"",
                 "`cmd`",
-                "```\nmulti\n```"
+                indoc! {"
+                    ```
+                    multi
+                    ```"}
             ]
         );
         assert!(lexer.at_eof());
@@ -718,14 +733,24 @@ mod tests {
 
     #[test]
     fn bodies_are_dedented_and_interpolations_may_span_lines() {
-        let src = "\techo {{ if a == \"b\" {\n  \"x\" } else { \"}}\" } }} done\n\n\t{{{{not}}\n\n\nnext:\n";
+        let src = indoc! {"
+            \techo {{ if a == \"b\" {
+              \"x\" } else { \"}}\" } }} done
+
+            \t{{{{not}}
+
+
+            next:
+        "};
         let mut lexer = Lexer::new(src);
         let body = lexer.body();
         assert!(body.errors.is_empty(), "{:?}", body.errors);
         assert_eq!(
             body.lines,
             vec![
-                "echo {{ if a == \"b\" {\n  \"x\" } else { \"}}\" } }} done",
+                indoc! {"
+                    echo {{ if a == \"b\" {
+                      \"x\" } else { \"}}\" } }} done"},
                 "",
                 "{{{{not}}"
             ]
@@ -742,7 +767,11 @@ mod tests {
 
     #[test]
     fn a_broken_interpolation_keeps_the_rest_of_the_body() {
-        let src = "  echo {{ oops(\n  echo two\nnext:\n";
+        let src = indoc! {"
+              echo {{ oops(
+              echo two
+            next:
+        "};
         let mut lexer = Lexer::new(src);
         let body = lexer.body();
         assert_eq!(body.errors.len(), 1);

@@ -884,6 +884,7 @@ fn unindent(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     fn recipes(text: &str) -> Vec<Recipe> {
         parse(text)
@@ -1011,17 +1012,17 @@ mod tests {
 
     #[test]
     fn attributes_in_every_form() {
-        let text = concat!(
-            "[private, no-exit-message]\n",
-            "[group: 'ci']\n",
-            "[group(\"second\")]\n",
-            "[confirm('Sure?'), script('python3'), linux, windows]\n",
-            "[arg('x', long='ex', help=\"an x\"), metadata('a', 'b')]\n",
-            "[working-directory: 'sub', extension: '.py', positional-arguments, parallel, default]\n",
-            "run x:\n",
-            "  print(1)\n",
-            "_underscored:\n",
-        );
+        let text = indoc! {"
+            [private, no-exit-message]
+            [group: 'ci']
+            [group(\"second\")]
+            [confirm('Sure?'), script('python3'), linux, windows]
+            [arg('x', long='ex', help=\"an x\"), metadata('a', 'b')]
+            [working-directory: 'sub', extension: '.py', positional-arguments, parallel, default]
+            run x:
+              print(1)
+            _underscored:
+        "};
         let run = recipe(text, "run");
         assert!(run.private);
         assert_eq!(run.group.as_deref(), Some("ci"));
@@ -1036,65 +1037,136 @@ mod tests {
     fn attributes_just_rejects_are_refusals_in_its_words() {
         // Each case: the justfile, then the line and message `just --summary` 1.59 gives.
         let cases = [
-            ("[private]\n\nfoo:\n  echo\n", 1, "extraneous attribute"),
             (
-                "[private, unix]\n# c\nfoo:\n  echo\n",
+                indoc! {"
+                    [private]
+
+                    foo:
+                      echo
+                "},
+                1,
+                "extraneous attribute",
+            ),
+            (
+                indoc! {"
+                    [private, unix]
+                    # c
+                    foo:
+                      echo
+                "},
                 1,
                 "extraneous attributes",
             ),
-            ("[foo]\nfoo:\n  echo\n", 1, "unknown attribute `foo`"),
             (
-                "[private('x')]\nfoo:\n  echo\n",
+                indoc! {"
+                    [foo]
+                    foo:
+                      echo
+                "},
+                1,
+                "unknown attribute `foo`",
+            ),
+            (
+                indoc! {"
+                    [private('x')]
+                    foo:
+                      echo
+                "},
                 1,
                 "attribute `private` got 1 argument but takes 0 arguments",
             ),
             (
-                "[group]\nfoo:\n  echo\n",
+                indoc! {"
+                    [group]
+                    foo:
+                      echo
+                "},
                 1,
                 "attribute `group` got 0 arguments but takes 1 argument",
             ),
             (
-                "[doc('a', 'b')]\nfoo:\n  echo\n",
+                indoc! {"
+                    [doc('a', 'b')]
+                    foo:
+                      echo
+                "},
                 1,
                 "attribute `doc` got 2 arguments but takes at most 1 argument",
             ),
             (
-                "[metadata]\nfoo:\n  echo\n",
+                indoc! {"
+                    [metadata]
+                    foo:
+                      echo
+                "},
                 1,
                 "attribute `metadata` got 0 arguments but takes at least 1 argument",
             ),
             (
-                "[private]\n[private]\nfoo:\n  echo\n",
+                indoc! {"
+                    [private]
+                    [private]
+                    foo:
+                      echo
+                "},
                 2,
                 "attribute `private` first used on line 1 is duplicated on line 2",
             ),
             (
-                "[no-cd]\nalias f := foo\nfoo:\n  echo\n",
+                indoc! {"
+                    [no-cd]
+                    alias f := foo
+                    foo:
+                      echo
+                "},
                 2,
                 "alias `f` has invalid attribute `no-cd`",
             ),
             (
-                "[confirm]\nx := '1'\nfoo:\n  echo\n",
+                indoc! {"
+                    [confirm]
+                    x := '1'
+                    foo:
+                      echo
+                "},
                 2,
                 "assignment `x` has invalid attribute `confirm`",
             ),
             (
-                "[private]\nset shell := ['bash']\nfoo:\n  echo\n",
+                indoc! {"
+                    [private]
+                    set shell := ['bash']
+                    foo:
+                      echo
+                "},
                 2,
                 "setting `shell` has invalid attribute `private`",
             ),
             (
-                "[private]\nimport 'x.just'\nfoo:\n  echo\n",
+                indoc! {"
+                    [private]
+                    import 'x.just'
+                    foo:
+                      echo
+                "},
                 2,
                 "import `'x.just'` has invalid attribute `private`",
             ),
             (
-                "[no-cd, working-directory('x')]\nfoo:\n  echo\n",
+                indoc! {"
+                    [no-cd, working-directory('x')]
+                    foo:
+                      echo
+                "},
                 2,
                 "recipe `foo` has both `[no-cd]` and `[working-directory]` attributes",
             ),
             (
-                "[extension('.sh')]\nfoo:\n  echo\n",
+                indoc! {"
+                    [extension('.sh')]
+                    foo:
+                      echo
+                "},
                 2,
                 "shell recipe `foo` has script recipe attribute `extension`",
             ),
@@ -1110,13 +1182,22 @@ mod tests {
         }
         // What just accepts: repeatable attributes, OS attributes anywhere, `[private]`
         // on assignments, script attributes on a `#!` recipe.
-        let fine = concat!(
-            "[group('a')]\n[group('b')]\nfoo:\n  echo\n",
-            "[private]\nexport x := '1'\n",
-            "[linux]\nalias f := foo\n",
-            "[extension('.sh')]\nsh:\n  #!/bin/sh\n  echo\n",
-            "[doc('m'), group('g'), private]\nmod? m\n",
-        );
+        let fine = indoc! {"
+            [group('a')]
+            [group('b')]
+            foo:
+              echo
+            [private]
+            export x := '1'
+            [linux]
+            alias f := foo
+            [extension('.sh')]
+            sh:
+              #!/bin/sh
+              echo
+            [doc('m'), group('g'), private]
+            mod? m
+        "};
         let ast = parse(fine);
         assert_eq!(ast.refused, None, "{:?}", ast.errors);
     }
@@ -1146,25 +1227,31 @@ mod tests {
 
     #[test]
     fn keywords_can_name_recipes() {
-        let text = "import:\nmod:\nset:\nalias:\nexport:\n";
+        let text = indoc! {"
+            import:
+            mod:
+            set:
+            alias:
+            export:
+        "};
         let names: Vec<String> = recipes(text).into_iter().map(|r| r.name).collect();
         assert_eq!(names, vec!["import", "mod", "set", "alias", "export"]);
     }
 
     #[test]
     fn imports_modules_aliases_and_settings() {
-        let text = concat!(
-            "import 'a.just'\n",
-            "import? \"b.just\" # optional\n",
-            "mod tools\n",
-            "[private]\n",
-            "mod? extra 'x/extra.just'\n",
-            "alias t := tools::test\n",
-            "[private]\n",
-            "alias p := t\n",
-            "set allow-duplicate-recipes := false\n",
-            "set allow-duplicate-recipes\n",
-        );
+        let text = indoc! {"
+            import 'a.just'
+            import? \"b.just\" # optional
+            mod tools
+            [private]
+            mod? extra 'x/extra.just'
+            alias t := tools::test
+            [private]
+            alias p := t
+            set allow-duplicate-recipes := false
+            set allow-duplicate-recipes
+        "};
         assert_eq!(
             parse(text).items,
             vec![
@@ -1211,20 +1298,20 @@ mod tests {
 
     #[test]
     fn bodies_keep_their_text() {
-        let text = concat!(
-            "lookalike:\n",
-            "    echo start\n",
-            "    other: dep\n",
-            "\n",
-            "    [not-an-attribute]\n",
-            "    alias x := y\n",
-            "\n",
-            "\n",
-            "py:\n",
-            "\t#!/usr/bin/env python3\n",
-            "\tif True:\n",
-            "\t    print('{{ \"x\" }}')\n",
-        );
+        let text = indoc! {"
+            lookalike:
+                echo start
+                other: dep
+
+                [not-an-attribute]
+                alias x := y
+
+
+            py:
+            \t#!/usr/bin/env python3
+            \tif True:
+            \t    print('{{ \"x\" }}')
+        "};
         assert_eq!(
             recipe(text, "lookalike").body,
             vec![
@@ -1248,22 +1335,22 @@ mod tests {
 
     #[test]
     fn mistakes_are_reported_with_lines_and_parsing_resumes() {
-        let text = concat!(
-            "ok1:\n",
-            "old = \"assignment syntax\"\n",
-            "no-colon a b\n",
-            "  echo skipped body\n",
-            "[private] same-line:\n",
-            "quote: (dep \"unterminated)\n",
-            "  echo more\n",
-            "ok2:\n",
-            "  echo\n",
-            "# comment ends the body\n",
-            "  echo orphan\n",
-            "[group('x')]\n",
-            "\n",
-            "ok3:\n",
-        );
+        let text = indoc! {"
+            ok1:
+            old = \"assignment syntax\"
+            no-colon a b
+              echo skipped body
+            [private] same-line:
+            quote: (dep \"unterminated)
+              echo more
+            ok2:
+              echo
+            # comment ends the body
+              echo orphan
+            [group('x')]
+
+            ok3:
+        "};
         let ast = parse(text);
         let lines: Vec<u32> = ast.errors.iter().map(|e| e.0).collect();
         assert_eq!(lines, vec![2, 3, 5, 6, 11, 12], "{:?}", ast.errors);
@@ -1295,8 +1382,16 @@ mod tests {
             Some("joined line")
         );
         assert_eq!(
-            cook("'''\n  foo\n    bar\n'''").as_deref(),
-            Some("foo\n  bar\n")
+            cook(indoc! {"
+                '''
+                  foo
+                    bar
+                '''"})
+            .as_deref(),
+            Some(indoc! {"
+                foo
+                  bar
+            "})
         );
         assert_eq!(cook("`cmd`"), None);
     }

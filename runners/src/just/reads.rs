@@ -199,6 +199,7 @@ fn dependency_arguments(header: &str) -> Vec<&str> {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
+    use indoc::indoc;
 
     fn read(text: &str, name: &str) -> Reads {
         let files = MemFiles::new()
@@ -207,7 +208,23 @@ mod tests {
         crate::testing::reads(super::super::ADAPTER.parse, &files, "justfile", name)
     }
 
-    const JUSTFILE: &str = "set shell := ['bash', '-c']\nflags := '-O2 ' + opt\nopt := 'x'\nunused := 'y'\n\n# build it\n[group('dev')]\nbuild target='all': (gen target)\n    cc {{flags}} {{target}}\n\ngen what:\n    echo {{quote(what)}}\n\nlint:\n    true\n";
+    const JUSTFILE: &str = indoc! {"
+        set shell := ['bash', '-c']
+        flags := '-O2 ' + opt
+        opt := 'x'
+        unused := 'y'
+
+        # build it
+        [group('dev')]
+        build target='all': (gen target)
+            cc {{flags}} {{target}}
+
+        gen what:
+            echo {{quote(what)}}
+
+        lint:
+            true
+    "};
 
     #[test]
     fn a_recipe_reads_its_settings_line_and_variables_transitively() {
@@ -231,7 +248,14 @@ mod tests {
         let before = read(JUSTFILE, "build");
         for edited in [
             JUSTFILE.replace("unused := 'y'", "unused := 'z'"),
-            JUSTFILE.replace("lint:\n    true", "lint:\n    false"),
+            JUSTFILE.replace(
+                indoc! {"
+                    lint:
+                        true"},
+                indoc! {"
+                    lint:
+                        false"},
+            ),
             JUSTFILE.replace("# build it", "# build everything"),
             JUSTFILE.replace("opt := 'x'", "opt   :=   'x'   # the option"),
         ] {

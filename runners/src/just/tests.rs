@@ -4,6 +4,7 @@ use crate::files::MemFiles;
 use crate::model::Passing;
 use crate::model::{Param, Variadic};
 use crate::testing::{messages, names, task};
+use indoc::indoc;
 
 const LINUX: Platform = Platform {
     os: "linux",
@@ -47,29 +48,29 @@ fn candidates_rank_justfile_before_dotfile() {
 fn lists_a_typical_project_justfile() {
     let files = MemFiles::new().with(
         "justfile",
-        concat!(
-            "set dotenv-load\n",
-            "set shell := [\"bash\", \"-euo\", \"pipefail\", \"-c\"]\n",
-            "\n",
-            "image := \"ghcr.io/acme/api:\" + `git rev-parse --short HEAD`\n",
-            "\n",
-            "alias t := test\n",
-            "\n",
-            "# Show the available recipes\n",
-            "default:\n",
-            "    @just --list\n",
-            "\n",
-            "# Run the unit tests\n",
-            "[group('dev')]\n",
-            "test *args:\n",
-            "    cargo nextest run {{args}}\n",
-            "\n",
-            "# Build and push the container image\n",
-            "[group('release')]\n",
-            "docker-push tag=image: test\n",
-            "    docker build -t {{tag}} .\n",
-            "    docker push {{tag}}\n",
-        ),
+        indoc! {"
+            set dotenv-load
+            set shell := [\"bash\", \"-euo\", \"pipefail\", \"-c\"]
+
+            image := \"ghcr.io/acme/api:\" + `git rev-parse --short HEAD`
+
+            alias t := test
+
+            # Show the available recipes
+            default:
+                @just --list
+
+            # Run the unit tests
+            [group('dev')]
+            test *args:
+                cargo nextest run {{args}}
+
+            # Build and push the container image
+            [group('release')]
+            docker-push tag=image: test
+                docker build -t {{tag}} .
+                docker push {{tag}}
+        "},
     );
     let parsed = run(&files, "justfile");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -128,7 +129,13 @@ fn windows_line_endings_are_understood() {
 
 #[test]
 fn a_nested_justfile_runs_in_its_own_directory() {
-    let files = MemFiles::new().with("services/api/.justfile", "serve:\n\tcargo run\n");
+    let files = MemFiles::new().with(
+        "services/api/.justfile",
+        indoc! {"
+            serve:
+            \tcargo run
+        "},
+    );
     let parsed = run(&files, "services/api/.justfile");
     let serve = task(&parsed, "serve");
     assert_eq!(serve.dir, "services/api");
@@ -141,13 +148,31 @@ fn imports_merge_into_the_importing_namespace() {
     let files = MemFiles::new()
         .with(
             "app/justfile",
-            "import 'just/common.just'\nimport? 'local.just'\nimport 'missing.just'\n\nbuild: lint\n",
+            indoc! {"
+                import 'just/common.just'
+                import? 'local.just'
+                import 'missing.just'
+
+                build: lint
+            "},
         )
         .with(
             "app/just/common.just",
-            "import 'deeper/more.just'\n\n# Lint the code\nlint:\n  cargo clippy\n",
+            indoc! {"
+                import 'deeper/more.just'
+
+                # Lint the code
+                lint:
+                  cargo clippy
+            "},
         )
-        .with("app/just/deeper/more.just", "fmt:\n  cargo fmt\n");
+        .with(
+            "app/just/deeper/more.just",
+            indoc! {"
+                fmt:
+                  cargo fmt
+            "},
+        );
     let parsed = run(&files, "app/justfile");
     assert_eq!(names(&parsed), vec!["fmt", "lint", "build"]);
     let lint = task(&parsed, "lint");
@@ -175,22 +200,39 @@ fn modules_are_named_with_their_path() {
     let files = MemFiles::new()
         .with(
             "justfile",
-            concat!(
-                "# Tooling\n",
-                "mod tools\n",
-                "mod? extras\n",
-                "mod web 'frontend'\n",
-                "mod ops 'deploy/ops.just'\n",
-                "mod gone\n",
-                "all: tools::check (web::build 'prod')\n",
-            ),
+            indoc! {"
+                # Tooling
+                mod tools
+                mod? extras
+                mod web 'frontend'
+                mod ops 'deploy/ops.just'
+                mod gone
+                all: tools::check (web::build 'prod')
+            "},
         )
         .with(
             "tools/mod.just",
-            "mod lint\n# Run the checks\ncheck: lint::run\n  echo check\n",
+            indoc! {"
+                mod lint
+                # Run the checks
+                check: lint::run
+                  echo check
+            "},
         )
-        .with("tools/lint/Justfile", "run:\n  cargo clippy\n")
-        .with("frontend/mod.just", "build mode:\n  npm run build\n")
+        .with(
+            "tools/lint/Justfile",
+            indoc! {"
+                run:
+                  cargo clippy
+            "},
+        )
+        .with(
+            "frontend/mod.just",
+            indoc! {"
+                build mode:
+                  npm run build
+            "},
+        )
         .with("deploy/ops.just", "ship:\n");
     let parsed = run(&files, "justfile");
     assert_eq!(
@@ -236,7 +278,15 @@ fn modules_are_named_with_their_path() {
 #[test]
 fn module_files_are_searched_like_just() {
     let files = MemFiles::new()
-        .with("justfile", "mod a\nmod b\nmod c\nmod d\n")
+        .with(
+            "justfile",
+            indoc! {"
+                mod a
+                mod b
+                mod c
+                mod d
+            "},
+        )
         .with("a.just", "from-a-just:\n")
         .with("a/mod.just", "from-a-mod:\n")
         .with("b/.JUSTFILE", "from-b:\n")
@@ -285,7 +335,15 @@ fn private_recipes_and_modules_are_hidden() {
     let files = MemFiles::new()
         .with(
             "justfile",
-            "[private]\nmod secret\nmod _underscored\n_helper:\n[private]\nhidden:\nshown: _helper hidden\n",
+            indoc! {"
+                [private]
+                mod secret
+                mod _underscored
+                _helper:
+                [private]
+                hidden:
+                shown: _helper hidden
+            "},
         )
         .with("secret.just", "rotate:\n")
         .with("_underscored.just", "visible:\n_not:\n");
@@ -301,20 +359,20 @@ fn aliases_attach_to_their_targets() {
     let files = MemFiles::new()
         .with(
             "justfile",
-            concat!(
-                "mod tools\n",
-                "alias b := build\n",
-                "alias bld := build\n",
-                "[private]\n",
-                "alias p := build\n",
-                "alias _q := build\n",
-                "alias d := tools::doctor\n",
-                "alias h := _helper\n",
-                "alias typo := biuld\n",
-                "alias b := build\n",
-                "build:\n",
-                "_helper:\n",
-            ),
+            indoc! {"
+                mod tools
+                alias b := build
+                alias bld := build
+                [private]
+                alias p := build
+                alias _q := build
+                alias d := tools::doctor
+                alias h := _helper
+                alias typo := biuld
+                alias b := build
+                build:
+                _helper:
+            "},
         )
         .with("tools.just", "alias doc := doctor\ndoctor:\n");
     let parsed = run(&files, "justfile");
@@ -340,7 +398,15 @@ fn aliases_attach_to_their_targets() {
 fn duplicate_recipes_keep_the_later_one() {
     let files = MemFiles::new().with(
         "justfile",
-        "# first\nbuild:\n  echo one\n\n# second\nbuild:\n  echo two\n",
+        indoc! {"
+            # first
+            build:
+              echo one
+
+            # second
+            build:
+              echo two
+        "},
     );
     let parsed = run(&files, "justfile");
     assert_eq!(names(&parsed), vec!["build"]);
@@ -358,7 +424,13 @@ fn duplicate_recipes_keep_the_later_one() {
 
     let allowed = MemFiles::new().with(
         "justfile",
-        "set allow-duplicate-recipes\nbuild:\n  echo one\nbuild:\n  echo two\n",
+        indoc! {"
+            set allow-duplicate-recipes
+            build:
+              echo one
+            build:
+              echo two
+        "},
     );
     let parsed = run(&allowed, "justfile");
     assert!(parsed.diagnostics.is_empty());
@@ -371,10 +443,30 @@ fn the_importing_file_overrides_imported_recipes() {
     let files = MemFiles::new()
         .with(
             "justfile",
-            "set allow-duplicate-recipes\nbuild:\n  echo root\nimport 'a.just'\nimport 'b.just'\n",
+            indoc! {"
+                set allow-duplicate-recipes
+                build:
+                  echo root
+                import 'a.just'
+                import 'b.just'
+            "},
         )
-        .with("a.just", "build:\n  echo a\ntest:\n  echo a\n")
-        .with("b.just", "test:\n  echo b\n");
+        .with(
+            "a.just",
+            indoc! {"
+                build:
+                  echo a
+                test:
+                  echo a
+            "},
+        )
+        .with(
+            "b.just",
+            indoc! {"
+                test:
+                  echo b
+            "},
+        );
     let parsed = run(&files, "justfile");
     assert!(parsed.diagnostics.is_empty());
     assert_eq!(task(&parsed, "build").script.as_deref(), Some("echo root"));
@@ -386,23 +478,23 @@ fn the_importing_file_overrides_imported_recipes() {
 fn os_attributes_select_the_recipe_for_the_platform() {
     let files = MemFiles::new().with(
         "justfile",
-        concat!(
-            "alias o := open\n",
-            "# Open the docs\n",
-            "[unix]\n",
-            "open:\n",
-            "  xdg-open docs/index.html\n",
-            "\n",
-            "[windows]\n",
-            "open:\n",
-            "  start docs\\index.html\n",
-            "\n",
-            "[macos]\n",
-            "notarize:\n",
-            "\n",
-            "[linux, windows]\n",
-            "portable:\n",
-        ),
+        indoc! {"
+            alias o := open
+            # Open the docs
+            [unix]
+            open:
+              xdg-open docs/index.html
+
+            [windows]
+            open:
+              start docs\\index.html
+
+            [macos]
+            notarize:
+
+            [linux, windows]
+            portable:
+        "},
     );
     let linux = run_on(&files, "justfile", LINUX);
     assert!(linux.diagnostics.is_empty(), "{:?}", linux.diagnostics);
@@ -435,7 +527,13 @@ fn cycles_and_escapes_are_reported() {
     let files = MemFiles::new()
         .with(
             "justfile",
-            "import 'a.just'\nimport '../outside.just'\nmod again 'justfile'\nmod self '.'\nroot:\n",
+            indoc! {"
+                import 'a.just'
+                import '../outside.just'
+                mod again 'justfile'
+                mod self '.'
+                root:
+            "},
         )
         .with("a.just", "import 'justfile'\na:\n");
     let parsed = run(&files, "justfile");
@@ -473,20 +571,20 @@ fn deep_module_chains_are_bounded() {
 fn broken_parts_do_not_hide_good_recipes() {
     let files = MemFiles::new().with(
         "justfile",
-        concat!(
-            "before:\n",
-            "  echo before\n",
-            "\n",
-            "bad-header param1 param2\n",
-            "  echo \"no colon\"\n",
-            "\n",
-            "bad-string name='unterminated:\n",
-            "  echo never\n",
-            "\n",
-            "# Still listed\n",
-            "after:\n",
-            "  echo after\n",
-        ),
+        indoc! {"
+            before:
+              echo before
+
+            bad-header param1 param2
+              echo \"no colon\"
+
+            bad-string name='unterminated:
+              echo never
+
+            # Still listed
+            after:
+              echo after
+        "},
     );
     let parsed = run(&files, "justfile");
     assert_eq!(names(&parsed), vec!["before", "after"]);
@@ -549,7 +647,9 @@ fn never_panics_on_truncated_or_odd_input() {
         "}}",
         "[",
         "a: (",
-        "a:\n\t{{",
+        indoc! {"
+            a:
+            \t{{"},
         "'''",
         "\r",
     ] {
@@ -568,10 +668,25 @@ fn never_panics_on_truncated_or_odd_input() {
 #[test]
 fn a_justfile_just_refuses_lists_its_recipes_as_not_runnable() {
     let files = MemFiles::new()
-        .with("justfile", "mod tools\n\n# Build\nbuild:\n  cargo build\n")
+        .with(
+            "justfile",
+            indoc! {"
+                mod tools
+
+                # Build
+                build:
+                  cargo build
+            "},
+        )
         .with(
             "tools.just",
-            "[no-cd]\nalias l := lint\n\nlint:\n  cargo clippy\n",
+            indoc! {"
+                [no-cd]
+                alias l := lint
+
+                lint:
+                  cargo clippy
+            "},
         );
     let parsed = run(&files, "justfile");
     assert_eq!(names(&parsed), ["tools::lint", "build"]);
@@ -593,7 +708,14 @@ fn a_justfile_just_refuses_lists_its_recipes_as_not_runnable() {
         );
     }
     // Its other errors are said but do not stop the recipes agg reads around them.
-    let files = MemFiles::new().with("justfile", "ok:\n  true\nbad x\n");
+    let files = MemFiles::new().with(
+        "justfile",
+        indoc! {"
+            ok:
+              true
+            bad x
+        "},
+    );
     let parsed = run(&files, "justfile");
     assert_eq!(task(&parsed, "ok").behaviour.not_runnable, None);
 }

@@ -287,9 +287,9 @@ mod tests {
             .with(
                 "images/Makefile.common.in",
                 indoc! {"
-                push:
-                \ttrue
-            "},
+                    push:
+                    \ttrue
+                "},
             );
         let parsed = run(&files, "images/base/Makefile");
         assert_eq!(names(&parsed), ["push", "build"]);

@@ -398,15 +398,15 @@ mod tests {
     }
 
     const MAKEFILE: &str = indoc! {"
-            CC = cc
-            UNUSED = 1
+        CC = cc
+        UNUSED = 1
 
-            build: gen
-            \t$(CC) main.c
+        build: gen
+        \t$(CC) main.c
 
-            gen:
-            \techo gen
-        "};
+        gen:
+        \techo gen
+    "};
 
     #[test]
     fn edits_the_target_does_not_read_keep_its_parts() {
@@ -501,18 +501,18 @@ mod tests {
             (
                 "Makefile",
                 indoc! {"
-                include tools.mk
-                build:
-                \t$(CC) main.c
-            "},
+                    include tools.mk
+                    build:
+                    \t$(CC) main.c
+                "},
             ),
             (
                 "tools.mk",
                 indoc! {"
-                CC = $(PREFIX)/cc
-                PREFIX = /usr
-                OTHER = 1
-            "},
+                    CC = $(PREFIX)/cc
+                    PREFIX = /usr
+                    OTHER = 1
+                "},
             ),
         ];
         let reads = read(&files, "build");
@@ -527,10 +527,10 @@ mod tests {
             &[(
                 "Makefile",
                 indoc! {"
-                $(eval $(call rules,x))
-                build:
-                \tcc
-            "},
+                    $(eval $(call rules,x))
+                    build:
+                    \tcc
+                "},
             )],
             "build",
         );
@@ -539,9 +539,9 @@ mod tests {
             &[(
                 "Makefile",
                 indoc! {"
-            build:
-            \t$($(KIND)_CC) x
-        "},
+                    build:
+                    \t$($(KIND)_CC) x
+                "},
             )],
             "build",
         );

@@ -102,10 +102,10 @@ fn comment_block_above_describes_the_rule() {
 #[test]
 fn single_hash_on_the_rule_line_is_not_a_description() {
     let parsed = one(indoc! {"
-            clean: # TODO also remove dist
-            \trm -rf build
-            x: ; echo ## not a comment
-        "});
+        clean: # TODO also remove dist
+        \trm -rf build
+        x: ; echo ## not a comment
+    "});
     assert_eq!(task(&parsed, "clean").description, None);
     let x = task(&parsed, "x");
     assert_eq!(x.description, None);
@@ -558,10 +558,10 @@ fn includes_belong_to_the_including_directory() {
         .with(
             "svc/mk/more.mk",
             indoc! {"
-            TOOL = fmt
-            $(TOOL): ## Format
-            \tgofmt -w .
-        "},
+                TOOL = fmt
+                $(TOOL): ## Format
+                \tgofmt -w .
+            "},
         );
     let parsed = run(&files, "svc/Makefile");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -910,9 +910,9 @@ fn rows_that_depend_on_a_condition_agg_cannot_evaluate_say_so() {
         .with(
             "ci.mk",
             indoc! {"
-            ci:
-            \t./ci.sh
-        "},
+                ci:
+                \t./ci.sh
+            "},
         );
     let parsed = run(&files, "Makefile");
     assert_eq!(names(&parsed), ["ci", "build"]);
@@ -1009,18 +1009,18 @@ fn defined_at_is_the_rule_with_the_recipe() {
         .with(
             "Makefile",
             indoc! {"
-            include extra.mk
-            build:
-            \tcc main.c
-        "},
+                include extra.mk
+                build:
+                \tcc main.c
+            "},
         )
         .with(
             "extra.mk",
             indoc! {"
-            build: extra
-            extra:
-            \ttrue
-        "},
+                build: extra
+                extra:
+                \ttrue
+            "},
         );
     let parsed = run(&files, "Makefile");
     assert_eq!(names(&parsed), ["build", "extra"]);
