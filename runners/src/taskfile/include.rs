@@ -187,6 +187,7 @@ fn go_arch() -> &'static str {
 mod tests {
     use super::*;
     use crate::doc::{self, Dialect};
+    use indoc::indoc;
 
     #[test]
     fn short_and_long_forms() {
@@ -198,7 +199,17 @@ mod tests {
             })
         );
         let long = doc::read_yaml(
-            "taskfile: ./lib/Taskfile.yml\ndir: ./lib\noptional: true\ninternal: true\nflatten: true\naliases: [l, li]\nexcludes: [secret]\nvars: {X: 1}\nchecksum: abc\n",
+            indoc! {"
+                taskfile: ./lib/Taskfile.yml
+                dir: ./lib
+                optional: true
+                internal: true
+                flatten: true
+                aliases: [l, li]
+                excludes: [secret]
+                vars: {X: 1}
+                checksum: abc
+            "},
             Dialect::Strict,
         )
         .unwrap();
@@ -240,7 +251,12 @@ mod tests {
     #[test]
     fn templates_resolve_what_is_static() {
         let file = doc::read_yaml(
-            "vars:\n  DOCS: ./docs\n  GIT: {sh: git rev-parse HEAD}\n  BUILT: '{{.DOCS}}/x'\n",
+            indoc! {"
+                vars:
+                  DOCS: ./docs
+                  GIT: {sh: git rev-parse HEAD}
+                  BUILT: '{{.DOCS}}/x'
+            "},
             Dialect::Strict,
         )
         .unwrap();

@@ -155,9 +155,31 @@ fn template_names(text: &str, reads: &mut Reads) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
+    use indoc::indoc;
 
-    const TASKFILE: &str = "version: '3'\nvars:\n  GREETING: hello {{.WHO}}\n  WHO: world\n  UNUSED: x\nincludes:\n  lib: ./lib\ntasks:\n  greet:\n    desc: Greets\n    cmds:\n      - echo {{.GREETING}}\n      - task: lib:helper\n  other:\n    cmds: [echo other]\n";
-    const LIB: &str = "version: '3'\ntasks:\n  helper:\n    cmds: [echo help]\n";
+    const TASKFILE: &str = indoc! {"
+        version: '3'
+        vars:
+          GREETING: hello {{.WHO}}
+          WHO: world
+          UNUSED: x
+        includes:
+          lib: ./lib
+        tasks:
+          greet:
+            desc: Greets
+            cmds:
+              - echo {{.GREETING}}
+              - task: lib:helper
+          other:
+            cmds: [echo other]
+    "};
+    const LIB: &str = indoc! {"
+        version: '3'
+        tasks:
+          helper:
+            cmds: [echo help]
+    "};
 
     fn read(taskfile: &str, lib: &str, name: &str) -> Reads {
         let files = MemFiles::new()
@@ -198,20 +220,38 @@ mod tests {
             TASKFILE.replace("UNUSED: x", "UNUSED: y"),
             TASKFILE.replace("echo other", "echo changed"),
             TASKFILE.replace("desc: Greets", "desc: Says hello"),
-            TASKFILE.replace("cmds: [echo other]", "cmds:\n      - echo other"),
+            TASKFILE.replace(
+                "cmds: [echo other]",
+                indoc! {"
+                    cmds:
+                          - echo other"},
+            ),
         ] {
             assert_eq!(read(&edited, LIB, "greet"), before, "{edited}");
         }
         for edited in [
             TASKFILE.replace("WHO: world", "WHO: $(id)"),
-            TASKFILE.replace("version: '3'\n", "version: '3'\nenv:\n  TOKEN: x\n"),
+            TASKFILE.replace(
+                "version: '3'\n",
+                indoc! {"
+                    version: '3'
+                    env:
+                      TOKEN: x
+                "},
+            ),
             TASKFILE.replace("version: '3'\n", "version: '3'\nset: [x]\n"),
             TASKFILE.replace("version: '3'\n", "version: '3'\ndotenv: ['.env']\n"),
         ] {
             assert_ne!(read(&edited, LIB, "greet"), before, "{edited}");
         }
         let helper = read(TASKFILE, LIB, "lib:helper");
-        let moved = TASKFILE.replace("lib: ./lib", "lib:\n    taskfile: ./lib\n    dir: /tmp");
+        let moved = TASKFILE.replace(
+            "lib: ./lib",
+            indoc! {"
+                lib:
+                    taskfile: ./lib
+                    dir: /tmp"},
+        );
         assert_ne!(read(&moved, LIB, "lib:helper"), helper);
     }
 

@@ -322,6 +322,7 @@ fn env_value(node: &Node) -> Option<String> {
 mod tests {
     use super::*;
     use crate::doc::{self, Dialect};
+    use indoc::indoc;
 
     /// Reads every task of a `tasks:` mapping.
     fn tasks(yaml: &str) -> (Vec<TaskDef>, Vec<Diagnostic>) {
@@ -337,9 +338,16 @@ mod tests {
 
     #[test]
     fn short_forms_are_commands() {
-        let (defs, diags) = tasks(
-            "version: '3'\ntasks:\n  build: go build ./...\n  lint:\n    - golangci-lint run\n    - go vet ./...\n  noop: ~\n  five: 5\n",
-        );
+        let (defs, diags) = tasks(indoc! {"
+            version: '3'
+            tasks:
+              build: go build ./...
+              lint:
+                - golangci-lint run
+                - go vet ./...
+              noop: ~
+              five: 5
+        "});
         assert!(diags.is_empty());
         assert_eq!(defs[0].script.as_deref(), Some("go build ./..."));
         assert_eq!(defs[0].line, 3);
@@ -388,9 +396,15 @@ tasks:
         assert_eq!(t.deps, ["install", "generate"]);
         assert_eq!(
             t.script.as_deref(),
-            Some(
-                "go test {{catLines .GO_PACKAGES}}\necho done\ntask: lint\ndefer: rm -rf tmp\ndefer: task: cleanup\nif [ -n \"$CI\" ]; then\n  echo ci\nfi"
-            )
+            Some(indoc! {"
+                go test {{catLines .GO_PACKAGES}}
+                echo done
+                task: lint
+                defer: rm -rf tmp
+                defer: task: cleanup
+                if [ -n \"$CI\" ]; then
+                  echo ci
+                fi"})
         );
         assert_eq!(
             t.params,
@@ -412,7 +426,20 @@ tasks:
 
     #[test]
     fn summary_is_the_fallback_description() {
-        let yaml = "tasks:\n  release:\n    summary: |\n      Cut a release\n      and tag it.\n\n      Needs GITHUB_TOKEN.\n  both:\n    desc: '  Short  '\n    summary: Long\n  blank:\n    desc: ''\n";
+        let yaml = indoc! {"
+            tasks:
+              release:
+                summary: |
+                  Cut a release
+                  and tag it.
+
+                  Needs GITHUB_TOKEN.
+              both:
+                desc: '  Short  '
+                summary: Long
+              blank:
+                desc: ''
+        "};
         let (defs, _) = tasks(yaml);
         assert_eq!(
             defs[0].description.as_deref(),
@@ -424,16 +451,29 @@ tasks:
 
     #[test]
     fn single_cmd_field_and_internal() {
-        let (defs, _) = tasks("tasks:\n  helper:\n    internal: true\n    cmd: echo helping\n");
+        let (defs, _) = tasks(indoc! {"
+            tasks:
+              helper:
+                internal: true
+                cmd: echo helping
+        "});
         assert!(defs[0].internal);
         assert_eq!(defs[0].script.as_deref(), Some("echo helping"));
     }
 
     #[test]
     fn wrong_field_types_are_reported_and_skipped() {
-        let (defs, diags) = tasks(
-            "tasks:\n  a:\n    desc: [not, text]\n    deps: 5\n    cmds: 3\n    aliases: {x: y}\n    env: [A]\n    requires: {vars: X}\n  b: echo fine\n",
-        );
+        let (defs, diags) = tasks(indoc! {"
+            tasks:
+              a:
+                desc: [not, text]
+                deps: 5
+                cmds: 3
+                aliases: {x: y}
+                env: [A]
+                requires: {vars: X}
+              b: echo fine
+        "});
         assert_eq!(defs.len(), 2);
         assert_eq!(defs[1].script.as_deref(), Some("echo fine"));
         let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
@@ -453,7 +493,18 @@ tasks:
 
     #[test]
     fn merged_defaults_apply() {
-        let yaml = "x-defaults: &defaults\n  desc: Shared description\n  deps: [setup]\ntasks:\n  one:\n    <<: *defaults\n    cmds: [echo one]\n  two:\n    <<: *defaults\n    desc: Own\n";
+        let yaml = indoc! {"
+            x-defaults: &defaults
+              desc: Shared description
+              deps: [setup]
+            tasks:
+              one:
+                <<: *defaults
+                cmds: [echo one]
+              two:
+                <<: *defaults
+                desc: Own
+        "};
         let (defs, _) = tasks(yaml);
         assert_eq!(defs[0].description.as_deref(), Some("Shared description"));
         assert_eq!(defs[0].deps, ["setup"]);

@@ -2,6 +2,7 @@
 use super::*;
 use crate::files::MemFiles;
 use crate::testing::{messages, names, task};
+use indoc::{formatdoc, indoc};
 
 fn run(files: &MemFiles, path: &str) -> Parsed {
     crate::testing::parse_with(parse, files, path)
@@ -54,15 +55,34 @@ fn excludes_take_patterns_and_os_includes_resolve() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  t:\n    taskfile: ./tools.yml\n    excludes: ['lint:*', fmt]\n  os: ./Taskfile_{{OS}}.yml\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  t:
+                    taskfile: ./tools.yml
+                    excludes: ['lint:*', fmt]
+                  os: ./Taskfile_{{OS}}.yml
+            "},
         )
         .with(
             "tools.yml",
-            "version: '3'\ntasks:\n  fmt: x\n  vet: x\n  lint:go: x\n  lint:yaml: x\n  linter: x\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  fmt: x
+                  vet: x
+                  lint:go: x
+                  lint:yaml: x
+                  linter: x
+            "},
         )
         .with(
             &format!("Taskfile_{}.yml", include::go_os()),
-            "version: '3'\ntasks:\n  open: x\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  open: x
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["t:vet", "t:linter", "os:open"]);
@@ -76,11 +96,22 @@ fn files_go_task_refuses_are_reported() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '4'\nincludes:\n  web: ./web.yml\ntasks:\n  build: x\n",
+            indoc! {"
+                version: '4'
+                includes:
+                  web: ./web.yml
+                tasks:
+                  build: x
+            "},
         )
         .with(
             "web.yml",
-            "version: '3'\ndotenv: [.env]\ntasks:\n  serve: x\n",
+            indoc! {"
+                version: '3'
+                dotenv: [.env]
+                tasks:
+                  serve: x
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(
@@ -105,7 +136,31 @@ fn files_go_task_refuses_are_reported() {
 fn go_task_style_root() {
     let files = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\n\nvars:\n  BIN: '{{.ROOT_DIR}}/bin'\n\nenv:\n  CGO_ENABLED: '0'\n\ntasks:\n  default:\n    cmds:\n      - task: lint\n      - task: test\n\n  install:\n    desc: Installs Task\n    aliases: [i]\n    sources:\n      - './**/*.go'\n    cmds:\n      - go install -v -ldflags=\"-w -s\" ./cmd/task\n\n  lint: golangci-lint run\n",
+        indoc! {"
+            version: '3'
+
+            vars:
+              BIN: '{{.ROOT_DIR}}/bin'
+
+            env:
+              CGO_ENABLED: '0'
+
+            tasks:
+              default:
+                cmds:
+                  - task: lint
+                  - task: test
+
+              install:
+                desc: Installs Task
+                aliases: [i]
+                sources:
+                  - './**/*.go'
+                cmds:
+                  - go install -v -ldflags=\"-w -s\" ./cmd/task
+
+              lint: golangci-lint run
+        "},
     );
     let parsed = run(&files, "Taskfile.yml");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -133,22 +188,84 @@ fn included_tree() -> MemFiles {
     MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  docs: ./docs/Taskfile.yml\n  lib:\n    taskfile: ./lib\n    dir: ./lib\n    aliases: [l]\n    excludes: [secret]\n  tools:\n    taskfile: ./tools.yml\n    flatten: true\n  priv:\n    taskfile: ./private\n    internal: true\n  extra:\n    taskfile: ./extra.yml\n    optional: true\ntasks:\n  build:\n    desc: Build it\n    deps: [tools:nope, fmt]\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  docs: ./docs/Taskfile.yml
+                  lib:
+                    taskfile: ./lib
+                    dir: ./lib
+                    aliases: [l]
+                    excludes: [secret]
+                  tools:
+                    taskfile: ./tools.yml
+                    flatten: true
+                  priv:
+                    taskfile: ./private
+                    internal: true
+                  extra:
+                    taskfile: ./extra.yml
+                    optional: true
+                tasks:
+                  build:
+                    desc: Build it
+                    deps: [tools:nope, fmt]
+            "},
         )
         .with(
             "docs/Taskfile.yml",
-            "version: '3'\ntasks:\n  default: mkdocs build\n  serve:\n    desc: Serve the docs\n    aliases: [s]\n    deps: [default, ':build']\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  default: mkdocs build
+                  serve:
+                    desc: Serve the docs
+                    aliases: [s]
+                    deps: [default, ':build']
+            "},
         )
         .with(
             "lib/Taskfile.yml",
-            "version: '3'\nincludes:\n  nested: ./nested\ntasks:\n  secret: echo hidden\n  pub:\n    desc: Public\n  helper:\n    internal: true\n    cmds: [echo]\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  nested: ./nested
+                tasks:
+                  secret: echo hidden
+                  pub:
+                    desc: Public
+                  helper:
+                    internal: true
+                    cmds: [echo]
+            "},
         )
         .with(
             "lib/nested/Taskfile.yaml",
-            "version: '3'\ntasks:\n  deep:\n    aliases: [d]\n    cmds: [echo deep]\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  deep:
+                    aliases: [d]
+                    cmds: [echo deep]
+            "},
         )
-        .with("tools.yml", "version: '3'\ntasks:\n  fmt:\n    desc: Format\n")
-        .with("private/Taskfile.yml", "version: '3'\ntasks:\n  p: echo\n")
+        .with(
+            "tools.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  fmt:
+                    desc: Format
+            "},
+        )
+        .with(
+            "private/Taskfile.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  p: echo
+            "},
+        )
 }
 
 /// Names and aliases as `task --list-all --json` prints them for the same tree.
@@ -202,15 +319,31 @@ fn default_tasks_answer_to_every_namespace_alias() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  a:\n    taskfile: ./a\n    aliases: [x, y]\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  a:
+                    taskfile: ./a
+                    aliases: [x, y]
+            "},
         )
         .with(
             "a/Taskfile.yml",
-            "version: '3'\nincludes:\n  b: ./b\ntasks:\n  default: echo a\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  b: ./b
+                tasks:
+                  default: echo a
+            "},
         )
         .with(
             "a/b/Taskfile.yml",
-            "version: '3'\ntasks:\n  default: echo b\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  default: echo b
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(
@@ -228,15 +361,33 @@ fn excludes_name_tasks_relative_to_the_include() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  ex:\n    taskfile: ./a\n    excludes: [b:leaf, ok]\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  ex:
+                    taskfile: ./a
+                    excludes: [b:leaf, ok]
+            "},
         )
         .with(
             "a/Taskfile.yml",
-            "version: '3'\nincludes:\n  b: ./b\ntasks:\n  ok: echo\n  kept: echo\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  b: ./b
+                tasks:
+                  ok: echo
+                  kept: echo
+            "},
         )
         .with(
             "a/b/Taskfile.yml",
-            "version: '3'\ntasks:\n  leaf: echo\n  other: echo\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  leaf: echo
+                  other: echo
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["ex:kept", "ex:b:other"]);
@@ -246,7 +397,17 @@ fn excludes_name_tasks_relative_to_the_include() {
 fn missing_includes() {
     let files = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\nincludes:\n  opt:\n    taskfile: ./nope.yml\n    optional: true\n  req: ./gone\n  up: ../outside.yml\ntasks:\n  a: echo\n",
+        indoc! {"
+            version: '3'
+            includes:
+              opt:
+                taskfile: ./nope.yml
+                optional: true
+              req: ./gone
+              up: ../outside.yml
+            tasks:
+              a: echo
+        "},
     );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["a"]);
@@ -272,10 +433,34 @@ fn remote_and_templated_includes() {
     let files = MemFiles::new()
         .with(
             "svc/Taskfile.yml",
-            "version: '3'\nvars:\n  SHARED: shared\n  OS_DIR: '{{OS}}'\nincludes:\n  remote: https://taskfile.dev/Taskfile.yml\n  shared: '{{.ROOT_DIR}}/{{.SHARED}}'\n  here: '{{.TASKFILE_DIR}}/local.yml'\n  os: ./{{.OS_DIR}}/Taskfile.yml\n",
+            indoc! {"
+                version: '3'
+                vars:
+                  SHARED: shared
+                  OS_DIR: '{{OS}}'
+                includes:
+                  remote: https://taskfile.dev/Taskfile.yml
+                  shared: '{{.ROOT_DIR}}/{{.SHARED}}'
+                  here: '{{.TASKFILE_DIR}}/local.yml'
+                  os: ./{{.OS_DIR}}/Taskfile.yml
+            "},
         )
-        .with("svc/shared/Taskfile.yml", "version: '3'\ntasks:\n  s: echo\n")
-        .with("svc/local.yml", "version: '3'\ntasks:\n  l: echo\n");
+        .with(
+            "svc/shared/Taskfile.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  s: echo
+            "},
+        )
+        .with(
+            "svc/local.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  l: echo
+            "},
+        );
     let parsed = run(&files, "svc/Taskfile.yml");
     assert_eq!(names(&parsed), ["shared:s", "here:l"]);
     assert_eq!(task(&parsed, "shared:s").dir, "svc");
@@ -301,11 +486,24 @@ fn include_cycles_stop() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  a: ./a.yml\ntasks:\n  root: echo\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  a: ./a.yml
+                tasks:
+                  root: echo
+            "},
         )
         .with(
             "a.yml",
-            "version: '3'\nincludes:\n  back: ./Taskfile.yml\n  me: ./a.yml\ntasks:\n  x: echo\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  back: ./Taskfile.yml
+                  me: ./a.yml
+                tasks:
+                  x: echo
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["root", "a:x"]);
@@ -331,13 +529,25 @@ fn include_cycles_stop() {
 fn include_diamonds_are_capped() {
     let mut files = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\nincludes:\n  l: ./t0.yml\n  r: ./t0.yml\n",
+        indoc! {"
+            version: '3'
+            includes:
+              l: ./t0.yml
+              r: ./t0.yml
+        "},
     );
     for i in 0..30 {
         let next = i + 1;
         files = files.with(
             &format!("t{i}.yml"),
-            &format!("version: '3'\nincludes:\n  l: ./t{next}.yml\n  r: ./t{next}.yml\ntasks:\n  x: echo\n"),
+            &formatdoc! {"
+                version: '3'
+                includes:
+                  l: ./t{next}.yml
+                  r: ./t{next}.yml
+                tasks:
+                  x: echo
+            "},
         );
     }
     let parsed = run(&files, "Taskfile.yml");
@@ -355,7 +565,13 @@ fn include_diamonds_are_capped() {
 fn invalid_yaml_lists_nothing_from_that_file() {
     let files = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\ntasks:\n  build:\n    cmds: [go build\n  test: go test\n",
+        indoc! {"
+            version: '3'
+            tasks:
+              build:
+                cmds: [go build
+              test: go test
+        "},
     );
     let parsed = run(&files, "Taskfile.yml");
     assert!(parsed.tasks.is_empty());
@@ -371,7 +587,14 @@ fn a_broken_include_does_not_hide_the_rest() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  bad: ./bad.yml\n  bad2: ./bad.yml\ntasks:\n  ok: echo\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  bad: ./bad.yml
+                  bad2: ./bad.yml
+                tasks:
+                  ok: echo
+            "},
         )
         .with("bad.yml", "tasks: [\n");
     let parsed = run(&files, "Taskfile.yml");
@@ -386,9 +609,26 @@ fn duplicates() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  flat:\n    taskfile: ./flat.yml\n    flatten: true\ntasks:\n  fmt: echo root\n  a: echo first\n  a: echo second\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  flat:
+                    taskfile: ./flat.yml
+                    flatten: true
+                tasks:
+                  fmt: echo root
+                  a: echo first
+                  a: echo second
+            "},
         )
-        .with("flat.yml", "version: '3'\ntasks:\n  fmt: echo flat\n");
+        .with(
+            "flat.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  fmt: echo flat
+            "},
+        );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["fmt", "a"]);
     assert_eq!(task(&parsed, "a").script.as_deref(), Some("echo second"));
@@ -413,8 +653,21 @@ fn duplicates() {
 #[test]
 fn old_or_missing_versions_are_still_listed() {
     let files = MemFiles::new()
-        .with("Taskfile.yml", "tasks:\n  a: echo\n")
-        .with("v2/Taskfile.yml", "version: 2\ntasks:\n  b: echo\n");
+        .with(
+            "Taskfile.yml",
+            indoc! {"
+                tasks:
+                  a: echo
+            "},
+        )
+        .with(
+            "v2/Taskfile.yml",
+            indoc! {"
+                version: 2
+                tasks:
+                  b: echo
+            "},
+        );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["a"]);
     assert_eq!(
@@ -458,12 +711,21 @@ fn odd_shapes_are_reported() {
         .with("a/Taskfile.yml", "- not\n- a map\n")
         .with(
             "b/Taskfile.yml",
-            "version: '3'\ntasks: [a, b]\nincludes: ./x\n",
+            indoc! {"
+                version: '3'
+                tasks: [a, b]
+                includes: ./x
+            "},
         )
         .with("c/Taskfile.yml", "")
         .with(
             "d/Taskfile.yml",
-            "version: '3'\nincludes:\n  x: [1]\n  y: {dir: ./y}\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  x: [1]
+                  y: {dir: ./y}
+            "},
         );
     assert_eq!(
         messages(&run(&files, "a/Taskfile.yml")),
@@ -509,8 +771,26 @@ fn odd_shapes_are_reported() {
 #[test]
 fn same_dir_dist_include_is_consumed() {
     let files = MemFiles::new()
-        .with("Taskfile.yml", "version: '3'\nincludes:\n  dist:\n    taskfile: ./Taskfile.dist.yml\n    flatten: true\ntasks:\n  mine: echo\n")
-        .with("Taskfile.dist.yml", "version: '3'\ntasks:\n  shared: echo\n");
+        .with(
+            "Taskfile.yml",
+            indoc! {"
+                version: '3'
+                includes:
+                  dist:
+                    taskfile: ./Taskfile.dist.yml
+                    flatten: true
+                tasks:
+                  mine: echo
+            "},
+        )
+        .with(
+            "Taskfile.dist.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  shared: echo
+            "},
+        );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["mine", "shared"]);
     assert_eq!(parsed.consumed, ["Taskfile.dist.yml"]);
@@ -518,7 +798,14 @@ fn same_dir_dist_include_is_consumed() {
 
 #[test]
 fn byte_order_mark_is_ignored() {
-    let files = MemFiles::new().with("Taskfile.yml", "\u{feff}version: '3'\ntasks:\n  a: echo\n");
+    let files = MemFiles::new().with(
+        "Taskfile.yml",
+        indoc! {"
+            \u{feff}version: '3'
+            tasks:
+              a: echo
+        "},
+    );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(names(&parsed), ["a"]);
     assert_eq!(parsed.tasks[0].line, Some(3));
@@ -549,7 +836,11 @@ fn many_tasks_and_duplicates_stay_linear() {
 #[test]
 fn hostile_inputs_return() {
     let files = MemFiles::new();
-    let long_line = format!("version: '3'\ntasks:\n  a: {}\n", "x".repeat(20_000_000));
+    let long_line = formatdoc! {"
+        version: '3'
+        tasks:
+          a: {}
+    ", "x".repeat(20_000_000)};
     let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
     let keys = format!("{}\n", "a: ".repeat(100_000));
     for text in [
@@ -574,11 +865,30 @@ fn a_command_go_task_cannot_read_stops_every_task() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  lib: ./lib\ntasks:\n  build:\n    cmds:\n      - cmd: go build\n        silent: true\n      - defer: {task: clean}\n  clean:\n    cmds:\n      - run: rm -rf dist\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  lib: ./lib
+                tasks:
+                  build:
+                    cmds:
+                      - cmd: go build
+                        silent: true
+                      - defer: {task: clean}
+                  clean:
+                    cmds:
+                      - run: rm -rf dist
+            "},
         )
         .with(
             "lib/Taskfile.yml",
-            "version: '3'\ntasks:\n  x:\n    cmds:\n      - task: ''\n",
+            indoc! {"
+                version: '3'
+                tasks:
+                  x:
+                    cmds:
+                      - task: ''
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     // Still listed, so they can be found; none runs, since go-task loads nothing.
@@ -608,7 +918,14 @@ fn a_command_go_task_cannot_read_stops_every_task() {
     // `cmd:` of its own and a list item are commands too.
     let single = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '3'\ntasks:\n  a:\n    cmd: {silent: true}\n  b:\n    - [echo]\n",
+        indoc! {"
+            version: '3'
+            tasks:
+              a:
+                cmd: {silent: true}
+              b:
+                - [echo]
+        "},
     );
     let parsed = run(&single, "Taskfile.yml");
     assert_eq!(
@@ -633,11 +950,36 @@ fn an_invalid_method_fails_the_tasks_it_applies_to() {
     let files = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nmethod: checksums\nincludes:\n  lib: ./lib\ntasks:\n  own:\n    method: timestamp\n    cmds: [echo own]\n  inherits:\n    cmds: [echo inherits]\n",
+            indoc! {"
+                version: '3'
+                method: checksums
+                includes:
+                  lib: ./lib
+                tasks:
+                  own:
+                    method: timestamp
+                    cmds: [echo own]
+                  inherits:
+                    cmds: [echo inherits]
+            "},
         )
         .with(
             "lib/Taskfile.yml",
-            "version: '3'\nmethod: ignored\ntasks:\n  x:\n    method: none\n    cmds: [echo x]\n  y:\n    method: Checksum\n    cmds: [echo y]\n  z:\n    deps: [y]\n    method: none\n    cmds: [echo z]\n",
+            indoc! {"
+                version: '3'
+                method: ignored
+                tasks:
+                  x:
+                    method: none
+                    cmds: [echo x]
+                  y:
+                    method: Checksum
+                    cmds: [echo y]
+                  z:
+                    deps: [y]
+                    method: none
+                    cmds: [echo z]
+            "},
         );
     let parsed = run(&files, "Taskfile.yml");
     assert_eq!(
@@ -677,13 +1019,26 @@ fn an_invalid_method_fails_the_tasks_it_applies_to() {
 
 #[test]
 fn an_include_whose_checksum_does_not_match_stops_every_task() {
-    let lib = "version: '3'\ntasks:\n  x:\n    cmds: [echo x]\n";
+    let lib = indoc! {"
+        version: '3'
+        tasks:
+          x:
+            cmds: [echo x]
+    "};
     // sha256 of `lib`, as `sha256sum lib/Taskfile.yml` prints it.
     let sum = sha256_hex(lib.as_bytes());
     let taskfile = |checksum: &str| {
-        format!(
-            "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib\n    checksum: {checksum}\ntasks:\n  a:\n    cmds: [echo a]\n"
-        )
+        formatdoc! {"
+            version: '3'
+            includes:
+              lib:
+                taskfile: ./lib
+                checksum: {checksum}
+            tasks:
+              a:
+                cmds: [echo a]
+        "
+        }
     };
     let files = MemFiles::new()
         .with("Taskfile.yml", &taskfile(&sum))
@@ -734,7 +1089,12 @@ fn what_else_go_task_refuses_makes_every_task_not_runnable() {
     };
     let old = MemFiles::new().with(
         "Taskfile.yml",
-        "version: '2'\ntasks:\n  a: echo a\n  b: echo b\n",
+        indoc! {"
+            version: '2'
+            tasks:
+              a: echo a
+              b: echo b
+        "},
     );
     assert_eq!(
         reason(&old).as_deref(),
@@ -745,11 +1105,23 @@ fn what_else_go_task_refuses_makes_every_task_not_runnable() {
     let cycle = MemFiles::new()
         .with(
             "Taskfile.yml",
-            "version: '3'\nincludes:\n  a: ./a.yml\ntasks:\n  x: echo x\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  a: ./a.yml
+                tasks:
+                  x: echo x
+            "},
         )
         .with(
             "a.yml",
-            "version: '3'\nincludes:\n  back: ./Taskfile.yml\ntasks:\n  y: echo y\n",
+            indoc! {"
+                version: '3'
+                includes:
+                  back: ./Taskfile.yml
+                tasks:
+                  y: echo y
+            "},
         );
     assert_eq!(
         reason(&cycle).as_deref(),
@@ -758,14 +1130,40 @@ fn what_else_go_task_refuses_makes_every_task_not_runnable() {
         )
     );
     let duplicate = MemFiles::new()
-        .with("Taskfile.yml", "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib.yml\n    flatten: true\ntasks:\n  x: echo x\n")
-        .with("lib.yml", "version: '3'\ntasks:\n  x: echo lib\n  y: echo y\n");
+        .with(
+            "Taskfile.yml",
+            indoc! {"
+                version: '3'
+                includes:
+                  lib:
+                    taskfile: ./lib.yml
+                    flatten: true
+                tasks:
+                  x: echo x
+            "},
+        )
+        .with(
+            "lib.yml",
+            indoc! {"
+                version: '3'
+                tasks:
+                  x: echo lib
+                  y: echo y
+            "},
+        );
     assert_eq!(
         reason(&duplicate).as_deref(),
         Some(
             "go-task refuses the Taskfile at lib.yml:3: task `x` is also defined at Taskfile.yml:7"
         )
     );
-    let fine = MemFiles::new().with("Taskfile.yml", "version: '3'\ntasks:\n  a: echo a\n");
+    let fine = MemFiles::new().with(
+        "Taskfile.yml",
+        indoc! {"
+            version: '3'
+            tasks:
+              a: echo a
+        "},
+    );
     assert_eq!(reason(&fine), None);
 }
