@@ -173,10 +173,23 @@ fn parse_entry(toml: &str, line: u32, entries: &mut Entries, errors: &mut Vec<(u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn settings_usage_and_multiline_arrays() {
-        let text = "#!/usr/bin/env bash\n#MISE description=\"Deploy it\"\n# [MISE] alias=\"d\"\n//MISE depends=[\n//MISE   \"build\",\n//MISE ]\n#USAGE arg \"<env>\"\n#\n#USAGE flag \"--force\"\necho hi\n#USAGE arg \"<late>\"\n";
+        let text = indoc! {"
+            #!/usr/bin/env bash
+            #MISE description=\"Deploy it\"
+            # [MISE] alias=\"d\"
+            //MISE depends=[
+            //MISE   \"build\",
+            //MISE ]
+            #USAGE arg \"<env>\"
+            #
+            #USAGE flag \"--force\"
+            echo hi
+            #USAGE arg \"<late>\"
+        "};
         let header = read(text);
         assert_eq!(
             header.settings.get("description").and_then(Node::str),
@@ -191,8 +204,12 @@ mod tests {
 
     #[test]
     fn a_bad_entry_is_an_error_on_its_line_and_the_rest_is_kept() {
-        let header =
-            read("#!/bin/sh\n#MISE description=\"ok\"\n#MISE hide=nope\n#MISE depends=[\"a\"\n");
+        let header = read(indoc! {"
+            #!/bin/sh
+            #MISE description=\"ok\"
+            #MISE hide=nope
+            #MISE depends=[\"a\"
+        "});
         assert_eq!(header.errors.len(), 2, "{:?}", header.errors);
         assert_eq!(header.errors[0].0, 3);
         assert_eq!(header.errors[1].0, 4);
@@ -204,8 +221,11 @@ mod tests {
 
     #[test]
     fn a_later_key_wins_and_markers_need_a_space() {
-        let header =
-            read("#MISE description=\"a\"\n#MISEdescription=\"x\"\n#MISE description=\"b\"\n");
+        let header = read(indoc! {"
+            #MISE description=\"a\"
+            #MISEdescription=\"x\"
+            #MISE description=\"b\"
+        "});
         assert_eq!(
             header.settings.get("description").and_then(Node::str),
             Some("b")

@@ -61,8 +61,22 @@ fn calls(entry: &Node, reads: &mut Reads) {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
+    use indoc::indoc;
 
-    const MISE: &str = "[env]\nPORT = \"8080\"\n\n[tools]\nnode = \"22\"\n\n[tasks.test]\nrun = \"npm test\"\ndescription = \"Tests\"\n\n[tasks.lint]\nrun = \"eslint .\"\n";
+    const MISE: &str = indoc! {"
+        [env]
+        PORT = \"8080\"
+
+        [tools]
+        node = \"22\"
+
+        [tasks.test]
+        run = \"npm test\"
+        description = \"Tests\"
+
+        [tasks.lint]
+        run = \"eslint .\"
+    "};
 
     fn read(text: &str, name: &str) -> Reads {
         let files = MemFiles::new()

@@ -5,6 +5,7 @@ use super::*;
 use crate::files::{Files, MemFiles};
 use crate::model::{Runner, Source, Variadic};
 use crate::testing::{messages, names, parse_with, task};
+use indoc::indoc;
 
 const SCRIPT: &str = "#!/bin/sh\necho hi\n";
 
@@ -98,9 +99,13 @@ interactive = true
     assert_eq!(test.deps, ["build", "setup", "lint", "fmt"]);
     assert_eq!(
         test.script.as_deref(),
-        Some(
-            "# dir: {{cwd}}\n# depends_post: report\n# wait_for: db\ncargo test\ntask: fmt\ntasks: a b"
-        )
+        Some(indoc! {"
+            # dir: {{cwd}}
+            # depends_post: report
+            # wait_for: db
+            cargo test
+            task: fmt
+            tasks: a b"})
     );
     let release = task(&parsed, "release");
     assert_eq!(release.behaviour.confirm, ["Cut a release?"]);
@@ -118,15 +123,32 @@ fn config_files_merge_in_mise_precedence() {
     let files = MemFiles::new()
         .with(
             ".config/mise/config.toml",
-            "[tasks.build]\nrun = \"make\"\ndescription = \"from .config\"\n[tasks.deep]\nrun = \"x\"\n",
+            indoc! {"
+                [tasks.build]
+                run = \"make\"
+                description = \"from .config\"
+                [tasks.deep]
+                run = \"x\"
+            "},
         )
         .with(
             "mise.toml",
-            "[tasks.build]\nrun = \"cargo build\"\n[tasks.lint]\nrun = \"cargo clippy\"\n",
+            indoc! {"
+                [tasks.build]
+                run = \"cargo build\"
+                [tasks.lint]
+                run = \"cargo clippy\"
+            "},
         )
         .with(
             "mise.local.toml",
-            "[tasks.lint]\ndescription = \"Local lint\"\nalias = \"l\"\n[tasks.mine]\nrun = \"echo mine\"\n",
+            indoc! {"
+                [tasks.lint]
+                description = \"Local lint\"
+                alias = \"l\"
+                [tasks.mine]
+                run = \"echo mine\"
+            "},
         )
         .with(".mise/conf.d/10-ci.toml", "[tasks.ci]\nrun = \"true\"\n")
         .with("README.md", "");
@@ -168,9 +190,21 @@ fn file_tasks_from_the_task_directories() {
         .with("mise.toml", "[tasks.build]\nrun = \"cargo build\"\n")
         .with_executable(
             "mise-tasks/deploy",
-            "#!/usr/bin/env bash\n#MISE description=\"Deploy the app\"\n#MISE depends=[\"build\"]\n#MISE alias=\"d\"\n#MISE confirm=\"Deploy now?\"\n#USAGE arg \"<env>\" help=\"Where\"\n#USAGE flag \"-f --force\"\nset -e\n",
+            indoc! {"
+                #!/usr/bin/env bash
+                #MISE description=\"Deploy the app\"
+                #MISE depends=[\"build\"]
+                #MISE alias=\"d\"
+                #MISE confirm=\"Deploy now?\"
+                #USAGE arg \"<env>\" help=\"Where\"
+                #USAGE flag \"-f --force\"
+                set -e
+            "},
         )
-        .with_executable("mise-tasks/db/migrate", "#!/bin/sh\n# [MISE] description=\"Migrate\"\n")
+        .with_executable(
+            "mise-tasks/db/migrate",
+            "#!/bin/sh\n# [MISE] description=\"Migrate\"\n",
+        )
         .with_executable("mise-tasks/test/_default", SCRIPT)
         .with_executable("mise-tasks/test/unit.sh", SCRIPT)
         .with_executable("mise-tasks/seed.py", SCRIPT)
@@ -180,10 +214,16 @@ fn file_tasks_from_the_task_directories() {
         .with_executable("mise-tasks/.hidden", SCRIPT)
         .with_executable("mise-tasks/.private/x", SCRIPT)
         .with_executable("mise-tasks/secret", "#!/bin/sh\n#MISE hide=true\n")
-        .with_executable(".mise/tasks/lint", "#!/bin/sh\n//MISE description=\"Lint\"\n")
+        .with_executable(
+            ".mise/tasks/lint",
+            "#!/bin/sh\n//MISE description=\"Lint\"\n",
+        )
         .with_executable(".config/mise/tasks/fmt", SCRIPT)
         .with("mise-tasks/more.toml", "[extra]\nrun = \"echo extra\"\n")
-        .with("mise-tasks/nested/mise.toml", "[tasks.not-here]\nrun = \"x\"\n");
+        .with(
+            "mise-tasks/nested/mise.toml",
+            "[tasks.not-here]\nrun = \"x\"\n",
+        );
     let parsed = parse_with(parse, &files, "mise.toml");
     assert_eq!(
         names(&parsed),
@@ -237,9 +277,19 @@ fn file_tasks_and_config_tasks_of_one_name() {
     let files = MemFiles::new()
         .with(
             "mise.toml",
-            "[tasks.deploy]\ndescription = \"From the config\"\nalias = \"dep\"\n\n[tasks.gen]\nrun = \"echo config\"\n",
+            indoc! {"
+                [tasks.deploy]
+                description = \"From the config\"
+                alias = \"dep\"
+
+                [tasks.gen]
+                run = \"echo config\"
+            "},
         )
-        .with_executable("mise-tasks/deploy", "#!/bin/sh\n#MISE description=\"From the file\"\n")
+        .with_executable(
+            "mise-tasks/deploy",
+            "#!/bin/sh\n#MISE description=\"From the file\"\n",
+        )
         .with("mise-tasks/gen.toml", "[gen]\nrun = \"echo included\"\n");
     let parsed = parse_with(parse, &files, "mise.toml");
     let deploy = task(&parsed, "deploy");
@@ -286,12 +336,33 @@ fn bad_input_is_reported_on_its_line_and_the_rest_is_listed() {
     let files = MemFiles::new()
         .with(
             "mise.toml",
-            "[tasks]\nok = \"true\"\nnum = 3\n[tasks.t]\nrun = 4\ndepends = 5\nhide = \"yes\"\nconfirm = 1\nusage = []\nalias = [1]\ndescription = 2\n[tasks.steps]\nrun = [\"a\", 3]\n",
+            indoc! {"
+                [tasks]
+                ok = \"true\"
+                num = 3
+                [tasks.t]
+                run = 4
+                depends = 5
+                hide = \"yes\"
+                confirm = 1
+                usage = []
+                alias = [1]
+                description = 2
+                [tasks.steps]
+                run = [\"a\", 3]
+            "},
         )
         .with("mise.local.toml", "[tasks\n")
         .with("sub/mise.toml", "tasks = 3\n")
         .with("inc/mise.toml", "[task_config]\nincludes = \"x\"\n")
-        .with_executable("mise-tasks/bad", "#!/bin/sh\n#MISE description=\"ok\"\n#MISE depends=nope\n");
+        .with_executable(
+            "mise-tasks/bad",
+            indoc! {"
+                #!/bin/sh
+                #MISE description=\"ok\"
+                #MISE depends=nope
+            "},
+        );
     let parsed = parse_with(parse, &files, "mise.toml");
     assert_eq!(names(&parsed), ["bad", "ok", "steps", "t"]);
     let lines: Vec<(&str, Option<u32>)> = messages(&parsed).iter().map(|m| (m.0, m.1)).collect();
@@ -408,7 +479,11 @@ fn a_symlink_loop_in_a_task_directory_is_read_once() {
 fn usage_params_of_file_tasks_keep_their_shape() {
     let files = MemFiles::new().with("mise.toml", "").with_executable(
         "mise-tasks/copy",
-        "#!/bin/sh\n#USAGE arg \"<src>\"\n#USAGE arg \"[dest]...\"\n",
+        indoc! {"
+            #!/bin/sh
+            #USAGE arg \"<src>\"
+            #USAGE arg \"[dest]...\"
+        "},
     );
     let parsed = parse_with(parse, &files, "mise.toml");
     let copy = task(&parsed, "copy");
