@@ -100,6 +100,7 @@ fn read_envs(project: &Project<'_>, envs: &Node, out: &mut Parsed) {
 mod tests {
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     #[test]
     fn default_and_named_environments() {
@@ -139,8 +140,19 @@ bad = 3
     #[test]
     fn hatch_toml_wins_over_pyproject() {
         let files = MemFiles::new()
-            .with("pyproject.toml", "[tool.hatch.envs.default.scripts]\nold = \"x\"\n")
-            .with("hatch.toml", "[envs.default.scripts]\nnew = \"y\"\n[envs.docs.scripts]\nbuild = \"mkdocs build\"\n");
+            .with(
+                "pyproject.toml",
+                "[tool.hatch.envs.default.scripts]\nold = \"x\"\n",
+            )
+            .with(
+                "hatch.toml",
+                indoc! {"
+                    [envs.default.scripts]
+                    new = \"y\"
+                    [envs.docs.scripts]
+                    build = \"mkdocs build\"
+                "},
+            );
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
         assert!(parsed.tasks.is_empty());
         let parsed = parse_with(super::parse_hatch_toml, &files, "hatch.toml");

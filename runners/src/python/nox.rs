@@ -188,6 +188,7 @@ fn docstring(body: &[&str]) -> Option<String> {
 mod tests {
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     const NOXFILE: &str = r#"import nox
 from nox import session
@@ -268,9 +269,21 @@ def helper():
         let files = MemFiles::new()
             .with(
                 "a/noxfile.py",
-                "@nox.session\nx = 1\n@nox.session\ndef ok(s):\n    pass\n",
+                indoc! {"
+                    @nox.session
+                    x = 1
+                    @nox.session
+                    def ok(s):
+                        pass
+                "},
             )
-            .with("b/noxfile.py", "@nox.session(\n  name='x',\n");
+            .with(
+                "b/noxfile.py",
+                indoc! {"
+                    @nox.session(
+                      name='x',
+                "},
+            );
         let parsed = parse_with(super::parse, &files, "a/noxfile.py");
         assert_eq!(names(&parsed), ["ok"]);
         assert_eq!(parsed.tasks[0].dir, "a");

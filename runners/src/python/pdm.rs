@@ -156,6 +156,7 @@ fn reads(project: &Project<'_>, scripts: &Node, name: &str, deps: &[String]) -> 
 mod tests {
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     #[test]
     fn scripts_hooks_and_bad_entries_as_pdm_lists_them() {
@@ -252,7 +253,10 @@ all = { composite = ["build", "echo plain command", "_private --flag"] }
         assert_eq!(all.deps, ["build", "_private"]);
         assert_eq!(
             all.script.as_deref(),
-            Some("build\necho plain command\n_private --flag")
+            Some(indoc! {"
+                build
+                echo plain command
+                _private --flag"})
         );
     }
 }

@@ -591,6 +591,7 @@ mod tests {
     use crate::files::MemFiles;
     use crate::model::Variadic;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::{formatdoc, indoc};
 
     const PYPROJECT: &str = r#"[project]
 name = "demo"
@@ -637,7 +638,11 @@ build-docs = "mkdocs build"
     fn files() -> MemFiles {
         MemFiles::new().with("pyproject.toml", PYPROJECT).with(
             "tasks/extra.toml",
-            "[tool.poe.tasks]\nextra = \"echo extra\"\ntest = \"never\"\n",
+            indoc! {"
+                [tool.poe.tasks]
+                extra = \"echo extra\"
+                test = \"never\"
+            "},
         )
     }
 
@@ -678,7 +683,11 @@ build-docs = "mkdocs build"
         assert_eq!(task(&parsed, "ci").deps, ["check", "serve"]);
         assert_eq!(
             task(&parsed, "ci").script.as_deref(),
-            Some("sequence:\n  check\n  cmd: echo inline\n  serve --port 1")
+            Some(indoc! {"
+                sequence:
+                  check
+                  cmd: echo inline
+                  serve --port 1"})
         );
         assert_eq!(task(&parsed, "num").deps, ["fmt"]);
         assert_eq!(task(&parsed, "build-docs").group.as_deref(), Some("docs"));
@@ -705,10 +714,19 @@ build-docs = "mkdocs build"
 
     #[test]
     fn poe_tasks_files_in_toml_yaml_and_json() {
-        let yaml = "tasks:\n  hello:\n    cmd: echo hi\n    help: Say hi\n  _x: nope\n";
+        let yaml = indoc! {"
+            tasks:
+              hello:
+                cmd: echo hi
+                help: Say hi
+              _x: nope
+        "};
         let files = MemFiles::new().with("a/poe_tasks.yaml", yaml).with(
             "b/poe_tasks.json",
-            "{\"tasks\": {\n\"one\": \"echo 1\",\n\"two\": {\"shell\": \"echo 2\"}}}",
+            indoc! {"
+                {\"tasks\": {
+                \"one\": \"echo 1\",
+                \"two\": {\"shell\": \"echo 2\"}}}"},
         );
         let parsed = parse_with(super::parse_tasks_file, &files, "a/poe_tasks.yaml");
         assert_eq!(names(&parsed), ["hello"]);
@@ -729,7 +747,14 @@ build-docs = "mkdocs build"
     #[test]
     fn bad_poe_input_is_reported_on_its_line() {
         let files = MemFiles::new()
-            .with("poe_tasks.toml", "[tasks]\nok = \"y\"\nnum = 3\n")
+            .with(
+                "poe_tasks.toml",
+                indoc! {"
+                    [tasks]
+                    ok = \"y\"
+                    num = 3
+                "},
+            )
             .with("x/poe_tasks.json", "{\"tasks\": [}")
             .with("y/poe_tasks.toml", "tasks = 3\n");
         let parsed = parse_with(super::parse_tasks_file, &files, "poe_tasks.toml");
@@ -747,7 +772,15 @@ build-docs = "mkdocs build"
 
     #[test]
     fn parallel_tasks_are_listed_with_their_steps() {
-        let text = "[tool.poe.tasks]\na = \"echo a\"\nb = \"echo b\"\n\n[tool.poe.tasks.both]\nparallel = [\"a\", \"b\"]\nhelp = \"Both at once\"\n";
+        let text = indoc! {"
+            [tool.poe.tasks]
+            a = \"echo a\"
+            b = \"echo b\"
+
+            [tool.poe.tasks.both]
+            parallel = [\"a\", \"b\"]
+            help = \"Both at once\"
+        "};
         let parsed = pyproject(
             &MemFiles::new().with("pyproject.toml", text),
             "pyproject.toml",
@@ -762,7 +795,13 @@ build-docs = "mkdocs build"
 
     #[test]
     fn sequences_keep_their_inline_steps() {
-        let text = "[tool.poe.tasks]\na = \"echo a\"\n\n[tool.poe.tasks.all]\nsequence = [{ cmd = \"echo inline\" }, \"a\", { script = \"os:getcwd()\" }, { parallel = [\"a\", { shell = \"true\" }] }]\n";
+        let text = indoc! {"
+            [tool.poe.tasks]
+            a = \"echo a\"
+
+            [tool.poe.tasks.all]
+            sequence = [{ cmd = \"echo inline\" }, \"a\", { script = \"os:getcwd()\" }, { parallel = [\"a\", { shell = \"true\" }] }]
+        "};
         let parsed = pyproject(
             &MemFiles::new().with("pyproject.toml", text),
             "pyproject.toml",
@@ -771,9 +810,14 @@ build-docs = "mkdocs build"
         assert_eq!(all.deps, ["a", "a"]);
         assert_eq!(
             all.script.as_deref(),
-            Some(
-                "sequence:\n  cmd: echo inline\n  a\n  script: os:getcwd()\n  parallel:\n    a\n    shell: true"
-            )
+            Some(indoc! {"
+                sequence:
+                  cmd: echo inline
+                  a
+                  script: os:getcwd()
+                  parallel:
+                    a
+                    shell: true"})
         );
     }
 
@@ -782,19 +826,40 @@ build-docs = "mkdocs build"
         let files = MemFiles::new()
             .with(
                 "pyproject.toml",
-                "[tool.poe]\ninclude = \"tasks/a.toml\"\n[tool.poe.tasks]\nroot = \"echo root\"\n",
+                indoc! {"
+                    [tool.poe]
+                    include = \"tasks/a.toml\"
+                    [tool.poe.tasks]
+                    root = \"echo root\"
+                "},
             )
             .with(
                 "tasks/a.toml",
-                "include = [\"more/b.toml\", { path = \"c.toml\", recursive = false }]\n[tasks]\na = \"echo a\"\nroot = \"never\"\n",
+                indoc! {"
+                    include = [\"more/b.toml\", { path = \"c.toml\", recursive = false }]
+                    [tasks]
+                    a = \"echo a\"
+                    root = \"never\"
+                "},
             )
             .with(
                 "tasks/more/b.toml",
-                "[tool.poe]\ninclude = \"../a.toml\"\n[tool.poe.tasks]\nb = \"echo b\"\n[tool.poe.groups.docker.tasks.logs]\ncmd = \"docker compose logs\"\n",
+                indoc! {"
+                    [tool.poe]
+                    include = \"../a.toml\"
+                    [tool.poe.tasks]
+                    b = \"echo b\"
+                    [tool.poe.groups.docker.tasks.logs]
+                    cmd = \"docker compose logs\"
+                "},
             )
             .with(
                 "tasks/c.toml",
-                "include = \"d.toml\"\n[tasks]\nc = \"echo c\"\n",
+                indoc! {"
+                    include = \"d.toml\"
+                    [tasks]
+                    c = \"echo c\"
+                "},
             )
             .with("tasks/d.toml", "[tasks]\nd = \"not followed\"\n");
         let parsed = pyproject(&files, "pyproject.toml");
@@ -818,7 +883,11 @@ build-docs = "mkdocs build"
         for i in 0..40 {
             files = files.with(
                 &format!("t{i}.toml"),
-                &format!("include = \"t{}.toml\"\n[tasks]\nt{i} = \"echo\"\n", i + 1),
+                &formatdoc! {"
+                    include = \"t{}.toml\"
+                    [tasks]
+                    t{i} = \"echo\"
+                ", i + 1},
             );
         }
         let parsed = pyproject(&files, "pyproject.toml");
@@ -836,7 +905,11 @@ build-docs = "mkdocs build"
             .with("svc/conf/next.toml", "[tasks]\nnext = \"echo next\"\n")
             .with(
                 "svc/conf/here.toml",
-                "include = \"${POE_CONF_DIR}/next.toml\"\n[tasks]\nhere = \"echo here\"\n",
+                indoc! {"
+                    include = \"${POE_CONF_DIR}/next.toml\"
+                    [tasks]
+                    here = \"echo here\"
+                "},
             )
             .with(
                 "svc/pyproject.toml",
@@ -878,7 +951,14 @@ build-docs = "mkdocs build"
                 "a.json",
                 "{\"tool.poe\": {\"tasks\": {\"from-json\": \"echo j\"}}}",
             )
-            .with("b.yaml", "tool.poe:\n  tasks:\n    from-yaml: echo y\n");
+            .with(
+                "b.yaml",
+                indoc! {"
+                    tool.poe:
+                      tasks:
+                        from-yaml: echo y
+                "},
+            );
         let parsed = pyproject(&files, "pyproject.toml");
         assert_eq!(names(&parsed), ["from-json", "from-yaml"]);
         let files = MemFiles::new().with(
@@ -924,7 +1004,12 @@ args = [
 
     #[test]
     fn include_script_is_reported_as_not_listable() {
-        let text = "[tool.poe]\ninclude_script = \"tasks:make_tasks()\"\n[tool.poe.tasks]\nx = \"echo x\"\n";
+        let text = indoc! {"
+            [tool.poe]
+            include_script = \"tasks:make_tasks()\"
+            [tool.poe.tasks]
+            x = \"echo x\"
+        "};
         let parsed = pyproject(
             &MemFiles::new().with("pyproject.toml", text),
             "pyproject.toml",

@@ -140,9 +140,15 @@ mod tests {
     use crate::files::MemFiles;
     use crate::model::Runner;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
-    const SCRIPTS: &str =
-        "[project]\nname = \"demo\"\n[project.scripts]\ndemo = \"demo.cli:main\"\nbad = 3\n";
+    const SCRIPTS: &str = indoc! {"
+        [project]
+        name = \"demo\"
+        [project.scripts]
+        demo = \"demo.cli:main\"
+        bad = 3
+    "};
 
     fn run(files: &MemFiles, path: &str) -> crate::model::Parsed {
         parse_with(super::super::PYPROJECT.parse, files, path)
@@ -187,7 +193,15 @@ mod tests {
 
     #[test]
     fn a_pdm_project_runs_console_scripts_with_pdm() {
-        let text = "[project]\nname = \"demo\"\n[project.scripts]\ndemo = \"demo.cli:main\"\nboth = \"demo.cli:both\"\n[tool.pdm.scripts]\nboth = \"echo script\"\n";
+        let text = indoc! {"
+            [project]
+            name = \"demo\"
+            [project.scripts]
+            demo = \"demo.cli:main\"
+            both = \"demo.cli:both\"
+            [tool.pdm.scripts]
+            both = \"echo script\"
+        "};
         let pdm = run(
             &MemFiles::new()
                 .with("a/pyproject.toml", text)

@@ -349,6 +349,7 @@ fn explicit_version(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{conditional_envs, env_names, filter_for_env, python};
+    use indoc::indoc;
 
     #[test]
     fn expressions_expand_to_names() {
@@ -384,14 +385,21 @@ mod tests {
 
     #[test]
     fn conditional_lines_apply_to_the_envs_they_name() {
-        let value = "run tests\nfast: quickly\nslow: slowly\n!fast: carefully";
+        let value = indoc! {"
+            run tests
+            fast: quickly
+            slow: slowly
+            !fast: carefully"};
         assert_eq!(
             filter_for_env(value, Some("py312-fast")),
             "run tests\nquickly"
         );
         assert_eq!(
             filter_for_env(value, Some("py312-slow")),
-            "run tests\nslowly\ncarefully"
+            indoc! {"
+                run tests
+                slowly
+                carefully"}
         );
         assert_eq!(filter_for_env("a,b: or\na-b: and", Some("b")), "or");
         assert_eq!(filter_for_env("a,b: or\na-b: and", Some("a-b")), "or\nand");
@@ -409,7 +417,12 @@ mod tests {
             filter_for_env("see http://x and {env:A:} b", Some("y")),
             "see http://x and {env:A:} b"
         );
-        let found = conditional_envs("a\nnobyte: x\n!pylib: y\np-q,r: z\nnobyte: again");
+        let found = conditional_envs(indoc! {"
+            a
+            nobyte: x
+            !pylib: y
+            p-q,r: z
+            nobyte: again"});
         let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["nobyte", "pylib", "p-q", "r"]);
         assert_eq!(found[3].1, 3);

@@ -436,10 +436,33 @@ impl Settings for Toml<'_> {
 mod tests {
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::{formatdoc, indoc};
 
     #[test]
     fn tox_ini_lists_envlist_then_sections() {
-        let ini = "[tox]\nenvlist =\n    py{311,312}\n    lint, type  # comment\nskip_missing_interpreters = true\n\n[testenv]\ndescription = run the tests\n  with pytest\ncommands = pytest {posargs}\n\n[testenv:lint]\ndescription = lint the code\ncommands = ruff check .\n\n[testenv:docs]\ncommands = mkdocs build\n\n[testenv:.pkg]\n[flake8]\nmax-line-length = 100\n";
+        let ini = indoc! {"
+            [tox]
+            envlist =
+                py{311,312}
+                lint, type  # comment
+            skip_missing_interpreters = true
+
+            [testenv]
+            description = run the tests
+              with pytest
+            commands = pytest {posargs}
+
+            [testenv:lint]
+            description = lint the code
+            commands = ruff check .
+
+            [testenv:docs]
+            commands = mkdocs build
+
+            [testenv:.pkg]
+            [flake8]
+            max-line-length = 100
+        "};
         let files = MemFiles::new().with("tox.ini", ini);
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(names(&parsed), ["py311", "py312", "lint", "type", "docs"]);
@@ -459,7 +482,14 @@ mod tests {
 
     #[test]
     fn tox_toml_and_pyproject() {
-        let toml = "env_list = [\"3.13\", \"lint\"]\n[env_run_base]\ndescription = \"run tests\"\n[env.lint]\ndescription = \"lint\"\n[env.docs]\n";
+        let toml = indoc! {"
+            env_list = [\"3.13\", \"lint\"]
+            [env_run_base]
+            description = \"run tests\"
+            [env.lint]
+            description = \"lint\"
+            [env.docs]
+        "};
         let files = MemFiles::new().with("tox.toml", toml);
         let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(names(&parsed), ["3.13", "lint", "docs"]);
@@ -480,8 +510,14 @@ mod tests {
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
         assert_eq!(names(&parsed), ["a"]);
 
-        let legacy =
-            "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[tox]\nenvlist = a,b\n[testenv:c]\n\"\"\"\n";
+        let legacy = indoc! {"
+            [tool.tox]
+            legacy_tox_ini = \"\"\"
+            [tox]
+            envlist = a,b
+            [testenv:c]
+            \"\"\"
+        "};
         let files = MemFiles::new().with("pyproject.toml", legacy);
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "pyproject.toml");
         assert_eq!(names(&parsed), ["a", "b", "c"]);
@@ -496,7 +532,20 @@ mod tests {
 
     #[test]
     fn factor_conditions_choose_each_environment_s_description() {
-        let ini = "[tox]\nenv_list = py312-{fast,slow}, docs\n[testenv]\ndescription = run tests\n  fast: quickly\n  slow: slowly\n  under `{basepython}`\nset_env =\n  nobyte: PYTHONDONTWRITEBYTECODE=1\n[testenv:docs]\ndescription = build {toxinidir}{/}docs with {env:THEME:plain}\nsetenv = THEME=furo\n";
+        let ini = indoc! {"
+            [tox]
+            env_list = py312-{fast,slow}, docs
+            [testenv]
+            description = run tests
+              fast: quickly
+              slow: slowly
+              under `{basepython}`
+            set_env =
+              nobyte: PYTHONDONTWRITEBYTECODE=1
+            [testenv:docs]
+            description = build {toxinidir}{/}docs with {env:THEME:plain}
+            setenv = THEME=furo
+        "};
         let files = MemFiles::new().with("tox.ini", ini);
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(
@@ -530,7 +579,11 @@ mod tests {
             task(&parsed, "py-b").env,
             [("ARGS".to_owned(), "-x".to_owned())]
         );
-        let toml = "[env_run_base]\nset_env = { T = \"unit\" }\ncommands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]\n";
+        let toml = indoc! {"
+            [env_run_base]
+            set_env = { T = \"unit\" }
+            commands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]
+        "};
         let files = MemFiles::new().with("tox.toml", toml);
         let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(
@@ -547,7 +600,11 @@ mod tests {
     fn with_no_env_list_tox_lists_py() {
         let files = MemFiles::new().with(
             "tox.ini",
-            "[testenv]\ndescription = t {envname}\n[testenv:x]\n",
+            indoc! {"
+                [testenv]
+                description = t {envname}
+                [testenv:x]
+            "},
         );
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(names(&parsed), ["py", "x"]);
@@ -578,19 +635,32 @@ mod tests {
                 .map(|i| format!("V{i} = \"{{env:V{0}}}{{env:V{0}}}\"\n", i + 1))
                 .collect::<Vec<_>>()
                 .concat();
-            let text = format!(
-                "env_list = [{}]\n[env_run_base]\ndescription = \"{{env:V1}}\"\ncommands = [[\"echo\", \"{{env:V1}}\"]]\n[env_run_base.set_env]\n{vars}V30 = \"0123456789abcdef\"\n",
+            let text = formatdoc! {"
+                env_list = [{}]
+                [env_run_base]
+                description = \"{{env:V1}}\"
+                commands = [[\"echo\", \"{{env:V1}}\"]]
+                [env_run_base.set_env]
+                {vars}V30 = \"0123456789abcdef\"
+            ",
                 (0..1024)
                     .map(|i| format!("\"e{i}\""))
                     .collect::<Vec<_>>()
                     .join(", ")
-            );
+            };
             return ("tox.toml", text);
         }
-        let text = format!(
-            "[tox]\nenv_list = {}\n[x]\n{chain}a30 = 0123456789abcdef\n[testenv]\ndescription = {{[x]a1}}\ncommands = echo {{[x]a1}}\n",
+        let text = formatdoc! {"
+            [tox]
+            env_list = {}
+            [x]
+            {chain}a30 = 0123456789abcdef
+            [testenv]
+            description = {{[x]a1}}
+            commands = echo {{[x]a1}}
+        ",
             factors.join("-")
-        );
+        };
         ("tox.ini", text)
     }
 
@@ -643,13 +713,18 @@ mod tests {
     fn descriptions_commands_and_environments_are_cut_to_a_bound() {
         let long = "d".repeat(super::MAX_DESCRIPTION_BYTES + 10);
         let command = format!("echo {}", "c".repeat(super::MAX_SCRIPT_BYTES));
-        let ini = format!(
-            "[tox]\nenv_list = {}\n[testenv]\ndescription = {long}\ncommands = {command}\n",
+        let ini = formatdoc! {"
+            [tox]
+            env_list = {}
+            [testenv]
+            description = {long}
+            commands = {command}
+        ",
             (0..5)
                 .map(|i| format!("{{a{i},b{i},c{i},d{i},e{i},f{i}}}"))
                 .collect::<Vec<_>>()
                 .join("-")
-        );
+        };
         let files = MemFiles::new().with("tox.ini", &ini);
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         // 6^5 = 7,776 names, each expression bounded at 1,024: 1,024 listed.
@@ -680,9 +755,16 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("-");
-        let ini = format!(
-            "[tox]\nenv_list =\n  {many}\n  x-{many}\n  y-{many}\n  z-{many}\n  w-{many}\n"
-        );
+        let ini = formatdoc! {"
+            [tox]
+            env_list =
+              {many}
+              x-{many}
+              y-{many}
+              z-{many}
+              w-{many}
+        "
+        };
         let files = MemFiles::new().with("tox.ini", &ini);
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(parsed.tasks.len(), super::MAX_ENVS);
@@ -698,13 +780,25 @@ mod tests {
 
     #[test]
     fn bad_tox_input_is_reported() {
-        let ini = "[tox]\nenvlist = py{3, ok\nthis is not ini\n[testenv:x\n[testenv:fine]\n";
+        let ini = indoc! {"
+            [tox]
+            envlist = py{3, ok
+            this is not ini
+            [testenv:x
+            [testenv:fine]
+        "};
         let files = MemFiles::new().with("tox.ini", ini);
         let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(names(&parsed), ["fine"]);
         let lines: Vec<Option<u32>> = messages(&parsed).iter().map(|m| m.1).collect();
         assert_eq!(lines, [Some(3), Some(4), Some(2)]);
-        let files = MemFiles::new().with("tox.toml", "env_list = 3\n[env]\nx = [");
+        let files = MemFiles::new().with(
+            "tox.toml",
+            indoc! {"
+                env_list = 3
+                [env]
+                x = ["},
+        );
         let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(parsed.diagnostics.len(), 1);
         assert!(parsed.tasks.is_empty());
