@@ -595,6 +595,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     const NX_JSON: &str = r#"{
   "$schema": "./node_modules/nx/schemas/nx-schema.json",
@@ -907,7 +908,10 @@ mod tests {
         for (list, text, path, expected) in [
             (
                 "pnpm-workspace.yaml",
-                "packages:\n  - 'libs/**'\n",
+                indoc! {"
+                    packages:
+                      - 'libs/**'
+                "},
                 "libs/a/b/package.json",
                 "b:t",
             ),
@@ -966,10 +970,17 @@ mod tests {
     fn bad_nx_configuration_costs_one_diagnostic_each() {
         let files = workspace()
             .with("apps/a/package.json", "{\"name\": \"a\",\n\"nx\": []}")
-            .with("apps/b/package.json", "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}")
+            .with(
+                "apps/b/package.json",
+                "{\"name\": \"b\",\n\"nx\": {\"targets\": 3}}",
+            )
             .with(
                 "c/project.json",
-                "{\"name\": \"c\", \"targets\": {\n\"x\": 1,\n\"y\": {\"command\": \"y\", \"dependsOn\": {}},\n\"z\": {\"command\": \"z\"}}}",
+                indoc! {"
+                    {\"name\": \"c\", \"targets\": {
+                    \"x\": 1,
+                    \"y\": {\"command\": \"y\", \"dependsOn\": {}},
+                    \"z\": {\"command\": \"z\"}}}"},
             )
             .with("d/project.json", "{\"name\": \"d\", \"targets\": []}")
             .with("e/project.json", "{\"name\": \"e\", \"targets\": {,}");

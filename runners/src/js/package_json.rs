@@ -198,6 +198,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::names;
+    use indoc::indoc;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
         crate::testing::parse_with(parse, files, path)
@@ -309,7 +310,16 @@ mod tests {
 
     #[test]
     fn lines_come_from_the_scripts_object_only() {
-        let text = "{\n  \"config\": {\"scripts\": {\"build\": 1}},\n  \"description\": \"\\\"scripts\\\": {\\\"build\\\"\",\n  \"scripts\": {\n    \"b\\u0075ild\": \"tsc\",\n    \"nested\": \"node -e '{\\\"a\\\": 1}'\",\n    \"last\": \"x\"\n  }\n}";
+        let text = indoc! {"
+            {
+              \"config\": {\"scripts\": {\"build\": 1}},
+              \"description\": \"\\\"scripts\\\": {\\\"build\\\"\",
+              \"scripts\": {
+                \"b\\u0075ild\": \"tsc\",
+                \"nested\": \"node -e '{\\\"a\\\": 1}'\",
+                \"last\": \"x\"
+              }
+            }"};
         let files = MemFiles::new().with("pkg/package.json", text);
         let parsed = run(&files, "pkg/package.json");
         assert_eq!(names(&parsed), ["build", "nested", "last"]);
@@ -322,7 +332,12 @@ mod tests {
     fn bad_scripts_are_reported_and_skipped() {
         let files = MemFiles::new().with(
             "package.json",
-            "{\"scripts\": {\n  \"ok\": \"echo ok\",\n  \"num\": 5,\n  \"obj\": {\"cmd\": \"x\"}\n}}",
+            indoc! {"
+                {\"scripts\": {
+                  \"ok\": \"echo ok\",
+                  \"num\": 5,
+                  \"obj\": {\"cmd\": \"x\"}
+                }}"},
         );
         let parsed = run(&files, "package.json");
         assert_eq!(names(&parsed), ["ok"]);
@@ -420,7 +435,10 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "package.json",
-                "{\n  \"packageManager\": \"pnpm@9.1.0+sha512.abcdef\"\n}",
+                indoc! {"
+                    {
+                      \"packageManager\": \"pnpm@9.1.0+sha512.abcdef\"
+                    }"},
             )
             .with("package-lock.json", "{}");
         assert_eq!(detect_manager(".", &files), Runner::Pnpm);
@@ -435,7 +453,11 @@ mod tests {
             .with("sub/package.json", r#"{"scripts": {"c": "d"}}"#)
             .with(
                 "odd/package.json",
-                "{\n  \"packageManager\": \"deno@2.0.0\",\n  \"scripts\": {\"e\": \"f\"}\n}",
+                indoc! {"
+                    {
+                      \"packageManager\": \"deno@2.0.0\",
+                      \"scripts\": {\"e\": \"f\"}
+                    }"},
             );
         let root = run(&files, "package.json");
         assert_eq!(root.tasks[0].argv, ["yarn", "run", "a"]);

@@ -183,6 +183,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     const ROOT: &str = r#"{
   "$schema": "https://turborepo.com/schema.json",
@@ -257,7 +258,17 @@ mod tests {
     fn a_package_turbo_json_adds_package_tasks_named_for_turbo_run() {
         let files = workspace().with(
             "apps/web/turbo.json",
-            "{\n  \"extends\": [\"//\"],\n  \"tasks\": {\n    \"build\": {\"outputs\": [\".next/**\"]},\n    \"deploy\": {},\n    \"e2e\": {\"persistent\": true},\n    \"web#x\": {}\n  }\n}\n",
+            indoc! {"
+                {
+                  \"extends\": [\"//\"],
+                  \"tasks\": {
+                    \"build\": {\"outputs\": [\".next/**\"]},
+                    \"deploy\": {},
+                    \"e2e\": {\"persistent\": true},
+                    \"web#x\": {}
+                  }
+                }
+            "},
         );
         let parsed = parse_with(parse, &files, "apps/web/turbo.json");
         // `web#deploy` is configured at the root already.
@@ -331,7 +342,13 @@ mod tests {
     fn bad_entries_cost_one_diagnostic_each() {
         let files = MemFiles::new().with(
             "turbo.json",
-            "{\n\"tasks\": {\n\"a\": [],\n\"b\": {\"dependsOn\": \"x\"},\n\"c\": {\"description\": 3}\n}}",
+            indoc! {"
+                {
+                \"tasks\": {
+                \"a\": [],
+                \"b\": {\"dependsOn\": \"x\"},
+                \"c\": {\"description\": 3}
+                }}"},
         );
         let parsed = parse_with(parse, &files, "turbo.json");
         assert_eq!(names(&parsed), ["b", "c"]);
