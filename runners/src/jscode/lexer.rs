@@ -388,6 +388,7 @@ impl Lexer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     fn toks(text: &str, lang: Lang) -> Vec<Tok> {
         tokenize(text, lang).0.into_iter().map(|t| t.tok).collect()
@@ -435,7 +436,16 @@ mod tests {
 
     #[test]
     fn coffee_comments_heredocs_and_interpolation() {
-        let text = "# grunt.registerTask 'x'\n###\nblock\n###\na = \"\"\"\nhi\n\"\"\"\nb = \"n #{x + \"}\"} m\"\n";
+        let text = indoc! {"
+            # grunt.registerTask 'x'
+            ###
+            block
+            ###
+            a = \"\"\"
+            hi
+            \"\"\"
+            b = \"n #{x + \"}\"} m\"
+        "};
         let (tokens, problem) = tokenize(text, Lang::Coffee);
         assert_eq!(problem, None);
         let got: Vec<Tok> = tokens.into_iter().map(|t| t.tok).collect();
@@ -457,7 +467,13 @@ mod tests {
 
     #[test]
     fn lines_and_indentation_are_kept() {
-        let (tokens, _) = tokenize("a\n  b: c\n", Lang::Coffee);
+        let (tokens, _) = tokenize(
+            indoc! {"
+                a
+                  b: c
+            "},
+            Lang::Coffee,
+        );
         let shape: Vec<(u32, u32, bool)> = tokens
             .iter()
             .map(|t| (t.line, t.indent, t.first_on_line))

@@ -4,6 +4,7 @@ use super::{GRUNT, GULP};
 use crate::files::MemFiles;
 use crate::model::Parsed;
 use crate::testing::{lines, names, parse_one, parse_with, task};
+use indoc::indoc;
 
 fn gulp(text: &str) -> Parsed {
     parse_one(GULP.parse, "gulpfile.js", text)
@@ -107,9 +108,11 @@ fn gulp_reads_es_modules_typescript_and_gulp_3() {
     );
     assert_eq!(task(&esm, "build").dir, "web");
     assert_eq!(task(&esm, "build").deps, ["scripts", "css"]);
-    let old = gulp(
-        "var gulp = require('gulp');\ngulp.task('default', ['lint', 'test'], function () {});\ngulp.task(\"lint\", function () {});\n",
-    );
+    let old = gulp(indoc! {"
+        var gulp = require('gulp');
+        gulp.task('default', ['lint', 'test'], function () {});
+        gulp.task(\"lint\", function () {});
+    "});
     assert_eq!(task(&old, "default").deps, ["lint", "test"]);
     let object = gulp(
         "module.exports = { build, clean: wipe, lint() {}, watch: async () => {}, port: 8080 };",
@@ -202,7 +205,8 @@ fn grunt_reads_coffeescript_and_loaded_task_files() {
     let files = MemFiles::new()
         .with(
             "Gruntfile.coffee",
-            &dedent(r"
+            &dedent(
+                r"
                 module.exports = (grunt) ->
                   grunt.initConfig
                     pkg: grunt.file.readJSON 'package.json'
@@ -218,11 +222,16 @@ fn grunt_reads_coffeescript_and_loaded_task_files() {
                   grunt.registerTask 'default', ['coffee', 'stamp']
                   grunt.registerTask 'check', 'Check it.', ->
                     grunt.log.ok()
-            "),
+            ",
+            ),
         )
         .with(
             "tasks/stamp.js",
-            "module.exports = function (grunt) {\n  grunt.registerMultiTask('stamp', 'Stamp files.', function () {});\n};\n",
+            indoc! {"
+                module.exports = function (grunt) {
+                  grunt.registerMultiTask('stamp', 'Stamp files.', function () {});
+                };
+            "},
         );
     let parsed = parse_with(GRUNT.parse, &files, "Gruntfile.coffee");
     assert_eq!(
@@ -249,7 +258,11 @@ fn grunt_reads_coffeescript_and_loaded_task_files() {
 
 #[test]
 fn what_node_cannot_load_is_said_and_the_rest_still_listed() {
-    let parsed = gulp("exports.a = () => {};\nconst s = 'open\nexports.b = () => {};\n");
+    let parsed = gulp(indoc! {"
+        exports.a = () => {};
+        const s = 'open
+        exports.b = () => {};
+    "});
     assert_eq!(sorted(&parsed), ["a", "b"]);
     assert_eq!(lines(&parsed)[0].0, Some(2));
     let parsed = grunt("grunt.registerTask('a', function () {});\n/* open");
@@ -283,8 +296,15 @@ fn hostile_gulpfiles_stay_linear() {
 #[test]
 fn a_getter_with_a_parameter_registers_nothing() {
     // Semantic UI's gulpfile: `gulp.task(name)` looks a task up by a parameter's value.
-    let parsed = gulp(
-        "var gulp = require('gulp');\nvar watch = require('./tasks/watch');\ngulp.start = function (name) {\n  let task = gulp.task(name);\n  if (task) { task(); }\n};\ngulp.task(watch);\ngulp.task('default', watch);\n",
-    );
+    let parsed = gulp(indoc! {"
+        var gulp = require('gulp');
+        var watch = require('./tasks/watch');
+        gulp.start = function (name) {
+          let task = gulp.task(name);
+          if (task) { task(); }
+        };
+        gulp.task(watch);
+        gulp.task('default', watch);
+    "});
     assert_eq!(sorted(&parsed), ["default", "watch"]);
 }
