@@ -5,6 +5,7 @@ use super::*;
 use crate::files::MemFiles;
 use crate::files::relative;
 use crate::testing::{messages, names, parse_with, task};
+use indoc::indoc;
 
 const LISTS: &str = "cmake_minimum_required(VERSION 3.20)\nproject(demo NONE)\n";
 
@@ -66,9 +67,12 @@ fn presets_of_every_kind_with_their_commands() {
     );
     assert_eq!(
         configure.script.as_deref(),
-        Some(
-            "generator: Ninja\nbinaryDir: out/release\n-DCMAKE_BUILD_TYPE=Release\n-DCMAKE_EXPORT_COMPILE_COMMANDS=ON\n-DWARN=OFF"
-        )
+        Some(indoc! {"
+            generator: Ninja
+            binaryDir: out/release
+            -DCMAKE_BUILD_TYPE=Release
+            -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+            -DWARN=OFF"})
     );
     assert_eq!(configure.line, Some(6));
     let build = task(&parsed, "build:release");
@@ -76,7 +80,10 @@ fn presets_of_every_kind_with_their_commands() {
     assert_eq!(build.deps, ["configure:release"]);
     assert_eq!(
         build.script.as_deref(),
-        Some("configurePreset: release\njobs: 4\ntargets: app, docs")
+        Some(indoc! {"
+            configurePreset: release
+            jobs: 4
+            targets: app, docs"})
     );
     assert_eq!(
         task(&parsed, "test:release").argv,
@@ -303,9 +310,14 @@ fn what_cmake_refuses_is_reported_and_the_rest_listed() {
 
 #[test]
 fn invalid_json_is_one_diagnostic_with_its_line() {
-    let parsed = parse_one_presets(
-        "{\n  \"version\": 3,\n  \"configurePresets\": [\n    {\"name\": \"a\",}\n    oops\n  ]\n}",
-    );
+    let parsed = parse_one_presets(indoc! {"
+        {
+          \"version\": 3,
+          \"configurePresets\": [
+            {\"name\": \"a\",}
+            oops
+          ]
+        }"});
     assert_eq!(parsed.tasks.len(), 0);
     assert_eq!(parsed.diagnostics.len(), 1);
     assert_eq!(
@@ -456,7 +468,11 @@ fn syntax_errors_keep_what_came_before() {
             "expected a command name, found `(`",
         ),
         (
-            "add_custom_target(a)\nset\nx()\n",
+            indoc! {"
+                add_custom_target(a)
+                set
+                x()
+            "},
             2,
             "expected `(` after the command name `set`",
         ),
@@ -486,7 +502,11 @@ fn duplicate_targets_and_subdirectory_cycles_are_reported() {
     let files = MemFiles::new()
         .with(
             "CMakeLists.txt",
-            "add_custom_target(a)\nadd_subdirectory(sub)\nadd_subdirectory(missing)\n",
+            indoc! {"
+                add_custom_target(a)
+                add_subdirectory(sub)
+                add_subdirectory(missing)
+            "},
         )
         .with(
             "sub/CMakeLists.txt",
@@ -555,11 +575,19 @@ fn what_an_if_may_keep_cmake_from_is_not_reported() {
         )
         .with(
             "a/CMakeLists.txt",
-            "if(NOT TARGET uninstall)\n  add_custom_target(uninstall)\nendif()\n",
+            indoc! {"
+                if(NOT TARGET uninstall)
+                  add_custom_target(uninstall)
+                endif()
+            "},
         )
         .with(
             "b/CMakeLists.txt",
-            "if(NOT TARGET uninstall)\n  add_custom_target(uninstall)\nendif()\n",
+            indoc! {"
+                if(NOT TARGET uninstall)
+                  add_custom_target(uninstall)
+                endif()
+            "},
         );
     let parsed = parse_at(&files, "CMakeLists.txt");
     assert_eq!(names(&parsed), ["prepare", "uninstall"]);
