@@ -300,6 +300,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
+    use indoc::indoc;
 
     const DENO_JSONC: &str = r#"// The web app's tasks.
 {
@@ -358,7 +359,20 @@ mod tests {
 
     #[test]
     fn a_bad_task_costs_a_diagnostic_and_the_others_stay() {
-        let text = "{\n \"tasks\": {\n  \"n\": 5,\n  \"ok\": \"echo ok\",\n  \"c\": {\"command\": [\"echo\"]},\n  \"d\": {\"description\": 1},\n  \"e\": {\"dependencies\": \"ok\"},\n  \"\": \"echo empty\",\n  \"-x\": \"echo dash\",\n  \"nul\": {\"command\": null}\n }\n}\n";
+        let text = indoc! {"
+            {
+             \"tasks\": {
+              \"n\": 5,
+              \"ok\": \"echo ok\",
+              \"c\": {\"command\": [\"echo\"]},
+              \"d\": {\"description\": 1},
+              \"e\": {\"dependencies\": \"ok\"},
+              \"\": \"echo empty\",
+              \"-x\": \"echo dash\",
+              \"nul\": {\"command\": null}
+             }
+            }
+        "};
         let parsed = parse_one(parse, "deno.json", text);
         assert_eq!(names(&parsed), ["ok", "nul"]);
         let found = lines(&parsed);
@@ -379,7 +393,14 @@ mod tests {
         let parsed = parse_one(
             parse,
             "deno.jsonc",
-            "{\n  \"tasks\": {\n    \"a\": \"x\",\n    \"b\": tru\n  }\n}\n",
+            indoc! {"
+                {
+                  \"tasks\": {
+                    \"a\": \"x\",
+                    \"b\": tru
+                  }
+                }
+            "},
         );
         let found = messages(&parsed);
         assert_eq!(found.len(), 1);

@@ -136,13 +136,25 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{lines, parse_with};
+    use indoc::indoc;
 
     #[test]
     fn members_that_deno_would_skip_or_refuse_are_reported() {
         let files = MemFiles::new()
             .with(
                 "deno.json",
-                "{\n  \"workspace\": [\n    \"./api\",\n    \"./web\",\n    \"./gone\",\n    \"./docs\",\n    \"./libs/*\",\n    7\n  ]\n}\n",
+                indoc! {"
+                    {
+                      \"workspace\": [
+                        \"./api\",
+                        \"./web\",
+                        \"./gone\",
+                        \"./docs\",
+                        \"./libs/*\",
+                        7
+                      ]
+                    }
+                "},
             )
             .with("api/deno.jsonc", "{}")
             .with("web/package.json", "{}")
