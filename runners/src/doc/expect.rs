@@ -91,11 +91,16 @@ mod tests {
     use super::Report;
     use crate::doc::{Dialect, Terms, read_jsonc, read_toml};
     use crate::model::Parsed;
+    use indoc::indoc;
 
     #[test]
     fn a_value_of_the_wrong_kind_is_one_diagnostic_at_its_line_in_its_formats_words() {
         let root = read_jsonc(
-            "{\n  \"scripts\": [1],\n  \"tasks\": {}\n}",
+            indoc! {"
+                {
+                  \"scripts\": [1],
+                  \"tasks\": {}
+                }"},
             Dialect::Strict,
         )
         .expect("valid");
@@ -144,12 +149,18 @@ mod tests {
         let mut out = Parsed::default();
         assert!(read_toml("a = ").or_report("x.toml", &mut out).is_none());
         assert!(out.diagnostics[0].line.is_some());
-        let top = read_jsonc("\n\n[1]", Dialect::Strict)
-            .and_then(|r| {
-                r.into_table_or("f should be an object", Terms::Json)
-                    .map_err(|e| e.at(1))
-            })
-            .map_err(|e| e.prefixed("bad: "));
+        let top = read_jsonc(
+            indoc! {"
+
+
+                [1]"},
+            Dialect::Strict,
+        )
+        .and_then(|r| {
+            r.into_table_or("f should be an object", Terms::Json)
+                .map_err(|e| e.at(1))
+        })
+        .map_err(|e| e.prefixed("bad: "));
         assert_eq!(
             top.map(|_| ()),
             Err(crate::doc::ParseError {

@@ -152,6 +152,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     fn loose(text: &str) -> Result<Node, ParseError> {
         read_jsonc(text, Dialect::Loose)
@@ -163,14 +164,24 @@ mod tests {
 
     #[test]
     fn jsonc_takes_comments_and_trailing_commas_and_refuses_deep_nesting() {
-        let root =
-            loose("{\n  // a comment\n  \"tasks\": { \"a\": \"x\", }, /* b */\n}\n").unwrap();
+        let root = loose(indoc! {"
+            {
+              // a comment
+              \"tasks\": { \"a\": \"x\", }, /* b */
+            }
+        "})
+        .unwrap();
         assert_eq!(root.path(&["tasks", "a"]).and_then(Node::str), Some("x"));
         assert_eq!(loose("  \n").unwrap().value, Value::Other);
         // The loose root is on line 1 wherever its value starts; the strict one where it starts.
         assert_eq!(loose("// c\n{}").unwrap().line, 1);
         assert_eq!(strict("// c\n{}").unwrap().line, 2);
-        let err = loose("{\n  \"a\": [1,\n  \"b\" }\n").unwrap_err();
+        let err = loose(indoc! {"
+            {
+              \"a\": [1,
+              \"b\" }
+        "})
+        .unwrap_err();
         assert!(!err.message.contains("line"), "{}", err.message);
         assert_eq!(err.line, Some(3));
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
@@ -216,7 +227,12 @@ mod tests {
     #[test]
     fn the_same_key_in_consecutive_objects_gets_each_its_own_line() {
         let root = read_json(
-            "[\n  {\"name\": \"a\"},\n  {\"name\": \"a\"},\n  {\"name\": \"b\"}\n]",
+            indoc! {"
+                [
+                  {\"name\": \"a\"},
+                  {\"name\": \"a\"},
+                  {\"name\": \"b\"}
+                ]"},
             Dialect::Loose,
         )
         .expect("valid");
@@ -232,7 +248,13 @@ mod tests {
     #[test]
     fn json_keys_get_their_lines() {
         let root = read_json(
-            "{\n \"tasks\": {\n  \"a\": \"x\",\n  \"b\": \"y\"\n }\n}",
+            indoc! {"
+                {
+                 \"tasks\": {
+                  \"a\": \"x\",
+                  \"b\": \"y\"
+                 }
+                }"},
             Dialect::Loose,
         )
         .expect("ok");
@@ -246,8 +268,16 @@ mod tests {
 
     #[test]
     fn strict_comments_trailing_commas_and_lines() {
-        let root = strict("\u{feff}{\n  // the tasks\n  \"tasks\": {\n    \"a\": 1, /* x */\n    \"b\": [true,],\n  },\n}\n")
-            .expect("valid");
+        let root = strict(indoc! {"
+            \u{feff}{
+              // the tasks
+              \"tasks\": {
+                \"a\": 1, /* x */
+                \"b\": [true,],
+              },
+            }
+        "})
+        .expect("valid");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(5));
         assert_eq!(root.get("tasks").map(|n| n.line), Some(3));
         let b = root
@@ -255,7 +285,12 @@ mod tests {
             .and_then(Node::items)
             .expect("array");
         assert!(b[0].is_true());
-        let root = strict("// a comment\n\nnull\n").expect("valid");
+        let root = strict(indoc! {"
+            // a comment
+
+            null
+        "})
+        .expect("valid");
         assert_eq!(
             (root.line, root.kind_in(super::super::Terms::Json)),
             (3, "null")
@@ -274,7 +309,12 @@ mod tests {
 
     #[test]
     fn strict_errors_carry_their_line_and_deep_nesting_is_refused() {
-        let err = strict("{\n  \"a\": [1,\n  \"b\" }\n").expect_err("invalid");
+        let err = strict(indoc! {"
+            {
+              \"a\": [1,
+              \"b\" }
+        "})
+        .expect_err("invalid");
         assert_eq!(err.line, Some(3));
         assert!(err.message.starts_with("invalid JSON: "), "{}", err.message);
         assert_eq!(

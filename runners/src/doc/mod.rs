@@ -317,12 +317,20 @@ pub(crate) fn env_of(node: Option<&Node>) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn the_canonical_form_ignores_layout_and_format() {
-        let toml = read_toml("[t]\na = 1\nb = [\"x\", true]  # note\n").expect("valid");
+        let toml = read_toml(indoc! {"
+            [t]
+            a = 1
+            b = [\"x\", true]  # note
+        "})
+        .expect("valid");
         let json = read_json(
-            "{\"t\": {\"a\": 1,\n  \"b\": [\"x\",true]}}",
+            indoc! {"
+                {\"t\": {\"a\": 1,
+                  \"b\": [\"x\",true]}}"},
             Dialect::Strict,
         )
         .expect("valid");
@@ -334,7 +342,15 @@ mod tests {
 
     #[test]
     fn a_repeated_yaml_key_is_kept_and_get_finds_the_first() {
-        let root = read_yaml("a: 1\nb: x\na: 2\n", Dialect::Strict).expect("valid");
+        let root = read_yaml(
+            indoc! {"
+                a: 1
+                b: x
+                a: 2
+            "},
+            Dialect::Strict,
+        )
+        .expect("valid");
         assert_eq!(root.entries().map(<[Entry]>::len), Some(3));
         assert_eq!(
             root.get("a").map(|n| (n.line, n.scalar())),
@@ -344,13 +360,26 @@ mod tests {
 
     #[test]
     fn kinds_are_named_in_each_formats_words() {
-        let toml = read_toml("t = {}\na = []\nd = 1979-05-27\n").expect("valid");
+        let toml = read_toml(indoc! {"
+            t = {}
+            a = []
+            d = 1979-05-27
+        "})
+        .expect("valid");
         let kinds: Vec<&str> = ["t", "a", "d"]
             .iter()
             .filter_map(|k| toml.get(k).map(Node::kind))
             .collect();
         assert_eq!(kinds, ["a table", "an array", "another kind of value"]);
-        let yaml = read_yaml("t: {}\na: []\nn: ~\n", Dialect::Strict).expect("valid");
+        let yaml = read_yaml(
+            indoc! {"
+                t: {}
+                a: []
+                n: ~
+            "},
+            Dialect::Strict,
+        )
+        .expect("valid");
         let kinds: Vec<&str> = ["t", "a", "n"]
             .iter()
             .filter_map(|k| yaml.get(k).map(|n| n.kind_in(Terms::Yaml)))
@@ -367,9 +396,12 @@ mod tests {
 
     #[test]
     fn strings_commands_and_environments() {
-        let root = read_toml(
-            "one = \"a\"\nmany = [\"a\", \"b c\"]\nmixed = [\"a\", 1]\nenv = { A = \"x\", N = 2, T = true, L = [1] }\n",
-        )
+        let root = read_toml(indoc! {"
+            one = \"a\"
+            many = [\"a\", \"b c\"]
+            mixed = [\"a\", 1]
+            env = { A = \"x\", N = 2, T = true, L = [1] }
+        "})
         .expect("valid");
         let get = |k: &str| root.get(k).expect(k);
         assert_eq!(get("one").strs(), Some(vec!["a"]));
@@ -390,7 +422,15 @@ mod tests {
 
     #[test]
     fn go_task_reads_the_text_true_as_true() {
-        let root = read_yaml("a: true\nb: 'true'\nc: yes\n", Dialect::Strict).expect("valid");
+        let root = read_yaml(
+            indoc! {"
+                a: true
+                b: 'true'
+                c: yes
+            "},
+            Dialect::Strict,
+        )
+        .expect("valid");
         let flags: Vec<(bool, bool)> = ["a", "b", "c"]
             .iter()
             .filter_map(|k| root.get(k))

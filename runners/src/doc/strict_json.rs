@@ -500,12 +500,15 @@ mod tests {
     use super::super::{Dialect, Terms, read_json, read_json_keys};
     use super::Rest::{Checked, SyntaxOnly};
     use super::*;
+    use indoc::{formatdoc, indoc};
 
     #[test]
     fn a_part_left_unbuilt_may_nest_deeper_than_the_stack_allows_and_is_passed_over() {
         let deep = "[".repeat(200_000) + &"]".repeat(200_000);
-        let text =
-            format!("{{\"deep\": {deep},\n\"deeper\": {{\"x\": \"a\\\"]\"}},\n\"name\": \"x\"}}");
+        let text = formatdoc! {"
+            {{\"deep\": {deep},
+            \"deeper\": {{\"x\": \"a\\\"]\"}},
+            \"name\": \"x\"}}"};
         let root = read_json_keys(&text, &["name"], SyntaxOnly).expect("valid");
         let Value::Table(entries) = &root.value else {
             panic!("an object")
@@ -523,7 +526,18 @@ mod tests {
 
     #[test]
     fn strict_json_keeps_nulls_and_gives_every_key_and_item_its_line() {
-        let text = "\u{feff}\n{\n  \"a\": null,\n  \"list\": [\n    1,\n    {\"x\": true}\n  ],\n  \"b\\u0075ild\": \"tsc\",\n  \"big\": 1e20\n}\n";
+        let text = indoc! {"
+            \u{feff}
+            {
+              \"a\": null,
+              \"list\": [
+                1,
+                {\"x\": true}
+              ],
+              \"b\\u0075ild\": \"tsc\",
+              \"big\": 1e20
+            }
+        "};
         let root = read_json(text, Dialect::Strict).expect("valid");
         assert_eq!(root.line, 2);
         assert_eq!(
@@ -543,7 +557,11 @@ mod tests {
 
     #[test]
     fn a_repeated_key_keeps_its_first_place_and_its_last_value_and_line() {
-        let mut text = String::from("{\"a\": {\"x\": 1},\n\"b\": 2,\n\"a\": {\"y\": [\n3]}");
+        let mut text = String::from(indoc! {"
+            {\"a\": {\"x\": 1},
+            \"b\": 2,
+            \"a\": {\"y\": [
+            3]}"});
         // Enough keys for the tables to find repeats through a hash map.
         let tail: Vec<String> = (0..40).map(|i| format!("\"k{}\": {i}", i % 20)).collect();
         text.push_str(",\n");
@@ -573,7 +591,12 @@ mod tests {
 
     #[test]
     fn only_the_kept_keys_are_built_but_the_whole_file_is_checked() {
-        let text = "{\n  \"deps\": {\"a\": \"1\"},\n  \"name\": \"web\",\n  \"scripts\": {\"b\": \"c\"}\n}";
+        let text = indoc! {"
+            {
+              \"deps\": {\"a\": \"1\"},
+              \"name\": \"web\",
+              \"scripts\": {\"b\": \"c\"}
+            }"};
         let root = read_json_keys(text, &["name", "scripts"], Checked).expect("valid");
         let keys: Vec<&str> = root
             .entries()
@@ -599,7 +622,15 @@ mod tests {
         assert_eq!(root.get("name").and_then(Node::str), Some("x"));
         assert!(read_json_keys(r#"{"name": "\ud800"}"#, &["name"], SyntaxOnly).is_err());
         assert!(read_json_keys("{\"deps\": [1,], \"name\": 1}", &["name"], SyntaxOnly).is_err());
-        let err = read_json_keys("{\n\"a\": [1,\n}", &["a"], Checked).expect_err("invalid");
+        let err = read_json_keys(
+            indoc! {"
+                {
+                \"a\": [1,
+                }"},
+            &["a"],
+            Checked,
+        )
+        .expect_err("invalid");
         assert_eq!(err.line, Some(3));
         assert!(err.message.starts_with("invalid JSON: "), "{}", err.message);
         assert!(!err.message.contains(" at line "), "{}", err.message);

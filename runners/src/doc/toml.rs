@@ -169,10 +169,19 @@ fn comment_text(line: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn toml_keys_keep_lines_and_file_order() {
-        let root = read_toml("[a]\nz = 1\nb = \"x\"\n\n[a.c]\nd = [true]\n").expect("valid");
+        let root = read_toml(indoc! {"
+            [a]
+            z = 1
+            b = \"x\"
+
+            [a.c]
+            d = [true]
+        "})
+        .expect("valid");
         let a = root.get("a").expect("a");
         let keys: Vec<&str> = a
             .entries()
@@ -189,19 +198,20 @@ mod tests {
 
     #[test]
     fn entries_keep_their_span_and_comments_describe_them() {
-        let text = concat!(
-            "# -----\n",
-            "# About a\n",
-            "#\n",
-            "# and more\n",
-            "a = 1\n",
-            "# Above b\n",
-            "t.b = [\n  2,\n] # About b\n",
-            "# Above c\n",
-            "'t' . c = 3\n",
-            "e = { f = 5 } # About e\n",
-            "g = \"h\"",
-        );
+        let text = indoc! {"
+            # -----
+            # About a
+            #
+            # and more
+            a = 1
+            # Above b
+            t.b = [
+              2,
+            ] # About b
+            # Above c
+            't' . c = 3
+            e = { f = 5 } # About e
+            g = \"h\""};
         let root = read_toml(text).expect("valid");
         let comments = Comments::new(text);
         let of = |path: &[&str], parent: &str| {

@@ -242,6 +242,7 @@ impl<'de> DeserializeSeed<'de> for KeySeed {
 mod tests {
     use super::*;
     use crate::doc::Terms;
+    use indoc::indoc;
 
     fn strict_map(text: &str) -> Vec<Entry> {
         match read_yaml(text, Dialect::Strict) {
@@ -259,7 +260,12 @@ mod tests {
 
     #[test]
     fn keys_keep_their_lines() {
-        let entries = strict_map("version: '3'\n\ntasks:\n  build: go build\n");
+        let entries = strict_map(indoc! {"
+            version: '3'
+
+            tasks:
+              build: go build
+        "});
         assert_eq!(entries[0].key, "version");
         assert_eq!(entries[0].node.line, 1);
         assert_eq!(entries[0].node.value, str_value("3"));
@@ -271,8 +277,16 @@ mod tests {
 
     #[test]
     fn list_items_have_the_line_of_their_key() {
-        let root =
-            read_yaml("x:\n  cmds:\n    - a\n    - [b, c]\n", Dialect::Strict).expect("valid");
+        let root = read_yaml(
+            indoc! {"
+                x:
+                  cmds:
+                    - a
+                    - [b, c]
+            "},
+            Dialect::Strict,
+        )
+        .expect("valid");
         let cmds = root
             .path(&["x", "cmds"])
             .and_then(Node::items)
@@ -295,7 +309,14 @@ mod tests {
 
     #[test]
     fn merge_keys_expand() {
-        let text = "x: &d\n  desc: shared\n  dir: a\ny:\n  <<: *d\n  dir: b\n";
+        let text = indoc! {"
+            x: &d
+              desc: shared
+              dir: a
+            y:
+              <<: *d
+              dir: b
+        "};
         let entries = strict_map(text);
         let y = &entries[1].node;
         assert_eq!(y.get("desc").map(|n| &n.value), Some(&str_value("shared")));
@@ -313,7 +334,12 @@ mod tests {
 
     #[test]
     fn only_core_booleans() {
-        let text = "y: yes\non: off\nt: true\nmode: 0755\n";
+        let text = indoc! {"
+            y: yes
+            on: off
+            t: true
+            mode: 0755
+        "};
         let entries = strict_map(text);
         assert_eq!(entries[0].key, "y");
         assert_eq!(entries[0].node.value, str_value("yes"));
@@ -334,7 +360,13 @@ mod tests {
 
     #[test]
     fn syntax_errors_have_a_line() {
-        let text = "version: '3'\ntasks:\n  build:\n    cmds: [a, b\n  x: y\n";
+        let text = indoc! {"
+            version: '3'
+            tasks:
+              build:
+                cmds: [a, b
+              x: y
+        "};
         let err = read_yaml(text, Dialect::Strict).unwrap_err();
         assert_eq!(err.message, "illegal placement of ':' indicator");
         assert!(err.line.is_some(), "{err:?}");
@@ -348,7 +380,16 @@ mod tests {
 
     #[test]
     fn loose_keys_get_their_lines() {
-        let root = read_yaml("tasks:\n  a: x\n  b:\n    cmd: y\n", Dialect::Loose).expect("ok");
+        let root = read_yaml(
+            indoc! {"
+                tasks:
+                  a: x
+                  b:
+                    cmd: y
+            "},
+            Dialect::Loose,
+        )
+        .expect("ok");
         assert_eq!(root.path(&["tasks", "b"]).map(|n| n.line), Some(3));
     }
 
