@@ -194,12 +194,26 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn directives_are_read_in_lines_and_blocks() {
-        let d = parse(
-            "module example.com/app // the app\n\ngo 1.22\n\nrequire (\n\texample.com/core v0.0.0\n\tgithub.com/x/y v1.2.3 // indirect\n)\nrequire example.com/util v0.1.0\nreplace example.com/core => ../core\nreplace (\n\texample.com/util v0.1.0 => \"./util\"\n\tgithub.com/x/y => github.com/z/y v1.0.0\n)\n",
-        );
+        let d = parse(indoc! {"
+            module example.com/app // the app
+
+            go 1.22
+
+            require (
+            \texample.com/core v0.0.0
+            \tgithub.com/x/y v1.2.3 // indirect
+            )
+            require example.com/util v0.1.0
+            replace example.com/core => ../core
+            replace (
+            \texample.com/util v0.1.0 => \"./util\"
+            \tgithub.com/x/y => github.com/z/y v1.0.0
+            )
+        "});
         assert_eq!(d.module.as_deref(), Some("example.com/app"));
         let required: Vec<&str> = d.requires.iter().map(|(m, _)| m.as_str()).collect();
         assert_eq!(
@@ -213,7 +227,15 @@ mod tests {
                 ("example.com/util".to_owned(), "./util".to_owned(), 12),
             ]
         );
-        let w = parse("go 1.22\n\nuse (\n\t./app\n\t./core\n)\nuse ./tools\n");
+        let w = parse(indoc! {"
+            go 1.22
+
+            use (
+            \t./app
+            \t./core
+            )
+            use ./tools
+        "});
         let used: Vec<&str> = w.uses.iter().map(|(u, _)| u.as_str()).collect();
         assert_eq!(used, ["./app", "./core", "./tools"]);
     }

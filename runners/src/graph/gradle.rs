@@ -228,12 +228,16 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn settings_and_build_scripts_read_as_text() {
-        let (included, moved) = settings(
-            "rootProject.name = \"shop\"\ninclude(\"api\", \":libs:http-client\") // two\ninclude 'worker'\nproject(':worker').projectDir = file('services/worker')\n",
-        );
+        let (included, moved) = settings(indoc! {"
+            rootProject.name = \"shop\"
+            include(\"api\", \":libs:http-client\") // two
+            include 'worker'
+            project(':worker').projectDir = file('services/worker')
+        "});
         let paths: Vec<&str> = included.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, [":api", ":libs:http-client", ":worker"]);
         assert_eq!(
@@ -246,7 +250,15 @@ mod tests {
         )]);
         assert_eq!(accessor(":libs:http-client"), "libs.httpClient");
         let deps = project_deps(
-            "dependencies {\n  implementation(project(\":api\"))\n  testImplementation project(path: ':worker', configuration: 'x')\n  api(projects.libs.httpClient)\n  // implementation(project(\":gone\"))\n}\nproject(':api') { }\n",
+            indoc! {"
+                dependencies {
+                  implementation(project(\":api\"))
+                  testImplementation project(path: ':worker', configuration: 'x')
+                  api(projects.libs.httpClient)
+                  // implementation(project(\":gone\"))
+                }
+                project(':api') { }
+            "},
             &names,
         );
         assert_eq!(

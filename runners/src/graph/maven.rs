@@ -228,11 +228,21 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn a_pom_gives_its_coordinates_modules_and_uses() {
         let pom = parse(
-            "<project>\n  <parent><groupId>com.acme</groupId><artifactId>root</artifactId></parent>\n  <artifactId>web</artifactId>\n  <dependencies>\n    <dependency><groupId>${project.groupId}</groupId><artifactId>core</artifactId></dependency>\n  </dependencies>\n  <build><plugins><plugin><artifactId>maven-jar-plugin</artifactId></plugin></plugins></build>\n</project>\n",
+            indoc! {"
+                <project>
+                  <parent><groupId>com.acme</groupId><artifactId>root</artifactId></parent>
+                  <artifactId>web</artifactId>
+                  <dependencies>
+                    <dependency><groupId>${project.groupId}</groupId><artifactId>core</artifactId></dependency>
+                  </dependencies>
+                  <build><plugins><plugin><artifactId>maven-jar-plugin</artifactId></plugin></plugins></build>
+                </project>
+            "},
         )
         .expect("valid");
         assert_eq!(pom.group.as_deref(), Some("com.acme"));

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::files::MemFiles;
+use indoc::indoc;
 
 /// The graph of `files` (every file is offered as a manifest when its name is one).
 fn graph(files: &[(&str, &str)]) -> Graph {
@@ -45,7 +46,11 @@ fn pnpm_links_workspace_ranges_only_unless_told_to_link_by_name() {
     let files = [
         (
             "pnpm-workspace.yaml",
-            "packages:\n  - 'packages/*'\n  - '!packages/legacy'\n",
+            indoc! {"
+                packages:
+                  - 'packages/*'
+                  - '!packages/legacy'
+            "},
         ),
         ("pnpm-lock.yaml", "lockfileVersion: '9.0'\n"),
         (
@@ -144,7 +149,12 @@ fn a_workspace_dependency_on_no_member_is_a_diagnostic() {
         ("pnpm-workspace.yaml", "packages: [apps/*]\n"),
         (
             "apps/a/package.json",
-            "{\n  \"name\": \"a\",\n  \"dependencies\": {\"gone\": \"workspace:*\"}\n}\n",
+            indoc! {"
+                {
+                  \"name\": \"a\",
+                  \"dependencies\": {\"gone\": \"workspace:*\"}
+                }
+            "},
         ),
         ("apps/b/package.json", "{ not json"),
     ]);
@@ -170,16 +180,33 @@ fn cargo_workspaces_follow_members_paths_and_inherited_paths() {
     let g = graph(&[
         (
             "rust/Cargo.toml",
-            "[workspace]\nmembers = [\"crates/*\", \"app\"]\nexclude = [\"crates/scratch\"]\n[workspace.dependencies]\ncore = { path = \"crates/core\", version = \"0.1\" }\nserde = \"1\"\n",
+            indoc! {"
+                [workspace]
+                members = [\"crates/*\", \"app\"]
+                exclude = [\"crates/scratch\"]
+                [workspace.dependencies]
+                core = { path = \"crates/core\", version = \"0.1\" }
+                serde = \"1\"
+            "},
         ),
         ("rust/Cargo.lock", ""),
         (
             "rust/crates/core/Cargo.toml",
-            "[package]\nname = \"core\"\nversion = \"0.1.0\"\n",
+            indoc! {"
+                [package]
+                name = \"core\"
+                version = \"0.1.0\"
+            "},
         ),
         (
             "rust/crates/util/Cargo.toml",
-            "[package]\nname = \"util\"\n[dependencies]\ncore.workspace = true\nserde.workspace = true\n",
+            indoc! {"
+                [package]
+                name = \"util\"
+                [dependencies]
+                core.workspace = true
+                serde.workspace = true
+            "},
         ),
         (
             "rust/crates/scratch/Cargo.toml",
@@ -187,7 +214,16 @@ fn cargo_workspaces_follow_members_paths_and_inherited_paths() {
         ),
         (
             "rust/app/Cargo.toml",
-            "[package]\nname = \"app\"\n[dependencies]\nutil = { path = \"../crates/util\" }\n[dev-dependencies]\nhelpers = { path = \"../helpers\" }\n[target.'cfg(unix)'.build-dependencies]\ncore = { path = \"../crates/core\" }\n",
+            indoc! {"
+                [package]
+                name = \"app\"
+                [dependencies]
+                util = { path = \"../crates/util\" }
+                [dev-dependencies]
+                helpers = { path = \"../helpers\" }
+                [target.'cfg(unix)'.build-dependencies]
+                core = { path = \"../crates/core\" }
+            "},
         ),
         ("rust/helpers/Cargo.toml", "[package]\nname = \"helpers\"\n"),
     ]);
@@ -215,7 +251,15 @@ fn uv_resolves_members_through_sources_only() {
     let g = graph(&[
         (
             "pyproject.toml",
-            "[project]\nname = \"shop\"\ndependencies = [\"Shop-Core\", \"requests\"]\n[tool.uv.sources]\nshop-core = { workspace = true }\n[tool.uv.workspace]\nmembers = [\"libs/*\"]\n",
+            indoc! {"
+                [project]
+                name = \"shop\"
+                dependencies = [\"Shop-Core\", \"requests\"]
+                [tool.uv.sources]
+                shop-core = { workspace = true }
+                [tool.uv.workspace]
+                members = [\"libs/*\"]
+            "},
         ),
         (
             "libs/core/pyproject.toml",
@@ -223,19 +267,41 @@ fn uv_resolves_members_through_sources_only() {
         ),
         (
             "libs/api/pyproject.toml",
-            "[project]\nname = \"shop-api\"\ndependencies = [\"shop-core>=0.1\"]\n[dependency-groups]\ndev = [\"shop-tools\"]\n[tool.uv.sources]\nshop-tools = { path = \"../../tools\" }\n",
+            indoc! {"
+                [project]
+                name = \"shop-api\"
+                dependencies = [\"shop-core>=0.1\"]
+                [dependency-groups]
+                dev = [\"shop-tools\"]
+                [tool.uv.sources]
+                shop-tools = { path = \"../../tools\" }
+            "},
         ),
         (
             "libs/cli/pyproject.toml",
-            "[project]\nname = \"shop-cli\"\ndependencies = [\"shop-api\"]\n",
+            indoc! {"
+                [project]
+                name = \"shop-cli\"
+                dependencies = [\"shop-api\"]
+            "},
         ),
         (
             "tools/pyproject.toml",
-            "[project]\nname = \"shop-tools\"\n[tool.pdm.dev-dependencies]\ndev = [\"-e file:///${PROJECT_ROOT}/../libs/core#egg=shop-core\"]\n",
+            indoc! {"
+                [project]
+                name = \"shop-tools\"
+                [tool.pdm.dev-dependencies]
+                dev = [\"-e file:///${PROJECT_ROOT}/../libs/core#egg=shop-core\"]
+            "},
         ),
         (
             "legacy/pyproject.toml",
-            "[tool.poetry]\nname = \"legacy\"\n[tool.poetry.dependencies]\nshop-cli = { path = \"../libs/cli\", develop = true }\n",
+            indoc! {"
+                [tool.poetry]
+                name = \"legacy\"
+                [tool.poetry.dependencies]
+                shop-cli = { path = \"../libs/cli\", develop = true }
+            "},
         ),
     ]);
     assert_eq!(
@@ -257,21 +323,42 @@ fn go_modules_depend_through_replace_and_go_work() {
     let g = graph(&[
         (
             "go.work",
-            "go 1.22\n\nuse (\n\t./svc/api\n\t./lib/core\n)\n",
+            indoc! {"
+                go 1.22
+
+                use (
+                \t./svc/api
+                \t./lib/core
+                )
+            "},
         ),
         (
             "svc/api/go.mod",
-            "module example.com/api\n\nrequire example.com/core v0.0.0\nrequire example.com/util v0.0.0\n",
+            indoc! {"
+                module example.com/api
+
+                require example.com/core v0.0.0
+                require example.com/util v0.0.0
+            "},
         ),
         ("lib/core/go.mod", "module example.com/core\n"),
         (
             "tools/go.mod",
-            "module example.com/tools\n\nrequire example.com/util v1.0.0\nreplace example.com/util => ../lib/util\n",
+            indoc! {"
+                module example.com/tools
+
+                require example.com/util v1.0.0
+                replace example.com/util => ../lib/util
+            "},
         ),
         ("lib/util/go.mod", "module example.com/util\n"),
         (
             "other/go.mod",
-            "module example.com/other\n\nrequire example.com/core v1.0.0\n",
+            indoc! {"
+                module example.com/other
+
+                require example.com/core v1.0.0
+            "},
         ),
     ]);
     assert_eq!(
@@ -326,12 +413,22 @@ fn gradle_projects_depend_on_projects() {
     let g = graph(&[
         (
             "settings.gradle.kts",
-            "rootProject.name = \"shop\"\ninclude(\":app\", \":libs:core\")\ninclude(\"worker\")\nproject(\":worker\").projectDir = file(\"services/worker\")\n",
+            indoc! {"
+                rootProject.name = \"shop\"
+                include(\":app\", \":libs:core\")
+                include(\"worker\")
+                project(\":worker\").projectDir = file(\"services/worker\")
+            "},
         ),
         ("build.gradle.kts", "plugins { base }\n"),
         (
             "app/build.gradle.kts",
-            "dependencies {\n    implementation(project(\":libs:core\"))\n    testImplementation(projects.worker)\n}\n",
+            indoc! {"
+                dependencies {
+                    implementation(project(\":libs:core\"))
+                    testImplementation(projects.worker)
+                }
+            "},
         ),
         (
             "libs/core/build.gradle",
