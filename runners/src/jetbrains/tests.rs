@@ -4,9 +4,14 @@ use super::ADAPTER;
 use crate::files::MemFiles;
 use crate::model::Parsed;
 use crate::testing::{lines, names, parse_with, task};
+use indoc::{formatdoc, indoc};
 
 fn config(body: &str) -> String {
-    format!("<component name=\"ProjectRunConfigurationManager\">\n{body}\n</component>\n")
+    formatdoc! {"
+        <component name=\"ProjectRunConfigurationManager\">
+        {body}
+        </component>
+    "}
 }
 
 fn parse(files: &MemFiles, path: &str) -> Parsed {
@@ -170,7 +175,10 @@ fn what_only_the_ide_can_run_is_listed_with_the_reason() {
 
 #[test]
 fn bad_files_are_said_at_their_line_and_dtds_are_refused() {
-    let bomb = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]>\n<component><configuration name=\"&lol2;\" type=\"ShConfigurationType\"/></component>";
+    let bomb = indoc! {"
+        <?xml version=\"1.0\"?>
+        <!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]>
+        <component><configuration name=\"&lol2;\" type=\"ShConfigurationType\"/></component>"};
     let parsed = parse(
         &MemFiles::new().with(".run/x.run.xml", bomb),
         ".run/x.run.xml",
@@ -180,7 +188,10 @@ fn bad_files_are_said_at_their_line_and_dtds_are_refused() {
     let broken = parse(
         &MemFiles::new().with(
             ".run/y.run.xml",
-            "<component>\n<configuration name=\"a\">\n</component>",
+            indoc! {"
+                <component>
+                <configuration name=\"a\">
+                </component>"},
         ),
         ".run/y.run.xml",
     );
