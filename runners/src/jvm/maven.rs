@@ -463,6 +463,7 @@ fn text_of(node: Node<'_, '_>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use indoc::indoc;
     use std::fmt::Write as _;
 
     use crate::files::MemFiles;
@@ -506,7 +507,10 @@ mod tests {
                 "<project><artifactId>web</artifactId><modules><module>../core</module><module>client</module></modules></project>",
             )
             .with("web/client/pom.xml", "<project><artifactId>client</artifactId></project>")
-            .with("integration-tests/pom.xml", "<project>\n<broken>\n</project>")
+            .with("integration-tests/pom.xml", indoc! {"
+                <project>
+                <broken>
+                </project>"})
     }
 
     #[test]
@@ -569,7 +573,14 @@ mod tests {
 
     #[test]
     fn missing_modules_and_escapes_are_reported() {
-        let pom = "<project>\n<modules>\n<module>gone</module>\n<module>../../x</module>\n<module>alt/other.xml</module>\n</modules>\n</project>";
+        let pom = indoc! {"
+            <project>
+            <modules>
+            <module>gone</module>
+            <module>../../x</module>
+            <module>alt/other.xml</module>
+            </modules>
+            </project>"};
         let files = MemFiles::new()
             .with("a/pom.xml", pom)
             .with("a/alt/other.xml", "<project/>");
@@ -610,8 +621,11 @@ mod tests {
 
     #[test]
     fn an_entity_bomb_is_refused_at_its_doctype() {
-        let mut bomb =
-            String::from("<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lol\">\n");
+        let mut bomb = String::from(indoc! {"
+            <?xml version=\"1.0\"?>
+            <!DOCTYPE lolz [
+            <!ENTITY lol \"lol\">
+        "});
         for i in 1..10 {
             let prev = if i == 1 {
                 "lol".to_owned()
@@ -638,7 +652,11 @@ mod tests {
         let parsed = parse_one(
             super::parse,
             "pom.xml",
-            "<project>\n  <name>x</nam>\n</project>\n",
+            indoc! {"
+                <project>
+                  <name>x</nam>
+                </project>
+            "},
         );
         assert_eq!(parsed.diagnostics[0].line, Some(2));
         assert!(parsed.tasks.is_empty());
@@ -733,7 +751,11 @@ mod tests {
     fn plugin_goals_the_poms_name_and_dev_servers_as_services() {
         let files = MemFiles::new().with("pom.xml", APP).with(
             "api/pom.xml",
-            "<project><artifactId>api</artifactId><build><plugins>\n             <plugin><groupId>io.quarkus</groupId><artifactId>quarkus-maven-plugin</artifactId></plugin>\n             <plugin><groupId>org.codehaus.mojo</groupId><artifactId>exec-maven-plugin</artifactId></plugin>\n             </plugins></build></project>",
+            indoc! {"
+                <project><artifactId>api</artifactId><build><plugins>
+                             <plugin><groupId>io.quarkus</groupId><artifactId>quarkus-maven-plugin</artifactId></plugin>
+                             <plugin><groupId>org.codehaus.mojo</groupId><artifactId>exec-maven-plugin</artifactId></plugin>
+                             </plugins></build></project>"},
         );
         let parsed = parse_with(super::parse, &files, "pom.xml");
         assert_eq!(messages(&parsed), vec![]);

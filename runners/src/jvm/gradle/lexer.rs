@@ -366,6 +366,7 @@ impl Lexer {
 #[cfg(test)]
 mod tests {
     use super::{Tok, tokenize};
+    use indoc::indoc;
 
     fn toks(text: &str, kotlin: bool) -> Vec<Tok> {
         tokenize(text, kotlin)
@@ -384,7 +385,11 @@ mod tests {
 
     #[test]
     fn comments_and_strings_hide_their_contents() {
-        let text = "// task a\n/* task b /* nested */ still */ task c\n'task d'\n";
+        let text = indoc! {"
+            // task a
+            /* task b /* nested */ still */ task c
+            'task d'
+        "};
         assert_eq!(
             toks(text, true),
             [
@@ -435,7 +440,14 @@ mod tests {
 
     #[test]
     fn lines_and_line_breaks_are_kept() {
-        let (tokens, unclosed) = tokenize("a\n\"\"\"x\ny\"\"\" b\n`java-library`", true);
+        let (tokens, unclosed) = tokenize(
+            indoc! {"
+                a
+                \"\"\"x
+                y\"\"\" b
+                `java-library`"},
+            true,
+        );
         assert!(unclosed.is_none());
         let lines: Vec<(u32, bool)> = tokens.iter().map(|t| (t.line, t.nl_before)).collect();
         assert_eq!(lines, [(1, true), (2, true), (3, false), (4, true)]);
@@ -445,7 +457,18 @@ mod tests {
     #[test]
     fn unclosed_constructs_are_reported_where_they_start() {
         assert_eq!(tokenize("a\n/* b", false).1.map(|u| u.line), Some(2));
-        assert_eq!(tokenize("a\n\n'''b", false).1.map(|u| u.line), Some(3));
+        assert_eq!(
+            tokenize(
+                indoc! {"
+                    a
+
+                    '''b"},
+                false
+            )
+            .1
+            .map(|u| u.line),
+            Some(3)
+        );
         assert_eq!(tokenize("\"a\nb\"", true).1.map(|u| u.what), Some("string"));
         let deep = format!("\"{}\"", "${\"".repeat(50_000));
         assert!(tokenize(&deep, false).1.is_some());

@@ -879,6 +879,7 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::{Scope, read};
+    use indoc::{formatdoc, indoc};
 
     fn names(text: &str, kotlin: bool) -> Vec<String> {
         read(text, kotlin)
@@ -1017,7 +1018,20 @@ tasks.register("gen$n")
 
     #[test]
     fn scopes_follow_subprojects_allprojects_and_project_blocks() {
-        let text = "allprojects {\n  apply plugin: 'base'\n}\nsubprojects {\n  apply plugin: 'java'\n  task sub\n}\nproject(':app') {\n  apply(plugin = \"application\")\n  task appOnly\n}\ntask mine\n";
+        let text = indoc! {"
+            allprojects {
+              apply plugin: 'base'
+            }
+            subprojects {
+              apply plugin: 'java'
+              task sub
+            }
+            project(':app') {
+              apply(plugin = \"application\")
+              task appOnly
+            }
+            task mine
+        "};
         let script = read(text, false);
         let scopes: Vec<(&str, &Scope)> = script
             .tasks
@@ -1049,13 +1063,39 @@ tasks.register("gen$n")
 
     #[test]
     fn broken_scripts_report_what_is_definitely_wrong() {
-        let script = read("task a {\n  description = 'x'\n\ntask b\n", false);
-        assert_eq!(names("task a {\n\ntask b\n", false), ["a", "b"]);
+        let script = read(
+            indoc! {"
+                task a {
+                  description = 'x'
+
+                task b
+            "},
+            false,
+        );
+        assert_eq!(
+            names(
+                indoc! {"
+                    task a {
+
+                    task b
+                "},
+                false
+            ),
+            ["a", "b"]
+        );
         assert_eq!(
             script.problems,
             [(1, "this `{` is never closed".to_owned())]
         );
-        let script = read("task a\n}\ntask b 'oops\ntask c\n", false);
+        let script = read(
+            indoc! {"
+                task a
+                }
+                task b 'oops
+                task c
+            "},
+            false,
+        );
         assert_eq!(
             script.problems,
             [
@@ -1064,7 +1104,15 @@ tasks.register("gen$n")
             ]
         );
         assert_eq!(
-            names("task a\n}\ntask b 'oops\ntask c\n", false),
+            names(
+                indoc! {"
+                    task a
+                    }
+                    task b 'oops
+                    task c
+                "},
+                false
+            ),
             ["a", "b", "c"]
         );
     }
@@ -1079,17 +1127,21 @@ tasks.register("gen$n")
         assert!(names(&generics, true).is_empty());
         let declared_deep = format!("{}{}", "task x {".repeat(100_000), "}".repeat(100_000));
         assert_eq!(read(&declared_deep, false).tasks.len(), 100_000);
-        let nested = format!(
-            "task a {{\n{}{}\n}}",
+        let nested = formatdoc! {"
+            task a {{
+            {}{}
+            }}",
             "description = (;".repeat(50_000),
             ")".repeat(50_000)
-        );
+        };
         assert_eq!(names(&nested, false), ["a"]);
-        let plugins = format!(
-            "plugins {{\n{}{}\n}}",
+        let plugins = formatdoc! {"
+            plugins {{
+            {}{}
+            }}",
             "id(;".repeat(50_000),
             ")".repeat(50_000)
-        );
+        };
         assert!(read(&plugins, true).plugins.is_empty());
     }
 }

@@ -131,10 +131,18 @@ pub(super) fn read(text: &str, kotlin: bool) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::read;
+    use indoc::indoc;
 
     #[test]
     fn includes_in_both_dsls() {
-        let groovy = "rootProject.name = 'shop'\ninclude 'core', ':web',\n  'libs:util'\n// include 'old'\ninclude \"gen${x}\"\nproject(':web').projectDir = new File(settingsDir, 'frontend')\n";
+        let groovy = indoc! {"
+            rootProject.name = 'shop'
+            include 'core', ':web',
+              'libs:util'
+            // include 'old'
+            include \"gen${x}\"
+            project(':web').projectDir = new File(settingsDir, 'frontend')
+        "};
         let s = read(groovy, false);
         let paths: Vec<(&str, u32)> = s
             .includes
@@ -143,7 +151,16 @@ mod tests {
             .collect();
         assert_eq!(paths, [(":core", 2), (":web", 2), (":libs:util", 2)]);
         assert_eq!(s.dirs, [(":web".to_owned(), "frontend".to_owned())]);
-        let kotlin = "pluginManagement {\n  includeBuild(\"build-logic\")\n}\ninclude(\":app\", \"lib\")\ninclude(\n  \"a:b\"\n)\nproject(\":app\").projectDir = file(\"apps/main\")\n";
+        let kotlin = indoc! {"
+            pluginManagement {
+              includeBuild(\"build-logic\")
+            }
+            include(\":app\", \"lib\")
+            include(
+              \"a:b\"
+            )
+            project(\":app\").projectDir = file(\"apps/main\")
+        "};
         let s = read(kotlin, true);
         let paths: Vec<&str> = s.includes.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, [":app", ":lib", ":a:b"]);

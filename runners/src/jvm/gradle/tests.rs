@@ -2,6 +2,7 @@
 
 use crate::files::MemFiles;
 use crate::testing::{messages, names, parse_with, task};
+use indoc::indoc;
 
 const SETTINGS: &str = r#"rootProject.name = "shop"
 include("core", "app")
@@ -115,7 +116,13 @@ fn a_build_lists_each_projects_tasks_from_the_root() {
 fn a_build_script_without_settings_is_a_one_project_build() {
     let files = MemFiles::new().with(
         "tool/build.gradle",
-        "apply plugin: 'java'\n\ntask hello {\n    description 'Say hello'\n}\n",
+        indoc! {"
+            apply plugin: 'java'
+
+            task hello {
+                description 'Say hello'
+            }
+        "},
     );
     let parsed = parse_with(super::parse, &files, "tool/build.gradle");
     let hello = task(&parsed, "hello");
@@ -145,7 +152,14 @@ fn the_groovy_files_win_over_kotlin_ones() {
 fn definite_errors_are_reported_and_the_rest_listed() {
     let files = MemFiles::new()
         .with("settings.gradle", "include 'a'\ninclude '../../out'\n")
-        .with("build.gradle", "task one\ntask one\ntask two {\n")
+        .with(
+            "build.gradle",
+            indoc! {"
+                task one
+                task one
+                task two {
+            "},
+        )
         .with("a/build.gradle", "task three\n}\n");
     let parsed = parse_with(super::parse, &files, "settings.gradle");
     assert_eq!(names(&parsed), ["one", "two", ":a:three"]);
@@ -190,16 +204,42 @@ fn convention_plugins_of_build_src_and_included_builds_bring_their_tasks() {
         )
         .with(
             "core/build.gradle.kts",
-            "plugins {\n    id(\"shop.java-conventions\")\n}\n",
+            indoc! {"
+                plugins {
+                    id(\"shop.java-conventions\")
+                }
+            "},
         )
-        .with("cli/build.gradle", "plugins {\n    id 'shop.app-conventions'\n}\n")
+        .with(
+            "cli/build.gradle",
+            indoc! {"
+                plugins {
+                    id 'shop.app-conventions'
+                }
+            "},
+        )
         .with(
             "buildSrc/src/main/kotlin/shop.java-conventions.gradle.kts",
-            "plugins {\n    `java-library`\n    checkstyle\n}\n\ntasks.register(\"lines\") {\n    description = \"Count the lines\"\n}\ntasks.named(\"test\") { description = \"Tests, the shop's way\" }\n",
+            indoc! {"
+                plugins {
+                    `java-library`
+                    checkstyle
+                }
+
+                tasks.register(\"lines\") {
+                    description = \"Count the lines\"
+                }
+                tasks.named(\"test\") { description = \"Tests, the shop's way\" }
+            "},
         )
         .with(
             "build-logic/src/main/groovy/shop.app-conventions.gradle",
-            "plugins {\n    id 'shop.java-conventions'\n    id 'application'\n}\n",
+            indoc! {"
+                plugins {
+                    id 'shop.java-conventions'
+                    id 'application'
+                }
+            "},
         );
     let parsed = parse_with(super::parse, &files, "settings.gradle.kts");
     assert!(parsed.diagnostics.is_empty(), "{:?}", messages(&parsed));
@@ -223,7 +263,13 @@ fn convention_plugins_of_build_src_and_included_builds_bring_their_tasks() {
 fn a_name_declared_twice_in_exclusive_branches_is_no_error() {
     let files = MemFiles::new().with(
         "build.gradle.kts",
-        "if (android) {\n    val sourcesJar by tasks.registering(Jar::class)\n} else {\n    val sourcesJar by tasks.registering(Jar::class)\n}\n",
+        indoc! {"
+            if (android) {
+                val sourcesJar by tasks.registering(Jar::class)
+            } else {
+                val sourcesJar by tasks.registering(Jar::class)
+            }
+        "},
     );
     let parsed = parse_with(super::parse, &files, "build.gradle.kts");
     assert_eq!(names(&parsed), ["sourcesJar"]);
@@ -249,7 +295,12 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
         )
         .with(
             "lib/build.gradle.kts",
-            "plugins { `java-library` }\nval name = \"gen\"\ntasks.register(name)\ntasks.named(\"compileJava\") { isEnabled = false }\n",
+            indoc! {"
+                plugins { `java-library` }
+                val name = \"gen\"
+                tasks.register(name)
+                tasks.named(\"compileJava\") { isEnabled = false }
+            "},
         );
     let parsed = parse_with(super::parse, &files, "settings.gradle");
     assert_eq!(
