@@ -246,10 +246,17 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::formatdoc;
 
     #[test]
     fn only_files_that_need_the_mage_tag_are_magefiles() {
-        let file = |constraint: &str| format!("{constraint}\n\npackage main\n");
+        let file = |constraint: &str| {
+            formatdoc! {"
+                {constraint}
+
+                package main
+            "}
+        };
         assert!(is_magefile("magefile.go", &file("//go:build mage"), false));
         assert!(is_magefile("m.go", &file("// +build mage"), false));
         assert!(is_magefile(

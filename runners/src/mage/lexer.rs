@@ -202,11 +202,16 @@ fn count_newlines(b: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn comments_are_kept_and_strings_hide_their_insides() {
-        let (tokens, unclosed) =
-            tokenize("// Build it.\nfunc Build() { s := `func X()\n` }\n/* a\nb */");
+        let (tokens, unclosed) = tokenize(indoc! {"
+            // Build it.
+            func Build() { s := `func X()
+            ` }
+            /* a
+            b */"});
         assert_eq!(unclosed, None);
         let got: Vec<(Tok, u32)> = tokens.into_iter().map(|t| (t.tok, t.line)).collect();
         assert_eq!(got[0], (Tok::Comment(" Build it.".to_owned()), 1));
@@ -217,7 +222,14 @@ mod tests {
 
     #[test]
     fn what_is_left_open_is_reported() {
-        assert_eq!(tokenize("a\n\"x\nb").1, Some(2));
+        assert_eq!(
+            tokenize(indoc! {"
+                a
+                \"x
+                b"})
+            .1,
+            Some(2)
+        );
         assert_eq!(tokenize("a\n/* x").1, Some(2));
         assert_eq!(tokenize("`x").1, Some(1));
     }

@@ -4,6 +4,7 @@ use super::ADAPTER;
 use crate::files::MemFiles;
 use crate::model::Parsed;
 use crate::testing::{lines, names, parse_with, task};
+use indoc::{formatdoc, indoc};
 
 const MAGEFILE: &str = r#"//go:build mage
 
@@ -67,9 +68,14 @@ fn parse(files: &MemFiles, path: &str) -> Parsed {
 
 #[test]
 fn exported_functions_and_namespace_methods_are_targets() {
-    let files = MemFiles::new()
-        .with("magefile.go", MAGEFILE)
-        .with("main.go", "package main\n\nfunc Main() {}\n");
+    let files = MemFiles::new().with("magefile.go", MAGEFILE).with(
+        "main.go",
+        indoc! {"
+            package main
+
+            func Main() {}
+        "},
+    );
     let parsed = parse(&files, "magefile.go");
     assert_eq!(
         names(&parsed),
@@ -138,17 +144,43 @@ fn every_tagged_file_of_the_directory_counts_and_a_magefiles_folder_wins() {
     let files = MemFiles::new()
         .with(
             "tools/magefile.go",
-            "//go:build mage\n\npackage main\n\nfunc Build() {}\n",
+            indoc! {"
+                //go:build mage
+
+                package main
+
+                func Build() {}
+            "},
         )
         .with(
             "tools/release.go",
-            "// +build mage\n\npackage main\n\n// Release tags it.\nfunc Release() {}\n",
+            indoc! {"
+                // +build mage
+
+                package main
+
+                // Release tags it.
+                func Release() {}
+            "},
         )
         .with(
             "tools/windows_only.go",
-            "//go:build mage && windows\n\npackage main\n\nfunc Win() {}\n",
+            indoc! {"
+                //go:build mage && windows
+
+                package main
+
+                func Win() {}
+            "},
         )
-        .with("tools/lib.go", "package main\n\nfunc Lib() {}\n");
+        .with(
+            "tools/lib.go",
+            indoc! {"
+                package main
+
+                func Lib() {}
+            "},
+        );
     let parsed = parse(&files, "tools/magefile.go");
     assert_eq!(names(&parsed), ["build", "release"]);
     assert_eq!(task(&parsed, "release").file_path, "tools/release.go");
@@ -157,13 +189,39 @@ fn every_tagged_file_of_the_directory_counts_and_a_magefiles_folder_wins() {
     let folder = MemFiles::new()
         .with(
             "magefile.go",
-            "//go:build mage\n\npackage main\n\nfunc Old() {}\n",
+            indoc! {"
+                //go:build mage
+
+                package main
+
+                func Old() {}
+            "},
         )
-        .with("magefiles/magefile.go", "package main\n\nfunc Build() {}\n")
-        .with("magefiles/helpers.go", "package main\n\nfunc Test() {}\n")
+        .with(
+            "magefiles/magefile.go",
+            indoc! {"
+                package main
+
+                func Build() {}
+            "},
+        )
+        .with(
+            "magefiles/helpers.go",
+            indoc! {"
+                package main
+
+                func Test() {}
+            "},
+        )
         .with(
             "magefiles/gen.go",
-            "//go:build ignore\n\npackage main\n\nfunc Gen() {}\n",
+            indoc! {"
+                //go:build ignore
+
+                package main
+
+                func Gen() {}
+            "},
         );
     let parsed = parse(&folder, "magefiles/magefile.go");
     assert_eq!(names(&parsed), ["test", "build"]);
@@ -180,7 +238,21 @@ fn every_tagged_file_of_the_directory_counts_and_a_magefiles_folder_wins() {
 fn what_mage_refuses_is_said() {
     let files = MemFiles::new().with(
         "magefile.go",
-        "//go:build mage\n\npackage main\n\nvar Default = Missing\n\nvar Aliases = map[string]any{\n\t\"x\": Nope,\n}\n\nfunc Build() {}\n\nfunc BUILD() {}\n",
+        indoc! {"
+            //go:build mage
+
+            package main
+
+            var Default = Missing
+
+            var Aliases = map[string]any{
+            \t\"x\": Nope,
+            }
+
+            func Build() {}
+
+            func BUILD() {}
+        "},
     );
     let parsed = parse(&files, "magefile.go");
     assert_eq!(names(&parsed), ["build", "bUILD"]);
@@ -195,7 +267,14 @@ fn what_mage_refuses_is_said() {
     let unclosed = parse(
         &MemFiles::new().with(
             "magefile.go",
-            "//go:build mage\n\npackage main\n\nfunc A() {}\nvar s = `open\n",
+            indoc! {"
+                //go:build mage
+
+                package main
+
+                func A() {}
+                var s = `open
+            "},
         ),
         "magefile.go",
     );
@@ -205,16 +284,26 @@ fn what_mage_refuses_is_said() {
 
 #[test]
 fn hostile_magefiles_stay_linear() {
-    let deep = format!(
-        "//go:build mage\n\npackage main\n\nfunc A() {{{}}}\nfunc B() {{}}\n",
+    let deep = formatdoc! {"
+        //go:build mage
+
+        package main
+
+        func A() {{{}}}
+        func B() {{}}
+    ",
         "{".repeat(100_000)
-    );
+    };
     let parsed = parse(&MemFiles::new().with("magefile.go", &deep), "magefile.go");
     assert_eq!(names(&parsed), ["a"]);
-    let many = format!(
-        "//go:build mage\n\npackage main\n\n{}",
+    let many = formatdoc! {"
+        //go:build mage
+
+        package main
+
+        {}",
         "func A() {}\n".repeat(50_000)
-    );
+    };
     assert!(
         !parse(&MemFiles::new().with("magefile.go", &many), "magefile.go")
             .tasks
@@ -226,7 +315,26 @@ fn hostile_magefiles_stay_linear() {
 fn imported_targets_are_said_to_be_left_out_not_reported_as_missing() {
     let files = MemFiles::new().with(
         "magefile.go",
-        "//go:build mage\n\npackage main\n\nimport (\n\t// mage:import\n\t\"example.com/shared/build\"\n)\n\nvar Default = build.All\n\nvar Aliases = map[string]interface{}{\n\t\"b\": build.All,\n\t\"l\": Lint,\n}\n\n// Lint checks.\nfunc Lint() {}\n",
+        indoc! {"
+            //go:build mage
+
+            package main
+
+            import (
+            \t// mage:import
+            \t\"example.com/shared/build\"
+            )
+
+            var Default = build.All
+
+            var Aliases = map[string]interface{}{
+            \t\"b\": build.All,
+            \t\"l\": Lint,
+            }
+
+            // Lint checks.
+            func Lint() {}
+        "},
     );
     let parsed = parse(&files, "magefile.go");
     assert_eq!(names(&parsed), ["lint"]);
