@@ -2,6 +2,7 @@
 use super::*;
 use crate::files::MemFiles;
 use crate::testing::{messages, names, parse_with, task};
+use indoc::indoc;
 
 fn fixture() -> MemFiles {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/rake-edge-cases/");
@@ -100,8 +101,25 @@ fn a_rake_file_no_rakefile_loads_runs_with_rake_f() {
 #[test]
 fn rails_load_tasks_reads_lib_tasks() {
     let files = MemFiles::new()
-        .with("Rakefile", "require_relative \"config/application\"\n\nRails.application.load_tasks\n")
-        .with("lib/tasks/cache.rake", "namespace :cache do\n  desc \"Clear the cache\"\n  task clear: :environment do\n    Rails.cache.clear\n  end\nend\n")
+        .with(
+            "Rakefile",
+            indoc! {"
+                require_relative \"config/application\"
+
+                Rails.application.load_tasks
+            "},
+        )
+        .with(
+            "lib/tasks/cache.rake",
+            indoc! {"
+                namespace :cache do
+                  desc \"Clear the cache\"
+                  task clear: :environment do
+                    Rails.cache.clear
+                  end
+                end
+            "},
+        )
         .with("lib/tasks/nested/report.rake", "task :report\n");
     let parsed = parse_with(parse, &files, "Rakefile");
     assert_eq!(names(&parsed), ["cache:clear", "report"]);
@@ -133,13 +151,21 @@ fn only_the_first_rakefile_name_is_read() {
 fn computed_names_strings_and_comments_do_not_make_tasks() {
     let files = MemFiles::new().with(
         "Rakefile",
-        concat!(
-            "%w[a b].each do |n|\n  task n do\n    puts n\n  end\nend\n",
-            "# task :commented\n",
-            "puts \"task :in_a_string do\"\n",
-            "task \"ok\" do\n  x = <<~SH\n    end\n  SH\nend\n",
-            "task :after\n",
-        ),
+        indoc! {"
+            %w[a b].each do |n|
+              task n do
+                puts n
+              end
+            end
+            # task :commented
+            puts \"task :in_a_string do\"
+            task \"ok\" do
+              x = <<~SH
+                end
+              SH
+            end
+            task :after
+        "},
     );
     let parsed = parse_with(parse, &files, "Rakefile");
     assert_eq!(names(&parsed), ["ok", "after"]);
@@ -148,12 +174,22 @@ fn computed_names_strings_and_comments_do_not_make_tasks() {
 
 #[test]
 fn broken_block_structure_is_reported_and_nothing_panics() {
-    let files = MemFiles::new().with("Rakefile", "namespace :a do\n  task :b do\n");
+    let files = MemFiles::new().with(
+        "Rakefile",
+        indoc! {"
+            namespace :a do
+              task :b do
+        "},
+    );
     let parsed = parse_with(parse, &files, "Rakefile");
     assert_eq!(names(&parsed), ["a:b"]);
     assert_eq!(parsed.diagnostics.len(), 1);
     for text in [
-        "end\nend\ntask :x\n",
+        indoc! {"
+            end
+            end
+            task :x
+        "},
         "task",
         "task :",
         "desc",
@@ -183,7 +219,11 @@ fn candidates() {
 fn a_task_named_like_an_option_is_not_listed() {
     let files = MemFiles::new().with(
         "Rakefile",
-        "task \"--rakefile=/etc/passwd\"\ntask \"-T\"\ntask :ok\n",
+        indoc! {"
+            task \"--rakefile=/etc/passwd\"
+            task \"-T\"
+            task :ok
+        "},
     );
     let parsed = parse_with(parse, &files, "Rakefile");
     assert_eq!(names(&parsed), ["ok"]);
@@ -197,7 +237,11 @@ fn import_cycles_are_read_once() {
         .with("Rakefile", "import \"a.rake\"\ntask :top\n")
         .with(
             "a.rake",
-            "import \"Rakefile\"\nimport \"a.rake\"\ntask :a\n",
+            indoc! {"
+                import \"Rakefile\"
+                import \"a.rake\"
+                task :a
+            "},
         );
     let parsed = parse_with(parse, &files, "Rakefile");
     assert_eq!(names(&parsed), ["top", "a"]);
