@@ -4,6 +4,7 @@
 use super::*;
 use crate::files::relative;
 use crate::testing::{lines, names, parse_one, task};
+use indoc::indoc;
 
 const PATH: &str = "app/.vscode/tasks.json";
 
@@ -222,12 +223,18 @@ fn found_in_real_tasks_files() {
     let watch = task(&p, "watch");
     assert_eq!(
         watch.argv[2],
-        "{ (tsc -w) & } &&\n(npm run watch:esbuild --) &&\nwait"
+        indoc! {"
+            { (tsc -w) & } &&
+            (npm run watch:esbuild --) &&
+            wait"}
     );
     assert!(watch.behaviour.service);
     assert_eq!(
         task(&p, "after").argv[2],
-        "{ (tsc -w) & } &&\n(echo go \"$@\") &&\nwait"
+        indoc! {"
+            { (tsc -w) & } &&
+            (echo go \"$@\") &&
+            wait"}
     );
     // A task identifier in dependsOn is the npm task of that script.
     assert_eq!(task(&p, "compile").deps, ["npm: compile:client"]);
