@@ -4,6 +4,7 @@ use super::markdown::{fence_closed, find_ignore_case};
 use super::*;
 use crate::model::{Param, Runner, Task, XcSpec};
 use crate::testing::{names, task};
+use indoc::{formatdoc, indoc};
 
 fn run(path: &str, text: &str) -> Parsed {
     crate::testing::parse_one(parse, path, text)
@@ -160,19 +161,53 @@ You can use `<!-- xc-heading -->` to specify a header for tasks\nwithout using a
 
 #[test]
 fn marker_with_a_blank_line_before_the_heading_still_counts() {
-    let text = "# Project\n\n<!--   xc-heading   -->\n\n# Development\n\n## up\n\n```\ndocker compose up\n```\n";
+    let text = indoc! {"
+        # Project
+
+        <!--   xc-heading   -->
+
+        # Development
+
+        ## up
+
+        ```
+        docker compose up
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["up"]);
     // Only an HTML block that is just the marker counts, not a mention of it.
-    let text = "# Project\n\nWrite `<!-- xc-heading -->` above it.\n\n## Development\n\n### up\n\n```\nup\n```\n";
+    let text = indoc! {"
+        # Project
+
+        Write `<!-- xc-heading -->` above it.
+
+        ## Development
+
+        ### up
+
+        ```
+        up
+        ```
+    "};
     assert!(run("README.md", text).tasks.is_empty());
 }
 
 /// xc itself skips a `## Tasks` heading right under the title; agg must not.
 #[test]
 fn tasks_heading_right_under_the_title() {
-    let text =
-        "# Project\n## Tasks\n### build\n```\ncargo build\n```\n### test\n```\ncargo test\n```\n";
+    let text = indoc! {"
+        # Project
+        ## Tasks
+        ### build
+        ```
+        cargo build
+        ```
+        ### test
+        ```
+        cargo test
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["build", "test"]);
     assert_eq!(task(&p, "build").line, Some(3));
@@ -181,18 +216,54 @@ fn tasks_heading_right_under_the_title() {
 
 #[test]
 fn tasks_heading_at_any_level_and_case_with_closing_hashes() {
-    let text = "# TASKS #\n\n## `build` ##\n\n```sh\nmake\n```\n\n# Next H1 Heading\n\n## not-a-task\n\n```\nno\n```\n";
+    let text = indoc! {"
+        # TASKS #
+
+        ## `build` ##
+
+        ```sh
+        make
+        ```
+
+        # Next H1 Heading
+
+        ## not-a-task
+
+        ```
+        no
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["build"]);
     assert_eq!(task(&p, "build").argv, ["xc", "build"]);
 
-    let text = "Project\n=======\n\n#### tasks\n\n##### deploy\n\nRequires: build\n";
+    let text = indoc! {"
+        Project
+        =======
+
+        #### tasks
+
+        ##### deploy
+
+        Requires: build
+    "};
     assert_eq!(names(&run("README.md", text)), ["deploy"]);
 }
 
 #[test]
 fn only_the_first_tasks_section_counts() {
-    let text = "## Tasks\n### a\n```\na\n```\n## Tasks\n### b\n```\nb\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### a
+        ```
+        a
+        ```
+        ## Tasks
+        ### b
+        ```
+        b
+        ```
+    "};
     assert_eq!(names(&run("README.md", text)), ["a"]);
 }
 
@@ -205,13 +276,35 @@ fn readme_without_tasks_section_is_silent() {
     assert!(p.diagnostics.is_empty());
     assert_eq!(run("README.md", "").tasks, []);
     // A "Tasks" heading inside a list or quote is not a tasks section.
-    let p = run("README.md", "> ## Tasks\n> ### a\n> ```\n> a\n> ```\n");
+    let p = run(
+        "README.md",
+        indoc! {"
+            > ## Tasks
+            > ### a
+            > ```
+            > a
+            > ```
+        "},
+    );
     assert!(p.tasks.is_empty() && p.diagnostics.is_empty());
 }
 
 #[test]
 fn prose_tasks_section_without_subheadings_is_silent() {
-    let text = "# Roadmap\n\n## Tasks\n\n- [ ] write docs\n- [x] ship it\n\nSee issues.\n\n## License\n\nMIT\n";
+    let text = indoc! {"
+        # Roadmap
+
+        ## Tasks
+
+        - [ ] write docs
+        - [x] ship it
+
+        See issues.
+
+        ## License
+
+        MIT
+    "};
     let p = run("README.md", text);
     assert!(p.tasks.is_empty());
     assert!(p.diagnostics.is_empty());
@@ -282,7 +375,17 @@ fn env_lines_accumulate_and_give_inputs_defaults() {
 
 #[test]
 fn bad_attribute_values_are_reported_as_xc_reports_them() {
-    let env = "## Tasks\n\n### setup\n\nEnv: JUSTAKEY, OK=1\n\n```\n./setup\n```\n";
+    let env = indoc! {"
+        ## Tasks
+
+        ### setup
+
+        Env: JUSTAKEY, OK=1
+
+        ```
+        ./setup
+        ```
+    "};
     let p = run("README.md", env);
     assert_eq!(names(&p), ["setup"]);
     assert_eq!(
@@ -307,7 +410,14 @@ fn bad_attribute_values_are_reported_as_xc_reports_them() {
             "directory appears more than once for setup",
         ),
     ] {
-        let text = format!("## Tasks\n### setup\n{attr}\n```\n./setup\n```\n");
+        let text = formatdoc! {"
+            ## Tasks
+            ### setup
+            {attr}
+            ```
+            ./setup
+            ```
+        "};
         let p = run("README.md", &text);
         assert!(names(&p).is_empty(), "{attr}");
         assert_eq!(p.diagnostics.len(), 1, "{attr}");
@@ -322,7 +432,19 @@ fn bad_attribute_values_are_reported_as_xc_reports_them() {
 #[test]
 fn a_task_with_nothing_to_run_makes_xc_refuse_the_file() {
     // xc's own commandless-task test, plus an empty code block (xc ignores those).
-    let text = "\n# Tasks\n## atask\n## another\nJust words.\n\n```\n\n```\n## ok\nreq: atask\n";
+    let text = indoc! {"
+
+        # Tasks
+        ## atask
+        ## another
+        Just words.
+
+        ```
+
+        ```
+        ## ok
+        req: atask
+    "};
     let p = run("README.md", text);
     assert!(names(&p).is_empty());
     assert_eq!(
@@ -336,7 +458,21 @@ fn a_task_with_nothing_to_run_makes_xc_refuse_the_file() {
 
 #[test]
 fn a_second_code_block_makes_xc_refuse_the_file() {
-    let text = "## Tasks\n### lint\n```\nx\n```\n### fmt\n```\ngofmt -w .\n```\nThen check:\n```console\n$ git diff\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### lint
+        ```
+        x
+        ```
+        ### fmt
+        ```
+        gofmt -w .
+        ```
+        Then check:
+        ```console
+        $ git diff
+        ```
+    "};
     let p = run("README.md", text);
     assert!(names(&p).is_empty());
     assert_eq!(
@@ -350,7 +486,18 @@ fn a_second_code_block_makes_xc_refuse_the_file() {
 
 #[test]
 fn plan_style_headings_are_not_tasks() {
-    let text = "# Plan\n## Tasks\n### Task 1: Install SQLite\n```bash\napt-get install sqlite3\n```\n### Task 2: Create the schema\n```bash\nsqlite3 db < schema.sql\n```\n";
+    let text = indoc! {"
+        # Plan
+        ## Tasks
+        ### Task 1: Install SQLite
+        ```bash
+        apt-get install sqlite3
+        ```
+        ### Task 2: Create the schema
+        ```bash
+        sqlite3 db < schema.sql
+        ```
+    "};
     let p = run("README.md", text);
     assert!(names(&p).is_empty());
     assert_eq!(
@@ -370,7 +517,21 @@ fn plan_style_headings_are_not_tasks() {
 
 #[test]
 fn duplicate_names_keep_the_first_case_insensitively() {
-    let text = "## Tasks\n### build\n```\none\n```\n### build\n```\ntwo\n```\n### Build\n```\nthree\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### build
+        ```
+        one
+        ```
+        ### build
+        ```
+        two
+        ```
+        ### Build
+        ```
+        three
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["build"]);
     assert_eq!(task(&p, "build").script.as_deref(), Some("one"));
@@ -415,7 +576,14 @@ fn shebang_picks_an_interpreter_unless_it_is_a_shell() {
     assert_eq!(interpreter("echo '#!/usr/bin/python3'"), None);
     assert_eq!(interpreter("#!/bin/zsh\n").as_deref(), Some("/bin/zsh"));
 
-    let text = "## Tasks\n### python-task\n```\n#!/usr/bin/env python\nprint(\"foo\")\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### python-task
+        ```
+        #!/usr/bin/env python
+        print(\"foo\")
+        ```
+    "};
     let p = run("README.md", text);
     let t = task(&p, "python-task");
     assert_eq!(spec(t).interpreter.as_deref(), Some("python"));
@@ -467,10 +635,23 @@ Requires: test\n\n```\n./release.sh\n```\n\n#### Example output\n\nNothing much.
     assert_eq!(t.script.as_deref(), Some("./release.sh"));
     assert_eq!(
         t.description.as_deref(),
-        Some("Cuts a release.\n\nNeeds a clean tree.\n\nNothing much.")
+        Some(indoc! {"
+            Cuts a release.
+
+            Needs a clean tree.
+
+            Nothing much."})
     );
     // A deeper heading before the first task is not a task either.
-    let text = "## Tasks\n#### About\nRun these with xc.\n### a\n```\na\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        #### About
+        Run these with xc.
+        ### a
+        ```
+        a
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["a"]);
     assert!(p.diagnostics.is_empty());
@@ -485,7 +666,11 @@ Unknown: key stays prose.\n```\nmake lint\n```\n";
     let t = task(&p, "lint");
     assert_eq!(
         t.description.as_deref(),
-        Some("Runs all the linters.\nTakes a while.\n\nUnknown: key stays prose.")
+        Some(indoc! {"
+            Runs all the linters.
+            Takes a while.
+
+            Unknown: key stays prose."})
     );
     assert!(t.deps.is_empty());
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
@@ -493,7 +678,15 @@ Unknown: key stays prose.\n```\nmake lint\n```\n";
 
 #[test]
 fn interactive_and_hidden_are_attributes_not_prose() {
-    let text = "## Tasks\n### configure\ninteractive: true\nhidden: true\n```\n./configure\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### configure
+        interactive: true
+        hidden: true
+        ```
+        ./configure
+        ```
+    "};
     let p = run("README.md", text);
     let t = task(&p, "configure");
     assert_eq!(t.description, None);
@@ -502,7 +695,14 @@ fn interactive_and_hidden_are_attributes_not_prose() {
 
 #[test]
 fn an_unclosed_fence_makes_xc_refuse_the_file() {
-    let text = "## Tasks\n### a\n````\necho a\n### b\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### a
+        ````
+        echo a
+        ### b
+        ```
+    "};
     let p = run("README.md", text);
     assert!(names(&p).is_empty());
     assert_eq!(
@@ -512,9 +712,15 @@ fn an_unclosed_fence_makes_xc_refuse_the_file() {
             "xc refuses this file (xc parse error: command block in task a was not ended); none of its tasks are listed"
         )]
     );
-    assert!(fence_closed("```sh\nx\n```"));
+    assert!(fence_closed(indoc! {"
+        ```sh
+        x
+        ```"}));
     assert!(fence_closed("~~~~\nx\n~~~~~  "));
-    assert!(!fence_closed("````\nx\n```"));
+    assert!(!fence_closed(indoc! {"
+        ````
+        x
+        ```"}));
     assert!(!fence_closed("```"));
 }
 
@@ -535,26 +741,56 @@ fn empty_heading_and_empty_list_entries() {
 #[test]
 fn requires_keeps_arguments_as_written() {
     // xc splits each Requires entry with shlex: `greet Joe` runs greet with input Joe.
-    let text =
-        "## Tasks\n### greet\nInputs: NAME\n```\necho $NAME\n```\n### hi\nRequires: greet Joe\n";
+    let text = indoc! {"
+        ## Tasks
+        ### greet
+        Inputs: NAME
+        ```
+        echo $NAME
+        ```
+        ### hi
+        Requires: greet Joe
+    "};
     let p = run("README.md", text);
     assert_eq!(task(&p, "hi").deps, ["greet Joe"]);
 }
 
 #[test]
 fn hostile_inputs_do_not_panic_or_hang() {
-    let deep = format!("## Tasks\n### a\n{}x\n```\na\n```\n", ">".repeat(50_000));
+    let deep = formatdoc! {"
+        ## Tasks
+        ### a
+        {}x
+        ```
+        a
+        ```
+    ", ">".repeat(50_000)};
     let _ = run("README.md", &deep);
-    let nested = format!("## Tasks\n### a\n{}\n", "- ".repeat(20_000));
+    let nested = formatdoc! {"
+        ## Tasks
+        ### a
+        {}
+    ", "- ".repeat(20_000)};
     let _ = run("README.md", &nested);
-    let long = format!("## Tasks\n### a\nRequires: {}\n", "b, ".repeat(500_000));
+    let long = formatdoc! {"
+        ## Tasks
+        ### a
+        Requires: {}
+    ", "b, ".repeat(500_000)};
     let p = run("README.md", &long);
     assert_eq!(task(&p, "a").deps.len(), 500_000);
-    let inputs = format!(
-        "## Tasks\n### a\nInputs: {}\nEnv: {}\n```\nx\n```\n",
+    let inputs = formatdoc! {"
+        ## Tasks
+        ### a
+        Inputs: {}
+        Env: {}
+        ```
+        x
+        ```
+    ",
         "I, ".repeat(200_000),
         "I=1, ".repeat(200_000)
-    );
+    };
     let p = run("README.md", &inputs);
     assert_eq!(task(&p, "a").params.len(), 200_000);
     let line = format!("tasks {}", "word *x_ `y` [z](w) ".repeat(200_000));
@@ -581,15 +817,26 @@ fn case_insensitive_search() {
 
 #[test]
 fn pre_check_only_passes_possible_tasks_headings() {
-    assert!(may_hold_tasks("# Project\n\n## Tasks\n"));
+    assert!(may_hold_tasks(indoc! {"
+        # Project
+
+        ## Tasks
+    "}));
     assert!(may_hold_tasks("   ### **TASKS** ###"));
     assert!(may_hold_tasks("Intro\r\n\r\nTasks\r\n-----\r\n"));
     assert!(may_hold_tasks("Old Mac\rTasks\r===\r"));
     assert!(may_hold_tasks("[Tasks](#tasks)\n---\n"));
-    assert!(may_hold_tasks("text\n<!-- XC-HEADING -->\n## Dev\n"));
-    assert!(!may_hold_tasks(
-        "Runs tasks on a pool.\nTasks are cheap.\n\n---\n"
-    ));
+    assert!(may_hold_tasks(indoc! {"
+        text
+        <!-- XC-HEADING -->
+        ## Dev
+    "}));
+    assert!(!may_hold_tasks(indoc! {"
+        Runs tasks on a pool.
+        Tasks are cheap.
+
+        ---
+    "}));
     assert!(!may_hold_tasks("## Usage\nSpawn tasks.\n"));
     assert!(!may_hold_tasks(""));
 }
