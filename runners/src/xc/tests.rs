@@ -28,21 +28,64 @@ fn only_readme_md_is_a_candidate() {
 /// The tasks section of xc's own README (github.com/joerdav/xc).
 #[test]
 fn xc_own_readme() {
-    let text = "# xc - Simple, Convenient, Markdown defined task runner.\n\n\
-`xc` is a task runner designed to maximise convenience, and minimise complexity.\n\n\
-# Example\n\n\
-Take the `tag` task in the README.md:\n\n\
-````\n## tag\n\nDeploys a new tag for the repo.\n\nRequires: test\n\n```\ngit tag v0.0.1\n```\n````\n\n\
-# Tasks for this project:\n\n\
-## Tasks\n\n\
-### test\n\nTest the project.\n\n```\ngo test ./...\n```\n\n\
-### build\n\nBuilds the `xc` binary.\n\n```\ngo build ./cmd/xc\n```\n\n\
-### tag\nDeploys a new tag for the repo.\n\nRequires: test\n```\n\
-export VERSION=`git rev-list --count HEAD`\n\
-echo Adding git tag with version v0.0.${VERSION}\n\
-git tag v0.0.${VERSION}\n\
-git push origin v0.0.${VERSION}\n```\n\n\
-### update-nix\nUpdates nix flake.\n```\nsh ./update-nix.sh\n```\n";
+    let text = indoc! {"
+        # xc - Simple, Convenient, Markdown defined task runner.
+
+        `xc` is a task runner designed to maximise convenience, and minimise complexity.
+
+        # Example
+
+        Take the `tag` task in the README.md:
+
+        ````
+        ## tag
+
+        Deploys a new tag for the repo.
+
+        Requires: test
+
+        ```
+        git tag v0.0.1
+        ```
+        ````
+
+        # Tasks for this project:
+
+        ## Tasks
+
+        ### test
+
+        Test the project.
+
+        ```
+        go test ./...
+        ```
+
+        ### build
+
+        Builds the `xc` binary.
+
+        ```
+        go build ./cmd/xc
+        ```
+
+        ### tag
+        Deploys a new tag for the repo.
+
+        Requires: test
+        ```
+        export VERSION=`git rev-list --count HEAD`
+        echo Adding git tag with version v0.0.${VERSION}
+        git tag v0.0.${VERSION}
+        git push origin v0.0.${VERSION}
+        ```
+
+        ### update-nix
+        Updates nix flake.
+        ```
+        sh ./update-nix.sh
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["test", "build", "tag", "update-nix"]);
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
@@ -86,13 +129,69 @@ git push origin v0.0.${VERSION}\n```\n\n\
 /// commandless task, and a section that ends at the next H2.
 #[test]
 fn xc_example_with_setext_headings() {
-    let text = "My Readme\n==\n\nHere is a readme.\n\n## Subtitle\nSub text\n\nTasks\n---\n\n\
-### list\n\nLists files\n\n```\nls\n```\n### list2\n\nLists files\n\nDirectory: ./somefolder\n\n\
-```\nls\n```\n\n### hello\n\nPrint a message\n\nRequires: list, list2\n\nEnv: `somevar=val`\n\
-Inputs: FOO, BAR\n\n```\necho \"Hello, world!\"\necho \"Hello, world2!\"\n```\n\n\
-### all-lists\n\nAn example of a commandless task.\n\nRequires: list, list2\n\n\n\
-## Out Of Scope\n\n\n### something\n\nPrint a message\n\nRequires: list, list2\n\n\
-```\necho \"Hello, world!\"\n```\n";
+    let text = indoc! {"
+        My Readme
+        ==
+
+        Here is a readme.
+
+        ## Subtitle
+        Sub text
+
+        Tasks
+        ---
+
+        ### list
+
+        Lists files
+
+        ```
+        ls
+        ```
+        ### list2
+
+        Lists files
+
+        Directory: ./somefolder
+
+        ```
+        ls
+        ```
+
+        ### hello
+
+        Print a message
+
+        Requires: list, list2
+
+        Env: `somevar=val`
+        Inputs: FOO, BAR
+
+        ```
+        echo \"Hello, world!\"
+        echo \"Hello, world2!\"
+        ```
+
+        ### all-lists
+
+        An example of a commandless task.
+
+        Requires: list, list2
+
+
+        ## Out Of Scope
+
+
+        ### something
+
+        Print a message
+
+        Requires: list, list2
+
+        ```
+        echo \"Hello, world!\"
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["list", "list2", "hello", "all-lists"]);
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
@@ -122,10 +221,29 @@ Inputs: FOO, BAR\n\n```\necho \"Hello, world!\"\necho \"Hello, world2!\"\n```\n\
 /// xc's `till-eof.md`: the last task has no script, only async deps, and ends the file.
 #[test]
 fn deps_only_task_at_end_of_file_runs_deps_async() {
-    let text = "# My readme\n\n## Tasks\n\n### generate-templ\n\n```bash\n\
-go run -mod=mod github.com/a-h/templ/cmd/templ generate\ngo mod tidy\n```\n\n\
-### generate-translations\n\n```bash\ngo run ./i18n/generate\n```\n\n\
-### generate-all\n\nRequires: generate-templ, generate-translations\nRunDeps: async\n";
+    let text = indoc! {"
+        # My readme
+
+        ## Tasks
+
+        ### generate-templ
+
+        ```bash
+        go run -mod=mod github.com/a-h/templ/cmd/templ generate
+        go mod tidy
+        ```
+
+        ### generate-translations
+
+        ```bash
+        go run ./i18n/generate
+        ```
+
+        ### generate-all
+
+        Requires: generate-templ, generate-translations
+        RunDeps: async
+    "};
     let p = run("README.md", text);
     assert_eq!(
         names(&p),
@@ -145,11 +263,31 @@ go run -mod=mod github.com/a-h/templ/cmd/templ generate\ngo mod tidy\n```\n\n\
 /// xc's `marked-heading-next-line.md`: the marker picks a differently named heading.
 #[test]
 fn xc_heading_marker_picks_the_next_heading() {
-    let text = "# Tasks with a marked header\n\n\
-You can use `<!-- xc-heading -->` to specify a header for tasks\nwithout using a `--heading` flag.\n\n\
-<!-- xc-heading -->\n## Getting Started\n\n### hello\n\nPrint a message\n\n\
-```\necho \"Hello, world!\"\n```\n\n## Out of Scope\n\n### something\n\n\
-```\necho \"xc cannot execute this task.\"\n```\n";
+    let text = indoc! {"
+        # Tasks with a marked header
+
+        You can use `<!-- xc-heading -->` to specify a header for tasks
+        without using a `--heading` flag.
+
+        <!-- xc-heading -->
+        ## Getting Started
+
+        ### hello
+
+        Print a message
+
+        ```
+        echo \"Hello, world!\"
+        ```
+
+        ## Out of Scope
+
+        ### something
+
+        ```
+        echo \"xc cannot execute this task.\"
+        ```
+    "};
     let p = run("docs/README.md", text);
     assert_eq!(names(&p), ["hello"]);
     let hello = task(&p, "hello");
@@ -269,8 +407,21 @@ fn only_the_first_tasks_section_counts() {
 
 #[test]
 fn readme_without_tasks_section_is_silent() {
-    let text = "# Widget\n\nA library for widgets. It schedules tasks on a thread pool.\n\n\
-## Usage\n\n```rust\nlet w = Widget::new();\n```\n\n### Options\n\nRequires: nothing.\n";
+    let text = indoc! {"
+        # Widget
+
+        A library for widgets. It schedules tasks on a thread pool.
+
+        ## Usage
+
+        ```rust
+        let w = Widget::new();
+        ```
+
+        ### Options
+
+        Requires: nothing.
+    "};
     let p = run("README.md", text);
     assert!(p.tasks.is_empty());
     assert!(p.diagnostics.is_empty());
@@ -312,9 +463,22 @@ fn prose_tasks_section_without_subheadings_is_silent() {
 
 #[test]
 fn attribute_keys_are_case_insensitive_and_may_be_wrapped() {
-    let text = "## Tasks\n### deploy\nShips it.\n**Requires**: build, `lint`\n_Env_: STAGE=prod, `REGION=eu`\n\
-`Dir`: infra\nRUN: once\nrunDependencies: _async_\n\n**Inputs:** TAG\n\n\
-```\n./deploy.sh \"$TAG\"\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### deploy
+        Ships it.
+        **Requires**: build, `lint`
+        _Env_: STAGE=prod, `REGION=eu`
+        `Dir`: infra
+        RUN: once
+        runDependencies: _async_
+
+        **Inputs:** TAG
+
+        ```
+        ./deploy.sh \"$TAG\"
+        ```
+    "};
     let p = run("README.md", text);
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     let t = task(&p, "deploy");
@@ -339,8 +503,23 @@ fn attribute_keys_are_case_insensitive_and_may_be_wrapped() {
 /// making an input optional.
 #[test]
 fn env_lines_accumulate_and_give_inputs_defaults() {
-    let text = "## Tasks\n### Task1\nEnv: ENVIRONMENT=PRODUCTION\nEnv: VERSION=1.2\n```\necho $ENVIRONMENT\n```\n\
-### greet\n\nInputs: NAME, GREETING\nEnvironment: NAME=World, URL=http://x?a=b\n\n```\necho \"$GREETING, $NAME.\"\n```\n";
+    let text = indoc! {"
+        ## Tasks
+        ### Task1
+        Env: ENVIRONMENT=PRODUCTION
+        Env: VERSION=1.2
+        ```
+        echo $ENVIRONMENT
+        ```
+        ### greet
+
+        Inputs: NAME, GREETING
+        Environment: NAME=World, URL=http://x?a=b
+
+        ```
+        echo \"$GREETING, $NAME.\"
+        ```
+    "};
     let p = run("README.md", text);
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     assert_eq!(
@@ -596,8 +775,24 @@ fn shebang_picks_an_interpreter_unless_it_is_a_shell() {
 /// xc's `indented.md`: indented code blocks are scripts too.
 #[test]
 fn indented_code_blocks_are_scripts() {
-    let text = "# My readme\n\n## Tasks\n\n### list\n\nLists files\n\n    ls\n\n### greet\n\n\
-Print a message\n\n\techo \"Hello, world!\"\n\techo \"Hello, world2!\"\n";
+    let text = indoc! {"
+        # My readme
+
+        ## Tasks
+
+        ### list
+
+        Lists files
+
+            ls
+
+        ### greet
+
+        Print a message
+
+        \techo \"Hello, world!\"
+        \techo \"Hello, world2!\"
+    "};
     let p = run("README.md", text);
     assert_eq!(task(&p, "list").script.as_deref(), Some("ls"));
     assert_eq!(
@@ -626,8 +821,32 @@ fn crlf_and_bom_are_handled() {
 
 #[test]
 fn deeper_subsections_belong_to_the_task_body() {
-    let text = "## Tasks\n\n### release\n\nCuts a release.\n\n#### Notes\n\nNeeds a clean tree.\n\
-Requires: test\n\n```\n./release.sh\n```\n\n#### Example output\n\nNothing much.\n\n### test\n\n```\ngo test\n```\n";
+    let text = indoc! {"
+        ## Tasks
+
+        ### release
+
+        Cuts a release.
+
+        #### Notes
+
+        Needs a clean tree.
+        Requires: test
+
+        ```
+        ./release.sh
+        ```
+
+        #### Example output
+
+        Nothing much.
+
+        ### test
+
+        ```
+        go test
+        ```
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["release", "test"]);
     let t = task(&p, "release");
