@@ -282,16 +282,20 @@ fn plugin_rows_disabled_tasks_and_names_built_at_run_time_are_told_apart() {
         .with("settings.gradle", "include 'lib'\n")
         .with(
             "build.gradle",
-            "plugins { id 'java' }\n\
-             tasks.register('docs') { enabled = false }\n\
-             javadoc { enabled = true }\n\
-             tasks.jar.enabled = false\n\
-             test.enabled = true\n\
-             tasks.getByName('javadoc').enabled = false\n\
-             tasks.named('processResources').get().enabled = false\n\
-             tasks.register('check') { description = 'All checks' }\n\
-             for (v in [11, 17]) {\n  tasks.register(\"testJdk$v\") { dependsOn 'test' }\n}\n\
-             task \"bench${it}\"\n",
+            indoc! {"
+                plugins { id 'java' }
+                tasks.register('docs') { enabled = false }
+                javadoc { enabled = true }
+                tasks.jar.enabled = false
+                test.enabled = true
+                tasks.getByName('javadoc').enabled = false
+                tasks.named('processResources').get().enabled = false
+                tasks.register('check') { description = 'All checks' }
+                for (v in [11, 17]) {
+                  tasks.register(\"testJdk$v\") { dependsOn 'test' }
+                }
+                task \"bench${it}\"
+            "},
         )
         .with(
             "lib/build.gradle.kts",
@@ -346,8 +350,17 @@ fn an_android_module_gets_its_core_tasks_per_declared_build_type() {
         .with("settings.gradle.kts", "include(\":app\", \":core\")\n")
         .with(
             "app/build.gradle.kts",
-            "plugins {\n  alias(libs.plugins.android.application)\n}\n\
-             android {\n  buildTypes {\n    getByName(\"release\") { isMinifyEnabled = true }\n    create(\"staging\") { initWith(getByName(\"debug\")) }\n  }\n}\n",
+            indoc! {"
+                plugins {
+                  alias(libs.plugins.android.application)
+                }
+                android {
+                  buildTypes {
+                    getByName(\"release\") { isMinifyEnabled = true }
+                    create(\"staging\") { initWith(getByName(\"debug\")) }
+                  }
+                }
+            "},
         )
         .with(
             "core/build.gradle",
