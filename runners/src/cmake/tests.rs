@@ -5,7 +5,7 @@ use super::*;
 use crate::files::MemFiles;
 use crate::files::relative;
 use crate::testing::{messages, names, parse_with, task};
-use indoc::indoc;
+use indoc::{formatdoc, indoc};
 
 const LISTS: &str = "cmake_minimum_required(VERSION 3.20)\nproject(demo NONE)\n";
 
@@ -569,9 +569,18 @@ fn what_an_if_may_keep_cmake_from_is_not_reported() {
     let files = MemFiles::new()
         .with(
             "CMakeLists.txt",
-            "if(ADB)\n  add_custom_target(prepare COMMENT \"adb\")\nelse()\n  add_custom_target(prepare COMMENT \"no adb\")\nendif()\n\
-             if(EXISTS \"${CMAKE_CURRENT_LIST_DIR}/Tests/CMakeLists.txt\")\n  add_subdirectory(Tests)\nendif()\n\
-             add_subdirectory(a)\nadd_subdirectory(b)\n",
+            indoc! {"
+                if(ADB)
+                  add_custom_target(prepare COMMENT \"adb\")
+                else()
+                  add_custom_target(prepare COMMENT \"no adb\")
+                endif()
+                if(EXISTS \"${CMAKE_CURRENT_LIST_DIR}/Tests/CMakeLists.txt\")
+                  add_subdirectory(Tests)
+                endif()
+                add_subdirectory(a)
+                add_subdirectory(b)
+            "},
         )
         .with(
             "a/CMakeLists.txt",
@@ -625,17 +634,33 @@ fn an_included_file_names_paths_from_its_includers_directory() {
 fn host_conditions_are_decided_and_the_rest_noted() {
     let files = MemFiles::new().with(
         "CMakeLists.txt",
-        &format!(
-            "{LISTS}\
-             if(WIN32)\n  add_custom_target(installer COMMAND makensis app.nsi)\n  add_subdirectory(win)\n\
-             elseif(APPLE)\n  add_custom_target(dmg COMMAND hdiutil create app.dmg)\n\
-             elseif(CMAKE_SYSTEM_NAME STREQUAL \"Linux\")\n  add_custom_target(appimage COMMAND linuxdeploy)\n\
-             else()\n  add_custom_target(tarball)\nendif()\n\
-             if(NOT MSVC AND UNIX)\n  add_custom_target(valgrind COMMAND valgrind ./app)\nendif()\n\
-             if(BUILD_DOCS)\n  add_custom_target(docs COMMAND doxygen)\nelse()\n  add_custom_target(no-docs)\nendif()\n\
-             if(WIN32)\n  set(PKG zip)\nelse()\n  set(PKG tgz)\nendif()\n\
-             add_custom_target(package-${{PKG}})\n"
-        ),
+        &formatdoc! {"
+            {LISTS}if(WIN32)
+              add_custom_target(installer COMMAND makensis app.nsi)
+              add_subdirectory(win)
+            elseif(APPLE)
+              add_custom_target(dmg COMMAND hdiutil create app.dmg)
+            elseif(CMAKE_SYSTEM_NAME STREQUAL \"Linux\")
+              add_custom_target(appimage COMMAND linuxdeploy)
+            else()
+              add_custom_target(tarball)
+            endif()
+            if(NOT MSVC AND UNIX)
+              add_custom_target(valgrind COMMAND valgrind ./app)
+            endif()
+            if(BUILD_DOCS)
+              add_custom_target(docs COMMAND doxygen)
+            else()
+              add_custom_target(no-docs)
+            endif()
+            if(WIN32)
+              set(PKG zip)
+            else()
+              set(PKG tgz)
+            endif()
+            add_custom_target(package-${{PKG}})
+        "
+        },
     );
     let parsed = parse_at(&files, "CMakeLists.txt");
     // `win/CMakeLists.txt` does not exist: under `if(WIN32)` it is never read, so no diagnostic.
