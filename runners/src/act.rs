@@ -286,6 +286,7 @@ fn valid_job_id(id: &str) -> bool {
 mod tests {
     use super::*;
     use crate::testing::{lines, names, parse_one, task};
+    use indoc::{formatdoc, indoc};
 
     const CI: &str = ".github/workflows/ci.yml";
 
@@ -356,7 +357,12 @@ jobs:
     #[test]
     fn the_event_is_workflow_dispatch_then_push_then_pull_request_then_the_first() {
         let event = |on: &str| {
-            let text = format!("on: {on}\njobs:\n  j:\n    runs-on: x\n");
+            let text = formatdoc! {"
+                on: {on}
+                jobs:
+                  j:
+                    runs-on: x
+            "};
             let parsed = parse_one(parse, CI, &text);
             format!("{}{:?}", parsed.tasks[0].argv[1], lines(&parsed))
         };
@@ -467,7 +473,15 @@ jobs:
                 ),
             ]
         );
-        let broken = parse_one(parse, CI, "on: push\njobs:\n  a: [\n");
+        let broken = parse_one(
+            parse,
+            CI,
+            indoc! {"
+                on: push
+                jobs:
+                  a: [
+            "},
+        );
         assert!(broken.tasks.is_empty());
         assert_eq!(broken.diagnostics.len(), 1);
         assert!(broken.diagnostics[0].message.starts_with("invalid YAML"));
@@ -484,7 +498,15 @@ jobs:
             lines(&parse_one(parse, CI, "- a\n")),
             [(Some(1), "a workflow is a mapping, not a list")]
         );
-        let no_on = parse_one(parse, CI, "jobs:\n  a:\n    runs-on: x\n");
+        let no_on = parse_one(
+            parse,
+            CI,
+            indoc! {"
+                jobs:
+                  a:
+                    runs-on: x
+            "},
+        );
         assert_eq!(no_on.tasks[0].argv[1], "push");
         assert_eq!(
             lines(&no_on),

@@ -241,11 +241,19 @@ fn expansion(value: &Node) -> Result<Vec<String>, BadAlias> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn an_alias_reads_the_config_s_other_tables_and_the_alias_it_expands_to() {
-        let config =
-            "[alias]\nb = \"build\"\nbr = \"b --release\"\nt = \"test\"\n\n[build]\njobs = 2\n";
+        let config = indoc! {"
+            [alias]
+            b = \"build\"
+            br = \"b --release\"
+            t = \"test\"
+
+            [build]
+            jobs = 2
+        "};
         let read = |text: &str, name: &str| {
             let files = crate::files::MemFiles::new().with(".cargo/config.toml", text);
             crate::testing::reads(parse, &files, ".cargo/config.toml", name)
@@ -287,21 +295,21 @@ mod tests {
 
     #[test]
     fn string_and_array_aliases_in_file_order() {
-        let parsed = one(concat!(
-            "[build]\n",
-            "rustflags = [\"-D\", \"warnings\"]\n",
-            "\n",
-            "[alias]\n",
-            "# Lint everything, warnings are errors\n",
-            "lint = \"clippy --all-targets --  -D warnings\"\n",
-            "xtask = [\"run\", \"--package\", \"xtask\", \"--\"]\n",
-            "\"quoted-name\" = \"test --doc\"\n",
-            "cov = [\n",
-            "    \"llvm-cov\",\n",
-            "    \"--html\",\n",
-            "] # Coverage report\n",
-            "with-space = [\"run\", \"--\", \"two words\"]\n",
-        ));
+        let parsed = one(indoc! {"
+            [build]
+            rustflags = [\"-D\", \"warnings\"]
+
+            [alias]
+            # Lint everything, warnings are errors
+            lint = \"clippy --all-targets --  -D warnings\"
+            xtask = [\"run\", \"--package\", \"xtask\", \"--\"]
+            \"quoted-name\" = \"test --doc\"
+            cov = [
+                \"llvm-cov\",
+                \"--html\",
+            ] # Coverage report
+            with-space = [\"run\", \"--\", \"two words\"]
+        "});
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         assert_eq!(
             names(&parsed),
@@ -340,8 +348,11 @@ mod tests {
 
     #[test]
     fn dotted_and_inline_alias_tables() {
-        let parsed =
-            one("alias.ci = \"check --workspace\"\n# Tests\nalias . t = \"nextest run\"\n");
+        let parsed = one(indoc! {"
+            alias.ci = \"check --workspace\"
+            # Tests
+            alias . t = \"nextest run\"
+        "});
         assert_eq!(names(&parsed), ["ci", "t"]);
         assert_eq!(parsed.tasks[1].line, Some(3));
         assert_eq!(parsed.tasks[1].description.as_deref(), Some("Tests"));
@@ -353,14 +364,14 @@ mod tests {
 
     #[test]
     fn built_in_commands_shadow_aliases_but_built_in_aliases_do_not() {
-        let parsed = one(concat!(
-            "[alias]\n",
-            "build = \"build --release\"\n",
-            "test = \"nextest run\"\n",
-            "b = \"build --release\"\n",
-            "t = \"nextest run\"\n",
-            "rm = \"remove\"\n",
-        ));
+        let parsed = one(indoc! {"
+            [alias]
+            build = \"build --release\"
+            test = \"nextest run\"
+            b = \"build --release\"
+            t = \"nextest run\"
+            rm = \"remove\"
+        "});
         assert_eq!(names(&parsed), ["b", "t", "rm"]);
         let messages: Vec<(Option<u32>, &str)> = parsed
             .diagnostics
@@ -384,15 +395,15 @@ mod tests {
 
     #[test]
     fn bad_values_are_reported_on_their_line() {
-        let parsed = one(concat!(
-            "[alias]\n",
-            "num = 5\n",
-            "mixed = [\"run\", 3]\n",
-            "empty = \"  \"\n",
-            "none = []\n",
-            "table = { a = 1 }\n",
-            "ok = \"run\"\n",
-        ));
+        let parsed = one(indoc! {"
+            [alias]
+            num = 5
+            mixed = [\"run\", 3]
+            empty = \"  \"
+            none = []
+            table = { a = 1 }
+            ok = \"run\"
+        "});
         assert_eq!(names(&parsed), ["ok"]);
         let lines: Vec<Option<u32>> = parsed.diagnostics.iter().map(|d| d.line).collect();
         assert_eq!(lines, [Some(2), Some(3), Some(4), Some(5), Some(6)]);
@@ -404,12 +415,20 @@ mod tests {
 
     #[test]
     fn invalid_toml_gives_one_diagnostic_and_no_tasks() {
-        let parsed = one("[alias]\nok = \"run\"\nbroken = \"unterminated\n");
+        let parsed = one(indoc! {"
+            [alias]
+            ok = \"run\"
+            broken = \"unterminated
+        "});
         assert!(parsed.tasks.is_empty());
         assert_eq!(parsed.diagnostics.len(), 1);
         assert_eq!(parsed.diagnostics[0].line, Some(3));
         assert!(parsed.diagnostics[0].message.starts_with("invalid TOML"));
-        let parsed = one("[alias]\na = \"x\"\n[alias]\n");
+        let parsed = one(indoc! {"
+            [alias]
+            a = \"x\"
+            [alias]
+        "});
         assert!(parsed.tasks.is_empty());
         assert_eq!(parsed.diagnostics.len(), 1);
     }

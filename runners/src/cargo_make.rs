@@ -308,6 +308,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
+    use indoc::indoc;
 
     fn fixture() -> MemFiles {
         let dir = concat!(
@@ -363,7 +364,12 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "Makefile.toml",
-                "extend = \"b.toml\"\n[tasks.\"--help\"]\ncommand = \"x\"\n[tasks.a]\n",
+                indoc! {"
+                    extend = \"b.toml\"
+                    [tasks.\"--help\"]
+                    command = \"x\"
+                    [tasks.a]
+                "},
             )
             .with("b.toml", "extend = \"Makefile.toml\"\n[tasks.b]\n");
         let parsed = parse_with(parse, &files, "Makefile.toml");
@@ -376,7 +382,12 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "Makefile.toml",
-                "extend = \"missing.toml\"\n[tasks.a]\ncommand = \"x\"\n[tasks.b]\n",
+                indoc! {"
+                    extend = \"missing.toml\"
+                    [tasks.a]
+                    command = \"x\"
+                    [tasks.b]
+                "},
             )
             .with("x/Makefile.toml", "tasks = 3\n")
             .with("y/Makefile.toml", "[tasks\n");

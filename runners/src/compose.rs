@@ -436,6 +436,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{lines, messages, names, parse_one, parse_with, task};
+    use indoc::indoc;
 
     #[test]
     fn compose_prefers_its_own_names_and_ranks_overrides_last() {
@@ -521,7 +522,14 @@ services:
             .with("app/compose.override.yaml", "unused: true\n")
             .with(
                 "app/compose.override.yml",
-                "services:\n  db:\n    image: postgres:17\n    profiles: [data]\n  mail:\n    image: mailhog/mailhog\n",
+                indoc! {"
+                    services:
+                      db:
+                        image: postgres:17
+                        profiles: [data]
+                      mail:
+                        image: mailhog/mailhog
+                "},
             );
         let parsed = parse_with(parse, &files, "app/docker-compose.yml");
         assert_eq!(lines(&parsed), []);
@@ -558,13 +566,37 @@ services:
         let files = MemFiles::new()
             .with(
                 "compose.yaml",
-                "include:\n  - infra/db.yaml\n  - path: [infra/cache.yaml]\n  - missing.yaml\n  - ../outside.yaml\nservices:\n  app:\n    image: app\n    depends_on: [db, cache]\n",
+                indoc! {"
+                    include:
+                      - infra/db.yaml
+                      - path: [infra/cache.yaml]
+                      - missing.yaml
+                      - ../outside.yaml
+                    services:
+                      app:
+                        image: app
+                        depends_on: [db, cache]
+                "},
             )
             .with(
                 "infra/db.yaml",
-                "include: [../compose.yaml]\nservices:\n  db:\n    image: postgres\n",
+                indoc! {"
+                    include: [../compose.yaml]
+                    services:
+                      db:
+                        image: postgres
+                "},
             )
-            .with("infra/cache.yaml", "services:\n  cache:\n    image: redis\n  app:\n    image: other\n");
+            .with(
+                "infra/cache.yaml",
+                indoc! {"
+                    services:
+                      cache:
+                        image: redis
+                      app:
+                        image: other
+                "},
+            );
         let parsed = parse_with(parse, &files, "compose.yaml");
         assert_eq!(names(&parsed), ["db", "cache", "app", "up", "down"]);
         assert_eq!(task(&parsed, "db").file_path, "infra/db.yaml");
@@ -601,12 +633,19 @@ services:
     /// anchors into every service; YAML's alias heuristics must not refuse them.
     #[test]
     fn many_services_merging_one_anchor_are_read() {
-        let mut text =
-            String::from("x-defaults: &defaults\n  restart: always\n  image: app\nservices:\n");
+        let mut text = String::from(indoc! {"
+            x-defaults: &defaults
+              restart: always
+              image: app
+            services:
+        "});
         for i in 0..300 {
             text.push_str("  svc");
             text.push_str(&i.to_string());
-            text.push_str(":\n    <<: *defaults\n");
+            text.push_str(indoc! {"
+                :
+                    <<: *defaults
+            "});
         }
         let parsed = parse_one(parse, "compose.yaml", &text);
         assert_eq!(lines(&parsed), []);
@@ -622,7 +661,13 @@ services:
         let parsed = parse_one(
             parse,
             "compose.yaml",
-            "services:\n  up:\n    image: x\n  down:\n    image: y\n",
+            indoc! {"
+                services:
+                  up:
+                    image: x
+                  down:
+                    image: y
+            "},
         );
         assert_eq!(names(&parsed), ["up", "down", "stack:up", "stack:down"]);
     }
@@ -657,7 +702,14 @@ services:
                 ),
             ]
         );
-        let broken = parse_one(parse, "compose.yaml", "services:\n  a: {\n");
+        let broken = parse_one(
+            parse,
+            "compose.yaml",
+            indoc! {"
+                services:
+                  a: {
+            "},
+        );
         assert!(broken.tasks.is_empty());
         assert!(broken.diagnostics[0].message.starts_with("invalid YAML"));
         assert!(broken.diagnostics[0].line.is_some());

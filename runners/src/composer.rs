@@ -360,6 +360,7 @@ fn alias(file: &str, root: &Node, index: &HashMap<String, usize>, out: &mut Pars
 #[cfg(test)]
 mod tests {
     use super::*;
+    use indoc::indoc;
 
     #[test]
     fn a_script_reads_its_entry_and_the_config_only() {
@@ -428,7 +429,10 @@ mod tests {
         );
         assert_eq!(
             test.script.as_deref(),
-            Some("@putenv XDEBUG_MODE=coverage\n@lint\nphpunit --colors=always")
+            Some(indoc! {"
+                @putenv XDEBUG_MODE=coverage
+                @lint
+                phpunit --colors=always"})
         );
         assert_eq!(task(&parsed, "lint").aliases, ["cs", "phpcs"]);
         assert!(!test.behaviour.service);
@@ -470,7 +474,18 @@ mod tests {
 
     #[test]
     fn bad_entries_cost_a_diagnostic_each_and_the_rest_stays() {
-        let text = "{\n  \"scripts\": {\n    \"n\": 5,\n    \"ok\": \"echo ok\",\n    \"mixed\": [\"echo a\", {\"x\": 1}],\n    \"ref\": \"@missing arg\"\n  },\n  \"scripts-descriptions\": {\"ok\": 1, \"post-install-cmd\": \"x\"},\n  \"scripts-aliases\": {\"gone\": [\"g\"], \"ok\": \"o\"}\n}\n";
+        let text = indoc! {"
+            {
+              \"scripts\": {
+                \"n\": 5,
+                \"ok\": \"echo ok\",
+                \"mixed\": [\"echo a\", {\"x\": 1}],
+                \"ref\": \"@missing arg\"
+              },
+              \"scripts-descriptions\": {\"ok\": 1, \"post-install-cmd\": \"x\"},
+              \"scripts-aliases\": {\"gone\": [\"g\"], \"ok\": \"o\"}
+            }
+        "};
         let parsed = parse_one(parse, "composer.json", text);
         assert_eq!(names(&parsed), ["ok", "mixed", "ref"]);
         assert_eq!(task(&parsed, "mixed").script.as_deref(), Some("echo a"));
@@ -516,7 +531,14 @@ mod tests {
 
     #[test]
     fn symfony_flex_auto_scripts_are_a_task_whose_commands_flex_runs() {
-        let text = "{\"scripts\": {\n\"auto-scripts\": {\n  \"cache:clear\": \"symfony-cmd\",\n  \"assets:install %PUBLIC_DIR%\": \"symfony-cmd\",\n  \"x\": 1\n},\n\"post-install-cmd\": [\"@auto-scripts\"]}}";
+        let text = indoc! {"
+            {\"scripts\": {
+            \"auto-scripts\": {
+              \"cache:clear\": \"symfony-cmd\",
+              \"assets:install %PUBLIC_DIR%\": \"symfony-cmd\",
+              \"x\": 1
+            },
+            \"post-install-cmd\": [\"@auto-scripts\"]}}"};
         let parsed = parse_one(parse, "composer.json", text);
         assert_eq!(names(&parsed), ["auto-scripts"]);
         let auto = task(&parsed, "auto-scripts");
@@ -550,7 +572,13 @@ mod tests {
         let parsed = parse_one(
             parse,
             "composer.json",
-            "{\n  \"scripts\": {\n    // no comments in composer.json\n  }\n}\n",
+            indoc! {"
+                {
+                  \"scripts\": {
+                    // no comments in composer.json
+                  }
+                }
+            "},
         );
         let found = lines(&parsed);
         assert_eq!(found.len(), 1);

@@ -651,6 +651,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{names, parse_with, task};
+    use indoc::indoc;
 
     fn fixture() -> MemFiles {
         let dir = concat!(
@@ -719,7 +720,12 @@ mod tests {
     fn a_package_with_its_own_collection() {
         let files = fixture().with(
             "pkg/tasks.py",
-            "from invoke import task\n@task\ndef ignored(c):\n    pass\n",
+            indoc! {"
+                from invoke import task
+                @task
+                def ignored(c):
+                    pass
+            "},
         );
         let parsed = parse_with(parse, &files, "pkg/tasks/__init__.py");
         assert_eq!(
@@ -753,13 +759,50 @@ mod tests {
         let files = MemFiles::new()
             .with(
                 "tasks.py",
-                "from invoke import Collection\nfrom tools import docs, checks\nfrom tools.pytest import test as test\n\nns = Collection(test, docs, checks.blacken)\n",
+                indoc! {"
+                    from invoke import Collection
+                    from tools import docs, checks
+                    from tools.pytest import test as test
+
+                    ns = Collection(test, docs, checks.blacken)
+                "},
             )
             .with("tools/__init__.py", "")
-            .with("tools/docs.py", "from invoke import task\n@task\ndef build(c):\n    pass\n")
-            .with("tools/checks.py", "from invoke import task\n@task\ndef blacken(c):\n    pass\n")
-            .with("tools/pytest.py", "from invoke import task\n@task\ndef test(c):\n    \"\"\"Run pytest.\"\"\"\n")
-            .with("other/tasks.py", "from invocations import ci\nfrom invoke import Collection\nns = Collection(ci)\n");
+            .with(
+                "tools/docs.py",
+                indoc! {"
+                    from invoke import task
+                    @task
+                    def build(c):
+                        pass
+                "},
+            )
+            .with(
+                "tools/checks.py",
+                indoc! {"
+                    from invoke import task
+                    @task
+                    def blacken(c):
+                        pass
+                "},
+            )
+            .with(
+                "tools/pytest.py",
+                indoc! {"
+                    from invoke import task
+                    @task
+                    def test(c):
+                        \"\"\"Run pytest.\"\"\"
+                "},
+            )
+            .with(
+                "other/tasks.py",
+                indoc! {"
+                    from invocations import ci
+                    from invoke import Collection
+                    ns = Collection(ci)
+                "},
+            );
         let parsed = parse_with(parse, &files, "tasks.py");
         assert_eq!(names(&parsed), ["test", "docs.build", "blacken"]);
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -778,7 +821,10 @@ mod tests {
             "@task\ndef x(",
             "ns = Collection(",
             "ns = Collection(x)\nns.add_collection(",
-            "@task(help={\"a\":\n)\ndef x(c, a=\"",
+            indoc! {"
+                @task(help={\"a\":
+                )
+                def x(c, a=\""},
             "\"\"\"",
         ] {
             let _ = crate::testing::parse_one(parse, "tasks.py", text);

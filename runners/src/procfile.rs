@@ -222,8 +222,14 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{lines, names, parse_one, parse_with, task};
+    use indoc::indoc;
 
-    const PROCFILE: &str = "web: bundle exec puma -C config/puma.rb\nworker: bundle exec sidekiq\n# a comment\nrelease: bin/rails db:migrate\n";
+    const PROCFILE: &str = indoc! {"
+        web: bundle exec puma -C config/puma.rb
+        worker: bundle exec sidekiq
+        # a comment
+        release: bin/rails db:migrate
+    "};
 
     #[test]
     fn each_process_is_a_service_and_the_file_starts_them_all() {
@@ -287,7 +293,15 @@ mod tests {
         let parsed = parse_one(
             parse,
             "Procfile",
-            "web: a\nnot a process\nweb: b\nbad name: c\nempty:\n-f: rm -rf /\n--help: x\n",
+            indoc! {"
+                web: a
+                not a process
+                web: b
+                bad name: c
+                empty:
+                -f: rm -rf /
+                --help: x
+            "},
         );
         // A name that would be the tool's option (`foreman start -f`) is no process.
         assert_eq!(names(&parsed), ["web", "Procfile"]);

@@ -71,6 +71,7 @@ pub fn surely_not_a_task_file(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{ADAPTERS, surely_not_a_task_file};
+    use indoc::indoc;
 
     /// A file goes to the first adapter that claims it: formats known by content (scripts)
     /// take any file at their places, so every format known by name must come before them.
@@ -137,18 +138,52 @@ mod tests {
     fn every_manifest_names_the_package_of_its_tasks() {
         use crate::{MemFiles, testing::parse_with};
         let files = MemFiles::new()
-            .with("web/package.json", r#"{"name": "@acme/web", "scripts": {"build": "vite"}}"#)
+            .with(
+                "web/package.json",
+                r#"{"name": "@acme/web", "scripts": {"build": "vite"}}"#,
+            )
             .with("anon/package.json", r#"{"scripts": {"build": "vite"}}"#)
-            .with("py/pyproject.toml", "[project]\nname = \"svc\"\n[tool.poe.tasks]\nfmt = \"ruff format\"\n")
-            .with("old/pyproject.toml", "[tool.poetry]\nname = \"legacy\"\n[tool.poetry.scripts]\nserve = \"legacy.cli:main\"\n")
-            .with("rs/.cargo/config.toml", "[alias]\nxtask = \"run -p xtask\"\n")
+            .with(
+                "py/pyproject.toml",
+                indoc! {"
+                    [project]
+                    name = \"svc\"
+                    [tool.poe.tasks]
+                    fmt = \"ruff format\"
+                "},
+            )
+            .with(
+                "old/pyproject.toml",
+                indoc! {"
+                    [tool.poetry]
+                    name = \"legacy\"
+                    [tool.poetry.scripts]
+                    serve = \"legacy.cli:main\"
+                "},
+            )
+            .with(
+                "rs/.cargo/config.toml",
+                "[alias]\nxtask = \"run -p xtask\"\n",
+            )
             .with("rs/Cargo.toml", "[package]\nname = \"tool\"\n")
-            .with("java/pom.xml", "<project><artifactId>shop</artifactId><name>The shop</name></project>")
-            .with("gradle/settings.gradle", "rootProject.name = 'store'\ninclude 'core'\n")
+            .with(
+                "java/pom.xml",
+                "<project><artifactId>shop</artifactId><name>The shop</name></project>",
+            )
+            .with(
+                "gradle/settings.gradle",
+                "rootProject.name = 'store'\ninclude 'core'\n",
+            )
             .with("gradle/build.gradle", "plugins { id 'base' }\n")
             .with("gradle/core/build.gradle", "plugins { id 'java' }\n")
-            .with("php/composer.json", r#"{"name": "acme/site", "scripts": {"test": "phpunit"}}"#)
-            .with("deno/deno.json", r#"{"name": "@acme/tool", "tasks": {"dev": "deno run main.ts"}}"#);
+            .with(
+                "php/composer.json",
+                r#"{"name": "acme/site", "scripts": {"test": "phpunit"}}"#,
+            )
+            .with(
+                "deno/deno.json",
+                r#"{"name": "@acme/tool", "tasks": {"dev": "deno run main.ts"}}"#,
+            );
         let packages = |path: &str| {
             let adapter = ADAPTERS
                 .iter()

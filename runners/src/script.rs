@@ -221,6 +221,7 @@ mod tests {
     use super::*;
     use crate::files::MemFiles;
     use crate::testing::{names, parse_with};
+    use indoc::indoc;
 
     #[test]
     fn candidates_are_files_of_script_directories_and_the_root() {
@@ -272,7 +273,11 @@ mod tests {
         let files = MemFiles::new()
             .with_executable(
                 "scripts/deploy.sh",
-                "#!/bin/bash\n# Deploy to an environment.\nset -e\n",
+                indoc! {"
+                    #!/bin/bash
+                    # Deploy to an environment.
+                    set -e
+                "},
             )
             .with_executable(
                 "apps/web/bin/dev",
@@ -280,11 +285,20 @@ mod tests {
             )
             .with_executable(
                 "configure",
-                "#!/bin/sh\n\n# shellcheck disable=SC2034\n# Configure the build\n",
+                indoc! {"
+                    #!/bin/sh
+
+                    # shellcheck disable=SC2034
+                    # Configure the build
+                "},
             )
             .with_executable(
                 "tools/script/release.tar.py",
-                "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\"\"\"Cut a release.\"\"\"\n",
+                indoc! {"
+                    #!/usr/bin/env python3
+                    # -*- coding: utf-8 -*-
+                    \"\"\"Cut a release.\"\"\"
+                "},
             );
         let deploy = parse_at(&files, "scripts/deploy.sh");
         assert_eq!(
@@ -347,7 +361,14 @@ mod tests {
 
     #[test]
     fn descriptions_come_from_the_first_comment_only() {
-        assert_eq!(description("#!/bin/sh\nset -e\n# later\n"), None);
+        assert_eq!(
+            description(indoc! {"
+                #!/bin/sh
+                set -e
+                # later
+            "}),
+            None
+        );
         assert_eq!(
             description("#!/bin/sh\n#\n##  Title  \n"),
             Some("Title".to_owned())
@@ -358,7 +379,11 @@ mod tests {
             Some("Doc".to_owned())
         );
         assert_eq!(
-            description("#!/bin/sh\n# vim: set ft=sh:\n# Real\n"),
+            description(indoc! {"
+                #!/bin/sh
+                # vim: set ft=sh:
+                # Real
+            "}),
             Some("Real".to_owned())
         );
     }
@@ -366,15 +391,25 @@ mod tests {
     #[test]
     fn licence_blocks_and_divider_lines_are_not_descriptions() {
         assert_eq!(
-            description(
-                "#!/bin/sh\n# Copyright 2024 ACME\n# SPDX-License-Identifier: MIT\n#\n# Build the docs\n"
-            ),
+            description(indoc! {"
+                #!/bin/sh
+                # Copyright 2024 ACME
+                # SPDX-License-Identifier: MIT
+                #
+                # Build the docs
+            "}),
             Some("Build the docs".to_owned())
         );
         assert_eq!(
-            description(
-                "#!/bin/sh\n# -----\n# Licensed to the Apache Software Foundation (ASF) under one\n# or more contributor license agreements.\n# -----\n\n# Maven wrapper startup script\n"
-            ),
+            description(indoc! {"
+                #!/bin/sh
+                # -----
+                # Licensed to the Apache Software Foundation (ASF) under one
+                # or more contributor license agreements.
+                # -----
+
+                # Maven wrapper startup script
+            "}),
             Some("Maven wrapper startup script".to_owned())
         );
         assert_eq!(description("#!/bin/sh\n# =====\n"), None);

@@ -381,6 +381,7 @@ fn cwd_in_repo(pieces: &[Piece], worktree: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::testing::{lines, names, parse_one, task};
+    use indoc::indoc;
 
     const PATH: &str = "app/.zed/tasks.json";
 
@@ -450,9 +451,16 @@ mod tests {
 
     #[test]
     fn what_is_written_wrong_is_said_at_its_line() {
-        let parsed = parse(
-            "[\n{ \"label\": \"a\" },\n{ \"command\": \"x\" },\n{ \"label\": \"b\", \"command\": \"x\", \"cwd\": \"/etc\" },\n{ \"label\": \"c\", \"command\": \"x\", \"args\": [1] },\n{ \"label\": \"d\", \"command\": \"x\" },\n{ \"label\": \"d\", \"command\": \"y\" },\n 3\n]",
-        );
+        let parsed = parse(indoc! {"
+            [
+            { \"label\": \"a\" },
+            { \"command\": \"x\" },
+            { \"label\": \"b\", \"command\": \"x\", \"cwd\": \"/etc\" },
+            { \"label\": \"c\", \"command\": \"x\", \"args\": [1] },
+            { \"label\": \"d\", \"command\": \"x\" },
+            { \"label\": \"d\", \"command\": \"y\" },
+             3
+            ]"});
         assert_eq!(names(&parsed), ["d"]);
         let lines: Vec<Option<u32>> = lines(&parsed).into_iter().map(|(l, _)| l).collect();
         assert_eq!(
