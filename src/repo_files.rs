@@ -141,6 +141,17 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// The runners' file view hears a missing file as [`agg_runners::Unreadable::Missing`] and
+/// any other refusal as this error whole, its cause kept.
+impl From<ReadError> for agg_runners::Unreadable {
+    fn from(err: ReadError) -> agg_runners::Unreadable {
+        match err {
+            ReadError::Missing => agg_runners::Unreadable::Missing,
+            err => agg_runners::Unreadable::other(err),
+        }
+    }
+}
+
 impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -376,7 +387,7 @@ impl Files for RepoFiles<'_> {
         // The error goes over whole: its `Display` is the reason adapters quote.
         self.read_opened(path)
             .map(|(t, _)| t.to_string())
-            .map_err(agg_runners::Unreadable::other)
+            .map_err(agg_runners::Unreadable::from)
     }
 
     fn exists(&self, path: &str) -> bool {

@@ -210,6 +210,37 @@ mod tests {
     }
 
     #[test]
+    fn an_unreadable_file_words_its_owner_s_error_and_keeps_its_cause() {
+        use std::error::Error as _;
+        #[derive(Debug)]
+        struct Refused(std::io::Error);
+        impl std::fmt::Display for Refused {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("permission denied")
+            }
+        }
+        impl std::error::Error for Refused {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let io = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let err = Unreadable::other(Refused(io));
+        assert_eq!(err.to_string(), "permission denied");
+        let cause = err
+            .source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            cause.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(
+            MemFiles::new().read("x").map_err(|e| e.to_string()),
+            Err("no such file".to_owned())
+        );
+    }
+
+    #[test]
     fn parent_of_root_file_is_root() {
         assert_eq!(parent("Makefile"), ".");
         assert_eq!(parent("apps/web/package.json"), "apps/web");

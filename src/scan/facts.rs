@@ -171,7 +171,7 @@ impl Files for Recorder<'_> {
                 } else {
                     Fact::Unsteady
                 });
-                Err(agg_runners::Unreadable::other(reason))
+                Err(agg_runners::Unreadable::from(reason))
             }
         }
     }
