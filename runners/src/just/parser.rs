@@ -1033,145 +1033,147 @@ mod tests {
         assert_eq!(ast.refused, None);
     }
 
+    /// Attributes just rejects: the justfile, then the line and message `just --summary` 1.59
+    /// gives.
+    const REJECTED_ATTRIBUTES: [(&str, u32, &str); 14] = [
+        (
+            indoc! {"
+                [private]
+
+                foo:
+                  echo
+            "},
+            1,
+            "extraneous attribute",
+        ),
+        (
+            indoc! {"
+                [private, unix]
+                # c
+                foo:
+                  echo
+            "},
+            1,
+            "extraneous attributes",
+        ),
+        (
+            indoc! {"
+                [foo]
+                foo:
+                  echo
+            "},
+            1,
+            "unknown attribute `foo`",
+        ),
+        (
+            indoc! {"
+                [private('x')]
+                foo:
+                  echo
+            "},
+            1,
+            "attribute `private` got 1 argument but takes 0 arguments",
+        ),
+        (
+            indoc! {"
+                [group]
+                foo:
+                  echo
+            "},
+            1,
+            "attribute `group` got 0 arguments but takes 1 argument",
+        ),
+        (
+            indoc! {"
+                [doc('a', 'b')]
+                foo:
+                  echo
+            "},
+            1,
+            "attribute `doc` got 2 arguments but takes at most 1 argument",
+        ),
+        (
+            indoc! {"
+                [metadata]
+                foo:
+                  echo
+            "},
+            1,
+            "attribute `metadata` got 0 arguments but takes at least 1 argument",
+        ),
+        (
+            indoc! {"
+                [private]
+                [private]
+                foo:
+                  echo
+            "},
+            2,
+            "attribute `private` first used on line 1 is duplicated on line 2",
+        ),
+        (
+            indoc! {"
+                [no-cd]
+                alias f := foo
+                foo:
+                  echo
+            "},
+            2,
+            "alias `f` has invalid attribute `no-cd`",
+        ),
+        (
+            indoc! {"
+                [confirm]
+                x := '1'
+                foo:
+                  echo
+            "},
+            2,
+            "assignment `x` has invalid attribute `confirm`",
+        ),
+        (
+            indoc! {"
+                [private]
+                set shell := ['bash']
+                foo:
+                  echo
+            "},
+            2,
+            "setting `shell` has invalid attribute `private`",
+        ),
+        (
+            indoc! {"
+                [private]
+                import 'x.just'
+                foo:
+                  echo
+            "},
+            2,
+            "import `'x.just'` has invalid attribute `private`",
+        ),
+        (
+            indoc! {"
+                [no-cd, working-directory('x')]
+                foo:
+                  echo
+            "},
+            2,
+            "recipe `foo` has both `[no-cd]` and `[working-directory]` attributes",
+        ),
+        (
+            indoc! {"
+                [extension('.sh')]
+                foo:
+                  echo
+            "},
+            2,
+            "shell recipe `foo` has script recipe attribute `extension`",
+        ),
+    ];
+
     #[test]
     fn attributes_just_rejects_are_refusals_in_its_words() {
-        // Each case: the justfile, then the line and message `just --summary` 1.59 gives.
-        let cases = [
-            (
-                indoc! {"
-                    [private]
-
-                    foo:
-                      echo
-                "},
-                1,
-                "extraneous attribute",
-            ),
-            (
-                indoc! {"
-                    [private, unix]
-                    # c
-                    foo:
-                      echo
-                "},
-                1,
-                "extraneous attributes",
-            ),
-            (
-                indoc! {"
-                    [foo]
-                    foo:
-                      echo
-                "},
-                1,
-                "unknown attribute `foo`",
-            ),
-            (
-                indoc! {"
-                    [private('x')]
-                    foo:
-                      echo
-                "},
-                1,
-                "attribute `private` got 1 argument but takes 0 arguments",
-            ),
-            (
-                indoc! {"
-                    [group]
-                    foo:
-                      echo
-                "},
-                1,
-                "attribute `group` got 0 arguments but takes 1 argument",
-            ),
-            (
-                indoc! {"
-                    [doc('a', 'b')]
-                    foo:
-                      echo
-                "},
-                1,
-                "attribute `doc` got 2 arguments but takes at most 1 argument",
-            ),
-            (
-                indoc! {"
-                    [metadata]
-                    foo:
-                      echo
-                "},
-                1,
-                "attribute `metadata` got 0 arguments but takes at least 1 argument",
-            ),
-            (
-                indoc! {"
-                    [private]
-                    [private]
-                    foo:
-                      echo
-                "},
-                2,
-                "attribute `private` first used on line 1 is duplicated on line 2",
-            ),
-            (
-                indoc! {"
-                    [no-cd]
-                    alias f := foo
-                    foo:
-                      echo
-                "},
-                2,
-                "alias `f` has invalid attribute `no-cd`",
-            ),
-            (
-                indoc! {"
-                    [confirm]
-                    x := '1'
-                    foo:
-                      echo
-                "},
-                2,
-                "assignment `x` has invalid attribute `confirm`",
-            ),
-            (
-                indoc! {"
-                    [private]
-                    set shell := ['bash']
-                    foo:
-                      echo
-                "},
-                2,
-                "setting `shell` has invalid attribute `private`",
-            ),
-            (
-                indoc! {"
-                    [private]
-                    import 'x.just'
-                    foo:
-                      echo
-                "},
-                2,
-                "import `'x.just'` has invalid attribute `private`",
-            ),
-            (
-                indoc! {"
-                    [no-cd, working-directory('x')]
-                    foo:
-                      echo
-                "},
-                2,
-                "recipe `foo` has both `[no-cd]` and `[working-directory]` attributes",
-            ),
-            (
-                indoc! {"
-                    [extension('.sh')]
-                    foo:
-                      echo
-                "},
-                2,
-                "shell recipe `foo` has script recipe attribute `extension`",
-            ),
-        ];
-        for (text, line, message) in cases {
+        for (text, line, message) in REJECTED_ATTRIBUTES {
             let ast = parse(text);
             assert_eq!(
                 ast.refused,
