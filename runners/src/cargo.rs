@@ -452,8 +452,13 @@ mod tests {
 
     #[test]
     fn crlf_and_comments() {
-        let parsed =
-            one("[alias]\r\n# --------\r\n# Run the app\r\n#\r\nr = \"run --release\"\r\n");
+        let parsed = one(indoc! {"
+            [alias]\r
+            # --------\r
+            # Run the app\r
+            #\r
+            r = \"run --release\"\r
+        "});
         assert_eq!(parsed.tasks[0].description.as_deref(), Some("Run the app"));
         assert_eq!(parsed.tasks[0].line, Some(5));
     }

@@ -301,7 +301,12 @@ mod tests {
 
     #[test]
     fn crlf_lines_count_once() {
-        let entries = strict_map("version: 3\r\ntasks:\r\n  a: x\r\n  b: y\r\n");
+        let entries = strict_map(indoc! {"
+            version: 3\r
+            tasks:\r
+              a: x\r
+              b: y\r
+        "});
         let tasks = entries[1].node.entries().expect("a mapping");
         assert_eq!(tasks[1].node.line, 4);
         assert_eq!(entries[0].node.value, Value::Num("3".into()));

@@ -116,7 +116,13 @@ fn lists_a_typical_project_justfile() {
 fn windows_line_endings_are_understood() {
     let files = MemFiles::new().with(
         "justfile",
-        "# Say hi\r\nhi name=\"you\":\r\n  echo hi {{name}}\r\n\r\nbye: hi\r\n",
+        indoc! {"
+            # Say hi\r
+            hi name=\"you\":\r
+              echo hi {{name}}\r
+            \r
+            bye: hi\r
+        "},
     );
     let parsed = run(&files, "justfile");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
@@ -612,20 +618,22 @@ fn stray_delimiters_cost_linear_work_and_keep_later_recipes() {
 
 #[test]
 fn never_panics_on_truncated_or_odd_input() {
-    let sample = concat!(
-        "#!/usr/bin/env just --justfile\n",
-        "set shell := [\"bash\", \"-c\"]\n",
-        "x := f'a{{ \"b\" + `c` }}' + '''\n  d\n''' + \"\\u{e9}\\\"\"\n",
-        "import? 'ünïcode.just'\n",
-        "mod? m 'ü'\n",
-        "# doc ✓\n",
-        "[group('ğ'), doc(\"é\")]\n",
-        "@r $a='é' +b=(x / \"y\"): (dep \"z\" x) && c\n",
-        "\t#!/bin/sh\n",
-        "\techo {{ if a == 'é' { \"}}\" } else { x } }} {{{{\n",
-        "\r\n",
-        "alias q := r\n",
-    );
+    let sample = indoc! {"
+        #!/usr/bin/env just --justfile
+        set shell := [\"bash\", \"-c\"]
+        x := f'a{{ \"b\" + `c` }}' + '''
+          d
+        ''' + \"\\u{e9}\\\"\"
+        import? 'ünïcode.just'
+        mod? m 'ü'
+        # doc ✓
+        [group('ğ'), doc(\"é\")]
+        @r $a='é' +b=(x / \"y\"): (dep \"z\" x) && c
+        \t#!/bin/sh
+        \techo {{ if a == 'é' { \"}}\" } else { x } }} {{{{
+        \r
+        alias q := r
+    "};
     let files = MemFiles::new();
     for (i, _) in sample.char_indices() {
         for text in [&sample[..i], &sample[i..]] {

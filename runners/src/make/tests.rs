@@ -424,9 +424,16 @@ fn define_blocks_hold_no_rules() {
 
 #[test]
 fn crlf_line_endings() {
-    let parsed = one(
-        "# Build it\r\nbuild: gen ## Build\r\n\tcc -o app \\\r\n\t  main.c\r\n\r\n# Generate\r\ngen:\r\n\t./gen.sh\r\n",
-    );
+    let parsed = one(indoc! {"
+        # Build it\r
+        build: gen ## Build\r
+        \tcc -o app \\\r
+        \t  main.c\r
+        \r
+        # Generate\r
+        gen:\r
+        \t./gen.sh\r
+    "});
     let build = task(&parsed, "build");
     assert_eq!(build.description.as_deref(), Some("Build"));
     assert_eq!(build.script.as_deref(), Some("cc -o app \\\n  main.c"));

@@ -692,7 +692,23 @@ fn old_or_missing_versions_are_still_listed() {
 
 #[test]
 fn crlf_and_anchors() {
-    let text = "version: '3'\r\n\r\nx-go: &go\r\n  desc: Go task\r\n  env: {GOFLAGS: -mod=mod}\r\n\r\ntasks:\r\n  build:\r\n    <<: *go\r\n    cmds:\r\n      - go build ./...\r\n  vet:\r\n    <<: *go\r\n    desc: Vet\r\n    cmds: [go vet ./...]\r\n";
+    let text = indoc! {"
+        version: '3'\r
+        \r
+        x-go: &go\r
+          desc: Go task\r
+          env: {GOFLAGS: -mod=mod}\r
+        \r
+        tasks:\r
+          build:\r
+            <<: *go\r
+            cmds:\r
+              - go build ./...\r
+          vet:\r
+            <<: *go\r
+            desc: Vet\r
+            cmds: [go vet ./...]\r
+    "};
     let files = MemFiles::new().with("Taskfile.yml", text);
     let parsed = run(&files, "Taskfile.yml");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);

@@ -807,8 +807,26 @@ fn indented_code_blocks_are_scripts() {
 
 #[test]
 fn crlf_and_bom_are_handled() {
-    let text = "\u{feff}# Project\r\n\r\nTasks\r\n-----\r\n\r\n### build\r\nBuilds it.\r\nRequires: gen\r\n\
-\r\n```\r\ngo build ./...\r\ngo vet ./...\r\n```\r\n\r\n### gen\r\n```\r\ngo generate\r\n```\r\n";
+    let text = indoc! {"
+        \u{feff}# Project\r
+        \r
+        Tasks\r
+        -----\r
+        \r
+        ### build\r
+        Builds it.\r
+        Requires: gen\r
+        \r
+        ```\r
+        go build ./...\r
+        go vet ./...\r
+        ```\r
+        \r
+        ### gen\r
+        ```\r
+        go generate\r
+        ```\r
+    "};
     let p = run("README.md", text);
     assert_eq!(names(&p), ["build", "gen"]);
     let b = task(&p, "build");
@@ -1042,7 +1060,12 @@ fn pre_check_only_passes_possible_tasks_headings() {
         ## Tasks
     "}));
     assert!(may_hold_tasks("   ### **TASKS** ###"));
-    assert!(may_hold_tasks("Intro\r\n\r\nTasks\r\n-----\r\n"));
+    assert!(may_hold_tasks(indoc! {"
+        Intro\r
+        \r
+        Tasks\r
+        -----\r
+    "}));
     assert!(may_hold_tasks("Old Mac\rTasks\r===\r"));
     assert!(may_hold_tasks("[Tasks](#tasks)\n---\n"));
     assert!(may_hold_tasks(indoc! {"
