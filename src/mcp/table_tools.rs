@@ -152,7 +152,8 @@ impl Server {
                 Some("list_tasks shows the current tasks".to_owned()),
             ));
         };
-        let start = per_task_tools::start_arguments(task, &args).map_err(|e| invalid(e.to_string()))?;
+        let start =
+            per_task_tools::start_arguments(task, &args).map_err(|e| invalid(e.to_string()))?;
         let start: TaskStartArgs = parse(Some(start))?;
         self.task_start(start, ctx, retry).await
     }
