@@ -26,7 +26,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let task = super::resolve_task(&table, &root, &args.name)?.task;
     let runner_path = crate::availability::runner_path(&table.root, &task.dir, task.runner)
         .map(|p| p.to_string_lossy().into_owned());
-    let mut detail = crate::detail::of(task, runner_path);
+    let mut detail = crate::describe::of(task, runner_path);
     detail.history = crate::history::History::open_existing(&table.root)
         .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
     detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
@@ -41,7 +41,7 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     } else {
         let mut out = anstream::stdout().lock();
         root.announce(&mut out).map_err(Error::Output)?;
-        crate::detail::write(&mut out, &detail).map_err(Error::Output)?;
+        crate::describe::write(&mut out, &detail).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -30,7 +30,6 @@ pub mod job;
 pub mod observed;
 pub mod output;
 pub mod process;
-pub mod ready;
 mod terminal;
 pub mod until;
 pub mod watchdog;

@@ -19,7 +19,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::types::{MAX_WAIT_MS, OutputMode};
-use crate::service::ReadySpec;
+use crate::readiness::service::ReadySpec;
 use crate::table::{Table, Task};
 use crate::terminal_text::cut_line;
 

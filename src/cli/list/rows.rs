@@ -333,7 +333,7 @@ pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String 
         if optional {
             s.push('[');
         }
-        s.push_str(crate::detail::param_marks(p));
+        s.push_str(crate::describe::param_marks(p));
         let flag = p
             .flags
             .iter()
