@@ -1,6 +1,6 @@
 //! `agg describe`: everything known about one task.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,17 +32,11 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
     detail.sandbox = Some(super::sandbox::described(&table, task));
     if args.json {
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &detail)
-            .map_err(io::Error::from)
-            .map_err(Error::Output)?;
-        writeln!(out).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
-    } else {
-        let mut out = anstream::stdout().lock();
-        root.announce(&mut out).map_err(Error::Output)?;
-        crate::describe::write(&mut out, &detail).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
+        return super::print_json(&detail);
     }
+    let mut out = anstream::stdout().lock();
+    root.announce(&mut out).map_err(Error::Output)?;
+    crate::describe::write(&mut out, &detail).map_err(Error::Output)?;
+    out.flush().map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -520,18 +520,7 @@ impl Engine {
     }
 
     fn new_run_id(&self, unique_name: &str) -> String {
-        let base: String = unique_name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        let base = base.trim_matches('-');
-        let base = if base.is_empty() { "task" } else { base };
+        let base = run_id_base(unique_name, usize::MAX);
         let mut issued = self.inner.issued.locked();
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
@@ -548,6 +537,29 @@ impl Engine {
             }
         }
         unreachable!("the loop above only ends by returning")
+    }
+}
+
+/// The part of a run id before its suffix: `unique_name` with every character but ASCII
+/// letters, digits, `-`, `_` and `.` made `-`, cut to `max` characters, without a `-` at
+/// either end (`task` when nothing is left).
+pub fn run_id_base(unique_name: &str, max: usize) -> String {
+    let base: String = unique_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(max)
+        .collect();
+    let base = base.trim_matches('-');
+    if base.is_empty() {
+        "task".to_owned()
+    } else {
+        base.to_owned()
     }
 }
 

@@ -6,7 +6,6 @@
 
 use super::text::{Message, loc_prefix};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 #[derive(Default)]
 struct Counts {
@@ -190,14 +189,12 @@ impl Reader {
             ..Tests::default()
         };
         for b in self.blocks.into_iter().filter(|b| !b.suite) {
-            Out::failure(
+            Out::printed_failure(
                 &mut tests,
-                Failure {
-                    name: b.name,
-                    file: b.file.map(|f| places.file(&f)),
-                    line: b.line,
-                    message: b.message.text(),
-                },
+                places,
+                b.name,
+                (b.file.as_deref(), b.line),
+                &b.message,
             );
         }
         out.tests = Some(tests);
