@@ -17,7 +17,7 @@ use crate::engine::{
     Duplicates, Engine, EngineConfig, Invocation, Job, JobState, OnFinish, StdioMode, Stream,
 };
 use crate::error::Error;
-use crate::readiness::probe::{self, Probe};
+use crate::readiness::probe::{self as ready, Probe};
 
 /// How often the log file is read while agg waits.
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
@@ -71,7 +71,7 @@ pub(super) async fn run(
         });
     }
     let follower = tokio::spawn(follow(std::sync::Arc::clone(&job), log.clone()));
-    let readiness = probe::wait(&job, &probe).await;
+    let readiness = ready::wait(&job, &probe).await;
     if !job.is_running() {
         job.wait().await;
     }
@@ -145,7 +145,7 @@ fn open_log(unique_name: &str) -> Result<(std::path::PathBuf, std::fs::File), Er
 fn record(
     job: &Job,
     pid: u32,
-    readiness: &probe::Readiness,
+    readiness: &ready::Readiness,
     origin: Origin,
     log: std::path::PathBuf,
 ) -> crate::control::detached::Service {
@@ -176,7 +176,7 @@ fn record(
 fn announce_ready(
     err: &mut impl Write,
     record: &crate::control::detached::Service,
-    readiness: &probe::Readiness,
+    readiness: &ready::Readiness,
     shown: &Shown,
 ) {
     let urls = if readiness.urls.is_empty() {

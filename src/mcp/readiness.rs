@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::envelope::{ToolError, invalid};
 use super::types::JobResult;
 use crate::engine::Job;
-use crate::readiness::probe::{self, Probe, Readiness, ReadyBy};
+use crate::readiness::probe::{self as ready, Probe, Readiness, ReadyBy};
 use crate::readiness::service::{self, ReadySpec};
 use crate::table::Task;
 
@@ -49,7 +49,7 @@ pub async fn settle(
 ) -> bool {
     match probe {
         Some(probe) => {
-            let readiness = probe::wait(job, probe).await;
+            let readiness = ready::wait(job, probe).await;
             let finished = !job.is_running();
             if finished {
                 // Wait for the job's record to be complete (exit code, drained pipes).
