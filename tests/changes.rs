@@ -85,12 +85,8 @@ fn changed_files_are_those_git_reports() {
     std::fs::write(root.join("build/out.bin"), "ignored\n").expect("write");
     // A racily clean file: rewritten with the same size within the index's second.
     std::fs::write(root.join("docs/c.txt"), "CHARLIE 2\n").expect("write");
-    let status = git(root, &["status", "--porcelain", "-uall", "--no-renames"]);
-    let from_git: BTreeSet<String> = status
-        .lines()
-        .map(|l| l[3..].trim_matches('"').to_owned())
-        .collect();
-    assert_eq!(changed(root, None), from_git, "git status:\n{status}");
+    let from_git = git_status(root);
+    assert_eq!(changed(root, None), from_git);
     // Since the merge base with main: also what the branch committed.
     let mut since = from_git.clone();
     since.extend(
@@ -110,6 +106,107 @@ fn changed_files_are_those_git_reports() {
         .run()
         .code(2)
         .stderr_has("in no git repository");
+}
+
+/// What `git status --porcelain -uall --no-renames` names in `root`.
+fn git_status(root: &Path) -> BTreeSet<String> {
+    git(root, &["status", "--porcelain", "-uall", "--no-renames"])
+        .lines()
+        .map(|l| l[3..].trim_matches('"').to_owned())
+        .collect()
+}
+
+/// A random path of the generated tree: `dN/[sM/]fK.txt`.
+fn some_file(rng: &mut fastrand::Rng) -> String {
+    let dir = format!("d{}", rng.usize(..3));
+    let file = format!("f{}.txt", rng.usize(..3));
+    if rng.bool() {
+        format!("{dir}/s{}/{file}", rng.usize(..2))
+    } else {
+        format!("{dir}/{file}")
+    }
+}
+
+#[test]
+fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
+    require!("git");
+    let dir = repo();
+    let root = dir.path();
+    let mut rng = fastrand::Rng::with_seed(37);
+    for step in 0..120 {
+        let path = some_file(&mut rng);
+        let abs = root.join(&path);
+        let what = match rng.usize(..12) {
+            0..=2 => {
+                std::fs::create_dir_all(abs.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&abs, format!("{step}\n")).expect("write");
+                format!("write {path}")
+            }
+            3 | 4 if abs.exists() => {
+                git(root, &["add", "--", &path]);
+                format!("add {path}")
+            }
+            5 => {
+                git(root, &["add", "-A"]);
+                git(
+                    root,
+                    &["commit", "-qm", &format!("step {step}"), "--allow-empty"],
+                );
+                "commit".to_owned()
+            }
+            6 => {
+                git(
+                    root,
+                    &["rm", "-q", "--cached", "--ignore-unmatch", "--", &path],
+                );
+                format!("rm --cached {path}")
+            }
+            7 if abs.exists() => {
+                std::fs::remove_file(&abs).expect("rm");
+                format!("delete {path}")
+            }
+            8 if !abs.exists() => {
+                std::fs::create_dir_all(abs.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&abs, "intent\n").expect("write");
+                git(root, &["add", "-N", "--", &path]);
+                format!("add -N {path}")
+            }
+            9 if rng.bool() => {
+                git(root, &["reset", "-q"]);
+                "reset".to_owned()
+            }
+            9 => {
+                // HEAD moves back and the index keeps the trees of the commit it left: its
+                // cache tree is valid and is not HEAD's.
+                git(root, &["add", "-A"]);
+                git(
+                    root,
+                    &["commit", "-qm", &format!("step {step}"), "--allow-empty"],
+                );
+                git(root, &["reset", "-q", "--soft", "HEAD~1"]);
+                "reset --soft to the commit before".to_owned()
+            }
+            10 => {
+                let top = path.split('/').next().expect("dir").to_owned();
+                let _ = std::fs::remove_dir_all(root.join(&top));
+                format!("rm -r {top}")
+            }
+            _ => {
+                git(root, &["add", "-A"]);
+                git(
+                    root,
+                    &["commit", "-qm", &format!("step {step}"), "--allow-empty"],
+                );
+                git(root, &["checkout", "-q", "HEAD~1", "--", "."]);
+                "checkout the previous commit's files".to_owned()
+            }
+        };
+        assert_eq!(
+            changed(root, None),
+            git_status(root),
+            "after step {step} ({what})"
+        );
+    }
 }
 
 #[test]

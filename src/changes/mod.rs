@@ -21,7 +21,7 @@
 //! files are hashed in chunks, and a file that is neither a regular file nor a symbolic link
 //! is never opened (a FIFO cannot hang the read).
 //!
-//! The parts: [`tree`] (a tree flattened or two trees compared) and [`worktree`] (the index
+//! The parts: [`tree`] (the index against `HEAD`'s tree, or two trees compared) and [`worktree`] (the index
 //! against the files, and the untracked files, through the listing's own walk).
 
 mod tree;
@@ -176,28 +176,10 @@ pub fn read(root: &Path, since: Option<&str>) -> Result<Changes, ChangeError> {
         .head_tree_id_or_empty()
         .map_err(read_error("HEAD"))?
         .detach();
-    let head = tree::flatten(&repo, head_tree)?;
-    // The index against HEAD: staged additions, changes and deletions, and conflicts.
-    let mut in_index: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
-    for entry in index.entries() {
-        let path = entry.path(&index);
-        in_index.insert(path.as_bytes());
-        let same = entry.stage_raw() == 0
-            && head.get(path.as_bytes()).is_some_and(|(id, mode)| {
-                *id == entry.id && entry.mode.to_tree_entry_mode() == Some(*mode)
-            });
-        if !same {
-            changed.insert(path.as_bytes().to_vec());
-        }
-    }
-    for path in head.keys() {
-        if !in_index.contains(path.as_slice()) {
-            changed.insert(path.clone());
-        }
-    }
+    changed.extend(tree::staged(&repo, &index, head_tree)?);
     // The files against the index, then what no index entry names.
     changed.extend(worktree::modified(&repo, &index, &worktree));
-    changed.extend(worktree::untracked(&root, &prefix, &in_index));
+    changed.extend(worktree::untracked(&root, &prefix, &index));
     let mut against = "HEAD".to_owned();
     if let Some(name) = since {
         let (base, files) = since_merge_base(&repo, name, head_tree)?;

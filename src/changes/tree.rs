@@ -1,17 +1,20 @@
-//! Trees of the object database: one flattened into its files, or two compared, skipping
-//! every subtree the two share. Each tree object's size is checked from its header before it
+//! Trees of the object database: the index against one (through the index's cache tree), or
+//! two compared, skipping every subtree the two share. Each tree object's size is checked from its header before it
 //! is inflated, depth and entry counts are bounded ([`super::MAX_TREE_DEPTH`],
 //! [`super::MAX_TREE_ENTRIES`]).
 
 use std::collections::HashMap;
 
 use gix::ObjectId;
+use gix::bstr::ByteSlice;
 use gix::objs::tree::EntryMode;
 
 use super::{ChangeError, MAX_TREE_BYTES, MAX_TREE_DEPTH, MAX_TREE_ENTRIES};
 
 /// A tree's entries: (name, id, mode).
 type Entries = Vec<(Vec<u8>, ObjectId, EntryMode)>;
+/// Files of a tree by path, with id and mode.
+type HeadFiles = HashMap<Vec<u8>, (ObjectId, EntryMode)>;
 /// One name's entry on each side of a comparison.
 type Sides = [Option<(ObjectId, EntryMode)>; 2];
 
@@ -87,28 +90,94 @@ fn too_deep(depth: usize) -> Result<(), ChangeError> {
     Ok(())
 }
 
-/// Every file (blob, link or submodule) of the tree `id`, by path, with its id and mode.
-pub(super) fn flatten(
+/// The paths whose index entry differs from `HEAD`'s tree `head` (staged additions, changes
+/// and deletions, and conflicts).
+///
+/// Compared as git compares them, through the index's cache tree (its `TREE` extension): a
+/// directory whose cached tree is still valid and is the very tree `HEAD` has there holds the
+/// same entries in both, so neither is read. After a commit that is the whole index, and
+/// only the directories on the way to what was staged since are read.
+pub(super) fn staged(
     repo: &gix::Repository,
-    id: ObjectId,
-) -> Result<HashMap<Vec<u8>, (ObjectId, EntryMode)>, ChangeError> {
-    let mut out = HashMap::new();
-    let mut budget = Budget(0);
-    let mut stack = vec![(Vec::new(), id, 0usize)];
-    while let Some((prefix, id, depth)) = stack.pop() {
-        too_deep(depth)?;
-        let list = entries(repo, id)?;
-        budget.take(list.len())?;
-        for (name, oid, mode) in list {
-            let path = join(&prefix, &name);
-            if mode.is_tree() {
-                stack.push((path, oid, depth + 1));
-            } else {
-                out.insert(path, (oid, mode));
-            }
+    index: &gix::index::State,
+    head: ObjectId,
+) -> Result<Vec<Vec<u8>>, ChangeError> {
+    let (files, same) = head_files_outside_cached(repo, index, head)?;
+    let mut out = Vec::new();
+    let mut same = same.iter().peekable();
+    let entries = index.entries();
+    let mut at = 0;
+    while at < entries.len() {
+        while same.next_if(|range| range.end <= at).is_some() {}
+        if let Some(range) = same.peek().filter(|range| range.start <= at) {
+            at = range.end;
+            continue;
+        }
+        let entry = &entries[at];
+        at += 1;
+        let path = entry.path(index);
+        let same = entry.stage_raw() == 0
+            && files.get(path.as_bytes()).is_some_and(|(id, mode)| {
+                *id == entry.id && entry.mode.to_tree_entry_mode() == Some(*mode)
+            });
+        if !same {
+            out.push(path.to_vec());
+        }
+    }
+    for path in files.keys() {
+        if index.entry_index_by_path(path.as_bstr()).is_err() {
+            out.push(path.clone());
         }
     }
     Ok(out)
+}
+
+/// The files of `HEAD`'s tree `head` outside the directories the index's cache tree vouches
+/// for, and the ranges of index entries in those directories (sorted).
+fn head_files_outside_cached(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    head: ObjectId,
+) -> Result<(HeadFiles, Vec<std::ops::Range<usize>>), ChangeError> {
+    let mut files = HashMap::new();
+    let mut same = Vec::new();
+    let mut budget = Budget(0);
+    let mut stack = vec![(Vec::new(), head, index.tree(), 0usize)];
+    while let Some((prefix, id, cached, depth)) = stack.pop() {
+        if cached.is_some_and(|tree| tree.num_entries.is_some() && tree.id == id) {
+            let range = if prefix.is_empty() {
+                Some(0..index.entries().len())
+            } else {
+                let mut dir = prefix;
+                dir.push(b'/');
+                index.prefixed_entries_range(dir.as_bstr())
+            };
+            same.extend(range);
+            continue;
+        }
+        too_deep(depth)?;
+        let list = entries(repo, id)?;
+        budget.take(list.len())?;
+        let children: HashMap<&[u8], &gix::index::extension::Tree> = cached
+            .map(|tree| {
+                tree.children
+                    .iter()
+                    .map(|child| (child.name.as_slice(), child))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for (name, oid, mode) in list {
+            let path = join(&prefix, &name);
+            if mode.is_tree() {
+                let child = children.get(name.as_slice()).copied();
+                stack.push((path, oid, child, depth + 1));
+            } else {
+                files.insert(path, (oid, mode));
+            }
+        }
+    }
+    same.sort_by_key(|range| range.start);
+    Ok((files, same))
 }
 
 /// The paths of the files that differ between the trees `a` and `b` (added, removed or
