@@ -127,23 +127,28 @@ fn some_file(rng: &mut fastrand::Rng) -> String {
     }
 }
 
+/// Stamps settle this long after a change in these tests (see `AGG_TEST_SETTLE_MS`).
+const SETTLE_MS: u64 = 150;
+
 #[test]
 fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
     require!("git");
     let dir = repo();
     let root = dir.path();
+    let state = tempfile::tempdir().expect("state");
     let mut rng = fastrand::Rng::with_seed(37);
-    for step in 0..120 {
+    let mut remembered = 0;
+    for step in 0..140 {
         let path = some_file(&mut rng);
         let abs = root.join(&path);
-        let what = match rng.usize(..12) {
+        let what = match rng.usize(..15) {
             0..=2 => {
                 std::fs::create_dir_all(abs.parent().expect("parent")).expect("mkdir");
                 std::fs::write(&abs, format!("{step}\n")).expect("write");
                 format!("write {path}")
             }
             3 | 4 if abs.exists() => {
-                git(root, &["add", "--", &path]);
+                git(root, &["add", "-f", "--", &path]);
                 format!("add {path}")
             }
             5 => {
@@ -159,7 +164,14 @@ fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
                     root,
                     &["rm", "-q", "--cached", "--ignore-unmatch", "--", &path],
                 );
-                format!("rm --cached {path}")
+                // Committed, the file is untracked only, in a directory that did not change.
+                if rng.bool() {
+                    git(
+                        root,
+                        &["commit", "-qm", &format!("step {step}"), "--allow-empty"],
+                    );
+                }
+                format!("rm --cached {path}, maybe committed")
             }
             7 if abs.exists() => {
                 std::fs::remove_file(&abs).expect("rm");
@@ -168,7 +180,7 @@ fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
             8 if !abs.exists() => {
                 std::fs::create_dir_all(abs.parent().expect("parent")).expect("mkdir");
                 std::fs::write(&abs, "intent\n").expect("write");
-                git(root, &["add", "-N", "--", &path]);
+                git(root, &["add", "-f", "-N", "--", &path]);
                 format!("add -N {path}")
             }
             9 if rng.bool() => {
@@ -191,7 +203,7 @@ fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
                 let _ = std::fs::remove_dir_all(root.join(&top));
                 format!("rm -r {top}")
             }
-            _ => {
+            11 => {
                 git(root, &["add", "-A"]);
                 git(
                     root,
@@ -200,13 +212,99 @@ fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
                 git(root, &["checkout", "-q", "HEAD~1", "--", "."]);
                 "checkout the previous commit's files".to_owned()
             }
+            12 => {
+                // Rules that appear, change or go in a directory, or at the root.
+                let dir = if rng.bool() {
+                    root.to_path_buf()
+                } else {
+                    abs.parent().expect("parent").to_path_buf()
+                };
+                std::fs::create_dir_all(&dir).expect("mkdir");
+                let rules = dir.join(".gitignore");
+                match rng.usize(..3) {
+                    0 => std::fs::write(&rules, "f1.txt\n").expect("write"),
+                    1 => std::fs::write(&rules, "s1/\n*.log\n").expect("write"),
+                    _ => {
+                        let _ = std::fs::remove_file(&rules);
+                    }
+                }
+                format!("rules in {}", dir.display())
+            }
+            13 => {
+                let top = path.split('/').next().expect("dir").to_owned();
+                let to = format!("{top}-{step}");
+                let _ = std::fs::rename(root.join(&top), root.join(&to));
+                format!("mv {top} {to}")
+            }
+            _ => {
+                let sub = abs
+                    .parent()
+                    .expect("parent")
+                    .join(format!("new{step}/deeper"));
+                std::fs::create_dir_all(&sub).expect("mkdir");
+                std::fs::write(sub.join("x.txt"), "x\n").expect("write");
+                format!("new directories in {}", sub.display())
+            }
         };
-        assert_eq!(
-            changed(root, None),
-            git_status(root),
-            "after step {step} ({what})"
-        );
+        // Half the steps are read once what changed has settled, so that the remembered
+        // files are used; the rest right away, when they may not be.
+        if rng.bool() {
+            std::thread::sleep(std::time::Duration::from_millis(SETTLE_MS + 50));
+        }
+        let out = Test::at(root)
+            .env("XDG_STATE_HOME", state.path())
+            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
+            .env("AGG_LOG", "debug")
+            .args(["list", "--json", "--affected"])
+            .run()
+            .success();
+        if !out.stderr.contains("untracked files: walking") {
+            remembered += 1;
+        }
+        let doc: Value = serde_json::from_str(&out.stdout).expect("json");
+        let seen: BTreeSet<String> = doc["changed"]
+            .as_array()
+            .expect("changed")
+            .iter()
+            .filter_map(|f| f.as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(seen, git_status(root), "after step {step} ({what})");
     }
+    // Most steps changed a directory or two: those were listed again, and the rest of what
+    // the last run found was used.
+    assert!(
+        remembered > 70,
+        "the remembered files were used {remembered} times of 140"
+    );
+}
+
+#[test]
+fn a_file_taken_out_of_the_index_is_untracked_though_its_directory_did_not_change() {
+    require!("git");
+    let dir = repo();
+    let root = dir.path();
+    let state = tempfile::tempdir().expect("state");
+    let settle = std::time::Duration::from_millis(SETTLE_MS + 50);
+    let list = || {
+        std::thread::sleep(settle);
+        let out = Test::at(root)
+            .env("XDG_STATE_HOME", state.path())
+            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
+            .args(["list", "--json", "--affected"])
+            .run()
+            .success();
+        let doc: Value = serde_json::from_str(&out.stdout).expect("json");
+        doc["changed"].clone()
+    };
+    assert_eq!(list(), serde_json::json!([]));
+    git(root, &["rm", "-q", "--cached", "src/a.txt"]);
+    git(root, &["commit", "-qm", "untrack"]);
+    assert_eq!(git_status(root), BTreeSet::from(["src/a.txt".to_owned()]));
+    assert_eq!(list(), serde_json::json!(["src/a.txt"]));
+    git(root, &["add", "src/a.txt"]);
+    assert_eq!(list(), serde_json::json!(["src/a.txt"]));
+    git(root, &["commit", "-qm", "track again"]);
+    assert_eq!(list(), serde_json::json!([]));
 }
 
 #[test]

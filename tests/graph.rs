@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::test::{Test, run_ok};
+use crate::test::{Test, command_in, run_ok};
 use indoc::indoc;
 
 /// `(from dir, to dir)` of every dependency of `ecosystem` in `agg graph --json`.
@@ -36,12 +36,7 @@ fn agg_edges(root: &Path, ecosystem: &str) -> BTreeSet<(String, String)> {
 
 /// `program ARGS` in `dir`, which must succeed; its stdout.
 fn tool(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
-    let out = run_ok(
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
-            .envs(env.iter().copied()),
-    );
+    let out = run_ok(&mut command_in(dir, program, args, env));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

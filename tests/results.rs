@@ -11,6 +11,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::common::mcp::{Mcp, text};
+use crate::test::command_in;
 use indoc::{formatdoc, indoc};
 
 /// A repository holding `files`, `before` run on it (links, builds), then `task` started
@@ -45,10 +46,7 @@ fn node_modules(root: &Path) {
 /// Runs `program args` in `dir`; its stdout (the exit code is the tool's verdict, not
 /// checked).
 fn output_of(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
+    let out = command_in(dir, program, args, &[("NO_COLOR", "1")])
         .output()
         .unwrap_or_else(|e| panic!("{program}: {e}"));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -257,6 +255,41 @@ test('top level throws', () => {
 });
 ";
 
+/// Checks agg's counts and failures against a report in Jest's JSON form (Jest's own,
+/// Vitest's `json` reporter) at `json_path`: a failure's name is its titles joined with
+/// `separator`, each in `src/sum.test.js`. Lines are left to each test.
+fn assert_equals_jest_json(body: &Value, json_path: &Path, separator: &str) {
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(json_path).expect("report")).expect("json");
+    assert_counts(
+        body,
+        report["numPassedTests"].as_u64().unwrap_or(0),
+        report["numFailedTests"].as_u64().unwrap_or(0),
+        report["numPendingTests"].as_u64().unwrap_or(0)
+            + report["numTodoTests"].as_u64().unwrap_or(0),
+    );
+    let mut want = BTreeSet::new();
+    for file in report["testResults"].as_array().expect("results") {
+        for a in file["assertionResults"].as_array().expect("assertions") {
+            if a["status"] == "failed" {
+                let mut name: Vec<&str> = a["ancestorTitles"]
+                    .as_array()
+                    .expect("titles")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                name.push(a["title"].as_str().unwrap_or(""));
+                want.insert((name.join(separator), "src/sum.test.js".to_owned(), 0));
+            }
+        }
+    }
+    let ours: BTreeSet<(String, String, u64)> = agg_failures(body)
+        .into_iter()
+        .map(|(n, f, _)| (n, f, 0))
+        .collect();
+    assert_eq!(ours, want);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jest_failures_equal_its_json_report() {
     require!("jest", "make");
@@ -276,43 +309,9 @@ async fn jest_failures_equal_its_json_report() {
         node_modules,
     )
     .await;
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("report")).expect("json");
-    assert_counts(
-        &body,
-        report["numPassedTests"].as_u64().unwrap_or(0),
-        report["numFailedTests"].as_u64().unwrap_or(0),
-        report["numPendingTests"].as_u64().unwrap_or(0)
-            + report["numTodoTests"].as_u64().unwrap_or(0),
-    );
-    let mut want = BTreeSet::new();
-    for file in report["testResults"].as_array().expect("results") {
-        for a in file["assertionResults"].as_array().expect("assertions") {
-            if a["status"] == "failed" {
-                let mut name: Vec<&str> = a["ancestorTitles"]
-                    .as_array()
-                    .expect("titles")
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect();
-                name.push(a["title"].as_str().unwrap_or(""));
-                want.insert((
-                    name.join(" › "),
-                    "src/sum.test.js".to_owned(),
-                    a["location"]["line"].as_u64().unwrap_or(0),
-                ));
-            }
-        }
-    }
     // Jest's `location` is the test's own line (with --testLocationInResults); agg's is
     // the failing line, so lines are compared with the failure messages' frames below.
-    let ours: BTreeSet<(String, String, u64)> = agg_failures(&body)
-        .into_iter()
-        .map(|(n, f, _)| (n, f, 0))
-        .collect();
-    let want: BTreeSet<(String, String, u64)> =
-        want.into_iter().map(|(n, f, _)| (n, f, 0)).collect();
-    assert_eq!(ours, want);
+    assert_equals_jest_json(&body, &json_path, " › ");
     let lines: BTreeSet<u64> = agg_failures(&body).iter().map(|f| f.2).collect();
     assert_eq!(lines, [7, 11, 15].into_iter().collect(), "{body}");
 }
@@ -340,35 +339,7 @@ async fn vitest_failures_equal_its_json_report() {
         node_modules,
     )
     .await;
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("report")).expect("json");
-    assert_counts(
-        &body,
-        report["numPassedTests"].as_u64().unwrap_or(0),
-        report["numFailedTests"].as_u64().unwrap_or(0),
-        report["numPendingTests"].as_u64().unwrap_or(0)
-            + report["numTodoTests"].as_u64().unwrap_or(0),
-    );
-    let mut want = BTreeSet::new();
-    for file in report["testResults"].as_array().expect("results") {
-        for a in file["assertionResults"].as_array().expect("assertions") {
-            if a["status"] == "failed" {
-                let mut name: Vec<&str> = a["ancestorTitles"]
-                    .as_array()
-                    .expect("titles")
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect();
-                name.push(a["title"].as_str().unwrap_or(""));
-                want.insert((name.join(" > "), "src/sum.test.js".to_owned(), 0));
-            }
-        }
-    }
-    let ours: BTreeSet<(String, String, u64)> = agg_failures(&body)
-        .into_iter()
-        .map(|(n, f, _)| (n, f, 0))
-        .collect();
-    assert_eq!(ours, want);
+    assert_equals_jest_json(&body, &json_path, " > ");
     let lines: BTreeSet<u64> = agg_failures(&body).iter().map(|f| f.2).collect();
     assert_eq!(lines, [8, 12, 16].into_iter().collect(), "{body}");
 }

@@ -278,6 +278,17 @@ impl std::fmt::Display for Output {
     }
 }
 
+/// `program args`, to run in `dir` with `env` added: a runner, a package manager or a
+/// test tool whose own answer a test compares with agg's.
+pub fn command_in(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied());
+    command
+}
+
 /// Runs a program other than agg (a runner, git), checks that it succeeded, showing its
 /// stderr when not, and returns what it printed.
 #[track_caller]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use agg_runners::Parsed;
 
-use super::pin::{Definition, Pin, PinnedFile, PinnedPart, fingerprint, pinned_files};
+use super::pin::{Definition, Pin, PinnedFile, PinnedPart, Unfollowed, fingerprint, pinned_files};
 use crate::repo_files::{MAX_TASK_FILE_BYTES, ReadError, read_regular, sha256_hex};
 use crate::scan::{Reread, reread};
 use crate::table::Task;
@@ -197,15 +197,12 @@ fn reads_of<'p>(
     parsed: &'p Parsed,
     task: &'p Task,
     seen: &mut HashSet<&'p str>,
-) -> Result<Vec<PinnedPart>, String> {
+) -> Result<Vec<PinnedPart>, Unfollowed> {
     let Some(reads) = task.reads.as_deref() else {
-        return Err(format!(
-            "agg does not follow what {} tasks read",
-            task.runner.name()
-        ));
+        return Err(Unfollowed::Runner(task.runner));
     };
     if let Some(why) = &reads.unknown {
-        return Err(why.clone());
+        return Err(Unfollowed::Unknown(why.clone()));
     }
     let mut parts: Vec<PinnedPart> = reads
         .parts
@@ -234,10 +231,12 @@ fn reads_of<'p>(
             continue;
         }
         if seen.len() > MAX_FOLLOWED {
-            return Err(format!("it runs more than {MAX_FOLLOWED} other tasks"));
+            return Err(Unfollowed::TooMany(MAX_FOLLOWED));
         }
-        let inner = reads_of(root, parsed, other, seen)
-            .map_err(|why| format!("it runs `{}`, and {why}", other.source_name))?;
+        let inner = reads_of(root, parsed, other, seen).map_err(|why| Unfollowed::Runs {
+            task: other.source_name.clone(),
+            why: Box::new(why),
+        })?;
         let what = if how == "dep" {
             format!("dep `{name}`")
         } else {

@@ -95,7 +95,48 @@ pub enum Definition {
     /// Exactly these parts (the task's own, then those of the tasks it runs).
     Reads(Vec<PinnedPart>),
     /// Every file read for the task, whole, and why.
-    Whole(String),
+    Whole(Unfollowed),
+}
+
+/// Why agg cannot tell which parts of its files a task reads, so that an allow of it pins
+/// the files whole. Its `Display` is the reason the pin keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unfollowed {
+    /// agg does not follow what this runner's tasks read.
+    Runner(agg_runners::Runner),
+    /// The adapter found something it cannot follow, in its words.
+    Unknown(String),
+    /// The task runs more than this many other tasks.
+    TooMany(usize),
+    /// A task it runs cannot be followed.
+    Runs {
+        /// That task's name in the file.
+        task: String,
+        /// Why it cannot be followed.
+        why: Box<Unfollowed>,
+    },
+}
+
+impl std::fmt::Display for Unfollowed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unfollowed::Runner(runner) => {
+                write!(f, "agg does not follow what {} tasks read", runner.name())
+            }
+            Unfollowed::Unknown(why) => f.write_str(why),
+            Unfollowed::TooMany(most) => write!(f, "it runs more than {most} other tasks"),
+            Unfollowed::Runs { task, why } => write!(f, "it runs `{task}`, and {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Unfollowed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Unfollowed::Runs { why, .. } => Some(&**why),
+            _ => None,
+        }
+    }
 }
 
 /// The facts a task pin hashes. Field order is part of the fingerprint.
@@ -179,7 +220,7 @@ impl Pin {
                     .collect();
                 (reads, None, files)
             }
-            Definition::Whole(why) => (Vec::new(), Some(why), files),
+            Definition::Whole(why) => (Vec::new(), Some(why.to_string()), files),
         };
         let hashed: &[PinnedFile] = if whole.is_some() { &files } else { &[] };
         let script = task.script.as_deref();

@@ -3,7 +3,9 @@
 //! as it is on disk, as a blob, without any filter; and the untracked files, found by the
 //! listing's own walk with its bounded ignore rules.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::hash::Hasher;
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -11,10 +13,10 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Flags, Stat, stat};
 use rayon::prelude::*;
+use rustc_hash::FxHasher;
 use std::os::unix::fs::OpenOptionsExt;
 
 use super::{ChangeError, MAX_INDEX_BYTES};
-use crate::lock::MutexExt;
 
 /// How git compares stat data by default (`core.trustctime`, `core.checkStat=default`).
 const STAT: stat::Options = stat::Options {
@@ -252,18 +254,59 @@ fn hash(abs: &Path, meta: &OnDisk, kind: gix::hash::Kind) -> Option<gix::ObjectI
 }
 
 /// The files under `root` that no index entry names and no ignore rule excludes, as paths
-/// relative to the working tree (`prefix` is the root's path in it).
+/// relative to the working tree (`prefix` is the root's path in it). Found by the listing's
+/// walk and remembered between runs ([`crate::scan::picked_files`]): a directory is listed
+/// again when it changed or when what the index tracks directly in it did.
 pub(super) fn untracked(root: &Path, prefix: &str, index: &gix::index::State) -> Vec<Vec<u8>> {
-    let found = std::sync::Mutex::new(Vec::new());
-    crate::scan::each_file(root, &|rel, admitted| {
-        let path = if prefix.is_empty() {
+    let in_worktree = |rel: &str| -> Vec<u8> {
+        if prefix.is_empty() {
             rel.as_bytes().to_vec()
         } else {
             format!("{prefix}/{rel}").into_bytes()
-        };
-        if index.entry_index_by_path(path.as_bstr()).is_err() && admitted() {
-            found.locked().push(path);
         }
-    });
-    found.unlocked()
+    };
+    let untracked = |rel: &str| {
+        index
+            .entry_index_by_path(in_worktree(rel).as_bstr())
+            .is_err()
+    };
+    crate::scan::picked_files(root, &tracked_marks(prefix, index), &untracked)
+        .iter()
+        .map(|rel| in_worktree(rel))
+        .collect()
+}
+
+/// For each directory under the root (root-relative, `.` for the root), a hash of the names
+/// the index tracks directly in it: it changes when a file in it is added to the index or
+/// taken out, which changes what is untracked there though the directory did not change.
+fn tracked_marks(prefix: &str, index: &gix::index::State) -> HashMap<String, u64> {
+    let mut marks: HashMap<String, FxHasher> = HashMap::new();
+    let entries = match prefix {
+        "" => index.entries(),
+        _ => index
+            .prefixed_entries(format!("{prefix}/").as_bytes().as_bstr())
+            .unwrap_or_default(),
+    };
+    let skip = if prefix.is_empty() {
+        0
+    } else {
+        prefix.len() + 1
+    };
+    for entry in entries {
+        let path = entry.path(index);
+        let Some(rel) = path.get(skip..).and_then(|rel| rel.to_str().ok()) else {
+            continue;
+        };
+        let (dir, name) = rel.rsplit_once('/').unwrap_or((".", rel));
+        let hasher = match marks.get_mut(dir) {
+            Some(hasher) => hasher,
+            None => marks.entry(dir.to_owned()).or_default(),
+        };
+        hasher.write(name.as_bytes());
+        hasher.write_u8(0);
+    }
+    marks
+        .into_iter()
+        .map(|(dir, hasher)| (dir, hasher.finish() | 1))
+        .collect()
 }

@@ -4,7 +4,7 @@
 //! when the user answers a question in the agent's client. Rules quote task names,
 //! commands and paths from the repository: they are printed in their [`visible`] form.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -384,13 +384,8 @@ pub(super) fn show(args: &ShowArgs) -> Result<ExitCode, Error> {
                 value
             })
             .collect();
-        let mut out = io::BufWriter::new(io::stdout().lock());
         let value = serde_json::json!({"path": store.path(), "deny": list.deny, "allow": allow});
-        serde_json::to_writer_pretty(&mut out, &value)
-            .map_err(io::Error::from)
-            .map_err(Error::Output)?;
-        writeln!(out).map_err(Error::Output)?;
-        return Ok(ExitCode::SUCCESS);
+        return super::print_json(&value);
     }
     let mut out = anstream::stdout().lock();
     let path = terminal_text::line(&store.path().to_string_lossy()).into_owned();

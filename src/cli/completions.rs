@@ -101,12 +101,7 @@ fn completer() -> String {
 fn table() -> Option<(Named, PathBuf, Option<String>)> {
     let cwd = std::env::current_dir().ok()?;
     let root = crate::scan::find_root(&cwd);
-    let below = cwd
-        .strip_prefix(&root)
-        .ok()
-        .filter(|rel| !rel.as_os_str().is_empty())
-        .and_then(|rel| rel.to_str())
-        .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"));
+    let below = below(&cwd, &root);
     let named = Table::load_named(&root);
     let root = PathBuf::from(std::ffi::OsString::from_vec(named.root.clone()));
     Some((named, root, below))
@@ -144,13 +139,18 @@ fn place() -> Option<(PathBuf, Option<String>)> {
     let root = crate::scan::find_root(&cwd);
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
-    let below = cwd
-        .strip_prefix(&root)
+    let below = below(&cwd, &root);
+    Some((root, below))
+}
+
+/// Where `cwd` is in the repository at `root`, with `/` between its parts (`apps/web`);
+/// `None` at the root, outside it, or when it is not UTF-8.
+fn below(cwd: &std::path::Path, root: &std::path::Path) -> Option<String> {
+    cwd.strip_prefix(root)
         .ok()
         .filter(|rel| !rel.as_os_str().is_empty())
         .and_then(|rel| rel.to_str())
-        .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"));
-    Some((root, below))
+        .map(|rel| rel.replace(std::path::MAIN_SEPARATOR, "/"))
 }
 
 /// The task names offered, as a running `agg mcp` on the repository answers them (see

@@ -1,6 +1,6 @@
 //! `agg describe`: everything known about one task.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,23 +26,17 @@ pub(super) fn run(args: &DescribeArgs) -> Result<ExitCode, Error> {
     let task = super::resolve_task(&table, &root, &args.name)?.task;
     let runner_path = crate::availability::runner_path(&table.root, &task.dir, task.runner)
         .map(|p| p.to_string_lossy().into_owned());
-    let mut detail = crate::detail::of(task, runner_path);
+    let mut detail = crate::describe::of(task, runner_path);
     detail.history = crate::history::History::open_existing(&table.root)
         .and_then(|h| h.summary_of(&task.unique_name, &task.file_path, &task.source_name));
     detail.packages = crate::graph::package_of(&crate::graph::read(&table), task);
     detail.sandbox = Some(super::sandbox::described(&table, task));
     if args.json {
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &detail)
-            .map_err(io::Error::from)
-            .map_err(Error::Output)?;
-        writeln!(out).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
-    } else {
-        let mut out = anstream::stdout().lock();
-        root.announce(&mut out).map_err(Error::Output)?;
-        crate::detail::write(&mut out, &detail).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
+        return super::print_json(&detail);
     }
+    let mut out = anstream::stdout().lock();
+    root.announce(&mut out).map_err(Error::Output)?;
+    crate::describe::write(&mut out, &detail).map_err(Error::Output)?;
+    out.flush().map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -104,17 +104,11 @@ pub(super) fn run(args: &DoctorArgs) -> Result<ExitCode, Error> {
         warnings: table.diagnostics.len(),
     };
     if args.json {
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        serde_json::to_writer_pretty(&mut out, &report)
-            .map_err(io::Error::from)
-            .map_err(Error::Output)?;
-        writeln!(out).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
-    } else {
-        let mut out = anstream::stdout().lock();
-        write(&mut out, &report).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)?;
+        return super::print_json(&report);
     }
+    let mut out = anstream::stdout().lock();
+    write(&mut out, &report).map_err(Error::Output)?;
+    out.flush().map_err(Error::Output)?;
     Ok(ExitCode::SUCCESS)
 }
 

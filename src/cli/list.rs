@@ -425,7 +425,8 @@ fn watch(
     };
     let print = std::sync::Arc::new(print);
     let on_change = std::sync::Arc::clone(&print);
-    let live = crate::live::LiveTable::start(root, Box::new(move |_, new| on_change(new)));
+    let live =
+        crate::watched_table::WatchedTable::start(root, Box::new(move |_, new| on_change(new)));
     if let Some(problem) = live.problem() {
         return Err(Error::Watch(problem));
     }

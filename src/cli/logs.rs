@@ -121,40 +121,70 @@ fn service_logs(args: &LogsArgs) -> Result<ExitCode, Error> {
             .position(|&b| b == b'\n')
             .map_or(&[], |i| &body[i + 1..]);
     }
-    let (complete, mut pending) = match body.iter().rposition(|&b| b == b'\n') {
-        Some(i) if args.follow => (&body[..=i], body[i + 1..].to_vec()),
-        _ if args.follow => (&[][..], body.to_vec()),
-        _ => (body, Vec::new()),
-    };
-    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect::<Vec<_>>();
-    let lines = match lines.split_last() {
-        Some(([], rest)) => rest,
-        _ => &lines[..],
-    };
     let mut out = std::io::stdout().lock();
-    for line in &lines[lines.len().saturating_sub(args.tail)..] {
-        write_line(&mut out, line, args.raw)?;
-    }
+    let pending = write_tail(&mut out, body, args)?;
     if !args.follow {
         return Ok(ExitCode::SUCCESS);
     }
     let mut buf = vec![0u8; CHUNK_BYTES];
-    loop {
+    follow(&mut out, pending, args.raw, |sink| {
         let running = service.running();
         loop {
             let n = file.read(&mut buf).map_err(cannot)?;
             if n == 0 {
                 break;
             }
-            pending.extend_from_slice(&buf[..n]);
+            sink(&buf[..n])?;
+        }
+        Ok(running)
+    })
+}
+
+/// Writes the last `--tail` complete lines of `body`. With `--follow`, a last line without
+/// its newline yet waits for it: it is returned, to be completed by what comes next.
+fn write_tail(out: &mut impl Write, body: &[u8], args: &LogsArgs) -> Result<Vec<u8>, Error> {
+    let (complete, pending) = match body.iter().rposition(|&b| b == b'\n') {
+        Some(i) if args.follow => (&body[..=i], body[i + 1..].to_vec()),
+        _ if args.follow => (&[][..], body.to_vec()),
+        _ => (body, Vec::new()),
+    };
+    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
+    let lines = match lines.split_last() {
+        Some(([], rest)) => rest,
+        _ => &lines[..],
+    };
+    for line in &lines[lines.len().saturating_sub(args.tail)..] {
+        write_line(out, line, args.raw)?;
+    }
+    Ok(pending)
+}
+
+/// What a read of a followed log hands each new chunk to.
+type Sink<'a> = dyn FnMut(&[u8]) -> Result<(), Error> + 'a;
+
+/// Follows a log until the job has ended: `read_new` says whether the job is still running
+/// (asked before it reads, so nothing written before the end is missed) and gives what was
+/// appended since its last call to the sink, which writes each line as it completes; after
+/// the end, a last line without its newline is written too.
+fn follow(
+    out: &mut impl Write,
+    mut pending: Vec<u8>,
+    raw: bool,
+    mut read_new: impl FnMut(&mut Sink) -> Result<bool, Error>,
+) -> Result<ExitCode, Error> {
+    loop {
+        let mut sink = |chunk: &[u8]| -> Result<(), Error> {
+            pending.extend_from_slice(chunk);
             while let Some(i) = pending.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = pending.drain(..=i).collect();
-                write_line(&mut out, &line[..i], args.raw)?;
+                write_line(out, &line[..i], raw)?;
             }
-        }
+            Ok(())
+        };
+        let running = read_new(&mut sink)?;
         if !running {
             if !pending.is_empty() {
-                write_line(&mut out, &pending, args.raw)?;
+                write_line(out, &pending, raw)?;
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -186,37 +216,17 @@ fn person_run_logs(args: &LogsArgs, root: Option<&std::path::Path>) -> Result<Ex
     let mut follower = crate::runs::log::Follower::new(&record.log);
     let mut all = Vec::new();
     follower.read_new(usize::MAX, &mut |b| all.extend_from_slice(b));
-    let (complete, mut pending) = match all.iter().rposition(|&b| b == b'\n') {
-        Some(i) if args.follow => (&all[..=i], all[i + 1..].to_vec()),
-        _ if args.follow => (&[][..], all.clone()),
-        _ => (&all[..], Vec::new()),
-    };
-    let lines: Vec<&[u8]> = complete.split(|&b| b == b'\n').collect();
-    let lines = match lines.split_last() {
-        Some(([], rest)) => rest,
-        _ => &lines[..],
-    };
     let mut out = std::io::stdout().lock();
-    for line in &lines[lines.len().saturating_sub(args.tail)..] {
-        write_line(&mut out, line, args.raw)?;
-    }
+    let pending = write_tail(&mut out, &all, args)?;
     if !args.follow {
         return Ok(ExitCode::SUCCESS);
     }
-    loop {
+    follow(&mut out, pending, args.raw, |sink| {
         let running = crate::runs::store::find(&record.run_id, root)
             .is_some_and(|r| r.state() == State::Running);
-        follower.read_new(usize::MAX, &mut |b| pending.extend_from_slice(b));
-        while let Some(i) = pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = pending.drain(..=i).collect();
-            write_line(&mut out, &line[..i], args.raw)?;
-        }
-        if !running {
-            if !pending.is_empty() {
-                write_line(&mut out, &pending, args.raw)?;
-            }
-            return Ok(ExitCode::SUCCESS);
-        }
-        std::thread::sleep(FOLLOW_EVERY);
-    }
+        let mut new = Vec::new();
+        follower.read_new(usize::MAX, &mut |b| new.extend_from_slice(b));
+        sink(&new)?;
+        Ok(running)
+    })
 }

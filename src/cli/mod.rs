@@ -400,7 +400,8 @@ fn resolve_task<'a>(
     }
 }
 
-fn print_json(value: &serde_json::Value) -> Result<ExitCode, Error> {
+/// Writes `value` to stdout as pretty JSON with a final newline.
+fn print_json(value: &impl serde::Serialize) -> Result<ExitCode, Error> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value)
         .map_err(io::Error::from)

@@ -18,7 +18,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use super::status::Ended;
 use crate::engine::{
     Duplicates, Engine, EngineConfig, Invocation, Job, JobState, Line, OnFinish, OutputLimits,
-    ReadRequest, StdioMode, Stream,
+    StdioMode, Stream,
 };
 use crate::error::Error;
 
@@ -146,39 +146,7 @@ fn prefix(name: &str, width: usize, colour: Option<anstyle::AnsiColor>) -> Strin
 /// before they could be written (output faster than the terminal or pipe takes it, beyond
 /// the engine's caps) are counted in a line of agg's own.
 async fn follow(job: &Arc<Job>, prefix: &str) {
-    let mut progress = job.subscribe();
-    let mut cursor = 1u64;
-    loop {
-        progress.borrow_and_update();
-        let running = job.is_running();
-        let page = job.read(&ReadRequest {
-            from: Some(cursor),
-            ..ReadRequest::default()
-        });
-        let shown: Vec<&Line> = page
-            .lines
-            .iter()
-            .filter(|l| !l.partial || !running)
-            .collect();
-        write_page(prefix, page.dropped, &shown);
-        if let Some(last) = shown.last() {
-            cursor = last.no + 1;
-        } else if page.lines.is_empty() && page.next_offset > cursor {
-            cursor = page.next_offset;
-        }
-        if !running {
-            job.wait().await;
-            let rest = job.read(&ReadRequest {
-                from: Some(cursor),
-                ..ReadRequest::default()
-            });
-            write_page(prefix, rest.dropped, &rest.lines.iter().collect::<Vec<_>>());
-            return;
-        }
-        if progress.changed().await.is_err() {
-            job.wait().await;
-        }
-    }
+    crate::engine::until::follow(job, |dropped, lines| write_page(prefix, dropped, lines)).await;
 }
 
 /// Writes `lines` after `prefix`, stdout's to stdout and stderr's to stderr, each run of

@@ -224,7 +224,7 @@ fn service_json(s: &crate::control::detached::Service) -> Value {
         "ended"
     };
     let ports = if running {
-        let now = crate::engine::ready::listening_ports(s.pid);
+        let now = crate::readiness::probe::listening_ports(s.pid);
         if now.is_empty() { s.ports.clone() } else { now }
     } else {
         Vec::new()

@@ -410,10 +410,10 @@ async fn foreground(
 }
 
 /// The `--ready-*` options as a condition, when `--until-ready` or one of them is given.
-fn ready_spec(args: &RunArgs) -> Option<crate::service::ReadySpec> {
+fn ready_spec(args: &RunArgs) -> Option<crate::readiness::service::ReadySpec> {
     let explicit =
         args.ready_line.is_some() || args.ready_port.is_some() || args.ready_url.is_some();
-    (args.until_ready || explicit).then(|| crate::service::ReadySpec {
+    (args.until_ready || explicit).then(|| crate::readiness::service::ReadySpec {
         line: args.ready_line.clone(),
         port: args.ready_port,
         url: args.ready_url.clone(),

@@ -14,8 +14,7 @@ use tokio::signal::unix::{SignalKind, signal};
 
 use super::status::Ended;
 use crate::engine::{
-    Duplicates, Engine, EngineConfig, Invocation, Job, JobSnapshot, JobState, OnFinish,
-    ReadRequest, StdioMode,
+    Duplicates, Engine, EngineConfig, Invocation, Job, JobSnapshot, JobState, OnFinish, StdioMode,
 };
 use crate::error::Error;
 use crate::results::{Problem, Tests};
@@ -124,34 +123,12 @@ async fn follow(job: &Job, keep_streams: bool, terminal: bool) {
     if terminal {
         return job.wait().await;
     }
-    let mut progress = job.subscribe();
-    let mut cursor = 1u64;
-    loop {
-        progress.borrow_and_update();
-        let running = job.is_running();
-        let page = job.read(&ReadRequest {
-            from: Some(cursor),
-            ..ReadRequest::default()
-        });
-        for line in page.lines.iter().filter(|l| !l.partial || !running) {
+    crate::engine::until::follow(job, |_, lines| {
+        for line in lines {
             write_line(line, keep_streams);
-            cursor = line.no + 1;
         }
-        if page.lines.is_empty() && page.next_offset > cursor {
-            cursor = page.next_offset;
-        }
-        if !running || progress.changed().await.is_err() {
-            job.wait().await;
-            let rest = job.read(&ReadRequest {
-                from: Some(cursor),
-                ..ReadRequest::default()
-            });
-            for line in &rest.lines {
-                write_line(line, keep_streams);
-            }
-            return;
-        }
-    }
+    })
+    .await;
 }
 
 fn write_line(line: &crate::engine::Line, keep_streams: bool) {

@@ -13,11 +13,11 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::engine::ready::{self, Probe};
 use crate::engine::{
     Duplicates, Engine, EngineConfig, Invocation, Job, JobState, OnFinish, StdioMode, Stream,
 };
 use crate::error::Error;
+use crate::readiness::probe::{self as ready, Probe};
 
 /// How often the log file is read while agg waits.
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(100);
@@ -35,38 +35,25 @@ pub(super) struct Origin {
     pub source: String,
 }
 
-/// Starts `inv` detached, writing to a log file, and waits for `probe`. A task that ends while agg waits (before it is ready, or stopped at the timeout) is
-/// passed to `on_finish`; one left running is not, as agg is gone when it ends.
+/// Starts `inv` detached, writing to a log file, and waits for `probe`. A task that ends
+/// while agg waits (before it is ready, or stopped at the timeout) is passed to
+/// `on_finish`; one left running is not, as agg is gone when it ends.
 pub(super) async fn run(
     inv: Invocation,
     probe: Probe,
     on_finish: OnFinish,
     origin: Origin,
 ) -> Result<ExitCode, Error> {
-    let runs = crate::own_dirs::OwnDir::state().join("runs");
-    let dir = runs.create().map_err(|e| Error::RunLog {
-        path: runs.path(),
-        source: e.into(),
-    })?;
-    // The task's name, cut so the file name stays within the 255 bytes a name may have.
-    let name: String = inv
-        .unique_name
-        .replace(['/', ':', ' '], "-")
-        .chars()
-        .take(128)
-        .collect();
-    let log = dir.join(format!("{name}-{}.log", std::process::id()));
-    let file = new_log(&log).map_err(|e| Error::RunLog {
-        path: log.clone(),
-        source: e,
-    })?;
+    let (log, file) = open_log(&inv.unique_name)?;
     let engine = Engine::new(EngineConfig {
         on_finish: Some(on_finish),
         ..EngineConfig::default()
     });
     let unique_name = inv.unique_name.clone();
-    let shown_name = crate::terminal_text::line(&unique_name).into_owned();
-    let shown_log = crate::terminal_text::line(&log.to_string_lossy()).into_owned();
+    let shown = Shown {
+        name: crate::terminal_text::line(&unique_name).into_owned(),
+        log: crate::terminal_text::line(&log.to_string_lossy()).into_owned(),
+    };
     let job = engine
         .start(
             inv,
@@ -94,51 +81,9 @@ pub(super) async fn run(
     let snapshot = job.snapshot();
     let mut err = std::io::stderr().lock();
     if readiness.ready {
-        let urls = if readiness.urls.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " at {}",
-                crate::terminal_text::line(&readiness.urls.join(" "))
-            )
-        };
         let pid = snapshot.pid.unwrap_or(0);
-        let record = crate::control::detached::Service {
-            run_id: job.run_id.clone(),
-            unique_name: unique_name.clone(),
-            file: origin.file,
-            source: origin.source,
-            root: std::fs::canonicalize(&origin.root)
-                .unwrap_or(origin.root)
-                .to_string_lossy()
-                .into_owned(),
-            pid,
-            pid_started: crate::control::detached::leader_started(pid),
-            started_ms: job
-                .started_at()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0)),
-            log: log.clone(),
-            urls: readiness.urls.clone(),
-            ports: readiness.ports.clone(),
-            stopped: false,
-        };
-        let _ = writeln!(
-            err,
-            "agg: {shown_name} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {shown_log}",
-            readiness.waited_ms,
-        );
-        let run_id = crate::terminal_text::line(&record.run_id).into_owned();
-        let _ = match crate::control::detached::save(&record) {
-            Ok(_) => writeln!(
-                err,
-                "agg: `agg ps` lists it as {run_id}; `agg logs {run_id}` shows its output, `agg stop {run_id}` ends it"
-            ),
-            Err(e) => writeln!(
-                err,
-                "agg: cannot record it for agg ps ({e}); stop it with: kill -TERM -{pid}"
-            ),
-        };
+        let record = record(&job, pid, &readiness, origin, log);
+        announce_ready(&mut err, &record, &readiness, &shown);
         // The task outlives agg: the engine must not stop it on the way out.
         engine.detach(&job);
         return Ok(ExitCode::SUCCESS);
@@ -146,8 +91,8 @@ pub(super) async fn run(
     if job.is_running() {
         let _ = writeln!(
             err,
-            "agg: {shown_name} was not ready after {} ms; stopping it (its output is in {shown_log})",
-            readiness.waited_ms,
+            "agg: {} was not ready after {} ms; stopping it (its output is in {})",
+            shown.name, readiness.waited_ms, shown.log,
         );
         engine.stop(&job, Duration::from_secs(5)).await;
         return Ok(ExitCode::from(TIMED_OUT));
@@ -159,13 +104,108 @@ pub(super) async fn run(
     };
     let _ = writeln!(
         err,
-        "agg: {shown_name} ended before it was ready ({}); its output is in {shown_log}",
+        "agg: {} ended before it was ready ({}); its output is in {}",
+        shown.name,
         snapshot
             .exit_code
             .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
+        shown.log,
     );
     Ok(ExitCode::from(u8::try_from(code & 0xff).unwrap_or(1)))
 }
+
+/// The task's name and its log's path as agg's messages quote them.
+struct Shown {
+    name: String,
+    log: String,
+}
+
+/// A new log file for a run of `unique_name` in agg's state directory, and its path.
+fn open_log(unique_name: &str) -> Result<(std::path::PathBuf, std::fs::File), Error> {
+    let runs = crate::own_dirs::OwnDir::state().join("runs");
+    let dir = runs.create().map_err(|e| Error::RunLog {
+        path: runs.path(),
+        source: e.into(),
+    })?;
+    // The task's name, cut so the file name stays within the 255 bytes a name may have.
+    let name: String = unique_name
+        .replace(['/', ':', ' '], "-")
+        .chars()
+        .take(128)
+        .collect();
+    let log = dir.join(format!("{name}-{}.log", std::process::id()));
+    let file = new_log(&log).map_err(|e| Error::RunLog {
+        path: log.clone(),
+        source: e,
+    })?;
+    Ok((log, file))
+}
+
+/// The record of a service left running, for `agg ps`, `agg logs` and `agg stop`.
+fn record(
+    job: &Job,
+    pid: u32,
+    readiness: &ready::Readiness,
+    origin: Origin,
+    log: std::path::PathBuf,
+) -> crate::control::detached::Service {
+    crate::control::detached::Service {
+        run_id: job.run_id.clone(),
+        unique_name: job.unique_name.clone(),
+        file: origin.file,
+        source: origin.source,
+        root: std::fs::canonicalize(&origin.root)
+            .unwrap_or(origin.root)
+            .to_string_lossy()
+            .into_owned(),
+        pid,
+        pid_started: crate::control::detached::leader_started(pid),
+        started_ms: job
+            .started_at()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0)),
+        log,
+        urls: readiness.urls.clone(),
+        ports: readiness.ports.clone(),
+        stopped: false,
+    }
+}
+
+/// Says the service is ready, where its output goes, and how to find it again; saves its
+/// record, or says how to stop it without one.
+fn announce_ready(
+    err: &mut impl Write,
+    record: &crate::control::detached::Service,
+    readiness: &ready::Readiness,
+    shown: &Shown,
+) {
+    let urls = if readiness.urls.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " at {}",
+            crate::terminal_text::line(&readiness.urls.join(" "))
+        )
+    };
+    let pid = record.pid;
+    let _ = writeln!(
+        err,
+        "agg: {} is ready{urls} (pid {pid}, after {} ms)\nagg: its output goes to {}",
+        shown.name, readiness.waited_ms, shown.log,
+    );
+    let run_id = crate::terminal_text::line(&record.run_id).into_owned();
+    let _ = match crate::control::detached::save(record) {
+        Ok(_) => writeln!(
+            err,
+            "agg: `agg ps` lists it as {run_id}; `agg logs {run_id}` shows its output, `agg stop {run_id}` ends it"
+        ),
+        Err(e) => writeln!(
+            err,
+            "agg: cannot record it for agg ps ({e}); stop it with: kill -TERM -{pid}"
+        ),
+    };
+}
+
 /// Makes the log file `path` anew, 0600, never through a symbolic link: a file left there
 /// (by an agg whose process id this one now has) is removed first, and a link is removed,
 /// not followed.

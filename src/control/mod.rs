@@ -10,7 +10,7 @@
 //!
 //! A shell completion asks the same socket for the task names it offers ([`Request::Complete`]):
 //! the server answers from its live table once a cookie has ordered the question after every
-//! change made before it (see [`crate::live`]), or says it cannot vouch for it, and the
+//! change made before it (see [`crate::watched_table`]), or says it cannot vouch for it, and the
 //! completion then scans on its own.
 
 pub mod client;

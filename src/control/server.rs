@@ -19,8 +19,8 @@ use tokio::task::AbortHandle;
 
 use super::{MAX_COOKIE_WAIT, MAX_REQUEST_BYTES, Request};
 use crate::engine::{Engine, Job, ReadRequest};
-use crate::live::LiveTable;
 use crate::lock::MutexExt;
+use crate::watched_table::WatchedTable;
 
 /// A listening control socket; its discovery file is removed when this is dropped.
 #[derive(Debug)]
@@ -38,7 +38,7 @@ impl Drop for ControlServer {
 
 /// Listens for the user's `agg ps`/`logs`/`stop` on a socket for `root`, and for the
 /// completions of a shell there, answered from `live`.
-pub fn start(engine: Engine, live: LiveTable, root: &Path) -> std::io::Result<ControlServer> {
+pub fn start(engine: Engine, live: WatchedTable, root: &Path) -> std::io::Result<ControlServer> {
     let dir = super::socket_dir().create()?;
     let path = dir.join(format!(
         "{}{}.sock",
@@ -153,7 +153,7 @@ impl Drop for Pending {
 #[derive(Clone)]
 struct Served {
     engine: Engine,
-    live: LiveTable,
+    live: WatchedTable,
 }
 
 async fn answer(

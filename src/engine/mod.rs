@@ -30,7 +30,6 @@ pub mod job;
 pub mod observed;
 pub mod output;
 pub mod process;
-pub mod ready;
 mod terminal;
 pub mod until;
 pub mod watchdog;
@@ -325,38 +324,11 @@ impl Engine {
         duplicates: Duplicates,
     ) -> Result<Started, StartError> {
         let mut jobs = self.jobs();
-        if duplicates != Duplicates::Allow
-            && let Some(job) = jobs.iter().find(|j| j.runs_like(&inv))
-        {
-            return Ok(Started {
-                job: Arc::clone(job),
-                reused: true,
-            });
-        }
-        if duplicates == Duplicates::ReuseOnly {
-            return Err(StartError::NotRunning);
-        }
-        let running = jobs.iter().filter(|j| j.is_running()).count();
-        if running >= self.inner.config.max_running {
-            return Err(StartError::TooManyJobs {
-                max: self.inner.config.max_running,
-            });
+        if let Some(job) = self.running_copy(&jobs, &inv, duplicates)? {
+            return Ok(Started { job, reused: true });
         }
         let run_id = self.new_run_id(&inv.unique_name);
-        // Made before the fork: the child only enters it.
-        let confined = inv.sandbox.as_ref().map(crate::sandbox::confine);
-        let (mut cmd, applied, refused) = match confined {
-            Some(Ok((prepared, applied))) => (
-                match prepared {
-                    Some(p) => crate::sandbox::command(p, &inv.program, &inv.args),
-                    None => plain(&inv),
-                },
-                Some(applied),
-                None,
-            ),
-            Some(Err(err)) => (plain(&inv), None, Some(err)),
-            None => (plain(&inv), None, None),
-        };
+        let (mut cmd, applied, refused) = confined_command(&inv);
         cmd.current_dir(&inv.cwd)
             .envs(inv.env.iter().map(|(k, v)| (k, v)))
             .kill_on_drop(false);
@@ -364,72 +336,16 @@ impl Engine {
         if !in_agg_group {
             cmd.process_group(0);
         }
-        let mut pty_master = None;
-        let mut pty_tee = None;
-        match mode {
-            StdioMode::Capture => {
-                cmd.stdin(Stdio::null())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped());
-            }
-            StdioMode::Terminal { tee } => {
-                cmd.stdin(Stdio::inherit());
-                match terminal::Pty::open().and_then(terminal::Pty::split) {
-                    Ok((out, err, master)) => {
-                        cmd.stdout(out).stderr(err);
-                        pty_master = Some(master);
-                        pty_tee = tee;
-                    }
-                    Err(e) => {
-                        tracing::debug!("no pseudo-terminal ({e}): the output is not read");
-                        cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
-                    }
-                }
-            }
-            StdioMode::Inherit | StdioMode::Foreground => {
-                cmd.stdin(Stdio::inherit())
-                    .stdout(Stdio::inherit())
-                    .stderr(Stdio::inherit());
-            }
-            StdioMode::File { file } => {
-                let (out, err) = match (file.try_clone(), file.try_clone()) {
-                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
-                    // Out of descriptors: nowhere to write rather than agg's own output.
-                    _ => (Stdio::null(), Stdio::null()),
-                };
-                cmd.stdin(Stdio::null()).stdout(out).stderr(err);
-            }
-            StdioMode::Relay { stdout, stderr, .. } => {
-                let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
-                    (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
-                    // Out of descriptors: the task still runs, printing where agg does.
-                    _ => (Stdio::inherit(), Stdio::inherit()),
-                };
-                cmd.stdin(Stdio::inherit()).stdout(out).stderr(err);
-            }
-        }
+        let pty = wire_stdio(&mut cmd, mode);
         let output = output::OutputBuffer::new(self.inner.config.output);
         let results = inv.results.clone().map(|mut scope| {
             scope.started = SystemTime::now();
             scope
         });
-        let spawned = if let Some(err) = refused {
-            Err(format!("not started, as it could not be sandboxed: {err}"))
-        } else if inv.cwd.is_dir() {
-            cmd.spawn().map_err(|e| spawn_reason(&inv, &e))
-        } else {
-            Err(format!(
-                "the task's directory {} no longer exists",
-                inv.cwd.display()
-            ))
-        };
-        let job = match spawned {
-            Ok(mut child) => {
+        let job = match spawn(&mut cmd, &inv, refused) {
+            Ok(child) => {
                 let pid = child.id();
                 let pgid = pid.filter(|_| !in_agg_group);
-                let watchdog = pgid.and_then(watchdog::Watchdog::spawn);
-                let stdout = child.stdout.take();
-                let stderr = child.stderr.take();
                 let job = Arc::new(Job::new(JobParts {
                     run_id,
                     unique_name: inv.unique_name,
@@ -440,30 +356,13 @@ impl Engine {
                     output,
                     status: Status::Running,
                     temp: inv.temp,
-                    watchdog,
+                    watchdog: pgid.and_then(watchdog::Watchdog::spawn),
                     sandbox: applied,
                 }));
-                // The terminal's other end, once the task holds its own copies of it.
-                drop(cmd);
-                let copier = pty_master.map(|master| {
-                    if let Ok(handle) = master.try_clone() {
-                        tokio::spawn(terminal::follow_size(Arc::clone(&job), handle));
-                    }
-                    let job = Arc::clone(&job);
-                    tokio::task::spawn_blocking(move || {
-                        terminal::copy(&job, master, pty_tee.as_ref());
-                    })
-                });
-                tokio::spawn(supervise(
-                    Arc::clone(&job),
-                    child,
-                    (stdout, stderr, copier),
-                    (self.inner.config.clone(), results),
-                    Arc::downgrade(&self.inner),
-                ));
+                self.follow(&job, child, cmd, pty, results);
                 job
             }
-            Err(reason) => Arc::new(Job::new(JobParts {
+            Err(why) => Arc::new(Job::new(JobParts {
                 run_id,
                 unique_name: inv.unique_name,
                 args: inv.user_args,
@@ -472,7 +371,9 @@ impl Engine {
                 pgid: None,
                 output,
                 status: Status::ended(
-                    Ended::FailedToStart { reason },
+                    Ended::FailedToStart {
+                        reason: why.to_string(),
+                    },
                     (SystemTime::now(), Instant::now()),
                 ),
                 temp: None,
@@ -483,6 +384,64 @@ impl Engine {
         jobs.push(Arc::clone(&job));
         prune(&mut jobs, self.inner.config.retain_finished);
         Ok(Started { job, reused: false })
+    }
+
+    /// The running copy of `inv` a start returns instead of starting another (as
+    /// `duplicates` says), `None` when a new job may start, or why none may: nothing to reuse
+    /// for [`Duplicates::ReuseOnly`], or the running-jobs cap reached.
+    fn running_copy(
+        &self,
+        jobs: &[Arc<Job>],
+        inv: &Invocation,
+        duplicates: Duplicates,
+    ) -> Result<Option<Arc<Job>>, StartError> {
+        if duplicates != Duplicates::Allow
+            && let Some(job) = jobs.iter().find(|j| j.runs_like(inv))
+        {
+            return Ok(Some(Arc::clone(job)));
+        }
+        if duplicates == Duplicates::ReuseOnly {
+            return Err(StartError::NotRunning);
+        }
+        let running = jobs.iter().filter(|j| j.is_running()).count();
+        if running >= self.inner.config.max_running {
+            return Err(StartError::TooManyJobs {
+                max: self.inner.config.max_running,
+            });
+        }
+        Ok(None)
+    }
+
+    /// Hands a spawned job to its supervisor (and the terminal's copier, when its output
+    /// goes through a pseudo-terminal). `cmd` is dropped here, once the child holds its own
+    /// copies of the terminal's other end, so the copier sees the end of the output.
+    fn follow(
+        &self,
+        job: &Arc<Job>,
+        mut child: Child,
+        cmd: Command,
+        pty: Option<(std::os::fd::OwnedFd, Option<Tee>)>,
+        results: Option<crate::results::Scope>,
+    ) {
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        drop(cmd);
+        let copier = pty.map(|(master, tee)| {
+            if let Ok(handle) = master.try_clone() {
+                tokio::spawn(terminal::follow_size(Arc::clone(job), handle));
+            }
+            let job = Arc::clone(job);
+            tokio::task::spawn_blocking(move || {
+                terminal::copy(&job, master, tee.as_ref());
+            })
+        });
+        tokio::spawn(supervise(
+            Arc::clone(job),
+            child,
+            (stdout, stderr, copier),
+            (self.inner.config.clone(), results),
+            Arc::downgrade(&self.inner),
+        ));
     }
 
     /// Starts `inv` and waits up to `window` for it to finish. Returns the job either way:
@@ -561,18 +520,7 @@ impl Engine {
     }
 
     fn new_run_id(&self, unique_name: &str) -> String {
-        let base: String = unique_name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        let base = base.trim_matches('-');
-        let base = if base.is_empty() { "task" } else { base };
+        let base = run_id_base(unique_name, usize::MAX);
         let mut issued = self.inner.issued.locked();
         for attempt in 0u32.. {
             let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
@@ -592,27 +540,173 @@ impl Engine {
     }
 }
 
+/// The part of a run id before its suffix: `unique_name` with every character but ASCII
+/// letters, digits, `-`, `_` and `.` made `-`, cut to `max` characters, without a `-` at
+/// either end (`task` when nothing is left).
+pub fn run_id_base(unique_name: &str, max: usize) -> String {
+    let base: String = unique_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(max)
+        .collect();
+    let base = base.trim_matches('-');
+    if base.is_empty() {
+        "task".to_owned()
+    } else {
+        base.to_owned()
+    }
+}
+
+/// The command for `inv`, confined by its sandbox policy when it has one, with what the
+/// sandbox applied, or why it could not be applied (then the job is not started).
+fn confined_command(
+    inv: &Invocation,
+) -> (
+    Command,
+    Option<crate::sandbox::Applied>,
+    Option<crate::sandbox::SandboxError>,
+) {
+    // Made before the fork: the child only enters it.
+    match inv.sandbox.as_ref().map(crate::sandbox::confine) {
+        Some(Ok((prepared, applied))) => (
+            match prepared {
+                Some(p) => crate::sandbox::command(p, &inv.program, &inv.args),
+                None => plain(inv),
+            },
+            Some(applied),
+            None,
+        ),
+        Some(Err(err)) => (plain(inv), None, Some(err)),
+        None => (plain(inv), None, None),
+    }
+}
+
+/// Wires the job's standard streams as `mode` says; for [`StdioMode::Terminal`], the
+/// pseudo-terminal's end agg reads and where else its output goes.
+fn wire_stdio(cmd: &mut Command, mode: StdioMode) -> Option<(std::os::fd::OwnedFd, Option<Tee>)> {
+    match mode {
+        StdioMode::Capture => {
+            cmd.stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+        }
+        StdioMode::Terminal { tee } => {
+            cmd.stdin(Stdio::inherit());
+            match terminal::Pty::open().and_then(terminal::Pty::split) {
+                Ok((out, err, master)) => {
+                    cmd.stdout(out).stderr(err);
+                    return Some((master, tee));
+                }
+                Err(e) => {
+                    tracing::debug!("no pseudo-terminal ({e}): the output is not read");
+                    cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
+                }
+            }
+        }
+        StdioMode::Inherit | StdioMode::Foreground => {
+            cmd.stdin(Stdio::inherit())
+                .stdout(Stdio::inherit())
+                .stderr(Stdio::inherit());
+        }
+        StdioMode::File { file } => {
+            let (out, err) = match (file.try_clone(), file.try_clone()) {
+                (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                // Out of descriptors: nowhere to write rather than agg's own output.
+                _ => (Stdio::null(), Stdio::null()),
+            };
+            cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+        }
+        StdioMode::Relay { stdout, stderr, .. } => {
+            let (out, err) = match (stdout.try_clone(), stderr.try_clone()) {
+                (Ok(out), Ok(err)) => (Stdio::from(out), Stdio::from(err)),
+                // Out of descriptors: the task still runs, printing where agg does.
+                _ => (Stdio::inherit(), Stdio::inherit()),
+            };
+            cmd.stdin(Stdio::inherit()).stdout(out).stderr(err);
+        }
+    }
+    None
+}
+
+/// Spawns `cmd`, or says why the job does not start.
+fn spawn(
+    cmd: &mut Command,
+    inv: &Invocation,
+    refused: Option<crate::sandbox::SandboxError>,
+) -> Result<Child, NotStarted> {
+    if let Some(err) = refused {
+        Err(NotStarted::Unsandboxed(err))
+    } else if inv.cwd.is_dir() {
+        cmd.spawn().map_err(|source| NotStarted::Spawn {
+            program: PathBuf::from(&inv.program),
+            source,
+        })
+    } else {
+        Err(NotStarted::DirectoryGone(inv.cwd.clone()))
+    }
+}
+
+/// Why a job was not started (its `failed-to-start` reason).
+#[derive(Debug)]
+enum NotStarted {
+    /// The sandbox its policy asks for could not be applied.
+    Unsandboxed(crate::sandbox::SandboxError),
+    /// The task's directory is gone.
+    DirectoryGone(PathBuf),
+    /// The program could not be spawned.
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotStarted::Unsandboxed(err) => {
+                write!(f, "not started, as it could not be sandboxed: {err}")
+            }
+            NotStarted::DirectoryGone(dir) => {
+                write!(f, "the task's directory {} no longer exists", dir.display())
+            }
+            NotStarted::Spawn { program, source } => match source.kind() {
+                std::io::ErrorKind::NotFound => {
+                    write!(f, "`{}` was not found", program.display())
+                }
+                std::io::ErrorKind::PermissionDenied => write!(
+                    f,
+                    "`{}` is not executable (permission denied)",
+                    program.display()
+                ),
+                _ => write!(f, "cannot start `{}`: {source}", program.display()),
+            },
+        }
+    }
+}
+
+impl std::error::Error for NotStarted {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NotStarted::Unsandboxed(err) => Some(err),
+            NotStarted::DirectoryGone(_) => None,
+            NotStarted::Spawn { source, .. } => Some(source),
+        }
+    }
+}
+
 /// The command for `inv` as given.
 fn plain(inv: &Invocation) -> Command {
     let mut cmd = Command::new(&inv.program);
     cmd.args(&inv.args);
     cmd
-}
-
-fn spawn_reason(inv: &Invocation, err: &std::io::Error) -> String {
-    let program = PathBuf::from(&inv.program);
-    match err.kind() {
-        std::io::ErrorKind::NotFound => {
-            format!("`{}` was not found", program.display())
-        }
-        std::io::ErrorKind::PermissionDenied => {
-            format!(
-                "`{}` is not executable (permission denied)",
-                program.display()
-            )
-        }
-        _ => format!("cannot start `{}`: {err}", program.display()),
-    }
 }
 
 /// Keeps every running job and the newest `retain` finished ones.

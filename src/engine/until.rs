@@ -1,7 +1,8 @@
 //! Waiting without polling: [`until_line`] returns as soon as a line the job writes after
-//! the call began matches a pattern, or the job ends, or the timeout passes, saying which.
-//! Output is looked at when it arrives (the job's progress channel wakes the waiter), so
-//! a wait costs nothing while the job is quiet.
+//! the call began matches a pattern, or the job ends, or the timeout passes, saying which;
+//! [`follow`] hands on the job's lines as they come until it has ended. Output is looked at
+//! when it arrives (the job's progress channel wakes the waiter), so a wait costs nothing
+//! while the job is quiet.
 
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::job::Job;
-use super::output::ReadRequest;
+use super::output::{Line, ReadRequest};
 
 /// How a wait ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -85,6 +86,43 @@ pub async fn until_line(job: &Job, pattern: Option<&Regex>, timeout: Duration) -
                 }
             }
             () = tokio::time::sleep_until(deadline) => return done(Outcome::Timeout, None),
+        }
+    }
+}
+
+/// Hands `show` the job's output as it comes, from its first line: while the job runs, the
+/// complete lines of each page (a last line waits for its newline); once it has ended, the
+/// rest, a last line without a newline included. `show` also gets how many lines the job's
+/// buffer let go before they could be read.
+pub async fn follow(job: &Job, mut show: impl FnMut(u64, &[&Line])) {
+    let mut progress = job.subscribe();
+    let mut cursor = 1u64;
+    loop {
+        progress.borrow_and_update();
+        let running = job.is_running();
+        let page = job.read(&ReadRequest {
+            from: Some(cursor),
+            ..ReadRequest::default()
+        });
+        let shown: Vec<&Line> = page
+            .lines
+            .iter()
+            .filter(|l| !l.partial || !running)
+            .collect();
+        show(page.dropped, &shown);
+        if let Some(last) = shown.last() {
+            cursor = last.no + 1;
+        } else if page.lines.is_empty() && page.next_offset > cursor {
+            cursor = page.next_offset;
+        }
+        if !running || progress.changed().await.is_err() {
+            job.wait().await;
+            let rest = job.read(&ReadRequest {
+                from: Some(cursor),
+                ..ReadRequest::default()
+            });
+            show(rest.dropped, &rest.lines.iter().collect::<Vec<_>>());
+            return;
         }
     }
 }

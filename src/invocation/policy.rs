@@ -89,39 +89,13 @@ fn not_data(data: ArgumentData, arg: &str) -> Option<&'static str> {
 /// task of the same runner in the same file (for go-task wildcards). Arguments holding
 /// control characters are refused before this ([`control_character`]).
 pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) -> Vec<Unvetted> {
-    let flag = |arg: &String, why| Unvetted {
-        arg: arg.clone(),
-        why,
-    };
     let descriptor = task.runner.descriptor();
     let mut out = Vec::new();
-    let mut rest = args;
-    if task.runner == Runner::Task {
-        let stars = task.source_name.matches('*').count();
-        let (fills, after) = rest.split_at(stars.min(rest.len()));
-        let mut filled = String::new();
-        let mut parts = task.source_name.split('*');
-        filled.push_str(parts.next().unwrap_or_default());
-        for (part, value) in parts.zip(fills) {
-            filled.push_str(value);
-            filled.push_str(part);
-        }
-        for value in fills {
-            if !plain(value) {
-                out.push(flag(value, NOT_PLAIN));
-            }
-        }
-        if fills.len() == stars && stars > 0 && is_task(&filled) {
-            out.extend(fills.iter().map(|v| flag(v, OTHER_TASK)));
-        }
-        let vars = after.iter().take_while(|a| super::is_assignment(a)).count();
-        for var in &after[..vars] {
-            if !declared_assignment(task, var) {
-                out.push(flag(var, UNDECLARED_VAR));
-            }
-        }
-        rest = &after[vars..];
-    }
+    let rest = if task.runner == Runner::Task {
+        go_task_leading(task, args, is_task, &mut out)
+    } else {
+        args
+    };
     // What a terminal would not show is never data without a question that shows it.
     let (hidden, rest): (Vec<&String>, Vec<&String>) = rest
         .iter()
@@ -134,91 +108,148 @@ pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) ->
                     .filter_map(|a| not_data(descriptor.data, a).map(|why| flag(a, why))),
             );
         }
-        Arguments::Appended => {
-            // A positional parameter the runner splices in (a poe `positional` arg) takes the
-            // words that are not options.
-            let positional_spliced = task
-                .params
+        Arguments::Appended => appended(task, descriptor.data, rest, &mut out),
+        Arguments::Parameters => parameters(task, descriptor.data, rest, &mut out),
+        Arguments::Options => options(task, &rest, &mut out),
+    }
+    out
+}
+
+/// `arg`, needing approval because of `why`.
+fn flag(arg: &str, why: &'static str) -> Unvetted {
+    Unvetted {
+        arg: arg.to_owned(),
+        why,
+    }
+}
+
+/// go-task's leading arguments: the values that fill a wildcard name's `*`s (plain, and not
+/// making the name of another task), then `NAME=value` variables (declared parameters);
+/// what follows is returned.
+fn go_task_leading<'a>(
+    task: &Task,
+    args: &'a [String],
+    is_task: &dyn Fn(&str) -> bool,
+    out: &mut Vec<Unvetted>,
+) -> &'a [String] {
+    let stars = task.source_name.matches('*').count();
+    let (fills, after) = args.split_at(stars.min(args.len()));
+    let mut filled = String::new();
+    let mut parts = task.source_name.split('*');
+    filled.push_str(parts.next().unwrap_or_default());
+    for (part, value) in parts.zip(fills) {
+        filled.push_str(value);
+        filled.push_str(part);
+    }
+    for value in fills {
+        if !plain(value) {
+            out.push(flag(value, NOT_PLAIN));
+        }
+    }
+    if fills.len() == stars && stars > 0 && is_task(&filled) {
+        out.extend(fills.iter().map(|v| flag(v, OTHER_TASK)));
+    }
+    let vars = after.iter().take_while(|a| super::is_assignment(a)).count();
+    for var in &after[..vars] {
+        if !declared_assignment(task, var) {
+            out.push(flag(var, UNDECLARED_VAR));
+        }
+    }
+    &after[vars..]
+}
+
+/// Arguments a runner appends to the task's command ([`Arguments::Appended`]): declared
+/// options are data unless their value is spliced into code and not plain; anything else
+/// must be data as the descriptor says, and not a word a spliced positional parameter or
+/// the runner's own options would take.
+fn appended(task: &Task, data: ArgumentData, rest: Vec<&String>, out: &mut Vec<Unvetted>) {
+    // A positional parameter the runner splices in (a poe `positional` arg) takes the
+    // words that are not options.
+    let positional_spliced = task
+        .params
+        .iter()
+        .any(|p| p.flags.is_empty() && spliced(task, &p.name));
+    let mut options = rest.into_iter().peekable();
+    while let Some(arg) = options.next() {
+        if declared_option(task, arg) {
+            // A declared option's value, when it follows as its own word, is what
+            // the runner splices in.
+            if let Some(param) = task.params.iter().find(|p| p.flags.contains(arg))
+                && spliced(task, &param.name)
+                && param.kind.as_deref() != Some("boolean")
+                && let Some(value) = options.next_if(|v| !v.starts_with('-'))
+                && !plain(value)
+            {
+                out.push(flag(value, SPLICED));
+            }
+            continue;
+        }
+        // `--flag=value` for a declared option whose value the runner splices in.
+        let spliced_value = arg.split_once('=').is_some_and(|(f, _)| {
+            task.params
                 .iter()
-                .any(|p| p.flags.is_empty() && spliced(task, &p.name));
-            let mut options = rest.into_iter().peekable();
-            while let Some(arg) = options.next() {
-                if declared_option(task, arg) {
-                    // A declared option's value, when it follows as its own word, is what
-                    // the runner splices in.
-                    if let Some(param) = task.params.iter().find(|p| p.flags.contains(arg))
-                        && spliced(task, &param.name)
-                        && param.kind.as_deref() != Some("boolean")
-                        && let Some(value) = options.next_if(|v| !v.starts_with('-'))
-                        && !plain(value)
-                    {
-                        out.push(flag(value, SPLICED));
-                    }
-                    continue;
-                }
-                // `--flag=value` for a declared option whose value the runner splices in.
-                let spliced_value = arg.split_once('=').is_some_and(|(f, _)| {
-                    task.params
-                        .iter()
-                        .any(|p| p.flags.iter().any(|x| x == f) && spliced(task, &p.name))
-                });
-                if spliced_value {
-                    out.push(flag(arg, SPLICED));
-                    continue;
-                }
-                match not_data(descriptor.data, arg) {
-                    Some(why) => out.push(flag(arg, why)),
-                    None if positional_spliced && !arg.starts_with('-') && !plain(arg) => {
-                        out.push(flag(arg, SPLICED));
-                    }
-                    None if descriptor.data == ArgumentData::Plain && arg.starts_with('-') => {
-                        out.push(flag(arg, OPTION));
-                    }
-                    None => {}
-                }
-            }
+                .any(|p| p.flags.iter().any(|x| x == f) && spliced(task, &p.name))
+        });
+        if spliced_value {
+            out.push(flag(arg, SPLICED));
+            continue;
         }
-        Arguments::Parameters => {
-            let variadic = task.params.iter().position(|p| p.variadic.is_some());
-            for (i, arg) in rest.into_iter().enumerate() {
-                let param = task.params.get(variadic.map_or(i, |v| i.min(v)));
-                match param {
-                    None => out.push(flag(arg, TOO_MANY)),
-                    Some(p) if spliced(task, &p.name) && !plain(arg) => {
-                        out.push(flag(arg, SPLICED));
-                    }
-                    Some(_) => {
-                        if let Some(why) = not_data(descriptor.data, arg) {
-                            out.push(flag(arg, why));
-                        } else if descriptor.data == ArgumentData::Plain && arg.starts_with('-') {
-                            // Not checked with the runner: it may read it as its own option.
-                            out.push(flag(arg, OPTION));
-                        }
-                    }
-                }
+        match not_data(data, arg) {
+            Some(why) => out.push(flag(arg, why)),
+            None if positional_spliced && !arg.starts_with('-') && !plain(arg) => {
+                out.push(flag(arg, SPLICED));
             }
+            None if data == ArgumentData::Plain && arg.starts_with('-') => {
+                out.push(flag(arg, OPTION));
+            }
+            None => {}
         }
-        Arguments::Options => {
-            let mut i = 0;
-            while let Some(arg) = rest.get(i) {
-                i += 1;
-                // make `NAME=value` and act `--input NAME=value` for a parameter the task
-                // declares, with a plain value, are data.
-                if task.runner == Runner::Make && declared_assignment(task, arg) {
-                    continue;
+    }
+}
+
+/// Arguments that fill the recipe's parameters in order ([`Arguments::Parameters`]): one
+/// past them is another recipe, a spliced parameter's value must be plain, and any other
+/// must be data as the descriptor says.
+fn parameters(task: &Task, data: ArgumentData, rest: Vec<&String>, out: &mut Vec<Unvetted>) {
+    let variadic = task.params.iter().position(|p| p.variadic.is_some());
+    for (i, arg) in rest.into_iter().enumerate() {
+        let param = task.params.get(variadic.map_or(i, |v| i.min(v)));
+        match param {
+            None => out.push(flag(arg, TOO_MANY)),
+            Some(p) if spliced(task, &p.name) && !plain(arg) => {
+                out.push(flag(arg, SPLICED));
+            }
+            Some(_) => {
+                if let Some(why) = not_data(data, arg) {
+                    out.push(flag(arg, why));
+                } else if data == ArgumentData::Plain && arg.starts_with('-') {
+                    // Not checked with the runner: it may read it as its own option.
+                    out.push(flag(arg, OPTION));
                 }
-                if task.runner == Runner::Act
-                    && arg.as_str() == "--input"
-                    && rest.get(i).is_some_and(|v| declared_assignment(task, v))
-                {
-                    i += 1;
-                    continue;
-                }
-                out.push(flag(arg, RUNNER_READS));
             }
         }
     }
-    out
+}
+
+/// Arguments the runner reads as its own ([`Arguments::Options`]): each needs approval,
+/// except make's `NAME=value` and act's `--input NAME=value` for a declared parameter with
+/// a plain value.
+fn options(task: &Task, rest: &[&String], out: &mut Vec<Unvetted>) {
+    let mut i = 0;
+    while let Some(arg) = rest.get(i) {
+        i += 1;
+        if task.runner == Runner::Make && declared_assignment(task, arg) {
+            continue;
+        }
+        if task.runner == Runner::Act
+            && arg.as_str() == "--input"
+            && rest.get(i).is_some_and(|v| declared_assignment(task, v))
+        {
+            i += 1;
+            continue;
+        }
+        out.push(flag(arg, RUNNER_READS));
+    }
 }
 
 /// The first argument holding a control character (a newline, a tab, ESC, NUL), with its

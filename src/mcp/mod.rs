@@ -45,7 +45,7 @@ pub use server::Server;
 pub use state::Settings;
 
 use crate::engine::{Engine, EngineConfig};
-use crate::live::LiveTable;
+use crate::watched_table::WatchedTable;
 
 /// Options of `agg mcp`.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ pub async fn serve(opts: Options) -> std::io::Result<()> {
     let (changed_tx, mut changed_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     // `initialize` and `tools/list` are answered at once; the scan runs meanwhile, and every
     // call that needs the table waits for it.
-    let live = LiveTable::start_in_background(
+    let live = WatchedTable::start_in_background(
         &root,
         Box::new(move |_, _| {
             let _ = changed_tx.send(());

@@ -19,7 +19,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::types::{MAX_WAIT_MS, OutputMode};
-use crate::service::ReadySpec;
+use crate::readiness::service::ReadySpec;
 use crate::table::{Table, Task};
 use crate::terminal_text::cut_line;
 
@@ -481,11 +481,97 @@ fn ready_schema() -> Value {
     schema
 }
 
+/// Why a per-task tool call's arguments cannot become a `task_start`: the agent's mistake,
+/// worded once here for the `invalid arguments` answer.
+#[derive(Debug, Clone)]
+pub enum ArgumentError {
+    /// A property that is neither a parameter nor a control.
+    Unknown {
+        /// The property as sent.
+        key: String,
+        /// Every property the tool takes.
+        takes: Vec<String>,
+    },
+    /// An item of the `args` control that is not a string.
+    NotAString {
+        /// The control's name on this tool.
+        control: String,
+        /// The item as sent.
+        value: Value,
+    },
+    /// The `args` control is not a list.
+    NotAList {
+        /// The control's name on this tool.
+        control: String,
+        /// The value as sent.
+        value: Value,
+    },
+    /// The `background` control is not a boolean.
+    NotABoolean {
+        /// The control's name on this tool.
+        control: String,
+        /// The value as sent.
+        value: Value,
+    },
+    /// A required parameter left out.
+    Required {
+        /// The parameter.
+        param: String,
+    },
+    /// A positional parameter given after one left out.
+    AfterAGap {
+        /// The parameter given.
+        param: String,
+        /// The one before it that was left out.
+        skipped: String,
+        /// The task's runner, whose parameters are positional.
+        runner: agg_runners::Runner,
+    },
+    /// A parameter value that is an object, a nested list or null inside a list.
+    NotAScalar(Value),
+}
+
+impl std::fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgumentError::Unknown { key, takes } => write!(
+                f,
+                "unknown argument `{}`; this tool takes: {}",
+                cut_line(key, 256),
+                cut_line(&takes.join(", "), 2000)
+            ),
+            ArgumentError::NotAString { control, value } => {
+                write!(f, "`{control}` holds strings, not {value}")
+            }
+            ArgumentError::NotAList { control, value } => {
+                write!(f, "`{control}` is a list of strings, not {value}")
+            }
+            ArgumentError::NotABoolean { control, value } => {
+                write!(f, "`{control}` is a boolean, not {value}")
+            }
+            ArgumentError::Required { param } => write!(f, "parameter `{param}` is required"),
+            ArgumentError::AfterAGap {
+                param,
+                skipped,
+                runner,
+            } => write!(
+                f,
+                "`{param}` comes after `{skipped}`, and {runner} parameters are positional: give `{skipped}` too"
+            ),
+            ArgumentError::NotAScalar(value) => {
+                write!(f, "parameter values are strings, not {value}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
 /// Turns a per-task tool call into the arguments of `task_start` (as JSON, so that the
 /// same parsing and bounds apply to both): the task's parameters become its arguments and
 /// environment, the controls map to `wait_ms`, `output`, `tail_lines` and `skip_deps`.
 /// A property that is neither is refused, naming the ones that exist.
-pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, String> {
+pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, ArgumentError> {
     let controls = control_names(task);
     let params: HashSet<&str> = task.params.iter().map(|p| p.name.as_str()).collect();
     for key in args.keys() {
@@ -495,19 +581,18 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
                 .enumerate()
                 .any(|(i, c)| c == key && (i != 4 || !task.deps.is_empty()));
         if !known {
-            let mut fields: Vec<&str> = task.params.iter().map(|p| p.name.as_str()).collect();
-            fields.extend(
+            let mut takes: Vec<String> = task.params.iter().map(|p| p.name.clone()).collect();
+            takes.extend(
                 controls
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| *i != 4 || !task.deps.is_empty())
-                    .map(|(_, c)| c.as_str()),
+                    .map(|(_, c)| c.clone()),
             );
-            return Err(format!(
-                "unknown argument `{}`; this tool takes: {}",
-                cut_line(key, 256),
-                cut_line(&fields.join(", "), 2000)
-            ));
+            return Err(ArgumentError::Unknown {
+                key: key.clone(),
+                takes,
+            });
         }
     }
     let (mut positional, env) = task_arguments(task, args)?;
@@ -517,15 +602,20 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
             for item in items {
                 match item {
                     Value::String(s) => positional.push(s.clone()),
-                    other => return Err(format!("`{}` holds strings, not {other}", controls[6])),
+                    other => {
+                        return Err(ArgumentError::NotAString {
+                            control: controls[6].clone(),
+                            value: other.clone(),
+                        });
+                    }
                 }
             }
         }
         Some(other) => {
-            return Err(format!(
-                "`{}` is a list of strings, not {other}",
-                controls[6]
-            ));
+            return Err(ArgumentError::NotAList {
+                control: controls[6].clone(),
+                value: other.clone(),
+            });
         }
     }
     let mut out = JsonObject::new();
@@ -542,7 +632,12 @@ pub fn start_arguments(task: &Task, args: &JsonObject) -> Result<JsonObject, Str
     let background = match args.get(&controls[1]) {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
-        Some(other) => return Err(format!("`{}` is a boolean, not {other}", controls[1])),
+        Some(other) => {
+            return Err(ArgumentError::NotABoolean {
+                control: controls[1].clone(),
+                value: other.clone(),
+            });
+        }
     };
     for (i, target) in [
         (0, "wait_ms"),
@@ -569,7 +664,7 @@ type TaskArguments = (Vec<String>, Vec<(String, String)>);
 /// parameters are positional, in order (a parameter after an omitted one cannot be given),
 /// a go-task wildcard's `MATCH` comes first, go-task variables are `NAME=value`, xc inputs go
 /// through the environment. Required parameters must be given.
-fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, String> {
+fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, ArgumentError> {
     let mut positional = Vec::new();
     let mut named: Vec<(String, String)> = Vec::new();
     let mut gap: Option<&str> = None;
@@ -581,7 +676,9 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
             Some(v) => vec![scalar(v)?],
         };
         if p.required && values.is_empty() {
-            return Err(format!("parameter `{}` is required", p.name));
+            return Err(ArgumentError::Required {
+                param: p.name.clone(),
+            });
         }
         // just parameters and mise's positional usage args are positional.
         let positional_param = p.passing == agg_runners::Passing::Positional;
@@ -591,10 +688,11 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
                 continue;
             }
             if let Some(skipped) = gap {
-                return Err(format!(
-                    "`{}` comes after `{skipped}`, and {} parameters are positional: give `{skipped}` too",
-                    p.name, task.runner
-                ));
+                return Err(ArgumentError::AfterAGap {
+                    param: p.name.clone(),
+                    skipped: skipped.to_owned(),
+                    runner: task.runner,
+                });
             }
             positional.extend(values);
         } else if !values.is_empty() {
@@ -606,12 +704,12 @@ fn task_arguments(task: &Task, args: &JsonObject) -> Result<TaskArguments, Strin
     Ok((positional, env))
 }
 
-fn scalar(v: &Value) -> Result<String, String> {
+fn scalar(v: &Value) -> Result<String, ArgumentError> {
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
-        other => Err(format!("parameter values are strings, not {other}")),
+        other => Err(ArgumentError::NotAScalar(other.clone())),
     }
 }
 

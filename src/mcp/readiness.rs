@@ -2,7 +2,7 @@
 //! how a readiness outcome reads in a result.
 //!
 //! A call with `ready` waits for that condition; a call for a service (see
-//! [`crate::service`]) without one waits for the service rules; any other call waits for
+//! [`crate::readiness::service`]) without one waits for the service rules; any other call waits for
 //! the task to finish within `wait_ms`, as before.
 
 use std::fmt::Write as _;
@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::envelope::{ToolError, invalid};
 use super::types::JobResult;
 use crate::engine::Job;
-use crate::engine::ready::{self, Probe, Readiness, ReadyBy};
-use crate::service::{self, ReadySpec};
+use crate::readiness::probe::{self as ready, Probe, Readiness, ReadyBy};
+use crate::readiness::service::{self, ReadySpec};
 use crate::table::Task;
 
 /// The probe a start waits on, or `None` to wait for the task to finish. `wait_ms` is what

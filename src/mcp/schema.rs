@@ -135,6 +135,9 @@ fn strip_prose(schema: &mut Value, depth: usize) {
     }
 }
 
+/// The portable form of one schema and every schema inside it: a `$ref` inlined, a union
+/// made one type or an `enum` where it can be, keywords clients refuse or models pay for in
+/// vain dropped, nullable properties made optional, then each child schema in turn.
 fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     let Value::Object(mut map) = value else {
         return value;
@@ -142,19 +145,8 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     if depth > MAX_DEPTH {
         return Value::Object(map);
     }
-    if let Some(Value::String(reference)) = map.remove("$ref") {
-        let target = reference
-            .strip_prefix("#/$defs/")
-            .or_else(|| reference.strip_prefix("#/definitions/"))
-            .and_then(|name| defs.get(name))
-            .cloned();
-        if let Some(Value::Object(target)) = target {
-            // Keywords beside the `$ref` (a description) win over the target's.
-            for (k, v) in target {
-                map.entry(k).or_insert(v);
-            }
-            return rewrite(Value::Object(map), defs, depth + 1);
-        }
+    if inline_ref(&mut map, defs) {
+        return rewrite(Value::Object(map), defs, depth + 1);
     }
     if let Some(Value::Array(types)) = map.get("type") {
         let non_null: Vec<Value> = types
@@ -176,6 +168,39 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
         map.insert("type".into(), Value::String(kind));
         map.insert("enum".into(), Value::Array(values));
     }
+    if merge_single_branch(&mut map) {
+        return rewrite(Value::Object(map), defs, depth + 1);
+    }
+    drop_unportable(&mut map);
+    unrequire_nullable(&mut map, defs);
+    rewrite_children(&mut map, defs, depth);
+    Value::Object(map)
+}
+
+/// Replaces a `$ref` to one of `defs` by the definition's keywords (keywords beside the
+/// `$ref`, a description, win over the target's); whether it did.
+fn inline_ref(map: &mut JsonObject, defs: &JsonObject) -> bool {
+    let Some(Value::String(reference)) = map.remove("$ref") else {
+        return false;
+    };
+    let target = reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))
+        .and_then(|name| defs.get(name))
+        .cloned();
+    let Some(Value::Object(target)) = target else {
+        return false;
+    };
+    for (k, v) in target {
+        map.entry(k).or_insert(v);
+    }
+    true
+}
+
+/// Drops the `null` branches of `anyOf` and `oneOf`; a union left with one branch is
+/// merged into `map` (its keywords beside the union's win), and then the schema must be
+/// rewritten again: whether that happened.
+fn merge_single_branch(map: &mut JsonObject) -> bool {
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.remove(key) {
             let mut kept: Vec<Value> = branches
@@ -188,11 +213,17 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
                         map.entry(k).or_insert(v);
                     }
                 }
-                return rewrite(Value::Object(map), defs, depth + 1);
+                return true;
             }
             map.insert(key.into(), Value::Array(kept));
         }
     }
+    false
+}
+
+/// Drops the keywords some clients refuse or that tell a model nothing: a non-standard
+/// `format`, a default of nothing, a count's lower bound 0, `additionalProperties: false`.
+fn drop_unportable(map: &mut JsonObject) {
     if map
         .get("format")
         .and_then(Value::as_str)
@@ -216,7 +247,11 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
     if map.get("additionalProperties") == Some(&Value::Bool(false)) {
         map.remove("additionalProperties");
     }
-    // A property that may be null is optional: agg leaves it out instead of sending null.
+}
+
+/// Takes the properties that may be null off `required`: agg leaves such a property out
+/// instead of sending null.
+fn unrequire_nullable(map: &mut JsonObject, defs: &JsonObject) {
     let nullable: Vec<String> = map
         .get("properties")
         .and_then(Value::as_object)
@@ -234,6 +269,11 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
             map.remove("required");
         }
     }
+}
+
+/// Rewrites every schema `map` holds: its properties, items, branches; `items: true`
+/// becomes a list of strings.
+fn rewrite_children(map: &mut JsonObject, defs: &JsonObject, depth: usize) {
     let keys: Vec<String> = map.keys().cloned().collect();
     for key in keys {
         let Some(child) = map.remove(&key) else {
@@ -269,7 +309,6 @@ fn rewrite(value: Value, defs: &JsonObject, depth: usize) -> Value {
         };
         map.insert(key, child);
     }
-    Value::Object(map)
 }
 
 /// The type and values of branches that are each one `const` of one type (a `null`

@@ -29,8 +29,8 @@ use super::resources;
 use super::types::{ListTasksResult, StatusArgs, TaskRow};
 use crate::allowlist::{Decision, LiveAllowlist, OnDisk};
 use crate::engine::{Engine, Job};
-use crate::live::LiveTable;
 use crate::table::{Table, Task};
+use crate::watched_table::WatchedTable;
 
 use super::per_task_tools::TaskTool;
 
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<Tool> {
 
 impl Server {
     /// A server for the repository at `root` (canonical), whose table `live` keeps current.
-    pub fn new(root: PathBuf, live: LiveTable, engine: Engine, settings: Settings) -> Server {
+    pub fn new(root: PathBuf, live: WatchedTable, engine: Engine, settings: Settings) -> Server {
         let allowlist = LiveAllowlist::new(settings.allowlist.clone(), &root);
         if let Some(problem) = allowlist.problem() {
             tracing::warn!("allowlist: {problem}");

@@ -30,9 +30,9 @@ use super::tasks_extension;
 use super::types::{MAX_WAIT_MS, OutputMode, TaskStartArgs};
 use crate::admission::{self, Admission, Ask, Code, Facts, Refusal, Runs};
 use crate::allowlist::{OnDisk, StoreError};
-use crate::engine::ready::Probe;
 use crate::engine::{Duplicates, Invocation, StartError, Started};
 use crate::invocation::{InvocationError, RunOptions, invocation};
+use crate::readiness::probe::Probe;
 use crate::table::{Table, Task};
 
 /// Everything a start needs once the call is read: what runs and how long to wait for it.

@@ -16,8 +16,8 @@ use super::per_task_tools::{self, TaskTools};
 use super::resources::Subscriptions;
 use crate::allowlist::LiveAllowlist;
 use crate::engine::Engine;
-use crate::live::LiveTable;
 use crate::lock::{MutexExt, RwLockExt};
+use crate::watched_table::WatchedTable;
 
 /// Server-wide settings from the command line.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ pub struct Settings {
 #[derive(Debug)]
 pub struct State {
     root: PathBuf,
-    live: LiveTable,
+    live: WatchedTable,
     task_tools: RwLock<per_task_tools::Selection>,
     engine: Engine,
     allowlist: Mutex<LiveAllowlist>,
@@ -58,7 +58,7 @@ impl State {
     /// The state of a server on `root`, before any session.
     pub fn new(
         root: PathBuf,
-        live: LiveTable,
+        live: WatchedTable,
         engine: Engine,
         allowlist: LiveAllowlist,
         settings: Settings,
@@ -88,7 +88,7 @@ impl State {
     }
 
     /// The table that follows the repository.
-    pub fn live(&self) -> &LiveTable {
+    pub fn live(&self) -> &WatchedTable {
         &self.live
     }
 

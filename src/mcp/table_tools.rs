@@ -95,7 +95,7 @@ impl Server {
         let (table, i, _) = self.find(&args.unique_name).await?;
         let task = &table.tasks[i];
         let decision = self.decide(task, &mut OnDisk::new());
-        let mut detail = crate::detail::of(
+        let mut detail = crate::describe::of(
             task,
             crate::availability::runner_path(&table.root, &task.dir, task.runner)
                 .map(|p| p.to_string_lossy().into_owned()),
@@ -121,7 +121,7 @@ impl Server {
             },
         };
         let mut text = Vec::new();
-        let _ = crate::detail::write(&mut text, &result.detail);
+        let _ = crate::describe::write(&mut text, &result.detail);
         // The text copy is for a model, not a terminal: no styling.
         let mut text = anstream::adapter::strip_str(&String::from_utf8_lossy(&text)).to_string();
         text.push_str(if result.allowlisted {
@@ -152,7 +152,8 @@ impl Server {
                 Some("list_tasks shows the current tasks".to_owned()),
             ));
         };
-        let start = per_task_tools::start_arguments(task, &args).map_err(invalid)?;
+        let start =
+            per_task_tools::start_arguments(task, &args).map_err(|e| invalid(e.to_string()))?;
         let start: TaskStartArgs = parse(Some(start))?;
         self.task_start(start, ctx, retry).await
     }

@@ -116,7 +116,7 @@ impl McpTasks {
             let task = match last.lines.last() {
                 Some(l) => task
                     .clone()
-                    .with_status_message(crate::engine::ready::clean(&l.text)),
+                    .with_status_message(crate::readiness::probe::clean(&l.text)),
                 None => task.clone(),
             };
             return Ok(GetTaskResult::new(DetailedTask::new(

@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 use super::envelope::{
     Bounded, MAX_ARG_BYTES, MAX_ARGS, MAX_NAME_BYTES, ToolError, bound, invalid,
 };
-use crate::detail::TaskDetail;
+use crate::describe::TaskDetail;
 use crate::engine::JobSnapshot;
-use crate::engine::ready::Readiness;
 use crate::engine::until::Waited;
+use crate::readiness::probe::Readiness;
+use crate::readiness::service::ReadySpec;
 use crate::results::{Problem, Tests};
-use crate::service::ReadySpec;
 use crate::table::Task;
 
 /// Longest `wait_ms` a call may ask for (10 minutes).

@@ -5,7 +5,6 @@
 
 use super::text::{Message, counts, get, loc_in_parens};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 struct Block {
     name: String,
@@ -104,14 +103,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         {
             continue;
         }
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: b.name,
-                file: (!b.file.is_empty()).then(|| places.file(&b.file)),
-                line: b.line,
-                message: b.message.text(),
-            },
+            places,
+            b.name,
+            ((!b.file.is_empty()).then_some(b.file.as_str()), b.line),
+            &b.message,
         );
     }
     out.tests = Some(tests);

@@ -112,14 +112,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         return;
     };
     for b in &blocks {
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: b.name.clone(),
-                file: b.file.as_deref().map(|f| places.file(f)),
-                line: b.line,
-                message: b.message.text(),
-            },
+            places,
+            b.name.clone(),
+            (b.file.as_deref(), b.line),
+            &b.message,
         );
     }
     for name in failed_names {

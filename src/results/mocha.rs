@@ -4,7 +4,6 @@
 
 use super::text::{Message, loc_in_parens, number};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 struct Block {
     title: Vec<String>,
@@ -93,14 +92,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         ..Tests::default()
     };
     for b in blocks {
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: b.title.join(" "),
-                file: b.file.map(|f| places.file(&f)),
-                line: b.line,
-                message: b.message.text(),
-            },
+            places,
+            b.title.join(" "),
+            (b.file.as_deref(), b.line),
+            &b.message,
         );
     }
     out.tests = Some(tests);

@@ -86,6 +86,26 @@ impl Out {
         }
     }
 
+    /// Adds a failure as a parser read it from the output: its `file` as the tool printed
+    /// it (said from the root, [`Places::file`]), its line, and the message gathered for it.
+    pub fn printed_failure(
+        tests: &mut Tests,
+        places: &Places,
+        name: String,
+        (file, line): (Option<&str>, Option<u32>),
+        message: &text::Message,
+    ) {
+        Out::failure(
+            tests,
+            Failure {
+                name,
+                file: file.map(|f| places.file(f)),
+                line,
+                message: message.text(),
+            },
+        );
+    }
+
     /// Adds a problem, within [`KEEP_PROBLEMS`].
     pub fn problem(&mut self, problem: Problem) {
         if self.problems.len() < KEEP_PROBLEMS {

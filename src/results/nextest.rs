@@ -5,7 +5,6 @@
 
 use super::text::{Message, counts, get, loc_prefix};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 /// Words nextest puts before a failed test's timing.
 const FAILED: &[&str] = &[
@@ -95,14 +94,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         return;
     };
     for f in failed {
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: f.name,
-                file: f.file.map(|p| places.file(&p)),
-                line: f.line,
-                message: f.message.text(),
-            },
+            places,
+            f.name,
+            (f.file.as_deref(), f.line),
+            &f.message,
         );
     }
     out.tests = Some(tests);

@@ -6,7 +6,6 @@
 
 use super::text::{Message, loc_prefix};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 #[derive(Default)]
 struct Counts {
@@ -27,102 +26,140 @@ struct Block {
 }
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
-    let mut c = Counts::default();
-    let mut blocks: Vec<Block> = Vec::new();
-    let mut current: Option<Block> = None;
-    let mut failing_section = false;
-    let mut place: Option<(String, Option<u32>)> = None;
-    // In a TAP YAML block: the indentation of its keys, and whether `error: |-` goes on.
-    let mut yaml: Option<usize> = None;
-    let mut error_text = false;
+    let mut reader = Reader::default();
     for &line in lines {
+        reader.read(line);
+    }
+    reader.finish(places, out);
+}
+
+/// What the lines read so far say: the counts, the failures, and where in the output the
+/// next line falls.
+#[derive(Default)]
+struct Reader {
+    counts: Counts,
+    blocks: Vec<Block>,
+    current: Option<Block>,
+    /// After spec's `✖ failing tests:`.
+    failing_section: bool,
+    /// The `test at FILE:LINE:COL` of the spec failure that comes next.
+    place: Option<(String, Option<u32>)>,
+    /// In a TAP YAML block: the indentation of its keys.
+    yaml: Option<usize>,
+    /// Whether a TAP `error: |-` goes on.
+    error_text: bool,
+}
+
+impl Reader {
+    fn read(&mut self, line: &str) {
         let t = line.trim_start();
-        if let Some((key, n)) = t
+        if self.count(line, t) {
+            return;
+        }
+        if t == "✖ failing tests:" {
+            self.blocks.extend(self.current.take());
+            self.failing_section = true;
+        } else if self.failing_section {
+            self.spec_failure(line, t);
+        } else {
+            self.tap(line, t);
+        }
+    }
+
+    /// A summary line of either reporter (`ℹ pass 1`, `# fail 2`); whether it was one.
+    fn count(&mut self, line: &str, t: &str) -> bool {
+        let Some((key, n)) = t
             .strip_prefix("ℹ ")
             .or_else(|| t.strip_prefix("# "))
             .filter(|_| line == t)
             .and_then(|r| r.split_once(' '))
             .and_then(|(k, v)| Some((k, super::text::count(v)?)))
-        {
-            match key {
-                "tests" => c.tests = Some(n),
-                "pass" => c.pass = n,
-                "fail" => c.fail = n,
-                "skipped" => c.skipped = n,
-                "todo" => c.todo = n,
-                "cancelled" => c.cancelled = n,
-                _ => {}
-            }
-            continue;
+        else {
+            return false;
+        };
+        let c = &mut self.counts;
+        match key {
+            "tests" => c.tests = Some(n),
+            "pass" => c.pass = n,
+            "fail" => c.fail = n,
+            "skipped" => c.skipped = n,
+            "todo" => c.todo = n,
+            "cancelled" => c.cancelled = n,
+            _ => {}
         }
-        // spec
-        if t == "✖ failing tests:" {
-            blocks.extend(current.take());
-            failing_section = true;
-            continue;
+        true
+    }
+
+    /// A line of spec's failing-tests section: a failure's place, its title, or its error.
+    fn spec_failure(&mut self, line: &str, t: &str) {
+        if let Some(at) = t.strip_prefix("test at ") {
+            self.blocks.extend(self.current.take());
+            self.place = loc_prefix(at).map(|(l, _)| (l.path.to_owned(), l.line));
+            return;
         }
-        if failing_section {
-            if let Some(at) = t.strip_prefix("test at ") {
-                blocks.extend(current.take());
-                place = loc_prefix(at).map(|(l, _)| (l.path.to_owned(), l.line));
-                continue;
-            }
-            if let Some(title) = t.strip_prefix("✖ ").filter(|_| line == t) {
-                blocks.extend(current.take());
-                let (file, line_no) = place.take().map_or((None, None), |(f, l)| (Some(f), l));
-                current = Some(Block {
-                    name: strip_duration(title).to_owned(),
-                    file,
-                    line: line_no,
-                    message: Message::default(),
-                    suite: false,
-                });
-                continue;
-            }
-            if let Some(b) = current.as_mut() {
-                if t.starts_with("at ") || t.ends_with('{') {
-                    b.message.close();
-                } else {
-                    b.message.push(t);
-                }
-            }
-            continue;
+        if let Some(title) = t.strip_prefix("✖ ").filter(|_| line == t) {
+            self.blocks.extend(self.current.take());
+            let (file, line_no) = self
+                .place
+                .take()
+                .map_or((None, None), |(f, l)| (Some(f), l));
+            self.current = Some(Block {
+                name: strip_duration(title).to_owned(),
+                file,
+                line: line_no,
+                message: Message::default(),
+                suite: false,
+            });
+            return;
         }
-        // TAP
+        if let Some(b) = self.current.as_mut() {
+            if t.starts_with("at ") || t.ends_with('{') {
+                b.message.close();
+            } else {
+                b.message.push(t);
+            }
+        }
+    }
+
+    /// A TAP line: `not ok` opens a failure, `ok` or a subtest closes it, and the failure's
+    /// YAML block says where it is, what it said and whether it is a suite.
+    fn tap(&mut self, line: &str, t: &str) {
         if let Some(rest) = t.strip_prefix("not ok ") {
-            blocks.extend(current.take());
+            self.blocks.extend(self.current.take());
             let name = rest.split_once(" - ").map_or(rest, |(_, n)| n);
             let name = name.split(" # ").next().unwrap_or(name);
-            current = Some(Block {
+            self.current = Some(Block {
                 name: name.to_owned(),
                 file: None,
                 line: None,
                 message: Message::default(),
                 suite: false,
             });
-            yaml = None;
-            continue;
+            self.yaml = None;
+            return;
         }
         if t.starts_with("ok ") || t.starts_with("# Subtest:") {
-            blocks.extend(current.take());
-            continue;
+            self.blocks.extend(self.current.take());
+            return;
         }
-        let Some(b) = current.as_mut() else { continue };
+        let Some(b) = self.current.as_mut() else {
+            return;
+        };
         let indent = line.len() - t.len();
         if t == "---" {
-            yaml = Some(indent);
-            continue;
+            self.yaml = Some(indent);
+            return;
         }
         if t == "..." {
-            yaml = None;
-            continue;
+            self.yaml = None;
+            return;
         }
-        let Some(key_indent) = yaml else { continue };
-        if error_text && indent > key_indent {
+        let Some(key_indent) = self.yaml else { return };
+        if self.error_text && indent > key_indent {
             b.message.push(t);
-            continue;
+            return;
         }
-        error_text = false;
+        self.error_text = false;
         if let Some(v) = t.strip_prefix("location: ") {
             if let Some((loc, _)) = loc_prefix(v.trim_matches('\'')) {
                 b.file = Some(loc.path.to_owned());
@@ -130,7 +167,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             }
         } else if let Some(v) = t.strip_prefix("error: ") {
             if v.starts_with('|') {
-                error_text = true;
+                self.error_text = true;
             } else {
                 b.message.push(v.trim_matches('\''));
             }
@@ -138,26 +175,30 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             b.suite = true;
         }
     }
-    blocks.extend(current);
-    let Some(_) = c.tests else { return };
-    let mut tests = Tests {
-        passed: Some(c.pass),
-        failed: c.fail + c.cancelled,
-        skipped: c.skipped + c.todo,
-        ..Tests::default()
-    };
-    for b in blocks.into_iter().filter(|b| !b.suite) {
-        Out::failure(
-            &mut tests,
-            Failure {
-                name: b.name,
-                file: b.file.map(|f| places.file(&f)),
-                line: b.line,
-                message: b.message.text(),
-            },
-        );
+
+    /// The tests, when a summary was read: the counts and every failure that is not a
+    /// suite.
+    fn finish(mut self, places: &Places, out: &mut Out) {
+        self.blocks.extend(self.current);
+        let c = self.counts;
+        let Some(_) = c.tests else { return };
+        let mut tests = Tests {
+            passed: Some(c.pass),
+            failed: c.fail + c.cancelled,
+            skipped: c.skipped + c.todo,
+            ..Tests::default()
+        };
+        for b in self.blocks.into_iter().filter(|b| !b.suite) {
+            Out::printed_failure(
+                &mut tests,
+                places,
+                b.name,
+                (b.file.as_deref(), b.line),
+                &b.message,
+            );
+        }
+        out.tests = Some(tests);
     }
-    out.tests = Some(tests);
 }
 
 /// `adds wrong (1.057978ms)` as `adds wrong`.

@@ -19,26 +19,49 @@ struct Block {
 }
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
-    let mut tests: Option<Tests> = None;
-    let mut summary: Vec<(String, Option<String>)> = Vec::new();
-    let mut blocks: Vec<Block> = Vec::new();
-    let mut in_sections = false;
-    let mut current: Option<Block> = None;
+    let mut reader = Reader::default();
     for &line in lines {
+        reader.read(line);
+    }
+    reader.blocks.extend(reader.current.take());
+    let Some(mut tests) = reader.tests else {
+        return;
+    };
+    name_failures(&mut tests, &reader.summary, &reader.blocks, places);
+    out.tests = Some(tests);
+}
+
+/// What the lines read so far say.
+#[derive(Default)]
+struct Reader {
+    /// The final counts.
+    tests: Option<Tests>,
+    /// The short summary's node ids, with the reason it gives.
+    summary: Vec<(String, Option<String>)>,
+    /// The `FAILURES`/`ERRORS` sections' blocks.
+    blocks: Vec<Block>,
+    /// Whether the lines are in one of those sections.
+    in_sections: bool,
+    /// The block being read.
+    current: Option<Block>,
+}
+
+impl Reader {
+    fn read(&mut self, line: &str) {
         if let Some(inner) = banner(line) {
-            blocks.extend(current.take());
-            in_sections = matches!(inner, "FAILURES" | "ERRORS");
+            self.blocks.extend(self.current.take());
+            self.in_sections = matches!(inner, "FAILURES" | "ERRORS");
             if let Some(t) = final_counts(inner) {
-                tests = Some(t);
+                self.tests = Some(t);
             }
-            continue;
+            return;
         }
         if !line.starts_with(' ')
             && let Some(t) = final_counts(line)
             && line.contains(" in ")
         {
-            tests = Some(t);
-            continue;
+            self.tests = Some(t);
+            return;
         }
         if let Some(rest) = line
             .strip_prefix("FAILED ")
@@ -49,27 +72,32 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
                 None => (rest, None),
             };
             if (id.contains("::") || super::text::has_ext(id, &["py"]))
-                && summary.len() < super::KEEP_FAILURES
+                && self.summary.len() < super::KEEP_FAILURES
             {
-                summary.push((id.trim().to_owned(), why));
+                self.summary.push((id.trim().to_owned(), why));
             }
-            continue;
+            return;
         }
-        if !in_sections {
-            continue;
+        if self.in_sections {
+            self.section(line);
         }
+    }
+
+    /// A line of a `FAILURES`/`ERRORS` section: a block's title, an `E   ` line of its
+    /// message, or a place in its traceback.
+    fn section(&mut self, line: &str) {
         if let Some(title) = block_title(line) {
-            blocks.extend(current.take());
-            if blocks.len() < super::KEEP_FAILURES {
-                current = Some(Block {
+            self.blocks.extend(self.current.take());
+            if self.blocks.len() < super::KEEP_FAILURES {
+                self.current = Some(Block {
                     title: title.to_owned(),
                     ..Block::default()
                 });
             }
-            continue;
+            return;
         }
-        let Some(block) = current.as_mut() else {
-            continue;
+        let Some(block) = self.current.as_mut() else {
+            return;
         };
         if let Some(e) = line
             .strip_prefix('E')
@@ -86,12 +114,18 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
                 .push((loc.path.to_owned(), loc.line.unwrap_or(0)));
         }
     }
-    blocks.extend(current);
-    let Some(mut tests) = tests else {
-        return;
-    };
+}
+
+/// Adds each failure to `tests`: the short summary's node ids, each with the place and
+/// message of its block; without a summary (`-rN`), the blocks alone.
+fn name_failures(
+    tests: &mut Tests,
+    summary: &[(String, Option<String>)],
+    blocks: &[Block],
+    places: &Places,
+) {
     let mut used = vec![false; blocks.len()];
-    for (id, why) in &summary {
+    for (id, why) in summary {
         let found = blocks
             .iter()
             .enumerate()
@@ -114,7 +148,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             None => (id.split("::").next(), None, why.clone()),
         };
         Out::failure(
-            &mut tests,
+            tests,
             Failure {
                 name: id.clone(),
                 file: file.map(|f| places.file(f)),
@@ -123,14 +157,13 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             },
         );
     }
-    // Without the short summary (`-rN`), the blocks alone name the failures.
-    for (i, b) in blocks.iter().enumerate() {
-        if used[i] || !summary.is_empty() {
-            continue;
-        }
+    if !summary.is_empty() {
+        return;
+    }
+    for b in blocks {
         let place = b.places.last();
         Out::failure(
-            &mut tests,
+            tests,
             Failure {
                 name: b.title.clone(),
                 file: place.map(|(f, _)| places.file(f)),
@@ -139,7 +172,6 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             },
         );
     }
-    out.tests = Some(tests);
 }
 
 /// The text inside a `==== text ====` banner.

@@ -90,7 +90,29 @@ pub fn read(scope: &Scope, places: &Places) -> Vec<Report> {
     out
 }
 
-/// Where the command and configuration say reports go.
+impl Wanted {
+    /// One report file of `runner`, named as that runner names tests.
+    fn file(runner: &'static str, naming: Naming, file: PathBuf) -> Wanted {
+        Wanted {
+            runner: Some(runner),
+            naming,
+            files: vec![file],
+            dirs: vec![],
+        }
+    }
+
+    /// The `TEST-*.xml` files in `dirs`, named as Java names tests.
+    fn java(dirs: Vec<PathBuf>) -> Wanted {
+        Wanted {
+            runner: None,
+            naming: Naming::Java,
+            files: vec![],
+            dirs,
+        }
+    }
+}
+
+/// Where the command and configuration say reports go, runner by runner.
 fn wanted(scope: &Scope) -> Vec<Wanted> {
     let words = words(&scope.command);
     let cwd = &scope.cwd;
@@ -100,97 +122,29 @@ fn wanted(scope: &Scope) -> Vec<Wanted> {
             .iter()
             .any(|x| x == w || x.ends_with(&format!("/{w}")))
     };
-    let value = |flag: &str| flag_value(&words, flag);
-    // pytest
-    let pytest = value("--junitxml")
-        .or_else(|| value("--junit-xml"))
-        .or_else(|| {
-            ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
-                .iter()
-                .find_map(|f| {
-                    let text = config(&cwd.join(f))?;
-                    let w = self::words(&text);
-                    flag_value(&w, "--junitxml").or_else(|| flag_value(&w, "--junit-xml"))
-                })
-        });
-    if let Some(p) = pytest {
-        out.push(Wanted {
-            runner: Some("pytest"),
-            naming: Naming::Pytest,
-            files: vec![cwd.join(p)],
-            dirs: vec![],
-        });
+    if let Some(p) = pytest_report(&words, cwd) {
+        out.push(Wanted::file("pytest", Naming::Pytest, cwd.join(p)));
     }
-    // jest-junit
-    let package = config(&cwd.join("package.json"));
-    let jest_junit = scope.command.contains("jest-junit")
-        || package
-            .as_deref()
-            .is_some_and(|p| p.contains("\"jest-junit\""));
-    if jest_junit {
-        let env = |k: &str| {
-            scope
-                .env
-                .iter()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.clone())
-                .or_else(|| std::env::var(k).ok())
-        };
-        let conf: Option<serde_json::Value> = package
-            .as_deref()
-            .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
-            .and_then(|v| v.get("jest-junit").cloned());
-        let conf_str = |k: &str| {
-            conf.as_ref()
-                .and_then(|c| c.get(k))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned)
-        };
-        let file = env("JEST_JUNIT_OUTPUT_FILE")
-            .or_else(|| conf_str("outputFile"))
-            .unwrap_or_else(|| {
-                let dir = env("JEST_JUNIT_OUTPUT_DIR")
-                    .or_else(|| conf_str("outputDirectory"))
-                    .unwrap_or_else(|| ".".into());
-                let name = env("JEST_JUNIT_OUTPUT_NAME")
-                    .or_else(|| conf_str("outputName"))
-                    .unwrap_or_else(|| "junit.xml".into());
-                format!("{dir}/{name}")
-            });
-        out.push(Wanted {
-            runner: Some("jest"),
-            naming: Naming::Plain,
-            files: vec![cwd.join(file)],
-            dirs: vec![],
-        });
+    if let Some(p) = jest_junit_report(scope) {
+        out.push(Wanted::file("jest", Naming::Plain, cwd.join(p)));
     }
     // Vitest: `--reporter=junit --outputFile=PATH` or `--outputFile.junit=PATH`.
-    if let Some(p) = value("--outputFile.junit").or_else(|| {
+    if let Some(p) = flag_value(&words, "--outputFile.junit").or_else(|| {
         (has("vitest")
             && words
                 .iter()
                 .any(|w| w == "--reporter=junit" || w == "junit"))
-        .then(|| value("--outputFile"))
+        .then(|| flag_value(&words, "--outputFile"))
         .flatten()
     }) {
-        out.push(Wanted {
-            runner: Some("vitest"),
-            naming: Naming::Plain,
-            files: vec![cwd.join(p)],
-            dirs: vec![],
-        });
+        out.push(Wanted::file("vitest", Naming::Plain, cwd.join(p)));
     }
     // node --test: each --test-reporter pairs with the --test-reporter-destination at its rank.
     let reporters: Vec<String> = all_values(&words, "--test-reporter");
     let destinations: Vec<String> = all_values(&words, "--test-reporter-destination");
     for (r, d) in reporters.iter().zip(&destinations) {
         if r == "junit" && d != "stdout" && d != "stderr" {
-            out.push(Wanted {
-                runner: Some("node"),
-                naming: Naming::Plain,
-                files: vec![cwd.join(d)],
-                dirs: vec![],
-            });
+            out.push(Wanted::file("node", Naming::Plain, cwd.join(d)));
         }
     }
     // Maven and Gradle: their report directories, here and in modules below.
@@ -204,26 +158,75 @@ fn wanted(scope: &Scope) -> Vec<Wanted> {
                 ]
             })
             .collect();
-        out.push(Wanted {
-            runner: None,
-            naming: Naming::Java,
-            files: vec![],
-            dirs,
-        });
+        out.push(Wanted::java(dirs));
     }
     if has("gradle") || has("gradlew") {
         let dirs = modules(cwd)
             .into_iter()
             .flat_map(|m| subdirs(&m.join("build/test-results")))
             .collect();
-        out.push(Wanted {
-            runner: None,
-            naming: Naming::Java,
-            files: vec![],
-            dirs,
-        });
+        out.push(Wanted::java(dirs));
     }
     out
+}
+
+/// pytest's `--junitxml` (or `--junit-xml`): on the command line, else in `addopts` of its
+/// configuration files in the run's directory.
+fn pytest_report(words: &[String], cwd: &Path) -> Option<String> {
+    flag_value(words, "--junitxml")
+        .or_else(|| flag_value(words, "--junit-xml"))
+        .or_else(|| {
+            ["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"]
+                .iter()
+                .find_map(|f| {
+                    let text = config(&cwd.join(f))?;
+                    let w = self::words(&text);
+                    flag_value(&w, "--junitxml").or_else(|| flag_value(&w, "--junit-xml"))
+                })
+        })
+}
+
+/// Where jest-junit writes, when the command or package.json names it: its environment
+/// variables (the run's, then agg's), else its package.json settings, else `./junit.xml`.
+fn jest_junit_report(scope: &Scope) -> Option<String> {
+    let package = config(&scope.cwd.join("package.json"));
+    let jest_junit = scope.command.contains("jest-junit")
+        || package
+            .as_deref()
+            .is_some_and(|p| p.contains("\"jest-junit\""));
+    if !jest_junit {
+        return None;
+    }
+    let env = |k: &str| {
+        scope
+            .env
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(k).ok())
+    };
+    let conf: Option<serde_json::Value> = package
+        .as_deref()
+        .and_then(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+        .and_then(|v| v.get("jest-junit").cloned());
+    let conf_str = |k: &str| {
+        conf.as_ref()
+            .and_then(|c| c.get(k))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    let file = env("JEST_JUNIT_OUTPUT_FILE")
+        .or_else(|| conf_str("outputFile"))
+        .unwrap_or_else(|| {
+            let dir = env("JEST_JUNIT_OUTPUT_DIR")
+                .or_else(|| conf_str("outputDirectory"))
+                .unwrap_or_else(|| ".".into());
+            let name = env("JEST_JUNIT_OUTPUT_NAME")
+                .or_else(|| conf_str("outputName"))
+                .unwrap_or_else(|| "junit.xml".into());
+            format!("{dir}/{name}")
+        });
+    Some(file)
 }
 
 /// The command's words, quotes removed (shlex, else split on whitespace).

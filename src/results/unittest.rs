@@ -5,7 +5,6 @@
 
 use super::text::{Message, number};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 struct Block {
     name: String,
@@ -95,14 +94,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         ..Tests::default()
     };
     for b in blocks {
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: b.name,
-                file: b.file.map(|f| places.file(&f)),
-                line: b.line,
-                message: b.message.text(),
-            },
+            places,
+            b.name,
+            (b.file.as_deref(), b.line),
+            &b.message,
         );
     }
     out.tests = Some(tests);

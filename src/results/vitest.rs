@@ -4,7 +4,6 @@
 
 use super::text::{Message, counts, get, loc_prefix};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 struct Block {
     name: String,
@@ -73,14 +72,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     blocks.extend(current);
     let Some(mut tests) = tests else { return };
     for b in blocks {
-        Out::failure(
+        Out::printed_failure(
             &mut tests,
-            Failure {
-                name: b.name,
-                file: Some(places.file(&b.file)),
-                line: b.line,
-                message: b.message.text(),
-            },
+            places,
+            b.name,
+            (Some(&b.file), b.line),
+            &b.message,
         );
     }
     out.tests = Some(tests);

@@ -128,19 +128,7 @@ pub fn epoch_ms(t: SystemTime) -> u64 {
 /// moment.
 pub fn run_id(unique_name: &str, pid: u32) -> String {
     use std::hash::{BuildHasher, Hasher};
-    let base: String = unique_name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
-        .collect();
-    let base = base.trim_matches('-');
-    let base = if base.is_empty() { "task" } else { base };
+    let base = crate::engine::run_id_base(unique_name, 64);
     let mut h = std::hash::RandomState::new().build_hasher();
     h.write_u32(pid);
     h.write_u128(

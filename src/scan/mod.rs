@@ -23,18 +23,18 @@ use std::path::{Path, PathBuf};
 use agg_runners::{ADAPTERS, Diagnostic, Task};
 
 mod facts;
-mod files;
 mod ignores;
 mod index;
 mod listing;
+mod remembered;
 mod reread;
 mod stamp;
 mod tracked;
 mod walk;
 mod warm;
 
-pub use files::each_file;
 pub use index::Index;
+pub use remembered::picked_files;
 pub use reread::{Reread, reread};
 pub use warm::{Generation, Loaded, set_cache};
 

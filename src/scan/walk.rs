@@ -55,6 +55,11 @@ impl Prune {
         }
     }
 
+    /// Whether the walk left out any directory.
+    pub(super) fn kept_any(&self) -> bool {
+        !self.kept.locked().is_empty()
+    }
+
     /// Whether the directory `entry` (which the ignore rules admit) is a known one.
     fn keeps(&self, entry: &ignore::DirEntry) -> bool {
         if entry.depth() == 0 {

@@ -59,7 +59,7 @@ pub fn set_cache(on: bool) {
     CACHE.store(on, Ordering::Relaxed);
 }
 
-fn cache_enabled() -> bool {
+pub(super) fn cache_enabled() -> bool {
     CACHE.load(Ordering::Relaxed)
         && std::env::var_os(NO_CACHE_VAR).is_none_or(|v| v.is_empty() || v == "0")
 }

@@ -84,6 +84,35 @@ pub(super) fn write(out: &mut impl Write, tasks: &[Task], view: &View) -> io::Re
 
 /// One directory's heading and rows.
 fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<Marks> {
+    write_heading(out, group, view)?;
+    let columns = Columns::measure(group, view);
+    let mut marks = Marks::default();
+    for (i, t) in group.iter().enumerate() {
+        let mut row = columns.head(i, t, &mut marks);
+        let tail = tail(t);
+        let (desc_style, desc) = description(t);
+        match view.columns {
+            Some(width) => {
+                let room = width.saturating_sub(row.width() + tail.width());
+                if room >= MIN_DESCRIPTION || fit::width(&desc) <= room {
+                    row.push(desc_style, fit::cut(&desc, room));
+                } else {
+                    // Too narrow for a useful description: the row is cut at the edge.
+                    row.push(desc_style, desc);
+                }
+            }
+            None => {
+                row.push(desc_style, desc);
+            }
+        }
+        row.extend(tail);
+        row.write(out, view.columns)?;
+    }
+    Ok(marks)
+}
+
+/// A block's heading: its directory and the task files its rows come from.
+fn write_heading(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<()> {
     let dir = group.first().map_or(".", |t| t.dir.as_str());
     let mut files: Vec<&str> = Vec::new();
     for t in group {
@@ -105,61 +134,93 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
         )
         .push(Style::new(), " ")
         .push(DIM, format!("({})", files.join(", ")));
-    heading.write(out, view.columns)?;
+    heading.write(out, view.columns)
+}
 
-    let names: Vec<String> = group
-        .iter()
-        .map(|t| terminal_text::line(&t.unique_name).into_owned())
-        .collect();
-    let cut_defaults = view.columns.map(|_| MAX_DEFAULT);
-    let mut signatures: Vec<String> = group
-        .iter()
-        .map(|t| signature(&t.params, cut_defaults))
-        .collect();
-    let name_w = name_width(&names, &signatures, view.columns);
-    if view.columns.is_some() {
-        // At a terminal a signature still too wide for the column is cut too, so the
-        // runner and description keep their place; the name itself never is.
-        for (name, signature) in names.iter().zip(&mut signatures) {
-            let room = name_w.saturating_sub(fit::width(name));
-            if fit::width(signature) > room && room > 1 {
-                *signature = fit::cut(signature, room);
+/// The cells of a block's columns before its descriptions, each row's and the widths they
+/// line up to: the name with its parameters, the mark, the runner and the last run.
+struct Columns {
+    names: Vec<String>,
+    signatures: Vec<String>,
+    name_cells: Vec<usize>,
+    name_w: usize,
+    marks: Vec<&'static str>,
+    mark_column: bool,
+    labels: Vec<String>,
+    runner_w: usize,
+    badges: Vec<Option<(String, bool)>>,
+    badge_w: Option<usize>,
+}
+
+impl Columns {
+    /// The cells of `group`'s rows and their columns' widths.
+    fn measure(group: &[Task], view: &View) -> Columns {
+        let names: Vec<String> = group
+            .iter()
+            .map(|t| terminal_text::line(&t.unique_name).into_owned())
+            .collect();
+        let cut_defaults = view.columns.map(|_| MAX_DEFAULT);
+        let mut signatures: Vec<String> = group
+            .iter()
+            .map(|t| signature(&t.params, cut_defaults))
+            .collect();
+        let name_w = name_width(&names, &signatures, view.columns);
+        if view.columns.is_some() {
+            // At a terminal a signature still too wide for the column is cut too, so the
+            // runner and description keep their place; the name itself never is.
+            for (name, signature) in names.iter().zip(&mut signatures) {
+                let room = name_w.saturating_sub(fit::width(name));
+                if fit::width(signature) > room && room > 1 {
+                    *signature = fit::cut(signature, room);
+                }
             }
         }
+        let name_cells: Vec<usize> = names
+            .iter()
+            .zip(&signatures)
+            .map(|(n, s)| fit::width(n) + fit::width(s))
+            .collect();
+        let marks: Vec<&str> = group.iter().map(mark).collect();
+        let mark_column = marks.iter().any(|m| !m.is_empty());
+        let labels: Vec<String> = group.iter().map(runner_label).collect();
+        let runner_w = labels.iter().map(|l| fit::width(l)).max().unwrap_or(0);
+        let badges: Vec<Option<(String, bool)>> = group
+            .iter()
+            .map(|t| {
+                let s = view
+                    .history
+                    .get(&t.unique_name, &t.file_path, &t.source_name)?;
+                Some((s.badge(), s.last.passed()))
+            })
+            .collect();
+        let badge_w = badges.iter().flatten().map(|(b, _)| fit::width(b)).max();
+        Columns {
+            names,
+            signatures,
+            name_cells,
+            name_w,
+            marks,
+            mark_column,
+            labels,
+            runner_w,
+            badges,
+            badge_w,
+        }
     }
-    let name_cells: Vec<usize> = names
-        .iter()
-        .zip(&signatures)
-        .map(|(n, s)| fit::width(n) + fit::width(s))
-        .collect();
-    let task_marks: Vec<&str> = group.iter().map(mark).collect();
-    let mark_column = task_marks.iter().any(|m| !m.is_empty());
-    let labels: Vec<String> = group.iter().map(runner_label).collect();
-    let runner_w = labels.iter().map(|l| fit::width(l)).max().unwrap_or(0);
-    let badges: Vec<Option<(String, bool)>> = group
-        .iter()
-        .map(|t| {
-            let s = view
-                .history
-                .get(&t.unique_name, &t.file_path, &t.source_name)?;
-            Some((s.badge(), s.last.passed()))
-        })
-        .collect();
-    let badge_w = badges.iter().flatten().map(|(b, _)| fit::width(b)).max();
 
-    let mut marks = Marks::default();
-    for (i, t) in group.iter().enumerate() {
-        let not_runnable = t.behaviour.not_runnable.is_some();
+    /// Row `i` (task `t`) up to its description, padded to the columns; the mark it
+    /// carries is added to `marks`.
+    fn head(&self, i: usize, t: &Task, marks: &mut Marks) -> Line {
         let mut head = Line::new();
         head.push(Style::new(), "  ")
-            .push(NAME, names[i].clone())
-            .push(PARAMS, signatures[i].clone())
+            .push(NAME, self.names[i].clone())
+            .push(PARAMS, self.signatures[i].clone())
             .push(
                 Style::new(),
-                " ".repeat(name_w.saturating_sub(name_cells[i])),
+                " ".repeat(self.name_w.saturating_sub(self.name_cells[i])),
             );
-        if mark_column {
-            let m = task_marks[i];
+        if self.mark_column {
+            let m = self.marks[i];
             marks.asks |= m == ASKS;
             marks.service |= m == SERVICE;
             head.push(Style::new(), " ")
@@ -169,59 +230,46 @@ fn write_block(out: &mut impl Write, group: &[Task], view: &View) -> io::Result<
         } else {
             head.push(Style::new(), "  ");
         }
-        let runner_style = if t.runner_available && !not_runnable {
+        let runner_style = if t.runner_available && t.behaviour.not_runnable.is_none() {
             DIM
         } else {
             MISSING
         };
-        head.push(runner_style, labels[i].clone())
-            .push(Style::new(), fit::pad(&labels[i], runner_w))
+        head.push(runner_style, self.labels[i].clone())
+            .push(Style::new(), fit::pad(&self.labels[i], self.runner_w))
             .push(Style::new(), "  ");
-        if let Some(width) = badge_w {
-            let (text, passed) = badges[i].clone().unwrap_or_default();
+        if let Some(width) = self.badge_w {
+            let (text, passed) = self.badges[i].clone().unwrap_or_default();
             let style = if passed { DIM } else { MISSING };
             let padding = fit::pad(&text, width);
             head.push(style, text)
                 .push(Style::new(), padding)
                 .push(Style::new(), "  ");
         }
-        let (desc_style, desc) = description(t);
-        let mut tail = Line::new();
-        if not_runnable {
-            tail.push(Style::new(), "  ")
-                .push(MISSING, "[not runnable here]");
-        }
-        if t.is_suffixed() {
-            // Another name agg takes for it: `agg run 'just format'`.
-            let local = if t.dir == "." {
-                t.source_name.clone()
-            } else {
-                format!("{}/{}", t.dir, t.source_name)
-            };
-            tail.push(Style::new(), "  ").push(
-                DIM,
-                format!("[{} {}]", t.runner, terminal_text::line(&local)),
-            );
-        }
-        let mut row = head;
-        match view.columns {
-            Some(columns) => {
-                let room = columns.saturating_sub(row.width() + tail.width());
-                if room >= MIN_DESCRIPTION || fit::width(&desc) <= room {
-                    row.push(desc_style, fit::cut(&desc, room));
-                } else {
-                    // Too narrow for a useful description: the row is cut at the edge.
-                    row.push(desc_style, desc);
-                }
-            }
-            None => {
-                row.push(desc_style, desc);
-            }
-        }
-        row.extend(tail);
-        row.write(out, view.columns)?;
+        head
     }
-    Ok(marks)
+}
+
+/// What a row says after its description: that the task cannot run here, and the other
+/// name agg takes for a suffixed task (`agg run 'just format'`).
+fn tail(t: &Task) -> Line {
+    let mut tail = Line::new();
+    if t.behaviour.not_runnable.is_some() {
+        tail.push(Style::new(), "  ")
+            .push(MISSING, "[not runnable here]");
+    }
+    if t.is_suffixed() {
+        let local = if t.dir == "." {
+            t.source_name.clone()
+        } else {
+            format!("{}/{}", t.dir, t.source_name)
+        };
+        tail.push(Style::new(), "  ").push(
+            DIM,
+            format!("[{} {}]", t.runner, terminal_text::line(&local)),
+        );
+    }
+    tail
 }
 
 /// The width of the name column: the widest name with its parameters, but at most half a
@@ -285,7 +333,7 @@ pub(super) fn signature(params: &[Param], max_default: Option<usize>) -> String 
         if optional {
             s.push('[');
         }
-        s.push_str(crate::detail::param_marks(p));
+        s.push_str(crate::describe::param_marks(p));
         let flag = p
             .flags
             .iter()

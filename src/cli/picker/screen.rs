@@ -319,7 +319,7 @@ fn preview_lines(task: &Task, history: &Summaries) -> Vec<Line<'static>> {
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{:<11} ", "last run"), KEY),
-            Span::styled(crate::detail::last_run(&h.last), style),
+            Span::styled(crate::describe::last_run(&h.last), style),
         ]));
         lines.push(field("typical", crate::human::duration(h.typical_ms)));
     }

@@ -1,6 +1,6 @@
-//! Readiness: when a started service can take requests.
+//! Waiting for readiness: when a started service can take requests.
 //!
-//! [`wait`] watches one job until a [`Probe`] holds, the job ends, or the probe's timeout
+//! [`wait`] watches one job of the engine until a [`Probe`] holds, the job ends, or the probe's timeout
 //! passes. Output is matched as it arrives (the job's progress channel wakes the waiter on
 //! every chunk; nothing polls it). Ports, URLs and the listening sockets of the job's
 //! process group are looked at every [`PORT_INTERVAL`], and only while someone waits:
@@ -16,8 +16,8 @@ use serde::Serialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::job::Job;
-use super::output::ReadRequest;
+use crate::engine::Job;
+use crate::engine::ReadRequest;
 
 /// How often ports and URLs are tried while a caller waits for readiness.
 pub const PORT_INTERVAL: Duration = Duration::from_millis(250);
@@ -387,7 +387,7 @@ async fn http_status(url: &HttpUrl) -> Option<u16> {
 /// `/proc/PID/fd` matched against the `LISTEN` rows of `/proc/net/tcp` and `tcp6`.
 /// Empty where there is no `/proc`.
 pub fn listening_ports(pgid: u32) -> Vec<u16> {
-    let inodes = super::process::group_socket_inodes(pgid);
+    let inodes = crate::engine::process::group_socket_inodes(pgid);
     if inodes.is_empty() {
         return Vec::new();
     }

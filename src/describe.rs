@@ -89,7 +89,10 @@ const DIM: Style = Style::new().dimmed();
 /// later lines are indented to it, so they never pass for a field of their own.
 const VALUE_INDENT: &str = "               ";
 
-/// Writes the human description of a task.
+/// Writes the human description of a task: its name, where and how it runs, its shape
+/// (parameters, deps), its package, its environment, what running it involves, its history
+/// and its script. Every value is one line: what the task file wrote is escaped, newlines
+/// included.
 pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     let t = &d.task;
     writeln!(
@@ -99,14 +102,40 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         t.runner,
         terminal_text::line(&t.source_name)
     )?;
-    // Every value is one line: what the task file wrote is escaped, newlines included.
-    let field = |out: &mut dyn Write, key: &str, value: &str| {
-        writeln!(
-            out,
-            "  {KEY}{key:<12}{KEY:#} {}",
-            terminal_text::line(value)
-        )
-    };
+    write_description(out, t)?;
+    write_location(out, d)?;
+    write_shape(out, t)?;
+    for p in &d.packages {
+        write_package(out, p)?;
+    }
+    write_environment(out, d)?;
+    write_behaviour(out, &d.behaviour)?;
+    if let Some(h) = &d.history {
+        write_history(out, h)?;
+    }
+    if let Some(sandbox) = &d.sandbox {
+        field(out, "sandbox", sandbox)?;
+    }
+    if let Some(script) = &d.script {
+        writeln!(out, "  {KEY}script{KEY:#}")?;
+        for line in script.lines() {
+            writeln!(out, "    {}", terminal_text::text(line))?;
+        }
+    }
+    Ok(())
+}
+
+/// One field: its key in a 12-wide column, its value escaped to one line.
+fn field(out: &mut dyn Write, key: &str, value: &str) -> io::Result<()> {
+    writeln!(
+        out,
+        "  {KEY}{key:<12}{KEY:#} {}",
+        terminal_text::line(value)
+    )
+}
+
+/// The description, its later lines indented to the values' column.
+fn write_description(out: &mut dyn Write, t: &Task) -> io::Result<()> {
     if let Some(desc) = &t.description {
         let mut lines = desc.lines();
         let first = terminal_text::text(lines.next().unwrap_or_default());
@@ -115,6 +144,13 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             writeln!(out, "{VALUE_INDENT}{}", terminal_text::text(more))?;
         }
     }
+    Ok(())
+}
+
+/// What runs, where, where it is defined and the program that runs it (or how to install
+/// it).
+fn write_location(out: &mut dyn Write, d: &TaskDetail) -> io::Result<()> {
+    let t = &d.task;
     match &d.behaviour.not_runnable {
         Some(reason) => field(out, "not runnable", reason)?,
         None => field(out, "command", &t.command)?,
@@ -134,7 +170,11 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             crate::availability::install_hint(t.runner)
         ),
     };
-    field(out, "runner", &runner)?;
+    field(out, "runner", &runner)
+}
+
+/// Its group, plugin, whether the build disables it, its parameters, deps and aliases.
+fn write_shape(out: &mut dyn Write, t: &Task) -> io::Result<()> {
     if let Some(group) = &t.group {
         field(out, "group", group)?;
     }
@@ -153,37 +193,7 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
         )?;
     }
     if !t.params.is_empty() {
-        let params: Vec<String> = t
-            .params
-            .iter()
-            .map(|p| {
-                let mut s = param_marks(p).to_owned();
-                s.push_str(&p.name);
-                if let Some(default) = &p.default {
-                    s.push('=');
-                    s.push_str(default);
-                }
-                let mut notes: Vec<String> = Vec::new();
-                if !p.flags.is_empty() {
-                    notes.push(p.flags.join("/"));
-                }
-                if let Some(kind) = &p.kind {
-                    notes.push(kind.clone());
-                }
-                if p.required {
-                    notes.push("required".to_owned());
-                }
-                if let Some(help) = &p.help {
-                    notes.push(help.clone());
-                }
-                if !notes.is_empty() {
-                    s.push_str(" (");
-                    s.push_str(&notes.join(", "));
-                    s.push(')');
-                }
-                s
-            })
-            .collect();
+        let params: Vec<String> = t.params.iter().map(param_text).collect();
         field(out, "params", &params.join(", "))?;
     }
     if !t.deps.is_empty() {
@@ -192,27 +202,63 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
     if !t.aliases.is_empty() {
         field(out, "aliases", &t.aliases.join(", "))?;
     }
-    for p in &d.packages {
-        let workspace = p
-            .workspace
-            .as_deref()
-            .map_or_else(String::new, |w| format!(", workspace {w}"));
-        field(
-            out,
-            "package",
-            &format!("{} ({}, {}{workspace})", p.name, p.ecosystem, p.dir),
-        )?;
-        let none = || "nothing in the repository".to_owned();
-        let list = |names: &[String]| {
-            if names.is_empty() {
-                none()
-            } else {
-                names.join(", ")
-            }
-        };
-        field(out, "depends on", &list(&p.depends_on))?;
-        field(out, "used by", &list(&p.used_by))?;
+    Ok(())
+}
+
+/// One parameter in words: marks, name, default, then its flags, kind, whether it is
+/// required and its help in parentheses (`+$files=a (-f, path, required, what to lint)`).
+fn param_text(p: &agg_runners::Param) -> String {
+    let mut s = param_marks(p).to_owned();
+    s.push_str(&p.name);
+    if let Some(default) = &p.default {
+        s.push('=');
+        s.push_str(default);
     }
+    let mut notes: Vec<String> = Vec::new();
+    if !p.flags.is_empty() {
+        notes.push(p.flags.join("/"));
+    }
+    if let Some(kind) = &p.kind {
+        notes.push(kind.clone());
+    }
+    if p.required {
+        notes.push("required".to_owned());
+    }
+    if let Some(help) = &p.help {
+        notes.push(help.clone());
+    }
+    if !notes.is_empty() {
+        s.push_str(" (");
+        s.push_str(&notes.join(", "));
+        s.push(')');
+    }
+    s
+}
+
+/// The workspace package the task belongs to, what it depends on and what uses it.
+fn write_package(out: &mut dyn Write, p: &crate::graph::PackageOf) -> io::Result<()> {
+    let workspace = p
+        .workspace
+        .as_deref()
+        .map_or_else(String::new, |w| format!(", workspace {w}"));
+    field(
+        out,
+        "package",
+        &format!("{} ({}, {}{workspace})", p.name, p.ecosystem, p.dir),
+    )?;
+    let list = |names: &[String]| {
+        if names.is_empty() {
+            "nothing in the repository".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    field(out, "depends on", &list(&p.depends_on))?;
+    field(out, "used by", &list(&p.used_by))
+}
+
+/// The variables it sets, and xc's execution details.
+fn write_environment(out: &mut dyn Write, d: &TaskDetail) -> io::Result<()> {
     for var in &d.env {
         field(out, "env", &format!("{}={}", var.name, var.value))?;
     }
@@ -230,7 +276,12 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             field(out, "interpreter", interp)?;
         }
     }
-    let b = &d.behaviour;
+    Ok(())
+}
+
+/// What running it involves beyond its command: questions, a terminal, a service that
+/// keeps running, hooks the runner adds.
+fn write_behaviour(out: &mut dyn Write, b: &Behaviour) -> io::Result<()> {
     for question in &b.confirm {
         field(
             out,
@@ -259,38 +310,30 @@ pub fn write(out: &mut impl Write, d: &TaskDetail) -> io::Result<()> {
             &format!("{} ({when}): {}", hook.name, hook.command),
         )?;
     }
-    if let Some(h) = &d.history {
-        field(out, "last run", &last_run(&h.last))?;
-        let of = if h.passed > 0 {
-            format!(
-                "of {} passed runs",
-                h.passed.min(crate::history::TYPICAL_OF)
-            )
-        } else {
-            format!(
-                "of {} runs, none passed",
-                h.runs.min(crate::history::TYPICAL_OF)
-            )
-        };
-        field(
-            out,
-            "typical",
-            &format!("{} ({of})", crate::human::duration(h.typical_ms)),
-        )?;
-    }
-    if let Some(sandbox) = &d.sandbox {
-        field(out, "sandbox", sandbox)?;
-    }
-    if let Some(script) = &d.script {
-        writeln!(out, "  {KEY}script{KEY:#}")?;
-        for line in script.lines() {
-            writeln!(out, "    {}", terminal_text::text(line))?;
-        }
-    }
     Ok(())
 }
 
-/// One run in words: `passed in 2.3s, 5m ago (agg run)`.
+/// How its last run ended and how long it usually takes.
+fn write_history(out: &mut dyn Write, h: &Summary) -> io::Result<()> {
+    field(out, "last run", &last_run(&h.last))?;
+    let of = if h.passed > 0 {
+        format!(
+            "of {} passed runs",
+            h.passed.min(crate::history::TYPICAL_OF)
+        )
+    } else {
+        format!(
+            "of {} runs, none passed",
+            h.runs.min(crate::history::TYPICAL_OF)
+        )
+    };
+    field(
+        out,
+        "typical",
+        &format!("{} ({of})", crate::human::duration(h.typical_ms)),
+    )
+}
+
 /// How a run ended, when and who ran it: `passed in 0.3s, 5m ago (agg run)`.
 pub fn last_run(run: &Run) -> String {
     let took = crate::human::duration(run.duration_ms);

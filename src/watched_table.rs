@@ -12,7 +12,7 @@
 //! the table is served at once; when the watch is in place, whatever changed since the scan
 //! began (by modification time, and files or directories gone) is taken in.
 //!
-//! A question can be ordered after every change made before it ([`LiveTable::current`]):
+//! A question can be ordered after every change made before it ([`WatchedTable::current`]):
 //! a cookie file is created in a directory of agg's own that the same inotify instance
 //! watches; the kernel queues one instance's events in the order they happen, so once the
 //! cookie's event comes through, every change made before the question has come through
@@ -51,7 +51,7 @@ const MAX_BATCH: Duration = Duration::from_secs(1);
 
 /// The table and the watch that keeps it current. Clones share both.
 #[derive(Clone)]
-pub struct LiveTable {
+pub struct WatchedTable {
     shared: Arc<Shared>,
 }
 
@@ -110,20 +110,20 @@ struct Watch {
     dirs: BTreeSet<String>,
 }
 
-impl std::fmt::Debug for LiveTable {
+impl std::fmt::Debug for WatchedTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LiveTable")
+        f.debug_struct("WatchedTable")
             .field("watching", &self.watching())
             .field("problem", &self.problem())
             .finish_non_exhaustive()
     }
 }
 
-impl LiveTable {
+impl WatchedTable {
     /// Scans `root` and starts watching it. If the watch cannot start (no inotify watches
-    /// left, say), the table still works: [`LiveTable::refresh`] rescans on demand, and
-    /// [`LiveTable::problem`] says why.
-    pub fn start(root: &Path, on_change: OnChange) -> LiveTable {
+    /// left, say), the table still works: [`WatchedTable::refresh`] rescans on demand, and
+    /// [`WatchedTable::problem`] says why.
+    pub fn start(root: &Path, on_change: OnChange) -> WatchedTable {
         // Modification times are compared with this once the watch is in place; a second
         // of margin costs at most a needless reparse.
         let since = SystemTime::now()
@@ -139,13 +139,13 @@ impl LiveTable {
         if let Err(e) = spawned {
             shared.give_up(WatchError::Thread(e));
         }
-        LiveTable { shared }
+        WatchedTable { shared }
     }
 
-    /// Like [`LiveTable::start`], but returns at once with an empty table: the scan runs on
-    /// the watch thread, which then lays the watch. [`LiveTable::built`] waits for the scan
+    /// Like [`WatchedTable::start`], but returns at once with an empty table: the scan runs on
+    /// the watch thread, which then lays the watch. [`WatchedTable::built`] waits for the scan
     /// (readers must, before they read the table); `on_change` is told of changes after it.
-    pub fn start_in_background(root: &Path, on_change: OnChange) -> LiveTable {
+    pub fn start_in_background(root: &Path, on_change: OnChange) -> WatchedTable {
         let since = SystemTime::now()
             .checked_sub(Duration::from_secs(1))
             .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -167,7 +167,7 @@ impl LiveTable {
             shared.first_scan();
             shared.give_up(WatchError::Thread(e));
         }
-        LiveTable { shared }
+        WatchedTable { shared }
     }
 
     /// Waits until the first scan is done.
@@ -648,9 +648,9 @@ fn sync_dirs(watch: &mut Watch, root: &Path, wanted: &BTreeSet<String>) -> Resul
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::LiveTable;
+    use super::WatchedTable;
 
-    fn wait_for(live: &LiveTable, what: &str, ok: impl Fn(&LiveTable) -> bool) {
+    fn wait_for(live: &WatchedTable, what: &str, ok: impl Fn(&WatchedTable) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !ok(live) {
             assert!(Instant::now() < deadline, "{what}: never happened");
@@ -658,7 +658,7 @@ mod tests {
         }
     }
 
-    fn has(live: &LiveTable, name: &str) -> bool {
+    fn has(live: &WatchedTable, name: &str) -> bool {
         live.table().tasks.iter().any(|t| t.unique_name == name)
     }
 
@@ -674,8 +674,8 @@ mod tests {
             std::fs::create_dir_all(root.join(sub)).expect("mkdir");
         }
         std::fs::write(root.join("Makefile"), "build:\n\t@true\n").expect("write");
-        let live = LiveTable::start(root, Box::new(|_, _| {}));
-        wait_for(&live, "the watch", LiveTable::watch_ready);
+        let live = WatchedTable::start(root, Box::new(|_, _| {}));
+        wait_for(&live, "the watch", WatchedTable::watch_ready);
         assert_eq!(live.watched_dirs(), 2, "the root and src/ only");
 
         // A nested directory, filled only after its watch must already be there.
@@ -709,7 +709,7 @@ mod tests {
         }
         std::fs::write(root.join("Makefile"), "build:\n\t@true\n").expect("write");
         std::fs::write(root.join("pkgs/p7/justfile"), "old:\n    true\n").expect("write");
-        let live = LiveTable::start(root, Box::new(|_, _| {}));
+        let live = WatchedTable::start(root, Box::new(|_, _| {}));
         // Right away, before the watch is (likely) in place.
         std::fs::write(root.join("pkgs/p1999/justfile"), "new:\n    true\n").expect("write");
         std::fs::write(root.join("pkgs/p7/justfile"), "renamed:\n    true\n").expect("write");
@@ -736,9 +736,9 @@ mod tests {
             "## Tasks\n\n### a\n\n```sh\ntrue\n```\n",
         )
         .expect("write");
-        let live = LiveTable::start(dir.path(), Box::new(|_, _| {}));
+        let live = WatchedTable::start(dir.path(), Box::new(|_, _| {}));
         assert!(live.watching(), "{:?}", live.problem());
-        wait_for(&live, "the watch", LiveTable::watch_ready);
+        wait_for(&live, "the watch", WatchedTable::watch_ready);
         // Read the files the way a scan does, then stay idle past the debounce.
         let _ = live.refresh();
         for _ in 0..3 {

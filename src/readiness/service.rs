@@ -4,8 +4,8 @@
 //! A task is a service when its file says so, or by the name rule ([`SERVICE_WORDS`]).
 //! A service started without an explicit condition is ready at the first line matching a
 //! known framework message ([`BANNERS`]) or the first TCP port its process group listens
-//! on. This module turns a caller's `ready` condition, or these rules, into the engine's
-//! [`Probe`]; the README lists the same rules from these tables.
+//! on. This module turns a caller's `ready` condition, or these rules, into the
+//! [`Probe`] that [`super::probe::wait`] waits on; the README lists the same rules from these tables.
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -14,7 +14,7 @@ use regex::{RegexBuilder, RegexSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::engine::ready::{HttpUrl, Probe};
+use super::probe::{HttpUrl, Probe};
 use crate::table::Task;
 
 /// Words that make a task a service when its name starts or ends with one of them
@@ -182,7 +182,7 @@ pub enum ProbeError {
     /// `line` is not a regular expression (or one too large to build).
     Line(regex::Error),
     /// `url` cannot be probed.
-    Url(crate::engine::ready::UrlError),
+    Url(super::probe::UrlError),
     /// `port` 0.
     PortZero,
 }
