@@ -101,6 +101,20 @@ pub(super) struct Outside {
     pub(super) diagnostics: Vec<Diagnostic>,
 }
 
+/// What a batch of changed paths may change beyond the walk's records ([`Index::apply`]).
+struct ChangedPaths {
+    /// Candidate groups (adapter, directory) that gained or lost a file.
+    dirty_groups: BTreeSet<(usize, String)>,
+    /// The changed paths, root-relative.
+    changed_rels: HashSet<String>,
+    /// Their directories, and the paths themselves (a directory that appeared or went).
+    changed_dirs: HashSet<String>,
+    /// Directories where a file changed that some format reads as a neighbour, by adapter.
+    neighbour_dirs: BTreeMap<usize, BTreeSet<String>>,
+    /// Whether a record changed already.
+    touched: bool,
+}
+
 impl Index {
     /// An index of nothing yet, for a tree that is being scanned.
     pub fn empty(root: &Path) -> Index {
@@ -335,8 +349,26 @@ impl Index {
     pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
         // What a file watch learns keeps no stamps.
         self.storable = false;
+        let Some(seen) = self.take_paths(changed) else {
+            return true;
+        };
+        let mut reparse = self.pulling_in(&seen);
+        let mut touched = seen.touched;
+        touched |= self.regroup(&seen.dirty_groups, &mut reparse);
+        let jobs: Vec<(usize, String)> = reparse
+            .into_iter()
+            .filter_map(|rel| candidate_of(&rel).map(|(a, _)| (a, rel)))
+            .collect();
+        touched |= !jobs.is_empty();
+        self.parse(&jobs);
+        touched
+    }
+
+    /// Takes the changed paths into the walk's records (directories new or gone, candidates
+    /// and manifests added or removed) and notes what else they may change; `None` when an
+    /// ignore file changed, and the index was built again whole.
+    fn take_paths(&mut self, changed: &[PathBuf]) -> Option<ChangedPaths> {
         let mut dirty_groups: BTreeSet<(usize, String)> = BTreeSet::new();
-        let mut reparse: BTreeSet<String> = BTreeSet::new();
         let mut changed_rels: HashSet<String> = HashSet::new();
         let mut changed_dirs: HashSet<String> = HashSet::new();
         // Directories where a file changed that some format reads as a neighbour, by adapter.
@@ -353,7 +385,7 @@ impl Index {
             if name == ".gitignore" || name == ".ignore" {
                 // What the walk may enter changed: start over (rare).
                 *self = Index::build(&self.root.clone());
-                return true;
+                return None;
             }
             let meta = std::fs::symlink_metadata(path).ok();
             let dir = parent(&rel).to_owned();
@@ -401,6 +433,25 @@ impl Index {
             }
             changed_rels.insert(rel);
         }
+        Some(ChangedPaths {
+            dirty_groups,
+            changed_rels,
+            changed_dirs,
+            neighbour_dirs,
+            touched,
+        })
+    }
+
+    /// The parsed files that pull in a changed path (read it, asked about it, listed its
+    /// directory) or read a changed neighbour: to parse again.
+    fn pulling_in(&self, seen: &ChangedPaths) -> BTreeSet<String> {
+        let ChangedPaths {
+            changed_rels,
+            changed_dirs,
+            neighbour_dirs,
+            ..
+        } = seen;
+        let mut reparse: BTreeSet<String> = BTreeSet::new();
         // What each parse learnt that a changed path may answer differently now (a file it
         // read, one whose existence or execute bit it asked about, a directory it listed).
         let stale_facts: Vec<bool> = self
@@ -444,7 +495,18 @@ impl Index {
                 reparse.insert(file.clone());
             }
         }
-        for group in &dirty_groups {
+        reparse
+    }
+
+    /// Drops every parse of the candidate groups a change touched and adds to `reparse`
+    /// whichever of each group is to be parsed now; whether a parse was dropped.
+    fn regroup(
+        &mut self,
+        dirty_groups: &BTreeSet<(usize, String)>,
+        reparse: &mut BTreeSet<String>,
+    ) -> bool {
+        let mut touched = false;
+        for group in dirty_groups {
             let members: Vec<String> = self
                 .candidates
                 .get(group)
@@ -468,12 +530,6 @@ impl Index {
                 self.candidates.remove(group);
             }
         }
-        let jobs: Vec<(usize, String)> = reparse
-            .into_iter()
-            .filter_map(|rel| candidate_of(&rel).map(|(a, _)| (a, rel)))
-            .collect();
-        touched |= !jobs.is_empty();
-        self.parse(&jobs);
         touched
     }
 

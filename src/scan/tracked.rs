@@ -99,7 +99,7 @@ impl Tracked {
         let hash_len = hash_len(&git_dir);
         let mut tracked = Tracked::default();
         let mut kept = 0usize;
-        let mut add = |path: &str| -> Result<(), String> {
+        let mut add = |path: &str| -> Result<(), IndexProblem> {
             if path.is_empty() || path.ends_with('/') || !keep(path) {
                 return Ok(());
             }
@@ -113,19 +113,19 @@ impl Tracked {
                 // Counted before it is kept: one deep path adds every directory above it.
                 cost += d.as_os_str().len();
                 if kept + cost > MAX_KEPT_BYTES {
-                    return Err(too_much());
+                    return Err(IndexProblem::TooManyTaskFiles);
                 }
                 tracked.dirs.insert(d.to_path_buf());
                 dir = d.parent();
             }
             kept += cost;
             if kept > MAX_KEPT_BYTES {
-                return Err(too_much());
+                return Err(IndexProblem::TooManyTaskFiles);
             }
             tracked.files.insert(abs);
             Ok(())
         };
-        let shared = parse(&bytes, hash_len, &mut add).map_err(|r| fail(&index, r))?;
+        let shared = parse(&bytes, hash_len, &mut add).map_err(|r| fail(&index, r.to_string()))?;
         if let Some(shared) = shared {
             let file = common_dir(&git_dir).join(format!("sharedindex.{shared}"));
             let file = if file.exists() {
@@ -137,18 +137,56 @@ impl Tracked {
             let bytes = read_regular_if_present(&file, MAX_INDEX_BYTES)
                 .map_err(|r| fail(&file, r.to_string()))?
                 .ok_or_else(|| fail(&file, "shared index of a split index is missing".into()))?;
-            parse(&bytes, hash_len, &mut add).map_err(|r| fail(&file, r))?;
+            parse(&bytes, hash_len, &mut add).map_err(|r| fail(&file, r.to_string()))?;
         }
         Ok(tracked)
     }
 }
 
-fn too_much() -> String {
-    format!(
-        "git index names more task files than agg keeps ({} MiB of paths); tracked files under ignore rules are not read",
-        MAX_KEPT_BYTES / (1024 * 1024)
-    )
+/// Why the entries of an index were not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IndexProblem {
+    /// No `DIRC` signature.
+    NotAnIndex,
+    /// It ends before what it says it holds.
+    Truncated,
+    /// A version other than 2 to 4.
+    Version(usize),
+    /// Entry number `0` names a path over [`MAX_PATH_BYTES`].
+    PathTooLong(usize),
+    /// An extension git marks required that agg does not know.
+    RequiredExtension(String),
+    /// More task files than [`MAX_KEPT_BYTES`] of paths.
+    TooManyTaskFiles,
 }
+
+impl std::fmt::Display for IndexProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IndexProblem::NotAnIndex => write!(f, "not a git index (no DIRC signature)"),
+            IndexProblem::Truncated => write!(f, "git index is truncated"),
+            IndexProblem::Version(version) => write!(
+                f,
+                "git index version {version} is not one agg reads (2 to 4)"
+            ),
+            IndexProblem::PathTooLong(entry) => write!(
+                f,
+                "git index entry {entry} names a path longer than {MAX_PATH_BYTES} bytes"
+            ),
+            IndexProblem::RequiredExtension(name) => {
+                write!(f, "git index extension `{name}` is not one agg reads")
+            }
+            IndexProblem::TooManyTaskFiles => write!(
+                f,
+                "git index names more task files than agg keeps ({} MiB of paths)",
+                MAX_KEPT_BYTES / (1024 * 1024)
+            ),
+        }?;
+        write!(f, "; tracked files under ignore rules are not read")
+    }
+}
+
+impl std::error::Error for IndexProblem {}
 
 /// `dir` when it is the top of a git worktree: it holds a `.git` directory or file.
 pub(super) fn worktree_top(dir: &Path) -> Option<&Path> {
@@ -204,15 +242,11 @@ fn hash_len(git_dir: &Path) -> usize {
 fn parse(
     bytes: &[u8],
     hash_len: usize,
-    found: &mut dyn FnMut(&str) -> Result<(), String>,
-) -> Result<Option<String>, String> {
-    let truncated =
-        || "git index is truncated; tracked files under ignore rules are not read".to_owned();
+    found: &mut dyn FnMut(&str) -> Result<(), IndexProblem>,
+) -> Result<Option<String>, IndexProblem> {
+    let truncated = || IndexProblem::Truncated;
     if bytes.get(..4) != Some(b"DIRC") {
-        return Err(
-            "not a git index (no DIRC signature); tracked files under ignore rules are not read"
-                .into(),
-        );
+        return Err(IndexProblem::NotAnIndex);
     }
     let word = |at: usize| -> Option<usize> {
         let b = bytes.get(at..at + 4)?;
@@ -220,9 +254,7 @@ fn parse(
     };
     let version = word(4).ok_or_else(truncated)?;
     if !(2..=4).contains(&version) {
-        return Err(format!(
-            "git index version {version} is not one agg reads (2 to 4); tracked files under ignore rules are not read"
-        ));
+        return Err(IndexProblem::Version(version));
     }
     let count = word(8).ok_or_else(truncated)?;
     // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the object name, flags.
@@ -232,11 +264,7 @@ fn parse(
     if count.saturating_mul(fixed + 2) > bytes.len().saturating_sub(12) {
         return Err(truncated());
     }
-    let too_long = |entry: usize| {
-        format!(
-            "git index entry {entry} names a path longer than {MAX_PATH_BYTES} bytes; tracked files under ignore rules are not read"
-        )
-    };
+    let too_long = IndexProblem::PathTooLong;
     let mut at = 12;
     let mut previous: Vec<u8> = Vec::new();
     for entry in 0..count {
@@ -300,9 +328,8 @@ fn parse(
             // `sdir` marks a sparse index: its directory entries (paths ending in `/`) stand
             // for files not checked out, skipped below.
             // An extension git marks required (lowercase) that agg does not know.
-            return Err(format!(
-                "git index extension `{}` is not one agg reads; tracked files under ignore rules are not read",
-                String::from_utf8_lossy(signature)
+            return Err(IndexProblem::RequiredExtension(
+                String::from_utf8_lossy(signature).into_owned(),
             ));
         }
         at += 8 + len;
@@ -386,7 +413,8 @@ mod tests {
             );
         }
         let err = parse(&index(5, &[]), 20, &mut |_| Ok(())).unwrap_err();
-        assert!(err.contains("version 5"), "{err}");
+        assert_eq!(err, IndexProblem::Version(5));
+        assert!(err.to_string().contains("version 5"), "{err}");
     }
 
     #[test]
@@ -428,16 +456,16 @@ mod tests {
             Ok(())
         })
         .unwrap_err();
-        assert!(err.contains("longer than 4096 bytes"), "{err}");
+        assert!(matches!(err, IndexProblem::PathTooLong(_)), "{err}");
+        assert!(err.to_string().contains("longer than 4096 bytes"), "{err}");
         assert!(longest <= MAX_PATH_BYTES);
         assert_eq!(calls, (MAX_PATH_BYTES - "a/Makefile".len()) / 2 + 1);
         // A count the file cannot hold is refused at once.
         let mut short = growing(2);
         short[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
-        assert!(
-            parse(&short, 20, &mut |_| Ok(()))
-                .unwrap_err()
-                .contains("truncated")
+        assert_eq!(
+            parse(&short, 20, &mut |_| Ok(())).unwrap_err(),
+            IndexProblem::Truncated
         );
     }
 

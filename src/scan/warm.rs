@@ -432,39 +432,8 @@ fn warm(root: &Path, kept: Kept<'_>, clock: Clock, unchanged_will_do: bool) -> O
         return None;
     }
     let mut index = Index::empty(root);
-    let mut changed = false;
-    let global = ignore::gitignore::gitconfig_excludes_path();
-    let outside_seen: Vec<(PathBuf, Option<Stamp>)> =
-        head.outside.iter().map(|(p, s)| (path(p), *s)).collect();
-    let mut whole = global.as_deref().map(bytes) != head.global
-        || outside_seen
-            .par_iter()
-            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()));
-    let mut tracked = head.tracked.map(|t| Tracked {
-        files: t.files.iter().map(|p| path(p)).collect(),
-        dirs: t.dirs.iter().map(|p| path(p)).collect(),
-        read_from: t.read_from.iter().map(|(p, s)| (path(p), *s)).collect(),
-        unreadable: t.unreadable.map(|(p, r)| (path(&p), r)),
-    });
-    if let Some(known) = &tracked
-        && known
-            .read_from
-            .iter()
-            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()))
-    {
-        let fresh = tracked_at(worktree_top(root));
-        if fresh.files != known.files || fresh.unreadable != known.unreadable {
-            whole = true;
-        }
-        tracked = Some(fresh);
-        changed = true;
-    }
-    index.outside = Outside {
-        seen: outside_seen,
-        global,
-        tracked,
-        diagnostics: head.outside_diagnostics,
-    };
+    let (outside, whole, mut changed) = outside_now(root, head, then);
+    index.outside = outside;
     for (rel, kept) in dirs {
         for (name, adapter, rank) in kept.candidates {
             let file = if rel == "." {
@@ -550,6 +519,47 @@ fn warm(root: &Path, kept: Kept<'_>, clock: Clock, unchanged_will_do: bool) -> O
     ))
 }
 
+/// What the rules read outside the tree, as the cache kept it, checked now: brought up to
+/// date, with whether the whole tree must be walked again (a file outside changed, git's
+/// global excludes moved, or git's index tracks other task files) and whether anything
+/// changed.
+fn outside_now(root: &Path, head: Head, then: Clock) -> (Outside, bool, bool) {
+    let mut changed = false;
+    let global = ignore::gitignore::gitconfig_excludes_path();
+    let outside_seen: Vec<(PathBuf, Option<Stamp>)> =
+        head.outside.iter().map(|(p, s)| (path(p), *s)).collect();
+    let mut whole = global.as_deref().map(bytes) != head.global
+        || outside_seen
+            .par_iter()
+            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()));
+    let mut tracked = head.tracked.map(|t| Tracked {
+        files: t.files.iter().map(|p| path(p)).collect(),
+        dirs: t.dirs.iter().map(|p| path(p)).collect(),
+        read_from: t.read_from.iter().map(|(p, s)| (path(p), *s)).collect(),
+        unreadable: t.unreadable.map(|(p, r)| (path(&p), r)),
+    });
+    if let Some(known) = &tracked
+        && known
+            .read_from
+            .iter()
+            .any(|(p, s)| !unchanged(then, s.as_ref(), Stamp::at(p).as_ref()))
+    {
+        let fresh = tracked_at(worktree_top(root));
+        if fresh.files != known.files || fresh.unreadable != known.unreadable {
+            whole = true;
+        }
+        tracked = Some(fresh);
+        changed = true;
+    }
+    let outside = Outside {
+        seen: outside_seen,
+        global,
+        tracked,
+        diagnostics: head.outside_diagnostics,
+    };
+    (outside, whole, changed)
+}
+
 /// How a directory of the cache stands now.
 enum Now {
     /// Same entries (and settled).
@@ -565,7 +575,74 @@ enum Now {
 /// (a walk of part of the tree cannot decide those as the whole walk does).
 fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String>)> {
     let root = index.root.clone();
-    let below = Below::open(&root)?;
+    let Checked {
+        mut steady,
+        listed,
+        rewalked,
+        gone,
+    } = check_dirs(index, &root, then)?;
+    if listed.is_empty() && rewalked.is_empty() {
+        return Some((false, steady));
+    }
+    // Directories entered only for tracked files are decided by the whole walk alone.
+    let forced = |rel: &str| {
+        std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d)))
+            .any(|d| index.records.get(d).is_some_and(|r| r.forced))
+    };
+    if listed.iter().chain(&rewalked).any(|d| forced(d)) {
+        return None;
+    }
+    let had_tracked = index.outside.tracked.is_some();
+    let mut fresh: BTreeSet<String> = BTreeSet::new();
+    for dir in &rewalked {
+        if within(&fresh, dir) || !index.records.contains_key(dir) {
+            continue;
+        }
+        rewalk(index, &root, dir);
+        fresh.insert(dir.clone());
+    }
+    for dir in &listed {
+        if within(&fresh, dir) || !index.records.contains_key(dir) {
+            continue;
+        }
+        relist(index, &root, dir, &gone, &mut steady, &mut fresh);
+    }
+    // A walk of part of the tree reports nothing about git's index: one that needed it
+    // first, and found it unreadable, must be the whole walk's to report.
+    if !had_tracked
+        && index
+            .outside
+            .tracked
+            .as_ref()
+            .is_some_and(|t| t.unreadable.is_some())
+    {
+        return None;
+    }
+    steady.retain(|d| index.records.contains_key(d) && !within(&fresh, d) && !listed.contains(d));
+    Some((true, steady))
+}
+
+/// Whether `rel` or a directory above it is in `set`.
+fn within(set: &BTreeSet<String>, rel: &str) -> bool {
+    std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d))).any(|d| set.contains(d))
+}
+
+/// How the directories of the cache stand now (see [`Now`]).
+struct Checked {
+    /// Same entries, settled.
+    steady: FxHashSet<String>,
+    /// To list again: changed, or the parent of one gone.
+    listed: BTreeSet<String>,
+    /// To walk again whole: an ignore file in it changed.
+    rewalked: BTreeSet<String>,
+    /// Gone, or another directory in its place.
+    gone: FxHashSet<String>,
+}
+
+/// Each directory of the cache checked against its stamp and its ignore files' stamps;
+/// `None` when the root is gone or cannot be opened.
+fn check_dirs(index: &Index, root: &Path, then: Clock) -> Option<Checked> {
+    let below = Below::open(root)?;
     let checked: Vec<(String, Now, bool)> = index
         .records
         .par_iter()
@@ -612,103 +689,81 @@ fn update_walk(index: &mut Index, then: Clock) -> Option<(bool, FxHashSet<String
             rewalked.insert(rel);
         }
     }
-    if listed.is_empty() && rewalked.is_empty() {
-        return Some((false, steady));
-    }
-    // Directories entered only for tracked files are decided by the whole walk alone.
-    let forced = |rel: &str| {
-        std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d)))
-            .any(|d| index.records.get(d).is_some_and(|r| r.forced))
+    Some(Checked {
+        steady,
+        listed,
+        rewalked,
+        gone,
+    })
+}
+
+/// Lists the directory `dir` again, leaving out the subdirectories still known (they are
+/// checked on their own), and walks what is new below it whole; when its ignore files
+/// changed meanwhile, walks it again whole. What was walked now leaves `steady` and joins
+/// `fresh` (except `dir` itself, listed but not new).
+fn relist(
+    index: &mut Index,
+    root: &Path,
+    dir: &str,
+    gone: &FxHashSet<String>,
+    steady: &mut FxHashSet<String>,
+    fresh: &mut BTreeSet<String>,
+) {
+    let prefix = if dir == "." {
+        String::new()
+    } else {
+        format!("{dir}/")
     };
-    if listed.iter().chain(&rewalked).any(|d| forced(d)) {
-        return None;
+    let below = |rel: &str| rel != dir && (dir == "." || rel.starts_with(&prefix));
+    let known: HashMap<String, u64> = index
+        .records
+        .iter()
+        .filter(|(rel, _)| below(rel) && !gone.contains(*rel))
+        .filter_map(|(rel, record)| Some((rel.clone(), record.stamp?.ino)))
+        .collect();
+    let rules_before = index.records.get(dir).map(|r| r.ignore_files.clone());
+    let prune = Arc::new(Prune::new(root, known));
+    let walked = walk_with(
+        root,
+        &index.abs(dir),
+        Options {
+            prune: Some(Arc::clone(&prune)),
+            tracked: index.outside.tracked.clone(),
+            stamps: true,
+        },
+    );
+    let kept = walked.kept.clone();
+    let stale: Vec<String> = index
+        .records
+        .keys()
+        .filter(|rel| rel.as_str() == dir || (below(rel) && !within(&kept, rel)))
+        .cloned()
+        .collect();
+    for rel in &stale {
+        index.forget_dir(rel);
+        index.dirs.remove(rel);
     }
-    let had_tracked = index.outside.tracked.is_some();
-    let mut fresh: BTreeSet<String> = BTreeSet::new();
-    let within = |set: &BTreeSet<String>, rel: &str| {
-        std::iter::successors(Some(rel), |d| (*d != ".").then(|| parent(d)))
-            .any(|d| set.contains(d))
-    };
-    for dir in &rewalked {
-        if within(&fresh, dir) || !index.records.contains_key(dir) {
-            continue;
-        }
-        rewalk(index, &root, dir);
-        fresh.insert(dir.clone());
-    }
-    for dir in &listed {
-        if within(&fresh, dir) || !index.records.contains_key(dir) {
-            continue;
-        }
-        let prefix = if dir == "." {
-            String::new()
-        } else {
-            format!("{dir}/")
-        };
-        let below = |rel: &str| rel != dir && (dir == "." || rel.starts_with(&prefix));
-        let known: HashMap<String, u64> = index
-            .records
-            .iter()
-            .filter(|(rel, _)| below(rel) && !gone.contains(*rel))
-            .filter_map(|(rel, record)| Some((rel.clone(), record.stamp?.ino)))
-            .collect();
-        let rules_before = index.records.get(dir).map(|r| r.ignore_files.clone());
-        let prune = Arc::new(Prune::new(&root, known));
-        let walked = walk_with(
-            &root,
-            &index.abs(dir),
-            Options {
-                prune: Some(Arc::clone(&prune)),
-                tracked: index.outside.tracked.clone(),
-                stamps: true,
-            },
-        );
-        let kept = walked.kept.clone();
-        let stale: Vec<String> = index
-            .records
-            .keys()
-            .filter(|rel| *rel == dir || (below(rel) && !within(&kept, rel)))
-            .cloned()
-            .collect();
-        for rel in &stale {
-            index.forget_dir(rel);
-            index.dirs.remove(rel);
-        }
-        let walked_dirs: Vec<String> = walked
-            .dirs
-            .keys()
-            .filter(|d| !kept.contains(*d))
-            .cloned()
-            .collect();
-        index.take_walk(walked, Some(dir));
-        let rules_after = index.records.get(dir).map(|r| r.ignore_files.clone());
-        if rules_after == rules_before {
-            // What was walked now is new; the kept directories are checked on their own.
-            for d in walked_dirs {
-                steady.remove(&d);
-                if d != *dir {
-                    fresh.insert(d);
-                }
+    let walked_dirs: Vec<String> = walked
+        .dirs
+        .keys()
+        .filter(|d| !kept.contains(*d))
+        .cloned()
+        .collect();
+    index.take_walk(walked, Some(dir));
+    let rules_after = index.records.get(dir).map(|r| r.ignore_files.clone());
+    if rules_after == rules_before {
+        // What was walked now is new; the kept directories are checked on their own.
+        for d in walked_dirs {
+            steady.remove(&d);
+            if d != dir {
+                fresh.insert(d);
             }
-        } else {
-            // An ignore file appeared or went: it decides again what it covers.
-            rewalk(index, &root, dir);
-            fresh.insert(dir.clone());
         }
+    } else {
+        // An ignore file appeared or went: it decides again what it covers.
+        rewalk(index, root, dir);
+        fresh.insert(dir.to_owned());
     }
-    // A walk of part of the tree reports nothing about git's index: one that needed it
-    // first, and found it unreadable, must be the whole walk's to report.
-    if !had_tracked
-        && index
-            .outside
-            .tracked
-            .as_ref()
-            .is_some_and(|t| t.unreadable.is_some())
-    {
-        return None;
-    }
-    steady.retain(|d| index.records.contains_key(d) && !within(&fresh, d) && !listed.contains(d));
-    Some((true, steady))
 }
 
 /// Walks the directory `dir` again whole, forgetting what was known below it.
