@@ -164,7 +164,7 @@ mod tests {
         let turbo = strings(&["pnpm", "exec", "turbo", "run", "build"]);
         assert_eq!(launcher(Runner::Turbo, &turbo), Some("pnpm"));
         assert_eq!(launcher(Runner::Poe, &strings(&["poe", "x"])), None);
-        assert_eq!(launcher(Runner::Task, &strings(&["go-task", "x"])), None);
+        assert_eq!(launcher(Runner::GoTask, &strings(&["go-task", "x"])), None);
         assert_eq!(
             launcher(Runner::Poe, &strings(&[".venv/bin/poe", "x"])),
             None

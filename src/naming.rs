@@ -248,7 +248,7 @@ mod tests {
             task(Runner::Make, ".", "build"),
             task(Runner::Npm, ".", "build"),
             task(Runner::Just, ".", "build-m"),
-            task(Runner::Task, ".", "build-make"),
+            task(Runner::GoTask, ".", "build-make"),
         ]);
         assert_eq!(lookup(&n, "make:build"), "build-make-2");
         let all: HashSet<_> = n.iter().map(|(_, name)| name.clone()).collect();
@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn names_meeting_across_directories_stay_unique() {
         let n = named(vec![
-            task(Runner::Task, ".", "web/build"),
+            task(Runner::GoTask, ".", "web/build"),
             task(Runner::Npm, "web", "build"),
         ]);
         let all: HashSet<_> = n.iter().map(|(_, name)| name.clone()).collect();
@@ -285,7 +285,7 @@ mod tests {
             task(Runner::Make, ".", "build"),
             task(Runner::Npm, ".", "build"),
             task(Runner::Just, ".", "build-m"),
-            task(Runner::Task, "a", "x"),
+            task(Runner::GoTask, "a", "x"),
         ];
         let mut reversed = tasks.clone();
         reversed.reverse();

@@ -80,7 +80,7 @@ pub fn wildcard<'a>(table: &'a Table, name: &str) -> Option<Resolved<'a>> {
     table
         .tasks
         .iter()
-        .filter(|t| t.runner == Runner::Task && t.source_name.contains('*'))
+        .filter(|t| t.runner == Runner::GoTask && t.source_name.contains('*'))
         .find_map(|t| {
             let local = in_dir(t, name)?;
             let parts = match_stars(&t.source_name, local)?;

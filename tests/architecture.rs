@@ -454,7 +454,7 @@ fn the_parser_checker_finds_a_planted_use() {
 }
 
 /// Where `code` matches on the runner: an arm or pattern naming a runner (`Runner::Make =>`,
-/// `Runner::Npm | Runner::Pnpm`, `Runner::Task if …`) or a `matches!` over runners, as the
+/// `Runner::Npm | Runner::Pnpm`, `Runner::GoTask if …`) or a `matches!` over runners, as the
 /// text from that point to the end of its line.
 fn runner_arms(code: &str) -> Vec<String> {
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -516,7 +516,7 @@ fn the_runner_match_checker_finds_a_planted_arm() {
     let arms = runner_arms(
         "let f = match r {\n    Runner::Make => \"Makefile\",\n    _ => \"\",\n};\n\
          let s = matches!(r,\n    Runner::Npm\n        | Runner::Pnpm);\n\
-         match r { Runner::Task if stars > 0 => 1, _ => 0 }\n\
+         match r { Runner::GoTask if stars > 0 => 1, _ => 0 }\n\
          let plain = r == Runner::Just || r == Runner::Xc;\nlet all = Runner::ALL;\n\
          let other = MyRunner::Make => 1;\n",
     );
@@ -526,7 +526,7 @@ fn the_runner_match_checker_finds_a_planted_arm() {
             "Runner::Make => \"Makefile\",",
             "Runner::Npm",
             "Runner::Pnpm);",
-            "Runner::Task if stars > 0 => 1, _ => 0 }"
+            "Runner::GoTask if stars > 0 => 1, _ => 0 }"
         ]
     );
 }

@@ -29,8 +29,10 @@ pub enum Runner {
     Cargo,
     /// just recipes.
     Just,
-    /// go-task (Taskfile v3).
-    Task,
+    /// go-task (Taskfile v3): its program is `task`, which names it everywhere agg shows
+    /// it.
+    #[serde(rename = "task")]
+    GoTask,
     /// xc-style Markdown tasks.
     Xc,
     /// Poe the Poet tasks (`[tool.poe.tasks]`, `poe_tasks.toml`).
@@ -303,7 +305,7 @@ pub static DESCRIPTORS: [Descriptor; 37] = [
         lists_script: false,
     },
     Descriptor {
-        runner: Runner::Task,
+        runner: Runner::GoTask,
         name: "task",
         suffix: "t",
         binaries: &["task", "go-task"],

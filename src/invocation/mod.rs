@@ -215,7 +215,7 @@ fn compose_program(task: &Task, args: &mut Vec<OsString>) -> Result<PathBuf, Inv
 pub fn runner_args(task: &Task, args: &[String]) -> Result<Vec<String>, InvocationError> {
     let mut out: Vec<String> = task.argv.iter().skip(1).cloned().collect();
     let mut rest = args;
-    if task.runner == Runner::Task {
+    if task.runner == Runner::GoTask {
         let stars = task.source_name.matches('*').count();
         if stars > 0 {
             let matches = rest
@@ -371,18 +371,18 @@ mod tests {
 
     #[test]
     fn go_task_arguments_fill_wildcards_then_variables_then_cli_args() {
-        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        let greet = task(Runner::GoTask, "greet:*", &["MATCH"]);
         assert_eq!(
             runner_args(&greet, &strings(&["bob", "LOUD=1", "x"])).ok(),
             Some(strings(&["greet:bob", "LOUD=1", "--", "x"]))
         );
         assert!(runner_args(&greet, &[]).is_err());
-        let deploy = task(Runner::Task, "deploy:*:*", &["MATCH1", "MATCH2"]);
+        let deploy = task(Runner::GoTask, "deploy:*:*", &["MATCH1", "MATCH2"]);
         assert_eq!(
             runner_args(&deploy, &strings(&["web", "prod"])).ok(),
             Some(strings(&["deploy:web:prod"]))
         );
-        let plain = task(Runner::Task, "greet", &["NAME"]);
+        let plain = task(Runner::GoTask, "greet", &["NAME"]);
         assert_eq!(
             runner_args(&plain, &strings(&["NAME=Bob", "--flag", "A=1"])).ok(),
             Some(strings(&["greet", "NAME=Bob", "--", "--flag", "A=1"]))
@@ -417,14 +417,14 @@ mod tests {
                 .collect()
         };
         let greet = passed(
-            task(Runner::Task, "greet:*", &["MATCH"]),
+            task(Runner::GoTask, "greet:*", &["MATCH"]),
             &Passing::Wildcard,
         );
         assert_eq!(
             param_arguments(&greet, &values(&[("MATCH", "bob")])),
             (strings(&["bob"]), Vec::new())
         );
-        let vars = passed(task(Runner::Task, "greet", &["NAME"]), &Passing::Assignment);
+        let vars = passed(task(Runner::GoTask, "greet", &["NAME"]), &Passing::Assignment);
         assert_eq!(
             param_arguments(&vars, &values(&[("NAME", "Bob")])),
             (strings(&["NAME=Bob"]), Vec::new())

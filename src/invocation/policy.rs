@@ -91,7 +91,7 @@ fn not_data(data: ArgumentData, arg: &str) -> Option<&'static str> {
 pub fn unvetted(task: &Task, args: &[String], is_task: &dyn Fn(&str) -> bool) -> Vec<Unvetted> {
     let descriptor = task.runner.descriptor();
     let mut out = Vec::new();
-    let rest = if task.runner == Runner::Task {
+    let rest = if task.runner == Runner::GoTask {
         go_task_leading(task, args, is_task, &mut out)
     } else {
         args
@@ -436,11 +436,11 @@ mod tests {
 
     #[test]
     fn go_task_wildcards_never_name_another_task() {
-        let greet = task(Runner::Task, "greet:*", &["MATCH"]);
+        let greet = task(Runner::GoTask, "greet:*", &["MATCH"]);
         assert_eq!(flagged(&greet, &["secret"]), ["secret"]);
         assert!(flagged(&greet, &["bob", "x"]).is_empty());
         assert_eq!(flagged(&greet, &["bob", "LOUD=1"]), ["LOUD=1"]);
-        let vars = task(Runner::Task, "greet", &["NAME"]);
+        let vars = task(Runner::GoTask, "greet", &["NAME"]);
         assert!(flagged(&vars, &["NAME=Bob", "--", "-v"]).is_empty());
         assert_eq!(flagged(&vars, &["NAME=$(id)"]), ["NAME=$(id)"]);
         // `CLI_ARGS` is quoted, but go-task evaluates templates in it.

@@ -123,7 +123,7 @@ fn parse(src: &Source<'_>) -> Parsed {
         }
         let def = f.def;
         let mut raw = Task::new(
-            Runner::Task,
+            Runner::GoTask,
             f.name.clone(),
             root_dir.clone(),
             f.file,

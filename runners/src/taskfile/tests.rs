@@ -166,7 +166,7 @@ fn go_task_style_root() {
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(names(&parsed), ["default", "install", "lint"]);
     let install = task(&parsed, "install");
-    assert_eq!(install.runner, Runner::Task);
+    assert_eq!(install.runner, Runner::GoTask);
     assert_eq!(install.argv, ["task", "install"]);
     assert_eq!(install.dir, ".");
     assert_eq!(install.file_path, "Taskfile.yml");
