@@ -410,7 +410,6 @@ fn closest_terms<'v>(vocabulary: &'v HashMap<String, usize>, word: &str) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scan::Scan;
     use agg_runners::{Runner, Task};
 
     fn task(runner: Runner, dir: &str, name: &str, package: Option<&str>) -> Task {
@@ -430,13 +429,7 @@ mod tests {
     }
 
     fn table(tasks: Vec<Task>) -> Table {
-        Table::from_scan(Scan {
-            root: PathBuf::from("/repo"),
-            tasks,
-            diagnostics: Vec::new(),
-            task_files: Vec::new(),
-            manifests: Vec::new(),
-        })
+        crate::table::table_of(tasks)
     }
 
     /// A monorepo: two packages with the same script names, a Makefile at the root.

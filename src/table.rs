@@ -388,18 +388,24 @@ fn contains_word(task: &Task, word: &str) -> bool {
     searchable(task).any(|(_, text)| text.to_lowercase().contains(word))
 }
 
+/// The table of these rows, as if scanned at `/repo` (for tests of what reads a table).
+#[cfg(test)]
+pub(crate) fn table_of(tasks: Vec<Task>) -> Table {
+    Table::from_scan(Scan {
+        root: PathBuf::from("/repo"),
+        tasks,
+        diagnostics: Vec::new(),
+        task_files: Vec::new(),
+        manifests: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn table(tasks: Vec<Task>) -> Table {
-        Table::from_scan(Scan {
-            root: PathBuf::from("/repo"),
-            tasks,
-            diagnostics: Vec::new(),
-            task_files: Vec::new(),
-            manifests: Vec::new(),
-        })
+        table_of(tasks)
     }
 
     fn make(name: &str, line: u32, script: &str) -> Task {

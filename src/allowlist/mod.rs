@@ -423,6 +423,18 @@ mod tests {
             .expect("pin")
     }
 
+    /// The Makefile's `build` as listed now, and an allowlist holding it pinned.
+    fn pinned_build(root: &Path) -> (Task, Allowlist) {
+        let build = listed(root, "build");
+        let mut list = Allowlist::default();
+        list.allow(Rule::for_task(
+            root.join("Makefile"),
+            "build".to_owned(),
+            Some(pin(root, &build)),
+        ));
+        (build, list)
+    }
+
     fn decide(list: &Allowlist, root: &Path, task: &Task) -> Decision {
         list.decide(root, task, &mut OnDisk::new())
     }
@@ -430,13 +442,7 @@ mod tests {
     #[test]
     fn a_pinned_task_lapses_when_its_recipe_changes_and_says_how() {
         let (_dir, root) = repo(&[("Makefile", "build:\n\tcc -o app main.c\n")]);
-        let build = listed(&root, "build");
-        let mut list = Allowlist::default();
-        list.allow(Rule::for_task(
-            root.join("Makefile"),
-            "build".to_owned(),
-            Some(pin(&root, &build)),
-        ));
+        let (build, list) = pinned_build(&root);
         assert!(decide(&list, &root, &build).allowed());
         std::fs::write(
             root.join("Makefile"),
@@ -496,13 +502,7 @@ mod tests {
     #[test]
     fn a_file_the_runner_prefers_lapses_the_pin() {
         let (_dir, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
-        let build = listed(&root, "build");
-        let mut list = Allowlist::default();
-        list.allow(Rule::for_task(
-            root.join("Makefile"),
-            "build".to_owned(),
-            Some(pin(&root, &build)),
-        ));
+        let (build, list) = pinned_build(&root);
         std::fs::write(root.join("GNUmakefile"), "build:\n\tid\n").expect("write");
         let Decision::Lapsed { summary, .. } = decide(&list, &root, &build) else {
             panic!("not lapsed");
@@ -516,13 +516,7 @@ mod tests {
     #[test]
     fn a_broader_unpinned_allow_still_allows_a_lapsed_task() {
         let (_dir, root) = repo(&[("Makefile", "build:\n\tcc\n")]);
-        let build = listed(&root, "build");
-        let mut list = Allowlist::default();
-        list.allow(Rule::for_task(
-            root.join("Makefile"),
-            "build".to_owned(),
-            Some(pin(&root, &build)),
-        ));
+        let (build, mut list) = pinned_build(&root);
         std::fs::write(root.join("Makefile"), "build:\n\tcc -g\n").expect("write");
         assert!(matches!(
             decide(&list, &root, &build),

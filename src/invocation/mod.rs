@@ -424,7 +424,10 @@ mod tests {
             param_arguments(&greet, &values(&[("MATCH", "bob")])),
             (strings(&["bob"]), Vec::new())
         );
-        let vars = passed(task(Runner::GoTask, "greet", &["NAME"]), &Passing::Assignment);
+        let vars = passed(
+            task(Runner::GoTask, "greet", &["NAME"]),
+            &Passing::Assignment,
+        );
         assert_eq!(
             param_arguments(&vars, &values(&[("NAME", "Bob")])),
             (strings(&["NAME=Bob"]), Vec::new())

@@ -56,14 +56,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             ),
             _ => (msg, None),
         };
-        out.problem(Problem {
-            file: places.file(loc.path),
-            line: loc.line,
-            column: loc.column,
-            severity,
-            message: message.to_owned(),
-            code,
-        });
+        out.problem_at(places, &loc, severity, message, code);
     }
 }
 

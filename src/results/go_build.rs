@@ -5,7 +5,7 @@
 
 use super::text::loc_prefix;
 use super::{Out, Places};
-use crate::results::model::{Problem, Severity};
+use crate::results::model::Severity;
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let mut in_package = false;
@@ -25,14 +25,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         if !super::text::has_ext(loc.path, &["go"]) || loc.column.is_none() || !in_package {
             continue;
         }
-        out.problem(Problem {
-            file: places.file(loc.path),
-            line: loc.line,
-            column: loc.column,
-            severity: Severity::Error,
-            message: message.to_owned(),
-            code: None,
-        });
+        out.problem_at(places, &loc, Severity::Error, message, None);
     }
 }
 

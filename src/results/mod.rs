@@ -107,6 +107,25 @@ impl Out {
     }
 
     /// Adds a problem, within [`KEEP_PROBLEMS`].
+    /// A problem the tool printed at `loc` (its path as printed, made root-relative).
+    pub fn problem_at(
+        &mut self,
+        places: &Places,
+        loc: &text::Loc<'_>,
+        severity: Severity,
+        message: impl Into<String>,
+        code: Option<String>,
+    ) {
+        self.problem(Problem {
+            file: places.file(loc.path),
+            line: loc.line,
+            column: loc.column,
+            severity,
+            message: message.into(),
+            code,
+        });
+    }
+
     pub fn problem(&mut self, problem: Problem) {
         if self.problems.len() < KEEP_PROBLEMS {
             self.problems.push(problem);

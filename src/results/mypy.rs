@@ -3,7 +3,7 @@
 
 use super::text::loc_prefix;
 use super::{Out, Places};
-use crate::results::model::{Problem, Severity};
+use crate::results::model::Severity;
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     for &line in lines {
@@ -27,14 +27,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             Some((m, c)) if c.ends_with(']') => (m, Some(c.trim_end_matches(']').to_owned())),
             _ => (msg, None),
         };
-        out.problem(Problem {
-            file: places.file(loc.path),
-            line: loc.line,
-            column: loc.column,
-            severity,
-            message: message.to_owned(),
-            code,
-        });
+        out.problem_at(places, &loc, severity, message, code);
     }
 }
 

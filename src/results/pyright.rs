@@ -4,7 +4,7 @@
 
 use super::text::Message;
 use super::{Out, Places};
-use crate::results::model::{Problem, Severity};
+use crate::results::model::Severity;
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let mut open: Option<(usize, Message)> = None;
@@ -12,14 +12,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         if let Some((loc, sev, msg)) = row(line) {
             close(&mut open, out);
             let Some(severity) = sev else { continue };
-            out.problem(Problem {
-                file: places.file(loc.path),
-                line: loc.line,
-                column: loc.column,
-                severity,
-                message: msg.to_owned(),
-                code: None,
-            });
+            out.problem_at(places, &loc, severity, msg, None);
             open = Some((out.problems.len() - 1, Message::of(msg)));
             continue;
         }

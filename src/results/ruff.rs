@@ -4,7 +4,7 @@
 
 use super::text::loc_prefix;
 use super::{Out, Places};
-use crate::results::model::{Problem, Severity};
+use crate::results::model::Severity;
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let mut header: Option<(&str, &str)> = None;
@@ -36,14 +36,13 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
 }
 
 fn push(out: &mut Out, places: &Places, loc: &super::text::Loc<'_>, code: &str, message: &str) {
-    out.problem(Problem {
-        file: places.file(loc.path),
-        line: loc.line,
-        column: loc.column,
-        severity: Severity::Error,
-        message: message.to_owned(),
-        code: (!code.is_empty()).then(|| code.to_owned()),
-    });
+    out.problem_at(
+        places,
+        loc,
+        Severity::Error,
+        message,
+        (!code.is_empty()).then(|| code.to_owned()),
+    );
 }
 
 /// `F401 [*] message`: a rule code (letters then digits) and the message.

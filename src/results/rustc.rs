@@ -62,14 +62,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             if let Some((sev, code, message)) = header.take()
                 && let Some((loc, _)) = loc_prefix(place)
             {
-                out.problem(Problem {
-                    file: places.file(loc.path),
-                    line: loc.line,
-                    column: loc.column,
-                    severity: sev,
-                    message,
-                    code,
-                });
+                out.problem_at(places, &loc, sev, message, code);
                 last = Some(out.problems.len() - 1);
             }
             continue;
@@ -91,14 +84,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             && super::text::has_ext(loc.path, &["rs"])
             && let Some((sev, code, msg)) = human_header(rest.trim_start_matches(": "))
         {
-            out.problem(Problem {
-                file: places.file(loc.path),
-                line: loc.line,
-                column: loc.column,
-                severity: sev,
-                message: msg.to_owned(),
-                code,
-            });
+            out.problem_at(places, &loc, sev, msg, code);
         }
     }
 }

@@ -246,25 +246,31 @@ mod tests {
     /// mise reads its task directories through a config file: a file task that appears,
     /// a task directory created later, a file task removed and a second config file are
     /// each taken in as a fresh scan would.
+    /// Writes `text` to the executable file `rel` under `root`, making its directories.
+    fn executable(root: &Path, rel: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// The names of `runner`'s tasks the index lists.
+    fn names_of(index: &Index, runner: Runner) -> Vec<String> {
+        listed_tasks(index)
+            .into_iter()
+            .filter(|t| t.2 == runner)
+            .map(|t| t.1)
+            .collect()
+    }
+
     #[test]
     fn mise_task_directories_follow_changes() {
-        use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(tmp.path()).unwrap();
-        let write = |rel: &str, text: &str| {
-            let path = root.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-            path
-        };
-        let mise = |index: &Index| -> Vec<String> {
-            listed_tasks(index)
-                .into_iter()
-                .filter(|t| t.2 == Runner::Mise)
-                .map(|t| t.1)
-                .collect()
-        };
+        let write = |rel: &str, text: &str| executable(&root, rel, text);
+        let mise = |index: &Index| names_of(index, Runner::Mise);
         write("mise.toml", "[tasks.build]\nrun = \"true\"\n");
         write("mise-tasks/lint", "#!/bin/sh\n");
         let mut index = Index::build(&root);
@@ -290,23 +296,10 @@ mod tests {
     /// of the directory is lost.
     #[test]
     fn every_script_of_a_directory_is_read_again_when_one_appears() {
-        use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(tmp.path()).unwrap();
-        let script = |rel: &str| {
-            let path = root.join(rel);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, "#!/bin/sh\n").unwrap();
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-            path
-        };
-        let scripts = |index: &Index| -> Vec<String> {
-            listed_tasks(index)
-                .into_iter()
-                .filter(|t| t.2 == Runner::Script)
-                .map(|t| t.1)
-                .collect()
-        };
+        let script = |rel: &str| executable(&root, rel, "#!/bin/sh\n");
+        let scripts = |index: &Index| names_of(index, Runner::Script);
         script("scripts/test.sh");
         script("scripts/lint.sh");
         script(".github/workflows/ci.yml");

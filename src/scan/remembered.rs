@@ -32,6 +32,7 @@ use rayon::prelude::*;
 use super::ignores::Ignores;
 use super::stamp::{Below, Clock, Stamp};
 use super::walk::{Prune, relative, walk_builder};
+use super::warm::unchanged;
 use crate::lock::MutexExt;
 
 /// The kind of [`crate::cache`] file kept (its directory's name).
@@ -185,18 +186,6 @@ fn whole(
 /// The root-relative directory of the root-relative file `file` (`.` for the root).
 fn parent_dir(file: &str) -> &str {
     file.rsplit_once('/').map_or(".", |(dir, _)| dir)
-}
-
-/// Whether what is at a path now (`now`) is what a walk that began at `then` saw there:
-/// nothing then and now; the same stamp, settled; for a directory outside the tree (`.git`),
-/// that it still is one.
-fn unchanged(then: Clock, seen: Option<&Stamp>, now: Option<&Stamp>) -> bool {
-    match (seen, now) {
-        (None, None) => true,
-        (Some(seen), Some(now)) if seen.is_dir() => now.is_dir(),
-        (Some(seen), Some(now)) => seen == now && then.settled(seen),
-        _ => false,
-    }
 }
 
 /// The directories of `record` that are gone (or another is at their path), and those that

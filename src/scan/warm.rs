@@ -393,7 +393,7 @@ fn path(bytes: &[u8]) -> PathBuf {
 /// Whether what is at a path now (`now`) is what a scan that began at `then` saw there
 /// (`seen`): nothing then and now; or the same stamp, settled. For a directory outside the
 /// tree (`.git`), only that it is one counts: its entries are not what was read.
-fn unchanged(then: Clock, seen: Option<&Stamp>, now: Option<&Stamp>) -> bool {
+pub(super) fn unchanged(then: Clock, seen: Option<&Stamp>, now: Option<&Stamp>) -> bool {
     match (seen, now) {
         (None, None) => true,
         (Some(seen), Some(now)) if seen.is_dir() => now.is_dir(),
