@@ -15,7 +15,6 @@ use std::collections::HashMap;
 
 use super::Project;
 use crate::doc::{self, Node, Terms};
-use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 use replace::{Budget, MAX_FILE_BYTES, MAX_FILE_SUBSTITUTIONS, Settings};
 
@@ -46,24 +45,11 @@ struct Env {
 
 pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let project = Project {
-        path: src.path,
-        dir: parent(src.path),
-        files: src.files,
-        purpose: src.purpose,
-    };
+    let project = Project::of(src);
     let envs = if crate::files::file_name(src.path) == "tox.ini" {
         ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
     } else {
-        if project
-            .pyproject()
-            .is_some_and(|p| p.path(&["tool", "tox"]).is_some())
-        {
-            out.diag(
-                src.path,
-                None,
-                "tox ignores this file because pyproject.toml next to it has a [tool.tox] table",
-            );
+        if project.yields_to_pyproject("tox", &mut out) {
             return out;
         }
         match doc::read_toml(src.text) {
