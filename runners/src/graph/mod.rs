@@ -32,6 +32,7 @@ use serde::Serialize;
 
 use crate::files::{Files, parent};
 use crate::model::Diagnostic;
+use members::Members;
 
 /// The file names the graph reads (or, for lockfiles, only notes), wherever they are.
 pub const MANIFESTS: &[&str] = &[
@@ -314,6 +315,46 @@ impl Builder {
     /// The package of `ecosystem` whose directory is `dir`.
     fn find(&self, ecosystem: Ecosystem, dir: &str) -> Option<usize> {
         self.at.get(&(ecosystem, dir.to_owned())).copied()
+    }
+
+    /// A workspace's member patterns (declared in `manifest`; `excluded` always excludes)
+    /// compiled, with a diagnostic for each that is not a valid glob: "not a valid `what`".
+    fn member_set<'p>(
+        &mut self,
+        manifest: &str,
+        what: &str,
+        patterns: impl IntoIterator<Item = &'p str>,
+        excluded: impl IntoIterator<Item = &'p str>,
+    ) -> Members {
+        let (set, bad) = Members::new(patterns, excluded);
+        for p in bad {
+            self.diag(manifest, None, format!("`{p}` is not a valid {what}"));
+        }
+        set
+    }
+
+    /// The packages of `ecosystem` a workspace at `root` takes in: its own package first,
+    /// then, once each, the package in the directory of each of `manifests` that `set`
+    /// names.
+    fn members_in(
+        &self,
+        ecosystem: Ecosystem,
+        root: &str,
+        set: &Members,
+        manifests: &[&str],
+    ) -> Vec<usize> {
+        let mut members: Vec<usize> = self.find(ecosystem, root).into_iter().collect();
+        for &path in manifests {
+            let dir = parent(path);
+            if dir != root
+                && set.contains(root, dir)
+                && let Some(i) = self.find(ecosystem, dir)
+                && !members.contains(&i)
+            {
+                members.push(i);
+            }
+        }
+        members
     }
 
     /// Adds a workspace and makes it the workspace of its members (a package keeps the

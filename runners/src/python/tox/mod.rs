@@ -264,13 +264,31 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
         budget: Budget::default(),
     };
     let mut list = envs.into_list(path, out);
+    resolve(&settings, path, &mut list, out);
+    list
+}
+
+/// What an environment's task is built from, in either form of the file.
+trait Resolve: Settings {
+    /// The line of the `key` environment `env` reads, if it is written.
+    fn line_of(&self, env: &str, key: &str) -> Option<u32>;
+    /// The variables `set_env` sets in `env`, substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)>;
+    /// The commands of `env`, one a line, substituted.
+    fn commands(&self, env: &str) -> Option<String>;
+}
+
+/// Fills in each environment of `list` (read from the file at `path`): its description,
+/// commands and variables as tox resolves them, with a diagnostic where the file's
+/// substitutions ran out.
+fn resolve(settings: &impl Resolve, path: &str, list: &mut [Env], out: &mut Parsed) {
     let mut spent = Spent::new(path);
-    for env in &mut list {
+    for env in list {
         env.description = settings
             .env(&env.name, "description")
-            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
+            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, settings)));
         spent.check(
-            &settings,
+            settings,
             env,
             "description",
             || settings.line_of(&env.name, "description"),
@@ -278,7 +296,7 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
         );
         env.script = settings.commands(&env.name);
         spent.check(
-            &settings,
+            settings,
             env,
             "commands",
             || settings.line_of(&env.name, "commands"),
@@ -286,14 +304,13 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
         );
         env.vars = settings.set_env_all(&env.name);
         spent.check(
-            &settings,
+            settings,
             env,
             "set_env",
             || settings.line_of(&env.name, "set_env"),
             out,
         );
     }
-    list
 }
 
 /// A description as tox prints it: on one line; `None` when empty.
@@ -303,40 +320,6 @@ fn one_line(text: &str) -> Option<String> {
 }
 
 impl Toml<'_> {
-    /// The string entries of the environment's `set_env` table (or the base's), substituted.
-    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
-        let own = self.root.get("env").and_then(|e| e.get(env));
-        own.and_then(|e| e.get("set_env"))
-            .or_else(|| self.root.path(&["env_run_base", "set_env"]))
-            .and_then(Node::entries)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
-            .map(|(k, v)| (k, replace::substitute(v, env, self)))
-            .collect()
-    }
-
-    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
-    /// as command lines.
-    fn commands(&self, env: &str) -> Option<String> {
-        let own = self.root.get("env").and_then(|e| e.get(env));
-        let commands = own
-            .and_then(|e| e.get("commands"))
-            .or_else(|| self.root.path(&["env_run_base", "commands"]))?;
-        let lines: Vec<String> = commands
-            .items()?
-            .iter()
-            .filter_map(|command| {
-                let mut words = Vec::new();
-                for word in command.items()? {
-                    self.word(env, word, &mut words);
-                }
-                (!words.is_empty()).then(|| crate::text::quote_command(&words))
-            })
-            .collect();
-        (!lines.is_empty()).then(|| lines.join("\n"))
-    }
-
     /// One word of a command: a string, or a `{ replace = … }` table tox fills in.
     fn word(&self, env: &str, word: &Node, out: &mut Vec<String>) {
         if let Some(text) = word.str() {
@@ -378,13 +361,47 @@ struct Toml<'a> {
     budget: Budget,
 }
 
-impl Toml<'_> {
+impl Resolve for Toml<'_> {
     /// The line of the `key` environment `env` reads (its own table's, else the base's).
     fn line_of(&self, env: &str, key: &str) -> Option<u32> {
         let own = self.root.get("env").and_then(|e| e.get(env));
         own.and_then(|e| e.get(key))
             .or_else(|| self.root.path(&["env_run_base", key]))
             .map(|n| n.line)
+    }
+
+    /// The string entries of the environment's `set_env` table (or the base's), substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
+        let own = self.root.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get("set_env"))
+            .or_else(|| self.root.path(&["env_run_base", "set_env"]))
+            .and_then(Node::entries)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
+            .map(|(k, v)| (k, replace::substitute(v, env, self)))
+            .collect()
+    }
+
+    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
+    /// as command lines.
+    fn commands(&self, env: &str) -> Option<String> {
+        let own = self.root.get("env").and_then(|e| e.get(env));
+        let commands = own
+            .and_then(|e| e.get("commands"))
+            .or_else(|| self.root.path(&["env_run_base", "commands"]))?;
+        let lines: Vec<String> = commands
+            .items()?
+            .iter()
+            .filter_map(|command| {
+                let mut words = Vec::new();
+                for word in command.items()? {
+                    self.word(env, word, &mut words);
+                }
+                (!words.is_empty()).then(|| crate::text::quote_command(&words))
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
