@@ -57,10 +57,7 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
         let shared = found.present(&root, &["composer.json", "composer.lock"]);
         let w = b.workspace("composer", Ecosystem::Composer, path, members, shared);
         let members = b.graph.workspaces[w].members.clone();
-        let by_name: HashMap<String, usize> = members
-            .iter()
-            .map(|&m| (b.graph.packages[m].name.clone(), m))
-            .collect();
+        let by_name = b.by_name(&members);
         for &from in &members {
             let manifest = b.graph.packages[from].manifest.clone();
             let Some(d) = docs.get(manifest.as_str()) else {

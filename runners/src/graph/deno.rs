@@ -64,10 +64,7 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
         let shared = found.present(&root, &["deno.json", "deno.jsonc", "deno.lock"]);
         let w = b.workspace("deno", Ecosystem::Deno, path, members, shared);
         let members = b.graph.workspaces[w].members.clone();
-        let by_name: HashMap<String, usize> = members
-            .iter()
-            .map(|&m| (b.graph.packages[m].name.clone(), m))
-            .collect();
+        let by_name = b.by_name(&members);
         for &from in &members {
             let (manifest, dir) = {
                 let p = &b.graph.packages[from];

@@ -36,8 +36,9 @@ const KINDS: &[&str] = &[
     "peerDependencies",
 ];
 
-/// Files at a workspace root that every member reads.
-const SHARED: &[&str] = &[
+/// Files at a workspace root that every member reads (and that the graph reads or notes
+/// wherever they are).
+pub(super) const SHARED: &[&str] = &[
     "package.json",
     "pnpm-workspace.yaml",
     "pnpm-lock.yaml",

@@ -34,22 +34,10 @@ use crate::files::{Files, parent};
 use crate::model::Diagnostic;
 use members::Members;
 
-/// The file names the graph reads (or, for lockfiles, only notes), wherever they are.
-pub const MANIFESTS: &[&str] = &[
-    // npm, pnpm, Yarn, Bun
-    "package.json",
-    "pnpm-workspace.yaml",
-    ".npmrc",
-    "pnpm-lock.yaml",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    ".yarnrc.yml",
-    "bun.lock",
-    "bun.lockb",
-    "tsconfig.json",
-    "tsconfig.base.json",
-    "turbo.json",
+/// The file names the graph reads (or, for lockfiles, only notes), wherever they are,
+/// besides those of npm, pnpm, Yarn and Bun: the files every member of a JavaScript
+/// workspace reads ([`js::SHARED`]).
+const MANIFESTS: &[&str] = &[
     // Cargo
     "Cargo.toml",
     "Cargo.lock",
@@ -120,7 +108,8 @@ fn name_of(path: &str) -> &str {
 
 /// Whether the graph reads (or notes) the file at `path`.
 pub fn is_manifest(path: &str) -> bool {
-    MANIFESTS.contains(&name_of(path))
+    let name = name_of(path);
+    MANIFESTS.contains(&name) || js::SHARED.contains(&name)
 }
 
 /// Whether [`read`] reads the text of the manifest at `path` (lockfiles are only noted).
@@ -355,6 +344,14 @@ impl Builder {
             }
         }
         members
+    }
+
+    /// Each of `members` by its package name (the last of a name wins).
+    fn by_name(&self, members: &[usize]) -> HashMap<String, usize> {
+        members
+            .iter()
+            .map(|&m| (self.graph.packages[m].name.clone(), m))
+            .collect()
     }
 
     /// Adds a workspace and makes it the workspace of its members (a package keeps the
