@@ -159,21 +159,14 @@ impl<'p> Spent<'p> {
 
     /// Called after `key` of `env` was substituted: the diagnostic, at the setting's line
     /// (else the environment's), if this was where the budget ran out.
-    fn check(
-        &mut self,
-        settings: &dyn Settings,
-        env: &Env,
-        key: &str,
-        line: impl FnOnce() -> Option<u32>,
-        out: &mut Parsed,
-    ) {
+    fn check(&mut self, settings: &impl Resolve, env: &Env, key: &str, out: &mut Parsed) {
         if self.reported || !settings.budget().spent() {
             return;
         }
         self.reported = true;
         out.diag(
             self.path,
-            Some(line().unwrap_or(env.line)),
+            Some(settings.line_of(&env.name, key).unwrap_or(env.line)),
             format!(
                 "tox substitutions stop at `{key}` of environment `{}`: this file may make {MAX_FILE_SUBSTITUTIONS} substitutions building {} MiB of text; what is left is shown as written",
                 env.name,
@@ -287,29 +280,11 @@ fn resolve(settings: &impl Resolve, path: &str, list: &mut [Env], out: &mut Pars
         env.description = settings
             .env(&env.name, "description")
             .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, settings)));
-        spent.check(
-            settings,
-            env,
-            "description",
-            || settings.line_of(&env.name, "description"),
-            out,
-        );
+        spent.check(settings, env, "description", out);
         env.script = settings.commands(&env.name);
-        spent.check(
-            settings,
-            env,
-            "commands",
-            || settings.line_of(&env.name, "commands"),
-            out,
-        );
+        spent.check(settings, env, "commands", out);
         env.vars = settings.set_env_all(&env.name);
-        spent.check(
-            settings,
-            env,
-            "set_env",
-            || settings.line_of(&env.name, "set_env"),
-            out,
-        );
+        spent.check(settings, env, "set_env", out);
     }
 }
 
@@ -441,6 +416,20 @@ mod tests {
     use crate::testing::{messages, names, parse_with, task};
     use indoc::{formatdoc, indoc};
 
+    /// Each environment of the file `path` holding `text`, as `name: commands [VAR=value …]`.
+    fn resolved(path: &str, text: &str) -> Vec<String> {
+        let files = MemFiles::new().with(path, text);
+        parse_with(super::parse_file, &files, path)
+            .tasks
+            .iter()
+            .map(|t| {
+                let vars: Vec<String> = t.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let script = t.script.as_deref().unwrap_or_default();
+                format!("{}: {script} [{}]", t.source_name, vars.join(" "))
+            })
+            .collect()
+    }
+
     #[test]
     fn tox_ini_lists_envlist_then_sections() {
         let ini = indoc! {"
@@ -568,34 +557,21 @@ mod tests {
     #[test]
     fn commands_are_resolved_for_each_environment() {
         let ini = "[tox]\nenv_list = py-{a,b}\n[testenv]\nset_env =\n  ARGS = -q\n  b: ARGS = -x\ncommands =\n  {env:COV:} pytest {posargs:{env:ARGS}} 'a b'\n  a: coverage report \\\n    -m\n  # a comment\n";
-        let files = MemFiles::new().with("tox.ini", ini);
-        let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(
-            task(&parsed, "py-a").script.as_deref(),
-            Some("pytest -q 'a b'\ncoverage report -m")
-        );
-        assert_eq!(
-            task(&parsed, "py-b").script.as_deref(),
-            Some("pytest -x 'a b'")
-        );
-        assert_eq!(
-            task(&parsed, "py-b").env,
-            [("ARGS".to_owned(), "-x".to_owned())]
+            resolved("tox.ini", ini),
+            [
+                "py-a: pytest -q 'a b'\ncoverage report -m [ARGS=-q]",
+                "py-b: pytest -x 'a b' [ARGS=-x]"
+            ]
         );
         let toml = indoc! {"
             [env_run_base]
             set_env = { T = \"unit\" }
             commands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]
         "};
-        let files = MemFiles::new().with("tox.toml", toml);
-        let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(
-            task(&parsed, "py").script.as_deref(),
-            Some("pytest -k unit\necho py")
-        );
-        assert_eq!(
-            task(&parsed, "py").env,
-            [("T".to_owned(), "unit".to_owned())]
+            resolved("tox.toml", toml),
+            ["py: pytest -k unit\necho py [T=unit]"]
         );
     }
 
