@@ -391,9 +391,7 @@ mod tests {
 
     /// What `name` of a Makefile with `files` (the first one the Makefile) reads.
     fn read(files: &[(&str, &str)], name: &str) -> Reads {
-        let mem = files
-            .iter()
-            .fold(MemFiles::new(), |m, (path, text)| m.with(path, text));
+        let mem: MemFiles = files.iter().copied().collect();
         crate::testing::reads(super::super::ADAPTER.parse, &mem, files[0].0, name)
     }
 
