@@ -285,7 +285,7 @@ fn valid_job_id(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{lines, names, parse_one, task};
+    use crate::testing::{lines, names, params, parse_one, task};
     use indoc::{formatdoc, indoc};
 
     const CI: &str = ".github/workflows/ci.yml";
@@ -405,13 +405,8 @@ jobs:
         let parsed = parse_one(parse, ".github/workflows/deploy.yaml", text);
         let deploy = task(&parsed, "deploy/deploy");
         assert_eq!(deploy.argv[1], "workflow_dispatch");
-        let params: Vec<(&str, Option<&str>, bool)> = deploy
-            .params
-            .iter()
-            .map(|p| (p.name.as_str(), p.default.as_deref(), p.required))
-            .collect();
         assert_eq!(
-            params,
+            params(deploy),
             [
                 ("environment", None, true),
                 ("dry-run", Some("true"), false),

@@ -101,6 +101,15 @@ impl MemFiles {
     }
 }
 
+/// A tree of `(path, text)` files, for a table of them.
+impl<'a> FromIterator<(&'a str, &'a str)> for MemFiles {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(files: I) -> Self {
+        files
+            .into_iter()
+            .fold(MemFiles::new(), |m, (path, text)| m.with(path, text))
+    }
+}
+
 impl Files for MemFiles {
     fn read(&self, path: &str) -> Result<String, Unreadable> {
         self.files.get(path).cloned().ok_or(Unreadable::Missing)

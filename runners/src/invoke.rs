@@ -16,6 +16,7 @@ use std::collections::HashSet;
 use crate::files::{file_name, join, parent};
 use crate::model::Passing;
 use crate::model::{Adapter, Hook, HookWhen, Param, Parsed, Runner, Source, Task};
+use crate::text::open_brackets;
 
 /// The invoke adapter.
 pub const ADAPTER: Adapter = Adapter {
@@ -433,40 +434,12 @@ fn rest_of(statement: &str, first_rest: &str) -> String {
 fn statement_at(lines: &[&str], i: usize) -> (String, usize) {
     let mut text = lines[i].to_owned();
     let mut last = i;
-    while depth(&text) > 0 && last + 1 < lines.len() && text.len() < MAX_STATEMENT {
+    while open_brackets(&text) > 0 && last + 1 < lines.len() && text.len() < MAX_STATEMENT {
         last += 1;
         text.push('\n');
         text.push_str(lines[last]);
     }
     (text, last)
-}
-
-/// How many brackets are still open in `text`, outside strings and comments.
-fn depth(text: &str) -> i32 {
-    let mut depth = 0;
-    let mut quote: Option<char> = None;
-    let mut comment = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if comment {
-            comment = c != '\n';
-            continue;
-        }
-        if escaped {
-            escaped = false;
-            continue;
-        }
-        match (quote, c) {
-            (Some(_), '\\') => escaped = true,
-            (Some(q), c) if c == q => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => comment = true,
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            _ => {}
-        }
-    }
-    depth
 }
 
 /// Splits call arguments at top-level commas.

@@ -137,13 +137,13 @@ mod tests {
     #[test]
     fn every_manifest_names_the_package_of_its_tasks() {
         use crate::{MemFiles, testing::parse_with};
-        let files = MemFiles::new()
-            .with(
+        let files: MemFiles = [
+            (
                 "web/package.json",
                 r#"{"name": "@acme/web", "scripts": {"build": "vite"}}"#,
-            )
-            .with("anon/package.json", r#"{"scripts": {"build": "vite"}}"#)
-            .with(
+            ),
+            ("anon/package.json", r#"{"scripts": {"build": "vite"}}"#),
+            (
                 "py/pyproject.toml",
                 indoc! {"
                     [project]
@@ -151,8 +151,8 @@ mod tests {
                     [tool.poe.tasks]
                     fmt = \"ruff format\"
                 "},
-            )
-            .with(
+            ),
+            (
                 "old/pyproject.toml",
                 indoc! {"
                     [tool.poetry]
@@ -160,30 +160,33 @@ mod tests {
                     [tool.poetry.scripts]
                     serve = \"legacy.cli:main\"
                 "},
-            )
-            .with(
+            ),
+            (
                 "rs/.cargo/config.toml",
                 "[alias]\nxtask = \"run -p xtask\"\n",
-            )
-            .with("rs/Cargo.toml", "[package]\nname = \"tool\"\n")
-            .with(
+            ),
+            ("rs/Cargo.toml", "[package]\nname = \"tool\"\n"),
+            (
                 "java/pom.xml",
                 "<project><artifactId>shop</artifactId><name>The shop</name></project>",
-            )
-            .with(
+            ),
+            (
                 "gradle/settings.gradle",
                 "rootProject.name = 'store'\ninclude 'core'\n",
-            )
-            .with("gradle/build.gradle", "plugins { id 'base' }\n")
-            .with("gradle/core/build.gradle", "plugins { id 'java' }\n")
-            .with(
+            ),
+            ("gradle/build.gradle", "plugins { id 'base' }\n"),
+            ("gradle/core/build.gradle", "plugins { id 'java' }\n"),
+            (
                 "php/composer.json",
                 r#"{"name": "acme/site", "scripts": {"test": "phpunit"}}"#,
-            )
-            .with(
+            ),
+            (
                 "deno/deno.json",
                 r#"{"name": "@acme/tool", "tasks": {"dev": "deno run main.ts"}}"#,
-            );
+            ),
+        ]
+        .into_iter()
+        .collect();
         let packages = |path: &str| {
             let adapter = ADAPTERS
                 .iter()

@@ -65,6 +65,14 @@ pub(crate) fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p Task {
         .unwrap_or_else(|| panic!("no task {name} in {:?}", names(parsed)))
 }
 
+/// The parameters of `task` as (name, default, required).
+pub(crate) fn params(task: &Task) -> Vec<(&str, Option<&str>, bool)> {
+    task.params
+        .iter()
+        .map(|p| (p.name.as_str(), p.default.as_deref(), p.required))
+        .collect()
+}
+
 /// The diagnostics as (file, line, message).
 pub(crate) fn messages(parsed: &Parsed) -> Vec<(&str, Option<u32>, &str)> {
     parsed

@@ -1,5 +1,6 @@
 //! Small text helpers shared by the adapters: byte offsets to line numbers, argv to a
-//! copy-pasteable shell command, and the comment lines that are drawn rather than written.
+//! copy-pasteable shell command, the comment lines that are drawn rather than written, and
+//! where a Python statement ends.
 
 /// Maps byte offsets in a text to 1-based line numbers.
 #[derive(Debug, Clone)]
@@ -61,6 +62,36 @@ pub fn is_divider(comment: &str) -> bool {
         "=-*#~_+".contains(first) && run.take_while(|&c| c == first).count() >= 3
     };
     framed(&mut text.chars()) || framed(&mut text.chars().rev())
+}
+
+/// How many brackets are still open in the Python source `text`, outside strings (with
+/// their backslash escapes) and `#` comments: a statement or decorator that goes on to the
+/// next line while it is above zero.
+pub fn open_brackets(text: &str) -> i32 {
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if comment {
+            comment = c != '\n';
+            continue;
+        }
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (Some(_), '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => comment = true,
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
 }
 
 #[cfg(test)]

@@ -25,13 +25,7 @@ pub(super) fn read(text: &str, keep: Option<&[&str]>, rest: Rest) -> Result<Node
         .and_then(|value| de.end().map(|()| value))
         .map_err(|err| json_error(&err))?;
     let mut root = Node::new(1, value);
-    let mut lines = Lines {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-        line: 1,
-        depth: 0,
-    };
+    let mut lines = Lines::new(text);
     lines.space();
     root.line = lines.line;
     lines.value(Some(&mut root));
@@ -293,6 +287,17 @@ struct Lines<'t> {
 const MAX_DEPTH: u32 = 128;
 
 impl<'t> Lines<'t> {
+    /// A pass over `text` from its start.
+    fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+            depth: 0,
+        }
+    }
+
     fn space(&mut self) {
         while let Some(&b) = self.bytes.get(self.at) {
             match b {
@@ -654,13 +659,7 @@ mod tests {
             "]]]",
         ] {
             let mut root = Node::new(1, Value::Table(Vec::new()));
-            let mut lines = Lines {
-                text,
-                bytes: text.as_bytes(),
-                at: 0,
-                line: 1,
-                depth: 0,
-            };
+            let mut lines = Lines::new(text);
             lines.value(Some(&mut root));
         }
     }

@@ -60,27 +60,13 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
                 .and_then(Node::strs)
                 .unwrap_or_default()
         };
-        let (set, bad) = Members::new(list("members"), list("exclude"));
-        for p in bad {
-            b.diag(
-                root_manifest,
-                None,
-                format!("`{p}` is not a valid workspace member pattern"),
-            );
-        }
-        let mut members: Vec<usize> = Vec::new();
-        if let Some(i) = b.find(Ecosystem::Cargo, &root) {
-            members.push(i);
-        }
-        for &path in found.named("Cargo.toml") {
-            let dir = parent(path);
-            if dir != root
-                && set.contains(&root, dir)
-                && let Some(i) = b.find(Ecosystem::Cargo, dir)
-            {
-                members.push(i);
-            }
-        }
+        let set = b.member_set(
+            root_manifest,
+            "workspace member pattern",
+            list("members"),
+            list("exclude"),
+        );
+        let mut members = b.members_in(Ecosystem::Cargo, &root, &set, found.named("Cargo.toml"));
         // Path dependencies inside the workspace's directory are members too.
         let mut i = 0;
         while i < members.len() {

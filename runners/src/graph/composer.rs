@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-use super::members::Members;
 use super::{Builder, Ecosystem, Manifests};
 use crate::doc::{Dialect, Node, read_json};
 use crate::files::parent;
@@ -48,27 +47,17 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
             continue;
         }
         let root = parent(path).to_owned();
-        let (set, bad) = Members::new(urls, []);
-        for p in bad {
-            b.diag(path, None, format!("`{p}` is not a valid path repository"));
-        }
-        let mut members: Vec<usize> = b.find(Ecosystem::Composer, &root).into_iter().collect();
-        for &other in found.named("composer.json") {
-            let dir = parent(other);
-            if dir != root
-                && set.contains(&root, dir)
-                && let Some(i) = b.find(Ecosystem::Composer, dir)
-            {
-                members.push(i);
-            }
-        }
+        let set = b.member_set(path, "path repository", urls, []);
+        let members = b.members_in(
+            Ecosystem::Composer,
+            &root,
+            &set,
+            found.named("composer.json"),
+        );
         let shared = found.present(&root, &["composer.json", "composer.lock"]);
         let w = b.workspace("composer", Ecosystem::Composer, path, members, shared);
         let members = b.graph.workspaces[w].members.clone();
-        let by_name: HashMap<String, usize> = members
-            .iter()
-            .map(|&m| (b.graph.packages[m].name.clone(), m))
-            .collect();
+        let by_name = b.by_name(&members);
         for &from in &members {
             let manifest = b.graph.packages[from].manifest.clone();
             let Some(d) = docs.get(manifest.as_str()) else {

@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use super::members::Members;
 use super::{Builder, Ecosystem, Manifests};
 use crate::doc::{Dialect, Node, read_jsonc};
 use crate::files::{join, parent};
@@ -60,28 +59,12 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
             continue;
         };
         let root = parent(path).to_owned();
-        let (set, bad) = Members::new(list, []);
-        for p in bad {
-            b.diag(path, None, format!("`{p}` is not a valid workspace member"));
-        }
-        let mut members: Vec<usize> = b.find(Ecosystem::Deno, &root).into_iter().collect();
-        for other in &paths {
-            let dir = parent(other);
-            if dir != root
-                && set.contains(&root, dir)
-                && let Some(i) = b.find(Ecosystem::Deno, dir)
-                && !members.contains(&i)
-            {
-                members.push(i);
-            }
-        }
+        let set = b.member_set(path, "workspace member", list, []);
+        let members = b.members_in(Ecosystem::Deno, &root, &set, &paths);
         let shared = found.present(&root, &["deno.json", "deno.jsonc", "deno.lock"]);
         let w = b.workspace("deno", Ecosystem::Deno, path, members, shared);
         let members = b.graph.workspaces[w].members.clone();
-        let by_name: HashMap<String, usize> = members
-            .iter()
-            .map(|&m| (b.graph.packages[m].name.clone(), m))
-            .collect();
+        let by_name = b.by_name(&members);
         for &from in &members {
             let (manifest, dir) = {
                 let p = &b.graph.packages[from];

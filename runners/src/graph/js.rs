@@ -12,7 +12,6 @@
 
 use std::collections::HashMap;
 
-use super::members::Members;
 use super::{Builder, Ecosystem, Manifests};
 use crate::doc::{Dialect, Node, Rest, read_json_keys, read_yaml};
 use crate::files::{join, parent};
@@ -37,8 +36,9 @@ const KINDS: &[&str] = &[
     "peerDependencies",
 ];
 
-/// Files at a workspace root that every member reads.
-const SHARED: &[&str] = &[
+/// Files at a workspace root that every member reads (and that the graph reads or notes
+/// wherever they are).
+pub(super) const SHARED: &[&str] = &[
     "package.json",
     "pnpm-workspace.yaml",
     "pnpm-lock.yaml",
@@ -116,17 +116,12 @@ pub(super) fn read(found: &Manifests<'_>, b: &mut Builder) {
     // Members first, so that each package knows its workspace before dependencies resolve.
     let mut spaces: Vec<(usize, &Declared)> = Vec::new();
     for d in &declared {
-        let (set, bad) = Members::new(
+        let set = b.member_set(
+            &d.manifest,
+            "workspace pattern",
             d.patterns.iter().map(String::as_str),
             ["**/node_modules/**"],
         );
-        for p in bad {
-            b.diag(
-                &d.manifest,
-                None,
-                format!("`{p}` is not a valid workspace pattern"),
-            );
-        }
         let mut members = Vec::new();
         for &path in found.named("package.json") {
             let dir = parent(path);

@@ -32,23 +32,12 @@ use serde::Serialize;
 
 use crate::files::{Files, parent};
 use crate::model::Diagnostic;
+use members::Members;
 
-/// The file names the graph reads (or, for lockfiles, only notes), wherever they are.
-pub const MANIFESTS: &[&str] = &[
-    // npm, pnpm, Yarn, Bun
-    "package.json",
-    "pnpm-workspace.yaml",
-    ".npmrc",
-    "pnpm-lock.yaml",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    ".yarnrc.yml",
-    "bun.lock",
-    "bun.lockb",
-    "tsconfig.json",
-    "tsconfig.base.json",
-    "turbo.json",
+/// The file names the graph reads (or, for lockfiles, only notes), wherever they are,
+/// besides those of npm, pnpm, Yarn and Bun: the files every member of a JavaScript
+/// workspace reads ([`js::SHARED`]).
+const MANIFESTS: &[&str] = &[
     // Cargo
     "Cargo.toml",
     "Cargo.lock",
@@ -119,7 +108,8 @@ fn name_of(path: &str) -> &str {
 
 /// Whether the graph reads (or notes) the file at `path`.
 pub fn is_manifest(path: &str) -> bool {
-    MANIFESTS.contains(&name_of(path))
+    let name = name_of(path);
+    MANIFESTS.contains(&name) || js::SHARED.contains(&name)
 }
 
 /// Whether [`read`] reads the text of the manifest at `path` (lockfiles are only noted).
@@ -314,6 +304,54 @@ impl Builder {
     /// The package of `ecosystem` whose directory is `dir`.
     fn find(&self, ecosystem: Ecosystem, dir: &str) -> Option<usize> {
         self.at.get(&(ecosystem, dir.to_owned())).copied()
+    }
+
+    /// A workspace's member patterns (declared in `manifest`; `excluded` always excludes)
+    /// compiled, with a diagnostic for each that is not a valid glob: "not a valid `what`".
+    fn member_set<'p>(
+        &mut self,
+        manifest: &str,
+        what: &str,
+        patterns: impl IntoIterator<Item = &'p str>,
+        excluded: impl IntoIterator<Item = &'p str>,
+    ) -> Members {
+        let (set, bad) = Members::new(patterns, excluded);
+        for p in bad {
+            self.diag(manifest, None, format!("`{p}` is not a valid {what}"));
+        }
+        set
+    }
+
+    /// The packages of `ecosystem` a workspace at `root` takes in: its own package first,
+    /// then, once each, the package in the directory of each of `manifests` that `set`
+    /// names.
+    fn members_in(
+        &self,
+        ecosystem: Ecosystem,
+        root: &str,
+        set: &Members,
+        manifests: &[&str],
+    ) -> Vec<usize> {
+        let mut members: Vec<usize> = self.find(ecosystem, root).into_iter().collect();
+        for &path in manifests {
+            let dir = parent(path);
+            if dir != root
+                && set.contains(root, dir)
+                && let Some(i) = self.find(ecosystem, dir)
+                && !members.contains(&i)
+            {
+                members.push(i);
+            }
+        }
+        members
+    }
+
+    /// Each of `members` by its package name (the last of a name wins).
+    fn by_name(&self, members: &[usize]) -> HashMap<String, usize> {
+        members
+            .iter()
+            .map(|&m| (self.graph.packages[m].name.clone(), m))
+            .collect()
     }
 
     /// Adds a workspace and makes it the workspace of its members (a package keeps the

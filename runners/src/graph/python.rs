@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 
-use super::members::Members;
 use super::{Builder, Ecosystem, Manifests};
 use crate::doc::{Node, read_toml};
 use crate::files::{join, parent};
@@ -177,27 +176,18 @@ fn read_uv_workspaces(found: &Manifests<'_>, docs: &HashMap<&str, Node>, b: &mut
                 .and_then(Node::strs)
                 .unwrap_or_default()
         };
-        let (set, bad) = Members::new(list("members"), list("exclude"));
-        for p in bad {
-            b.diag(
-                manifest,
-                None,
-                format!("`{p}` is not a valid workspace member pattern"),
-            );
-        }
-        let mut members = Vec::new();
-        if let Some(i) = b.find(Ecosystem::Python, &root) {
-            members.push(i);
-        }
-        for &path in found.named("pyproject.toml") {
-            let dir = parent(path);
-            if dir != root
-                && set.contains(&root, dir)
-                && let Some(i) = b.find(Ecosystem::Python, dir)
-            {
-                members.push(i);
-            }
-        }
+        let set = b.member_set(
+            manifest,
+            "workspace member pattern",
+            list("members"),
+            list("exclude"),
+        );
+        let members = b.members_in(
+            Ecosystem::Python,
+            &root,
+            &set,
+            found.named("pyproject.toml"),
+        );
         let shared = found.present(&root, SHARED);
         b.workspace("uv", Ecosystem::Python, manifest, members, shared);
     }

@@ -54,6 +54,20 @@ struct Registration {
     gulp3: bool,
 }
 
+impl Registration {
+    /// A registration in gulp 4's form with no composition to show.
+    fn exported(name: String, line: u32, value: Value) -> Self {
+        Registration {
+            name,
+            line,
+            value,
+            written: None,
+            deps: Vec::new(),
+            gulp3: false,
+        }
+    }
+}
+
 /// Everything the file says about its names.
 #[derive(Default)]
 struct Facts {
@@ -320,14 +334,11 @@ fn task_call(code: &Code, open: usize, facts: &Facts) -> Option<Registration> {
             .get(f)
             .cloned()
             .unwrap_or_else(|| f.to_owned());
-        return Some(Registration {
+        return Some(Registration::exported(
             name,
             line,
-            value: Value::Name(f.to_owned()),
-            written: None,
-            deps: Vec::new(),
-            gulp3: false,
-        });
+            Value::Name(f.to_owned()),
+        ));
     }
     let name = code.plain_str(first.start).filter(|_| first.len() == 1)?;
     let last = args.last()?;
@@ -387,12 +398,8 @@ fn export(code: &Code, name: String, line: u32, at: usize) -> Registration {
     let (value, end) = value(code, at, 0);
     let written = matches!(value, Value::Composition(_)).then(|| code.render(at..end, 400));
     Registration {
-        name,
-        line,
-        value,
         written,
-        deps: Vec::new(),
-        gulp3: false,
+        ..Registration::exported(name, line, value)
     }
 }
 
@@ -402,23 +409,9 @@ fn object_exports(code: &Code, open: usize, out: &mut Vec<Registration>) {
         let Some(key) = entry.key else { continue };
         let line = code.line(entry.at);
         if entry.method {
-            out.push(Registration {
-                name: key,
-                line,
-                value: Value::Function,
-                written: None,
-                deps: Vec::new(),
-                gulp3: false,
-            });
+            out.push(Registration::exported(key, line, Value::Function));
         } else if entry.value.is_empty() {
-            out.push(Registration {
-                value: Value::Name(key.clone()),
-                name: key,
-                line,
-                written: None,
-                deps: Vec::new(),
-                gulp3: false,
-            });
+            out.push(Registration::exported(key.clone(), line, Value::Name(key)));
         } else {
             out.push(export(code, key, line, entry.value.start));
         }
@@ -436,30 +429,14 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
     if code.is_ident(j, "async") {
         j += 1;
     }
-    if code.is_ident(j, "function") {
+    // A function or a binding: the main loop recorded it; export its name.
+    if code.is_ident(j, "function") || matches!(code.ident(j), Some("const" | "let" | "var")) {
         if let Some(name) = code.ident(j + 1) {
-            out.push(Registration {
-                name: name.to_owned(),
+            out.push(Registration::exported(
+                name.to_owned(),
                 line,
-                value: Value::Name(name.to_owned()),
-                written: None,
-                deps: Vec::new(),
-                gulp3: false,
-            });
-        }
-        return;
-    }
-    if matches!(code.ident(j), Some("const" | "let" | "var")) {
-        // The binding itself was recorded by the main loop; export its name.
-        if let Some(name) = code.ident(j + 1) {
-            out.push(Registration {
-                name: name.to_owned(),
-                line,
-                value: Value::Name(name.to_owned()),
-                written: None,
-                deps: Vec::new(),
-                gulp3: false,
-            });
+                Value::Name(name.to_owned()),
+            ));
         }
         return;
     }
@@ -469,14 +446,7 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
             // Re-exported from another module: functions there, as far as listing knows.
             for part in code.split(j + 1..close) {
                 if let Some(name) = exported_as(code, part) {
-                    out.push(Registration {
-                        name,
-                        line,
-                        value: Value::External,
-                        written: None,
-                        deps: Vec::new(),
-                        gulp3: false,
-                    });
+                    out.push(Registration::exported(name, line, Value::External));
                 }
             }
             return;
@@ -486,14 +456,11 @@ fn es_export(code: &Code, i: usize, out: &mut Vec<Registration>) {
                 continue;
             };
             if let Some(name) = exported_as(code, part.clone()) {
-                out.push(Registration {
+                out.push(Registration::exported(
                     name,
                     line,
-                    value: Value::Name(local.to_owned()),
-                    written: None,
-                    deps: Vec::new(),
-                    gulp3: false,
-                });
+                    Value::Name(local.to_owned()),
+                ));
             }
         }
     }

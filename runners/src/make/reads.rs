@@ -391,9 +391,7 @@ mod tests {
 
     /// What `name` of a Makefile with `files` (the first one the Makefile) reads.
     fn read(files: &[(&str, &str)], name: &str) -> Reads {
-        let mem = files
-            .iter()
-            .fold(MemFiles::new(), |m, (path, text)| m.with(path, text));
+        let mem: MemFiles = files.iter().copied().collect();
         crate::testing::reads(super::super::ADAPTER.parse, &mem, files[0].0, name)
     }
 
@@ -413,82 +411,31 @@ mod tests {
         let before = read(&[("Makefile", MAKEFILE)], "build");
         assert_eq!(before.unknown, None);
         assert_eq!(before.runs, Vec::<String>::new());
+        let edit = |from: &str, to: &str| MAKEFILE.replace(from, to);
         for edited in [
-            // another recipe, a comment, an unread variable, reformatting, a new target
-            indoc! {"
-                CC = cc
-                UNUSED = 2
-
-                build: gen
-                \t$(CC) main.c
-
-                gen:
-                \techo gen
-                other:
-                \techo x
-            "},
-            indoc! {"
-                # the compiler
-                CC   =   cc
-                UNUSED = 1
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-                lint:
-                \ttrue
-            "},
+            // an unread variable, another target
+            edit("UNUSED = 1", "UNUSED = 2") + "other:\n\techo x\n",
+            // a comment, reformatting, another target
+            format!(
+                "# the compiler\n{}lint:\n\ttrue\n",
+                edit("CC = cc", "CC   =   cc").replace("\n\n", "\n")
+            ),
         ] {
             assert_eq!(
-                read(&[("Makefile", edited)], "build").parts,
+                read(&[("Makefile", &edited)], "build").parts,
                 before.parts,
                 "{edited}"
             );
         }
         for edited in [
-            indoc! {"
-                CC = evil
-                UNUSED = 1
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-            "},
-            indoc! {"
-                SHELL = /tmp/sh
-                CC = cc
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-            "},
-            indoc! {"
-                CC = cc
-                export TOKEN = x
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-            "},
-            indoc! {"
-                CC = cc
-                .ONESHELL:
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-            "},
-            indoc! {"
-                CC = cc
-                build: CC = evil
-                build: gen
-                \t$(CC) main.c
-                gen:
-                \techo gen
-            "},
+            edit("CC = cc", "CC = evil"),
+            format!("SHELL = /tmp/sh\n{}", edit("UNUSED = 1\n", "")),
+            edit("UNUSED = 1", "export TOKEN = x"),
+            edit("UNUSED = 1", ".ONESHELL:"),
+            edit("UNUSED = 1", "build: CC = evil"),
         ] {
             assert_ne!(
-                read(&[("Makefile", edited)], "build").parts,
+                read(&[("Makefile", &edited)], "build").parts,
                 before.parts,
                 "{edited}"
             );

@@ -7,7 +7,6 @@
 
 use super::Project;
 use crate::doc::{self, Node, Report, Terms};
-use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
@@ -28,12 +27,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 
 pub(super) fn parse_hatch_toml(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let project = Project {
-        path: src.path,
-        dir: parent(src.path),
-        files: src.files,
-        purpose: src.purpose,
-    };
+    let project = Project::of(src);
     match doc::read_toml(src.text) {
         Ok(root) => {
             if let Some(envs) = root.get("envs") {

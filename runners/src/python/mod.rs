@@ -110,13 +110,7 @@ fn parse_pyproject(src: &Source<'_>) -> Parsed {
     let Some(root) = doc::read_toml(src.text).or_report(src.path, &mut out) else {
         return out;
     };
-    let dir = parent(src.path);
-    let project = Project {
-        path: src.path,
-        dir,
-        files: src.files,
-        purpose: src.purpose,
-    };
+    let project = Project::of(src);
     poe::from_pyproject(&project, &root, &mut out);
     pdm::from_pyproject(&project, &root, &mut out);
     hatch::from_pyproject(&project, &root, &mut out);
@@ -142,7 +136,17 @@ pub(crate) struct Project<'a> {
     pub purpose: Purpose,
 }
 
-impl Project<'_> {
+impl<'a> Project<'a> {
+    /// The project of the file `src` reads.
+    pub fn of(src: &Source<'a>) -> Self {
+        Project {
+            path: src.path,
+            dir: parent(src.path),
+            files: src.files,
+            purpose: src.purpose,
+        }
+    }
+
     /// The root-relative path of `name` in the project's directory.
     pub fn sibling(&self, name: &str) -> String {
         join(self.dir, name).unwrap_or_else(|| name.to_owned())
@@ -157,6 +161,24 @@ impl Project<'_> {
     pub fn pyproject(&self) -> Option<Node> {
         let text = self.files.read(&self.sibling("pyproject.toml")).ok()?;
         doc::read_toml(&text).ok()
+    }
+
+    /// Whether `tool` reads its settings from `pyproject.toml` rather than this file,
+    /// because that file has a `[tool.<tool>]` table; if so, says so in `out`.
+    pub fn yields_to_pyproject(&self, tool: &str, out: &mut Parsed) -> bool {
+        let yields = self
+            .pyproject()
+            .is_some_and(|p| p.path(&["tool", tool]).is_some());
+        if yields {
+            out.diag(
+                self.path,
+                None,
+                format!(
+                    "{tool} ignores this file because pyproject.toml next to it has a [tool.{tool}] table"
+                ),
+            );
+        }
+        yields
     }
 }
 

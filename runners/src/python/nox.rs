@@ -7,6 +7,7 @@
 
 use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
+use crate::text::open_brackets;
 
 /// A decorator's text longer than this is not a session decorator agg reads.
 const MAX_DECORATOR: usize = 4096;
@@ -24,12 +25,12 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         if let Some(rest) = session_decorator(line) {
             // Gather the decorator's arguments up to the closing parenthesis.
             let mut text = rest.to_owned();
-            while depth(&text) > 0 && i + 1 < lines.len() && text.len() < MAX_DECORATOR {
+            while open_brackets(&text) > 0 && i + 1 < lines.len() && text.len() < MAX_DECORATOR {
                 i += 1;
                 text.push('\n');
                 text.push_str(lines[i]);
             }
-            if depth(&text) > 0 {
+            if open_brackets(&text) > 0 {
                 out.diag(
                     src.path,
                     Some(line_no),
@@ -71,7 +72,7 @@ pub(super) fn parse(src: &Source<'_>) -> Parsed {
         } else if line.starts_with('@') {
             // Another decorator (`@nox.parametrize(…)`): skip its arguments.
             let mut text = line.to_owned();
-            while depth(&text) > 0 && i + 1 < lines.len() && text.len() < MAX_DECORATOR {
+            while open_brackets(&text) > 0 && i + 1 < lines.len() && text.len() < MAX_DECORATOR {
                 i += 1;
                 text.push('\n');
                 text.push_str(lines[i]);
@@ -98,28 +99,6 @@ fn session_decorator(line: &str) -> Option<&str> {
         .or_else(|| line.strip_prefix("@session"))?;
     let rest = rest.trim_start();
     (rest.is_empty() || rest.starts_with('(') || rest.starts_with('#')).then_some(rest)
-}
-
-/// How many parentheses are still open in `text`, ignoring those inside strings.
-fn depth(text: &str) -> i32 {
-    let mut depth = 0;
-    let mut quote: Option<char> = None;
-    let mut comment = false;
-    for c in text.chars() {
-        if comment {
-            comment = c != '\n';
-            continue;
-        }
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => comment = true,
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            _ => {}
-        }
-    }
-    depth
 }
 
 /// What a decorator says about a keyword argument.

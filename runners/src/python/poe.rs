@@ -30,21 +30,8 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 /// A `poe_tasks.*` file, used by poe only when `pyproject.toml` has no `[tool.poe]`.
 pub(super) fn parse_tasks_file(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let project = Project {
-        path: src.path,
-        dir: parent(src.path),
-        files: src.files,
-        purpose: src.purpose,
-    };
-    if project
-        .pyproject()
-        .is_some_and(|p| p.path(&["tool", "poe"]).is_some())
-    {
-        out.diag(
-            src.path,
-            None,
-            "poe ignores this file because pyproject.toml next to it has a [tool.poe] table",
-        );
+    let project = Project::of(src);
+    if project.yields_to_pyproject("poe", &mut out) {
         return out;
     }
     let Some(root) = read_any(src.path, src.text).or_report(src.path, &mut out) else {

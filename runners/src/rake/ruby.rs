@@ -36,37 +36,11 @@ pub(super) fn code_of(line: &str) -> String {
     while let Some(c) = chars.next() {
         match c {
             '#' => break,
-            '"' | '\'' | '`' => {
-                out.push(c);
-                let mut escaped = false;
-                for inner in chars.by_ref() {
-                    if escaped {
-                        escaped = false;
-                    } else if inner == '\\' {
-                        escaped = true;
-                    } else if inner == c {
-                        break;
-                    }
-                    out.push(' ');
-                }
-                out.push(c);
-            }
+            '"' | '\'' | '`' => blank_quoted(c, &mut chars, &mut out),
             // A regular expression where a value starts (`gsub(/['"]x/, …)`, `x =~ /#/`,
             // `split /,/`), not a division (`a / b`, `a/b`).
             '/' if regex_starts(&out, chars.peek().copied()) => {
-                out.push(c);
-                let mut escaped = false;
-                for inner in chars.by_ref() {
-                    if escaped {
-                        escaped = false;
-                    } else if inner == '\\' {
-                        escaped = true;
-                    } else if inner == '/' {
-                        break;
-                    }
-                    out.push(' ');
-                }
-                out.push('/');
+                blank_quoted(c, &mut chars, &mut out);
             }
             '%' if matches!(chars.peek(), Some('w' | 'i' | 'q' | 'Q' | 'W' | 'I' | 'r')) => {
                 out.push(c);
@@ -90,6 +64,24 @@ pub(super) fn code_of(line: &str) -> String {
         }
     }
     out
+}
+
+/// A string or regular expression opened by `quote`: its delimiters kept and its inside
+/// (backslash escapes included) turned into spaces, up to the closing `quote`.
+fn blank_quoted(quote: char, chars: &mut impl Iterator<Item = char>, out: &mut String) {
+    out.push(quote);
+    let mut escaped = false;
+    for inner in chars.by_ref() {
+        if escaped {
+            escaped = false;
+        } else if inner == '\\' {
+            escaped = true;
+        } else if inner == quote {
+            break;
+        }
+        out.push(' ');
+    }
+    out.push(quote);
 }
 
 /// Whether a `/` after `before` (followed by `next`) opens a regular expression: after an

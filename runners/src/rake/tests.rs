@@ -1,7 +1,7 @@
 //! Unit tests of the Rake adapter.
 use super::*;
 use crate::files::MemFiles;
-use crate::testing::{messages, names, parse_with, task};
+use crate::testing::{messages, names, params, parse_with, task};
 use indoc::indoc;
 
 fn fixture() -> MemFiles {
@@ -49,13 +49,8 @@ fn the_documented_forms_are_read() {
     let deploy = task(&parsed, "deploy");
     assert_eq!(deploy.argv, ["rake", "deploy"]);
     assert_eq!(deploy.deps, ["build"]);
-    let params: Vec<(&str, Option<&str>, bool)> = deploy
-        .params
-        .iter()
-        .map(|p| (p.name.as_str(), p.default.as_deref(), p.required))
-        .collect();
     assert_eq!(
-        params,
+        params(deploy),
         [
             ("env", Some("staging"), false),
             ("tag", Some("latest"), false)

@@ -46,6 +46,22 @@ pub(super) struct TaskDecl {
     pub conditional: bool,
 }
 
+impl TaskDecl {
+    /// A task named at `line` in `scope`, before its block says anything about it.
+    fn new(scope: Scope, name: String, line: u32, conditional: bool) -> Self {
+        TaskDecl {
+            scope,
+            name,
+            line,
+            description: None,
+            group: None,
+            deps: Vec::new(),
+            enabled: None,
+            conditional,
+        }
+    }
+}
+
 /// A plugin applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PluginUse {
@@ -363,16 +379,9 @@ impl Reader<'_> {
 
     /// Records a configuration of existing task `name` and returns its block kind.
     fn configure(&mut self, name: String, line: u32) -> Kind {
-        self.out.configured.push(TaskDecl {
-            scope: self.scope(),
-            name,
-            line,
-            description: None,
-            group: None,
-            deps: Vec::new(),
-            enabled: None,
-            conditional: false,
-        });
+        self.out
+            .configured
+            .push(TaskDecl::new(self.scope(), name, line, false));
         Kind::Task(true, self.out.configured.len() - 1)
     }
 
@@ -465,16 +474,9 @@ impl Reader<'_> {
     /// Records a new task in the current scope and returns its index.
     fn declare(&mut self, name: String, line: u32) -> usize {
         let conditional = self.frames.last().is_some_and(|f| f.conditional);
-        self.out.tasks.push(TaskDecl {
-            scope: self.scope(),
-            name,
-            line,
-            description: None,
-            group: None,
-            deps: Vec::new(),
-            enabled: None,
-            conditional,
-        });
+        self.out
+            .tasks
+            .push(TaskDecl::new(self.scope(), name, line, conditional));
         self.out.tasks.len() - 1
     }
 
@@ -1033,27 +1035,19 @@ tasks.register("gen$n")
             task mine
         "};
         let script = read(text, false);
+        // The tasks, then the plugins, each with what it applies to.
         let scopes: Vec<(&str, &Scope)> = script
             .tasks
             .iter()
             .map(|t| (t.name.as_str(), &t.scope))
+            .chain(script.plugins.iter().map(|p| (p.id.as_str(), &p.scope)))
             .collect();
         assert_eq!(
             scopes,
             [
                 ("sub", &Scope::Subprojects),
                 ("appOnly", &Scope::Project(":app".into())),
-                ("mine", &Scope::Own)
-            ]
-        );
-        let plugins: Vec<(&str, &Scope)> = script
-            .plugins
-            .iter()
-            .map(|p| (p.id.as_str(), &p.scope))
-            .collect();
-        assert_eq!(
-            plugins,
-            [
+                ("mine", &Scope::Own),
                 ("base", &Scope::All),
                 ("java", &Scope::Subprojects),
                 ("application", &Scope::Project(":app".into()))

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::factor;
 use super::replace::{Budget, Settings, substitute};
-use super::{DEFAULT_ENV, Env, Envs};
+use super::{DEFAULT_ENV, Env, Envs, Resolve};
 use crate::model::Parsed;
 
 /// Settings tox knows under two spellings: each pair is one setting.
@@ -214,38 +214,12 @@ impl Ini {
             }
         }
         let mut list = envs.into_list(path, out);
-        let mut spent = super::Spent::new(path);
-        for env in &mut list {
-            env.description = self
-                .env(&env.name, "description")
-                .and_then(|raw| super::one_line(&substitute(&raw, &env.name, self)));
-            spent.check(
-                self,
-                env,
-                "description",
-                || self.line_of(&env.name, "description"),
-                out,
-            );
-            env.script = self.commands(&env.name);
-            spent.check(
-                self,
-                env,
-                "commands",
-                || self.line_of(&env.name, "commands"),
-                out,
-            );
-            env.vars = self.set_env_all(&env.name);
-            spent.check(
-                self,
-                env,
-                "set_env",
-                || self.line_of(&env.name, "set_env"),
-                out,
-            );
-        }
+        super::resolve(self, path, &mut list, out);
         list
     }
+}
 
+impl Resolve for Ini {
     /// The line of the `key` environment `env` reads (its own section's, else the base's).
     fn line_of(&self, env: &str, key: &str) -> Option<u32> {
         let own = self.mapping.get(env).map(Vec::as_slice).unwrap_or_default();

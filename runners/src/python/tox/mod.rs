@@ -15,7 +15,6 @@ use std::collections::HashMap;
 
 use super::Project;
 use crate::doc::{self, Node, Terms};
-use crate::files::parent;
 use crate::model::{Parsed, Runner, Source, Task};
 use replace::{Budget, MAX_FILE_BYTES, MAX_FILE_SUBSTITUTIONS, Settings};
 
@@ -46,24 +45,11 @@ struct Env {
 
 pub(super) fn parse_file(src: &Source<'_>) -> Parsed {
     let mut out = Parsed::default();
-    let project = Project {
-        path: src.path,
-        dir: parent(src.path),
-        files: src.files,
-        purpose: src.purpose,
-    };
+    let project = Project::of(src);
     let envs = if crate::files::file_name(src.path) == "tox.ini" {
         ini::parse(src.path, src.text, 0, &mut out).envs(src.path, &mut out)
     } else {
-        if project
-            .pyproject()
-            .is_some_and(|p| p.path(&["tool", "tox"]).is_some())
-        {
-            out.diag(
-                src.path,
-                None,
-                "tox ignores this file because pyproject.toml next to it has a [tool.tox] table",
-            );
+        if project.yields_to_pyproject("tox", &mut out) {
             return out;
         }
         match doc::read_toml(src.text) {
@@ -173,21 +159,14 @@ impl<'p> Spent<'p> {
 
     /// Called after `key` of `env` was substituted: the diagnostic, at the setting's line
     /// (else the environment's), if this was where the budget ran out.
-    fn check(
-        &mut self,
-        settings: &dyn Settings,
-        env: &Env,
-        key: &str,
-        line: impl FnOnce() -> Option<u32>,
-        out: &mut Parsed,
-    ) {
+    fn check(&mut self, settings: &impl Resolve, env: &Env, key: &str, out: &mut Parsed) {
         if self.reported || !settings.budget().spent() {
             return;
         }
         self.reported = true;
         out.diag(
             self.path,
-            Some(line().unwrap_or(env.line)),
+            Some(settings.line_of(&env.name, key).unwrap_or(env.line)),
             format!(
                 "tox substitutions stop at `{key}` of environment `{}`: this file may make {MAX_FILE_SUBSTITUTIONS} substitutions building {} MiB of text; what is left is shown as written",
                 env.name,
@@ -278,36 +257,35 @@ fn read_toml(path: &str, tox: &Node, out: &mut Parsed) -> Vec<Env> {
         budget: Budget::default(),
     };
     let mut list = envs.into_list(path, out);
+    resolve(&settings, path, &mut list, out);
+    list
+}
+
+/// What an environment's task is built from, in either form of the file.
+trait Resolve: Settings {
+    /// The line of the `key` environment `env` reads, if it is written.
+    fn line_of(&self, env: &str, key: &str) -> Option<u32>;
+    /// The variables `set_env` sets in `env`, substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)>;
+    /// The commands of `env`, one a line, substituted.
+    fn commands(&self, env: &str) -> Option<String>;
+}
+
+/// Fills in each environment of `list` (read from the file at `path`): its description,
+/// commands and variables as tox resolves them, with a diagnostic where the file's
+/// substitutions ran out.
+fn resolve(settings: &impl Resolve, path: &str, list: &mut [Env], out: &mut Parsed) {
     let mut spent = Spent::new(path);
-    for env in &mut list {
+    for env in list {
         env.description = settings
             .env(&env.name, "description")
-            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, &settings)));
-        spent.check(
-            &settings,
-            env,
-            "description",
-            || settings.line_of(&env.name, "description"),
-            out,
-        );
+            .and_then(|raw| one_line(&replace::substitute(&raw, &env.name, settings)));
+        spent.check(settings, env, "description", out);
         env.script = settings.commands(&env.name);
-        spent.check(
-            &settings,
-            env,
-            "commands",
-            || settings.line_of(&env.name, "commands"),
-            out,
-        );
+        spent.check(settings, env, "commands", out);
         env.vars = settings.set_env_all(&env.name);
-        spent.check(
-            &settings,
-            env,
-            "set_env",
-            || settings.line_of(&env.name, "set_env"),
-            out,
-        );
+        spent.check(settings, env, "set_env", out);
     }
-    list
 }
 
 /// A description as tox prints it: on one line; `None` when empty.
@@ -317,40 +295,6 @@ fn one_line(text: &str) -> Option<String> {
 }
 
 impl Toml<'_> {
-    /// The string entries of the environment's `set_env` table (or the base's), substituted.
-    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
-        let own = self.root.get("env").and_then(|e| e.get(env));
-        own.and_then(|e| e.get("set_env"))
-            .or_else(|| self.root.path(&["env_run_base", "set_env"]))
-            .and_then(Node::entries)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
-            .map(|(k, v)| (k, replace::substitute(v, env, self)))
-            .collect()
-    }
-
-    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
-    /// as command lines.
-    fn commands(&self, env: &str) -> Option<String> {
-        let own = self.root.get("env").and_then(|e| e.get(env));
-        let commands = own
-            .and_then(|e| e.get("commands"))
-            .or_else(|| self.root.path(&["env_run_base", "commands"]))?;
-        let lines: Vec<String> = commands
-            .items()?
-            .iter()
-            .filter_map(|command| {
-                let mut words = Vec::new();
-                for word in command.items()? {
-                    self.word(env, word, &mut words);
-                }
-                (!words.is_empty()).then(|| crate::text::quote_command(&words))
-            })
-            .collect();
-        (!lines.is_empty()).then(|| lines.join("\n"))
-    }
-
     /// One word of a command: a string, or a `{ replace = … }` table tox fills in.
     fn word(&self, env: &str, word: &Node, out: &mut Vec<String>) {
         if let Some(text) = word.str() {
@@ -392,13 +336,47 @@ struct Toml<'a> {
     budget: Budget,
 }
 
-impl Toml<'_> {
+impl Resolve for Toml<'_> {
     /// The line of the `key` environment `env` reads (its own table's, else the base's).
     fn line_of(&self, env: &str, key: &str) -> Option<u32> {
         let own = self.root.get("env").and_then(|e| e.get(env));
         own.and_then(|e| e.get(key))
             .or_else(|| self.root.path(&["env_run_base", key]))
             .map(|n| n.line)
+    }
+
+    /// The string entries of the environment's `set_env` table (or the base's), substituted.
+    fn set_env_all(&self, env: &str) -> Vec<(String, String)> {
+        let own = self.root.get("env").and_then(|e| e.get(env));
+        own.and_then(|e| e.get("set_env"))
+            .or_else(|| self.root.path(&["env_run_base", "set_env"]))
+            .and_then(Node::entries)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e.key.clone(), e.node.str()?)))
+            .map(|(k, v)| (k, replace::substitute(v, env, self)))
+            .collect()
+    }
+
+    /// `commands = [["pytest", { replace = "posargs", default = ["-q"], extend = true }]]`
+    /// as command lines.
+    fn commands(&self, env: &str) -> Option<String> {
+        let own = self.root.get("env").and_then(|e| e.get(env));
+        let commands = own
+            .and_then(|e| e.get("commands"))
+            .or_else(|| self.root.path(&["env_run_base", "commands"]))?;
+        let lines: Vec<String> = commands
+            .items()?
+            .iter()
+            .filter_map(|command| {
+                let mut words = Vec::new();
+                for word in command.items()? {
+                    self.word(env, word, &mut words);
+                }
+                (!words.is_empty()).then(|| crate::text::quote_command(&words))
+            })
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("\n"))
     }
 }
 
@@ -437,6 +415,20 @@ mod tests {
     use crate::files::MemFiles;
     use crate::testing::{messages, names, parse_with, task};
     use indoc::{formatdoc, indoc};
+
+    /// Each environment of the file `path` holding `text`, as `name: commands [VAR=value …]`.
+    fn resolved(path: &str, text: &str) -> Vec<String> {
+        let files = MemFiles::new().with(path, text);
+        parse_with(super::parse_file, &files, path)
+            .tasks
+            .iter()
+            .map(|t| {
+                let vars: Vec<String> = t.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let script = t.script.as_deref().unwrap_or_default();
+                format!("{}: {script} [{}]", t.source_name, vars.join(" "))
+            })
+            .collect()
+    }
 
     #[test]
     fn tox_ini_lists_envlist_then_sections() {
@@ -565,34 +557,21 @@ mod tests {
     #[test]
     fn commands_are_resolved_for_each_environment() {
         let ini = "[tox]\nenv_list = py-{a,b}\n[testenv]\nset_env =\n  ARGS = -q\n  b: ARGS = -x\ncommands =\n  {env:COV:} pytest {posargs:{env:ARGS}} 'a b'\n  a: coverage report \\\n    -m\n  # a comment\n";
-        let files = MemFiles::new().with("tox.ini", ini);
-        let parsed = parse_with(super::parse_file, &files, "tox.ini");
         assert_eq!(
-            task(&parsed, "py-a").script.as_deref(),
-            Some("pytest -q 'a b'\ncoverage report -m")
-        );
-        assert_eq!(
-            task(&parsed, "py-b").script.as_deref(),
-            Some("pytest -x 'a b'")
-        );
-        assert_eq!(
-            task(&parsed, "py-b").env,
-            [("ARGS".to_owned(), "-x".to_owned())]
+            resolved("tox.ini", ini),
+            [
+                "py-a: pytest -q 'a b'\ncoverage report -m [ARGS=-q]",
+                "py-b: pytest -x 'a b' [ARGS=-x]"
+            ]
         );
         let toml = indoc! {"
             [env_run_base]
             set_env = { T = \"unit\" }
             commands = [[\"pytest\", { replace = \"posargs\", default = [\"-k\", \"{env:T}\"], extend = true }], [\"echo\", \"{env_name}\"]]
         "};
-        let files = MemFiles::new().with("tox.toml", toml);
-        let parsed = parse_with(super::parse_file, &files, "tox.toml");
         assert_eq!(
-            task(&parsed, "py").script.as_deref(),
-            Some("pytest -k unit\necho py")
-        );
-        assert_eq!(
-            task(&parsed, "py").env,
-            [("T".to_owned(), "unit".to_owned())]
+            resolved("tox.toml", toml),
+            ["py: pytest -k unit\necho py [T=unit]"]
         );
     }
 
