@@ -29,8 +29,9 @@ pub enum Runner {
     Cargo,
     /// just recipes.
     Just,
-    /// go-task (Taskfile v3): its program is `task`, which names it everywhere agg shows
-    /// it.
+    /// go-task (Taskfile v3).
+    // Its program is `task`, the name agg shows it by everywhere (serde's name below); the
+    // variant says go-task so that it does not read like the `Task` struct.
     #[serde(rename = "task")]
     GoTask,
     /// xc-style Markdown tasks.
