@@ -1,6 +1,7 @@
 //! Vitest: after `Failed Tests N`, a ` FAIL  file > describe > test` line per failure, its
 //! error line (`AssertionError: expected 3 to be 4`), the diff, and ` ❯ file:line:col`;
-//! then the ` Test Files ` and `      Tests  3 failed | 2 passed | 1 skipped (6)` lines.
+//! then the ` Test Files ` and `      Tests  3 failed | 2 passed | 1 skipped (6)` lines, on
+//! stdout where the failures are on stderr (so in either order, or one inside the other).
 
 use super::text::{Message, counts, get, loc_prefix};
 use super::{Out, Places, Tests};
@@ -19,9 +20,14 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     let mut current: Option<Block> = None;
     for &line in lines {
         let t = line.trim_start();
+        // The summary goes to stdout and the failures to stderr: read from two pipes, the
+        // summary may arrive in the middle of a failure, so it ends none (a separator, the
+        // next failure or the end of the output does) and none of its lines joins one.
         if t.starts_with("Test Files ") {
             saw_files = true;
-            blocks.extend(current.take());
+            continue;
+        }
+        if saw_files && (t.starts_with("Start at ") || t.starts_with("Duration ")) {
             continue;
         }
         if saw_files && let Some(rest) = t.strip_prefix("Tests ") {
@@ -123,6 +129,20 @@ mod tests {
 \u{1b}[2m      Tests \u{1b}[22m \u{1b}[1m\u{1b}[31m3 failed\u{1b}[39m\u{1b}[22m\u{1b}[2m | \u{1b}[22m\u{1b}[1m\u{1b}[32m2 passed\u{1b}[39m\u{1b}[22m\u{1b}[2m | \u{1b}[22m\u{1b}[33m1 skipped\u{1b}[39m\u{1b}[90m (6)\u{1b}[39m
 \u{1b}[2m   Start at \u{1b}[22m 16:28:42
 ";
+
+    #[test]
+    fn the_summary_read_in_the_middle_of_a_failure_ends_nothing() {
+        // As the two pipes were read once under load: stdout's summary between the first
+        // failure's error line and its place.
+        let summary_at = VITEST.find("\u{1b}[2m Test Files").expect("summary");
+        let summary = &VITEST[summary_at..];
+        let head = &VITEST[..summary_at];
+        let cut = head.find("\n\n\u{1b}[32m- Expected").expect("diff");
+        let interleaved = format!("{}\n{summary}{}", &head[..cut], &head[cut..]);
+        let out = run(parse, &interleaved);
+        assert_eq!(counts(&out), (Some(2), 3, 1));
+        assert_eq!(failures(&out), failures(&run(parse, VITEST)));
+    }
 
     #[test]
     fn vitest_gives_each_failure_through_its_colours() {
