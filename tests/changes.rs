@@ -30,16 +30,30 @@ fn git(dir: &Path, args: &[&str]) -> String {
 
 /// What `agg list --affected [REF] --json` says changed.
 fn changed(dir: &Path, since: Option<&str>) -> BTreeSet<String> {
+    affected(Test::at(dir), since).0
+}
+
+/// What `agg list --affected [REF] --json`, run as `test`, says changed, and its stderr.
+fn affected(test: Test, since: Option<&str>) -> (BTreeSet<String>, String) {
     let mut args = vec!["list", "--json", "--affected"];
     args.extend(since);
-    let out = Test::at(dir).args(args).run().success();
+    let out = test.args(args).run().success();
     let doc: Value = serde_json::from_str(&out.stdout).expect("json");
-    doc["changed"]
+    let files = doc["changed"]
         .as_array()
         .expect("changed")
         .iter()
         .filter_map(|f| f.as_str().map(str::to_owned))
-        .collect()
+        .collect();
+    (files, out.stderr)
+}
+
+/// agg in `root` with its state (the remembered untracked files) in `state`, trusting
+/// stamps [`SETTLE_MS`] after a change.
+fn remembering(root: &Path, state: &Path) -> Test {
+    Test::at(root)
+        .env("XDG_STATE_HOME", state)
+        .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
 }
 
 /// A repository with a first commit on `main`.
@@ -251,23 +265,13 @@ fn every_step_of_an_edited_repository_reads_as_git_reports_it() {
         if rng.bool() {
             std::thread::sleep(std::time::Duration::from_millis(SETTLE_MS + 50));
         }
-        let out = Test::at(root)
-            .env("XDG_STATE_HOME", state.path())
-            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
-            .env("AGG_LOG", "debug")
-            .args(["list", "--json", "--affected"])
-            .run()
-            .success();
-        if !out.stderr.contains("untracked files: walking") {
+        let (seen, log) = affected(
+            remembering(root, state.path()).env("AGG_LOG", "debug"),
+            None,
+        );
+        if !log.contains("untracked files: walking") {
             remembered += 1;
         }
-        let doc: Value = serde_json::from_str(&out.stdout).expect("json");
-        let seen: BTreeSet<String> = doc["changed"]
-            .as_array()
-            .expect("changed")
-            .iter()
-            .filter_map(|f| f.as_str().map(str::to_owned))
-            .collect();
         assert_eq!(seen, git_status(root), "after step {step} ({what})");
     }
     // Most steps changed a directory or two: those were listed again, and the rest of what
@@ -287,24 +291,18 @@ fn a_file_taken_out_of_the_index_is_untracked_though_its_directory_did_not_chang
     let settle = std::time::Duration::from_millis(SETTLE_MS + 50);
     let list = || {
         std::thread::sleep(settle);
-        let out = Test::at(root)
-            .env("XDG_STATE_HOME", state.path())
-            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
-            .args(["list", "--json", "--affected"])
-            .run()
-            .success();
-        let doc: Value = serde_json::from_str(&out.stdout).expect("json");
-        doc["changed"].clone()
+        affected(remembering(root, state.path()), None).0
     };
-    assert_eq!(list(), serde_json::json!([]));
+    let only_a = BTreeSet::from(["src/a.txt".to_owned()]);
+    assert_eq!(list(), BTreeSet::new());
     git(root, &["rm", "-q", "--cached", "src/a.txt"]);
     git(root, &["commit", "-qm", "untrack"]);
-    assert_eq!(git_status(root), BTreeSet::from(["src/a.txt".to_owned()]));
-    assert_eq!(list(), serde_json::json!(["src/a.txt"]));
+    assert_eq!(git_status(root), only_a);
+    assert_eq!(list(), only_a);
     git(root, &["add", "src/a.txt"]);
-    assert_eq!(list(), serde_json::json!(["src/a.txt"]));
+    assert_eq!(list(), only_a);
     git(root, &["commit", "-qm", "track again"]);
-    assert_eq!(list(), serde_json::json!([]));
+    assert_eq!(list(), BTreeSet::new());
 }
 
 #[test]

@@ -84,11 +84,7 @@ pub(super) fn modified(
     let entries = index.entries();
     same_directory_runs(index)
         .into_par_iter()
-        .flat_map_iter(|run| {
-            let first = entries[run.start].path(index);
-            let dir = first
-                .rfind_byte(b'/')
-                .map_or(&first[..0], |at| &first[..at]);
+        .flat_map_iter(|(dir, run)| {
             let abs_dir = worktree.join(OsStr::from_bytes(dir));
             let opened = nix::fcntl::open(
                 &abs_dir,
@@ -136,17 +132,16 @@ pub(super) fn modified(
 }
 
 /// The index's entries in runs that share their directory (entries are sorted by path, so a
-/// directory's files are together, broken only by its subdirectories' entries).
-fn same_directory_runs(index: &gix::index::State) -> Vec<std::ops::Range<usize>> {
-    let dir_of = |at: usize| {
-        let path = index.entries()[at].path(index);
-        path.rfind_byte(b'/').map_or(&path[..0], |end| &path[..end])
-    };
-    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
-    for at in 0..index.entries().len() {
+/// directory's files are together, broken only by its subdirectories' entries), each with
+/// that directory's path (empty for the top).
+fn same_directory_runs(index: &gix::index::State) -> Vec<(&[u8], std::ops::Range<usize>)> {
+    let mut runs: Vec<(&[u8], std::ops::Range<usize>)> = Vec::new();
+    for (at, entry) in index.entries().iter().enumerate() {
+        let path: &[u8] = entry.path(index);
+        let dir = path.rfind_byte(b'/').map_or(&path[..0], |end| &path[..end]);
         match runs.last_mut() {
-            Some(run) if dir_of(run.start) == dir_of(at) => run.end = at + 1,
-            _ => runs.push(at..at + 1),
+            Some((run_dir, run)) if *run_dir == dir => run.end = at + 1,
+            _ => runs.push((dir, at..at + 1)),
         }
     }
     runs

@@ -26,6 +26,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use agg_runners::parent;
 use ignore::WalkState;
 use rayon::prelude::*;
 
@@ -183,11 +184,6 @@ fn whole(
     (record, storable)
 }
 
-/// The root-relative directory of the root-relative file `file` (`.` for the root).
-fn parent_dir(file: &str) -> &str {
-    file.rsplit_once('/').map_or(".", |(dir, _)| dir)
-}
-
 /// The directories of `record` that are gone (or another is at their path), and those that
 /// changed (times, or mark); `None` when the root cannot be opened.
 fn gone_and_changed(
@@ -269,13 +265,7 @@ fn update(
         .into_iter()
         .filter(|rel| record.dirs.contains_key(rel))
         .collect();
-    record.files.retain(|f| !changed.contains(parent_dir(f)));
-    let known: HashMap<String, u64> = record
-        .dirs
-        .iter()
-        .filter(|(rel, _)| rel.as_str() != ".")
-        .map(|(rel, (stamp, _))| (rel.clone(), stamp.ino))
-        .collect();
+    record.files.retain(|f| !changed.contains(parent(f)));
     let seen_rules: HashSet<&[u8]> = record.rules.iter().map(|(p, _)| p.as_slice()).collect();
     let mut new_rules = Vec::new();
     let mut storable = true;
@@ -287,7 +277,15 @@ fn update(
         } else {
             root.join(rel)
         };
-        let prune = Arc::new(Prune::new(root, known.clone()));
+        // The known directories below this one, by inode: the walk leaves them out.
+        let below = format!("{rel}/");
+        let known: HashMap<String, u64> = record
+            .dirs
+            .iter()
+            .filter(|(d, _)| d.as_str() != "." && (rel == "." || d.starts_with(&below)))
+            .map(|(d, (stamp, _))| (d.clone(), stamp.ino))
+            .collect();
+        let prune = Arc::new(Prune::new(root, known));
         let walked = walk_from(root, &start, Some(&prune), pick);
         storable &= walked.whole_rules;
         for (path, stamp) in walked.rules {
