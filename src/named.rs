@@ -10,6 +10,7 @@
 //! environment (which runners are installed, the project's own runner binaries, the command
 //! written with them) is never kept: [`crate::table`] fills it in on every run.
 
+use std::ops::Range;
 use std::path::Path;
 
 use agg_runners::{Diagnostic, Task};
@@ -33,11 +34,111 @@ pub struct Named {
     pub manifests: Vec<String>,
 }
 
-/// A kept named table and the scan it was derived from.
+/// A kept named table: the scan it was derived from and the root, what a completion needs
+/// of each task ([`Offerable`]), and the table; three parts, so that a completion decodes
+/// the first two alone.
 #[derive(bitcode::Encode, bitcode::Decode)]
-struct Kept {
+struct KeptHead {
     generation: Generation,
-    named: Named,
+    root: Vec<u8>,
+}
+
+pub use offerable::Offerable;
+
+mod offerable {
+    // bitcode's derive takes the borrowed help as `&Option<&str>`.
+    #![allow(clippy::ref_option_ref)]
+
+    /// What a shell completion needs of a task: its unique name and its help (the first line of
+    /// its description), or, when it has no description, what its command is filled in from.
+    /// Decoded borrowing the cache file's bytes: a completion of a repository of 30,000 tasks
+    /// allocates nothing per task.
+    #[derive(Debug, bitcode::Encode, bitcode::Decode)]
+    pub struct Offerable<'a> {
+        /// The unique name.
+        pub name: &'a str,
+        /// The first line of the description.
+        pub help: Option<&'a str>,
+        /// The runner.
+        pub runner: agg_runners::Runner,
+        /// The directory, root-relative.
+        pub dir: &'a str,
+        /// The arguments after the runner's program.
+        pub argv: Vec<&'a str>,
+    }
+}
+
+impl<'a> Offerable<'a> {
+    fn of(task: &'a Task) -> Offerable<'a> {
+        let help = first_line(task);
+        Offerable {
+            name: &task.unique_name,
+            help,
+            runner: task.runner,
+            dir: if help.is_some() { "" } else { &task.dir },
+            argv: if help.is_some() {
+                Vec::new()
+            } else {
+                task.argv.iter().map(String::as_str).collect()
+            },
+        }
+    }
+}
+
+/// The rows a completion offers from, as the cache holds them (see [`Named::load_offerable`]).
+pub enum Offerables {
+    /// The kept rows, borrowing the cache file read.
+    Kept(crate::cache::Loaded, Range<usize>),
+    /// The named table itself, when none was kept for the repository as it is.
+    Named(Named),
+}
+
+impl Offerables {
+    /// Every task's row, in the table's order.
+    pub fn rows(&self) -> Vec<Offerable<'_>> {
+        match self {
+            Offerables::Kept(loaded, part) => loaded
+                .payload()
+                .get(part.clone())
+                .and_then(|bytes| bitcode::decode(bytes).ok())
+                .unwrap_or_default(),
+            Offerables::Named(named) => named.tasks.iter().map(Offerable::of).collect(),
+        }
+    }
+}
+
+/// A payload's parts, each a length (eight bytes, little-endian) and its bytes.
+fn parts(payload: &[u8]) -> Option<[Range<usize>; 3]> {
+    let mut at = 0;
+    let mut next = || {
+        let len = u64::from_le_bytes(payload.get(at..at + 8)?.try_into().ok()?);
+        let start = at + 8;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        payload.get(start..end)?;
+        at = end;
+        Some(start..end)
+    };
+    let found = [next()?, next()?, next()?];
+    (at == payload.len()).then_some(found)
+}
+
+/// The payload of a kept named table.
+fn payload(generation: Generation, named: &Named) -> Vec<u8> {
+    let head = KeptHead {
+        generation,
+        root: named.root.clone(),
+    };
+    let rows: Vec<Offerable<'_>> = named.tasks.iter().map(Offerable::of).collect();
+    let mut payload = Vec::new();
+    for part in [
+        bitcode::encode(&head),
+        bitcode::encode(&rows),
+        bitcode::encode(named),
+    ] {
+        payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        payload.extend_from_slice(&part);
+    }
+    payload
 }
 
 impl Named {
@@ -45,11 +146,46 @@ impl Named {
     /// finds the repository unchanged and a named table of that scan is kept; else from the
     /// scan (warm or cold), then kept for the next run when the scan cache holds that scan.
     pub fn load(root: &Path, name: impl FnOnce(Scan) -> Named) -> Named {
+        Named::load_kept(root, name, |loaded, [_, _, table]| {
+            bitcode::decode(loaded.payload().get(table)?).ok()
+        })
+        .unwrap_or_else(|named| named)
+    }
+
+    /// What a completion offers from, for the repository at `root` as it is now: the rows
+    /// kept with the named table, without decoding the table, when the repository is
+    /// unchanged; else as [`Named::load`] finds the table.
+    pub fn load_offerable(root: &Path, name: impl FnOnce(Scan) -> Named) -> Offerables {
+        Named::load_kept(root, name, |loaded, [_, rows, _]| {
+            bitcode::decode::<Vec<Offerable<'_>>>(loaded.payload().get(rows.clone())?).ok()?;
+            Some(Offerables::Kept(loaded, rows))
+        })
+        .unwrap_or_else(Offerables::Named)
+    }
+
+    /// What `decode` takes from the named table kept for the repository at `root` as it is
+    /// now; else (`Err`) the table, from the scan, kept for the next run when the scan cache
+    /// holds that scan.
+    fn load_kept<T>(
+        root: &Path,
+        name: impl FnOnce(Scan) -> Named,
+        decode: impl FnOnce(crate::cache::Loaded, [Range<usize>; 3]) -> Option<T>,
+    ) -> Result<T, Named> {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let (index, generation) = match Index::load_unless_unchanged(&root) {
             Loaded::Unchanged(generation) => {
-                if let Some(named) = kept(&root, generation) {
-                    return named;
+                let began = std::time::Instant::now();
+                let found = kept(&root, generation).and_then(|(loaded, parts)| {
+                    let size = loaded.payload().len();
+                    let found = decode(loaded, parts)?;
+                    tracing::debug!(
+                        "named table: {size} bytes read and decoded in {:?}",
+                        began.elapsed()
+                    );
+                    Some(found)
+                });
+                if let Some(found) = found {
+                    return Ok(found);
                 }
                 tracing::debug!("named table: none kept for this scan");
                 Index::load_with_generation(&root)
@@ -59,29 +195,24 @@ impl Named {
         let named = name(index.into_snapshot());
         if let Some(generation) = generation {
             let began = std::time::Instant::now();
-            let kept = Kept { generation, named };
-            crate::cache::store(KIND, &root, &bitcode::encode(&kept));
+            crate::cache::store(KIND, &root, &payload(generation, &named));
             tracing::debug!("named table: kept in {:?}", began.elapsed());
-            return kept.named;
         }
-        named
+        Err(named)
     }
 }
 
-/// The named table kept for the scan of `generation` at `root`, if any.
-fn kept(root: &Path, generation: Generation) -> Option<Named> {
-    let began = std::time::Instant::now();
+/// The named table kept for the scan of `generation` at `root`, if any: the file read and
+/// its parts, its head checked.
+fn kept(root: &Path, generation: Generation) -> Option<(crate::cache::Loaded, [Range<usize>; 3])> {
     let loaded = crate::cache::load(KIND, root)?;
-    let kept: Kept = bitcode::decode(loaded.payload()).ok()?;
-    let usable =
-        kept.generation == generation && kept.named.root == root.as_os_str().as_encoded_bytes();
-    tracing::debug!(
-        "named table: {} bytes read and decoded in {:?}{}",
-        loaded.payload().len(),
-        began.elapsed(),
-        if usable { "" } else { " (of another scan)" }
-    );
-    usable.then_some(kept.named)
+    let parts = parts(loaded.payload())?;
+    let head: KeptHead = bitcode::decode(loaded.payload().get(parts[0].clone())?).ok()?;
+    let usable = head.generation == generation && head.root == root.as_os_str().as_encoded_bytes();
+    if !usable {
+        tracing::debug!("named table: of another scan");
+    }
+    usable.then_some((loaded, parts))
 }
 
 /// The first line of a task's description, if it has one: a completion's help (else the
@@ -101,39 +232,49 @@ pub struct Offer<'n> {
 
 impl Named {
     /// The names a completion of `typed` offers in the directory `below` (root-relative;
-    /// `None` at the root): every unique name that starts with what is typed; below the root,
-    /// first the shorter names `agg run` takes there (`build` in `apps/web` for
-    /// `apps/web/build`, nearest directory first). A name with a control character is never
-    /// offered: it would break the shell's word list.
+    /// `None` at the root), each with the row it names: see [`offered`].
     pub fn offers(&self, typed: &str, below: Option<&str>) -> Vec<Offer<'_>> {
-        let mut found: Vec<(&str, &Task)> = Vec::new();
-        if let Some(below) = below {
-            let dirs = std::iter::successors(Some(below), |d| d.rsplit_once('/').map(|(up, _)| up));
-            for dir in dirs {
-                let prefix = format!("{dir}/");
-                for task in &self.tasks {
-                    if let Some(short) = task.unique_name.strip_prefix(&prefix)
-                        && short.starts_with(typed)
-                    {
-                        found.push((short, task));
-                    }
+        offered(&self.tasks, |t| &t.unique_name, typed, below)
+            .into_iter()
+            .map(|(name, task)| Offer { name, task })
+            .collect()
+    }
+}
+
+/// The names a completion of `typed` offers among `rows` (each named by `name`) in the
+/// directory `below` (root-relative; `None` at the root): every unique name that starts with
+/// what is typed; below the root, first the shorter names `agg run` takes there (`build` in
+/// `apps/web` for `apps/web/build`, nearest directory first). A name with a control
+/// character is never offered: it would break the shell's word list.
+pub fn offered<'r, R>(
+    rows: &'r [R],
+    name: impl Fn(&'r R) -> &'r str,
+    typed: &str,
+    below: Option<&str>,
+) -> Vec<(String, &'r R)> {
+    let mut found: Vec<(&str, &R)> = Vec::new();
+    if let Some(below) = below {
+        let dirs = std::iter::successors(Some(below), |d| d.rsplit_once('/').map(|(up, _)| up));
+        for dir in dirs {
+            let prefix = format!("{dir}/");
+            for row in rows {
+                if let Some(short) = name(row).strip_prefix(&prefix)
+                    && short.starts_with(typed)
+                {
+                    found.push((short, row));
                 }
             }
         }
-        found.extend(
-            self.tasks
-                .iter()
-                .filter(|t| t.unique_name.starts_with(typed))
-                .map(|t| (t.unique_name.as_str(), t)),
-        );
-        let mut taken: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        found
-            .into_iter()
-            .filter(|(name, _)| crate::terminal_text::line(name) == *name && taken.insert(name))
-            .map(|(name, task)| Offer {
-                name: name.to_owned(),
-                task,
-            })
-            .collect()
     }
+    found.extend(
+        rows.iter()
+            .map(|r| (name(r), r))
+            .filter(|(n, _)| n.starts_with(typed)),
+    );
+    let mut taken: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    found
+        .into_iter()
+        .filter(|(name, _)| crate::terminal_text::line(name) == *name && taken.insert(name))
+        .map(|(name, row)| (name.to_owned(), row))
+        .collect()
 }

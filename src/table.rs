@@ -137,12 +137,6 @@ impl Table {
         table
     }
 
-    /// The named rows of `root`'s table, their environment not filled in yet: what a shell
-    /// completion needs of all of them ([`fill`] the few it shows).
-    pub(crate) fn load_named(root: &Path) -> Named {
-        Named::load(root, Table::name)
-    }
-
     /// Builds the table from a finished scan: orders the adapters' tasks, names them and
     /// fills in what only the table knows (see [`fill`]).
     pub fn from_scan(scan: Scan) -> Table {

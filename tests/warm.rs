@@ -827,9 +827,9 @@ fn a_cache_of_another_build_is_ignored() {
     );
 }
 
-/// With nothing changed, a listing checks every directory and every parse, reads the named
-/// table kept with them instead of decoding the parses and naming the tasks, and writes
-/// nothing.
+/// With nothing changed, a listing checks every directory and every parse (their flat
+/// stamps, without decoding the walk's records), reads the named table kept with them
+/// instead of decoding the parses and naming the tasks, and writes nothing.
 #[test]
 fn an_unchanged_repository_is_answered_from_the_cache_alone() {
     require!("git");
@@ -855,7 +855,9 @@ fn an_unchanged_repository_is_answered_from_the_cache_alone() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("scan cache: nothing changed"), "{stderr}");
-    assert!(stderr.contains(" task files unchanged"), "{stderr}");
+    // Answered by the flat checks alone: nothing of the walk's records decoded.
+    assert!(stderr.contains("every check held ("), "{stderr}");
+    assert!(!stderr.contains(", decoded in"), "{stderr}");
     assert!(stderr.contains("named table: "), "{stderr}");
     assert!(!stderr.contains("of another scan"), "{stderr}");
     assert!(!stderr.contains("parsed again"), "{stderr}");
@@ -921,4 +923,36 @@ fn a_cache_directory_others_control_is_not_used() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("scan cache: none usable"));
     let mode = fs::metadata(&own).expect("cache dir").permissions().mode() & 0o777;
     assert_eq!(mode, 0o700, "the cache directory is agg's own again");
+}
+
+/// What no stamp of the cache vouches for is asked again every time, even when every
+/// directory and file the scan entered is unchanged: here a mise configuration appearing in
+/// a directory the walk does not enter (`.config/` is ignored, yet mise reads it), which
+/// changes the stamp of no directory the cache keeps.
+#[test]
+fn a_file_appearing_where_the_walk_does_not_go_is_still_seen() {
+    require!("git");
+    let repo = Repo::new(13);
+    repo.write(".gitignore", "dist/\nignored-*/\n*.log\n.config/\n");
+    repo.write("mise.toml", "[tasks.hi]\nrun = \"echo hi\"\n");
+    fs::create_dir_all(repo.path(".config/other")).expect("mkdir");
+    // Twice, with a pause, so that the second listing's stamps are settled and trusted.
+    let _ = repo.listing(false);
+    std::thread::sleep(Duration::from_millis(SETTLE_MS + 50));
+    let _ = repo.listing(false);
+    std::thread::sleep(Duration::from_millis(SETTLE_MS + 50));
+    let out = repo
+        .agg(false)
+        .env("AGG_LOG", "agg=debug")
+        .output()
+        .expect("agg");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("every check held ("), "{stderr}");
+    repo.write(
+        ".config/mise/config.toml",
+        "[tasks.lint]\nrun = \"echo lint\"\n",
+    );
+    let (warm, cold) = (repo.listing(false), repo.listing(true));
+    assert!(cold.contains("\"lint\""), "{cold}");
+    assert!(warm == cold, "{}", difference(&warm, &cold));
 }

@@ -6,7 +6,6 @@
 
 use std::ffi::OsStr;
 use std::io::{self, Write};
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,7 +14,7 @@ use clap_complete::engine::CompletionCandidate;
 use clap_complete::env::Shells;
 
 use crate::error::Error;
-use crate::named::{Named, first_line};
+use crate::named::{Named, Offerables, offered};
 use crate::table::{Table, Task};
 
 /// The variable the registration script sets when it asks agg for completions.
@@ -95,16 +94,16 @@ fn completer() -> String {
     path.to_string_lossy().into_owned()
 }
 
-/// The named rows of the repository around the current directory (their commands not filled
-/// in: see [`help`]), its root, and where that directory is in it (`apps/web`; `None` at the
-/// root).
-fn table() -> Option<(Named, PathBuf, Option<String>)> {
+/// The rows a completion offers from, of the repository around the current directory (their
+/// commands not filled in: see [`candidates`]), its root, and where that directory is in it
+/// (`apps/web`; `None` at the root).
+fn table() -> Option<(Offerables, PathBuf, Option<String>)> {
     let cwd = std::env::current_dir().ok()?;
     let root = crate::scan::find_root(&cwd);
     let below = below(&cwd, &root);
-    let named = Table::load_named(&root);
-    let root = PathBuf::from(std::ffi::OsString::from_vec(named.root.clone()));
-    Some((named, root, below))
+    let offerables = Named::load_offerable(&root, Table::name);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    Some((offerables, root, below))
 }
 
 /// Completes a task name: every unique name that starts with what is typed, with its
@@ -120,13 +119,52 @@ pub fn task_names(current: &OsStr) -> Vec<CompletionCandidate> {
     let Some((table, root, below)) = table() else {
         return Vec::new();
     };
-    let offers = table.offers(typed, below.as_deref());
-    let helps = help(&root, offers.iter().map(|o| o.task));
-    offers
-        .iter()
-        .zip(helps)
-        .map(|(offer, help)| {
-            CompletionCandidate::new(&offer.name)
+    let rows = table.rows();
+    let offers = offered(&rows, |r| r.name, typed, below.as_deref())
+        .into_iter()
+        .map(|(name, row)| {
+            let help = match row.help {
+                Some(help) => Ok(help.to_owned()),
+                None => Err(Task::new(
+                    row.runner,
+                    "",
+                    row.dir,
+                    "",
+                    row.argv.iter().map(|a| (*a).to_owned()).collect(),
+                )),
+            };
+            (name, help)
+        })
+        .collect();
+    candidates(&root, offers)
+}
+
+/// The candidates of the names offered, each with its help: the first line of its
+/// description when it has one (`Ok`), else its command (`Err`: the task to fill it in from,
+/// filled in here for these rows alone, with this shell's `PATH`, as the table fills it for
+/// all).
+fn candidates(
+    root: &Path,
+    offers: Vec<(String, Result<String, Task>)>,
+) -> Vec<CompletionCandidate> {
+    let mut undescribed: Vec<Task> = Vec::new();
+    let mut named = Vec::with_capacity(offers.len());
+    for (name, help) in offers {
+        match help {
+            Ok(help) => named.push((name, Some(help))),
+            Err(task) => {
+                undescribed.push(task);
+                named.push((name, None));
+            }
+        }
+    }
+    crate::table::fill(root, &mut undescribed);
+    let mut commands = undescribed.into_iter().map(|t| t.command);
+    named
+        .into_iter()
+        .map(|(name, help)| {
+            let help = help.unwrap_or_else(|| commands.next().unwrap_or_default());
+            CompletionCandidate::new(name)
                 .help(Some(crate::terminal_text::line(&help).into_owned().into()))
         })
         .collect()
@@ -159,55 +197,19 @@ fn below(cwd: &std::path::Path, root: &std::path::Path) -> Option<String> {
 fn from_server(typed: &str) -> Option<Vec<CompletionCandidate>> {
     let (root, below) = place()?;
     let offers = crate::control::client::offers(&root, typed, below.as_deref())?;
-    let mut names = Vec::with_capacity(offers.len());
-    let mut helps: Vec<Option<String>> = Vec::with_capacity(offers.len());
-    let mut undescribed: Vec<Task> = Vec::new();
+    let mut named = Vec::with_capacity(offers.len());
     for offer in &offers {
         let text = |key: &str| offer.get(key).and_then(serde_json::Value::as_str);
-        names.push(text("name")?.to_owned());
+        let name = text("name")?.to_owned();
         if let Some(help) = text("help") {
-            helps.push(Some(help.to_owned()));
+            named.push((name, Ok(help.to_owned())));
             continue;
         }
         let runner = agg_runners::Runner::from_name(text("runner")?)?;
         let argv: Vec<String> = serde_json::from_value(offer.get("argv")?.clone()).ok()?;
-        undescribed.push(Task::new(runner, "", text("dir")?, "", argv));
-        helps.push(None);
+        named.push((name, Err(Task::new(runner, "", text("dir")?, "", argv))));
     }
-    // Each command filled in here, with this shell's `PATH`, as the table fills it.
-    crate::table::fill(&root, &mut undescribed);
-    let mut commands = undescribed.into_iter().map(|t| t.command);
-    Some(
-        names
-            .into_iter()
-            .zip(helps)
-            .map(|(name, help)| {
-                let help = help.unwrap_or_else(|| commands.next().unwrap_or_default());
-                CompletionCandidate::new(name)
-                    .help(Some(crate::terminal_text::line(&help).into_owned().into()))
-            })
-            .collect(),
-    )
-}
-
-/// The help of each of the `chosen` tasks: the first line of its description, else its
-/// command, filled in for these rows alone as the table fills it for all.
-fn help<'t>(root: &Path, chosen: impl Iterator<Item = &'t Task>) -> Vec<String> {
-    let chosen: Vec<&Task> = chosen.collect();
-    let mut undescribed: Vec<Task> = chosen
-        .iter()
-        .filter(|t| first_line(t).is_none())
-        .map(|t| (*t).clone())
-        .collect();
-    crate::table::fill(root, &mut undescribed);
-    let mut commands = undescribed.into_iter().map(|t| t.command);
-    chosen
-        .into_iter()
-        .map(|task| match first_line(task) {
-            Some(line) => line.to_owned(),
-            None => commands.next().unwrap_or_default(),
-        })
-        .collect()
+    Some(candidates(&root, named))
 }
 
 /// Completes a runner: those the table has tasks of.
@@ -217,9 +219,9 @@ pub fn runners(current: &OsStr) -> Vec<CompletionCandidate> {
         return Vec::new();
     };
     let mut found: Vec<agg_runners::Runner> = Vec::new();
-    for task in &table.tasks {
-        if !found.contains(&task.runner) {
-            found.push(task.runner);
+    for row in table.rows() {
+        if !found.contains(&row.runner) {
+            found.push(row.runner);
         }
     }
     found

@@ -127,6 +127,91 @@ struct KeptDir {
     manifests: Vec<String>,
 }
 
+/// The checks of a repository that did not change, flat, as git keeps its index: the
+/// stamps of every directory entered, of the ignore files in them, of every task file parsed
+/// and of every file a parse read, and the few facts no stamp answers. When every one
+/// holds, the repository is what the cache holds ([`Warm::Unchanged`]): the walk's records,
+/// the candidates and the parses need not be decoded, let alone put together. Any that does
+/// not sends the scan the long way ([`warm`]), which finds what changed.
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct Quick {
+    /// Every directory entered and its stamp: the same, settled, or it changed.
+    dirs: Vec<(String, Stamp)>,
+    /// The ignore files, the task files parsed and the files the parses read, with their
+    /// stamps (`None`: there was none), as [`unchanged`] judges them.
+    files: Vec<(String, Option<Stamp>)>,
+    /// The facts the stamps do not answer: about paths below directories the walk did not
+    /// enter.
+    facts: Vec<Fact>,
+}
+
+impl Quick {
+    /// The checks of `index` as it is being kept; `None` when some cannot be put as a stamp
+    /// or a fact (a directory without a stamp, a parse that is never reused).
+    fn of(index: &Index) -> Option<Quick> {
+        let mut dirs = Vec::with_capacity(index.records.len());
+        let mut files = Vec::new();
+        for (rel, record) in &index.records {
+            dirs.push((rel.clone(), record.stamp?));
+            for (name, stamp) in &record.ignore_files {
+                files.push((joined(rel, name), Some(*stamp)));
+            }
+        }
+        let entered = |dir: &str| index.records.contains_key(dir);
+        let table = index.facts.facts();
+        let mut asked = vec![false; table.len()];
+        for (rel, found) in &index.parsed {
+            files.push((rel.clone(), Some(found.main?)));
+            for &id in &found.facts {
+                *asked.get_mut(id as usize)? = true;
+            }
+        }
+        let mut facts = Vec::new();
+        for (fact, _) in table.iter().zip(asked).filter(|(_, asked)| *asked) {
+            match fact {
+                Fact::Read { path, stamp } => files.push((path.clone(), *stamp)),
+                // The entries of an entered directory are vouched for by its stamp.
+                Fact::Exists { path, .. } | Fact::Siblings { path, .. }
+                    if entered(parent(path)) => {}
+                Fact::Listing { dir, .. } if entered(dir) => {}
+                Fact::Unsteady => return None,
+                _ => facts.push(fact.clone()),
+            }
+        }
+        files.sort_by(|(a, _), (b, _)| a.cmp(b));
+        files.dedup();
+        Some(Quick { dirs, files, facts })
+    }
+
+    /// Whether every check holds for the tree at `root`, scanned from `then` on.
+    fn holds(&self, root: &Path, then: Clock) -> bool {
+        let Some(below) = Below::open(root) else {
+            return false;
+        };
+        let files = RepoFiles::new(root);
+        self.dirs
+            .par_iter()
+            .all(|(rel, seen)| below.stamp(rel).as_ref() == Some(seen) && then.settled(seen))
+            && self
+                .files
+                .par_iter()
+                .all(|(rel, seen)| unchanged(then, seen.as_ref(), below.stamp(rel).as_ref()))
+            && self
+                .facts
+                .par_iter()
+                .all(|fact| holds(fact, &files, &|rel: &str| below.stamp(rel), then))
+    }
+}
+
+/// `name` in the directory `dir` (root-relative, `.` for the root).
+fn joined(dir: &str, name: &str) -> String {
+    if dir == "." {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
 impl Index {
     /// The index of the tree under `root` as a scan finds it now: from the cache, checked and
     /// brought up to date, when there is one; else walked and parsed. The cache is written
@@ -161,6 +246,17 @@ impl Index {
         let began = std::time::Instant::now();
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
             let read = began.elapsed();
+            if unchanged_will_do
+                && let Some((generation, checks)) =
+                    quickly_unchanged(&root, loaded.payload(), clock)
+            {
+                tracing::debug!(
+                    "scan cache: {} bytes read in {read:?}; every check held ({checks}) in {:?}",
+                    loaded.payload().len(),
+                    began.elapsed().saturating_sub(read)
+                );
+                return Some(Warm::Unchanged(generation));
+            }
             let kept = split(loaded.payload())?;
             tracing::debug!(
                 "scan cache: {} bytes read in {read:?}, decoded in {:?}",
@@ -262,6 +358,39 @@ impl Kept<'_> {
     }
 }
 
+/// The generation of the cache in `payload` when its quick checks all hold (the repository
+/// is what it holds), with how many there were. `None` when one does not, or the cache
+/// keeps none.
+fn quickly_unchanged(root: &Path, payload: &[u8], clock: Clock) -> Option<(Generation, String)> {
+    let mut rest = payload;
+    let mut part = || {
+        let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
+        let bytes = rest.get(8..8 + usize::try_from(len).ok()?)?;
+        rest = &rest[8 + bytes.len()..];
+        Some(bytes)
+    };
+    let head: Head = bitcode::decode(part()?).ok()?;
+    let quick: Option<Quick> = bitcode::decode(part()?).ok()?;
+    let quick = quick?;
+    let generation = head.generation;
+    let then = clock.earlier(head.started);
+    let root_stamp = Stamp::at(root)?;
+    if head.root != bytes(root)
+        || head.root_inode != (root_stamp.dev, root_stamp.ino)
+        || clock.started < then.started
+    {
+        return None;
+    }
+    let (_, whole, changed) = outside_now(root, head, then);
+    let checks = format!(
+        "{} directories, {} files and {} other facts unchanged",
+        quick.dirs.len(),
+        quick.files.len(),
+        quick.facts.len()
+    );
+    (!whole && !changed && quick.holds(root, then)).then_some((generation, checks))
+}
+
 /// The parts of a payload.
 fn split(payload: &[u8]) -> Option<Kept<'_>> {
     let mut rest = payload;
@@ -273,6 +402,8 @@ fn split(payload: &[u8]) -> Option<Kept<'_>> {
         Some(bytes)
     };
     let head = bitcode::decode(part()?).ok()?;
+    // The quick checks: read on their own ([`quickly_unchanged`]).
+    part()?;
     let dirs = bitcode::decode(part()?).ok()?;
     let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
     let checks: BTreeMap<String, KeptCheck> = bitcode::decode(part()?).ok()?;
@@ -298,6 +429,7 @@ fn split(payload: &[u8]) -> Option<Kept<'_>> {
 /// What is kept of `index`, scanned from `clock` on; `None` when it cannot all be checked.
 fn payload(index: &mut Index, clock: Clock, generation: Generation) -> Option<Vec<u8>> {
     index.facts.compact(index.parsed.values_mut());
+    let quick = Quick::of(index);
     let root_stamp = Stamp::at(&index.root)?;
     let tracked = index.outside.tracked.as_ref().map(|t| KeptTracked {
         files: t.files.iter().map(|p| bytes(p)).collect(),
@@ -371,6 +503,7 @@ fn payload(index: &mut Index, clock: Clock, generation: Generation) -> Option<Ve
     let mut payload = Vec::new();
     for part in [
         bitcode::encode(&head),
+        bitcode::encode(&quick),
         bitcode::encode(&dirs),
         bitcode::encode(index.facts.facts()),
         bitcode::encode(&checks),
