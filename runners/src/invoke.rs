@@ -56,18 +56,16 @@ fn parse(src: &Source<'_>) -> Parsed {
         return out;
     }
     let module = Module::read(src.text);
-    let mut listed = Vec::new();
-    let mut seen = HashSet::from([src.path.to_owned()]);
-    collect(
+    let mut walk = Walk {
         src,
-        src.path,
-        &module,
-        "",
-        0,
-        &mut seen,
-        &mut listed,
-        &mut out,
-    );
+        seen: HashSet::from([src.path.to_owned()]),
+        listed: Vec::new(),
+        out,
+    };
+    walk.collect(src.path, &module, "", 0);
+    let Walk {
+        listed, mut out, ..
+    } = walk;
     for (name, def, file) in listed {
         // invoke would read such a name as its own option.
         if name.starts_with('-') {
@@ -118,99 +116,94 @@ fn parse(src: &Source<'_>) -> Parsed {
     out
 }
 
-/// Adds the tasks `module` (the text of `path`) lists to `listed`, named under `prefix`:
-/// its collection's when it builds one, else every task it defines.
-#[allow(clippy::too_many_arguments)]
-fn collect(
-    src: &Source<'_>,
-    path: &str,
-    module: &Module,
-    prefix: &str,
-    depth: usize,
-    seen: &mut HashSet<String>,
-    listed: &mut Vec<(String, TaskDef, String)>,
-    out: &mut Parsed,
-) {
-    let Some(collection) = &module.collection else {
-        for def in &module.tasks {
-            listed.push((
-                format!("{prefix}{}", def.name),
-                def.clone(),
-                path.to_owned(),
-            ));
-        }
-        return;
-    };
-    let mut elsewhere = Vec::new();
-    for (item, name) in &collection.items {
-        if let Some(def) = module.tasks.iter().find(|t| t.function == *item) {
-            let mut def = def.clone();
-            if let Some(name) = name {
-                def.name.clone_from(name);
+/// The walk from a tasks file through the collections it builds and the modules they add:
+/// the source it starts from, the files already read (a module adding itself would recurse
+/// forever), the tasks found with the file that defines each, and the parse's result.
+struct Walk<'a, 's> {
+    src: &'a Source<'s>,
+    seen: HashSet<String>,
+    listed: Vec<(String, TaskDef, String)>,
+    out: Parsed,
+}
+
+impl Walk<'_, '_> {
+    /// Adds the tasks `module` (the text of `path`) lists, named under `prefix`: its
+    /// collection's when it builds one, else every task it defines.
+    fn collect(&mut self, path: &str, module: &Module, prefix: &str, depth: usize) {
+        let Some(collection) = &module.collection else {
+            for def in &module.tasks {
+                self.listed.push((
+                    format!("{prefix}{}", def.name),
+                    def.clone(),
+                    path.to_owned(),
+                ));
             }
-            listed.push((format!("{prefix}{}", def.name), def, path.to_owned()));
-            continue;
-        }
-        // A module (its own file beside this one, a package, or what an import names), or
-        // a task of another module (`from tasks.pytest import test`, `checks.blacken`).
-        let Some(found) = locate(src, path, module, item) else {
-            elsewhere.push(format!("`{item}`"));
-            continue;
+            return;
         };
-        let file = match found {
-            Located::Module(file) => file,
-            Located::Task(file, function) => {
-                let Ok(text) = src.files.read(&file) else {
-                    continue;
-                };
-                let Some(def) = Module::read(&text)
-                    .tasks
-                    .into_iter()
-                    .find(|t| t.function == function)
-                else {
-                    elsewhere.push(format!("`{item}`"));
-                    continue;
-                };
-                let mut def = def;
+        let mut elsewhere = Vec::new();
+        for (item, name) in &collection.items {
+            if let Some(def) = module.tasks.iter().find(|t| t.function == *item) {
+                let mut def = def.clone();
                 if let Some(name) = name {
                     def.name.clone_from(name);
                 }
-                if !out.consumed.contains(&file) && file != src.path {
-                    out.consumed.push(file.clone());
-                }
-                listed.push((format!("{prefix}{}", def.name), def, file));
+                self.listed
+                    .push((format!("{prefix}{}", def.name), def, path.to_owned()));
                 continue;
             }
-        };
-        if depth >= MAX_DEPTH || !seen.insert(file.clone()) {
-            continue;
+            // A module (its own file beside this one, a package, or what an import names), or
+            // a task of another module (`from tasks.pytest import test`, `checks.blacken`).
+            let Some(found) = locate(self.src, path, module, item) else {
+                elsewhere.push(format!("`{item}`"));
+                continue;
+            };
+            let file = match found {
+                Located::Module(file) => file,
+                Located::Task(file, function) => {
+                    let Ok(text) = self.src.files.read(&file) else {
+                        continue;
+                    };
+                    let Some(def) = Module::read(&text)
+                        .tasks
+                        .into_iter()
+                        .find(|t| t.function == function)
+                    else {
+                        elsewhere.push(format!("`{item}`"));
+                        continue;
+                    };
+                    let mut def = def;
+                    if let Some(name) = name {
+                        def.name.clone_from(name);
+                    }
+                    if !self.out.consumed.contains(&file) && file != self.src.path {
+                        self.out.consumed.push(file.clone());
+                    }
+                    self.listed
+                        .push((format!("{prefix}{}", def.name), def, file));
+                    continue;
+                }
+            };
+            if depth >= MAX_DEPTH || !self.seen.insert(file.clone()) {
+                continue;
+            }
+            let Ok(text) = self.src.files.read(&file) else {
+                continue;
+            };
+            self.out.consumed.push(file.clone());
+            let inner = Module::read(&text);
+            let name = name.clone().unwrap_or_else(|| dashed(item));
+            self.collect(&file, &inner, &format!("{prefix}{name}."), depth + 1);
         }
-        let Ok(text) = src.files.read(&file) else {
-            continue;
-        };
-        out.consumed.push(file.clone());
-        let inner = Module::read(&text);
-        let name = name.clone().unwrap_or_else(|| dashed(item));
-        collect(
-            src,
-            &file,
-            &inner,
-            &format!("{prefix}{name}."),
-            depth + 1,
-            seen,
-            listed,
-            out,
-        );
-    }
-    if !elsewhere.is_empty() {
-        out.diag(
-            path,
-            Some(collection.line),
-            format!(
-                "the collection adds {}, neither tasks of this file nor modules beside it (an installed package's?): their tasks are not listed",
-                elsewhere.join(", ")
-            ),
-        );
+        if !elsewhere.is_empty() {
+            self.out.diag(
+                path,
+                Some(collection.line),
+                format!(
+                    "the collection adds {}, neither tasks of this file nor modules beside it (an installed package's?): their tasks are not listed",
+                    elsewhere.join(", ")
+                ),
+            );
+        }
     }
 }
 

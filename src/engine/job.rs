@@ -147,44 +147,41 @@ impl Status {
         Status::Ended { how, at }
     }
 
-    fn state(&self) -> JobState {
+    /// How it ended, once it has.
+    fn how(&self) -> Option<&Ended> {
         match self {
-            Status::Running => JobState::Running,
-            Status::Ended { how, .. } => match how {
-                Ended::Exited { .. } | Ended::Lost { .. } => JobState::Exited,
-                Ended::Signaled { .. } => JobState::Signaled,
-                Ended::FailedToStart { .. } => JobState::FailedToStart,
-            },
+            Status::Running => None,
+            Status::Ended { how, .. } => Some(how),
+        }
+    }
+
+    fn state(&self) -> JobState {
+        match self.how() {
+            None => JobState::Running,
+            Some(Ended::Exited { .. } | Ended::Lost { .. }) => JobState::Exited,
+            Some(Ended::Signaled { .. }) => JobState::Signaled,
+            Some(Ended::FailedToStart { .. }) => JobState::FailedToStart,
         }
     }
 
     fn exit_code(&self) -> Option<i32> {
-        match self {
-            Status::Ended {
-                how: Ended::Exited { code, .. },
-                ..
-            } => Some(*code),
+        match self.how()? {
+            Ended::Exited { code, .. } => Some(*code),
             _ => None,
         }
     }
 
     fn signal(&self) -> Option<i32> {
-        match self {
-            Status::Ended {
-                how: Ended::Signaled { signal, .. },
-                ..
-            } => Some(*signal),
+        match self.how()? {
+            Ended::Signaled { signal, .. } => Some(*signal),
             _ => None,
         }
     }
 
     fn error(&self) -> Option<&str> {
-        match self {
-            Status::Running => None,
-            Status::Ended { how, .. } => match how {
-                Ended::Exited { note, .. } | Ended::Signaled { note, .. } => note.as_deref(),
-                Ended::Lost { reason } | Ended::FailedToStart { reason } => Some(reason),
-            },
+        match self.how()? {
+            Ended::Exited { note, .. } | Ended::Signaled { note, .. } => note.as_deref(),
+            Ended::Lost { reason } | Ended::FailedToStart { reason } => Some(reason),
         }
     }
 
@@ -247,37 +244,24 @@ pub(super) struct JobParts {
 
 impl Job {
     pub(super) fn new(parts: JobParts) -> Job {
-        let JobParts {
-            run_id,
-            unique_name,
-            args,
-            env,
-            pid,
-            pgid,
-            output,
-            status,
-            temp,
-            watchdog,
-            sandbox,
-        } = parts;
-        let finished = status.state() != JobState::Running;
+        let finished = parts.status.state() != JobState::Running;
         Job {
-            run_id,
-            unique_name,
-            args,
-            env,
-            pid,
-            pgid,
+            run_id: parts.run_id,
+            unique_name: parts.unique_name,
+            args: parts.args,
+            env: parts.env,
+            pid: parts.pid,
+            pgid: parts.pgid,
             started: (SystemTime::now(), Instant::now()),
-            status: Mutex::new(status),
-            output: Mutex::new(output),
+            status: Mutex::new(parts.status),
+            output: Mutex::new(parts.output),
             progress: watch::channel(0).0,
             done: watch::channel(finished).0,
             stop_requested: AtomicBool::new(false),
             stop_signal: AtomicI32::new(0),
-            temp: Mutex::new(temp),
-            watchdog: Mutex::new(watchdog),
-            sandbox,
+            temp: Mutex::new(parts.temp),
+            watchdog: Mutex::new(parts.watchdog),
+            sandbox: parts.sandbox,
             results: OnceLock::new(),
         }
     }

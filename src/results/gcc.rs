@@ -4,7 +4,7 @@
 //! undefined reference to 'foo'` is an error of that file. Python, Go and Rust files are
 //! left to their own tools' modules, which print the same shape.
 
-use super::text::loc_prefix;
+use super::text::{loc_prefix, severity_prefix};
 use super::{Out, Places};
 use crate::results::model::{Problem, Severity};
 
@@ -33,14 +33,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         let Some(rest) = rest.strip_prefix(": ") else {
             continue;
         };
-        let (severity, msg) = if let Some(m) = rest
-            .strip_prefix("error: ")
-            .or_else(|| rest.strip_prefix("fatal error: "))
-        {
-            (Severity::Error, m)
-        } else if let Some(m) = rest.strip_prefix("warning: ") {
-            (Severity::Warning, m)
-        } else {
+        let Some((severity, msg)) = severity_prefix(rest, &["error: ", "fatal error: "]) else {
             continue;
         };
         let (message, code) = match msg.rsplit_once(" [") {

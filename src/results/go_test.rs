@@ -296,18 +296,16 @@ FAIL
 
     #[test]
     fn every_form_of_go_test_names_the_same_failures() {
+        let wrong = (
+            "TestWrong".to_owned(),
+            Some("sum/sum_test.go".to_owned()),
+            Some(13),
+            "Sum(1, 2) = 3, want 4".to_owned(),
+        );
         let out = run(PLAIN);
         assert_eq!(counts(&out), (None, 3, 0));
         let f = failures(&out);
-        assert_eq!(
-            f[0],
-            (
-                "TestWrong".into(),
-                Some("sum/sum_test.go".into()),
-                Some(13),
-                "Sum(1, 2) = 3, want 4".into()
-            )
-        );
+        assert_eq!(f[0], wrong);
         assert_eq!(f[2].0, "TestTable/two");
         assert_eq!(f[2].2, Some(21));
         let msg = out.tests.as_ref().expect("tests").failures[2]
@@ -317,15 +315,7 @@ FAIL
         let out = run(VERBOSE);
         assert_eq!(counts(&out), (Some(3), 3, 1));
         let f = failures(&out);
-        assert_eq!(
-            f[0],
-            (
-                "TestWrong".into(),
-                Some("sum/sum_test.go".into()),
-                Some(13),
-                "Sum(1, 2) = 3, want 4".into()
-            )
-        );
+        assert_eq!(f[0], wrong);
         assert_eq!((f[2].0.as_str(), f[2].2), ("TestTable/two", Some(21)));
         let out = run(JSON);
         assert_eq!(counts(&out), (Some(1), 1, 1));

@@ -3,7 +3,7 @@
 //! category (`warning: [rawtypes] found raw type: List`). Maven's compiler plugin prints
 //! `[ERROR] /abs/Main.java:[5,17] cannot find symbol`; Gradle prints javac's own lines.
 
-use super::text::{Message, number};
+use super::text::{Message, number, severity_prefix};
 use super::{Out, Places};
 use crate::results::model::{Problem, Severity};
 
@@ -82,11 +82,7 @@ fn javac(line: &str) -> Option<(&str, u32, Severity, &str)> {
     let (file, rest) = line.split_once(".java:")?;
     let (l, rest) = number(rest)?;
     let rest = rest.strip_prefix(": ")?;
-    let (severity, msg) = if let Some(m) = rest.strip_prefix("error: ") {
-        (Severity::Error, m)
-    } else {
-        (Severity::Warning, rest.strip_prefix("warning: ")?)
-    };
+    let (severity, msg) = severity_prefix(rest, &["error: "])?;
     (!file.contains(' ')).then_some((&line[..file.len() + 5], l, severity, msg))
 }
 

@@ -4,16 +4,12 @@
 //! `test result:` line per test binary, whose counts add up. Lines indented (as
 //! cargo-nextest shows libtest's own output) are not read here.
 
-use super::text::{Message, get, loc_prefix};
+use super::text::{Message, Printed, get, loc_prefix};
 use super::{Out, Places, Tests};
-use crate::results::model::Failure;
 
 #[derive(Default)]
 struct Block {
-    name: String,
-    file: Option<String>,
-    line: Option<u32>,
-    message: Message,
+    failure: Printed,
     /// The panic line was seen: the lines after it are the message.
     in_message: bool,
     /// An older panic line's quoted message goes on: its place ends it.
@@ -40,7 +36,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         }) {
             blocks.extend(current.take());
             current = Some(Block {
-                name: name.to_owned(),
+                failure: Printed::named(name),
                 ..Block::default()
             });
             continue;
@@ -58,7 +54,12 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             }
             continue;
         }
-        let Some(block) = current.as_mut() else {
+        let Some(Block {
+            failure: block,
+            in_message,
+            in_quote,
+        }) = current.as_mut()
+        else {
             continue;
         };
         if let Some(at) = line
@@ -73,11 +74,11 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
                     set_place(block, place);
                 } else {
                     block.message = Message::of(quoted);
-                    block.in_quote = true;
+                    *in_quote = true;
                 }
             } else {
                 set_place(block, after.trim_end_matches(':'));
-                block.in_message = true;
+                *in_message = true;
             }
             continue;
         }
@@ -86,21 +87,21 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             set_place(block, rest.trim().trim_start_matches("at ").trim());
             continue;
         }
-        if block.in_quote {
+        if *in_quote {
             match line.rsplit_once("', ") {
                 Some((msg, place)) if loc_prefix(place).is_some() => {
                     block.message.push(msg);
                     set_place(block, place);
-                    block.in_quote = false;
+                    *in_quote = false;
                 }
                 _ => block.message.push(line),
             }
             continue;
         }
-        if block.in_message {
+        if *in_message {
             if line.starts_with("stack backtrace:") || line.starts_with("note: ") || line.is_empty()
             {
-                block.in_message = false;
+                *in_message = false;
                 block.message.close();
             } else {
                 block.message.push(line);
@@ -108,35 +109,21 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         }
     }
     blocks.extend(current);
-    let Some(mut tests) = tests else {
+    let Some(tests) = tests else {
         return;
     };
-    for b in &blocks {
-        Out::printed_failure(
-            &mut tests,
-            places,
-            b.name.clone(),
-            (b.file.as_deref(), b.line),
-            &b.message,
-        );
-    }
-    for name in failed_names {
-        if !blocks.iter().any(|b| b.name == name) {
-            Out::failure(
-                &mut tests,
-                Failure {
-                    name,
-                    file: None,
-                    line: None,
-                    message: None,
-                },
-            );
-        }
-    }
-    out.tests = Some(tests);
+    // A test listed as FAILED without a `---- NAME stdout ----` block is still a failure,
+    // without a place or a message.
+    let unprinted: Vec<Printed> = failed_names
+        .into_iter()
+        .filter(|name| !blocks.iter().any(|b| b.failure.name == *name))
+        .map(Printed::named)
+        .collect();
+    let printed = blocks.into_iter().map(|b| b.failure);
+    out.tests_with(tests, places, printed.chain(unprinted));
 }
 
-fn set_place(block: &mut Block, place: &str) {
+fn set_place(block: &mut Printed, place: &str) {
     if let Some((loc, _)) = loc_prefix(place) {
         block.file = Some(loc.path.to_owned());
         block.line = loc.line;

@@ -106,6 +106,25 @@ impl Out {
         );
     }
 
+    /// Keeps `tests` as the report, with the failures a parser gathered from the output.
+    pub fn tests_with(
+        &mut self,
+        mut tests: Tests,
+        places: &Places,
+        failures: impl IntoIterator<Item = text::Printed>,
+    ) {
+        for f in failures {
+            Out::printed_failure(
+                &mut tests,
+                places,
+                f.name,
+                (f.file.as_deref(), f.line),
+                &f.message,
+            );
+        }
+        self.tests = Some(tests);
+    }
+
     /// Adds a problem, within [`KEEP_PROBLEMS`].
     /// A problem the tool printed at `loc` (its path as printed, made root-relative).
     pub fn problem_at(

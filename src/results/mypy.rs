@@ -1,9 +1,8 @@
 //! mypy: `pkg/a.py:2: error: message  [code]` (`:2:12:` with `--show-column-numbers`);
 //! `note:` lines explain the error before them and are not problems of their own.
 
-use super::text::loc_prefix;
+use super::text::{loc_prefix, severity_prefix};
 use super::{Out, Places};
-use crate::results::model::Severity;
 
 pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     for &line in lines {
@@ -16,11 +15,7 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
         let Some(rest) = rest.strip_prefix(": ") else {
             continue;
         };
-        let (severity, msg) = if let Some(m) = rest.strip_prefix("error: ") {
-            (Severity::Error, m)
-        } else if let Some(m) = rest.strip_prefix("warning: ") {
-            (Severity::Warning, m)
-        } else {
+        let Some((severity, msg)) = severity_prefix(rest, &["error: "]) else {
             continue;
         };
         let (message, code) = match msg.rsplit_once("  [") {

@@ -3,7 +3,7 @@
 //! `stderr ───`, or `--- STDERR: …` in older releases) holding the panic, and the
 //! `Summary [ 1.064s] 6 tests run: 2 passed, 4 failed, 1 skipped` line.
 
-use super::text::{Message, counts, get, loc_prefix};
+use super::text::{Printed, counts, get, loc_prefix};
 use super::{Out, Places, Tests};
 
 /// Words nextest puts before a failed test's timing.
@@ -19,10 +19,7 @@ const FAILED: &[&str] = &[
 ];
 
 struct Failed {
-    name: String,
-    file: Option<String>,
-    line: Option<u32>,
-    message: Message,
+    failure: Printed,
     in_message: bool,
 }
 
@@ -44,14 +41,11 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             continue;
         }
         if let Some(name) = failed_test(trimmed) {
-            current = match failed.iter().position(|f| f.name == name) {
+            current = match failed.iter().position(|f| f.failure.name == name) {
                 Some(i) => Some(i),
                 None if failed.len() < super::KEEP_FAILURES => {
                     failed.push(Failed {
-                        name: name.to_owned(),
-                        file: None,
-                        line: None,
-                        message: Message::default(),
+                        failure: Printed::named(name),
                         in_message: false,
                     });
                     Some(failed.len() - 1)
@@ -64,7 +58,11 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             current = None;
             continue;
         }
-        let Some(f) = current.and_then(|i| failed.get_mut(i)) else {
+        let Some(Failed {
+            failure: f,
+            in_message,
+        }) = current.and_then(|i| failed.get_mut(i))
+        else {
             continue;
         };
         if trimmed.starts_with("thread '")
@@ -75,34 +73,24 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
                 f.file = Some(loc.path.to_owned());
                 f.line = loc.line;
             }
-            f.in_message = f.message.is_empty();
+            *in_message = f.message.is_empty();
             continue;
         }
-        if f.in_message {
+        if *in_message {
             if trimmed.is_empty()
                 || trimmed.starts_with("stack backtrace:")
                 || trimmed.starts_with("note: ")
             {
-                f.in_message = false;
+                *in_message = false;
                 f.message.close();
             } else {
                 f.message.push(trimmed);
             }
         }
     }
-    let Some(mut tests) = tests else {
-        return;
-    };
-    for f in failed {
-        Out::printed_failure(
-            &mut tests,
-            places,
-            f.name,
-            (f.file.as_deref(), f.line),
-            &f.message,
-        );
+    if let Some(tests) = tests {
+        out.tests_with(tests, places, failed.into_iter().map(|f| f.failure));
     }
-    out.tests = Some(tests);
 }
 
 /// `N timed out` in a summary: failures too.

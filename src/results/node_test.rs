@@ -4,7 +4,7 @@
 //! (the default elsewhere before Node.js 23): `not ok 2 - name` with a YAML block holding
 //! `location:`, `error:` and, for a suite, `type: 'suite'`; `# tests 4`, `# pass 1`, ….
 
-use super::text::{Message, loc_prefix};
+use super::text::{Printed, loc_prefix};
 use super::{Out, Places, Tests};
 
 #[derive(Default)]
@@ -18,10 +18,8 @@ struct Counts {
 }
 
 struct Block {
-    name: String,
-    file: Option<String>,
-    line: Option<u32>,
-    message: Message,
+    failure: Printed,
+    /// TAP's `type: 'suite'`: a suite fails with its tests, and is not a failure of its own.
     suite: bool,
 }
 
@@ -104,19 +102,20 @@ impl Reader {
                 .take()
                 .map_or((None, None), |(f, l)| (Some(f), l));
             self.current = Some(Block {
-                name: strip_duration(title).to_owned(),
-                file,
-                line: line_no,
-                message: Message::default(),
+                failure: Printed {
+                    file,
+                    line: line_no,
+                    ..Printed::named(strip_duration(title))
+                },
                 suite: false,
             });
             return;
         }
         if let Some(b) = self.current.as_mut() {
             if t.starts_with("at ") || t.ends_with('{') {
-                b.message.close();
+                b.failure.message.close();
             } else {
-                b.message.push(t);
+                b.failure.message.push(t);
             }
         }
     }
@@ -129,10 +128,7 @@ impl Reader {
             let name = rest.split_once(" - ").map_or(rest, |(_, n)| n);
             let name = name.split(" # ").next().unwrap_or(name);
             self.current = Some(Block {
-                name: name.to_owned(),
-                file: None,
-                line: None,
-                message: Message::default(),
+                failure: Printed::named(name),
                 suite: false,
             });
             self.yaml = None;
@@ -156,20 +152,20 @@ impl Reader {
         }
         let Some(key_indent) = self.yaml else { return };
         if self.error_text && indent > key_indent {
-            b.message.push(t);
+            b.failure.message.push(t);
             return;
         }
         self.error_text = false;
         if let Some(v) = t.strip_prefix("location: ") {
             if let Some((loc, _)) = loc_prefix(v.trim_matches('\'')) {
-                b.file = Some(loc.path.to_owned());
-                b.line = loc.line;
+                b.failure.file = Some(loc.path.to_owned());
+                b.failure.line = loc.line;
             }
         } else if let Some(v) = t.strip_prefix("error: ") {
             if v.starts_with('|') {
                 self.error_text = true;
             } else {
-                b.message.push(v.trim_matches('\''));
+                b.failure.message.push(v.trim_matches('\''));
             }
         } else if t == "type: 'suite'" {
             b.suite = true;
@@ -182,22 +178,14 @@ impl Reader {
         self.blocks.extend(self.current);
         let c = self.counts;
         let Some(_) = c.tests else { return };
-        let mut tests = Tests {
+        let tests = Tests {
             passed: Some(c.pass),
             failed: c.fail + c.cancelled,
             skipped: c.skipped + c.todo,
             ..Tests::default()
         };
-        for b in self.blocks.into_iter().filter(|b| !b.suite) {
-            Out::printed_failure(
-                &mut tests,
-                places,
-                b.name,
-                (b.file.as_deref(), b.line),
-                &b.message,
-            );
-        }
-        out.tests = Some(tests);
+        let failures = self.blocks.into_iter().filter(|b| !b.suite);
+        out.tests_with(tests, places, failures.map(|b| b.failure));
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::model::{MESSAGE_BYTES, MESSAGE_LINES};
+use super::model::{MESSAGE_BYTES, MESSAGE_LINES, Severity};
 
 /// `line` without ANSI sequences, and of a line redrawn with `\r`, its last drawing.
 pub fn clean(line: &str) -> Cow<'_, str> {
@@ -183,6 +183,36 @@ impl Message {
             return None;
         }
         Some(cut(&self.lines.join("\n"), MESSAGE_BYTES))
+    }
+}
+
+/// `error: MESSAGE` or `warning: MESSAGE`, as compilers print them after a place: the
+/// severity and the message. `errors` are the words that mark an error (gcc also prints
+/// `fatal error: `).
+pub fn severity_prefix<'a>(s: &'a str, errors: &[&str]) -> Option<(Severity, &'a str)> {
+    if let Some(m) = errors.iter().find_map(|e| s.strip_prefix(e)) {
+        return Some((Severity::Error, m));
+    }
+    s.strip_prefix("warning: ").map(|m| (Severity::Warning, m))
+}
+
+/// A failed test as a runner printed it: its name, its place as printed (said from the root
+/// once it is kept, [`super::Out::tests_with`]) and the message gathered for it line by line.
+#[derive(Debug, Default)]
+pub struct Printed {
+    pub name: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub message: Message,
+}
+
+impl Printed {
+    /// A failure named `name` whose place and message are not read yet.
+    pub fn named(name: impl Into<String>) -> Printed {
+        Printed {
+            name: name.into(),
+            ..Printed::default()
+        }
     }
 }
 

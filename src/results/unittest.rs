@@ -3,14 +3,11 @@
 //! `File "…", line N` is the test's own frame and whose exception line is the message, then
 //! `Ran 4 tests in 0.009s` and `FAILED (failures=1, errors=1, skipped=1)` or `OK (skipped=1)`.
 
-use super::text::{Message, number};
+use super::text::{Printed, number};
 use super::{Out, Places, Tests};
 
 struct Block {
-    name: String,
-    file: Option<String>,
-    line: Option<u32>,
-    message: Message,
+    failure: Printed,
     /// 0: before the traceback's end, 1: in the exception's lines.
     in_message: bool,
 }
@@ -43,16 +40,19 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             blocks.extend(current.take());
             if blocks.len() < super::KEEP_FAILURES {
                 current = Some(Block {
-                    name: test_name(header),
-                    file: None,
-                    line: None,
-                    message: Message::default(),
+                    failure: Printed::named(test_name(header)),
                     in_message: false,
                 });
             }
             continue;
         }
-        let Some(b) = current.as_mut() else { continue };
+        let Some(Block {
+            failure: b,
+            in_message,
+        }) = current.as_mut()
+        else {
+            continue;
+        };
         if line.starts_with("----------") || line.starts_with("==========") {
             if !b.message.is_empty() {
                 b.message.close();
@@ -68,10 +68,10 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
             }
             continue;
         }
-        if line.starts_with("Traceback ") || line.starts_with(' ') && !b.in_message {
+        if line.starts_with("Traceback ") || line.starts_with(' ') && !*in_message {
             continue;
         }
-        b.in_message = true;
+        *in_message = true;
         b.message.push(line);
     }
     blocks.extend(current);
@@ -87,22 +87,13 @@ pub fn parse(lines: &[&str], places: &Places, out: &mut Out) {
     };
     let failed = of("failures") + of("errors") + of("unexpected successes");
     let skipped = of("skipped") + of("expected failures");
-    let mut tests = Tests {
+    let tests = Tests {
         passed: Some(ran.saturating_sub(failed + skipped)),
         failed,
         skipped,
         ..Tests::default()
     };
-    for b in blocks {
-        Out::printed_failure(
-            &mut tests,
-            places,
-            b.name,
-            (b.file.as_deref(), b.line),
-            &b.message,
-        );
-    }
-    out.tests = Some(tests);
+    out.tests_with(tests, places, blocks.into_iter().map(|b| b.failure));
 }
 
 /// `FAILED (failures=1, errors=1, skipped=1)` as `(word, n)` pairs.

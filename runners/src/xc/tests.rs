@@ -16,6 +16,16 @@ fn spec(t: &Task) -> &XcSpec {
 
 use crate::testing::lines as messages;
 
+/// Asserts that xc refuses `text` whole: no task is listed, and the one diagnostic, at
+/// `line`, quotes xc's parse error `error`.
+fn assert_refused(text: &str, line: u32, error: &str) {
+    let p = run("README.md", text);
+    assert!(names(&p).is_empty());
+    let message =
+        format!("xc refuses this file (xc parse error: {error}); none of its tasks are listed");
+    assert_eq!(messages(&p), [(Some(line), message.as_str())]);
+}
+
 #[test]
 fn only_readme_md_is_a_candidate() {
     assert_eq!(candidate("README.md"), Some(0));
@@ -624,15 +634,7 @@ fn a_task_with_nothing_to_run_makes_xc_refuse_the_file() {
         ## ok
         req: atask
     "};
-    let p = run("README.md", text);
-    assert!(names(&p).is_empty());
-    assert_eq!(
-        messages(&p),
-        [(
-            Some(3),
-            "xc refuses this file (xc parse error: task atask has no commands or required tasks); none of its tasks are listed"
-        )]
-    );
+    assert_refused(text, 3, "task atask has no commands or required tasks");
 }
 
 #[test]
@@ -652,15 +654,7 @@ fn a_second_code_block_makes_xc_refuse_the_file() {
         $ git diff
         ```
     "};
-    let p = run("README.md", text);
-    assert!(names(&p).is_empty());
-    assert_eq!(
-        messages(&p),
-        [(
-            Some(11),
-            "xc refuses this file (xc parse error: command block already exists for task fmt); none of its tasks are listed"
-        )]
-    );
+    assert_refused(text, 11, "command block already exists for task fmt");
 }
 
 #[test]
@@ -732,28 +726,23 @@ fn duplicate_names_keep_the_first_case_insensitively() {
 
 #[test]
 fn shebang_picks_an_interpreter_unless_it_is_a_shell() {
-    assert_eq!(
-        interpreter("#!/usr/bin/env python3\nprint(1)").as_deref(),
-        Some("python3")
-    );
-    assert_eq!(
-        interpreter("#!/usr/bin/python3\nprint(1)").as_deref(),
-        Some("/usr/bin/python3")
-    );
-    assert_eq!(
-        interpreter("#!/usr/bin/env -S deno run --allow-read\n").as_deref(),
-        Some("deno run --allow-read")
-    );
-    assert_eq!(
-        interpreter("#! /usr/bin/env node\n").as_deref(),
-        Some("node")
-    );
-    assert_eq!(interpreter("#!/bin/bash\nset -e"), None);
-    assert_eq!(interpreter("#!/usr/bin/env bash\n"), None);
-    assert_eq!(interpreter("#!/bin/sh -eu\n"), None);
-    assert_eq!(interpreter("#!\n"), None);
-    assert_eq!(interpreter("echo '#!/usr/bin/python3'"), None);
-    assert_eq!(interpreter("#!/bin/zsh\n").as_deref(), Some("/bin/zsh"));
+    for (script, named) in [
+        ("#!/usr/bin/env python3\nprint(1)", Some("python3")),
+        ("#!/usr/bin/python3\nprint(1)", Some("/usr/bin/python3")),
+        (
+            "#!/usr/bin/env -S deno run --allow-read\n",
+            Some("deno run --allow-read"),
+        ),
+        ("#! /usr/bin/env node\n", Some("node")),
+        ("#!/bin/bash\nset -e", None),
+        ("#!/usr/bin/env bash\n", None),
+        ("#!/bin/sh -eu\n", None),
+        ("#!\n", None),
+        ("echo '#!/usr/bin/python3'", None),
+        ("#!/bin/zsh\n", Some("/bin/zsh")),
+    ] {
+        assert_eq!(interpreter(script).as_deref(), named, "{script:?}");
+    }
 
     let text = indoc! {"
         ## Tasks
@@ -940,15 +929,7 @@ fn an_unclosed_fence_makes_xc_refuse_the_file() {
         ### b
         ```
     "};
-    let p = run("README.md", text);
-    assert!(names(&p).is_empty());
-    assert_eq!(
-        messages(&p),
-        [(
-            Some(3),
-            "xc refuses this file (xc parse error: command block in task a was not ended); none of its tasks are listed"
-        )]
-    );
+    assert_refused(text, 3, "command block in task a was not ended");
     assert!(fence_closed(indoc! {"
         ```sh
         x
