@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 pub const FORMAT: u32 = 1;
 
 /// The largest cache file written or read.
-pub const MAX_BYTES: u64 = 256 * 1024 * 1024;
+pub const MAX_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Cache files kept per kind (the repositories listed most recently).
 pub const MAX_FILES: usize = 64;

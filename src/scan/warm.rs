@@ -48,6 +48,11 @@ use crate::repo_files::RepoFiles;
 /// The kind of [`crate::cache`] file the scan keeps (its directory's name).
 const KIND: &str = "scan-cache";
 
+/// The kind of [`crate::cache`] file the scan's [`Quick`] checks are kept in, beside it: a
+/// listing of an unchanged repository reads them alone, not the scan's record (at 2,000,000
+/// files, hundreds of megabytes).
+const CHECKS_KIND: &str = "scan-checks";
+
 /// Whether scans may use and write the cache (see [`set_cache`]).
 static CACHE: AtomicBool = AtomicBool::new(true);
 
@@ -244,19 +249,18 @@ impl Index {
             return Loaded::Index(Box::new(Index::build_once(&root)), None);
         }
         let began = std::time::Instant::now();
+        if unchanged_will_do
+            && let Some(loaded) = crate::cache::load(CHECKS_KIND, &root)
+            && let Some((generation, checks)) = quickly_unchanged(&root, loaded.payload(), clock)
+        {
+            tracing::debug!(
+                "scan cache: every check held ({checks}) in {:?}; nothing changed",
+                began.elapsed()
+            );
+            return Loaded::Unchanged(generation);
+        }
         let warm = crate::cache::load(KIND, &root).and_then(|loaded| {
             let read = began.elapsed();
-            if unchanged_will_do
-                && let Some((generation, checks)) =
-                    quickly_unchanged(&root, loaded.payload(), clock)
-            {
-                tracing::debug!(
-                    "scan cache: {} bytes read in {read:?}; every check held ({checks}) in {:?}",
-                    loaded.payload().len(),
-                    began.elapsed().saturating_sub(read)
-                );
-                return Some(Warm::Unchanged(generation));
-            }
             let kept = split(loaded.payload())?;
             tracing::debug!(
                 "scan cache: {} bytes read in {read:?}, decoded in {:?}",
@@ -287,10 +291,16 @@ impl Index {
                 started: clock.started,
                 pid: std::process::id(),
             };
-            if let Some(payload) = payload(&mut index, clock, generation)
+            if let Some((payload, checks)) = payload(&mut index, clock, generation)
                 && crate::cache::store(KIND, &index.root, &payload)
             {
                 written = Some(generation);
+                // Written after the record: checks of a generation whose record is gone
+                // still describe the repository that generation saw (what is derived from
+                // it is kept under that generation).
+                if let Some(checks) = checks {
+                    crate::cache::store(CHECKS_KIND, &index.root, &checks);
+                }
             }
         }
         Loaded::Index(Box::new(index), written)
@@ -358,9 +368,9 @@ impl Kept<'_> {
     }
 }
 
-/// The generation of the cache in `payload` when its quick checks all hold (the repository
-/// is what it holds), with how many there were. `None` when one does not, or the cache
-/// keeps none.
+/// The generation of the scan whose checks `payload` holds (a [`CHECKS_KIND`] file: the
+/// scan's [`Head`], then its [`Quick`] checks) when every check holds (the repository is what
+/// that scan found), with how many there were; `None` when one does not.
 fn quickly_unchanged(root: &Path, payload: &[u8], clock: Clock) -> Option<(Generation, String)> {
     let mut rest = payload;
     let mut part = || {
@@ -370,8 +380,7 @@ fn quickly_unchanged(root: &Path, payload: &[u8], clock: Clock) -> Option<(Gener
         Some(bytes)
     };
     let head: Head = bitcode::decode(part()?).ok()?;
-    let quick: Option<Quick> = bitcode::decode(part()?).ok()?;
-    let quick = quick?;
+    let quick: Quick = bitcode::decode(part()?).ok()?;
     let generation = head.generation;
     let then = clock.earlier(head.started);
     let root_stamp = Stamp::at(root)?;
@@ -402,8 +411,6 @@ fn split(payload: &[u8]) -> Option<Kept<'_>> {
         Some(bytes)
     };
     let head = bitcode::decode(part()?).ok()?;
-    // The quick checks: read on their own ([`quickly_unchanged`]).
-    part()?;
     let dirs = bitcode::decode(part()?).ok()?;
     let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
     let checks: BTreeMap<String, KeptCheck> = bitcode::decode(part()?).ok()?;
@@ -426,8 +433,13 @@ fn split(payload: &[u8]) -> Option<Kept<'_>> {
     })
 }
 
-/// What is kept of `index`, scanned from `clock` on; `None` when it cannot all be checked.
-fn payload(index: &mut Index, clock: Clock, generation: Generation) -> Option<Vec<u8>> {
+/// What is kept of `index`, scanned from `clock` on, and its quick checks (`None` when some
+/// cannot be put flat, see [`Quick::of`]); `None` when it cannot all be checked.
+fn payload(
+    index: &mut Index,
+    clock: Clock,
+    generation: Generation,
+) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
     index.facts.compact(index.parsed.values_mut());
     let quick = Quick::of(index);
     let root_stamp = Stamp::at(&index.root)?;
@@ -500,19 +512,26 @@ fn payload(index: &mut Index, clock: Clock, generation: Generation) -> Option<Ve
     for (found, parsed) in index.parsed.values_mut().zip(parsed) {
         found.parsed = parsed;
     }
-    let mut payload = Vec::new();
-    for part in [
-        bitcode::encode(&head),
-        bitcode::encode(&quick),
-        bitcode::encode(&dirs),
-        bitcode::encode(index.facts.facts()),
-        bitcode::encode(&checks),
-        parsed_part,
-    ] {
+    let head_part = bitcode::encode(&head);
+    let quick = quick.map(|quick| parts(&[&head_part, &bitcode::encode(&quick)]));
+    let payload = parts(&[
+        &head_part,
+        &bitcode::encode(&dirs),
+        &bitcode::encode(index.facts.facts()),
+        &bitcode::encode(&checks),
+        &parsed_part,
+    ]);
+    Some((payload, quick))
+}
+
+/// `parts` one after the other, each after its length (eight bytes, little-endian).
+fn parts(parts: &[&[u8]]) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+    for part in parts {
         payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        payload.extend_from_slice(&part);
+        payload.extend_from_slice(part);
     }
-    Some(payload)
+    payload
 }
 
 fn bytes(path: &Path) -> Vec<u8> {
@@ -1049,7 +1068,7 @@ mod tests {
 
     /// The payload kept of `index`, and a way to run the warm scan on it.
     fn kept(mut index: Index, clock: Clock) -> Vec<u8> {
-        payload(&mut index, clock, GENERATION).expect("payload")
+        payload(&mut index, clock, GENERATION).expect("payload").0
     }
 
     fn run(root: &Path, payload: &[u8], clock: Clock) -> Option<(Index, bool)> {
@@ -1156,7 +1175,7 @@ mod racy {
         // As if both writes fell in one tick: the rewritten file's stamp is the one kept.
         let now = Stamp::at(&root.join("Makefile"));
         let generation = Generation { started: 1, pid: 1 };
-        let payload = payload(&mut index, clock, generation).expect("payload");
+        let payload = payload(&mut index, clock, generation).expect("payload").0;
         let hour = 3_600_000_000_000;
         // The listing `cached_after` after the scan began, of a cache that scan wrote.
         let names = |cached_after: i64| {
