@@ -146,6 +146,17 @@ impl Table {
     /// What follows from the files alone: the scan's tasks ordered, placed in the packages
     /// of their directories and named.
     pub(crate) fn name(scan: Scan) -> Named {
+        let began = std::time::Instant::now();
+        let named = Table::name_rows(scan);
+        tracing::debug!(
+            "table: {} rows named in {:?}",
+            named.tasks.len(),
+            began.elapsed()
+        );
+        named
+    }
+
+    fn name_rows(scan: Scan) -> Named {
         let mut tasks = scan.tasks;
         tasks.sort_by(canonical_order);
         inherit_packages(&mut tasks);

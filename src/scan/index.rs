@@ -149,11 +149,19 @@ impl Index {
         let mut index = Index::empty(&root);
         index.keeps = keeps;
         index.storable = keeps;
+        let began = std::time::Instant::now();
         let walked = walk(&index.root, &index.root, keeps);
+        let walk_took = began.elapsed();
         index.take_walk(walked, None);
         index.finish_walk();
         let chosen: Vec<(usize, String)> = index.chosen().collect();
+        let taken = began.elapsed();
         index.parse(&chosen);
+        tracing::debug!(
+            "scan: walked in {walk_took:?}, taken in by {taken:?}, {} files parsed by {:?}",
+            chosen.len(),
+            began.elapsed()
+        );
         index
     }
 
@@ -295,7 +303,18 @@ impl Index {
     }
 
     /// The tasks and diagnostics, without copying them (for a one-off scan).
-    pub fn into_snapshot(mut self) -> Scan {
+    pub fn into_snapshot(self) -> Scan {
+        let began = std::time::Instant::now();
+        let scan = self.snapshot_rows();
+        tracing::debug!(
+            "scan: {} rows gathered in {:?}",
+            scan.tasks.len(),
+            began.elapsed()
+        );
+        scan
+    }
+
+    fn snapshot_rows(mut self) -> Scan {
         let parsed = std::mem::take(&mut self.parsed);
         let (order, task_files) = {
             let entries: Vec<(&str, &agg_runners::Parsed)> = parsed
