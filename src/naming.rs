@@ -6,7 +6,9 @@
 //! task files, never on discovery order or on what is installed.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use agg_runners::Task;
 use rayon::prelude::*;
@@ -26,7 +28,7 @@ pub fn unique_names<'t>(tasks: &'t [Task]) -> Vec<String> {
     // Tasks by directory, directories in order. The tasks come sorted, so a directory's
     // tasks are usually next to each other.
     let mut by_dir: Vec<(&str, Vec<usize>)> = Vec::new();
-    let mut slot: HashMap<&str, usize> = HashMap::new();
+    let mut slot: HashMap<&str, usize> = HashMap::default();
     for (i, t) in tasks.iter().enumerate() {
         let dir = t.dir.as_str();
         let group = match by_dir.last_mut() {
@@ -58,7 +60,8 @@ pub fn unique_names<'t>(tasks: &'t [Task]) -> Vec<String> {
     let local: Vec<DirNames<'t>> = local;
     // Every name some task would take first; a counter suffix never takes one of these.
     let first: Vec<(usize, String)> = first.into_iter().flatten().collect();
-    let mut seen: HashSet<&str> = HashSet::with_capacity(first.len());
+    let mut seen: HashSet<&str> =
+        HashSet::with_capacity_and_hasher(first.len(), rustc_hash::FxBuildHasher);
     if first.iter().all(|(_, n)| seen.insert(n)) {
         // The usual case: no name in one directory equals a prefixed name from another.
         for (i, name) in first {
@@ -67,7 +70,7 @@ pub fn unique_names<'t>(tasks: &'t [Task]) -> Vec<String> {
         return names;
     }
     let claimed: HashSet<&str> = first.iter().map(|(_, n)| n.as_str()).collect();
-    let mut taken_global: HashSet<String> = HashSet::new();
+    let mut taken_global: HashSet<String> = HashSet::default();
     for (dir, assigned) in &local {
         for (i, local) in assigned {
             let mut full = prefixed(dir, local);
@@ -131,7 +134,7 @@ fn names_in_dir<'t>(tasks: &'t [Task], members: &[usize]) -> Vec<(usize, Cow<'t,
             .or_default()
             .push(i);
     }
-    let mut taken: HashSet<String> = HashSet::new();
+    let mut taken: HashSet<String> = HashSet::default();
     let mut out = Vec::with_capacity(members.len());
     let mut clashing = Vec::new();
     for (name, group) in &groups {
@@ -143,7 +146,7 @@ fn names_in_dir<'t>(tasks: &'t [Task], members: &[usize]) -> Vec<(usize, Cow<'t,
         }
     }
     for group in clashing {
-        let mut runner_count: HashMap<_, usize> = HashMap::new();
+        let mut runner_count: HashMap<_, usize> = HashMap::default();
         for &i in group {
             *runner_count.entry(tasks[i].runner).or_default() += 1;
         }

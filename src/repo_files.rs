@@ -5,8 +5,8 @@
 //! because many packages walk up to the same parent `package.json`.
 
 use crate::lock::MutexExt;
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::fs;
 use std::hash::Hash;
 use std::io::Read;
@@ -190,9 +190,9 @@ impl<'w> RepoFiles<'w> {
         RepoFiles {
             root: root.to_path_buf(),
             canonical_root: fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
-            cache: Mutex::new(HashMap::new()),
-            exists_cache: Mutex::new(HashMap::new()),
-            linked_dirs: Mutex::new(HashMap::new()),
+            cache: Mutex::new(HashMap::default()),
+            exists_cache: Mutex::new(HashMap::default()),
+            linked_dirs: Mutex::new(HashMap::default()),
             walked: None,
         }
     }

@@ -5,7 +5,7 @@
 //! --json`, the MCP `list_tasks` tool and editor integrations; `schema/table.schema.json`
 //! is generated from these types.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
@@ -222,7 +222,7 @@ impl Table {
 /// directory at or above its own where another adapter did (a Makefile beside a
 /// `package.json`). Only what the adapters already read is used: no file is opened here.
 fn inherit_packages(raw: &mut [Task]) {
-    let mut named: HashMap<&str, &str> = HashMap::new();
+    let mut named: HashMap<&str, &str> = HashMap::default();
     for t in raw.iter() {
         if let Some(package) = &t.package {
             named.entry(&t.dir).or_insert(package);
@@ -292,7 +292,7 @@ pub fn fill(root: &Path, tasks: &mut [Task]) {
             (dir, runner, program)
         })
         .collect();
-    let mut projects: HashMap<String, Vec<(Runner, Option<String>)>> = HashMap::new();
+    let mut projects: HashMap<String, Vec<(Runner, Option<String>)>> = HashMap::default();
     for (dir, runner, program) in found {
         projects.entry(dir).or_default().push((runner, program));
     }
