@@ -128,6 +128,33 @@ fn try_store(kind: &str, key: &Path, payload: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `parts` as one payload, each after its length (eight bytes, little-endian), so that a
+/// reader can decode only the parts it needs ([`split_parts`]).
+pub fn join_parts(parts: &[&[u8]]) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+    for part in parts {
+        payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        payload.extend_from_slice(part);
+    }
+    payload
+}
+
+/// Where each of the `N` parts of a payload [`join_parts`] wrote is; `None` unless the
+/// payload is exactly `N` whole parts.
+pub fn split_parts<const N: usize>(payload: &[u8]) -> Option<[std::ops::Range<usize>; N]> {
+    let mut at = 0;
+    let mut parts = [0; N].map(|_| 0..0);
+    for part in &mut parts {
+        let len = u64::from_le_bytes(payload.get(at..at.checked_add(8)?)?.try_into().ok()?);
+        let start = at + 8;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        payload.get(start..end)?;
+        *part = start..end;
+        at = end;
+    }
+    (at == payload.len()).then_some(parts)
+}
+
 /// The directory of one kind of cache file, in agg's state directory (which sandboxed runs
 /// may not write).
 fn dir(kind: &str) -> crate::own_dirs::OwnDir {
@@ -220,6 +247,19 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_read_back_whole_or_not_at_all() {
+        let payload = join_parts(&[b"ab", b"", b"cde"]);
+        let [a, b, c] = split_parts::<3>(&payload).expect("three parts");
+        assert_eq!((&payload[a], &payload[b], &payload[c]), (&b"ab"[..], &b""[..], &b"cde"[..]));
+        assert!(split_parts::<2>(&payload).is_none(), "a part left over");
+        assert!(split_parts::<4>(&payload).is_none(), "a part missing");
+        assert!(split_parts::<3>(&payload[..payload.len() - 1]).is_none(), "truncated");
+        let mut huge = payload.clone();
+        huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(split_parts::<3>(&huge).is_none(), "a length past the end");
+    }
 
     #[test]
     fn a_header_reads_back_and_any_damage_is_refused() {

@@ -34,9 +34,8 @@ pub struct Named {
     pub manifests: Vec<String>,
 }
 
-/// A kept named table: the scan it was derived from and the root, what a completion needs
-/// of each task ([`Offerable`]), and the table; three parts, so that a completion decodes
-/// the first two alone.
+/// The first part of a kept named table ([`payload`]): the scan it was derived from, and
+/// the root.
 #[derive(bitcode::Encode, bitcode::Decode)]
 struct KeptHead {
     generation: Generation,
@@ -107,38 +106,20 @@ impl Offerables {
     }
 }
 
-/// A payload's parts, each a length (eight bytes, little-endian) and its bytes.
-fn parts(payload: &[u8]) -> Option<[Range<usize>; 3]> {
-    let mut at = 0;
-    let mut next = || {
-        let len = u64::from_le_bytes(payload.get(at..at + 8)?.try_into().ok()?);
-        let start = at + 8;
-        let end = start.checked_add(usize::try_from(len).ok()?)?;
-        payload.get(start..end)?;
-        at = end;
-        Some(start..end)
-    };
-    let found = [next()?, next()?, next()?];
-    (at == payload.len()).then_some(found)
-}
-
-/// The payload of a kept named table.
+/// The payload of a kept named table: three parts, its [`KeptHead`], what a completion needs
+/// of each task ([`Offerable`]) and the table, so that a completion decodes the first two
+/// alone.
 fn payload(generation: Generation, named: &Named) -> Vec<u8> {
     let head = KeptHead {
         generation,
         root: named.root.clone(),
     };
     let rows: Vec<Offerable<'_>> = named.tasks.iter().map(Offerable::of).collect();
-    let mut payload = Vec::new();
-    for part in [
-        bitcode::encode(&head),
-        bitcode::encode(&rows),
-        bitcode::encode(named),
-    ] {
-        payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        payload.extend_from_slice(&part);
-    }
-    payload
+    crate::cache::join_parts(&[
+        &bitcode::encode(&head),
+        &bitcode::encode(&rows),
+        &bitcode::encode(named),
+    ])
 }
 
 impl Named {
@@ -206,7 +187,7 @@ impl Named {
 /// its parts, its head checked.
 fn kept(root: &Path, generation: Generation) -> Option<(crate::cache::Loaded, [Range<usize>; 3])> {
     let loaded = crate::cache::load(KIND, root)?;
-    let parts = parts(loaded.payload())?;
+    let parts = crate::cache::split_parts::<3>(loaded.payload())?;
     let head: KeptHead = bitcode::decode(loaded.payload().get(parts[0].clone())?).ok()?;
     let usable = head.generation == generation && head.root == root.as_os_str().as_encoded_bytes();
     if !usable {

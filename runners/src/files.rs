@@ -149,6 +149,16 @@ pub fn parent(path: &str) -> &str {
     }
 }
 
+/// The path of `name` in the root-relative directory `dir` (`.` for the root): the
+/// counterpart of [`parent`].
+pub fn child(dir: &str, name: &str) -> String {
+    if dir == "." {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
 /// Joins `rel` onto directory `dir` and normalizes `.` and `..`.
 ///
 /// Returns `None` when the result would leave the root, or when `rel` is absolute:

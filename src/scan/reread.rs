@@ -69,13 +69,7 @@ fn preferred(files: &RepoFiles, origin: &str, adapter: usize) -> Option<String> 
     files
         .read_dir(dir)
         .into_iter()
-        .map(|name| {
-            if dir == "." {
-                name
-            } else {
-                format!("{dir}/{name}")
-            }
-        })
+        .map(|name| agg_runners::child(dir, &name))
         .filter_map(|rel| match candidate_of(&rel) {
             Some((a, rank)) if a == adapter && files.exists(&rel) => Some((rank, rel)),
             _ => None,

@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use agg_runners::{Diagnostic, Files, parent};
+use agg_runners::{Diagnostic, Files, child, parent};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
@@ -93,6 +93,20 @@ struct KeptTracked {
     dirs: Vec<Vec<u8>>,
     read_from: Vec<(Vec<u8>, Option<Stamp>)>,
     unreadable: Option<(Vec<u8>, String)>,
+}
+
+impl Head {
+    /// The clock of the scan that kept this head, when it may be trusted for the tree at
+    /// `root` now (`clock`): the same root path and directory (another repository at the same
+    /// path is another directory), and a clock that has not been set back since.
+    fn fits(&self, root: &Path, clock: Clock) -> Option<Clock> {
+        let then = clock.earlier(self.started);
+        let root_stamp = Stamp::at(root)?;
+        (self.root == bytes(root)
+            && self.root_inode == (root_stamp.dev, root_stamp.ino)
+            && clock.started >= then.started)
+            .then_some(then)
+    }
 }
 
 /// One writing of the scan cache: the moment its scan began and the writer's pid, which no
@@ -159,7 +173,7 @@ impl Quick {
         for (rel, record) in &index.records {
             dirs.push((rel.clone(), record.stamp?));
             for (name, stamp) in &record.ignore_files {
-                files.push((joined(rel, name), Some(*stamp)));
+                files.push((child(rel, name), Some(*stamp)));
             }
         }
         let entered = |dir: &str| index.records.contains_key(dir);
@@ -205,15 +219,6 @@ impl Quick {
                 .facts
                 .par_iter()
                 .all(|fact| holds(fact, &files, &|rel: &str| below.stamp(rel), then))
-    }
-}
-
-/// `name` in the directory `dir` (root-relative, `.` for the root).
-fn joined(dir: &str, name: &str) -> String {
-    if dir == "." {
-        name.to_owned()
-    } else {
-        format!("{dir}/{name}")
     }
 }
 
@@ -372,24 +377,11 @@ impl Kept<'_> {
 /// scan's [`Head`], then its [`Quick`] checks) when every check holds (the repository is what
 /// that scan found), with how many there were; `None` when one does not.
 fn quickly_unchanged(root: &Path, payload: &[u8], clock: Clock) -> Option<(Generation, String)> {
-    let mut rest = payload;
-    let mut part = || {
-        let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
-        let bytes = rest.get(8..8 + usize::try_from(len).ok()?)?;
-        rest = &rest[8 + bytes.len()..];
-        Some(bytes)
-    };
-    let head: Head = bitcode::decode(part()?).ok()?;
-    let quick: Quick = bitcode::decode(part()?).ok()?;
+    let [head, quick] = crate::cache::split_parts::<2>(payload)?;
+    let head: Head = bitcode::decode(&payload[head]).ok()?;
+    let quick: Quick = bitcode::decode(&payload[quick]).ok()?;
     let generation = head.generation;
-    let then = clock.earlier(head.started);
-    let root_stamp = Stamp::at(root)?;
-    if head.root != bytes(root)
-        || head.root_inode != (root_stamp.dev, root_stamp.ino)
-        || clock.started < then.started
-    {
-        return None;
-    }
+    let then = head.fits(root, clock)?;
     let (_, whole, changed) = outside_now(root, head, then);
     let checks = format!(
         "{} directories, {} files and {} other facts unchanged",
@@ -402,19 +394,12 @@ fn quickly_unchanged(root: &Path, payload: &[u8], clock: Clock) -> Option<(Gener
 
 /// The parts of a payload.
 fn split(payload: &[u8]) -> Option<Kept<'_>> {
-    let mut rest = payload;
-    let mut part = || {
-        let len = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
-        let len = usize::try_from(len).ok()?;
-        let bytes = rest.get(8..8 + len)?;
-        rest = &rest[8 + len..];
-        Some(bytes)
-    };
-    let head = bitcode::decode(part()?).ok()?;
-    let dirs = bitcode::decode(part()?).ok()?;
-    let facts: Vec<Fact> = bitcode::decode(part()?).ok()?;
-    let checks: BTreeMap<String, KeptCheck> = bitcode::decode(part()?).ok()?;
-    let parsed = part()?;
+    let [head, dirs, facts, checks, parsed] = crate::cache::split_parts::<5>(payload)?;
+    let head = bitcode::decode(&payload[head]).ok()?;
+    let dirs = bitcode::decode(&payload[dirs]).ok()?;
+    let facts: Vec<Fact> = bitcode::decode(&payload[facts]).ok()?;
+    let checks: BTreeMap<String, KeptCheck> = bitcode::decode(&payload[checks]).ok()?;
+    let parsed = &payload[parsed];
     // Every fact a parse refers to is there.
     let known = u32::try_from(facts.len()).ok()?;
     if checks
@@ -424,7 +409,7 @@ fn split(payload: &[u8]) -> Option<Kept<'_>> {
     {
         return None;
     }
-    rest.is_empty().then_some(Kept {
+    Some(Kept {
         head,
         dirs,
         facts,
@@ -513,8 +498,8 @@ fn payload(
         found.parsed = parsed;
     }
     let head_part = bitcode::encode(&head);
-    let quick = quick.map(|quick| parts(&[&head_part, &bitcode::encode(&quick)]));
-    let payload = parts(&[
+    let quick = quick.map(|quick| crate::cache::join_parts(&[&head_part, &bitcode::encode(&quick)]));
+    let payload = crate::cache::join_parts(&[
         &head_part,
         &bitcode::encode(&dirs),
         &bitcode::encode(index.facts.facts()),
@@ -522,16 +507,6 @@ fn payload(
         &parsed_part,
     ]);
     Some((payload, quick))
-}
-
-/// `parts` one after the other, each after its length (eight bytes, little-endian).
-fn parts(parts: &[&[u8]]) -> Vec<u8> {
-    let mut payload = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
-    for part in parts {
-        payload.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        payload.extend_from_slice(part);
-    }
-    payload
 }
 
 fn bytes(path: &Path) -> Vec<u8> {
@@ -575,33 +550,16 @@ fn warm(root: &Path, kept: Kept<'_>, clock: Clock, unchanged_will_do: bool) -> O
         parsed,
     } = kept;
     let generation = head.generation;
-    let then = clock.earlier(head.started);
-    let root_stamp = Stamp::at(root)?;
-    if head.root != bytes(root)
-        || head.root_inode != (root_stamp.dev, root_stamp.ino)
-        || clock.started < then.started
-    {
-        return None;
-    }
+    let then = head.fits(root, clock)?;
     let mut index = Index::empty(root);
     let (outside, whole, mut changed) = outside_now(root, head, then);
     index.outside = outside;
     for (rel, kept) in dirs {
         for (name, adapter, rank) in kept.candidates {
-            let file = if rel == "." {
-                name
-            } else {
-                format!("{rel}/{name}")
-            };
-            index.add_candidate(usize::from(adapter), rank, file);
+            index.add_candidate(usize::from(adapter), rank, child(&rel, &name));
         }
         for name in kept.manifests {
-            let file = if rel == "." {
-                name
-            } else {
-                format!("{rel}/{name}")
-            };
-            index.manifests.insert(file);
+            index.manifests.insert(child(&rel, &name));
         }
         index.dirs.insert(rel.clone());
         index.records.insert(rel, kept.record);
@@ -807,12 +765,7 @@ fn check_dirs(index: &Index, root: &Path, then: Clock) -> Option<Checked> {
                 _ => Now::Listed,
             };
             let rules_same = record.ignore_files.iter().all(|(name, seen)| {
-                let file = if rel == "." {
-                    name.clone()
-                } else {
-                    format!("{rel}/{name}")
-                };
-                unchanged(then, Some(seen), below.stamp(&file).as_ref())
+                unchanged(then, Some(seen), below.stamp(&child(rel, name)).as_ref())
             });
             (rel.clone(), now, rules_same)
         })

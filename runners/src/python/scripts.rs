@@ -9,7 +9,7 @@
 
 use super::Project;
 use crate::doc::{Node, Report, Terms};
-use crate::files::parent;
+use crate::files::{child, parent};
 use crate::model::{Parsed, Runner, Task};
 
 pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parsed) {
@@ -54,12 +54,7 @@ pub(super) fn from_pyproject(project: &Project<'_>, root: &Node, out: &mut Parse
 fn uv_lock_above(project: &Project<'_>) -> bool {
     let mut dir = project.dir;
     loop {
-        let lock = if dir == "." {
-            "uv.lock".to_owned()
-        } else {
-            format!("{dir}/uv.lock")
-        };
-        if project.files.exists(&lock) {
+        if project.files.exists(&child(dir, "uv.lock")) {
             return true;
         }
         if dir == "." {
