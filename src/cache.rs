@@ -142,7 +142,7 @@ pub fn join_parts(parts: &[&[u8]]) -> Vec<u8> {
 /// Where each of the `N` parts of a payload [`join_parts`] wrote is; `None` unless the
 /// payload is exactly `N` whole parts.
 pub fn split_parts<const N: usize>(payload: &[u8]) -> Option<[std::ops::Range<usize>; N]> {
-    let mut at = 0;
+    let mut at: usize = 0;
     let mut parts = [0; N].map(|_| 0..0);
     for part in &mut parts {
         let len = u64::from_le_bytes(payload.get(at..at.checked_add(8)?)?.try_into().ok()?);
@@ -252,10 +252,16 @@ mod tests {
     fn parts_read_back_whole_or_not_at_all() {
         let payload = join_parts(&[b"ab", b"", b"cde"]);
         let [a, b, c] = split_parts::<3>(&payload).expect("three parts");
-        assert_eq!((&payload[a], &payload[b], &payload[c]), (&b"ab"[..], &b""[..], &b"cde"[..]));
+        assert_eq!(
+            (&payload[a], &payload[b], &payload[c]),
+            (&b"ab"[..], &b""[..], &b"cde"[..])
+        );
         assert!(split_parts::<2>(&payload).is_none(), "a part left over");
         assert!(split_parts::<4>(&payload).is_none(), "a part missing");
-        assert!(split_parts::<3>(&payload[..payload.len() - 1]).is_none(), "truncated");
+        assert!(
+            split_parts::<3>(&payload[..payload.len() - 1]).is_none(),
+            "truncated"
+        );
         let mut huge = payload.clone();
         huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(split_parts::<3>(&huge).is_none(), "a length past the end");

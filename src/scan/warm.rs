@@ -498,7 +498,8 @@ fn payload(
         found.parsed = parsed;
     }
     let head_part = bitcode::encode(&head);
-    let quick = quick.map(|quick| crate::cache::join_parts(&[&head_part, &bitcode::encode(&quick)]));
+    let quick =
+        quick.map(|quick| crate::cache::join_parts(&[&head_part, &bitcode::encode(&quick)]));
     let payload = crate::cache::join_parts(&[
         &head_part,
         &bitcode::encode(&dirs),
