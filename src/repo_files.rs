@@ -29,6 +29,10 @@ pub trait Walked: Sync {
     /// The names of the other files the walk found beside `path` that are candidates of the
     /// same format; `None` when the walk did not see `path`'s directory.
     fn candidates_beside(&self, path: &str) -> Option<Vec<String>>;
+    /// Whether the neighbour marker `path` (a lockfile, a workspace marker) is a regular file,
+    /// as the walk saw it; `None` when the walk cannot tell (not a marker's name, a directory
+    /// it did not enter, or an index brought up to date without a whole walk).
+    fn marker_exists(&self, path: &str) -> Option<bool>;
 }
 
 /// Root-confined, cached, size-capped file access.
@@ -332,6 +336,10 @@ impl RepoFiles<'_> {
 
     /// [`Files::exists`], and whether a symlink was followed to answer it.
     pub fn exists_linked(&self, path: &str) -> (bool, bool) {
+        // A directory the walk entered is no symlink, nor is any above it.
+        if let Some(exists) = self.walked.and_then(|w| w.marker_exists(path)) {
+            return (exists, false);
+        }
         remembered(&self.exists_cache, path, || {
             let abs = self.abs(path);
             match fs::symlink_metadata(&abs) {

@@ -965,3 +965,84 @@ fn a_file_appearing_where_the_walk_does_not_go_is_still_seen() {
     assert!(cold.contains("\"lint\""), "{cold}");
     assert!(warm == cold, "{}", difference(&warm, &cold));
 }
+
+/// A whole walk answers whether a lockfile is there for the directories it entered (the
+/// package-manager lookups of thousands of packages cost no `stat`); what it cannot vouch
+/// for, a lockfile that is a symlink, a FIFO or a directory, is asked of the file system, so
+/// every listing, cold and warm, reads as it did when each was asked.
+#[test]
+fn lockfiles_the_walk_saw_and_those_it_cannot_vouch_for() {
+    require!("git");
+    let dir = tempfile::tempdir().expect("repo");
+    let root = fs::canonicalize(dir.path()).expect("root");
+    git(&root, &["init", "-q"]);
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(path, text).expect("write");
+    };
+    write(
+        "package.json",
+        r#"{"name": "root", "scripts": {"r": "true"}}"#,
+    );
+    for package in ["linked", "fifo", "directory", "npm", "pnpm", "none"] {
+        write(
+            &format!("{package}/package.json"),
+            &format!(r#"{{"name": "{package}", "scripts": {{"t": "true"}}}}"#),
+        );
+    }
+    write("yarn.real", "");
+    std::os::unix::fs::symlink("../yarn.real", root.join("linked/yarn.lock")).expect("symlink");
+    nix::unistd::mkfifo(
+        &root.join("fifo/pnpm-lock.yaml"),
+        nix::sys::stat::Mode::from_bits_truncate(0o644),
+    )
+    .expect("mkfifo");
+    fs::create_dir(root.join("directory/bun.lock")).expect("mkdir");
+    write("npm/package-lock.json", "{}");
+    write("pnpm/pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+    let cache = tempfile::tempdir().expect("cache");
+    let list = |cold: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
+        cmd.args(["list", "--json"])
+            .current_dir(&root)
+            .env("XDG_STATE_HOME", cache.path())
+            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
+            .env_remove("AGG_NO_CACHE");
+        if cold {
+            cmd.arg("--no-cache");
+        }
+        let out = cmd.output().expect("agg");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let cold = list(true);
+    let table: serde_json::Value = serde_json::from_str(&cold).expect("JSON");
+    let runner_of = |name: &str| {
+        table["tasks"]
+            .as_array()
+            .expect("tasks")
+            .iter()
+            .find(|t| t["unique_name"] == name)
+            .map(|t| t["runner"].as_str().unwrap_or_default().to_owned())
+    };
+    for (task, runner) in [
+        ("linked/t", "yarn"),
+        ("fifo/t", "npm"),
+        ("directory/t", "npm"),
+        ("npm/t", "npm"),
+        ("pnpm/t", "pnpm"),
+        ("none/t", "npm"),
+    ] {
+        assert_eq!(runner_of(task).as_deref(), Some(runner), "{task}: {cold}");
+    }
+    // Warm, written then read back after its stamps settle: the same listing.
+    assert_eq!(list(false), cold);
+    std::thread::sleep(Duration::from_millis(SETTLE_MS + 50));
+    assert_eq!(list(false), cold);
+    assert_eq!(list(false), cold);
+}

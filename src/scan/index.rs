@@ -21,6 +21,20 @@ impl Walked for Index {
         self.dirs.contains(dir)
     }
 
+    fn marker_exists(&self, path: &str) -> Option<bool> {
+        let markers = self.markers.as_ref()?;
+        let (dir, name) = path.rsplit_once('/').unwrap_or((".", path));
+        if !self.dirs.contains(dir) || !super::is_neighbour_marker(name) {
+            return None;
+        }
+        match markers.get(path) {
+            None => Some(false),
+            Some(true) => Some(true),
+            // A symlink or another kind of file: the file system says where it leads.
+            Some(false) => None,
+        }
+    }
+
     fn candidates_beside(&self, path: &str) -> Option<Vec<String>> {
         let dir = parent(path);
         if !self.dirs.contains(dir) {
@@ -70,6 +84,11 @@ pub struct Index {
     pub(super) storable: bool,
     /// Whether stamps and facts are taken at all.
     pub(super) keeps: bool,
+    /// The neighbour markers in the directories entered ([`super::is_neighbour_marker`]),
+    /// as the last whole walk found them, with whether each is a regular file; `None` once
+    /// the index was brought up to date any other way (a walk of part of the tree, a file
+    /// watch), when the file system is asked.
+    pub(super) markers: Option<rustc_hash::FxHashMap<String, bool>>,
 }
 
 /// What the walk saw of one directory it entered.
@@ -130,6 +149,7 @@ impl Index {
             outside: Outside::default(),
             storable: true,
             keeps: true,
+            markers: None,
         }
     }
 
@@ -228,6 +248,9 @@ impl Index {
             self.add_candidate(adapter, rank, rel);
         }
         self.manifests.extend(walked.manifests);
+        self.markers = start
+            .is_none()
+            .then(|| walked.markers.into_iter().collect());
         self.dirs.extend(new.keys().cloned());
         self.dirs.extend(walked.kept);
         self.records.extend(new);
@@ -366,8 +389,9 @@ impl Index {
     /// Takes changed paths (absolute, as a file watcher reports them) into account.
     /// Returns whether any task file was parsed again, appeared or disappeared.
     pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
-        // What a file watch learns keeps no stamps.
+        // What a file watch learns keeps no stamps, nor which markers are where.
         self.storable = false;
+        self.markers = None;
         let Some(seen) = self.take_paths(changed) else {
             return true;
         };

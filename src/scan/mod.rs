@@ -101,6 +101,24 @@ pub fn candidate_of(rel: &str) -> Option<(usize, u8)> {
         .find_map(|(i, a)| (a.candidate)(rel).map(|rank| (i, rank)))
 }
 
+/// Whether a file named `name` is one of the files some adapter looks for beside and above
+/// its task files ([`agg_runners::Neighbours`]: lockfiles, workspace markers): a whole walk
+/// notes where they are, so that a parse asking whether one exists in a directory the walk
+/// entered is answered without a `stat` (thousands of packages ask for eight lockfiles each).
+pub(super) fn is_neighbour_marker(name: &str) -> bool {
+    static MARKERS: std::sync::OnceLock<rustc_hash::FxHashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    MARKERS
+        .get_or_init(|| {
+            ADAPTERS
+                .iter()
+                .filter_map(|a| a.neighbours.as_ref())
+                .flat_map(|n| n.markers.iter().copied())
+                .collect()
+        })
+        .contains(name)
+}
+
 /// Candidate files of one adapter in one directory, by path, with their rank.
 pub(super) type Group = BTreeMap<String, u8>;
 #[cfg(test)]

@@ -28,6 +28,9 @@ pub(super) struct Walked {
     pub(super) kept: BTreeSet<String>,
     /// The manifests the workspace graph reads ([`agg_runners::graph::is_manifest`]).
     pub(super) manifests: Vec<String>,
+    /// The neighbour markers seen ([`super::is_neighbour_marker`]), and whether each is a
+    /// regular file (not a symlink, a FIFO, …).
+    pub(super) markers: Vec<(String, bool)>,
 }
 
 /// What a walk finds among the files: candidate task files (adapter, rank, path) and the
@@ -36,6 +39,7 @@ pub(super) struct Walked {
 pub(super) struct WalkFinds {
     candidates: Mutex<Vec<(usize, u8, String)>>,
     manifests: Mutex<Vec<String>>,
+    markers: Mutex<Vec<(String, bool)>>,
 }
 
 /// Directories a walk enters without walking them again: a later scan knows them already
@@ -221,6 +225,7 @@ fn finish(
         observed: ignores.take_observed(),
         kept: BTreeSet::new(),
         manifests: found.manifests.unlocked(),
+        markers: found.markers.unlocked(),
     }
 }
 
@@ -289,6 +294,12 @@ pub(super) fn visit(
     diags: &Mutex<Vec<Diagnostic>>,
 ) {
     if let Some(rel) = rel.to_str() {
+        // Whatever the ignore rules say: a parse asks whether it exists, not whether it is
+        // listed.
+        if super::is_neighbour_marker(rel.rsplit_once('/').map_or(rel, |(_, n)| n)) {
+            let regular = entry.file_type().is_some_and(|t| t.is_file());
+            push(&found.markers, (rel.to_owned(), regular));
+        }
         let candidate = candidate_of(rel);
         let manifest = agg_runners::graph::is_manifest(rel);
         if (candidate.is_some() || manifest) && ignores.admits(entry) {
