@@ -296,7 +296,11 @@ pub(super) fn visit(
     if let Some(rel) = rel.to_str() {
         // Whatever the ignore rules say: a parse asks whether it exists, not whether it is
         // listed.
-        if super::is_neighbour_marker(rel.rsplit_once('/').map_or(rel, |(_, n)| n)) {
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(super::is_neighbour_marker)
+        {
             let regular = entry.file_type().is_some_and(|t| t.is_file());
             push(&found.markers, (rel.to_owned(), regular));
         }
