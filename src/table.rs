@@ -147,16 +147,6 @@ impl Table {
     /// of their directories and named.
     pub(crate) fn name(scan: Scan) -> Named {
         let began = std::time::Instant::now();
-        let named = Table::name_rows(scan);
-        tracing::debug!(
-            "table: {} rows named in {:?}",
-            named.tasks.len(),
-            began.elapsed()
-        );
-        named
-    }
-
-    fn name_rows(scan: Scan) -> Named {
         let mut tasks = scan.tasks;
         tasks.sort_by(canonical_order);
         inherit_packages(&mut tasks);
@@ -164,6 +154,7 @@ impl Table {
         for (t, unique_name) in tasks.iter_mut().zip(names) {
             t.unique_name = unique_name;
         }
+        tracing::debug!("table: {} rows named in {:?}", tasks.len(), began.elapsed());
         Named {
             root: scan.root.into_os_string().into_encoded_bytes(),
             tasks,

@@ -76,10 +76,19 @@ const KINDS: &[&str] = &[
 ];
 
 impl Repo {
+    /// A generated repository (see [`Repo::generate`]).
     fn new(seed: u64) -> Repo {
+        let mut repo = Repo::bare(seed);
+        repo.generate();
+        repo
+    }
+
+    /// An empty git repository.
+    fn bare(seed: u64) -> Repo {
         let dir = tempfile::tempdir().expect("repo");
         let root = fs::canonicalize(dir.path()).expect("root");
-        let mut repo = Repo {
+        git(&root, &["init", "-q"]);
+        Repo {
             _dir: dir,
             root,
             cache: tempfile::tempdir().expect("cache"),
@@ -87,9 +96,7 @@ impl Repo {
             damages: 0,
             serial: 0,
             earlier: std::collections::HashMap::new(),
-        };
-        repo.generate();
-        repo
+        }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -119,7 +126,6 @@ impl Repo {
 
     /// A root with a few shared files, then packages of every kind.
     fn generate(&mut self) {
-        git(&self.root, &["init", "-q"]);
         self.write(".gitignore", "dist/\nignored-*/\n*.log\n");
         self.write("common.mk", "lint: ## Lint everything\n\t@true\n");
         self.write(
@@ -694,6 +700,7 @@ impl Repo {
                 fs::remove_file(&path).expect("rm");
             }
         }
+        git(&self.root, &["init", "-q"]);
         self.generate();
     }
 }
@@ -973,54 +980,28 @@ fn a_file_appearing_where_the_walk_does_not_go_is_still_seen() {
 #[test]
 fn lockfiles_the_walk_saw_and_those_it_cannot_vouch_for() {
     require!("git");
-    let dir = tempfile::tempdir().expect("repo");
-    let root = fs::canonicalize(dir.path()).expect("root");
-    git(&root, &["init", "-q"]);
-    let write = |rel: &str, text: &str| {
-        let path = root.join(rel);
-        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        fs::write(path, text).expect("write");
-    };
-    write(
+    let repo = Repo::bare(15);
+    repo.write(
         "package.json",
         r#"{"name": "root", "scripts": {"r": "true"}}"#,
     );
     for package in ["linked", "fifo", "directory", "npm", "pnpm", "none"] {
-        write(
+        repo.write(
             &format!("{package}/package.json"),
             &format!(r#"{{"name": "{package}", "scripts": {{"t": "true"}}}}"#),
         );
     }
-    write("yarn.real", "");
-    std::os::unix::fs::symlink("../yarn.real", root.join("linked/yarn.lock")).expect("symlink");
+    repo.write("yarn.real", "");
+    std::os::unix::fs::symlink("../yarn.real", repo.path("linked/yarn.lock")).expect("symlink");
     nix::unistd::mkfifo(
-        &root.join("fifo/pnpm-lock.yaml"),
+        &repo.path("fifo/pnpm-lock.yaml"),
         nix::sys::stat::Mode::from_bits_truncate(0o644),
     )
     .expect("mkfifo");
-    fs::create_dir(root.join("directory/bun.lock")).expect("mkdir");
-    write("npm/package-lock.json", "{}");
-    write("pnpm/pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
-    let cache = tempfile::tempdir().expect("cache");
-    let list = |cold: bool| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agg"));
-        cmd.args(["list", "--json"])
-            .current_dir(&root)
-            .env("XDG_STATE_HOME", cache.path())
-            .env("AGG_TEST_SETTLE_MS", SETTLE_MS.to_string())
-            .env_remove("AGG_NO_CACHE");
-        if cold {
-            cmd.arg("--no-cache");
-        }
-        let out = cmd.output().expect("agg");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("UTF-8")
-    };
-    let cold = list(true);
+    fs::create_dir(repo.path("directory/bun.lock")).expect("mkdir");
+    repo.write("npm/package-lock.json", "{}");
+    repo.write("pnpm/pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+    let cold = repo.listing(true);
     let table: serde_json::Value = serde_json::from_str(&cold).expect("JSON");
     let runner_of = |name: &str| {
         table["tasks"]
@@ -1041,8 +1022,8 @@ fn lockfiles_the_walk_saw_and_those_it_cannot_vouch_for() {
         assert_eq!(runner_of(task).as_deref(), Some(runner), "{task}: {cold}");
     }
     // Warm, written then read back after its stamps settle: the same listing.
-    assert_eq!(list(false), cold);
+    assert_eq!(repo.listing(false), cold);
     std::thread::sleep(Duration::from_millis(SETTLE_MS + 50));
-    assert_eq!(list(false), cold);
-    assert_eq!(list(false), cold);
+    assert_eq!(repo.listing(false), cold);
+    assert_eq!(repo.listing(false), cold);
 }

@@ -326,18 +326,8 @@ impl Index {
     }
 
     /// The tasks and diagnostics, without copying them (for a one-off scan).
-    pub fn into_snapshot(self) -> Scan {
+    pub fn into_snapshot(mut self) -> Scan {
         let began = std::time::Instant::now();
-        let scan = self.snapshot_rows();
-        tracing::debug!(
-            "scan: {} rows gathered in {:?}",
-            scan.tasks.len(),
-            began.elapsed()
-        );
-        scan
-    }
-
-    fn snapshot_rows(mut self) -> Scan {
         let parsed = std::mem::take(&mut self.parsed);
         let (order, task_files) = {
             let entries: Vec<(&str, &agg_runners::Parsed)> = parsed
@@ -361,6 +351,11 @@ impl Index {
             }
         }
         let scan = self.finish(tasks, diagnostics, task_files);
+        tracing::debug!(
+            "scan: {} rows gathered in {:?}",
+            scan.tasks.len(),
+            began.elapsed()
+        );
         // What is left (the records, the facts, unlisted parses) is only memory: freed on
         // another thread, so that the answer need not wait for it.
         let _ = std::thread::Builder::new()
