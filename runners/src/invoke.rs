@@ -616,7 +616,7 @@ fn docstring(body: &[&str]) -> Option<String> {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
-    use crate::testing::{names, parse_with, task};
+    use crate::testing::{name_list, names, parse_with, task};
     use indoc::indoc;
 
     fn fixture() -> MemFiles {
@@ -695,14 +695,8 @@ mod tests {
         );
         let parsed = parse_with(parse, &files, "pkg/tasks/__init__.py");
         assert_eq!(
-            names(&parsed),
-            [
-                "test",
-                "build-all",
-                "docs.build",
-                "docs.serve-it",
-                "rel.tag"
-            ]
+            name_list(&parsed),
+            "test, build-all, docs.build, docs.serve-it, rel.tag"
         );
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         assert_eq!(task(&parsed, "test").dir, "pkg");

@@ -56,6 +56,11 @@ pub(crate) fn names(parsed: &Parsed) -> Vec<&str> {
         .collect()
 }
 
+/// The source names of the tasks, in order, in one line: `"build, test, lint"`.
+pub(crate) fn name_list(parsed: &Parsed) -> String {
+    names(parsed).join(", ")
+}
+
 /// The task with this source name.
 pub(crate) fn task<'p>(parsed: &'p Parsed, name: &str) -> &'p Task {
     parsed

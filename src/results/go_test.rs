@@ -283,16 +283,7 @@ FAIL
 ";
 
     /// `go test -json ./...`, the events of the failing package.
-    const JSON: &str = r#"{"Time":"2026-11-28T16:30:00Z","Action":"run","Package":"example.com/shop/sum","Test":"TestWrong"}
-{"Time":"2026-11-28T16:30:00Z","Action":"output","Package":"example.com/shop/sum","Test":"TestWrong","Output":"=== RUN   TestWrong\n"}
-{"Time":"2026-11-28T16:30:00Z","Action":"output","Package":"example.com/shop/sum","Test":"TestWrong","Output":"    sum_test.go:13: Sum(1, 2) = 3, want 4\n"}
-{"Time":"2026-11-28T16:30:00Z","Action":"output","Package":"example.com/shop/sum","Test":"TestWrong","Output":"--- FAIL: TestWrong (0.00s)\n"}
-{"Time":"2026-11-28T16:30:00Z","Action":"fail","Package":"example.com/shop/sum","Test":"TestWrong","Elapsed":0}
-{"Time":"2026-11-28T16:30:00Z","Action":"run","Package":"example.com/shop/sum","Test":"TestSum"}
-{"Time":"2026-11-28T16:30:00Z","Action":"pass","Package":"example.com/shop/sum","Test":"TestSum","Elapsed":0}
-{"Time":"2026-11-28T16:30:00Z","Action":"skip","Package":"example.com/shop/sum","Test":"TestSkip","Elapsed":0}
-{"Time":"2026-11-28T16:30:00Z","Action":"fail","Package":"example.com/shop/sum","Elapsed":0.003}
-"#;
+    const JSON: &str = include_str!("recorded/go-test.json");
 
     #[test]
     fn every_form_of_go_test_names_the_same_failures() {

@@ -127,65 +127,7 @@ mod tests {
     use super::parse;
 
     /// Jest 30 on two files: three failures and a file that fails to load.
-    const JEST: &str = r#"FAIL src/sum.test.js
-  ● sum › adds wrong
-
-    expect(received).toBe(expected) // Object.is equality
-
-    Expected: 4
-    Received: 3
-
-       5 |   });
-       6 |   test('adds wrong', () => {
-    >  7 |     expect(sum(1, 2)).toBe(4);
-         |                       ^
-       8 |   });
-
-      at Object.toBe (src/sum.test.js:7:23)
-
-  ● sum › objects
-
-    expect(received).toEqual(expected) // deep equality
-
-    - Expected  - 1
-    + Received  + 1
-
-      Object {
-        "a": 1,
-
-    > 11 |     expect({ a: 1, b: [1, 2] }).toEqual({ a: 1, b: [1, 3] });
-         |                                 ^
-
-      at Object.toEqual (src/sum.test.js:11:33)
-
-  ● top level throws
-
-    TypeError: boom
-
-      13 | });
-      14 | test('top level throws', () => {
-    > 15 |   throw new TypeError('boom');
-         |         ^
-
-      at Object.<anonymous> (src/sum.test.js:15:9)
-
-FAIL src/broken.test.js
-  ● Test suite failed to run
-
-    Cannot find module './missing' from 'src/broken.test.js'
-
-    > 1 | const x = require('./missing');
-        |           ^
-
-      at Resolver._throwModNotFoundError (node_modules/jest-resolve/build/index.js:1031:11)
-      at Object.require (src/broken.test.js:1:11)
-
-Test Suites: 2 failed, 2 total
-Tests:       3 failed, 1 skipped, 1 passed, 5 total
-Snapshots:   0 total
-Time:        1.72 s
-Ran all test suites.
-"#;
+    const JEST: &str = include_str!("recorded/jest.txt");
 
     #[test]
     fn jest_gives_each_failure_with_its_frame_line() {

@@ -183,20 +183,7 @@ mod tests {
     }
 
     /// Surefire 3 (`TEST-shop.MainTest.xml`), trimmed of its properties.
-    const SUREFIRE: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" name="shop.MainTest" time="0.05" tests="3" errors="0" skipped="1" failures="1">
-  <testcase name="adds" classname="shop.MainTest" time="0.001"/>
-  <testcase name="refunds" classname="shop.MainTest" time="0.01">
-    <failure message="expected: &lt;4&gt; but was: &lt;3&gt;" type="org.opentest4j.AssertionFailedError"><![CDATA[org.opentest4j.AssertionFailedError: expected: <4> but was: <3>
-	at org.junit.jupiter.api.AssertionUtils.fail(AssertionUtils.java:151)
-	at shop.MainTest.refunds(MainTest.java:12)
-]]></failure>
-  </testcase>
-  <testcase name="later" classname="shop.MainTest" time="0">
-    <skipped/>
-  </testcase>
-</testsuite>
-"#;
+    const SUREFIRE: &str = include_str!("recorded/surefire.xml");
 
     #[test]
     fn surefire_reports_name_the_class_its_source_and_the_failing_line() {

@@ -137,75 +137,7 @@ mod tests {
 
     /// `cargo test --no-fail-fast` (Rust 1.95, `RUST_BACKTRACE=1`): a library with four
     /// tests failing and an integration test failing, and the doc-tests passing.
-    const CARGO_TEST: &str = r"    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.05s
-     Running unittests src/lib.rs (target/debug/deps/shop-507999230d6984fa)
-
-running 5 tests
-test tests::later ... ignored
-test tests::halves ... ok
-test tests::should - should panic ... FAILED
-test tests::panics ... FAILED
-test tests::wrong ... FAILED
-
-failures:
-
----- tests::should stdout ----
-note: test did not panic as expected at src/lib.rs:17:8
----- tests::panics stdout ----
-
-thread 'tests::panics' (1613) panicked at src/lib.rs:14:54:
-index out of bounds: the len is 0 but the index is 1
-stack backtrace:
-   0: __rustc::rust_begin_unwind
-             at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5
-note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
-
----- tests::wrong stdout ----
-
-thread 'tests::wrong' (1615) panicked at src/lib.rs:9:18:
-assertion `left == right` failed: refund of 5
-  left: 2
- right: 3
-stack backtrace:
-   0: __rustc::rust_begin_unwind
-note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
-
-
-failures:
-    tests::panics
-    tests::should
-    tests::wrong
-
-test result: FAILED. 1 passed; 3 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.28s
-
-error: test failed, to rerun pass `--lib`
-     Running tests/it.rs (target/debug/deps/it-d6c00e1614d165e9)
-
-running 2 tests
-test integration_ok ... ok
-test integration_fails ... FAILED
-
-failures:
-
----- integration_fails stdout ----
-
-thread 'integration_fails' (1621) panicked at tests/it.rs:2:26:
-seven
-note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
-
-
-failures:
-    integration_fails
-
-test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.35s
-
-error: test failed, to rerun pass `--test it`
-   Doc-tests shop
-
-running 0 tests
-
-test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
-";
+    const CARGO_TEST: &str = include_str!("recorded/cargo-test.txt");
 
     /// Rust before 1.73 put the message in the panic line.
     const OLD_PANIC: &str = "running 1 test

@@ -109,51 +109,7 @@ mod tests {
     use super::parse;
 
     /// Mocha 12, spec reporter.
-    const MOCHA: &str = r"
-
-  1) top level throws
-  sum
-    ✔ adds
-    2) adds wrong
-    - later
-    nested
-      3) deep equal
-
-
-  1 passing (19ms)
-  1 pending
-  3 failing
-
-  1) top level throws:
-     TypeError: boom
-      at Context.<anonymous> (test/sum.test.js:11:44)
-      at process.processImmediate (node:internal/timers:483:21)
-
-  2) sum
-       adds wrong:
-
-      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
-
-3 !== 4
-
-      + expected - actual
-
-      -3
-      +4
-      
-      at Context.<anonymous> (test/sum.test.js:5:41)
-      at process.processImmediate (node:internal/timers:483:21)
-
-  3) sum
-       nested
-         deep equal:
-
-      AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:
-+ actual - expected
-
-  {
-      at Context.<anonymous> (test/sum.test.js:8:43)
-";
+    const MOCHA: &str = include_str!("recorded/mocha.txt");
 
     #[test]
     fn mocha_gives_each_failure_s_full_title_and_frame() {

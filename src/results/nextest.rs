@@ -126,65 +126,7 @@ mod tests {
     use super::parse;
 
     /// `cargo nextest run --no-fail-fast` (0.9.143), the project of libtest's tests.
-    const NEXTEST: &str = r"────────────
- Nextest run ID 2c5b75e2-587b-4284-83a2-f202cc9eb249 with nextest profile: default
-    Starting 6 tests across 2 binaries (1 test skipped)
-        PASS [   0.141s] (1/6) shop tests::halves
-        FAIL [   0.066s] (2/6) shop tests::should
-  stdout ───
-
-    running 1 test
-    test tests::should - should panic ... FAILED
-
-    failures:
-
-    ---- tests::should stdout ----
-    note: test did not panic as expected at src/lib.rs:17:8
-
-    failures:
-        tests::should
-
-    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.01s
-
-
-        FAIL [   0.812s] (4/6) shop tests::wrong
-  stdout ───
-
-    running 1 test
-    test tests::wrong ... FAILED
-
-    failures:
-
-    failures:
-        tests::wrong
-
-    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.71s
-
-  stderr ───
-
-    thread 'tests::wrong' (1753) panicked at src/lib.rs:9:18:
-    assertion `left == right` failed: refund of 5
-      left: 2
-     right: 3
-    stack backtrace:
-       0: __rustc::rust_begin_unwind
-                 at /rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs:689:5
-    note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.
-
-        FAIL [   0.252s] (5/6) shop::it integration_fails
-  stderr ───
-
-    thread 'integration_fails' (1768) panicked at tests/it.rs:2:26:
-    seven
-
-        PASS [   0.028s] (6/6) shop::it integration_ok
-────────────
-     Summary [   1.064s] 6 tests run: 2 passed, 3 failed, 1 skipped
-        FAIL [   0.066s] (2/6) shop tests::should
-        FAIL [   0.812s] (4/6) shop tests::wrong
-        FAIL [   0.252s] (5/6) shop::it integration_fails
-error: test run failed
-";
+    const NEXTEST: &str = include_str!("recorded/nextest.txt");
 
     #[test]
     fn nextest_gives_its_summary_and_each_failed_test_s_panic() {

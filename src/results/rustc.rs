@@ -142,41 +142,7 @@ mod tests {
     use super::parse;
 
     /// `cargo build` (Rust 1.95): two errors, then a crate with two warnings.
-    const HUMAN: &str = r#"   Compiling rc v0.1.0 (/repo)
-error[E0425]: cannot find value `y` in this scope
- --> src/main.rs:4:20
-  |
-4 |     println!("{}", y);
-  |                    ^
-  |
-help: a local variable with a similar name exists
-  |
-4 -     println!("{}", y);
-4 +     println!("{}", x);
-  |
-
-error[E0308]: mismatched types
- --> src/main.rs:3:18
-  |
-3 |     let x: u32 = "a";
-  |            ---   ^^^ expected `u32`, found `&str`
-  |            |
-  |            expected due to this
-
-Some errors have detailed explanations: E0308, E0425.
-For more information about an error, try `rustc --explain E0308`.
-error: could not compile `rc` (bin "rc") due to 2 previous errors
-   Compiling rw v0.1.0 (/repo)
-warning: unused variable: `unused`
- --> src/main.rs:2:9
-  |
-2 |     let unused = 1;
-  |         ^^^^^^ help: if this is intentional, prefix it with an underscore: `_unused`
-  |
-  = note: `#[warn(unused_variables)]` (part of `#[warn(unused)]`) on by default
-
-warning: `rw` (bin "rw") generated 1 warning (run `cargo fix --bin "rw" -p rw` to apply 1 suggestion)
-"#;
+    const HUMAN: &str = include_str!("recorded/rustc.txt");
 
     /// `cargo build --message-format=json`, one record of each kind (trimmed of its
     /// `rendered` text and child spans).

@@ -133,40 +133,7 @@ mod tests {
     use super::parse;
 
     /// `python3 -m unittest tests.test_unit` (Python 3.11).
-    const UNITTEST: &str = r#"F.Es
-======================================================================
-ERROR: test_raise (tests.test_unit.T.test_raise)
-----------------------------------------------------------------------
-Traceback (most recent call last):
-  File "/repo/tests/test_unit.py", line 9, in test_raise
-    {}["k"]
-    ~~^^^^^
-KeyError: 'k'
-
-======================================================================
-FAIL: test_eq (tests.test_unit.T.test_eq)
-----------------------------------------------------------------------
-Traceback (most recent call last):
-  File "/repo/tests/test_unit.py", line 5, in test_eq
-    self.assertEqual([1, 2], [1, 3])
-AssertionError: Lists differ: [1, 2] != [1, 3]
-
-First differing element 1:
-2
-3
-
-- [1, 2]
-?     ^
-
-+ [1, 3]
-?     ^
-
-
-----------------------------------------------------------------------
-Ran 4 tests in 0.009s
-
-FAILED (failures=1, errors=1, skipped=1)
-"#;
+    const UNITTEST: &str = include_str!("recorded/unittest.txt");
 
     #[test]
     fn unittest_blocks_give_the_test_s_frame_and_exception() {

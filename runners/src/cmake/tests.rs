@@ -4,7 +4,7 @@
 use super::*;
 use crate::files::MemFiles;
 use crate::files::relative;
-use crate::testing::{messages, names, parse_with, task};
+use crate::testing::{messages, name_list, names, parse_with, task};
 use indoc::{formatdoc, indoc};
 
 const LISTS: &str = "cmake_minimum_required(VERSION 3.20)\nproject(demo NONE)\n";
@@ -50,14 +50,8 @@ fn presets_of_every_kind_with_their_commands() {
     let parsed = parse_at(&files, "CMakePresets.json");
     assert_eq!(messages(&parsed), vec![]);
     assert_eq!(
-        names(&parsed),
-        [
-            "configure:release",
-            "build:release",
-            "test:release",
-            "package:release",
-            "workflow:ship"
-        ]
+        name_list(&parsed),
+        "configure:release, build:release, test:release, package:release, workflow:ship"
     );
     let configure = task(&parsed, "configure:release");
     assert_eq!(configure.argv, ["cmake", "--preset", "release"]);
@@ -199,13 +193,8 @@ fn hidden_and_disabled_presets_are_not_listed() {
     }
     // `env` depends on the shell: listed. `local` sets the variable itself: decided.
     assert_eq!(
-        names(&parsed),
-        [
-            "configure:unix",
-            "configure:env",
-            "configure:any",
-            "configure:yes"
-        ]
+        name_list(&parsed),
+        "configure:unix, configure:env, configure:any, configure:yes"
     );
 }
 
@@ -244,13 +233,8 @@ fn what_cmake_refuses_is_reported_and_the_rest_listed() {
 }"#;
     let parsed = parse_one_presets(json);
     assert_eq!(
-        names(&parsed),
-        [
-            "configure:ok",
-            "configure:orphan",
-            "build:fine",
-            "workflow:w4"
-        ]
+        name_list(&parsed),
+        "configure:ok, configure:orphan, build:fine, workflow:w4"
     );
     let got: Vec<(Option<u32>, &str)> = parsed
         .diagnostics

@@ -594,7 +594,7 @@ fn dir_name(dir: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::files::MemFiles;
-    use crate::testing::{messages, names, parse_with, task};
+    use crate::testing::{messages, name_list, names, parse_with, task};
     use indoc::indoc;
 
     const NX_JSON: &str = r#"{
@@ -852,14 +852,8 @@ mod tests {
         // lint has defaults but nx does not include it; format has no Nx configuration
         // and is a target all the same, as Nx makes every included script one.
         assert_eq!(
-            names(&parsed),
-            [
-                "web:build",
-                "web:serve",
-                "web:format",
-                "web:test",
-                "web:deploy"
-            ]
+            name_list(&parsed),
+            "web:build, web:serve, web:format, web:test, web:deploy"
         );
         let test = task(&parsed, "web:test");
         assert_eq!(test.deps, ["build"]);

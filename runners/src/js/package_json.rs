@@ -197,7 +197,7 @@ mod tests {
     use super::super::manager::detect_manager;
     use super::*;
     use crate::files::MemFiles;
-    use crate::testing::names;
+    use crate::testing::{name_list, names};
     use indoc::indoc;
 
     fn run(files: &MemFiles, path: &str) -> Parsed {
@@ -240,19 +240,8 @@ mod tests {
         let parsed = run(&files, "package.json");
         assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
         assert_eq!(
-            names(&parsed),
-            [
-                "dev",
-                "build",
-                "preinstall",
-                "prepare",
-                "prepublishOnly",
-                "postcss",
-                "test:e2e",
-                "build:prod",
-                "lint fix",
-                "pre"
-            ]
+            name_list(&parsed),
+            "dev, build, preinstall, prepare, prepublishOnly, postcss, test:e2e, build:prod, lint fix, pre"
         );
         let dev = &parsed.tasks[0];
         assert_eq!(dev.runner, Runner::Npm);

@@ -467,7 +467,7 @@ mod tests {
     use std::fmt::Write as _;
 
     use crate::files::MemFiles;
-    use crate::testing::{lines, messages, names, parse_one, parse_with, task};
+    use crate::testing::{lines, messages, name_list, names, parse_one, parse_with, task};
 
     const ROOT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
@@ -517,21 +517,8 @@ mod tests {
     fn a_reactor_lists_phases_once_and_every_profile() {
         let parsed = parse_with(super::parse, &shop(), "pom.xml");
         assert_eq!(
-            names(&parsed),
-            [
-                "clean",
-                "validate",
-                "compile",
-                "test",
-                "package",
-                "verify",
-                "install",
-                "deploy",
-                "site",
-                "profile:release",
-                "profile:it",
-                "profile:native"
-            ]
+            name_list(&parsed),
+            "clean, validate, compile, test, package, verify, install, deploy, site, profile:release, profile:it, profile:native"
         );
         let verify = task(&parsed, "verify");
         assert_eq!(verify.argv, ["mvn", "verify"]);

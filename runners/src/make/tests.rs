@@ -2,8 +2,8 @@
 use super::text::{bounded_lines, comment_text, line_doc};
 use super::*;
 use crate::files::MemFiles;
-pub(super) use crate::testing::names;
 use crate::testing::{messages, task};
+pub(super) use crate::testing::{name_list, names};
 use indoc::{formatdoc, indoc};
 
 pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
@@ -1232,13 +1232,8 @@ fn dot_named_targets_that_are_not_special_are_listed() {
         \tcp scripts/hook $@
     "});
     assert_eq!(
-        names(&parsed),
-        [
-            "all",
-            ".make-prerequisites",
-            ".stamp",
-            ".git/hooks/pre-commit"
-        ]
+        name_list(&parsed),
+        "all, .make-prerequisites, .stamp, .git/hooks/pre-commit"
     );
     assert_eq!(task(&parsed, "all").deps, [".make-prerequisites"]);
 }

@@ -4,7 +4,7 @@
 use super::*;
 use crate::files::{Files, MemFiles};
 use crate::model::{Runner, Source, Variadic};
-use crate::testing::{messages, names, parse_with, task};
+use crate::testing::{messages, name_list, names, parse_with, task};
 use indoc::indoc;
 
 const SCRIPT: &str = "#!/bin/sh\necho hi\n";
@@ -226,20 +226,8 @@ fn file_tasks_from_the_task_directories() {
         );
     let parsed = parse_with(parse, &files, "mise.toml");
     assert_eq!(
-        names(&parsed),
-        [
-            "a_b",
-            "build",
-            "db:migrate",
-            "deploy",
-            "extra",
-            "fmt",
-            "lint",
-            "lint.sh",
-            "seed",
-            "test",
-            "test:unit"
-        ]
+        name_list(&parsed),
+        "a_b, build, db:migrate, deploy, extra, fmt, lint, lint.sh, seed, test, test:unit"
     );
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     let deploy = task(&parsed, "deploy");

@@ -155,7 +155,7 @@ fn reads(project: &Project<'_>, scripts: &Node, name: &str, deps: &[String]) -> 
 #[cfg(test)]
 mod tests {
     use crate::files::MemFiles;
-    use crate::testing::{messages, names, parse_with, task};
+    use crate::testing::{messages, name_list, names, parse_with, task};
     use indoc::indoc;
 
     #[test]
@@ -176,17 +176,8 @@ empty = { help = "nothing" }
         let files = MemFiles::new().with("svc/pyproject.toml", text);
         let parsed = parse_with(super::super::PYPROJECT.parse, &files, "svc/pyproject.toml");
         assert_eq!(
-            names(&parsed),
-            [
-                "start",
-                "pre_start",
-                "post_install",
-                "pre_flight",
-                "lint",
-                "test",
-                "hello",
-                "all"
-            ]
+            name_list(&parsed),
+            "start, pre_start, post_install, pre_flight, lint, test, hello, all"
         );
         let start = task(&parsed, "start");
         assert_eq!(start.argv, ["pdm", "run", "start"]);

@@ -1,7 +1,7 @@
 //! Unit tests of the taskfile adapter.
 use super::*;
 use crate::files::MemFiles;
-use crate::testing::{messages, names, task};
+use crate::testing::{messages, name_list, names, task};
 use indoc::{formatdoc, indoc};
 
 fn run(files: &MemFiles, path: &str) -> Parsed {
@@ -274,15 +274,8 @@ fn includes_are_namespaced_like_go_task() {
     let parsed = run(&included_tree(), "Taskfile.yml");
     assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
     assert_eq!(
-        names(&parsed),
-        [
-            "build",
-            "docs:default",
-            "docs:serve",
-            "lib:pub",
-            "lib:nested:deep",
-            "fmt"
-        ]
+        name_list(&parsed),
+        "build, docs:default, docs:serve, lib:pub, lib:nested:deep, fmt"
     );
     let serve = task(&parsed, "docs:serve");
     assert_eq!(serve.aliases, ["docs:s"]);

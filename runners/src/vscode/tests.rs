@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::files::relative;
-use crate::testing::{lines, names, parse_one, task};
+use crate::testing::{lines, name_list, names, parse_one, task};
 use indoc::indoc;
 
 const PATH: &str = "app/.vscode/tasks.json";
@@ -203,18 +203,8 @@ fn found_in_real_tasks_files() {
 ] }"#,
     );
     assert_eq!(
-        names(&p),
-        [
-            "watch:tsc",
-            "watch",
-            "after",
-            "compile",
-            "client",
-            "list",
-            "arr",
-            "tsc: watch - tsconfig.json",
-            "gulp: hygiene",
-        ]
+        name_list(&p),
+        "watch:tsc, watch, after, compile, client, list, arr, tsc: watch - tsconfig.json, gulp: hygiene"
     );
     // Lines are exact, whatever comments come before.
     assert_eq!(task(&p, "watch:tsc").line, Some(3));
