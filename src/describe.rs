@@ -73,7 +73,7 @@ pub fn of(task: &Task, runner_path: Option<String>) -> TaskDetail {
                 value: value.clone(),
             })
             .collect(),
-        xc: task.xc.clone(),
+        xc: task.xc.as_deref().cloned(),
         runner_path,
         behaviour: task.behaviour.clone(),
         history: None,

@@ -1024,7 +1024,7 @@ pub struct Task {
     pub env: Vec<(String, String)>,
     /// xc execution details (only for [`Runner::Xc`]).
     #[serde(skip)]
-    pub xc: Option<XcSpec>,
+    pub xc: Option<Box<XcSpec>>,
     /// What running it involves beyond its command: questions, a terminal, hooks.
     #[serde(skip)]
     pub behaviour: Behaviour,

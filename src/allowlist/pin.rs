@@ -192,7 +192,7 @@ pub fn fingerprint(root: &Path, task: &Task, reads: &[PinnedPart], files: &[Pinn
         params: &task.params,
         script: task.script.as_deref(),
         env: &task.env,
-        xc: task.xc.as_ref(),
+        xc: task.xc.as_deref(),
         behaviour: &task.behaviour,
         reads,
         files,

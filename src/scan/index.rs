@@ -251,8 +251,13 @@ impl Index {
         self.markers = start
             .is_none()
             .then(|| walked.markers.into_iter().collect());
-        self.dirs.extend(new.keys().cloned());
-        self.dirs.extend(walked.kept);
+        if self.dirs.is_empty() {
+            // The whole tree: built at once from sorted keys rather than entry by entry.
+            self.dirs = new.keys().cloned().chain(walked.kept).collect();
+        } else {
+            self.dirs.extend(new.keys().cloned());
+            self.dirs.extend(walked.kept);
+        }
         self.records.extend(new);
     }
 

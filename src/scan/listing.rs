@@ -156,9 +156,13 @@ pub(super) fn listed(parsed: &BTreeMap<String, ParsedFile>) -> (Vec<&str>, Vec<S
 /// [`listed`] over `entries` (sorted by path): the positions of the listed ones, in listing
 /// order.
 pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<String>) {
-    let mut results: Vec<usize> = (0..entries.len()).collect();
-    let depth = |i: &usize| entries[*i].0.matches('/').count();
-    results.sort_by(|a, b| (depth(a), entries[*a].0).cmp(&(depth(b), entries[*b].0)));
+    // Shallowest first, then by path: the depth counted once per file, not per comparison.
+    let mut results: Vec<(usize, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, _))| (rel.matches('/').count(), i))
+        .collect();
+    results.sort_unstable_by(|(da, a), (db, b)| (da, entries[*a].0).cmp(&(db, entries[*b].0)));
     let pulled_in: HashSet<&str> = entries
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
@@ -170,7 +174,7 @@ pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<Stri
         .collect();
     let mut listed = Vec::new();
     let mut task_files = Vec::new();
-    for i in results {
+    for (_, i) in results {
         let (rel, parsed) = entries[i];
         if dropped.contains(rel) {
             continue;
@@ -186,8 +190,9 @@ pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<Stri
     task_files.dedup();
     // The table's own order at file granularity (see `naming::canonical_order`), so that
     // the tasks are usually in order already when the table sorts them.
-    listed.sort_by(|a, b| file_order(&entries[*a]).cmp(&file_order(&entries[*b])));
-    (listed, task_files)
+    let mut keyed: Vec<_> = listed.into_iter().map(|i| (file_order(&entries[i]), i)).collect();
+    keyed.sort_unstable();
+    (keyed.into_iter().map(|(_, i)| i).collect(), task_files)
 }
 
 /// Where a file's tasks go in the table: by their directory, then runner, then file.

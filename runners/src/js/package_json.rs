@@ -72,6 +72,7 @@ fn parse(src: &Source<'_>) -> Parsed {
     }
     let descriptions = Descriptions::new(&root);
 
+    parsed.tasks.reserve(entries.len());
     for Entry {
         key: name, node, ..
     } in entries

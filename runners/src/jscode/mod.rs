@@ -57,9 +57,10 @@ pub const GULP: Adapter = Adapter {
 pub const GRUNT: Adapter = Adapter {
     name: "Gruntfile",
     candidate: |path| {
+        let name = file_name(path);
         GRUNTFILES
             .iter()
-            .position(|n| *n == file_name(path))
+            .position(|n| *n == name)
             .and_then(|i| u8::try_from(i).ok())
     },
     one_per_dir: true,

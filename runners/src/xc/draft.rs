@@ -233,14 +233,14 @@ impl Draft {
         task.env = self.env;
         task.script.clone_from(&self.script);
         task.behaviour.interactive = self.interactive;
-        task.xc = Some(XcSpec {
+        task.xc = Some(Box::new(XcSpec {
             interpreter: self.script.as_deref().and_then(interpreter),
             script: self.script,
             inputs: self.inputs,
             dir: self.dir.filter(|dir| !dir.is_empty()),
             run_once: self.run_once,
             run_deps_async: self.run_deps_async,
-        });
+        }));
         ctx.out.tasks.push(task);
     }
 }

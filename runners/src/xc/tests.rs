@@ -11,7 +11,7 @@ fn run(path: &str, text: &str) -> Parsed {
 }
 
 fn spec(t: &Task) -> &XcSpec {
-    t.xc.as_ref().expect("xc spec")
+    t.xc.as_deref().expect("xc spec")
 }
 
 use crate::testing::lines as messages;
