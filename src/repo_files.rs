@@ -47,6 +47,8 @@ pub struct RepoFiles<'w> {
     /// the root.
     linked_dirs: Mutex<HashMap<PathBuf, bool>>,
     walked: Option<&'w dyn Walked>,
+    /// Parses of files many task files include, made once per view.
+    shared: agg_runners::SharedParses,
 }
 
 impl std::fmt::Debug for RepoFiles<'_> {
@@ -198,6 +200,7 @@ impl<'w> RepoFiles<'w> {
             exists_cache: Mutex::new(HashMap::default()),
             linked_dirs: Mutex::new(HashMap::default()),
             walked: None,
+            shared: agg_runners::SharedParses::default(),
         }
     }
 
@@ -407,6 +410,10 @@ impl Files for RepoFiles<'_> {
             .file_name()
             .and_then(|n| n.to_str())
             .map(str::to_owned)
+    }
+
+    fn shared_parses(&self) -> Option<&agg_runners::SharedParses> {
+        Some(&self.shared)
     }
 
     fn executable(&self, path: &str) -> bool {

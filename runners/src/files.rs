@@ -4,8 +4,9 @@
 //! without doing I/O themselves; tests pass a [`MemFiles`], the `agg` crate passes the
 //! real file system confined to the scan root.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::any::{Any, TypeId};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 /// Read-only access to files under the scan root, by root-relative `/`-separated path.
 pub trait Files: Sync {
@@ -31,6 +32,76 @@ pub trait Files: Sync {
     /// workspace at the root), when known.
     fn root_name(&self) -> Option<String> {
         None
+    }
+    /// Parses shared by every parse made through this view, when it keeps them (a scan's
+    /// does; see [`SharedParses`]).
+    fn shared_parses(&self) -> Option<&SharedParses> {
+        None
+    }
+}
+
+/// The parses of files that many task files read, made once for all of them: a monorepo's
+/// hundreds of services include the same few Makefile fragments and Taskfiles, which would
+/// otherwise be parsed once per includer.
+///
+/// A parse is kept with the text it was made from, by path and by what it produces, and
+/// given only for that same text: what an adapter gets is what it would have made itself.
+/// The includer still reads the file through [`Files::read`], so what it read is known as
+/// before. Two threads asking at once may both parse; either result is the same.
+#[derive(Default)]
+pub struct SharedParses {
+    kept: Mutex<HashMap<(TypeId, String), Kept>>,
+}
+
+/// A kept parse and the text it was made from.
+type Kept = (Arc<str>, Arc<dyn Any + Send + Sync>);
+
+impl std::fmt::Debug for SharedParses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedParses").finish_non_exhaustive()
+    }
+}
+
+impl SharedParses {
+    /// What `parse` makes of `text`, the text of `path`: kept from an earlier call for the
+    /// same path and text, or made now and kept.
+    pub fn get_or_parse<T: Any + Send + Sync>(
+        &self,
+        path: &str,
+        text: &str,
+        parse: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        // The lock is never held across a parse, so it cannot be poisoned by one; were it
+        // poisoned all the same, parses would simply not be shared.
+        let key = (TypeId::of::<T>(), path.to_owned());
+        let kept = self.kept.lock().ok().and_then(|kept| {
+            kept.get(&key)
+                .filter(|(source, _)| **source == *text)
+                .and_then(|(_, parsed)| Arc::clone(parsed).downcast::<T>().ok())
+        });
+        if let Some(parsed) = kept {
+            return parsed;
+        }
+        let parsed = Arc::new(parse());
+        if let Ok(mut kept) = self.kept.lock() {
+            let keep: Arc<dyn Any + Send + Sync> = Arc::clone(&parsed) as _;
+            kept.insert(key, (Arc::from(text), keep));
+        }
+        parsed
+    }
+}
+
+/// What `parse` makes of `text`, the text of `path`, shared through `files` when it keeps
+/// parses ([`SharedParses`]), else made now.
+pub(crate) fn shared_parse<T: Any + Send + Sync>(
+    files: &dyn Files,
+    path: &str,
+    text: &str,
+    parse: impl FnOnce() -> T,
+) -> Arc<T> {
+    match files.shared_parses() {
+        Some(shared) => shared.get_or_parse(path, text, parse),
+        None => Arc::new(parse()),
     }
 }
 
@@ -217,6 +288,111 @@ pub(crate) fn file_name(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Parsed, Source};
+    use indoc::indoc;
+
+    #[test]
+    fn a_shared_parse_is_given_only_for_the_same_text_and_kind() {
+        let shared = SharedParses::default();
+        let mut parses = 0;
+        let mut parse = |text: &str| {
+            parses += 1;
+            text.len()
+        };
+        let first = shared.get_or_parse("a.mk", "x = 1", || parse("x = 1"));
+        let again = shared.get_or_parse("a.mk", "x = 1", || parse("x = 1"));
+        assert!(Arc::ptr_eq(&first, &again));
+        // Another text at the same path (the file changed between two views' reads).
+        let changed = shared.get_or_parse("a.mk", "x = 22", || parse("x = 22"));
+        assert_eq!(*changed, 6);
+        // Another kind of parse of the same file is kept apart.
+        let other: Arc<String> = shared.get_or_parse("a.mk", "x = 22", || "other".to_owned());
+        assert_eq!(*other, "other");
+        assert_eq!(*shared.get_or_parse("a.mk", "x = 22", || 0_usize), 6);
+        assert_eq!(parses, 2);
+    }
+
+    /// A view that shares parses, as a scan's does.
+    struct Sharing(MemFiles, SharedParses);
+
+    impl Files for Sharing {
+        fn read(&self, path: &str) -> Result<String, Unreadable> {
+            self.0.read(path)
+        }
+        fn exists(&self, path: &str) -> bool {
+            self.0.exists(path)
+        }
+        fn read_dir(&self, dir: &str) -> Vec<String> {
+            self.0.read_dir(dir)
+        }
+        fn executable(&self, path: &str) -> bool {
+            self.0.executable(path)
+        }
+        fn shared_parses(&self) -> Option<&SharedParses> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn files_included_by_many_read_the_same_shared_or_not() {
+        let files = MemFiles::new()
+            .with(
+                "build/common.mk",
+                indoc! {"
+                    ifeq ($(SERVICE),a)
+                    only-a: ## Only in a
+                    \techo a
+                    endif
+                    docker: ## Build the image of $(SERVICE)
+                    \tdocker build -t $(SERVICE) .
+                    broken line
+                "},
+            )
+            .with("build/lint.mk", "lint: ## Lint\n\truff check\n")
+            .with(
+                "a/Makefile",
+                "SERVICE := a\ninclude ../build/common.mk ../build/lint.mk\nown:\n\ttrue\n",
+            )
+            .with("b/Makefile", "SERVICE := b\ninclude ../build/common.mk\n")
+            .with(
+                "build/Docker.yml",
+                "version: '3'\ntasks:\n  push:\n    cmds: [docker push]\n  bad: [\n",
+            )
+            .with("a/Taskfile.yml", "version: '3'\nincludes:\n  docker: ../build/Docker.yml\n")
+            .with(
+                "b/Taskfile.yml",
+                "version: '3'\nincludes:\n  d:\n    taskfile: ../build/Docker.yml\n",
+            );
+        let sharing = Sharing(files.clone(), SharedParses::default());
+        let parse = |adapter: &crate::Adapter, view: &dyn Files, path: &str| -> Parsed {
+            let text = view.read(path).expect("test file exists");
+            (adapter.parse)(&Source {
+                purpose: crate::reads::Purpose::List,
+                path,
+                text: &text,
+                files: view,
+            })
+        };
+        for (adapter, paths) in [
+            (&crate::make::ADAPTER, ["a/Makefile", "b/Makefile"]),
+            (&crate::taskfile::ADAPTER, ["a/Taskfile.yml", "b/Taskfile.yml"]),
+        ] {
+            for path in paths {
+                let alone = parse(adapter, &files, path);
+                // Twice through the sharing view: the second takes the first's parse.
+                for _ in 0..2 {
+                    assert_eq!(parse(adapter, &sharing, path), alone, "{path}");
+                }
+            }
+        }
+        // The includers read differently what they share: each its own targets.
+        let a = parse(&crate::make::ADAPTER, &sharing, "a/Makefile");
+        let b = parse(&crate::make::ADAPTER, &sharing, "b/Makefile");
+        assert!(a.tasks.iter().any(|t| t.source_name == "only-a"));
+        assert!(a.tasks.iter().any(|t| t.source_name == "lint"));
+        assert!(!b.tasks.iter().any(|t| t.source_name == "only-a"));
+        assert!(!a.diagnostics.is_empty() && !b.diagnostics.is_empty());
+    }
 
     #[test]
     fn join_normalizes_and_stays_inside() {

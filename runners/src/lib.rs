@@ -48,7 +48,7 @@ pub mod jscode;
 pub mod mage;
 pub mod zed;
 
-pub use files::{Files, MemFiles, Unreadable, child, join, parent};
+pub use files::{Files, MemFiles, SharedParses, Unreadable, child, join, parent};
 pub use model::{
     Adapter, ArgumentData, Arguments, Behaviour, DESCRIPTORS, Descriptor, Diagnostic, Hook,
     HookWhen, MAX_NAME_BYTES, Neighbours, Param, Parsed, Passing, Runner, Source, Syntax, Task,

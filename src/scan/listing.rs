@@ -190,7 +190,10 @@ pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<Stri
     task_files.dedup();
     // The table's own order at file granularity (see `naming::canonical_order`), so that
     // the tasks are usually in order already when the table sorts them.
-    let mut keyed: Vec<_> = listed.into_iter().map(|i| (file_order(&entries[i]), i)).collect();
+    let mut keyed: Vec<_> = listed
+        .into_iter()
+        .map(|i| (file_order(&entries[i]), i))
+        .collect();
     keyed.sort_unstable();
     (keyed.into_iter().map(|(_, i)| i).collect(), task_files)
 }

@@ -5,10 +5,10 @@
 use makefile_lossless::Include;
 
 use super::glob::{self, is_glob};
-use super::reader::Reader;
+use super::reader::{Prepared, Reader};
 use super::text::{FileText, join_continuations};
 use super::{MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, candidate};
-use crate::files::{join, parent};
+use crate::files::{join, parent, shared_parse};
 
 impl Reader<'_> {
     /// Reads the files one `include` line names, in place, so their variables and rules
@@ -148,7 +148,9 @@ impl Reader<'_> {
             self.out.consumed.push(path.to_owned());
         }
         self.chain.push(path.to_owned());
-        self.read_file(path, &text);
+        // Services of a monorepo include the same fragment: parsed once for all of them.
+        let prepared = shared_parse(self.files, path, &text, || Prepared::of(&text));
+        self.read_prepared(path, &text, &prepared);
         self.chain.pop();
     }
 }

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use makefile_lossless::{
     Conditional, ConditionalBranch, ConditionalItem, ConditionalKind, ErrorInfo, Makefile,
-    MakefileItem, ParseErrorKind, Rule, VariableDefinition,
+    MakefileItem, Parse, ParseErrorKind, Rule, VariableDefinition,
 };
 use rowan::ast::AstNode;
 
@@ -74,10 +74,29 @@ pub(super) struct Reader<'f> {
     pub(super) defs: Option<Defs>,
 }
 
-impl Reader<'_> {
-    pub(super) fn read_file(&mut self, path: &str, text: &str) {
+/// A Makefile's text as the parser reads it, and the parser's tree of it: what reading a
+/// file starts from, the same for every file that includes it.
+pub(super) struct Prepared {
+    guarded: guard::Guarded,
+    parse: Parse<Makefile>,
+}
+
+impl Prepared {
+    pub(super) fn of(text: &str) -> Prepared {
         let guarded = guard::guard(text);
         let parse = Makefile::parse(guarded.parse_text(text));
+        Prepared { guarded, parse }
+    }
+}
+
+impl Reader<'_> {
+    pub(super) fn read_file(&mut self, path: &str, text: &str) {
+        self.read_prepared(path, text, &Prepared::of(text));
+    }
+
+    /// [`Reader::read_file`], from the file's text already prepared.
+    pub(super) fn read_prepared(&mut self, path: &str, text: &str, prepared: &Prepared) {
+        let Prepared { guarded, parse } = prepared;
         let fatal = self.problems(path, &guarded.skipped, parse.errors());
         let file = FileText::new(path, guarded.text(text));
         for (name, doc) in help_lines(file.text) {

@@ -15,13 +15,13 @@ mod reads;
 mod task;
 
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use self::include::Include;
 use self::task::{METHODS, TaskDef};
 use crate::doc::{self, Dialect, Entry, Node, Terms, Value};
 use crate::files::file_name;
-use crate::files::{Files, join, parent};
+use crate::files::{Files, join, parent, shared_parse};
 use crate::model::Adapter;
 use crate::model::Passing;
 use crate::model::{Diagnostic, Param, Parsed, Runner, Source, Task};
@@ -203,7 +203,7 @@ struct Loader<'a> {
     files: &'a dyn Files,
     root_dir: String,
     /// Included files already read, `None` when unreadable (reported once).
-    cache: HashMap<String, Option<Rc<Node>>>,
+    cache: HashMap<String, Option<Arc<Node>>>,
     /// Includes followed so far, counting repeats.
     includes: usize,
     /// Task entries read so far, counting repeats.
@@ -509,14 +509,17 @@ impl Loader<'_> {
     }
 
     /// Reads and parses an included file once, whatever the number of includes naming it.
-    fn load(&mut self, path: &str) -> Option<Rc<Node>> {
+    fn load(&mut self, path: &str) -> Option<Arc<Node>> {
         if let Some(cached) = self.cache.get(path) {
             return cached.clone();
         }
         self.consumed.push(path.to_owned());
         let node = match self.files.read(path) {
-            Ok(text) => match doc::read_yaml(&text, Dialect::Strict) {
-                Ok(node) => Some(Rc::new(node)),
+            // Many Taskfiles include the same file: parsed once for all of them.
+            Ok(text) => match &*shared_parse(self.files, path, &text, || {
+                doc::read_yaml(&text, Dialect::Strict).map(Arc::new)
+            }) {
+                Ok(node) => Some(Arc::clone(node)),
                 Err(err) => {
                     self.fatal(path, err.line, format!("invalid YAML: {}", err.message));
                     None
