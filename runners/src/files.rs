@@ -358,7 +358,10 @@ mod tests {
                 "build/Docker.yml",
                 "version: '3'\ntasks:\n  push:\n    cmds: [docker push]\n  bad: [\n",
             )
-            .with("a/Taskfile.yml", "version: '3'\nincludes:\n  docker: ../build/Docker.yml\n")
+            .with(
+                "a/Taskfile.yml",
+                "version: '3'\nincludes:\n  docker: ../build/Docker.yml\n",
+            )
             .with(
                 "b/Taskfile.yml",
                 "version: '3'\nincludes:\n  d:\n    taskfile: ../build/Docker.yml\n",
@@ -375,7 +378,10 @@ mod tests {
         };
         for (adapter, paths) in [
             (&crate::make::ADAPTER, ["a/Makefile", "b/Makefile"]),
-            (&crate::taskfile::ADAPTER, ["a/Taskfile.yml", "b/Taskfile.yml"]),
+            (
+                &crate::taskfile::ADAPTER,
+                ["a/Taskfile.yml", "b/Taskfile.yml"],
+            ),
         ] {
             for path in paths {
                 let alone = parse(adapter, &files, path);

@@ -58,14 +58,17 @@ pub fn surely_not_a_task_file(path: &str) -> bool {
         // A file of the root may be a script whatever its name.
         return false;
     };
+    if !name
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && NEVER_TASK_FILES.contains(&ext))
+    {
+        return false;
+    }
     let dir_name = dir.rsplit('/').next().unwrap_or(dir);
     !crate::script::SCRIPT_DIRS.contains(&dir_name)
-        && name
-            .rsplit_once('.')
-            .is_some_and(|(stem, ext)| !stem.is_empty() && NEVER_TASK_FILES.contains(&ext))
         // Build files written in a source language: gulpfiles, Gruntfiles, magefiles.
-        && !crate::jscode::is_build_file(path)
-        && !crate::mage::is_magefile(path)
+        && !crate::jscode::is_build_file(dir_name, name)
+        && !crate::mage::is_magefile(dir_name, name)
 }
 
 #[cfg(test)]

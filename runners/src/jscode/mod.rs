@@ -56,13 +56,7 @@ pub const GULP: Adapter = Adapter {
 /// Gruntfiles: `Gruntfile.js` or `Gruntfile.coffee` (either capitalisation).
 pub const GRUNT: Adapter = Adapter {
     name: "Gruntfile",
-    candidate: |path| {
-        let name = file_name(path);
-        GRUNTFILES
-            .iter()
-            .position(|n| *n == name)
-            .and_then(|i| u8::try_from(i).ok())
-    },
+    candidate: |path| grunt_named(file_name(path)),
     one_per_dir: true,
     admit: None,
     neighbours: None,
@@ -70,13 +64,21 @@ pub const GRUNT: Adapter = Adapter {
 };
 
 fn gulp_candidate(path: &str) -> Option<u8> {
-    let name = file_name(path);
-    let dir_name = file_name(parent(path));
+    gulp_named(
+        file_name(parent(path)),
+        file_name(path),
+        parent(path) != ".",
+    )
+}
+
+/// [`gulp_candidate`] of the file `name` in the directory named `dir_name` (`below_root`:
+/// that directory is not the root itself).
+fn gulp_named(dir_name: &str, name: &str, below_root: bool) -> Option<u8> {
     if dir_name
         .get(..9)
         .is_some_and(|p| p.eq_ignore_ascii_case("gulpfile."))
         && GULPFILES.contains(&dir_name.to_ascii_lowercase().as_str())
-        && parent(path) != "."
+        && below_root
     {
         return GULP_INDEXES
             .iter()
@@ -92,10 +94,18 @@ fn gulp_candidate(path: &str) -> Option<u8> {
         .and_then(|i| u8::try_from(i).ok())
 }
 
-/// Whether `path` is a file only the gulp and grunt adapters take, though its extension
-/// (`.js`, `.ts`) is that of a source file.
-pub fn is_build_file(path: &str) -> bool {
-    gulp_candidate(path).is_some() || (GRUNT.candidate)(path).is_some()
+fn grunt_named(name: &str) -> Option<u8> {
+    GRUNTFILES
+        .iter()
+        .position(|n| *n == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// Whether the file `name`, in a directory named `dir_name` below the root, is a file only
+/// the gulp and grunt adapters take, though its extension (`.js`, `.ts`) is that of a
+/// source file.
+pub(crate) fn is_build_file(dir_name: &str, name: &str) -> bool {
+    gulp_named(dir_name, name, true).is_some() || grunt_named(name).is_some()
 }
 
 /// The directory gulp runs a gulpfile's tasks from: the gulpfile's, or for

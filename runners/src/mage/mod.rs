@@ -37,19 +37,29 @@ pub const ADAPTER: Adapter = Adapter {
 // Go reads only `.go` files, in lower case.
 #[allow(clippy::case_sensitive_file_extension_comparisons)]
 fn candidate(path: &str) -> Option<u8> {
-    let name = file_name(path);
+    named(
+        file_name(parent(path)),
+        file_name(path),
+        parent(path) != ".",
+    )
+}
+
+/// [`candidate`] of the file `name` in the directory named `dir_name` (`below_root`: that
+/// directory is not the root itself).
+fn named(dir_name: &str, name: &str, below_root: bool) -> Option<u8> {
     if !name.ends_with(".go") || name.ends_with("_test.go") {
         return None;
     }
-    if in_folder(path) {
+    if below_root && dir_name == "magefiles" {
         return Some(u8::from(name != "magefile.go"));
     }
     name.starts_with("magefile").then_some(0)
 }
 
-/// Whether `path` is a file only the mage adapter takes, though its extension is Go's.
-pub fn is_magefile(path: &str) -> bool {
-    candidate(path).is_some()
+/// Whether the file `name`, in a directory named `dir_name` below the root, is a file only
+/// the mage adapter takes, though its extension is Go's.
+pub(crate) fn is_magefile(dir_name: &str, name: &str) -> bool {
+    named(dir_name, name, true).is_some()
 }
 
 fn in_folder(path: &str) -> bool {
