@@ -24,10 +24,10 @@ impl Walked for Index {
     fn marker_exists(&self, path: &str) -> Option<bool> {
         let markers = self.markers.as_ref()?;
         let (dir, name) = path.rsplit_once('/').unwrap_or((".", path));
-        if !self.dirs.contains(dir) || !super::is_neighbour_marker(name) {
+        if !super::is_neighbour_marker(name) || !markers.entered.contains(dir) {
             return None;
         }
-        match markers.get(path) {
+        match markers.found.get(path) {
             None => Some(false),
             Some(true) => Some(true),
             // A symlink or another kind of file: the file system says where it leads.
@@ -88,7 +88,17 @@ pub struct Index {
     /// as the last whole walk found them, with whether each is a regular file; `None` once
     /// the index was brought up to date any other way (a walk of part of the tree, a file
     /// watch), when the file system is asked.
-    pub(super) markers: Option<rustc_hash::FxHashMap<String, bool>>,
+    pub(super) markers: Option<Markers>,
+}
+
+/// Where the last whole walk saw neighbour markers (see [`Index::markers`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Markers {
+    /// Every directory the walk entered, hashed: thousands of packages ask about each of
+    /// their parents' lockfiles.
+    entered: rustc_hash::FxHashSet<String>,
+    /// The markers, by path, with whether each is a regular file.
+    found: rustc_hash::FxHashMap<String, bool>,
 }
 
 /// What the walk saw of one directory it entered.
@@ -248,9 +258,7 @@ impl Index {
             self.add_candidate(adapter, rank, rel);
         }
         self.manifests.extend(walked.manifests);
-        self.markers = start
-            .is_none()
-            .then(|| walked.markers.into_iter().collect());
+        let markers = walked.markers;
         if self.dirs.is_empty() {
             // The whole tree: built at once from sorted keys rather than entry by entry.
             self.dirs = new.keys().cloned().chain(walked.kept).collect();
@@ -259,6 +267,10 @@ impl Index {
             self.dirs.extend(walked.kept);
         }
         self.records.extend(new);
+        self.markers = start.is_none().then(|| Markers {
+            entered: self.dirs.iter().cloned().collect(),
+            found: markers.into_iter().collect(),
+        });
     }
 
     /// The walk's problems, in one order whatever order the walk found them in.
