@@ -1,7 +1,9 @@
 //! Parsing one task file (a panic in an adapter is a diagnostic, not a crash), and which
 //! parsed files' tasks are listed and in what order.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
@@ -163,31 +165,33 @@ pub(super) fn listed_order(entries: &[(&str, &Parsed)]) -> (Vec<usize>, Vec<Stri
         .map(|(i, (rel, _))| (rel.matches('/').count(), i))
         .collect();
     results.sort_unstable_by(|(da, a), (db, b)| (da, entries[*a].0).cmp(&(db, entries[*b].0)));
-    let pulled_in: HashSet<&str> = entries
+    let pulled_in: FxHashSet<&str> = entries
         .iter()
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut dropped: HashSet<&str> = entries
+    let mut dropped: FxHashSet<&str> = entries
         .iter()
         .filter(|(rel, _)| !pulled_in.contains(rel))
         .flat_map(|(_, p)| p.consumed.iter().map(String::as_str))
         .collect();
-    let mut listed = Vec::new();
-    let mut task_files = Vec::new();
+    let mut listed = Vec::with_capacity(entries.len());
+    // Every file read, once: many task files read the same included ones.
+    let mut read: Vec<&str> = Vec::with_capacity(entries.len());
     for (_, i) in results {
         let (rel, parsed) = entries[i];
         if dropped.contains(rel) {
             continue;
         }
         listed.push(i);
-        task_files.push(rel.to_owned());
+        read.push(rel);
         for c in &parsed.consumed {
-            task_files.push(c.clone());
+            read.push(c);
             dropped.insert(c);
         }
     }
-    task_files.sort();
-    task_files.dedup();
+    read.sort_unstable();
+    read.dedup();
+    let task_files = read.into_iter().map(str::to_owned).collect();
     // The table's own order at file granularity (see `naming::canonical_order`), so that
     // the tasks are usually in order already when the table sorts them.
     let mut keyed: Vec<_> = listed
