@@ -48,13 +48,22 @@ pub trait Files: Sync {
 /// given only for that same text: what an adapter gets is what it would have made itself.
 /// The includer still reads the file through [`Files::read`], so what it read is known as
 /// before. Two threads asking at once may both parse; either result is the same.
+///
+/// What is kept is bounded ([`SharedParses::MAX_TEXT_BYTES`] of text in all, none of a file
+/// over [`SharedParses::MAX_FILE_BYTES`]): past that, parses are made and not kept, so a
+/// repository of many large included files costs no more memory than before.
 #[derive(Default)]
 pub struct SharedParses {
-    kept: Mutex<HashMap<(TypeId, String), Kept>>,
+    kept: Mutex<Kept>,
 }
 
-/// A kept parse and the text it was made from.
-type Kept = (Arc<str>, Arc<dyn Any + Send + Sync>);
+/// The parses kept, by kind and path, with the text each was made from, and the bytes of
+/// text they hold.
+#[derive(Default)]
+struct Kept {
+    parses: HashMap<(TypeId, String), (Arc<str>, Arc<dyn Any + Send + Sync>)>,
+    text_bytes: usize,
+}
 
 impl std::fmt::Debug for SharedParses {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -63,8 +72,13 @@ impl std::fmt::Debug for SharedParses {
 }
 
 impl SharedParses {
+    /// The most text, in bytes, the parses kept were made from.
+    pub const MAX_TEXT_BYTES: usize = 8 << 20;
+    /// The largest file whose parse is kept.
+    pub const MAX_FILE_BYTES: usize = 256 << 10;
+
     /// What `parse` makes of `text`, the text of `path`: kept from an earlier call for the
-    /// same path and text, or made now and kept.
+    /// same path and text, or made now and kept (within the bounds).
     pub fn get_or_parse<T: Any + Send + Sync>(
         &self,
         path: &str,
@@ -73,9 +87,13 @@ impl SharedParses {
     ) -> Arc<T> {
         // The lock is never held across a parse, so it cannot be poisoned by one; were it
         // poisoned all the same, parses would simply not be shared.
+        if text.len() > Self::MAX_FILE_BYTES {
+            return Arc::new(parse());
+        }
         let key = (TypeId::of::<T>(), path.to_owned());
         let kept = self.kept.lock().ok().and_then(|kept| {
-            kept.get(&key)
+            kept.parses
+                .get(&key)
                 .filter(|(source, _)| **source == *text)
                 .and_then(|(_, parsed)| Arc::clone(parsed).downcast::<T>().ok())
         });
@@ -84,8 +102,14 @@ impl SharedParses {
         }
         let parsed = Arc::new(parse());
         if let Ok(mut kept) = self.kept.lock() {
-            let keep: Arc<dyn Any + Send + Sync> = Arc::clone(&parsed) as _;
-            kept.insert(key, (Arc::from(text), keep));
+            // A parse of another text of the same file is replaced, its text's bytes freed.
+            let replaced = kept.parses.get(&key).map_or(0, |(source, _)| source.len());
+            let bytes = kept.text_bytes - replaced + text.len();
+            if bytes <= Self::MAX_TEXT_BYTES {
+                let keep: Arc<dyn Any + Send + Sync> = Arc::clone(&parsed) as _;
+                kept.parses.insert(key, (Arc::from(text), keep));
+                kept.text_bytes = bytes;
+            }
         }
         parsed
     }
@@ -310,6 +334,36 @@ mod tests {
         assert_eq!(*other, "other");
         assert_eq!(*shared.get_or_parse("a.mk", "x = 22", || 0_usize), 6);
         assert_eq!(parses, 2);
+    }
+
+    #[test]
+    fn shared_parses_keep_no_more_than_their_bounds() {
+        let shared = SharedParses::default();
+        let large = "x".repeat(SharedParses::MAX_FILE_BYTES + 1);
+        let first = shared.get_or_parse("large.mk", &large, || 1_u8);
+        assert!(!Arc::ptr_eq(
+            &first,
+            &shared.get_or_parse("large.mk", &large, || 1_u8)
+        ));
+        // Files that fit, until their text reaches the total bound.
+        let each = "y".repeat(SharedParses::MAX_FILE_BYTES);
+        let fit = SharedParses::MAX_TEXT_BYTES / each.len();
+        for i in 0..fit {
+            shared.get_or_parse(&format!("{i}.mk"), &each, || i);
+        }
+        let kept = shared.get_or_parse("0.mk", &each, || usize::MAX);
+        assert_eq!(*kept, 0);
+        let past = shared.get_or_parse("past.mk", &each, || 7_usize);
+        assert!(!Arc::ptr_eq(
+            &past,
+            &shared.get_or_parse("past.mk", &each, || 7_usize)
+        ));
+        // A file kept again with another text takes the place of its first text.
+        let small = shared.get_or_parse("0.mk", "z", || 9_usize);
+        assert!(Arc::ptr_eq(
+            &small,
+            &shared.get_or_parse("0.mk", "z", || 9_usize)
+        ));
     }
 
     /// A view that shares parses, as a scan's does.
