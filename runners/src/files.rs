@@ -61,9 +61,12 @@ pub struct SharedParses {
 /// text they hold.
 #[derive(Default)]
 struct Kept {
-    parses: HashMap<(TypeId, String), (Arc<str>, Arc<dyn Any + Send + Sync>)>,
+    parses: HashMap<(TypeId, String), KeptParse>,
     text_bytes: usize,
 }
+
+/// A kept parse, with the text it was made from.
+type KeptParse = (Arc<str>, Arc<dyn Any + Send + Sync>);
 
 impl std::fmt::Debug for SharedParses {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
