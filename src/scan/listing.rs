@@ -2,11 +2,10 @@
 //! parsed files' tasks are listed and in what order.
 
 use std::collections::BTreeMap;
-
-use rustc_hash::FxHashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use agg_runners::{Adapter, Files, Parsed, Purpose, Runner, Source, parent};
+use rustc_hash::FxHashSet;
 
 use super::facts::{Fact, ParsedFile, Recorder};
 use super::stamp::Stamp;

@@ -34,8 +34,6 @@ pub const ADAPTER: Adapter = Adapter {
     parse,
 };
 
-// Go reads only `.go` files, in lower case.
-#[allow(clippy::case_sensitive_file_extension_comparisons)]
 fn candidate(path: &str) -> Option<u8> {
     named(
         file_name(parent(path)),
@@ -46,7 +44,7 @@ fn candidate(path: &str) -> Option<u8> {
 
 /// [`candidate`] of the file `name` in the directory named `dir_name` (`below_root`: that
 /// directory is not the root itself).
-// Go builds only files ending in `.go`, in that case.
+// Go reads only `.go` files, in lower case.
 #[allow(clippy::case_sensitive_file_extension_comparisons)]
 fn named(dir_name: &str, name: &str, below_root: bool) -> Option<u8> {
     if !name.ends_with(".go") || name.ends_with("_test.go") {

@@ -2,8 +2,8 @@
 use super::text::{bounded_lines, comment_text, line_doc};
 use super::*;
 use crate::files::MemFiles;
-use crate::testing::{messages, task};
-pub(super) use crate::testing::{name_list, names};
+pub(super) use crate::testing::names;
+use crate::testing::{messages, name_list, task};
 use indoc::{formatdoc, indoc};
 
 pub(super) fn run(files: &MemFiles, path: &str) -> Parsed {
