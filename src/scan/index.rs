@@ -266,7 +266,11 @@ impl Index {
             self.dirs.extend(new.keys().cloned());
             self.dirs.extend(walked.kept);
         }
-        self.records.extend(new);
+        if self.records.is_empty() {
+            self.records = new;
+        } else {
+            self.records.extend(new);
+        }
         self.markers = start.is_none().then(|| Markers {
             entered: self.dirs.iter().cloned().collect(),
             found: markers.into_iter().collect(),
@@ -606,11 +610,7 @@ impl Index {
     }
 
     fn best(&self, group: &(usize, String)) -> Option<String> {
-        let members = self.candidates.get(group)?;
-        members
-            .iter()
-            .min_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)))
-            .map(|(rel, _)| rel.clone())
+        best_of(self.candidates.get(group)?)
     }
 
     /// The file each group parses: the best-ranked one for adapters that read one file per
@@ -619,7 +619,7 @@ impl Index {
         self.candidates.iter().flat_map(move |(group, members)| {
             let adapter: &Adapter = &ADAPTERS[group.0];
             let picked: Vec<String> = if adapter.one_per_dir {
-                self.best(group).into_iter().collect()
+                best_of(members).into_iter().collect()
             } else {
                 members.keys().cloned().collect()
             };
@@ -644,9 +644,18 @@ impl Index {
                 jobs.par_iter().map(one).collect()
             }
         };
-        for (rel, (mut found, facts)) in results {
-            found.facts = self.facts.intern(facts);
-            self.parsed.insert(rel, found);
+        let results: Vec<(String, ParsedFile)> = results
+            .into_iter()
+            .map(|(rel, (mut found, facts))| {
+                found.facts = self.facts.intern(facts);
+                (rel, found)
+            })
+            .collect();
+        if self.parsed.is_empty() {
+            // A whole scan: built at once rather than file by file.
+            self.parsed = results.into_iter().collect();
+        } else {
+            self.parsed.extend(results);
         }
     }
 
@@ -684,4 +693,13 @@ impl Index {
         self.walk_diagnostics.retain(|d| !under(&d.file_path));
         before != self.parsed.len() + self.manifests.len()
     }
+}
+
+/// The candidate a one-per-directory adapter reads among `members`: the best ranked, then
+/// the first by path.
+fn best_of(members: &super::Group) -> Option<String> {
+    members
+        .iter()
+        .min_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)))
+        .map(|(rel, _)| rel.clone())
 }
