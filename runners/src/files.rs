@@ -315,7 +315,7 @@ pub(crate) fn file_name(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Parsed, Source};
+    use crate::model::Parsed;
     use indoc::indoc;
 
     #[test]
@@ -425,13 +425,7 @@ mod tests {
             );
         let sharing = Sharing(files.clone(), SharedParses::default());
         let parse = |adapter: &crate::Adapter, view: &dyn Files, path: &str| -> Parsed {
-            let text = view.read(path).expect("test file exists");
-            (adapter.parse)(&Source {
-                purpose: crate::reads::Purpose::List,
-                path,
-                text: &text,
-                files: view,
-            })
+            crate::testing::parse_with(adapter.parse, view, path)
         };
         for (adapter, paths) in [
             (&crate::make::ADAPTER, ["a/Makefile", "b/Makefile"]),

@@ -5,7 +5,11 @@ use crate::files::{Files, MemFiles};
 use crate::model::{Parsed, Source, Task};
 
 /// Runs `parse` on `path` as stored in `files`.
-pub(crate) fn parse_with(parse: fn(&Source<'_>) -> Parsed, files: &MemFiles, path: &str) -> Parsed {
+pub(crate) fn parse_with(
+    parse: fn(&Source<'_>) -> Parsed,
+    files: &dyn Files,
+    path: &str,
+) -> Parsed {
     let text = files.read(path).expect("test file exists");
     parse(&Source {
         purpose: crate::reads::Purpose::List,

@@ -259,18 +259,8 @@ impl Index {
         }
         self.manifests.extend(walked.manifests);
         let markers = walked.markers;
-        if self.dirs.is_empty() {
-            // The whole tree: built at once from sorted keys rather than entry by entry.
-            self.dirs = new.keys().cloned().chain(walked.kept).collect();
-        } else {
-            self.dirs.extend(new.keys().cloned());
-            self.dirs.extend(walked.kept);
-        }
-        if self.records.is_empty() {
-            self.records = new;
-        } else {
-            self.records.extend(new);
-        }
+        extend_or_build(&mut self.dirs, new.keys().cloned().chain(walked.kept));
+        extend_or_build(&mut self.records, new);
         self.markers = start.is_none().then(|| Markers {
             entered: self.dirs.iter().cloned().collect(),
             found: markers.into_iter().collect(),
@@ -644,19 +634,12 @@ impl Index {
                 jobs.par_iter().map(one).collect()
             }
         };
-        let results: Vec<(String, ParsedFile)> = results
-            .into_iter()
-            .map(|(rel, (mut found, facts))| {
-                found.facts = self.facts.intern(facts);
-                (rel, found)
-            })
-            .collect();
-        if self.parsed.is_empty() {
-            // A whole scan: built at once rather than file by file.
-            self.parsed = results.into_iter().collect();
-        } else {
-            self.parsed.extend(results);
-        }
+        let facts = &mut self.facts;
+        let results = results.into_iter().map(|(rel, (mut found, found_facts))| {
+            found.facts = facts.intern(found_facts);
+            (rel, found)
+        });
+        extend_or_build(&mut self.parsed, results);
     }
 
     fn walk_new_dir(&mut self, abs: &Path, dirty: &mut BTreeSet<(usize, String)>) -> bool {
@@ -692,6 +675,20 @@ impl Index {
         }
         self.walk_diagnostics.retain(|d| !under(&d.file_path));
         before != self.parsed.len() + self.manifests.len()
+    }
+}
+
+/// Adds `items` to `into`; an empty `into` (a whole walk's, a whole scan's) is built from
+/// them at once, sorted in bulk, rather than by thousands of insertions one by one.
+fn extend_or_build<C, T>(into: &mut C, items: impl IntoIterator<Item = T>)
+where
+    C: Extend<T> + FromIterator<T>,
+    for<'c> &'c C: IntoIterator,
+{
+    if (&*into).into_iter().next().is_none() {
+        *into = items.into_iter().collect();
+    } else {
+        into.extend(items);
     }
 }
 

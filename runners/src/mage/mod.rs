@@ -50,7 +50,7 @@ fn named(dir_name: &str, name: &str, below_root: bool) -> Option<u8> {
     if !name.ends_with(".go") || name.ends_with("_test.go") {
         return None;
     }
-    if below_root && dir_name == "magefiles" {
+    if is_folder(dir_name, below_root) {
         return Some(u8::from(name != "magefile.go"));
     }
     name.starts_with("magefile").then_some(0)
@@ -63,7 +63,13 @@ pub(crate) fn is_magefile(dir_name: &str, name: &str) -> bool {
 }
 
 fn in_folder(path: &str) -> bool {
-    parent(path) != "." && file_name(parent(path)) == "magefiles"
+    is_folder(file_name(parent(path)), parent(path) != ".")
+}
+
+/// Whether a directory named `dir_name` (`below_root`: not the root itself) is mage's
+/// `magefiles` folder.
+fn is_folder(dir_name: &str, below_root: bool) -> bool {
+    below_root && dir_name == "magefiles"
 }
 
 /// One target as mage's parser sees it.
