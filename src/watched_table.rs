@@ -29,7 +29,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Config, Event, EventKind, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::lock::{MutexExt, RwLockExt};
 use crate::named::Named;
@@ -59,6 +59,8 @@ struct Shared {
     root: PathBuf,
     /// Batches of changed paths applied so far.
     batches: AtomicU64,
+    /// Events the watch delivered so far.
+    events: AtomicU64,
     index: Mutex<Index>,
     table: RwLock<Arc<Table>>,
     /// The table's rows before the environment is filled in (see [`crate::named`]): what a
@@ -270,6 +272,12 @@ impl WatchedTable {
     pub fn batches(&self) -> u64 {
         self.shared.batches.load(Ordering::Relaxed)
     }
+
+    /// How many events the watch has delivered.
+    #[cfg(test)]
+    pub fn events(&self) -> u64 {
+        self.shared.events.load(Ordering::Relaxed)
+    }
 }
 
 impl Shared {
@@ -282,6 +290,7 @@ impl Shared {
         Shared {
             root: index.root().to_path_buf(),
             batches: AtomicU64::new(0),
+            events: AtomicU64::new(0),
             index: Mutex::new(index),
             table: RwLock::new(Arc::new(table)),
             named: RwLock::new(Arc::new(named)),
@@ -371,7 +380,11 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
     let (tx, rx) = mpsc::channel::<notify::Result<Event>>();
     {
         let Some(shared) = weak.upgrade() else { return };
-        let watcher = match notify::recommended_watcher(tx) {
+        // Changes only: a watch that also reported every open would wake this thread for
+        // each file and directory any program reads in the tree (a `git status`, a search,
+        // agg's own scans).
+        let config = Config::default().with_event_kinds(EventKindMask::CORE);
+        let watcher = match RecommendedWatcher::new(tx, config) {
             Ok(w) => w,
             Err(e) => {
                 shared.give_up(WatchError::Root {
@@ -431,6 +444,10 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
             }
         }
         let Some(shared) = weak.upgrade() else { return };
+        shared.events.fetch_add(
+            u64::try_from(batch.len()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
         // An error or a rescan flag means events were lost (queue overflow): start over.
         if batch
             .iter()
@@ -739,13 +756,16 @@ mod tests {
         let live = WatchedTable::start(dir.path(), Box::new(|_, _| {}));
         assert!(live.watching(), "{:?}", live.problem());
         wait_for(&live, "the watch", WatchedTable::watch_ready);
-        // Read the files the way a scan does, then stay idle past the debounce.
+        // Read the files the way a scan does (and a search, an editor), list the directory,
+        // then stay idle past the debounce: nothing reaches the watch's thread at all.
         let _ = live.refresh();
         for _ in 0..3 {
             let _ = std::fs::read_to_string(dir.path().join("Makefile"));
+            let _ = std::fs::read_dir(dir.path()).map(Iterator::count);
         }
         std::thread::sleep(Duration::from_millis(800));
         assert_eq!(live.batches(), 0, "reads were taken for changes");
+        assert_eq!(live.events(), 0, "reads woke the watch");
         // A real edit is one batch.
         std::fs::write(
             dir.path().join("Makefile"),
@@ -758,5 +778,15 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(live.batches() >= 1);
+        // A change of mode alone is a change: the execute bit makes a script a task.
+        let script = dir.path().join("scripts/deploy.sh");
+        std::fs::create_dir_all(script.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&script, "#!/bin/sh\necho deploy\n").expect("write");
+        wait_for(&live, "the new script seen", |live| live.events() > 0);
+        assert!(!has(&live, "scripts/deploy"), "not executable yet");
+        let mut mode = std::fs::metadata(&script).expect("stat").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+        std::fs::set_permissions(&script, mode).expect("chmod");
+        wait_for(&live, "the chmod", |live| has(live, "scripts/deploy"));
     }
 }
