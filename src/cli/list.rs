@@ -99,9 +99,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
                 .map_err(io::Error::from)
                 .map_err(Error::Output)?;
         } else {
-            serde_json::to_writer(&mut out, &table)
-                .map_err(io::Error::from)
-                .map_err(Error::Output)?;
+            table.write_json(&mut out).map_err(Error::Output)?;
         }
         writeln!(out).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
