@@ -27,8 +27,8 @@ const PARALLEL_ROWS: usize = 4096;
 /// A table with this many rows is written as JSON on two threads ([`Table::write_json`]).
 const PARALLEL_JSON_ROWS: usize = 8192;
 
-/// About how many bytes one row takes as compact JSON (the monorepo's average is 307).
-const JSON_ROW_BYTES: usize = 320;
+/// Rows per block when a table is written as JSON on two threads: a few hundred kilobytes.
+const JSON_BLOCK_ROWS: usize = 1024;
 
 /// One task in the table: the runners' one task shape, named and with its command and
 /// availability filled in by [`Table::from_scan`].
@@ -130,29 +130,59 @@ impl Serialize for Table {
 
 impl Table {
     /// Writes the table as compact JSON: byte for byte what `serde_json::to_writer` writes
-    /// of it. The rows of a large table are serialized on two threads, the second half into
-    /// a buffer while the first is written, then the buffer after it.
+    /// of it. The rows of a large table are serialized on two threads in blocks taken in
+    /// turn: this thread writes the even blocks straight out, another serializes the odd ones
+    /// into buffers meanwhile, each written out after the block before it. At most a few
+    /// blocks are held at once, whatever the size of the table.
     pub fn write_json(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         if self.tasks.len() < PARALLEL_JSON_ROWS {
             return serde_json::to_writer(out, self).map_err(std::io::Error::from);
         }
-        let (first, second) = self.tasks.split_at(self.tasks.len() / 2);
-        let mut later = None;
+        let blocks: Vec<&[Task]> = self.tasks.chunks(JSON_BLOCK_ROWS).collect();
+        let (filled, filled_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let (emptied, emptied_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let mut odd_result = Ok(());
         // On the pool, whose threads have memory to reuse from the parse.
-        rayon::in_place_scope(|scope| {
-            scope.spawn(|_| {
-                let mut buffer = Vec::with_capacity(second.len() * JSON_ROW_BYTES);
-                later = Some(write_rows(&mut buffer, second).map(|()| buffer));
+        let written = rayon::in_place_scope(|scope| {
+            let odd = &mut odd_result;
+            let odd_blocks = blocks.iter().skip(1).step_by(2);
+            scope.spawn(move |_| {
+                for block in odd_blocks {
+                    let mut buffer = emptied_rx.try_recv().unwrap_or_default();
+                    buffer.clear();
+                    buffer.push(b',');
+                    if let Err(err) = write_rows(&mut buffer, block) {
+                        *odd = Err(err);
+                        return;
+                    }
+                    // The receiver is gone when writing failed: nothing more is wanted.
+                    if filled.send(buffer).is_err() {
+                        return;
+                    }
+                }
             });
+            // `filled_rx` is dropped when this returns, so an error here ends the other side.
             out.write_all(b"{\"root\":")?;
             serde_json::to_writer(&mut *out, &self.root)?;
             out.write_all(b",\"tasks\":[")?;
-            write_rows(out, first)
-        })?;
-        let later = later
-            .ok_or_else(|| std::io::Error::other("the rows' second half was not written"))??;
-        out.write_all(b",")?;
-        out.write_all(&later)?;
+            for (i, block) in blocks.iter().enumerate().step_by(2) {
+                if i > 0 {
+                    out.write_all(b",")?;
+                }
+                write_rows(out, block)?;
+                if i + 1 < blocks.len() {
+                    let Ok(buffer) = filled_rx.recv() else {
+                        return Err(std::io::Error::other("a block of rows was not written"));
+                    };
+                    out.write_all(&buffer)?;
+                    let _ = emptied.send(buffer);
+                }
+            }
+            Ok(())
+        });
+        // The other side's failure, if any, is why this side stopped.
+        odd_result?;
+        written?;
         out.write_all(b"],\"diagnostics\":")?;
         serde_json::to_writer(&mut *out, &self.diagnostics)?;
         out.write_all(b"}")
@@ -183,7 +213,11 @@ impl Table {
     pub(crate) fn name(scan: Scan) -> Named {
         let began = std::time::Instant::now();
         let mut tasks = scan.tasks;
-        tasks.sort_by(canonical_order);
+        // A scan gathers its rows in this order already; sorting anyway would copy every row
+        // through a scratch buffer of half the table.
+        if !tasks.is_sorted_by(|a, b| canonical_order(a, b).is_le()) {
+            tasks.sort_by(canonical_order);
+        }
         inherit_packages(&mut tasks);
         let names = unique_names(&tasks);
         for (t, unique_name) in tasks.iter_mut().zip(names) {
@@ -486,12 +520,16 @@ mod tests {
     }
 
     /// A table large enough to be written on two threads reads the same as `serde_json`
-    /// writes it in one piece: the halves joined where they meet, text that needs escaping,
-    /// and the fields a row carries only sometimes. So does a small one, and one of an odd
-    /// number of rows.
+    /// writes it in one piece: the blocks joined where they meet (an even and an odd number
+    /// of blocks, the last one short), text that needs escaping, and the fields a row
+    /// carries only sometimes. So does a small one.
     #[test]
     fn json_written_on_two_threads_is_serde_json_byte_for_byte() {
-        for count in [3, PARALLEL_JSON_ROWS, PARALLEL_JSON_ROWS + 7] {
+        for count in [
+            3,
+            PARALLEL_JSON_ROWS,
+            PARALLEL_JSON_ROWS + JSON_BLOCK_ROWS + 7,
+        ] {
             let tasks = (0..count)
                 .map(|i| {
                     let mut t = make(&format!("t{i}"), u32::try_from(i).unwrap_or(0), "cc");
