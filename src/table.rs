@@ -135,7 +135,9 @@ impl Table {
     /// into buffers meanwhile, each written out after the block before it. At most a few
     /// blocks are held at once, whatever the size of the table.
     pub fn write_json(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        if self.tasks.len() < PARALLEL_JSON_ROWS {
+        // On a thread of the pool itself, this thread would wait for a block the pool might
+        // never get to (a pool of one thread): written in one piece there.
+        if self.tasks.len() < PARALLEL_JSON_ROWS || rayon::current_thread_index().is_some() {
             return serde_json::to_writer(out, self).map_err(std::io::Error::from);
         }
         let blocks: Vec<&[Task]> = self.tasks.chunks(JSON_BLOCK_ROWS).collect();
@@ -522,7 +524,8 @@ mod tests {
     /// A table large enough to be written on two threads reads the same as `serde_json`
     /// writes it in one piece: the blocks joined where they meet (an even and an odd number
     /// of blocks, the last one short), text that needs escaping, and the fields a row
-    /// carries only sometimes. So does a small one.
+    /// carries only sometimes. So does a small one, and one written from a thread of a pool of
+    /// one thread, which must not wait for a block nobody will serialize.
     #[test]
     fn json_written_on_two_threads_is_serde_json_byte_for_byte() {
         for count in [
@@ -551,6 +554,24 @@ mod tests {
             let mut written = Vec::new();
             table.write_json(&mut written).expect("written");
             let expected = serde_json::to_vec(&table).expect("serialized");
+            // From a thread of a pool of one, where waiting for another block would never end
+            // (bounded here, so that a regression fails rather than hangs).
+            let (done, finished) = std::sync::mpsc::channel();
+            let writing = table.clone();
+            std::thread::spawn(move || {
+                let single = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .expect("pool");
+                let mut inside = Vec::new();
+                let result = single.install(|| writing.write_json(&mut inside));
+                let _ = done.send(result.map(|()| inside));
+            });
+            let inside = finished
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("written inside a pool of one thread, without waiting forever")
+                .expect("written");
+            assert!(inside == expected, "{count} rows differ inside the pool");
             assert_eq!(written.len(), expected.len(), "{count} rows");
             assert!(written == expected, "{count} rows differ");
             let parsed: serde_json::Value = serde_json::from_slice(&written).expect("valid JSON");
