@@ -477,8 +477,9 @@ fn watch_thread(weak: &Weak<Shared>, since: SystemTime) {
 
 /// Whether an event can change what agg reads of a file. Opening and reading a file (which
 /// agg itself does when it parses one) cannot; reacting to it would make every parse trigger
-/// the next. A change of metadata can (an execute bit decides whether a script is a task;
-/// inotify reports a `chmod` as one), and reading a file raises none.
+/// the next. The watch does not ask for such events ([`EventKindMask::CORE`]); this keeps one
+/// that arrives all the same from counting. A change of metadata can (an execute bit decides
+/// whether a script is a task; inotify reports a `chmod` as one).
 fn changes_content(kind: EventKind) -> bool {
     !matches!(kind, EventKind::Access(_))
 }

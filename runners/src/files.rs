@@ -312,6 +312,13 @@ pub(crate) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// Where `path` stands: the name of its directory, its own name, and whether that directory
+/// is below the root (not the root itself).
+pub(crate) fn place(path: &str) -> (&str, &str, bool) {
+    let dir = parent(path);
+    (file_name(dir), file_name(path), dir != ".")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ mod lexer;
 #[cfg(test)]
 mod tests;
 
-use crate::files::{file_name, parent};
+use crate::files::{file_name, parent, place};
 use crate::model::{Adapter, Parsed, Source};
 use code::Code;
 use lexer::{Lang, Unclosed, tokenize};
@@ -64,11 +64,8 @@ pub const GRUNT: Adapter = Adapter {
 };
 
 fn gulp_candidate(path: &str) -> Option<u8> {
-    gulp_named(
-        file_name(parent(path)),
-        file_name(path),
-        parent(path) != ".",
-    )
+    let (dir_name, name, below_root) = place(path);
+    gulp_named(dir_name, name, below_root)
 }
 
 /// [`gulp_candidate`] of the file `name` in the directory named `dir_name` (`below_root`:

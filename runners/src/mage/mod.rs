@@ -16,7 +16,7 @@ mod tests;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use crate::files::{file_name, join, parent};
+use crate::files::{file_name, join, parent, place};
 use crate::model::{Adapter, Param, Parsed, Passing, Runner, Source, Task, Variadic};
 use lexer::{Tok, Token, tokenize};
 
@@ -35,11 +35,8 @@ pub const ADAPTER: Adapter = Adapter {
 };
 
 fn candidate(path: &str) -> Option<u8> {
-    named(
-        file_name(parent(path)),
-        file_name(path),
-        parent(path) != ".",
-    )
+    let (dir_name, name, below_root) = place(path);
+    named(dir_name, name, below_root)
 }
 
 /// [`candidate`] of the file `name` in the directory named `dir_name` (`below_root`: that
@@ -63,7 +60,8 @@ pub(crate) fn is_magefile(dir_name: &str, name: &str) -> bool {
 }
 
 fn in_folder(path: &str) -> bool {
-    is_folder(file_name(parent(path)), parent(path) != ".")
+    let (dir_name, _, below_root) = place(path);
+    is_folder(dir_name, below_root)
 }
 
 /// Whether a directory named `dir_name` (`below_root`: not the root itself) is mage's
