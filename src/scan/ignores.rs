@@ -10,9 +10,9 @@
 //! each directory from the entry's up to `/`, deepest first, then the `.git/info/exclude` of
 //! the repository holding the walk's start, then git's global excludes file; any `.ignore`
 //! match decides before any `.gitignore` match, which decides before an exclude match. The
-//! walk asks [`Ignores::admits`] about each directory (from `filter_entry`) and each candidate
-//! task file; a directory's rules are read when the first entry in it is asked about, once
-//! per walk.
+//! walk asks [`DirRules::admits`] about each directory and each candidate task file; a
+//! directory's rules are read when the first entry in it is asked about, once per walk, and
+//! only from the ignore files its listing holds (no probe for a file that is not there).
 //!
 //! As in git, a task file git tracks is read even where a rule matches it ([`Tracked`]): the
 //! first time a rule excludes something, the index of the worktree whose top is the root is
@@ -23,7 +23,7 @@
 //! Every file the rules were read from, or looked for outside the tree, is reported with its
 //! [`Stamp`] ([`Observed`]): a later scan that finds them unchanged knows the rules are too.
 
-use std::cell::RefCell;
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -75,16 +75,53 @@ pub(super) fn tracked_at(top: Option<&Path>) -> Tracked {
     })
 }
 
-/// A walk's number, a directory, and the rules in force inside it.
-type Remembered = (u64, PathBuf, Option<Arc<Level>>);
-
-thread_local! {
-    /// The walk, directory and rules this thread asked about last.
-    static LAST: RefCell<Option<Remembered>> = const { RefCell::new(None) };
+/// Which ignore files a directory holds, as its listing tells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Present {
+    /// Not known: each is looked for.
+    #[default]
+    Unknown,
+    /// Whether the listing holds an entry named `.ignore`, and one named `.gitignore` (of any
+    /// kind, and in any case of letters: a file system that folds case finds either).
+    Listed { ignore: bool, gitignore: bool },
 }
 
-/// Numbers the walks, so that a thread never takes another walk's rules for its own.
-static WALKS: AtomicU64 = AtomicU64::new(0);
+impl Present {
+    /// Takes one entry of the listing into account.
+    pub(super) fn note(&mut self, name: &[u8]) {
+        let (ignore, gitignore) = match *self {
+            Present::Unknown => (false, false),
+            Present::Listed { ignore, gitignore } => (ignore, gitignore),
+        };
+        *self = Present::Listed {
+            ignore: ignore || name.eq_ignore_ascii_case(b".ignore"),
+            gitignore: gitignore || name.eq_ignore_ascii_case(b".gitignore"),
+        };
+    }
+}
+
+/// The rules that decide about the entries of one directory.
+pub(super) struct DirRules<'i> {
+    ignores: &'i Ignores,
+    dir: &'i Path,
+    listed: Present,
+    rules: OnceCell<Option<Arc<Level>>>,
+}
+
+impl DirRules<'_> {
+    /// Whether the walk takes `path`, an entry of this directory: false when an ignore rule
+    /// excludes it and it is neither a tracked task file nor a directory holding one.
+    pub(super) fn admits(&self, path: &Path, is_dir: bool) -> bool {
+        let ignores = self.ignores;
+        let rules = self
+            .rules
+            .get_or_init(|| ignores.rules_in_listed(self.dir, self.listed));
+        let forced_parent = ignores.any_forced.load(Ordering::Relaxed)
+            && ignores.forced.read_locked().contains(self.dir);
+        !(forced_parent || ignores.ignored(rules.as_deref(), path, is_dir))
+            || ignores.tracked_below(path, is_dir)
+    }
+}
 
 /// What a walk's ignore rules were read from.
 #[derive(Debug, Default)]
@@ -107,7 +144,6 @@ pub(super) struct Observed {
 
 /// The rules in force during one walk, and what was wrong with the files they come from.
 pub(super) struct Ignores {
-    walk: u64,
     root: PathBuf,
     global: Gitignore,
     /// The rules in force inside each directory the walk looked into (`None`: none).
@@ -131,24 +167,12 @@ pub(super) struct Ignores {
     observed: Mutex<Observed>,
 }
 
-impl Drop for Ignores {
-    fn drop(&mut self) {
-        // The walker's threads are gone; the calling thread lets go of this walk's rules.
-        LAST.with_borrow_mut(|last| {
-            if last.as_ref().is_some_and(|(walk, _, _)| *walk == self.walk) {
-                *last = None;
-            }
-        });
-    }
-}
-
 impl Ignores {
     /// The rules for a walk of `start` (the root, or a directory under it), with those of
     /// every directory above it already read; `tracked`, when given, is what git's index
     /// says (known already), so that it is not read again.
     pub(super) fn new(root: &Path, start: &Path, tracked: Option<Tracked>) -> Ignores {
         let mut ignores = Ignores {
-            walk: WALKS.fetch_add(1, Ordering::Relaxed),
             root: root.to_path_buf(),
             global: Gitignore::empty(),
             levels: RwLock::new(HashMap::new()),
@@ -193,28 +217,15 @@ impl Ignores {
         self.observe().outside.push((path.to_path_buf(), stamp));
     }
 
-    /// Whether the walk takes `entry`: false when an ignore rule excludes it.
-    pub(super) fn admits(&self, entry: &ignore::DirEntry) -> bool {
-        let path = entry.path();
-        let Some(dir) = path.parent() else {
-            return true;
-        };
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        // The walker hands a thread the entries of one directory in a row: remembering the
-        // last directory's rules spares a lookup (and hashing its path) per entry.
-        LAST.with_borrow_mut(|last| {
-            let known = last
-                .as_ref()
-                .is_some_and(|(walk, known, _)| *walk == self.walk && known == dir);
-            if !known {
-                *last = Some((self.walk, dir.to_path_buf(), self.rules_in(dir)));
-            }
-            let rules = last.as_ref().and_then(|(_, _, rules)| rules.as_deref());
-            let forced_parent =
-                self.any_forced.load(Ordering::Relaxed) && self.forced.read_locked().contains(dir);
-            !(forced_parent || self.ignored(rules, path, is_dir))
-                || self.tracked_below(path, is_dir)
-        })
+    /// The rules for the entries of `dir`, whose listing says which ignore files it holds:
+    /// read when the first entry is asked about.
+    pub(super) fn in_dir<'i>(&'i self, dir: &'i Path, listed: Present) -> DirRules<'i> {
+        DirRules {
+            ignores: self,
+            dir,
+            listed,
+            rules: OnceCell::new(),
+        }
     }
 
     /// Whether `path`, which a rule excludes, is a tracked task file or a directory with one
@@ -269,12 +280,28 @@ impl Ignores {
 
     /// The rules in force inside `dir`, read on first use.
     fn rules_in(&self, dir: &Path) -> Option<Arc<Level>> {
+        self.rules_in_listed(dir, Present::Unknown)
+    }
+
+    /// [`Ignores::rules_in`], reading only the ignore files `listed` says `dir` holds.
+    fn rules_in_listed(&self, dir: &Path, listed: Present) -> Option<Arc<Level>> {
         if let Some(known) = self.levels.read_locked().get(dir) {
             return known.clone();
         }
         let parent = dir.parent().and_then(|p| self.rules_in(p));
-        let ignore = self.rules(dir, &dir.join(".ignore"));
-        let gitignore = self.rules(dir, &dir.join(".gitignore"));
+        let read = |name: &str, held: bool| {
+            if held {
+                self.rules(dir, &dir.join(name))
+            } else {
+                Gitignore::empty()
+            }
+        };
+        let (has_ignore, has_gitignore) = match listed {
+            Present::Unknown => (true, true),
+            Present::Listed { ignore, gitignore } => (ignore, gitignore),
+        };
+        let ignore = read(".ignore", has_ignore);
+        let gitignore = read(".gitignore", has_gitignore);
         // The repository's own exclude file is found at the root or above it. A repository
         // nested in the tree is not git's business when it lists this one, and looking for
         // a `.git` in every directory would cost a third more system calls. (The root, not

@@ -26,6 +26,7 @@ mod facts;
 mod ignores;
 mod index;
 mod listing;
+mod readdir;
 mod remembered;
 mod reread;
 mod stamp;
@@ -127,9 +128,7 @@ mod tests {
 
     use agg_runners::Runner;
 
-    use super::walk::{
-        self as walking, Look, SERIAL_WALK_BUDGET, Walked, relative, walk_parallel, walk_serial,
-    };
+    use super::walk::{self as walking, Look, Walked, relative, walk_collecting};
     use super::*;
 
     /// What a walk found, in a comparable order.
@@ -165,21 +164,19 @@ mod tests {
                 write(&format!("pkgs/p{pkg}/src/f{file}.rs"), "");
             }
         }
-        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
-        let look = |ignores| Look {
-            root,
-            ignores,
-            stamps: false,
+        // On this thread alone, on rayon's threads from the start, and handed over midway.
+        let walk_with_budget = |budget| {
+            let ignores = ignores::Ignores::new(root, root, None);
+            let look = Look {
+                root,
+                ignores: &ignores,
+                stamps: false,
+            };
+            found(walk_collecting(&look, root, None, budget))
         };
-        let serial = walk_serial(&look(&ignores), root, usize::MAX, None).expect("no budget");
-        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
-        assert!(
-            walk_serial(&look(&ignores), root, SERIAL_WALK_BUDGET, None).is_none(),
-            "over budget"
-        );
-        let serial = found(serial);
-        let ignores = std::sync::Arc::new(ignores::Ignores::new(root, root, None));
-        assert_eq!(serial, found(walk_parallel(&look(&ignores), root, None)));
+        let serial = walk_with_budget(usize::MAX);
+        assert_eq!(serial, walk_with_budget(0));
+        assert_eq!(serial, walk_with_budget(100));
         assert_eq!(serial, found(walking::walk(root, root, false)));
         let (candidates, dirs, diagnostics) = serial;
         assert_eq!(candidates.len(), 61, "{candidates:?}");

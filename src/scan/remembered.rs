@@ -27,12 +27,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use agg_runners::parent;
-use ignore::WalkState;
 use rayon::prelude::*;
 
 use super::ignores::Ignores;
 use super::stamp::{Below, Clock, Stamp};
-use super::walk::{Prune, relative, walk_builder};
+use super::walk::{FileSeen, Look, Prune, SERIAL_WALK_BUDGET, Visit, walk_tree};
 use super::warm::unchanged;
 use crate::lock::MutexExt;
 
@@ -107,31 +106,42 @@ fn walk_from(
     prune: Option<&Arc<Prune>>,
     pick: &(dyn Fn(&str) -> bool + Sync),
 ) -> Walked {
-    let ignores = Arc::new(Ignores::new(root, start, None));
-    let files = Mutex::new(Vec::new());
-    let dirs = Mutex::new(Vec::new());
-    walk_builder(start, &ignores, prune)
-        .build_parallel()
-        .run(|| {
-            let ignores = Arc::clone(&ignores);
-            let (files, dirs) = (&files, &dirs);
-            Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                let Some(rel) = relative(root, entry.path()).and_then(Path::to_str) else {
-                    return WalkState::Continue;
-                };
-                if entry.file_type().is_some_and(|t| t.is_dir()) {
-                    let rel = if rel.is_empty() { "." } else { rel };
-                    let stamp = entry.metadata().ok().map(|m| Stamp::of(&m));
-                    dirs.locked().push((rel.to_owned(), stamp));
-                } else if !rel.is_empty() && pick(rel) && ignores.admits(&entry) {
-                    files.locked().push(rel.to_owned());
-                }
-                WalkState::Continue
-            })
-        });
+    /// What this walk keeps: the directories with their stamps, the files picked.
+    struct Picking<'p> {
+        pick: &'p (dyn Fn(&str) -> bool + Sync),
+        files: Mutex<Vec<String>>,
+        dirs: Mutex<Vec<(String, Option<Stamp>)>>,
+    }
+    impl Visit for Picking<'_> {
+        fn dir(&self, rel: &str, stamp: Option<Stamp>) {
+            self.dirs.locked().push((rel.to_owned(), stamp));
+        }
+        fn file(&self, file: &FileSeen<'_>) {
+            if file.exact && !file.rel.is_empty() && (self.pick)(file.rel) && file.admitted() {
+                self.files.locked().push(file.rel.to_owned());
+            }
+        }
+        fn error(&self, _: &Path, _: &std::io::Error) {}
+    }
+    let ignores = Ignores::new(root, start, None);
+    let look = Look {
+        root,
+        ignores: &ignores,
+        stamps: true,
+    };
+    let picking = Picking {
+        pick,
+        files: Mutex::new(Vec::new()),
+        dirs: Mutex::new(Vec::new()),
+    };
+    walk_tree(
+        &look,
+        start,
+        prune.map(Arc::as_ref),
+        SERIAL_WALK_BUDGET,
+        &picking,
+    );
+    let (files, dirs) = (picking.files, picking.dirs);
     let observed = ignores.take_observed();
     let mut rules: Vec<(PathBuf, Option<Stamp>)> = observed
         .inside
@@ -285,7 +295,7 @@ fn update(
             .filter(|(d, _)| d.as_str() != "." && (rel == "." || d.starts_with(&below)))
             .map(|(d, (stamp, _))| (d.clone(), stamp.ino))
             .collect();
-        let prune = Arc::new(Prune::new(root, known));
+        let prune = Arc::new(Prune::new(known));
         let walked = walk_from(root, &start, Some(&prune), pick);
         storable &= walked.whole_rules;
         for (path, stamp) in walked.rules {

@@ -828,7 +828,7 @@ fn relist(
         .filter_map(|(rel, record)| Some((rel.clone(), record.stamp?.ino)))
         .collect();
     let rules_before = index.records.get(dir).map(|r| r.ignore_files.clone());
-    let prune = Arc::new(Prune::new(root, known));
+    let prune = Arc::new(Prune::new(known));
     let walked = walk_with(
         root,
         &index.abs(dir),
