@@ -74,6 +74,7 @@ pub(super) fn run(args: &ListArgs) -> Result<ExitCode, Error> {
         }
         return watch(root, select, &shape, args.json);
     }
+    crate::scan::set_ends_after_listing();
     let table = Table::load(root);
     if args.diagnostics {
         return write_every_diagnostic(&table.diagnostics);

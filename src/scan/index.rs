@@ -367,11 +367,16 @@ impl Index {
             scan.tasks.len(),
             began.elapsed()
         );
-        // What is left (the records, the facts, unlisted parses) is only memory: freed on
-        // another thread, so that the answer need not wait for it.
-        let _ = std::thread::Builder::new()
-            .name("agg-free".to_owned())
-            .spawn(move || drop((self, found)));
+        // What is left (the records, the facts, unlisted parses) is only memory: left for the
+        // exit when the process ends after this listing, else freed on another thread, so
+        // that the answer need not wait for it.
+        if super::ends_after_listing() {
+            std::mem::forget((self, found));
+        } else {
+            let _ = std::thread::Builder::new()
+                .name("agg-free".to_owned())
+                .spawn(move || drop((self, found)));
+        }
         scan
     }
 

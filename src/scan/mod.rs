@@ -39,6 +39,21 @@ pub use remembered::picked_files;
 pub use reread::{Reread, reread};
 pub use warm::{Generation, Loaded, set_cache};
 
+/// Whether this process ends once it has listed (see [`set_ends_after_listing`]).
+static ENDS_AFTER_LISTING: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Says that this process ends once it has written its listing (`agg list`), so that what a
+/// scan no longer needs is left for the exit to free rather than freed piece by piece
+/// beside the rest of the listing. A process that goes on (a server, a run) never says so.
+pub fn set_ends_after_listing() {
+    ENDS_AFTER_LISTING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn ends_after_listing() -> bool {
+    ENDS_AFTER_LISTING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Directories never entered, whatever the ignore files say.
 pub(super) const NEVER_ENTER: &[&str] = &[".git", "node_modules"];
 
