@@ -1,9 +1,9 @@
 //! The directory walk: on one thread for small trees, on rayon's threads past a budget, with
 //! the ignore rules of [`Ignores`]; each directory read once ([`read_dir`]), its listing
-//! telling which ignore files there are to read. Besides what it found, a walk reports what it looked at
-//! (each directory's [`Stamp`], what the ignore rules read) so that a later scan can tell
-//! whether it would find the same; and it can leave out directories a later scan already
-//! knows ([`Prune`]).
+//! telling which ignore files there are to read. Besides what it found, a walk reports what
+//! it looked at (each directory's [`Stamp`], what the ignore rules read) so that a later scan
+//! can tell whether it would find the same; and it can leave out directories a later scan
+//! already knows ([`Prune`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
