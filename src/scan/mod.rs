@@ -158,6 +158,70 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_the_walk_cannot_open_is_reported_and_the_rest_is_walked() {
+        use nix::fcntl::{OFlag, openat};
+        use nix::sys::stat::{Mode, mkdirat};
+        use std::io::Write;
+
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::write(root.join("Makefile"), "all:\n").unwrap();
+        std::fs::write(root.join("justfile"), "build:\n").unwrap();
+        // A chain of directories whose paths outgrow what a path may be (PATH_MAX, 4,096
+        // bytes), each made relative to the one before: the walk opens a directory by its
+        // path, so the first one past the limit cannot be opened (as root, a mode of 000
+        // would not stop it).
+        let name = "d".repeat(200);
+        let mut dir = std::fs::File::open(root).unwrap();
+        for _ in 0..25 {
+            mkdirat(&dir, name.as_str(), Mode::S_IRWXU).unwrap();
+            let next = openat(&dir, name.as_str(), OFlag::O_DIRECTORY, Mode::empty()).unwrap();
+            dir = std::fs::File::from(next);
+        }
+        let deep = openat(
+            &dir,
+            "Makefile",
+            OFlag::O_WRONLY | OFlag::O_CREAT,
+            Mode::S_IRUSR | Mode::S_IWUSR,
+        )
+        .unwrap();
+        std::fs::File::from(deep).write_all(b"deep:\n").unwrap();
+
+        for budget in [usize::MAX, 0] {
+            let ignores = ignores::Ignores::new(root, root, None);
+            let look = Look {
+                root,
+                ignores: &ignores,
+                stamps: true,
+            };
+            let walked = walk_collecting(&look, root, None, budget);
+            let mut candidates: Vec<&str> = walked
+                .candidates
+                .iter()
+                .map(|(_, _, p)| p.as_str())
+                .collect();
+            candidates.sort_unstable();
+            assert_eq!(candidates, ["Makefile", "justfile"], "budget {budget}");
+            let [diagnostic] = walked.diagnostics.as_slice() else {
+                panic!("one diagnostic: {:?}", walked.diagnostics);
+            };
+            assert_eq!(diagnostic.message, "skipped: File name too long");
+            let unread = &diagnostic.file_path;
+            let levels = unread.split('/').count();
+            assert!(
+                unread.split('/').all(|n| n == name) && (15..25).contains(&levels),
+                "{unread}"
+            );
+            let absolute = root.join(unread).into_os_string().len();
+            assert!(absolute >= 4096 && absolute - 201 < 4096, "{absolute}");
+            // Entered, though not read: listed with the others, and with no stamp.
+            assert_eq!(walked.dirs.get(unread.as_str()), Some(&None));
+            assert!(walked.dirs.get(".").is_some_and(Option::is_some));
+            assert_eq!(walked.dirs.len(), levels + 1);
+        }
+    }
+
+    #[test]
     fn a_large_tree_is_walked_in_parallel_with_the_same_result() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
