@@ -65,7 +65,8 @@ pub(super) struct Listing {
     pub(super) unreadable: Vec<(Range<usize>, io::Error)>,
     /// Why the listing stopped early, if it did: the entries before are listed.
     pub(super) cut_short: Option<io::Error>,
-    /// Which ignore files the directory holds.
+    /// Which ignore files the directory holds: [`Present::Unknown`] when the listing stopped
+    /// early, so that an ignore file among the entries not read is still looked for.
     pub(super) present: Present,
 }
 
@@ -79,6 +80,27 @@ impl Listing {
     pub(super) fn unreadable_name(&self, range: &Range<usize>) -> &[u8] {
         self.names.get(range.clone()).unwrap_or_default()
     }
+
+    /// Notes that the listing stopped early, for `why`.
+    fn stop(&mut self, why: io::Error) {
+        self.cut_short = Some(why);
+        self.present = Present::Unknown;
+    }
+
+    /// The listing to keep for the next read: this one, or a fresh one when this one grew
+    /// past [`Listing::KEPT_BYTES`] for a very large directory (so that a long-lived
+    /// process's threads do not each hold on to that much).
+    pub(super) fn kept(self) -> Listing {
+        let held = self.names.capacity() + self.entries.capacity() * size_of::<Listed>();
+        if held > Self::KEPT_BYTES {
+            Listing::default()
+        } else {
+            self
+        }
+    }
+
+    /// The most memory a listing kept between reads may hold.
+    const KEPT_BYTES: usize = 1 << 20;
 
     fn clear(&mut self) {
         self.names.clear();
@@ -143,7 +165,7 @@ pub(super) fn read_dir(
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                listing.cut_short = Some(err.into());
+                listing.stop(err.into());
                 break;
             }
         };
@@ -202,7 +224,7 @@ pub(super) fn read_dir_portably(
                 listing.add(entry.file_name().as_bytes(), kind);
             }
             Err(err) => {
-                listing.cut_short = Some(err);
+                listing.stop(err);
                 break;
             }
         }
@@ -279,6 +301,48 @@ mod tests {
                 gitignore: false
             }
         );
+    }
+
+    #[test]
+    fn a_listing_cut_short_does_not_vouch_for_the_ignore_files_it_did_not_reach() {
+        let mut listing = Listing::default();
+        listing.clear();
+        listing.add(b".ignore", Ok((Kind::File, 1)));
+        assert_eq!(
+            listing.present,
+            Present::Listed {
+                ignore: true,
+                gitignore: false
+            }
+        );
+        listing.stop(io::Error::other("EIO"));
+        assert_eq!(
+            listing.present,
+            Present::Unknown,
+            "a later .gitignore may exist"
+        );
+        assert_eq!(listing.entries.len(), 1, "what was read is kept");
+    }
+
+    #[test]
+    fn a_listing_of_a_huge_directory_is_not_kept() {
+        let mut listing = Listing::default();
+        listing.clear();
+        listing.add(b"a", Ok((Kind::File, 1)));
+        assert!(
+            listing.kept().entries.capacity() > 0,
+            "a small listing is kept"
+        );
+        let mut huge = Listing::default();
+        for n in 0..40_000_u32 {
+            huge.add(
+                format!("entry-{n:08}").as_bytes(),
+                Ok((Kind::File, u64::from(n))),
+            );
+        }
+        let kept = huge.kept();
+        assert_eq!(kept.names.capacity(), 0);
+        assert_eq!(kept.entries.capacity(), 0);
     }
 
     #[test]

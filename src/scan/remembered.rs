@@ -113,8 +113,11 @@ fn walk_from(
         dirs: Mutex<Vec<(String, Option<Stamp>)>>,
     }
     impl Visit for Picking<'_> {
-        fn dir(&self, rel: &str, stamp: Option<Stamp>) {
-            self.dirs.locked().push((rel.to_owned(), stamp));
+        fn dir(&self, rel: &str, exact: bool, stamp: Option<Stamp>) {
+            // A path that is not UTF-8 cannot be named in the record: left out, as its files.
+            if exact {
+                self.dirs.locked().push((rel.to_owned(), stamp));
+            }
         }
         fn file(&self, file: &FileSeen<'_>) {
             if file.exact && !file.rel.is_empty() && (self.pick)(file.rel) && file.admitted() {
@@ -329,4 +332,28 @@ fn update(
     record.files.extend(found_files);
     record.started = clock.started;
     Some((record, storable))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
+    use super::*;
+
+    #[test]
+    fn a_directory_whose_path_is_not_utf8_is_left_out_with_its_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let odd = root.join(std::ffi::OsStr::from_bytes(b"x\xff"));
+        std::fs::create_dir_all(odd.join("inner")).unwrap();
+        std::fs::write(odd.join("inner/notes.txt"), "").unwrap();
+        std::fs::create_dir(root.join("plain")).unwrap();
+        std::fs::write(root.join("plain/notes.txt"), "").unwrap();
+        let walked = walk_from(root, root, None, &|_| true);
+        let dirs: Vec<&str> = walked.dirs.iter().map(|(d, _)| d.as_str()).collect();
+        let mut dirs = dirs;
+        dirs.sort_unstable();
+        assert_eq!(dirs, [".", "plain"]);
+        assert_eq!(walked.files, ["plain/notes.txt"]);
+    }
 }

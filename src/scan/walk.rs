@@ -139,8 +139,9 @@ pub(super) struct Look<'a> {
 
 /// What a walk tells about what it finds, from any of its threads.
 pub(super) trait Visit: Sync {
-    /// A directory entered (`"."` for the root), with its stamp when the walk takes stamps.
-    fn dir(&self, rel: &str, stamp: Option<Stamp>);
+    /// A directory entered (`"."` for the root), with its stamp when the walk takes stamps;
+    /// `exact` as [`FileSeen::exact`].
+    fn dir(&self, rel: &str, exact: bool, stamp: Option<Stamp>);
     /// A file, a symlink or any other entry that is not a directory.
     fn file(&self, file: &FileSeen<'_>);
     /// A directory that could not be read, or an entry whose kind could not be told.
@@ -261,7 +262,7 @@ impl Walk<'_> {
         self.read(job, &mut listing, &mut |child| {
             scope.spawn(move |scope| self.read_spawning(scope, &child));
         });
-        LISTING.set(listing);
+        LISTING.set(listing.kept());
     }
 
     /// Reads one directory: tells `visit` about it and its files, hands its admitted
@@ -276,12 +277,12 @@ impl Walk<'_> {
             Err(err) => {
                 // Entered, but not read: the walk says so and goes on.
                 let stamp = if stamps { Stamp::at(&job.path) } else { None };
-                self.visit.dir(shown, stamp);
+                self.visit.dir(shown, job.exact, stamp);
                 self.visit.error(&job.path, &err);
                 return 0;
             }
         };
-        self.visit.dir(shown, stamp);
+        self.visit.dir(shown, job.exact, stamp);
         let rules = ignores.in_dir(&job.path, listing.present);
         let mut rel = String::with_capacity(job.rel.len() + 32);
         for entry in &listing.entries {
@@ -346,7 +347,8 @@ struct Collect<'a> {
 }
 
 impl Visit for Collect<'_> {
-    fn dir(&self, rel: &str, stamp: Option<Stamp>) {
+    fn dir(&self, rel: &str, _: bool, stamp: Option<Stamp>) {
+        // A name that is not UTF-8 is kept as shown: the directory is still stamped.
         push(&self.dirs, (rel.to_owned(), stamp));
     }
 
