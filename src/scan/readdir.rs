@@ -73,10 +73,10 @@ pub(super) struct Listing {
 impl Listing {
     /// The name of an entry.
     pub(super) fn name(&self, entry: &Listed) -> &[u8] {
-        self.names.get(entry.name.clone()).unwrap_or_default()
+        self.unreadable_name(&entry.name)
     }
 
-    /// The name of an entry whose kind could not be told.
+    /// The name of an entry whose kind could not be told (or of any entry, by its range).
     pub(super) fn unreadable_name(&self, range: &Range<usize>) -> &[u8] {
         self.names.get(range.clone()).unwrap_or_default()
     }
@@ -169,22 +169,17 @@ pub(super) fn read_dir(
                 break;
             }
         };
+        let of = |raw: RawType| match raw {
+            RawType::Directory => Kind::Dir,
+            RawType::RegularFile => Kind::File,
+            RawType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        };
         let kind = match entry.file_type() {
-            RawType::Directory => Ok((Kind::Dir, entry.ino())),
-            RawType::RegularFile => Ok((Kind::File, entry.ino())),
-            RawType::Symlink => Ok((Kind::Symlink, entry.ino())),
             RawType::Unknown => statat(&dir, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW)
-                .map(|st| {
-                    let kind = match RawType::from_raw_mode(st.st_mode) {
-                        RawType::Directory => Kind::Dir,
-                        RawType::RegularFile => Kind::File,
-                        RawType::Symlink => Kind::Symlink,
-                        _ => Kind::Other,
-                    };
-                    (kind, st.st_ino)
-                })
+                .map(|st| (of(RawType::from_raw_mode(st.st_mode)), st.st_ino))
                 .map_err(io::Error::from),
-            _ => Ok((Kind::Other, entry.ino())),
+            raw => Ok((of(raw), entry.ino())),
         };
         listing.add(entry.file_name().to_bytes(), kind);
     }
@@ -303,11 +298,17 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_listing_cut_short_does_not_vouch_for_the_ignore_files_it_did_not_reach() {
+    /// A listing as a read begins it, holding one file.
+    fn listing_of(name: &[u8]) -> Listing {
         let mut listing = Listing::default();
         listing.clear();
-        listing.add(b".ignore", Ok((Kind::File, 1)));
+        listing.add(name, Ok((Kind::File, 1)));
+        listing
+    }
+
+    #[test]
+    fn a_listing_cut_short_does_not_vouch_for_the_ignore_files_it_did_not_reach() {
+        let mut listing = listing_of(b".ignore");
         assert_eq!(
             listing.present,
             Present::Listed {
@@ -326,11 +327,8 @@ mod tests {
 
     #[test]
     fn a_listing_of_a_huge_directory_is_not_kept() {
-        let mut listing = Listing::default();
-        listing.clear();
-        listing.add(b"a", Ok((Kind::File, 1)));
         assert!(
-            listing.kept().entries.capacity() > 0,
+            listing_of(b"a").kept().entries.capacity() > 0,
             "a small listing is kept"
         );
         let mut huge = Listing::default();
